@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Client-side cost of keystorm's two S3 clients, measured side by side.
+
+Starts `keystorm sim` (the embedded target as its own process, so the client's CPU
+time is the keystorm process's alone), then for each client (fast, sdk) and
+concurrency (1, 64) runs PUT 1 KiB, GET 1 KiB, HEAD and 1000-key LIST pages, and
+reads ops/s and client CPU per operation from the run's summary (`client_cpu_s`).
+Then fills a size-only target with 100k and with 2M keys and reports keystorm's
+peak RSS for each: it must not grow with the key count.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "release", "keystorm")
+ENV = dict(os.environ, AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench-secret")
+
+
+def start_sim(storage):
+    p = subprocess.Popen(
+        [BIN, "sim", "--port", "0", "--storage", storage],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    line = p.stdout.readline().strip()
+    prefix = "keystorm sim listening on "
+    if not line.startswith(prefix):
+        p.kill()
+        sys.exit(f"sim did not start: {line!r}")
+    return p, line[len(prefix):]
+
+
+def run(workload_text, results, label):
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(workload_text)
+        path = f.name
+    try:
+        out = subprocess.run(
+            [BIN, "run", path, "--progress", "quiet", "--results", results, "--label", f"bench={label}"],
+            env=ENV, capture_output=True, text=True,
+        )
+    finally:
+        os.unlink(path)
+    if out.returncode != 0:
+        sys.exit(f"bench run {label} failed:\n{out.stderr}")
+    runs = sorted(
+        (json.load(open(os.path.join(results, d, "manifest.json"))), d)
+        for d in os.listdir(results)
+        if os.path.isfile(os.path.join(results, d, "manifest.json"))
+    )
+    for manifest, d in runs:
+        if manifest["labels"].get("bench") == label:
+            summary = json.load(open(os.path.join(results, d, "summary.json")))
+            return manifest, summary
+    sys.exit(f"no results for {label}")
+
+
+def client_workload(endpoint, client, conc, n_ops, n_pages, seed):
+    return f"""name: bench-{client}-c{conc}
+target:
+  endpoint: "{endpoint}"
+  client: {client}
+buckets: {{ names: [bench] }}
+keyspace: {{ seed: {seed}, prefix: "b{seed}/" }}
+objects: {{ size: 1KiB }}
+before:
+  - {{ name: prefill, op: put, concurrency: 64, until_objects: 2000 }}
+rounds:
+  count: 1
+  phases:
+    - {{ name: put, op: put, concurrency: {conc}, operations: {n_ops} }}
+    - {{ name: get, op: get, concurrency: {conc}, operations: {n_ops} }}
+    - {{ name: head, op: head, concurrency: {conc}, operations: {n_ops} }}
+    - {{ name: list, op: list, concurrency: {conc}, operations: {n_pages}, page_size: 1000 }}
+"""
+
+
+def fill_workload(endpoint, n):
+    return f"""name: bench-fill-{n}
+target: {{ endpoint: "{endpoint}" }}
+buckets: {{ names: [fill{n}] }}
+keyspace: {{ seed: 5 }}
+objects: {{ size: 6B }}
+before:
+  - {{ name: fill, op: put, concurrency: 64, until_objects: {n} }}
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer operations, smaller fills")
+    args = ap.parse_args()
+    n_ops = {1: 3000, 64: 30000} if not args.quick else {1: 500, 64: 3000}
+    n_pages = {1: 300, 64: 2000} if not args.quick else {1: 50, 64: 200}
+    fills = (100_000, 2_000_000) if not args.quick else (20_000, 200_000)
+
+    results = tempfile.mkdtemp(prefix="keystorm-bench-")
+    sim, endpoint = start_sim("memory")
+    rows = []
+    try:
+        seed = 1
+        for conc in (1, 64):
+            for client in ("fast", "sdk"):
+                seed += 1
+                label = f"{client}-c{conc}"
+                _, summary = run(
+                    client_workload(endpoint, client, conc, n_ops[conc], n_pages[conc], seed),
+                    results, label,
+                )
+                for r in summary["rows"]:
+                    if r["section"] != "round":
+                        continue
+                    ops = r["ops"]
+                    cpu_us = r["client_cpu_s"] * 1e6
+                    per_key = cpu_us / r["keys"] if r["op"] == "list" and r["keys"] else None
+                    rows.append((r["op"], conc, client, r["ops_per_sec"], cpu_us / max(ops, 1), per_key,
+                                 r["latency_us"]["p50"], r["latency_us"]["p99"], r["errors"]))
+    finally:
+        sim.kill()
+        sim.wait()
+
+    print("\nClient cost per operation (embedded target in its own process, loopback)")
+    print(f"{'op':6} {'conc':>4} {'client':6} {'ops/s':>10} {'cpu µs/op':>10} {'cpu µs/key':>10} {'p50 µs':>8} {'p99 µs':>8} {'errors':>6}")
+    for op in ("put", "get", "head", "list"):
+        for r in rows:
+            if r[0] == op:
+                per_key = f"{r[5]:.2f}" if r[5] is not None else "-"
+                print(f"{r[0]:6} {r[1]:>4} {r[2]:6} {r[3]:>10.0f} {r[4]:>10.1f} {per_key:>10} {r[6]:>8} {r[7]:>8} {r[8]:>6}")
+    print("\nfast vs sdk, client CPU per operation (sdk / fast):")
+    for op in ("put", "get", "head", "list"):
+        for conc in (1, 64):
+            f = [r for r in rows if r[0] == op and r[1] == conc and r[2] == "fast"]
+            s = [r for r in rows if r[0] == op and r[1] == conc and r[2] == "sdk"]
+            if f and s and f[0][4] > 0:
+                print(f"  {op:5} c{conc:<3} {s[0][4] / f[0][4]:.2f}x")
+
+    sim, endpoint = start_sim("size-only")
+    try:
+        print("\nClient peak RSS after a fill (size-only target, 6-byte objects, fast client, concurrency 64)")
+        rss = []
+        for n in fills:
+            manifest, summary = run(fill_workload(endpoint, n), results, f"fill-{n}")
+            put = summary["rows"][0]
+            rss.append(manifest["peak_rss_kib"])
+            print(f"  {n:>9} keys: peak RSS {manifest['peak_rss_kib'] / 1024:.1f} MiB, {put['ops_per_sec']:.0f} PUT/s")
+        print(f"  ratio {fills[1] // fills[0]}x keys -> {rss[1] / rss[0]:.2f}x RSS")
+    finally:
+        sim.kill()
+        sim.wait()
+    print(f"\n(result folders in {results})")
+
+
+if __name__ == "__main__":
+    main()

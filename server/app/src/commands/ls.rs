@@ -1,0 +1,33 @@
+//! `keystorm ls`: past runs, oldest first.
+
+use crate::cli::ResultsArgs;
+use crate::table::Table;
+use crate::{CliError, exit};
+
+pub fn ls(args: &ResultsArgs) -> Result<u8, CliError> {
+    let runs = keystorm_engine::results::list_runs(&args.results)
+        .map_err(|e| CliError::failed(e.to_string()))?;
+    if runs.is_empty() {
+        println!("no runs in {}", args.results.display());
+        return Ok(exit::OK);
+    }
+    let mut t = Table::new(&["run", "workload", "status", "started", "endpoint", "labels"]);
+    for (_, m) in runs {
+        let labels = m
+            .labels
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        t.row(vec![
+            m.run_id,
+            m.workload,
+            m.status.as_str().to_string(),
+            m.started_at,
+            m.endpoint,
+            labels,
+        ]);
+    }
+    print!("{t}");
+    Ok(exit::OK)
+}

@@ -1,0 +1,38 @@
+//! One module per command; each returns the exit code of a normal end.
+
+mod ls;
+mod run;
+mod show;
+mod sim;
+mod validate;
+
+use crate::CliError;
+use crate::cli::{Cli, Command};
+
+pub async fn dispatch(cli: Cli) -> Result<u8, CliError> {
+    match cli.command {
+        Command::Run(args) => run::run(args).await,
+        Command::Validate(args) => validate::validate(&args),
+        Command::Ls(args) => ls::ls(&args),
+        Command::Show(args) => show::show(&args),
+        Command::Sim(args) => sim::sim(&args).await,
+    }
+}
+
+/// Loads and validates a workload, printing its warnings; errors are exit code 2.
+pub(crate) fn load(
+    path: &std::path::Path,
+) -> Result<(keystorm_engine::plan::Plan, String), CliError> {
+    let (plan, warnings, text) = keystorm_engine::spec::load_workload(path)
+        .map_err(|e| CliError::bad_input(e.to_string()))?;
+    for w in warnings {
+        eprintln!(
+            "warning: {}:{}:{}: {}",
+            path.display(),
+            w.line,
+            w.column,
+            w.message
+        );
+    }
+    Ok((plan, text))
+}

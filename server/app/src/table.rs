@@ -1,0 +1,138 @@
+//! Plain-text tables for the terminal: the run summary and the list of runs.
+
+use std::fmt;
+
+use keystorm_engine::results::SummaryRow;
+
+pub struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    /// Columns aligned right (numbers).
+    right: Vec<bool>,
+}
+
+impl Table {
+    pub fn new(header: &[&str]) -> Table {
+        Table {
+            header: header.iter().map(|s| s.to_string()).collect(),
+            rows: Vec::new(),
+            right: vec![false; header.len()],
+        }
+    }
+
+    pub fn align_right(mut self, from: usize) -> Table {
+        for r in self.right.iter_mut().skip(from) {
+            *r = true;
+        }
+        self
+    }
+
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+}
+
+impl fmt::Display for Table {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
+        for row in &self.rows {
+            for (w, c) in widths.iter_mut().zip(row) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+        let line = |f: &mut fmt::Formatter<'_>, cells: &[String]| -> fmt::Result {
+            let mut out = String::new();
+            for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
+                if i > 0 {
+                    out.push_str("  ");
+                }
+                if self.right[i] {
+                    out.push_str(&format!("{c:>w$}"));
+                } else {
+                    out.push_str(&format!("{c:<w$}"));
+                }
+            }
+            writeln!(f, "{}", out.trim_end())
+        };
+        line(f, &self.header)?;
+        for row in &self.rows {
+            line(f, row)?;
+        }
+        Ok(())
+    }
+}
+
+/// Microseconds as a readable latency: `850 µs`, `12.3 ms`, `1.20 s`.
+pub fn latency(us: u64) -> String {
+    if us < 1_000 {
+        format!("{us} µs")
+    } else if us < 1_000_000 {
+        format!("{:.1} ms", us as f64 / 1_000.0)
+    } else {
+        format!("{:.2} s", us as f64 / 1_000_000.0)
+    }
+}
+
+/// The per-round summary: one line per phase × round × operation.
+pub fn summary_table(rows: &[SummaryRow]) -> Table {
+    let mut t = Table::new(&[
+        "phase", "round", "op", "objects", "ops", "ops/s", "MiB/s", "p50", "p90", "p99", "p99.9",
+        "max", "errors",
+    ])
+    .align_right(3);
+    for r in rows {
+        let s = &r.stats;
+        let l = &s.latency_us;
+        t.row(vec![
+            r.phase.clone(),
+            r.round.map(|n| n.to_string()).unwrap_or_else(|| "-".into()),
+            r.op.to_string(),
+            r.objects_at_start.to_string(),
+            s.ops.to_string(),
+            format!("{:.1}", s.ops_per_sec),
+            format!("{:.2}", s.mib_per_sec),
+            latency(l.p50),
+            latency(l.p90),
+            latency(l.p99),
+            latency(l.p999),
+            latency(l.max),
+            if s.errors == 0 {
+                "0".to_string()
+            } else {
+                format!(
+                    "{} ({})",
+                    s.errors,
+                    s.error_classes
+                        .iter()
+                        .map(|(c, n)| format!("{c}={n}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                )
+            },
+        ]);
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_units_are_written_out() {
+        assert_eq!(latency(850), "850 µs");
+        assert_eq!(latency(12_345), "12.3 ms");
+        assert_eq!(latency(1_200_000), "1.20 s");
+    }
+
+    #[test]
+    fn columns_line_up() {
+        let mut t = Table::new(&["a", "n"]).align_right(1);
+        t.row(vec!["long-name".into(), "5".into()]);
+        t.row(vec!["x".into(), "12345".into()]);
+        let s = t.to_string();
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[1], "long-name      5");
+        assert_eq!(lines[2], "x          12345");
+    }
+}

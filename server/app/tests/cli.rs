@@ -1,0 +1,206 @@
+//! The command line as a user meets it: help, validation errors as one line with
+//! file:line:column and exit code 2, a run on the embedded target with its summary,
+//! and the past-run commands.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn keystorm() -> Command {
+    Command::cargo_bin("keystorm").unwrap()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const SMALL: &str = "name: cli-small
+target: { endpoint: embedded }
+buckets: { names: [cli] }
+objects: { size: 1KiB }
+before:
+  - { name: fill, op: put, concurrency: 4, until_objects: 200 }
+rounds:
+  count: 2
+  phases:
+    - { name: read, op: get, concurrency: 4, operations: 100 }
+";
+
+#[test]
+fn help_documents_every_command() {
+    let out = keystorm().arg("--help").assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    for cmd in ["run", "validate", "ls", "show", "sim"] {
+        assert!(text.contains(cmd), "help lacks {cmd}");
+    }
+    keystorm()
+        .args(["run", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("--resume").and(predicate::str::contains("--label")));
+}
+
+#[test]
+fn a_valid_workload_validates() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "ok.yaml", SMALL);
+    keystorm()
+        .arg("validate")
+        .arg(&f)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ok"));
+}
+
+#[test]
+fn a_bad_workload_gets_one_line_with_line_and_column_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = SMALL.replace(
+        "objects: { size: 1KiB }",
+        "objects: { size: 1KiB, colour: red }",
+    );
+    let f = write(dir.path(), "bad.yaml", &bad);
+    let out = keystorm().arg("validate").arg(&f).assert().code(2);
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(
+        stderr.contains("bad.yaml:4:"),
+        "names file and line: {stderr}"
+    );
+    assert!(stderr.contains("colour"), "names the field: {stderr}");
+    assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"));
+
+    // The same error stops `run` before anything starts.
+    let results = dir.path().join("results");
+    keystorm()
+        .arg("run")
+        .arg(&f)
+        .arg("--results")
+        .arg(&results)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bad.yaml:4:"));
+    assert!(
+        !results.exists(),
+        "no result folder for a workload that never ran"
+    );
+}
+
+#[test]
+fn a_bad_size_unit_is_reported_where_it_stands() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "unit.yaml",
+        &SMALL.replace("size: 1KiB", "size: 1KB-4XB"),
+    );
+    keystorm()
+        .arg("validate")
+        .arg(&f)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unit.yaml:4:").and(predicate::str::contains("XB")));
+}
+
+#[test]
+fn missing_files_and_bad_arguments_exit_2() {
+    keystorm()
+        .args(["validate", "does-not-exist.yaml"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("does-not-exist.yaml"));
+    keystorm()
+        .args(["run", "--label", "novalue", "x.yaml"])
+        .assert()
+        .code(2);
+    keystorm().arg("frobnicate").assert().code(2);
+    let dir = tempfile::tempdir().unwrap();
+    keystorm()
+        .args(["show", "no-such-run", "--results"])
+        .arg(dir.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no-such-run"));
+}
+
+#[test]
+fn a_run_prints_its_summary_and_is_listed_and_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(dir.path(), "small.yaml", SMALL);
+    let results = dir.path().join("results");
+    let out = keystorm()
+        .arg("run")
+        .arg(&f)
+        .args([
+            "--label",
+            "purpose=cli-test",
+            "--progress",
+            "plain",
+            "--results",
+        ])
+        .arg(&results)
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    assert!(
+        stdout.contains("p99.9") && stdout.contains("ops/s"),
+        "{stdout}"
+    );
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("read ")).count(),
+        2,
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains("round 1/2 read"),
+        "plain progress lines: {stderr}"
+    );
+
+    let runs: Vec<_> = std::fs::read_dir(&results).unwrap().collect();
+    assert_eq!(runs.len(), 1);
+    let run_id = runs[0].as_ref().unwrap().file_name().into_string().unwrap();
+    keystorm()
+        .arg("ls")
+        .arg("--results")
+        .arg(&results)
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains(&run_id).and(predicate::str::contains("purpose=cli-test")),
+        );
+    keystorm()
+        .args(["show", &run_id[..run_id.len() - 3], "--results"])
+        .arg(&results)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("completed").and(predicate::str::contains("fill")));
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(results.join(&run_id).join("manifest.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(manifest["status"], "completed");
+    assert_eq!(manifest["labels"]["purpose"], "cli-test");
+    assert_eq!(manifest["endpoint"], "embedded");
+}
+
+#[test]
+fn a_missing_bucket_without_create_fails_with_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = SMALL.replace(
+        "buckets: { names: [cli] }",
+        "buckets: { names: [absent], create: false }",
+    );
+    let f = write(dir.path(), "nocreate.yaml", &text);
+    keystorm()
+        .arg("run")
+        .arg(&f)
+        .args(["--progress", "quiet", "--results"])
+        .arg(dir.path().join("results"))
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("absent").and(predicate::str::contains("does not exist")));
+}

@@ -1,0 +1,399 @@
+//! Runs a plan: brings up the target, walks the phases (before, rounds, after), drives
+//! each with closed- or open-loop workers, collects one interval a second, and writes
+//! results as it goes. Observers see every step (progress bars, later the live UI).
+
+mod cleanup;
+mod op;
+mod phase;
+mod sequence;
+mod target;
+mod totals;
+mod worker;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use tokio_util::sync::CancellationToken;
+
+pub use phase::PhaseProgress;
+pub use sequence::{ScheduledPhase, schedule};
+
+use crate::keyspace::{Keyspace, Window, WindowState};
+use crate::plan::{Endpoint, PhaseEnd, Plan};
+use crate::results::{
+    Checkpoint, FORMAT_VERSION, IntervalRecord, Manifest, PhaseRef, ResultStore, ResultsError,
+    RunStatus, Summary, SummaryRow, new_run_id, timestamp,
+};
+
+/// How to run, beyond what the workload says.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Folder holding one sub-folder per run.
+    pub results_root: PathBuf,
+    pub labels: BTreeMap<String, String>,
+    /// Replaces the workload's endpoint (e.g. the same workload against another store).
+    pub endpoint_override: Option<String>,
+    /// Continue this interrupted run (its folder) instead of starting a new one.
+    pub resume: Option<PathBuf>,
+    pub workload_file: Option<String>,
+    pub command_line: Vec<String>,
+}
+
+/// What observers are told while a run goes.
+#[derive(Debug, Clone)]
+pub enum RunEvent {
+    Started {
+        run_id: String,
+        dir: PathBuf,
+        endpoint: String,
+    },
+    PhaseStarted {
+        phase: PhaseRef,
+        end: PhaseEnd,
+        concurrency: u32,
+        objects: u64,
+    },
+    Interval {
+        phase: PhaseRef,
+        record: Box<IntervalRecord>,
+        progress: PhaseProgress,
+    },
+    PhaseFinished {
+        phase: PhaseRef,
+        rows: Vec<SummaryRow>,
+    },
+    Warning(String),
+    Finished {
+        status: RunStatus,
+        error: Option<String>,
+    },
+}
+
+/// Receives run events; called from the collector task, so keep it quick.
+pub trait Observer: Send + Sync {
+    fn event(&self, event: &RunEvent);
+}
+
+/// An observer that ignores everything.
+pub struct NoObserver;
+
+impl Observer for NoObserver {
+    fn event(&self, _event: &RunEvent) {}
+}
+
+/// The end of a run.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub run_id: String,
+    pub dir: PathBuf,
+    pub status: RunStatus,
+    pub error: Option<String>,
+    pub summary: Summary,
+    pub window: WindowState,
+}
+
+/// Failures before any result folder exists, or of the result folder itself.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{0}")]
+    Setup(String),
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+}
+
+/// Everything phases share.
+pub(crate) struct RunContext {
+    pub plan: Plan,
+    pub client: crate::s3::S3Client,
+    pub keyspace: Keyspace,
+    pub window: Arc<Window>,
+    pub store: std::sync::Mutex<ResultStore>,
+    pub observer: Arc<dyn Observer>,
+    pub run_start: Instant,
+    pub cancel: CancellationToken,
+}
+
+impl RunContext {
+    pub fn emit(&self, e: RunEvent) {
+        self.observer.event(&e);
+    }
+
+    pub fn store(&self) -> std::sync::MutexGuard<'_, ResultStore> {
+        self.store.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// Runs `plan` to the end (or until `cancel`), writing results under the options' root.
+pub async fn run(
+    plan: Plan,
+    workload_text: &str,
+    options: RunOptions,
+    observer: Arc<dyn Observer>,
+    cancel: CancellationToken,
+) -> Result<RunOutcome, RunError> {
+    let resume = match &options.resume {
+        Some(dir) => Some(resume_state(dir)?),
+        None => None,
+    };
+    if resume.is_some()
+        && matches!(plan.target.endpoint, Endpoint::Embedded { .. })
+        && options.endpoint_override.is_none()
+    {
+        return Err(RunError::Setup(
+            "cannot resume a run on the embedded target: its objects lived in the process \
+             that stopped; resume against a real endpoint (--endpoint URL)"
+                .to_string(),
+        ));
+    }
+
+    let target = target::Target::connect(&plan, options.endpoint_override.as_deref()).await?;
+    let started = SystemTime::now();
+    let (mut manifest, store, window_state, completed, mut summary, run_totals) = match resume {
+        Some((dir, mut manifest, checkpoint, summary)) => {
+            manifest.status = RunStatus::Running;
+            manifest.ended_at = None;
+            manifest.error = None;
+            manifest.resumed_at.push(timestamp(started));
+            let store = ResultStore::open_append(&dir)?;
+            let totals = totals::read(&dir)?;
+            (
+                manifest,
+                store,
+                checkpoint.window,
+                checkpoint.completed,
+                summary,
+                totals,
+            )
+        }
+        None => {
+            let run_id = new_run_id(&plan.name, started);
+            let manifest = Manifest {
+                format_version: FORMAT_VERSION,
+                run_id: run_id.clone(),
+                keystorm_version: env!("CARGO_PKG_VERSION").to_string(),
+                workload: plan.name.clone(),
+                workload_file: options.workload_file.clone(),
+                host: gethostname::gethostname().to_string_lossy().into_owned(),
+                endpoint: target.display.clone(),
+                client: format!("{:?}", plan.target.client).to_lowercase(),
+                seed: plan.keyspace.seed,
+                labels: options.labels.clone(),
+                started_at: timestamp(started),
+                ended_at: None,
+                status: RunStatus::Running,
+                error: None,
+                created_buckets: Vec::new(),
+                resumed_at: Vec::new(),
+                command_line: options.command_line.clone(),
+                peak_rss_kib: None,
+            };
+            let epoch = started
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .map(|d| d.as_secs_f64())
+                .unwrap_or(0.0);
+            let store = ResultStore::create(
+                &options.results_root,
+                &manifest,
+                workload_text,
+                &plan,
+                epoch,
+            )?;
+            let summary = Summary {
+                format_version: FORMAT_VERSION,
+                run_id,
+                rows: Vec::new(),
+                totals: Vec::new(),
+            };
+            let window = WindowState {
+                tail: 0,
+                head: plan.keyspace.existing,
+            };
+            (
+                manifest,
+                store,
+                window,
+                0,
+                summary,
+                totals::RunTotals::default(),
+            )
+        }
+    };
+    let dir = store.dir().to_path_buf();
+    observer.event(&RunEvent::Started {
+        run_id: manifest.run_id.clone(),
+        dir: dir.clone(),
+        endpoint: target.display.clone(),
+    });
+
+    let keyspace = Keyspace::new(&plan.keyspace, &plan.objects, plan.buckets.names.len());
+    let ctx = RunContext {
+        client: target.client.clone(),
+        keyspace,
+        window: Arc::new(Window::new(window_state)),
+        store: std::sync::Mutex::new(store),
+        observer: observer.clone(),
+        run_start: Instant::now(),
+        cancel: cancel.clone(),
+        plan,
+    };
+
+    let result = run_phases(&ctx, &mut manifest, &mut summary, run_totals, completed).await;
+    let (status, error) = match result {
+        Ok(status) => (status, None),
+        Err(PhaseFailure { status, message }) => (status, Some(message)),
+    };
+    if status == RunStatus::Completed
+        && let Err(e) = cleanup::run(&ctx, &manifest).await
+    {
+        ctx.emit(RunEvent::Warning(format!("cleanup: {e}")));
+    }
+    manifest.status = status;
+    manifest.error = error.clone();
+    manifest.ended_at = Some(timestamp(SystemTime::now()));
+    manifest.peak_rss_kib = Some(crate::metrics::peak_rss_kib());
+    ctx.store().write_manifest(&manifest)?;
+    ctx.emit(RunEvent::Finished {
+        status,
+        error: error.clone(),
+    });
+    target.shutdown().await;
+    Ok(RunOutcome {
+        run_id: manifest.run_id,
+        dir,
+        status,
+        error,
+        summary,
+        window: ctx.window.state(),
+    })
+}
+
+/// Why the phases stopped early.
+pub(crate) struct PhaseFailure {
+    pub status: RunStatus,
+    pub message: String,
+}
+
+async fn run_phases(
+    ctx: &RunContext,
+    manifest: &mut Manifest,
+    summary: &mut Summary,
+    mut run_totals: totals::RunTotals,
+    completed: usize,
+) -> Result<RunStatus, PhaseFailure> {
+    let fail = |status: RunStatus| {
+        move |e: ResultsError| PhaseFailure {
+            status,
+            message: e.to_string(),
+        }
+    };
+    if completed == 0 {
+        let created = target::ensure_buckets(ctx)
+            .await
+            .map_err(|message| PhaseFailure {
+                status: RunStatus::Failed,
+                message,
+            })?;
+        manifest.created_buckets = created;
+    }
+    ctx.store()
+        .write_manifest(manifest)
+        .map_err(fail(RunStatus::Failed))?;
+
+    let phases = schedule(&ctx.plan);
+    for (n, scheduled) in phases.iter().enumerate().skip(completed) {
+        if ctx.cancel.is_cancelled() {
+            return Ok(RunStatus::Interrupted);
+        }
+        ctx.store()
+            .write_checkpoint(&Checkpoint {
+                format_version: FORMAT_VERSION,
+                window: ctx.window.state(),
+                current: Some(scheduled.phase_ref.clone()),
+                completed: n,
+            })
+            .map_err(fail(RunStatus::Failed))?;
+        let outcome = phase::run(ctx, scheduled, n).await;
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(message) => {
+                return Err(PhaseFailure {
+                    status: RunStatus::Failed,
+                    message,
+                });
+            }
+        };
+        let interrupted = ctx.cancel.is_cancelled();
+        if !interrupted || outcome.aborted.is_some() {
+            summary.rows.extend(outcome.rows.iter().cloned());
+            run_totals.add_phase(&outcome.totals, outcome.measured);
+            summary.totals = run_totals.rows();
+            let store = ctx.store();
+            store
+                .write_summary(summary)
+                .map_err(fail(RunStatus::Failed))?;
+            totals::write(store.dir(), &run_totals).map_err(fail(RunStatus::Failed))?;
+            store
+                .write_checkpoint(&Checkpoint {
+                    format_version: FORMAT_VERSION,
+                    window: ctx.window.state(),
+                    current: None,
+                    completed: n + 1,
+                })
+                .map_err(fail(RunStatus::Failed))?;
+            drop(store);
+            ctx.emit(RunEvent::PhaseFinished {
+                phase: scheduled.phase_ref.clone(),
+                rows: outcome.rows,
+            });
+        } else {
+            // Interrupted mid-phase: keep the checkpoint on this phase so a resume redoes
+            // it, but record where the window got to.
+            ctx.store()
+                .write_checkpoint(&Checkpoint {
+                    format_version: FORMAT_VERSION,
+                    window: ctx.window.state(),
+                    current: Some(scheduled.phase_ref.clone()),
+                    completed: n,
+                })
+                .map_err(fail(RunStatus::Failed))?;
+        }
+        if let Some(message) = outcome.aborted {
+            return Err(PhaseFailure {
+                status: RunStatus::Aborted,
+                message,
+            });
+        }
+        if interrupted {
+            return Ok(RunStatus::Interrupted);
+        }
+    }
+    Ok(RunStatus::Completed)
+}
+
+type ResumeState = (PathBuf, Manifest, Checkpoint, Summary);
+
+fn resume_state(dir: &std::path::Path) -> Result<ResumeState, RunError> {
+    let manifest = ResultStore::read_manifest(dir)?;
+    if manifest.status == RunStatus::Completed {
+        return Err(RunError::Setup(format!(
+            "run {} completed; there is nothing to resume",
+            manifest.run_id
+        )));
+    }
+    let checkpoint = ResultStore::read_checkpoint(dir)?;
+    let summary = match ResultStore::read_summary(dir) {
+        Ok(s) => s,
+        Err(ResultsError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            Summary {
+                format_version: FORMAT_VERSION,
+                run_id: manifest.run_id.clone(),
+                rows: Vec::new(),
+                totals: Vec::new(),
+            }
+        }
+        Err(e) => return Err(e.into()),
+    };
+    Ok((dir.to_path_buf(), manifest, checkpoint, summary))
+}

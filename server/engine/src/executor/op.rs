@@ -1,0 +1,277 @@
+//! Running one S3 operation on a computed key: choosing the index from the window,
+//! issuing the request, keeping the window right, and shaping the result for recording.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+use super::RunContext;
+use super::worker::pick_offset;
+use crate::keyspace::{Keyspace, Window};
+use crate::metrics::{OpStats, Recorder, micros};
+use crate::ops::{ErrorClass, OpKind};
+use crate::plan::{PhaseEnd, PhasePlan, PhaseWork, Selection};
+use crate::s3::{ListRequest, S3Client};
+
+/// What a finished request produced.
+pub(crate) struct OpResult {
+    finished: Instant,
+    outcome: Result<Moved, ErrorClass>,
+}
+
+#[derive(Default)]
+struct Moved {
+    bytes: u64,
+    keys: u64,
+    ttfb: Option<Duration>,
+}
+
+impl OpResult {
+    /// Records into `stats`, latency measured from `start`.
+    pub fn record(&self, stats: &mut OpStats, start: Instant) {
+        match &self.outcome {
+            Ok(m) => {
+                stats.record_ok(self.finished.saturating_duration_since(start), m.bytes);
+                stats.keys += m.keys;
+                if let Some(t) = m.ttfb {
+                    let _ = stats.ttfb.record(micros(t));
+                }
+            }
+            Err(class) => stats.record_error(*class),
+        }
+    }
+}
+
+pub(crate) enum Outcome {
+    Done {
+        latency_from: Instant,
+        result: OpResult,
+    },
+    /// Nothing to operate on (empty window, fill target reached).
+    NothingToDo,
+}
+
+pub(crate) struct OpRunner {
+    client: S3Client,
+    keyspace: Keyspace,
+    window: Arc<Window>,
+    buckets: Arc<[String]>,
+    key: String,
+    fill_limit: Option<u64>,
+    drain_floor: Option<u64>,
+    page_size: u32,
+    prefix: Option<String>,
+}
+
+impl OpRunner {
+    pub fn new(ctx: &RunContext, plan: &PhasePlan) -> OpRunner {
+        let (fill_limit, drain_floor) = match (&plan.work, &plan.end) {
+            (PhaseWork::Single(OpKind::Put), PhaseEnd::UntilObjects(n)) => (Some(*n), None),
+            (PhaseWork::Single(OpKind::Delete), PhaseEnd::UntilObjects(n)) => (None, Some(*n)),
+            _ => (None, None),
+        };
+        let prefix = ctx.keyspace.prefix();
+        OpRunner {
+            client: ctx.client.clone(),
+            keyspace: ctx.keyspace.clone(),
+            window: ctx.window.clone(),
+            buckets: ctx.plan.buckets.names.clone().into(),
+            key: String::with_capacity(64),
+            fill_limit,
+            drain_floor,
+            page_size: plan.page_size,
+            prefix: (!prefix.is_empty()).then(|| prefix.to_string()),
+        }
+    }
+
+    pub fn puts_settled(&self) -> bool {
+        self.window.puts_settled()
+    }
+
+    pub fn bucket_count(&self) -> usize {
+        self.buckets.len()
+    }
+
+    pub fn bucket_name(&self, b: usize) -> &str {
+        &self.buckets[b]
+    }
+
+    pub async fn run(
+        &mut self,
+        op: OpKind,
+        rng: &mut fastrand::Rng,
+        selection: Selection,
+    ) -> Outcome {
+        match op {
+            OpKind::Put => self.put().await,
+            OpKind::Get | OpKind::Head => self.read(op, rng, selection).await,
+            OpKind::Delete => self.delete().await,
+            OpKind::List => self.list_page(rng).await,
+        }
+    }
+
+    async fn put(&mut self) -> Outcome {
+        let Some(i) = self.window.begin_put(self.fill_limit) else {
+            return Outcome::NothingToDo;
+        };
+        self.keyspace.key_into(i, &mut self.key);
+        let bucket = &self.buckets[self.keyspace.bucket_index(i)];
+        let body = self.keyspace.body(i);
+        let bytes = body.len() as u64;
+        let metadata = self.keyspace.metadata(i);
+        let start = Instant::now();
+        let r = self
+            .client
+            .put_object(bucket, &self.key, body, &metadata)
+            .await;
+        let finished = Instant::now();
+        self.window.finish_put(i, r.is_ok());
+        done(
+            start,
+            finished,
+            r.map(|_| Moved {
+                bytes,
+                ..Moved::default()
+            }),
+        )
+    }
+
+    async fn read(&mut self, op: OpKind, rng: &mut fastrand::Rng, selection: Selection) -> Outcome {
+        let Some(i) = self
+            .window
+            .begin_read(|len| pick_offset(selection, rng, len))
+        else {
+            return Outcome::NothingToDo;
+        };
+        self.keyspace.key_into(i, &mut self.key);
+        let bucket = &self.buckets[self.keyspace.bucket_index(i)];
+        let start = Instant::now();
+        let r = if op == OpKind::Get {
+            self.client
+                .get_object(bucket, &self.key, None)
+                .await
+                .map(|g| Moved {
+                    bytes: g.bytes,
+                    keys: 0,
+                    ttfb: Some(g.ttfb),
+                })
+        } else {
+            self.client
+                .head_object(bucket, &self.key)
+                .await
+                .map(|_| Moved::default())
+        };
+        let finished = Instant::now();
+        self.window.finish_read(i);
+        done(start, finished, r)
+    }
+
+    async fn delete(&mut self) -> Outcome {
+        let Some(i) = self.window.begin_delete(self.drain_floor).await else {
+            return Outcome::NothingToDo;
+        };
+        self.keyspace.key_into(i, &mut self.key);
+        let bucket = &self.buckets[self.keyspace.bucket_index(i)];
+        let start = Instant::now();
+        let r = self.client.delete_object(bucket, &self.key).await;
+        done(start, Instant::now(), r.map(|_| Moved::default()))
+    }
+
+    /// One page, starting after a random live key (or at the start of the prefix).
+    async fn list_page(&mut self, rng: &mut fastrand::Rng) -> Outcome {
+        let state = self.window.state();
+        let (bucket, start_after) = if state.is_empty() {
+            (rng.usize(0..self.buckets.len()), None)
+        } else {
+            let i = state.tail + rng.u64(0..state.len());
+            (self.keyspace.bucket_index(i), Some(self.keyspace.key(i)))
+        };
+        let request = ListRequest {
+            prefix: self.prefix.clone(),
+            max_keys: Some(self.page_size),
+            start_after,
+            ..ListRequest::default()
+        };
+        let start = Instant::now();
+        let r = self
+            .client
+            .list_objects_v2(&self.buckets[bucket], &request)
+            .await;
+        done(
+            start,
+            Instant::now(),
+            r.map(|page| Moved {
+                keys: page.entries.len() as u64,
+                ..Moved::default()
+            }),
+        )
+    }
+
+    /// Lists bucket `b` completely, one recorded operation per page.
+    pub async fn list_bucket(
+        &mut self,
+        b: usize,
+        recorder: &Recorder,
+        stop: &CancellationToken,
+        _rng: &mut fastrand::Rng,
+    ) -> Result<(), ErrorClass> {
+        let mut request = ListRequest {
+            prefix: self.prefix.clone(),
+            max_keys: Some(self.page_size),
+            ..ListRequest::default()
+        };
+        loop {
+            if stop.is_cancelled() {
+                return Ok(());
+            }
+            let start = Instant::now();
+            let r = self
+                .client
+                .list_objects_v2(&self.buckets[b], &request)
+                .await;
+            let finished = Instant::now();
+            let (result, next) = match r {
+                Ok(page) => {
+                    let next = page
+                        .is_truncated
+                        .then_some(page.next_continuation_token)
+                        .flatten();
+                    let moved = Moved {
+                        keys: page.entries.len() as u64,
+                        ..Moved::default()
+                    };
+                    (
+                        OpResult {
+                            finished,
+                            outcome: Ok(moved),
+                        },
+                        Ok(next),
+                    )
+                }
+                Err(e) => (
+                    OpResult {
+                        finished,
+                        outcome: Err(e.class),
+                    },
+                    Err(e.class),
+                ),
+            };
+            recorder.with(|s| result.record(s.op_mut(OpKind::List), start));
+            match next? {
+                Some(token) => request.continuation_token = Some(token),
+                None => return Ok(()),
+            }
+        }
+    }
+}
+
+fn done(start: Instant, finished: Instant, r: Result<Moved, crate::ops::OpError>) -> Outcome {
+    Outcome::Done {
+        latency_from: start,
+        result: OpResult {
+            finished,
+            outcome: r.map_err(|e| e.class),
+        },
+    }
+}

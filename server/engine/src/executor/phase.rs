@@ -1,0 +1,290 @@
+//! One phase: start its workers, collect an interval every second, decide when it ends
+//! (duration, operation count, fill target, one listing pass, error budget, Ctrl-C),
+//! and turn its merged histograms into summary rows.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use serde::Serialize;
+use tokio::task::JoinSet;
+use tokio::time::MissedTickBehavior;
+use tokio_util::sync::CancellationToken;
+
+use super::sequence::ScheduledPhase;
+use super::worker::Worker;
+use super::{RunContext, RunEvent};
+use crate::metrics::{IntervalStats, Recorder, process_cpu_time};
+use crate::ops::OpKind;
+use crate::plan::{PhaseEnd, PhaseWork};
+use crate::results::{IntervalRecord, SummaryRow, timestamp};
+
+/// Recorders per phase at most; workers share them round-robin.
+const MAX_RECORDERS: usize = 8;
+/// Error-rate checks wait for this many attempts, so one early failure does not abort.
+const MIN_ATTEMPTS_FOR_ERROR_RATE: u64 = 20;
+
+/// How far a phase has got, for progress bars and the live view.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct PhaseProgress {
+    pub elapsed_s: f64,
+    /// 0..=1 when the end is known in advance.
+    pub fraction: Option<f64>,
+    pub ops: u64,
+    pub errors: u64,
+    /// Live objects in the keyspace window.
+    pub objects: u64,
+}
+
+/// State shared by a phase's workers.
+pub(crate) struct PhaseShared {
+    /// Operations started (for operation-count ends and open-loop slots).
+    pub issued: AtomicU64,
+    /// Open-loop schedule slots handed out.
+    pub slots: AtomicU64,
+    pub stop: CancellationToken,
+    pub start: Instant,
+    /// Set once a worker found nothing to read, so the warning is given once.
+    pub empty_warned: AtomicBool,
+}
+
+impl PhaseShared {
+    /// The next open-loop slot number.
+    pub fn slot(&self) -> u64 {
+        self.slots.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+pub(crate) struct PhaseOutcome {
+    pub rows: Vec<SummaryRow>,
+    pub totals: IntervalStats,
+    pub measured: Duration,
+    pub aborted: Option<String>,
+}
+
+pub(crate) async fn run(
+    ctx: &RunContext,
+    scheduled: &ScheduledPhase,
+    _position: usize,
+) -> Result<PhaseOutcome, String> {
+    let p = &scheduled.plan;
+    let pref = &scheduled.phase_ref;
+    let objects_at_start = ctx.window.state().len();
+    let started_at = timestamp(SystemTime::now());
+    let cpu_at_start = process_cpu_time();
+    ctx.emit(RunEvent::PhaseStarted {
+        phase: pref.clone(),
+        end: p.end.clone(),
+        concurrency: p.concurrency,
+        objects: objects_at_start,
+    });
+
+    let shared = Arc::new(PhaseShared {
+        issued: AtomicU64::new(0),
+        slots: AtomicU64::new(0),
+        stop: ctx.cancel.child_token(),
+        start: Instant::now(),
+        empty_warned: AtomicBool::new(false),
+    });
+    let recorders: Vec<Recorder> = (0..(p.concurrency as usize).clamp(1, MAX_RECORDERS))
+        .map(|_| Recorder::new())
+        .collect();
+
+    let mut workers = JoinSet::new();
+    for id in 0..p.concurrency {
+        let worker = Worker::new(
+            ctx,
+            p,
+            shared.clone(),
+            recorders[id as usize % recorders.len()].clone(),
+            id,
+        );
+        workers.spawn(worker.run());
+    }
+
+    let mut ticker = tokio::time::interval_at(
+        tokio::time::Instant::from_std(shared.start + Duration::from_secs(1)),
+        Duration::from_secs(1),
+    );
+    ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let warmup_intervals = p.warmup.as_secs_f64().ceil() as u64;
+    let deadline = match p.end {
+        PhaseEnd::Duration(d) => Some(d),
+        _ => None,
+    };
+    let mut totals = IntervalStats::default();
+    let mut all = IntervalStats::default();
+    let mut interval = 0u64;
+    let mut interval_start = shared.start;
+    let mut aborted = None;
+    let mut warnings = Vec::new();
+
+    loop {
+        tokio::select! {
+            _ = ticker.tick() => {
+                let now = Instant::now();
+                let stats = drain(&recorders);
+                let warmup = interval < warmup_intervals;
+                emit_interval(ctx, scheduled, &shared, interval, interval_start, now, warmup, &stats, &all)?;
+                all.merge(&stats);
+                if !warmup {
+                    totals.merge(&stats);
+                }
+                interval += 1;
+                interval_start = now;
+                if deadline.is_some_and(|d| now.duration_since(shared.start) >= d) {
+                    shared.stop.cancel();
+                }
+                if aborted.is_none()
+                    && let Some(msg) = error_budget_exceeded(p.max_error_rate, &all)
+                {
+                    aborted = Some(format!("phase {}: {msg}", pref.name));
+                    shared.stop.cancel();
+                }
+            }
+            joined = workers.join_next() => {
+                match joined {
+                    None => break,
+                    Some(Ok(Some(w))) => warnings.push(w),
+                    Some(Ok(None)) => {}
+                    Some(Err(e)) => warnings.push(format!("a worker stopped unexpectedly: {e}")),
+                }
+                if workers.is_empty() {
+                    break;
+                }
+            }
+        }
+    }
+    // The last, partial interval.
+    let end = Instant::now();
+    let stats = drain(&recorders);
+    if stats.active().next().is_some() || interval == 0 {
+        let warmup = interval < warmup_intervals;
+        emit_interval(
+            ctx,
+            scheduled,
+            &shared,
+            interval,
+            interval_start,
+            end,
+            warmup,
+            &stats,
+            &all,
+        )?;
+        all.merge(&stats);
+        if !warmup {
+            totals.merge(&stats);
+        }
+    }
+    for w in warnings {
+        ctx.emit(RunEvent::Warning(format!("phase {}: {w}", pref.name)));
+    }
+
+    let client_cpu_s = process_cpu_time()
+        .saturating_sub(cpu_at_start)
+        .as_secs_f64();
+    let elapsed = end.duration_since(shared.start);
+    let measured = elapsed.saturating_sub(Duration::from_secs(warmup_intervals));
+    let rows = totals
+        .active()
+        .map(|(op, s)| SummaryRow {
+            section: pref.section,
+            round: pref.round,
+            phase: pref.name.clone(),
+            op,
+            objects_at_start,
+            started_at: started_at.clone(),
+            duration_s: measured.as_secs_f64(),
+            client_cpu_s,
+            stats: s.summarize(measured),
+        })
+        .collect();
+    Ok(PhaseOutcome {
+        rows,
+        totals,
+        measured,
+        aborted,
+    })
+}
+
+fn drain(recorders: &[Recorder]) -> IntervalStats {
+    let mut stats = IntervalStats::default();
+    for r in recorders {
+        r.drain_into(&mut stats);
+    }
+    stats
+}
+
+fn error_budget_exceeded(max: Option<f64>, all: &IntervalStats) -> Option<String> {
+    let max = max?;
+    let errors = all.total_errors();
+    let attempts = all.total_ops() + errors;
+    if attempts < MIN_ATTEMPTS_FOR_ERROR_RATE {
+        return None;
+    }
+    let rate = errors as f64 / attempts as f64;
+    (rate > max).then(|| {
+        format!(
+            "error rate {:.1}% exceeds max_error_rate {:.1}% ({errors} of {attempts} operations failed)",
+            rate * 100.0,
+            max * 100.0
+        )
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn emit_interval(
+    ctx: &RunContext,
+    scheduled: &ScheduledPhase,
+    shared: &PhaseShared,
+    interval: u64,
+    from: Instant,
+    to: Instant,
+    warmup: bool,
+    stats: &IntervalStats,
+    before: &IntervalStats,
+) -> Result<(), String> {
+    let p = &scheduled.plan;
+    let duration = to.duration_since(from);
+    let window = ctx.window.state();
+    let record = IntervalRecord {
+        section: scheduled.phase_ref.section,
+        round: scheduled.phase_ref.round,
+        phase: scheduled.phase_ref.name.clone(),
+        interval,
+        t_s: from.duration_since(ctx.run_start).as_secs_f64(),
+        duration_s: duration.as_secs_f64(),
+        warmup,
+        window,
+        ops: stats
+            .active()
+            .map(|(op, s)| (op, s.summarize(duration)))
+            .collect(),
+    };
+    ctx.store()
+        .write_interval(&record, stats)
+        .map_err(|e| e.to_string())?;
+    let elapsed = to.duration_since(shared.start);
+    let ops = before.total_ops() + stats.total_ops();
+    let fraction = match p.end {
+        PhaseEnd::Duration(d) => Some(elapsed.as_secs_f64() / d.as_secs_f64()),
+        PhaseEnd::Operations(n) => Some(ops as f64 / n.max(1) as f64),
+        PhaseEnd::UntilObjects(n) if p.work == PhaseWork::Single(OpKind::Put) => {
+            Some(window.len() as f64 / n.max(1) as f64)
+        }
+        _ => None,
+    }
+    .map(|f| f.clamp(0.0, 1.0));
+    ctx.emit(RunEvent::Interval {
+        phase: scheduled.phase_ref.clone(),
+        record: Box::new(record),
+        progress: PhaseProgress {
+            elapsed_s: elapsed.as_secs_f64(),
+            fraction,
+            ops,
+            errors: before.total_errors() + stats.total_errors(),
+            objects: window.len(),
+        },
+    });
+    Ok(())
+}

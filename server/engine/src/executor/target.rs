@@ -1,0 +1,169 @@
+//! The target a run talks to: the embedded simulator started in-process, or a real
+//! endpoint; the shared client sized to the largest phase; buckets made ready.
+
+use super::{RunContext, RunError};
+use crate::plan::{EmbeddedStorage, Endpoint, Plan};
+use crate::s3::{ClientConfig, S3Client, TlsConfig};
+
+/// Access keys the embedded target is started with (it verifies signatures).
+pub const EMBEDDED_ACCESS_KEY: &str = "keystorm";
+pub const EMBEDDED_SECRET_KEY: &str = "keystorm-secret";
+
+pub(crate) struct Target {
+    pub client: S3Client,
+    /// What results show as the endpoint: `embedded` or the URL.
+    pub display: String,
+    sim: Option<keystorm_sim::SimHandle>,
+}
+
+impl Target {
+    pub async fn connect(plan: &Plan, endpoint_override: Option<&str>) -> Result<Target, RunError> {
+        let t = &plan.target;
+        let (endpoint, display, sim, embedded) = match (endpoint_override, &t.endpoint) {
+            (Some(url), _) => (
+                url.trim_end_matches('/').to_string(),
+                url.to_string(),
+                None,
+                false,
+            ),
+            (None, Endpoint::Url(url)) => (url.clone(), url.clone(), None, false),
+            (None, Endpoint::Embedded { storage }) => {
+                let config = keystorm_sim::SimConfig {
+                    storage: match storage {
+                        EmbeddedStorage::Memory => keystorm_sim::Storage::Memory,
+                        EmbeddedStorage::SizeOnly => keystorm_sim::Storage::SizeOnly,
+                    },
+                    credentials: Some((
+                        EMBEDDED_ACCESS_KEY.to_string(),
+                        EMBEDDED_SECRET_KEY.to_string(),
+                    )),
+                    ..Default::default()
+                };
+                let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+                let handle = keystorm_sim::start(addr, config).await.map_err(|e| {
+                    RunError::Setup(format!("cannot start the embedded target: {e}"))
+                })?;
+                (
+                    handle.endpoint(),
+                    "embedded".to_string(),
+                    Some(handle),
+                    true,
+                )
+            }
+        };
+        if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+            return Err(RunError::Setup(format!(
+                "endpoint {endpoint:?} must start with http:// or https://"
+            )));
+        }
+        let credentials = if embedded {
+            crate::s3::Credentials {
+                access_key_id: EMBEDDED_ACCESS_KEY.to_string(),
+                secret_access_key: EMBEDDED_SECRET_KEY.to_string(),
+                session_token: None,
+            }
+        } else {
+            resolve_credentials(&t.credentials)?
+        };
+        let pool_size = super::schedule(plan)
+            .iter()
+            .map(|p| p.plan.concurrency as usize)
+            .max()
+            .unwrap_or(1);
+        let config = ClientConfig {
+            kind: t.client,
+            endpoint,
+            region: t.region.clone(),
+            path_style: t.path_style,
+            credentials,
+            tls: TlsConfig {
+                ca_file: t.tls.ca_file.clone(),
+                insecure_skip_verify: t.tls.insecure_skip_verify,
+            },
+            timeout: t.timeout,
+            retries: t.retries,
+            pool_size,
+            checksums: t.checksums,
+            payload_signing: t.payload_signing,
+        };
+        let client = S3Client::connect(&config)
+            .await
+            .map_err(|e| RunError::Setup(format!("cannot set up the S3 client: {}", e.message)))?;
+        Ok(Target {
+            client,
+            display,
+            sim,
+        })
+    }
+
+    pub async fn shutdown(self) {
+        drop(self.sim);
+    }
+}
+
+/// Creates missing buckets when the workload allows it; returns the ones created.
+pub(crate) async fn ensure_buckets(ctx: &RunContext) -> Result<Vec<String>, String> {
+    let mut created = Vec::new();
+    for name in &ctx.plan.buckets.names {
+        let exists = ctx
+            .client
+            .bucket_exists(name)
+            .await
+            .map_err(|e| format!("bucket {name}: {e}"))?;
+        if exists {
+            continue;
+        }
+        if !ctx.plan.buckets.create {
+            return Err(format!(
+                "bucket {name} does not exist (set `buckets.create: true` to create it)"
+            ));
+        }
+        let made = ctx
+            .client
+            .create_bucket(name)
+            .await
+            .map_err(|e| format!("cannot create bucket {name}: {e}"))?;
+        if made {
+            created.push(name.clone());
+        }
+    }
+    Ok(created)
+}
+
+/// Interim resolution (environment and inline only) until the credentials module lands.
+fn resolve_credentials(
+    source: &crate::plan::CredentialSource,
+) -> Result<crate::s3::Credentials, RunError> {
+    use crate::plan::CredentialSource;
+    let var = |name: &str| {
+        std::env::var(name).map_err(|_| {
+            RunError::Setup(format!(
+                "credentials: environment variable {name} is not set"
+            ))
+        })
+    };
+    match source {
+        CredentialSource::Inline {
+            access_key_id,
+            secret_access_key,
+        } => Ok(crate::s3::Credentials {
+            access_key_id: access_key_id.clone(),
+            secret_access_key: secret_access_key.clone(),
+            session_token: None,
+        }),
+        CredentialSource::Env {
+            access_key_var,
+            secret_key_var,
+            session_token_var,
+        } => Ok(crate::s3::Credentials {
+            access_key_id: var(access_key_var)?,
+            secret_access_key: var(secret_key_var)?,
+            session_token: std::env::var(session_token_var).ok(),
+        }),
+        _ => Ok(crate::s3::Credentials {
+            access_key_id: var("AWS_ACCESS_KEY_ID")?,
+            secret_access_key: var("AWS_SECRET_ACCESS_KEY")?,
+            session_token: std::env::var("AWS_SESSION_TOKEN").ok(),
+        }),
+    }
+}

@@ -1,0 +1,181 @@
+//! Whole-run totals per operation, merged exactly from every phase and persisted in
+//! `totals.json` (histograms as base64 V2-deflate, like the interval log) so that a
+//! resumed run keeps the totals of the phases it does not redo.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use base64::Engine;
+use hdrhistogram::Histogram;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
+use serde::{Deserialize, Serialize};
+
+use crate::metrics::{IntervalStats, OpStats};
+use crate::ops::{ErrorClass, OpKind};
+use crate::results::{ResultsError, TotalRow};
+
+pub const TOTALS_FILE: &str = "totals.json";
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RunTotals {
+    stats: IntervalStats,
+    /// Measured seconds of the phases each operation appeared in.
+    seconds: [f64; 5],
+}
+
+impl RunTotals {
+    /// Adds a finished phase's (warm-up free) stats measured over `measured`.
+    pub fn add_phase(&mut self, phase: &IntervalStats, measured: Duration) {
+        self.stats.merge(phase);
+        for (op, _) in phase.active() {
+            self.seconds[op.index()] += measured.as_secs_f64();
+        }
+    }
+
+    pub fn rows(&self) -> Vec<TotalRow> {
+        self.stats
+            .active()
+            .map(|(op, s)| {
+                let secs = self.seconds[op.index()];
+                TotalRow {
+                    op,
+                    duration_s: secs,
+                    stats: s.summarize(Duration::from_secs_f64(secs)),
+                }
+            })
+            .collect()
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct StoredOp {
+    seconds: f64,
+    ops: u64,
+    bytes: u64,
+    keys: u64,
+    errors: BTreeMap<String, u64>,
+    latency: String,
+    ttfb: String,
+}
+
+fn encode(h: &Histogram<u64>) -> Result<String, String> {
+    let mut buf = Vec::new();
+    V2DeflateSerializer::new()
+        .serialize(h, &mut buf)
+        .map_err(|e| format!("{e:?}"))?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(buf))
+}
+
+fn decode(s: &str) -> Result<Histogram<u64>, String> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .map_err(|e| e.to_string())?;
+    Deserializer::new()
+        .deserialize(&mut bytes.as_slice())
+        .map_err(|e| format!("{e:?}"))
+}
+
+fn parse_class(label: &str) -> ErrorClass {
+    match label {
+        "slowdown" => ErrorClass::SlowDown,
+        "timeout" => ErrorClass::Timeout,
+        "connection" => ErrorClass::Connection,
+        other => other
+            .strip_prefix("http_")
+            .and_then(|s| s.parse().ok())
+            .map(ErrorClass::Http)
+            .unwrap_or(ErrorClass::Other),
+    }
+}
+
+pub(crate) fn write(dir: &Path, totals: &RunTotals) -> Result<(), ResultsError> {
+    let path = dir.join(TOTALS_FILE);
+    let format = |message: String| ResultsError::Format {
+        path: path.clone(),
+        message,
+    };
+    let mut out = BTreeMap::new();
+    for (op, s) in totals.stats.active() {
+        out.insert(
+            op,
+            StoredOp {
+                seconds: totals.seconds[op.index()],
+                ops: s.ops,
+                bytes: s.bytes,
+                keys: s.keys,
+                errors: s.errors.iter().map(|(c, n)| (c.label(), *n)).collect(),
+                latency: encode(&s.latency).map_err(format)?,
+                ttfb: encode(&s.ttfb).map_err(format)?,
+            },
+        );
+    }
+    let text = serde_json::to_vec_pretty(&out).map_err(|e| format(e.to_string()))?;
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(|source| ResultsError::Io {
+        path: tmp.clone(),
+        source,
+    })?;
+    std::fs::rename(&tmp, &path).map_err(|source| ResultsError::Io {
+        path: path.clone(),
+        source,
+    })
+}
+
+/// Reads persisted totals; a run that never finished a phase has none.
+pub(crate) fn read(dir: &Path) -> Result<RunTotals, ResultsError> {
+    let path = dir.join(TOTALS_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(RunTotals::default()),
+        Err(source) => return Err(ResultsError::Io { path, source }),
+    };
+    let format = |message: String| ResultsError::Format {
+        path: path.clone(),
+        message,
+    };
+    let stored: BTreeMap<OpKind, StoredOp> =
+        serde_json::from_str(&text).map_err(|e| format(e.to_string()))?;
+    let mut totals = RunTotals::default();
+    for (op, s) in stored {
+        totals.seconds[op.index()] = s.seconds;
+        *totals.stats.op_mut(op) = OpStats {
+            latency: decode(&s.latency).map_err(format)?,
+            ttfb: decode(&s.ttfb).map_err(format)?,
+            ops: s.ops,
+            bytes: s.bytes,
+            keys: s.keys,
+            errors: s.errors.iter().map(|(c, n)| (parse_class(c), *n)).collect(),
+        };
+    }
+    Ok(totals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn totals_survive_a_write_and_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut phase = IntervalStats::default();
+        for n in 1..1000u64 {
+            phase
+                .op_mut(OpKind::Get)
+                .record_ok(Duration::from_micros(n * 7), 100);
+        }
+        phase.op_mut(OpKind::Put).record_error(ErrorClass::SlowDown);
+        phase
+            .op_mut(OpKind::Put)
+            .record_error(ErrorClass::Http(404));
+        let mut totals = RunTotals::default();
+        totals.add_phase(&phase, Duration::from_secs(3));
+        write(dir.path(), &totals).unwrap();
+        let back = read(dir.path()).unwrap();
+        assert_eq!(back.rows(), totals.rows());
+        assert_eq!(
+            back.stats.op(OpKind::Get).latency,
+            phase.op(OpKind::Get).latency
+        );
+    }
+}

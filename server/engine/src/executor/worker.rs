@@ -1,0 +1,220 @@
+//! A phase worker: picks the next operation (single or weighted mix), paces it (closed
+//! loop, or an open-loop schedule whose latency counts from the intended start), runs
+//! it and records the outcome. One worker has one request in flight at a time.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use rand_distr::Distribution;
+
+use super::RunContext;
+use super::op::{OpRunner, Outcome};
+use super::phase::PhaseShared;
+use crate::metrics::Recorder;
+use crate::ops::OpKind;
+use crate::plan::{PhaseEnd, PhasePlan, PhaseWork, Selection};
+
+/// How long a fill worker waits before looking again for failed puts to redo.
+const RETRY_POLL: Duration = Duration::from_millis(2);
+
+pub(crate) struct Worker {
+    runner: OpRunner,
+    plan: PhasePlan,
+    shared: Arc<PhaseShared>,
+    recorder: Recorder,
+    rng: fastrand::Rng,
+    id: u32,
+    /// Cumulative mix weights, for a weighted pick.
+    mix: Vec<(OpKind, u32)>,
+    mix_total: u32,
+}
+
+/// What the worker should do next.
+enum Next {
+    Go(OpKind),
+    Done,
+}
+
+impl Worker {
+    pub fn new(
+        ctx: &RunContext,
+        plan: &PhasePlan,
+        shared: Arc<PhaseShared>,
+        recorder: Recorder,
+        id: u32,
+    ) -> Worker {
+        let (mix, mix_total) = match &plan.work {
+            PhaseWork::Mix(weights) => {
+                let mut acc = 0;
+                let cumulative = weights
+                    .iter()
+                    .map(|(op, w)| {
+                        acc += w;
+                        (*op, acc)
+                    })
+                    .collect();
+                (cumulative, acc)
+            }
+            PhaseWork::Single(_) => (Vec::new(), 0),
+        };
+        Worker {
+            runner: OpRunner::new(ctx, plan),
+            plan: plan.clone(),
+            shared,
+            recorder,
+            rng: fastrand::Rng::with_seed(
+                ctx.plan.keyspace.seed ^ (u64::from(id) << 32) ^ fastrand::u64(..),
+            ),
+            id,
+            mix,
+            mix_total,
+        }
+    }
+
+    /// Runs until the phase ends; returns a warning to show, if any.
+    pub async fn run(mut self) -> Option<String> {
+        if self.plan.end == PhaseEnd::ListOnce {
+            return self.list_once().await;
+        }
+        loop {
+            if self.shared.stop.is_cancelled() {
+                return None;
+            }
+            let op = match self.next_op() {
+                Next::Go(op) => op,
+                Next::Done => return None,
+            };
+            let intended = match self.pace().await {
+                Some(t) => t,
+                None => return None,
+            };
+            let selection = self.plan.selection;
+            let outcome = self.runner.run(op, &mut self.rng, selection).await;
+            match outcome {
+                Outcome::Done {
+                    latency_from,
+                    result,
+                } => {
+                    let start = intended.unwrap_or(latency_from);
+                    self.recorder.with(|s| result.record(s.op_mut(op), start));
+                }
+                Outcome::NothingToDo => match (&self.plan.work, op) {
+                    (PhaseWork::Single(OpKind::Put), _) => {
+                        // A fill reached its target; failed puts may still need redoing.
+                        if self.runner.puts_settled() {
+                            return None;
+                        }
+                        tokio::select! {
+                            _ = tokio::time::sleep(RETRY_POLL) => {}
+                            _ = self.shared.stop.cancelled() => return None,
+                        }
+                    }
+                    (PhaseWork::Single(OpKind::Delete), _) => return None,
+                    (PhaseWork::Single(_), _) => {
+                        if !self.shared.empty_warned.swap(true, Ordering::Relaxed) {
+                            return Some("the keyspace window is empty: nothing to read".into());
+                        }
+                        return None;
+                    }
+                    (PhaseWork::Mix(_), _) => tokio::task::yield_now().await,
+                },
+            }
+        }
+    }
+
+    fn next_op(&mut self) -> Next {
+        if let PhaseEnd::Operations(n) = self.plan.end
+            && self.shared.issued.fetch_add(1, Ordering::Relaxed) >= n
+        {
+            return Next::Done;
+        }
+        match &self.plan.work {
+            PhaseWork::Single(op) => Next::Go(*op),
+            PhaseWork::Mix(_) => {
+                let pick = self.rng.u32(0..self.mix_total);
+                let op = self
+                    .mix
+                    .iter()
+                    .find(|(_, upto)| pick < *upto)
+                    .map(|(op, _)| *op)
+                    .unwrap_or(OpKind::Get);
+                Next::Go(op)
+            }
+        }
+    }
+
+    /// Open loop: waits for this operation's slot and returns its intended start (from
+    /// which latency is measured). Closed loop: returns `Some(None)` at once. `None` when
+    /// the phase ended while waiting.
+    async fn pace(&mut self) -> Option<Option<Instant>> {
+        let Some(rate) = self.plan.rate else {
+            return Some(None);
+        };
+        let slot = self.shared.slot();
+        let intended = self.shared.start + Duration::from_secs_f64(slot as f64 / rate);
+        if let PhaseEnd::Duration(d) = self.plan.end
+            && intended >= self.shared.start + d
+        {
+            return None;
+        }
+        if intended > Instant::now() {
+            tokio::select! {
+                _ = tokio::time::sleep_until(tokio::time::Instant::from_std(intended)) => {}
+                _ = self.shared.stop.cancelled() => return None,
+            }
+        }
+        Some(Some(intended))
+    }
+
+    /// One full listing: this worker takes every `concurrency`-th bucket.
+    async fn list_once(mut self) -> Option<String> {
+        let buckets = self.runner.bucket_count();
+        let mut b = self.id as usize;
+        while b < buckets {
+            if self
+                .runner
+                .list_bucket(b, &self.recorder, &self.shared.stop, &mut self.rng)
+                .await
+                .is_err()
+            {
+                return Some(format!(
+                    "listing bucket {} stopped after an error",
+                    self.runner.bucket_name(b)
+                ));
+            }
+            b += self.plan.concurrency as usize;
+        }
+        None
+    }
+}
+
+/// Offset into a window of `len` live objects for the selection (0 = tail, oldest).
+pub(crate) fn pick_offset(selection: Selection, rng: &mut fastrand::Rng, len: u64) -> u64 {
+    match selection {
+        Selection::Uniform => rng.u64(0..len),
+        Selection::Zipf { exponent } => {
+            // Rank 1 is the newest key (the head).
+            let rank = rand_distr::Zipf::new(len as f64, exponent)
+                .map(|z| z.sample(&mut ZipfRng(rng)) as u64)
+                .unwrap_or(1)
+                .clamp(1, len);
+            len - rank
+        }
+    }
+}
+
+/// Lets rand_distr draw from fastrand.
+struct ZipfRng<'a>(&'a mut fastrand::Rng);
+
+impl rand::RngCore for ZipfRng<'_> {
+    fn next_u32(&mut self) -> u32 {
+        self.0.u32(..)
+    }
+    fn next_u64(&mut self) -> u64 {
+        self.0.u64(..)
+    }
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        self.0.fill(dst)
+    }
+}

@@ -1,0 +1,17 @@
+//! keystorm's engine: everything between a workload file and the numbers on disk.
+//!
+//! A workload YAML is parsed into a raw [`spec`], validated into an immutable [`plan`],
+//! and executed by the [`executor`] against an S3 target through one of the [`s3`]
+//! clients. Keys, sizes, content and metadata are computed by the [`keyspace`], never
+//! stored; latency is recorded into exact HdrHistograms by [`metrics`] and written as
+//! the run goes by [`results`].
+
+pub mod executor;
+pub mod keyspace;
+pub mod metrics;
+pub mod ops;
+pub mod plan;
+pub mod results;
+pub mod s3;
+pub mod size;
+pub mod spec;

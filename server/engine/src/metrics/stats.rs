@@ -1,0 +1,265 @@
+//! Per-operation statistics and their exact merge.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use super::{MAX_LATENCY_US, SIGNIFICANT_DIGITS};
+use crate::ops::{ErrorClass, OpKind};
+
+/// A histogram with the precision every keystorm histogram shares, so any two merge
+/// exactly. It grows with the largest value recorded (values are clamped to one hour),
+/// so an idle or fast operation costs a few kilobytes, not the full range.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new(SIGNIFICANT_DIGITS).expect("constant histogram precision is valid")
+}
+
+/// Error counts by class label (`slowdown`, `http_404`, ...).
+pub type ErrorCounts = BTreeMap<String, u64>;
+
+/// What one operation kind did during some span of time.
+#[derive(Debug, Clone)]
+pub struct OpStats {
+    /// Latency of successful operations, microseconds.
+    pub latency: Histogram<u64>,
+    /// Time to first byte of successful GETs, microseconds.
+    pub ttfb: Histogram<u64>,
+    /// Successful operations.
+    pub ops: u64,
+    /// Payload bytes moved (PUT sent, GET received).
+    pub bytes: u64,
+    /// Keys returned by LIST pages.
+    pub keys: u64,
+    /// Failed operations by class.
+    pub errors: BTreeMap<ErrorClass, u64>,
+}
+
+impl Default for OpStats {
+    fn default() -> Self {
+        OpStats {
+            latency: new_histogram(),
+            ttfb: new_histogram(),
+            ops: 0,
+            bytes: 0,
+            keys: 0,
+            errors: BTreeMap::new(),
+        }
+    }
+}
+
+/// Saturating conversion to whole microseconds, at least 1 (histograms start at 1).
+pub fn micros(d: Duration) -> u64 {
+    (d.as_micros().min(u128::from(MAX_LATENCY_US)) as u64).max(1)
+}
+
+impl OpStats {
+    pub fn record_ok(&mut self, latency: Duration, bytes: u64) {
+        self.ops += 1;
+        self.bytes += bytes;
+        // Values are clamped into the histogram's range, so recording cannot fail.
+        let _ = self.latency.record(micros(latency));
+    }
+
+    pub fn record_error(&mut self, class: ErrorClass) {
+        *self.errors.entry(class).or_insert(0) += 1;
+    }
+
+    pub fn error_total(&self) -> u64 {
+        self.errors.values().sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ops == 0 && self.errors.is_empty()
+    }
+
+    /// Adds `other` exactly: histograms merge bucket by bucket, counters add.
+    pub fn merge(&mut self, other: &OpStats) {
+        // Same bounds everywhere, so `add` cannot fail.
+        let _ = self.latency.add(&other.latency);
+        let _ = self.ttfb.add(&other.ttfb);
+        self.ops += other.ops;
+        self.bytes += other.bytes;
+        self.keys += other.keys;
+        for (class, n) in &other.errors {
+            *self.errors.entry(*class).or_insert(0) += n;
+        }
+    }
+
+    /// Rates and percentiles over `elapsed`.
+    pub fn summarize(&self, elapsed: Duration) -> OpSummary {
+        let secs = elapsed.as_secs_f64();
+        let per_sec = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
+        let errors: ErrorCounts = self.errors.iter().map(|(c, n)| (c.label(), *n)).collect();
+        let error_total = self.error_total();
+        let attempts = self.ops + error_total;
+        OpSummary {
+            ops: self.ops,
+            errors: error_total,
+            error_rate: if attempts > 0 {
+                error_total as f64 / attempts as f64
+            } else {
+                0.0
+            },
+            error_classes: errors,
+            ops_per_sec: per_sec(self.ops),
+            bytes: self.bytes,
+            mib_per_sec: per_sec(self.bytes) / (1024.0 * 1024.0),
+            keys: self.keys,
+            keys_per_sec: per_sec(self.keys),
+            latency_us: Percentiles::of(&self.latency),
+            ttfb_us: (!self.ttfb.is_empty()).then(|| Percentiles::of(&self.ttfb)),
+        }
+    }
+}
+
+/// Latency percentiles read from a (merged) histogram, in microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct Percentiles {
+    pub min: u64,
+    pub mean: f64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub max: u64,
+}
+
+impl Percentiles {
+    pub fn of(h: &Histogram<u64>) -> Percentiles {
+        if h.is_empty() {
+            return Percentiles::default();
+        }
+        Percentiles {
+            min: h.min(),
+            mean: (h.mean() * 10.0).round() / 10.0,
+            p50: h.value_at_quantile(0.50),
+            p90: h.value_at_quantile(0.90),
+            p99: h.value_at_quantile(0.99),
+            p999: h.value_at_quantile(0.999),
+            max: h.max(),
+        }
+    }
+}
+
+/// The numbers reported for one operation over a span of time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpSummary {
+    pub ops: u64,
+    pub errors: u64,
+    pub error_rate: f64,
+    pub error_classes: ErrorCounts,
+    pub ops_per_sec: f64,
+    pub bytes: u64,
+    pub mib_per_sec: f64,
+    pub keys: u64,
+    pub keys_per_sec: f64,
+    pub latency_us: Percentiles,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttfb_us: Option<Percentiles>,
+}
+
+/// All operations of one span (an interval, a phase, a round, a run).
+#[derive(Debug, Clone, Default)]
+pub struct IntervalStats {
+    pub ops: [OpStats; 5],
+}
+
+impl IntervalStats {
+    pub fn op(&self, kind: OpKind) -> &OpStats {
+        &self.ops[kind.index()]
+    }
+
+    pub fn op_mut(&mut self, kind: OpKind) -> &mut OpStats {
+        &mut self.ops[kind.index()]
+    }
+
+    pub fn merge(&mut self, other: &IntervalStats) {
+        for (mine, theirs) in self.ops.iter_mut().zip(other.ops.iter()) {
+            mine.merge(theirs);
+        }
+    }
+
+    /// Operations that did anything, in a fixed order.
+    pub fn active(&self) -> impl Iterator<Item = (OpKind, &OpStats)> {
+        OpKind::ALL
+            .into_iter()
+            .map(|k| (k, &self.ops[k.index()]))
+            .filter(|(_, s)| !s.is_empty())
+    }
+
+    pub fn total_ops(&self) -> u64 {
+        self.ops.iter().map(|s| s.ops).sum()
+    }
+
+    pub fn total_errors(&self) -> u64 {
+        self.ops.iter().map(|s| s.error_total()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merging_equals_recording_into_one() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut parts: Vec<OpStats> = (0..8).map(|_| OpStats::default()).collect();
+        let mut single = OpStats::default();
+        for n in 0..50_000u64 {
+            let us = 1 + rng.u64(0..2_000_000) * rng.u64(0..3) / 2 + rng.u64(0..500);
+            let d = Duration::from_micros(us);
+            parts[(n % 8) as usize].record_ok(d, n % 100);
+            single.record_ok(d, n % 100);
+            if n % 997 == 0 {
+                parts[(n % 8) as usize].record_error(ErrorClass::SlowDown);
+                single.record_error(ErrorClass::SlowDown);
+            }
+        }
+        let mut merged = OpStats::default();
+        for p in &parts {
+            merged.merge(p);
+        }
+        assert_eq!(merged.latency, single.latency);
+        assert_eq!(merged.ops, single.ops);
+        assert_eq!(merged.bytes, single.bytes);
+        assert_eq!(merged.errors, single.errors);
+        let e = Duration::from_secs(10);
+        assert_eq!(merged.summarize(e), single.summarize(e));
+        // And the merged percentiles are not an average of the parts' percentiles.
+        let p99s: Vec<u64> = parts
+            .iter()
+            .map(|p| p.latency.value_at_quantile(0.99))
+            .collect();
+        assert!(p99s.iter().all(|&p| p > 0));
+    }
+
+    #[test]
+    fn summary_rates_and_error_rate() {
+        let mut s = OpStats::default();
+        for _ in 0..90 {
+            s.record_ok(Duration::from_millis(2), 1024 * 1024);
+        }
+        for _ in 0..10 {
+            s.record_error(ErrorClass::Http(404));
+        }
+        let sum = s.summarize(Duration::from_secs(3));
+        assert_eq!(sum.ops, 90);
+        assert_eq!(sum.errors, 10);
+        assert!((sum.error_rate - 0.1).abs() < 1e-9);
+        assert!((sum.ops_per_sec - 30.0).abs() < 1e-9);
+        assert!((sum.mib_per_sec - 30.0).abs() < 1e-9);
+        assert_eq!(sum.error_classes.get("http_404"), Some(&10));
+        assert!(sum.latency_us.p50 >= 1999 && sum.latency_us.p50 <= 2001);
+    }
+
+    #[test]
+    fn latency_is_clamped_into_range() {
+        let mut s = OpStats::default();
+        s.record_ok(Duration::from_secs(10 * 3600), 0);
+        s.record_ok(Duration::ZERO, 0);
+        assert_eq!(s.ops, 2);
+        assert_eq!(s.latency.len(), 2);
+    }
+}

@@ -1,0 +1,274 @@
+//! The validated, immutable plan a run executes.
+//!
+//! [`crate::spec`] turns YAML into raw structs and checks them (with line and column
+//! for every error); the result is this plan, in which every default is filled in and
+//! every invariant holds, so the executor never has to second-guess its input.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::ops::OpKind;
+use crate::s3::ClientKind;
+
+/// A whole workload, ready to run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Plan {
+    pub name: String,
+    pub description: Option<String>,
+    pub target: TargetPlan,
+    pub buckets: BucketsPlan,
+    pub keyspace: KeyspacePlan,
+    pub objects: ObjectsPlan,
+    /// Phases run once before the rounds (e.g. the initial fill).
+    pub before: Vec<PhasePlan>,
+    pub rounds: RoundsPlan,
+    /// Phases run once after the rounds (e.g. a final list).
+    pub after: Vec<PhasePlan>,
+    pub cleanup: CleanupPlan,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RoundsPlan {
+    pub count: u32,
+    pub phases: Vec<PhasePlan>,
+}
+
+/// Where the target is. Credentials are described (where they come from), never stored.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetPlan {
+    pub endpoint: Endpoint,
+    pub region: String,
+    pub path_style: bool,
+    pub client: ClientKind,
+    pub credentials: CredentialSource,
+    pub tls: TlsPlan,
+    #[serde(with = "humantime_serde_opt")]
+    pub timeout: Option<Duration>,
+    pub retries: u32,
+    pub checksums: bool,
+    pub payload_signing: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Endpoint {
+    /// The in-process simulated S3 target on a random loopback port.
+    Embedded { storage: EmbeddedStorage },
+    /// A real endpoint URL (`http://` or `https://`), no trailing slash.
+    Url(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum EmbeddedStorage {
+    /// Object bytes kept in memory.
+    #[default]
+    Memory,
+    /// Only sizes and metadata kept, so millions of keys fit.
+    SizeOnly,
+}
+
+/// Where credentials come from. Serialized without the secret itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CredentialSource {
+    /// Environment variables holding the access key, secret key and optional session token.
+    Env {
+        access_key_var: String,
+        secret_key_var: String,
+        session_token_var: String,
+    },
+    /// A named profile from the AWS shared config/credentials files.
+    Profile(String),
+    /// Written in the workload (allowed, with a warning). The secret is skipped on output.
+    Inline {
+        access_key_id: String,
+        #[serde(skip)]
+        secret_access_key: String,
+    },
+    /// Defaults: env vars if set, otherwise the default profile; for `embedded`, fixed keys.
+    Default,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct TlsPlan {
+    pub ca_file: Option<PathBuf>,
+    pub insecure_skip_verify: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct BucketsPlan {
+    /// One or more bucket names; key `i` lives in `names[i % names.len()]`.
+    pub names: Vec<String>,
+    /// Create buckets that do not exist.
+    pub create: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KeyspacePlan {
+    pub seed: u64,
+    pub prefix: String,
+    pub layout: KeyLayout,
+    /// Length of the generated part of the key (after the prefix, excluding tree folders).
+    pub key_length: usize,
+    /// Objects `[0, existing)` already exist (written by an earlier run with this keyspace).
+    pub existing: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum KeyLayout {
+    /// Random-looking base-62 keys with uniformly distributed leading characters.
+    Random,
+    /// Zero-padded decimal counter.
+    Sequential,
+    /// Folder-like keys `f/f/f/name` with `fanout` entries per folder level and `depth` levels.
+    Tree { fanout: u32, depth: u32 },
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ObjectsPlan {
+    pub size: SizeDist,
+    pub content: Content,
+    /// `x-amz-meta-*` headers, names without the prefix, values computed from the key index.
+    pub metadata: Vec<(String, MetaTemplate)>,
+}
+
+/// Object size distribution; sizes in bytes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum SizeDist {
+    Fixed {
+        bytes: u64,
+    },
+    /// Uniform in `[min, max]` inclusive.
+    Uniform {
+        min: u64,
+        max: u64,
+    },
+    /// Weighted choice among fixed sizes; weights are positive.
+    Weighted {
+        choices: Vec<(u64, u32)>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Content {
+    #[default]
+    Random,
+    Zero,
+}
+
+/// A metadata value template such as `team-{i%8}`: literal text and computed parts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MetaTemplate {
+    /// The template as written, for display.
+    pub source: String,
+    pub parts: Vec<MetaPart>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MetaPart {
+    Literal(String),
+    /// `{i}`
+    Index,
+    /// `{i%N}`
+    IndexMod(u64),
+    /// `{i/N}`
+    IndexDiv(u64),
+    /// `{seed}`
+    Seed,
+}
+
+/// One phase: an operation or a weighted mix, how hard to drive it, and when to stop.
+#[derive(Debug, Clone, Serialize)]
+pub struct PhasePlan {
+    /// Unique within its section; rounds reuse their phase names in every round.
+    pub name: String,
+    pub work: PhaseWork,
+    /// Closed-loop workers, or the maximum requests in flight for an open loop.
+    pub concurrency: u32,
+    /// Open loop at this many operations per second; `None` = closed loop.
+    pub rate: Option<f64>,
+    /// Seconds at the start excluded from results.
+    #[serde(with = "humantime_serde_dur")]
+    pub warmup: Duration,
+    pub end: PhaseEnd,
+    /// How gets and heads pick a key inside the live window.
+    pub selection: Selection,
+    /// Keys per ListObjectsV2 page.
+    pub page_size: u32,
+    /// Stop the run when the error fraction of this phase exceeds this (checked each interval).
+    pub max_error_rate: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseWork {
+    Single(OpKind),
+    /// Weighted choice per operation; weights positive, in declaration order.
+    Mix(Vec<(OpKind, u32)>),
+}
+
+impl PhaseWork {
+    /// Operations this phase can issue.
+    pub fn ops(&self) -> Vec<OpKind> {
+        match self {
+            PhaseWork::Single(op) => vec![*op],
+            PhaseWork::Mix(w) => w.iter().map(|(op, _)| *op).collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseEnd {
+    #[serde(with = "humantime_serde_dur")]
+    Duration(Duration),
+    /// This many operations (excluding none: warm-up operations count too).
+    Operations(u64),
+    /// Put until the live window holds this many objects (puts) or drains to it (deletes).
+    UntilObjects(u64),
+    /// One complete listing of the keyspace prefix (list phases only).
+    ListOnce,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Selection {
+    #[default]
+    Uniform,
+    /// Zipf over the window, rank 1 = most recently written key.
+    Zipf { exponent: f64 },
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CleanupPlan {
+    /// After the run, delete every object of the live window (objects keystorm wrote).
+    pub objects: bool,
+    /// After the run, delete the buckets this run created (never others).
+    pub buckets: bool,
+}
+
+mod humantime_serde_dur {
+    use std::time::Duration;
+
+    pub fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&humantime::format_duration(*d).to_string())
+    }
+}
+
+mod humantime_serde_opt {
+    use std::time::Duration;
+
+    pub fn serialize<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_str(&humantime::format_duration(*d).to_string()),
+            None => s.serialize_none(),
+        }
+    }
+}

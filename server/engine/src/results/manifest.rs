@@ -1,0 +1,64 @@
+//! The run manifest: what ran, where, by which keystorm, and how it ended.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// Still going (or killed without a chance to say otherwise).
+    Running,
+    /// Every phase finished.
+    Completed,
+    /// Stopped by the user (Ctrl-C, stop request); results up to then are kept.
+    Interrupted,
+    /// Stopped by the workload's maximum error rate.
+    Aborted,
+    /// Could not go on (target unreachable, bucket could not be created...).
+    Failed,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Completed => "completed",
+            RunStatus::Interrupted => "interrupted",
+            RunStatus::Aborted => "aborted",
+            RunStatus::Failed => "failed",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub format_version: u32,
+    pub run_id: String,
+    pub keystorm_version: String,
+    pub workload: String,
+    /// Path of the workload file as given, if it came from a file.
+    pub workload_file: Option<String>,
+    pub host: String,
+    /// `embedded` or the endpoint URL (never credentials).
+    pub endpoint: String,
+    pub client: String,
+    pub seed: u64,
+    pub labels: BTreeMap<String, String>,
+    pub started_at: String,
+    pub ended_at: Option<String>,
+    pub status: RunStatus,
+    /// Why the run failed or was aborted.
+    pub error: Option<String>,
+    /// Buckets this run created (the only ones cleanup may delete).
+    pub created_buckets: Vec<String>,
+    /// Times the run was resumed after an interruption.
+    #[serde(default)]
+    pub resumed_at: Vec<String>,
+    /// The command line that started the run.
+    pub command_line: Vec<String>,
+    /// Peak resident memory of the keystorm process, in KiB (with `embedded`, the
+    /// target's memory is included).
+    #[serde(default)]
+    pub peak_rss_kib: Option<u64>,
+}

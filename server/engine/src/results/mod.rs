@@ -1,0 +1,31 @@
+//! Result files of one run in `results/<run-id>/`, written as the run goes so that a run
+//! that dies keeps every interval it finished. Formats are versioned
+//! ([`FORMAT_VERSION`]) and documented in `results/README.md`.
+
+mod checkpoint;
+mod hlog;
+mod manifest;
+mod store;
+mod summary;
+
+pub use checkpoint::{Checkpoint, PhaseRef};
+pub use hlog::{HLOG_FILE, HlogWriter};
+pub use manifest::{Manifest, RunStatus};
+pub use store::{ResultStore, ResultsError, find_run, list_runs, new_run_id};
+pub use summary::{IntervalRecord, Section, Summary, SummaryRow, TotalRow, write_csv};
+
+/// Version of every result file format; bumped on incompatible changes.
+pub const FORMAT_VERSION: u32 = 1;
+
+pub const WORKLOAD_FILE: &str = "workload.yaml";
+pub const PLAN_FILE: &str = "plan.json";
+pub const MANIFEST_FILE: &str = "manifest.json";
+pub const INTERVALS_FILE: &str = "intervals.jsonl";
+pub const SUMMARY_JSON_FILE: &str = "summary.json";
+pub const SUMMARY_CSV_FILE: &str = "summary.csv";
+pub const CHECKPOINT_FILE: &str = "checkpoint.json";
+
+/// Seconds since the Unix epoch as an RFC 3339 UTC timestamp.
+pub fn timestamp(t: std::time::SystemTime) -> String {
+    humantime::format_rfc3339_millis(t).to_string()
+}

@@ -1,0 +1,238 @@
+//! The run folder: creating it, appending intervals as they come, rewriting the
+//! summary, manifest and checkpoint atomically, and reading past runs back.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::hlog::{HLOG_FILE, HlogWriter, tag};
+use super::{
+    CHECKPOINT_FILE, Checkpoint, INTERVALS_FILE, IntervalRecord, MANIFEST_FILE, Manifest,
+    PLAN_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE, Summary, WORKLOAD_FILE, write_csv,
+};
+use crate::metrics::IntervalStats;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: not a keystorm result file: {message}")]
+    Format { path: PathBuf, message: String },
+    #[error("no run {0:?} in the results folder")]
+    NoSuchRun(String),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ResultsError + '_ {
+    move |source| ResultsError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// A new run id: UTC time, the workload name and a random suffix, e.g.
+/// `20261122-154000-demo-3f9a`; sortable and safe as a folder name.
+pub fn new_run_id(workload: &str, now: std::time::SystemTime) -> String {
+    let stamp = humantime::format_rfc3339_seconds(now).to_string();
+    // 2026-11-22T15:40:00Z -> 20261122-154000
+    let digits: String = stamp.chars().filter(|c| c.is_ascii_digit()).collect();
+    let (date, time) = digits.split_at(digits.len().min(8));
+    let name: String = workload
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .take(40)
+        .collect();
+    format!("{date}-{time}-{name}-{:04x}", fastrand::u16(..))
+}
+
+/// An open run folder.
+pub struct ResultStore {
+    dir: PathBuf,
+    intervals: BufWriter<File>,
+    hlog: BufWriter<File>,
+    hlog_writer: HlogWriter,
+}
+
+impl ResultStore {
+    /// Creates `root/run_id` with the workload, plan and manifest in it.
+    pub fn create(
+        root: &Path,
+        manifest: &Manifest,
+        workload_text: &str,
+        plan: &impl Serialize,
+        start_epoch_s: f64,
+    ) -> Result<ResultStore, ResultsError> {
+        let dir = root.join(&manifest.run_id);
+        fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+        let wl = dir.join(WORKLOAD_FILE);
+        fs::write(&wl, workload_text).map_err(io_err(&wl))?;
+        write_json_atomic(&dir.join(PLAN_FILE), plan)?;
+        write_json_atomic(&dir.join(MANIFEST_FILE), manifest)?;
+        let store = ResultStore::open_append(&dir)?;
+        let mut store = store;
+        HlogWriter::header(&mut store.hlog, start_epoch_s).map_err(io_err(&dir.join(HLOG_FILE)))?;
+        store.hlog.flush().map_err(io_err(&dir.join(HLOG_FILE)))?;
+        Ok(store)
+    }
+
+    /// Opens an existing run folder to append to it (resume).
+    pub fn open_append(dir: &Path) -> Result<ResultStore, ResultsError> {
+        let open = |name: &str| {
+            let p = dir.join(name);
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&p)
+                .map(BufWriter::new)
+                .map_err(io_err(&p))
+        };
+        Ok(ResultStore {
+            dir: dir.to_path_buf(),
+            intervals: open(INTERVALS_FILE)?,
+            hlog: open(HLOG_FILE)?,
+            hlog_writer: HlogWriter::default(),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Appends one interval (its JSON line and its histograms) and flushes both, so a
+    /// killed run keeps it.
+    pub fn write_interval(
+        &mut self,
+        record: &IntervalRecord,
+        stats: &IntervalStats,
+    ) -> Result<(), ResultsError> {
+        let ip = self.dir.join(INTERVALS_FILE);
+        serde_json::to_writer(&mut self.intervals, record).map_err(|e| ResultsError::Io {
+            path: ip.clone(),
+            source: e.into(),
+        })?;
+        self.intervals.write_all(b"\n").map_err(io_err(&ip))?;
+        self.intervals.flush().map_err(io_err(&ip))?;
+
+        let hp = self.dir.join(HLOG_FILE);
+        let round = record
+            .round
+            .map(|r| r.to_string())
+            .unwrap_or_else(|| "-".into());
+        for (op, s) in stats.active() {
+            if s.latency.is_empty() {
+                continue;
+            }
+            let tag = tag(&[record.section.as_str(), &round, &record.phase, op.as_str()]);
+            self.hlog_writer
+                .write(
+                    &mut self.hlog,
+                    &tag,
+                    record.t_s,
+                    record.duration_s,
+                    &s.latency,
+                )
+                .map_err(io_err(&hp))?;
+        }
+        self.hlog.flush().map_err(io_err(&hp))
+    }
+
+    pub fn write_summary(&self, summary: &Summary) -> Result<(), ResultsError> {
+        write_json_atomic(&self.dir.join(SUMMARY_JSON_FILE), summary)?;
+        let p = self.dir.join(SUMMARY_CSV_FILE);
+        let mut buf = Vec::new();
+        write_csv(&summary.rows, &mut buf).map_err(io_err(&p))?;
+        write_atomic(&p, &buf)
+    }
+
+    pub fn write_manifest(&self, manifest: &Manifest) -> Result<(), ResultsError> {
+        write_json_atomic(&self.dir.join(MANIFEST_FILE), manifest)
+    }
+
+    pub fn write_checkpoint(&self, checkpoint: &Checkpoint) -> Result<(), ResultsError> {
+        write_json_atomic(&self.dir.join(CHECKPOINT_FILE), checkpoint)
+    }
+
+    pub fn read_manifest(dir: &Path) -> Result<Manifest, ResultsError> {
+        read_json(&dir.join(MANIFEST_FILE))
+    }
+
+    pub fn read_summary(dir: &Path) -> Result<Summary, ResultsError> {
+        read_json(&dir.join(SUMMARY_JSON_FILE))
+    }
+
+    pub fn read_checkpoint(dir: &Path) -> Result<Checkpoint, ResultsError> {
+        read_json(&dir.join(CHECKPOINT_FILE))
+    }
+}
+
+/// Finds a run folder by id (or unique id prefix) under `root`.
+pub fn find_run(root: &Path, id: &str) -> Result<PathBuf, ResultsError> {
+    let direct = root.join(id);
+    if !id.is_empty() && !id.contains(['/', '\\']) && direct.join(MANIFEST_FILE).is_file() {
+        return Ok(direct);
+    }
+    let matches: Vec<PathBuf> = list_runs(root)?
+        .into_iter()
+        .filter(|(_, m)| m.run_id.starts_with(id))
+        .map(|(p, _)| p)
+        .collect();
+    match matches.as_slice() {
+        [one] => Ok(one.clone()),
+        _ => Err(ResultsError::NoSuchRun(id.to_string())),
+    }
+}
+
+/// Every run folder under `root` with its manifest, oldest first. Folders without a
+/// readable manifest are skipped.
+pub fn list_runs(root: &Path) -> Result<Vec<(PathBuf, Manifest)>, ResultsError> {
+    let entries = match fs::read_dir(root) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io_err(root)(e)),
+    };
+    let mut runs: Vec<(PathBuf, Manifest)> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.join(MANIFEST_FILE).is_file())
+        .filter_map(|p| ResultStore::read_manifest(&p).ok().map(|m| (p, m)))
+        .collect();
+    runs.sort_by(|a, b| a.1.started_at.cmp(&b.1.started_at).then(a.0.cmp(&b.0)));
+    Ok(runs)
+}
+
+fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ResultsError> {
+    let text = fs::read_to_string(path).map_err(io_err(path))?;
+    serde_json::from_str(&text).map_err(|e| ResultsError::Format {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+fn write_json_atomic(path: &Path, value: &impl Serialize) -> Result<(), ResultsError> {
+    let mut buf = serde_json::to_vec_pretty(value).map_err(|e| ResultsError::Io {
+        path: path.to_path_buf(),
+        source: e.into(),
+    })?;
+    buf.push(b'\n');
+    write_atomic(path, &buf)
+}
+
+/// Writes to a temporary file beside `path` and renames it over, so readers (and a
+/// crash) never see a half-written file.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
+    let tmp = path.with_extension("tmp");
+    fs::write(&tmp, bytes).map_err(io_err(&tmp))?;
+    fs::rename(&tmp, path).map_err(io_err(path))
+}

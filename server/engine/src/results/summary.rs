@@ -1,0 +1,141 @@
+//! Summary rows (phase × round × operation) and interval lines, with their CSV form.
+
+use std::io::Write;
+
+use serde::{Deserialize, Serialize};
+
+use crate::keyspace::WindowState;
+use crate::metrics::OpSummary;
+use crate::ops::OpKind;
+
+/// Where a phase sits in the workload.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Section {
+    Before,
+    Round,
+    After,
+}
+
+impl Section {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Section::Before => "before",
+            Section::Round => "round",
+            Section::After => "after",
+        }
+    }
+}
+
+/// One operation of one phase of one round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SummaryRow {
+    pub section: Section,
+    pub round: Option<u32>,
+    pub phase: String,
+    pub op: OpKind,
+    /// Live objects in the keyspace window when the phase started.
+    pub objects_at_start: u64,
+    pub started_at: String,
+    /// Measured seconds (warm-up excluded).
+    pub duration_s: f64,
+    /// CPU seconds keystorm itself spent during the whole phase (all its operations).
+    pub client_cpu_s: f64,
+    #[serde(flatten)]
+    pub stats: OpSummary,
+}
+
+/// `summary.json`: every finished phase's rows, and per-operation totals of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub format_version: u32,
+    pub run_id: String,
+    pub rows: Vec<SummaryRow>,
+    /// Whole-run numbers per operation, from the merged histograms of all phases.
+    pub totals: Vec<TotalRow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TotalRow {
+    pub op: OpKind,
+    pub duration_s: f64,
+    #[serde(flatten)]
+    pub stats: OpSummary,
+}
+
+/// One line of `intervals.jsonl`: one second of one phase.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IntervalRecord {
+    pub section: Section,
+    pub round: Option<u32>,
+    pub phase: String,
+    /// 0-based interval number within the phase.
+    pub interval: u64,
+    /// Seconds from the run's start to the interval's start.
+    pub t_s: f64,
+    pub duration_s: f64,
+    /// Warm-up intervals are kept here but left out of the summary.
+    pub warmup: bool,
+    pub window: WindowState,
+    pub ops: std::collections::BTreeMap<OpKind, OpSummary>,
+}
+
+const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes";
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Writes the summary rows as CSV (`.` decimal separator, one header line).
+pub fn write_csv(rows: &[SummaryRow], out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "{CSV_HEADER}")?;
+    for r in rows {
+        let s = &r.stats;
+        let l = &s.latency_us;
+        let (t50, t99) = s
+            .ttfb_us
+            .map(|t| (t.p50.to_string(), t.p99.to_string()))
+            .unwrap_or_default();
+        let classes = s
+            .error_classes
+            .iter()
+            .map(|(c, n)| format!("{c}={n}"))
+            .collect::<Vec<_>>()
+            .join(";");
+        writeln!(
+            out,
+            "{},{},{},{},{},{},{:.3},{:.3},{},{},{:.6},{:.3},{},{:.3},{},{:.3},{},{:.1},{},{},{},{},{},{},{},{}",
+            r.section.as_str(),
+            r.round.map(|n| n.to_string()).unwrap_or_default(),
+            csv_field(&r.phase),
+            r.op,
+            r.objects_at_start,
+            r.started_at,
+            r.duration_s,
+            r.client_cpu_s,
+            s.ops,
+            s.errors,
+            s.error_rate,
+            s.ops_per_sec,
+            s.bytes,
+            s.mib_per_sec,
+            s.keys,
+            s.keys_per_sec,
+            l.min,
+            l.mean,
+            l.p50,
+            l.p90,
+            l.p99,
+            l.p999,
+            l.max,
+            t50,
+            t99,
+            csv_field(&classes),
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,44 @@
+//! Turning failures into error classes: HTTP status (503 = SlowDown), timeout,
+//! connection, other — the same labels whichever client failed.
+
+use crate::ops::{ErrorClass, OpError};
+
+/// Class of a transport-level failure from its error chain.
+pub fn transport(e: &(dyn std::error::Error + 'static), what: &str) -> OpError {
+    let mut class = ErrorClass::Connection;
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if let Some(io) = err.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::TimedOut
+        {
+            class = ErrorClass::Timeout;
+        }
+        source = err.source();
+    }
+    OpError::new(class, format!("{what}: {}", chain(e)))
+}
+
+/// `outer: inner: innermost`
+pub fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![e.to_string()];
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if !parts.last().is_some_and(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        source = s.source();
+    }
+    parts.join(": ")
+}
+
+/// An HTTP error status, with S3's error code when the body had one.
+pub fn status(status: u16, code: Option<&str>, what: &str) -> OpError {
+    let class = ErrorClass::from_status(status);
+    match code {
+        Some(code) if !code.is_empty() => {
+            OpError::new(class, format!("{what}: HTTP {status} {code}"))
+        }
+        _ => OpError::new(class, format!("{what}: HTTP {status}")),
+    }
+}

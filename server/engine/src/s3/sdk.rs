@@ -1,0 +1,390 @@
+//! The `sdk` client: aws-sdk-s3 with every measurement-distorting default set
+//! explicitly (retries, request checksums, payload signing, stalled-stream protection,
+//! pool size), for full compatibility with any S3 endpoint.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use aws_sdk_s3::Client;
+use aws_sdk_s3::config::retry::RetryConfig;
+use aws_sdk_s3::config::timeout::TimeoutConfig;
+use aws_sdk_s3::config::{
+    BehaviorVersion, Region, RequestChecksumCalculation, ResponseChecksumValidation,
+    StalledStreamProtectionConfig,
+};
+use aws_sdk_s3::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
+use aws_sdk_s3::primitives::ByteStream;
+use aws_sdk_s3::types::{
+    BucketLocationConstraint, CreateBucketConfiguration, Delete, ObjectIdentifier,
+};
+use aws_smithy_http_client::tls;
+use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
+use bytes::Bytes;
+
+use super::{
+    ClientConfig, DeleteManyOutcome, GetOutcome, HeadOutcome, ListEntry, ListPage, ListRequest,
+    classify,
+};
+use crate::ops::{ErrorClass, OpError};
+
+#[derive(Clone)]
+pub struct SdkClient {
+    client: Client,
+    payload_signing: bool,
+}
+
+fn classify<E>(e: SdkError<E, HttpResponse>, what: &str) -> OpError
+where
+    E: ProvideErrorMetadata + std::error::Error + 'static,
+{
+    match &e {
+        SdkError::ServiceError(se) => {
+            classify::status(se.raw().status().as_u16(), se.err().code(), what)
+        }
+        SdkError::TimeoutError(_) => {
+            OpError::new(ErrorClass::Timeout, format!("{what}: timed out"))
+        }
+        SdkError::DispatchFailure(d) if d.is_timeout() => OpError::new(
+            ErrorClass::Timeout,
+            format!("{what}: {}", DisplayErrorContext(&e)),
+        ),
+        SdkError::DispatchFailure(_) => OpError::new(
+            ErrorClass::Connection,
+            format!("{what}: {}", DisplayErrorContext(&e)),
+        ),
+        SdkError::ResponseError(r) => {
+            let status = r.raw().status().as_u16();
+            if status >= 400 {
+                classify::status(status, None, what)
+            } else {
+                OpError::new(
+                    ErrorClass::Other,
+                    format!("{what}: {}", DisplayErrorContext(&e)),
+                )
+            }
+        }
+        _ => OpError::new(
+            ErrorClass::Other,
+            format!("{what}: {}", DisplayErrorContext(&e)),
+        ),
+    }
+}
+
+fn http_status<E>(e: &SdkError<E, HttpResponse>) -> Option<u16> {
+    match e {
+        SdkError::ServiceError(se) => Some(se.raw().status().as_u16()),
+        SdkError::ResponseError(r) => Some(r.raw().status().as_u16()),
+        _ => None,
+    }
+}
+
+impl SdkClient {
+    pub async fn new(config: &ClientConfig) -> Result<Self, OpError> {
+        if config.tls.insecure_skip_verify {
+            return Err(OpError::new(
+                ErrorClass::Other,
+                "tls.insecure_skip_verify is not supported by client: sdk; use client: fast",
+            ));
+        }
+        let mut trust = tls::TrustStore::default();
+        if let Some(ca) = &config.tls.ca_file {
+            let pem = std::fs::read(ca).map_err(|e| {
+                OpError::new(
+                    ErrorClass::Other,
+                    format!("tls.ca_file {}: {e}", ca.display()),
+                )
+            })?;
+            trust = trust.with_pem_certificate(pem);
+        }
+        let tls_context = tls::TlsContext::builder()
+            .with_trust_store(trust)
+            .build()
+            .map_err(|e| OpError::new(ErrorClass::Other, format!("TLS set-up: {e}")))?;
+        let http = aws_smithy_http_client::Builder::new()
+            .pool_max_idle_per_host(config.pool_size.max(1))
+            .tls_provider(tls::Provider::Rustls(
+                tls::rustls_provider::CryptoMode::AwsLc,
+            ))
+            .tls_context(tls_context)
+            .build_https();
+        let credentials = aws_credential_types::Credentials::new(
+            config.credentials.access_key_id.clone(),
+            config.credentials.secret_access_key.clone(),
+            config.credentials.session_token.clone(),
+            None,
+            "keystorm",
+        );
+        let retry = if config.retries == 0 {
+            RetryConfig::disabled()
+        } else {
+            RetryConfig::standard().with_max_attempts(config.retries + 1)
+        };
+        let mut timeouts = TimeoutConfig::builder();
+        if let Some(t) = config.timeout {
+            timeouts = timeouts.operation_timeout(t);
+        }
+        let s3_config = aws_sdk_s3::config::Builder::new()
+            .behavior_version(BehaviorVersion::latest())
+            .endpoint_url(&config.endpoint)
+            .region(Region::new(config.region.clone()))
+            .force_path_style(config.path_style)
+            .credentials_provider(credentials)
+            .retry_config(retry)
+            .timeout_config(timeouts.build())
+            .request_checksum_calculation(if config.checksums {
+                RequestChecksumCalculation::WhenSupported
+            } else {
+                RequestChecksumCalculation::WhenRequired
+            })
+            .response_checksum_validation(ResponseChecksumValidation::WhenRequired)
+            .stalled_stream_protection(StalledStreamProtectionConfig::disabled())
+            .http_client(http)
+            .build();
+        Ok(SdkClient {
+            client: Client::from_conf(s3_config),
+            payload_signing: config.payload_signing,
+        })
+    }
+
+    pub async fn put_object(
+        &self,
+        bucket: &str,
+        key: &str,
+        body: Bytes,
+        metadata: &[(String, String)],
+    ) -> Result<(), OpError> {
+        let meta: Option<HashMap<String, String>> =
+            (!metadata.is_empty()).then(|| metadata.iter().cloned().collect());
+        let req = self
+            .client
+            .put_object()
+            .bucket(bucket)
+            .key(key)
+            .body(ByteStream::from(body))
+            .set_metadata(meta);
+        let r = if self.payload_signing {
+            req.send().await
+        } else {
+            req.customize().disable_payload_signing().send().await
+        };
+        r.map(|_| ()).map_err(|e| classify(e, "PUT"))
+    }
+
+    pub async fn get_object(
+        &self,
+        bucket: &str,
+        key: &str,
+        range: Option<(u64, u64)>,
+    ) -> Result<GetOutcome, OpError> {
+        let start = Instant::now();
+        let out = self
+            .client
+            .get_object()
+            .bucket(bucket)
+            .key(key)
+            .set_range(range.map(|(a, b)| format!("bytes={a}-{b}")))
+            .send()
+            .await
+            .map_err(|e| classify(e, "GET"))?;
+        let mut body = out.body;
+        let mut bytes = 0u64;
+        let mut ttfb = None;
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(|e| {
+                OpError::new(
+                    ErrorClass::Connection,
+                    format!("GET body: {}", classify::chain(&e)),
+                )
+            })?;
+            ttfb.get_or_insert_with(|| start.elapsed());
+            bytes += chunk.len() as u64;
+        }
+        Ok(GetOutcome {
+            bytes,
+            ttfb: ttfb.unwrap_or_else(|| start.elapsed()),
+        })
+    }
+
+    pub async fn get_object_bytes(&self, bucket: &str, key: &str) -> Result<Bytes, OpError> {
+        let out = self
+            .client
+            .get_object()
+            .bucket(bucket)
+            .key(key)
+            .send()
+            .await
+            .map_err(|e| classify(e, "GET"))?;
+        out.body
+            .collect()
+            .await
+            .map(|d| d.into_bytes())
+            .map_err(|e| OpError::new(ErrorClass::Connection, format!("GET body: {e}")))
+    }
+
+    pub async fn head_object(&self, bucket: &str, key: &str) -> Result<HeadOutcome, OpError> {
+        let out = self
+            .client
+            .head_object()
+            .bucket(bucket)
+            .key(key)
+            .send()
+            .await
+            .map_err(|e| classify(e, "HEAD"))?;
+        let mut metadata: Vec<(String, String)> = out
+            .metadata()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.to_lowercase(), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        metadata.sort();
+        Ok(HeadOutcome {
+            size: out.content_length().unwrap_or(0).max(0) as u64,
+            etag: out.e_tag().map(str::to_string),
+            last_modified: out
+                .last_modified()
+                .and_then(|t| t.fmt(aws_smithy_types::date_time::Format::HttpDate).ok()),
+            metadata,
+        })
+    }
+
+    pub async fn delete_object(&self, bucket: &str, key: &str) -> Result<(), OpError> {
+        self.client
+            .delete_object()
+            .bucket(bucket)
+            .key(key)
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| classify(e, "DELETE"))
+    }
+
+    pub async fn delete_objects(
+        &self,
+        bucket: &str,
+        keys: &[String],
+    ) -> Result<DeleteManyOutcome, OpError> {
+        let objects = keys
+            .iter()
+            .map(|k| ObjectIdentifier::builder().key(k).build())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| OpError::new(ErrorClass::Other, format!("DeleteObjects: {e}")))?;
+        let delete = Delete::builder()
+            .set_objects(Some(objects))
+            .quiet(true)
+            .build()
+            .map_err(|e| OpError::new(ErrorClass::Other, format!("DeleteObjects: {e}")))?;
+        let out = self
+            .client
+            .delete_objects()
+            .bucket(bucket)
+            .delete(delete)
+            .send()
+            .await
+            .map_err(|e| classify(e, "DeleteObjects"))?;
+        let errors: Vec<(String, String)> = out
+            .errors()
+            .iter()
+            .map(|e| {
+                (
+                    e.key().unwrap_or_default().to_string(),
+                    e.code().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
+        Ok(DeleteManyOutcome {
+            deleted: keys.len() as u64 - errors.len() as u64,
+            errors,
+        })
+    }
+
+    pub async fn list_objects_v2(
+        &self,
+        bucket: &str,
+        request: &ListRequest,
+    ) -> Result<ListPage, OpError> {
+        let out = self
+            .client
+            .list_objects_v2()
+            .bucket(bucket)
+            .set_prefix(request.prefix.clone())
+            .set_delimiter(request.delimiter.clone())
+            .set_max_keys(request.max_keys.map(|n| n as i32))
+            .set_continuation_token(request.continuation_token.clone())
+            .set_start_after(request.start_after.clone())
+            .send()
+            .await
+            .map_err(|e| classify(e, "LIST"))?;
+        Ok(ListPage {
+            entries: out
+                .contents()
+                .iter()
+                .map(|o| ListEntry {
+                    key: o.key().unwrap_or_default().to_string(),
+                    size: o.size().unwrap_or(0).max(0) as u64,
+                    etag: o.e_tag().map(str::to_string),
+                    last_modified: o
+                        .last_modified()
+                        .and_then(|t| t.fmt(aws_smithy_types::date_time::Format::DateTime).ok()),
+                })
+                .collect(),
+            common_prefixes: out
+                .common_prefixes()
+                .iter()
+                .filter_map(|p| p.prefix().map(str::to_string))
+                .collect(),
+            is_truncated: out.is_truncated().unwrap_or(false),
+            next_continuation_token: out.next_continuation_token().map(str::to_string),
+        })
+    }
+
+    pub async fn create_bucket(&self, bucket: &str) -> Result<bool, OpError> {
+        let region = self
+            .client
+            .config()
+            .region()
+            .map(|r| r.to_string())
+            .unwrap_or_default();
+        let config = (region != "us-east-1" && !region.is_empty()).then(|| {
+            CreateBucketConfiguration::builder()
+                .location_constraint(BucketLocationConstraint::from(region.as_str()))
+                .build()
+        });
+        match self
+            .client
+            .create_bucket()
+            .bucket(bucket)
+            .set_create_bucket_configuration(config)
+            .send()
+            .await
+        {
+            Ok(_) => Ok(true),
+            Err(e)
+                if e.as_service_error()
+                    .is_some_and(|s| s.is_bucket_already_owned_by_you()) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(classify(e, "CreateBucket")),
+        }
+    }
+
+    pub async fn bucket_exists(&self, bucket: &str) -> Result<bool, OpError> {
+        match self.client.head_bucket().bucket(bucket).send().await {
+            Ok(_) => Ok(true),
+            Err(e) if http_status(&e) == Some(404) => Ok(false),
+            Err(e) => Err(classify(e, "HeadBucket")),
+        }
+    }
+
+    pub async fn delete_bucket(&self, bucket: &str) -> Result<(), OpError> {
+        self.client
+            .delete_bucket()
+            .bucket(bucket)
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| classify(e, "DeleteBucket"))
+    }
+}

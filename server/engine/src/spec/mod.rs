@@ -1,0 +1,92 @@
+//! Workload YAML: parsed into raw structs (unknown fields rejected), then validated into
+//! a [`Plan`]. Every error names the file, line and column and says what is wrong.
+
+mod raw;
+mod template;
+mod validate;
+
+use std::path::Path;
+
+use crate::plan::Plan;
+
+pub use template::parse_template;
+
+/// A workload that could not be turned into a plan.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    #[error("{file}: cannot read: {source}")]
+    Io {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// `file:line:column: message`
+    #[error("{file}:{line}:{column}: {message}")]
+    Invalid {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+}
+
+/// Something allowed but worth telling the user (e.g. inline secrets).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpecWarning {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+/// Parses and validates workload text. `file` is used in messages only.
+pub fn parse_workload(text: &str, file: &str) -> Result<(Plan, Vec<SpecWarning>), SpecError> {
+    let invalid = |line: usize, column: usize, message: String| SpecError::Invalid {
+        file: file.to_string(),
+        line: line.max(1),
+        column: column.max(1),
+        message,
+    };
+    if text.trim().is_empty() {
+        return Err(invalid(1, 1, "the workload file is empty".to_string()));
+    }
+    let raw: raw::RawWorkload = serde_saphyr::from_str(text).map_err(|e| {
+        let (line, column) = e
+            .location()
+            .map(|l| (l.line() as usize, l.column() as usize))
+            .unwrap_or((1, 1));
+        invalid(line, column, yaml_message(&e))
+    })?;
+    let mut warnings = Vec::new();
+    let plan =
+        validate::validate(raw, &mut warnings).map_err(|l| invalid(l.line, l.column, l.message))?;
+    Ok((plan, warnings))
+}
+
+/// The YAML library's message without its own position suffix or tuning hints.
+fn yaml_message(e: &serde_saphyr::Error) -> String {
+    let options = serde_saphyr::render_options! { snippets: serde_saphyr::SnippetMode::Off };
+    let mut m = e.render_with_options(options);
+    if let Some(i) = m.rfind(" at line ") {
+        m.truncate(i);
+    }
+    if let Some(i) = m.find(", set DuplicateKeyPolicy") {
+        m.truncate(i);
+    }
+    let m = m.replace("expected one of ", "expected one of: ");
+    m.lines()
+        .next()
+        .unwrap_or("invalid YAML")
+        .trim()
+        .to_string()
+}
+
+/// Reads and validates a workload file.
+pub fn load_workload(path: &Path) -> Result<(Plan, Vec<SpecWarning>, String), SpecError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| SpecError::Io {
+        file: file.clone(),
+        source,
+    })?;
+    let (plan, warnings) = parse_workload(&text, &file)?;
+    Ok((plan, warnings, text))
+}

@@ -1,0 +1,183 @@
+//! The workload file as written: serde structs that mirror the YAML one to one, with
+//! unknown fields rejected and source positions kept (`Spanned`) wherever a later
+//! check may need to point at a value. Defaults and meaning live in `validate`.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+pub type S<T> = Spanned<T>;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWorkload {
+    /// Name of the workload, used in run ids and reports.
+    pub name: S<String>,
+    /// Free text shown in listings.
+    pub description: Option<String>,
+    /// Where to send requests (default: the embedded target).
+    pub target: Option<S<RawTarget>>,
+    /// The bucket(s) the keyspace lives in.
+    pub buckets: S<RawBuckets>,
+    /// How keys are named.
+    pub keyspace: Option<S<RawKeyspace>>,
+    /// Object sizes, content and metadata.
+    pub objects: Option<S<RawObjects>>,
+    /// Phases run once before the rounds.
+    pub before: Option<Vec<S<RawPhase>>>,
+    /// Phases repeated `count` times.
+    pub rounds: Option<S<RawRounds>>,
+    /// Phases run once after the rounds.
+    pub after: Option<Vec<S<RawPhase>>>,
+    /// What to delete after a completed run (nothing by default).
+    pub cleanup: Option<RawCleanup>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTarget {
+    /// `embedded` or `http(s)://host[:port]`.
+    pub endpoint: Option<S<String>>,
+    /// Options of the embedded target.
+    pub embedded: Option<S<RawEmbedded>>,
+    pub region: Option<String>,
+    pub path_style: Option<bool>,
+    /// `fast` or `sdk`.
+    pub client: Option<S<String>>,
+    pub credentials: Option<S<RawCredentials>>,
+    pub tls: Option<S<RawTls>>,
+    /// Per-request timeout (`30s`), or `none`.
+    pub timeout: Option<S<RawDuration>>,
+    pub retries: Option<S<i64>>,
+    pub checksums: Option<bool>,
+    pub payload_signing: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEmbedded {
+    /// `memory` or `size-only`.
+    pub storage: Option<S<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCredentials {
+    /// Names of environment variables holding the keys.
+    pub env: Option<RawEnvCredentials>,
+    /// A profile of the AWS shared config/credentials files.
+    pub profile: Option<String>,
+    /// Inline access key (allowed, with a warning together with `secret_key`).
+    pub access_key: Option<S<String>>,
+    pub secret_key: Option<S<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEnvCredentials {
+    pub access_key: Option<String>,
+    pub secret_key: Option<String>,
+    pub session_token: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTls {
+    pub ca_file: Option<String>,
+    pub insecure_skip_verify: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBuckets {
+    pub names: Option<Vec<S<String>>>,
+    pub name: Option<S<String>>,
+    /// With `count`: buckets `prefix0` .. `prefix{count-1}`.
+    pub prefix: Option<S<String>>,
+    pub count: Option<S<i64>>,
+    pub create: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawKeyspace {
+    pub seed: Option<S<i64>>,
+    pub prefix: Option<S<String>>,
+    /// `random`, `sequential` or `tree`.
+    pub layout: Option<S<String>>,
+    pub key_length: Option<S<i64>>,
+    pub fanout: Option<S<i64>>,
+    pub depth: Option<S<i64>>,
+    pub existing: Option<S<i64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawObjects {
+    pub size: Option<S<RawSize>>,
+    /// `random` or `zero`.
+    pub content: Option<S<String>>,
+    /// `x-amz-meta-NAME: template`.
+    pub metadata: Option<BTreeMap<String, S<String>>>,
+}
+
+/// `6B` / `1KiB-4KiB` / `1024` / `{4KiB: 70, 1MiB: 30}`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum RawSize {
+    Bytes(u64),
+    Text(String),
+    Weighted(BTreeMap<String, i64>),
+}
+
+/// `5s`, `2m30s`; `none` for timeouts; a bare number is refused with a hint.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum RawDuration {
+    Number(f64),
+    Text(String),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRounds {
+    pub count: Option<S<i64>>,
+    pub phases: Vec<S<RawPhase>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPhase {
+    pub name: Option<S<String>>,
+    /// `put`, `get`, `head`, `list` or `delete`.
+    pub op: Option<S<String>>,
+    /// Weighted operations, e.g. `{get: 70, put: 20, list: 5, delete: 5}`.
+    pub mix: Option<S<BTreeMap<String, S<i64>>>>,
+    pub concurrency: Option<S<i64>>,
+    pub rate: Option<S<f64>>,
+    pub warmup: Option<S<RawDuration>>,
+    pub duration: Option<S<RawDuration>>,
+    pub operations: Option<S<i64>>,
+    pub until_objects: Option<S<i64>>,
+    /// `uniform` or `{zipf: EXPONENT}`.
+    pub select: Option<S<RawSelect>>,
+    pub page_size: Option<S<i64>>,
+    pub max_error_rate: Option<S<f64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum RawSelect {
+    Name(String),
+    Zipf { zipf: f64 },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCleanup {
+    /// Delete the keyspace's live objects after a completed run.
+    pub objects: Option<bool>,
+    /// Delete the buckets this run created after a completed run.
+    pub buckets: Option<bool>,
+}

@@ -1,0 +1,108 @@
+//! Shared by the run tests: a real embedded target on loopback, workloads pointed at
+//! it, and a client to look at what the target holds afterwards.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use keystorm_engine::executor::{self, NoObserver, Observer, RunOptions, RunOutcome};
+use keystorm_engine::plan::Plan;
+use keystorm_engine::s3::{
+    ClientConfig, ClientKind, Credentials, ListRequest, S3Client, TlsConfig,
+};
+use tokio_util::sync::CancellationToken;
+
+pub const ACCESS_KEY: &str = "test-access";
+pub const SECRET_KEY: &str = "test-secret";
+
+/// A target of our own (so the test can inspect it after the run).
+pub async fn start_sim() -> keystorm_sim::SimHandle {
+    let config = keystorm_sim::SimConfig {
+        credentials: Some((ACCESS_KEY.to_string(), SECRET_KEY.to_string())),
+        ..Default::default()
+    };
+    keystorm_sim::start("127.0.0.1:0".parse().unwrap(), config)
+        .await
+        .expect("sim starts")
+}
+
+/// A workload body (everything after `target:`) against `endpoint`.
+pub fn workload(endpoint: &str, body: &str) -> String {
+    format!(
+        "name: test\ntarget:\n  endpoint: {endpoint}\n  credentials:\n    access_key: {ACCESS_KEY}\n    secret_key: {SECRET_KEY}\n{body}"
+    )
+}
+
+pub fn plan(text: &str) -> Plan {
+    match keystorm_engine::spec::parse_workload(text, "test.yaml") {
+        Ok((plan, _warnings)) => plan,
+        Err(e) => panic!("test workload invalid: {e}\n{text}"),
+    }
+}
+
+pub async fn run_with(
+    text: &str,
+    results: &std::path::Path,
+    observer: Arc<dyn Observer>,
+    cancel: CancellationToken,
+    resume: Option<std::path::PathBuf>,
+) -> RunOutcome {
+    let options = RunOptions {
+        results_root: results.to_path_buf(),
+        resume,
+        ..RunOptions::default()
+    };
+    executor::run(plan(text), text, options, observer, cancel)
+        .await
+        .expect("run starts")
+}
+
+pub async fn run(text: &str, results: &std::path::Path) -> RunOutcome {
+    run_with(
+        text,
+        results,
+        Arc::new(NoObserver),
+        CancellationToken::new(),
+        None,
+    )
+    .await
+}
+
+pub async fn client(endpoint: &str) -> S3Client {
+    S3Client::connect(&ClientConfig {
+        kind: ClientKind::Sdk,
+        endpoint: endpoint.to_string(),
+        region: "us-east-1".to_string(),
+        path_style: true,
+        credentials: Credentials {
+            access_key_id: ACCESS_KEY.to_string(),
+            secret_access_key: SECRET_KEY.to_string(),
+            session_token: None,
+        },
+        tls: TlsConfig::default(),
+        timeout: None,
+        retries: 0,
+        pool_size: 4,
+        checksums: false,
+        payload_signing: false,
+    })
+    .await
+    .expect("client")
+}
+
+/// Every key in `bucket`, by listing (test-sized buckets only).
+pub async fn list_all(client: &S3Client, bucket: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    let mut request = ListRequest::default();
+    loop {
+        let page = client
+            .list_objects_v2(bucket, &request)
+            .await
+            .expect("list");
+        keys.extend(page.entries.into_iter().map(|e| e.key));
+        match page.next_continuation_token.filter(|_| page.is_truncated) {
+            Some(t) => request.continuation_token = Some(t),
+            None => return keys,
+        }
+    }
+}

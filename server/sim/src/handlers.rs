@@ -1,0 +1,593 @@
+//! One function per S3 operation: read the request, touch the store, answer with S3's
+//! status codes, headers and XML. Errors are S3 error documents (no body for HEAD).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, header};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use md5::{Digest, Md5};
+
+use crate::Storage;
+use crate::body::SimBody;
+use crate::errors::S3Error;
+use crate::list::{self, ListParams, V2Response};
+use crate::request::{Op, Parsed, parse};
+use crate::server::State;
+use crate::store::{DeleteBucketError, Object, now_ms};
+use crate::xml::{HEADER, NS, element, iso8601};
+
+static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
+
+/// Largest request body accepted (S3's single-PUT limit is larger; this is a test target).
+const MAX_BODY: usize = 1 << 30;
+
+type Resp = Response<SimBody>;
+
+/// Everything a handler needs besides the body.
+struct Ctx<'a> {
+    state: &'a State,
+    parsed: Parsed,
+    headers: HeaderMap,
+    method: Method,
+    request_id: String,
+}
+
+impl Ctx<'_> {
+    fn error(&self, e: S3Error, message: Option<&str>) -> Resp {
+        let mut r = Response::builder().status(e.status());
+        r = r.header("x-amz-request-id", &self.request_id);
+        if self.method == Method::HEAD {
+            return r
+                .body(SimBody::empty())
+                .unwrap_or_else(|_| Response::new(SimBody::empty()));
+        }
+        let body = e.xml(
+            message.unwrap_or(e.default_message()),
+            &self.parsed.resource(),
+            &self.request_id,
+        );
+        r.header(header::CONTENT_TYPE, "application/xml")
+            .body(SimBody::bytes(body))
+            .unwrap_or_else(|_| Response::new(SimBody::empty()))
+    }
+
+    fn ok(&self, status: StatusCode) -> http::response::Builder {
+        Response::builder()
+            .status(status)
+            .header("x-amz-request-id", &self.request_id)
+    }
+
+    fn xml(&self, status: StatusCode, body: String) -> Resp {
+        self.ok(status)
+            .header(header::CONTENT_TYPE, "application/xml")
+            .body(SimBody::bytes(body))
+            .unwrap_or_else(|_| Response::new(SimBody::empty()))
+    }
+}
+
+pub(crate) async fn handle(state: &State, req: http::Request<Incoming>) -> Resp {
+    let (parts, body) = req.into_parts();
+    let parsed = parse(
+        &parts.method,
+        parts.uri.path(),
+        parts.uri.query(),
+        &parts.headers,
+    );
+    let ctx = Ctx {
+        state,
+        parsed,
+        headers: parts.headers,
+        method: parts.method,
+        request_id: format!("{:016X}", REQUEST_IDS.fetch_add(1, Ordering::Relaxed)),
+    };
+    if let Some((access, secret)) = &state.credentials
+        && let Err(e) = crate::sigv4::verify(
+            &ctx.method,
+            parts.uri.path(),
+            parts.uri.query(),
+            &ctx.headers,
+            access,
+            secret,
+        )
+    {
+        return ctx.error(e, None);
+    }
+    // Room for injected behaviour (latency, faults, a sharded bucket index) goes here,
+    // between authentication and the operation.
+    match ctx.parsed.op {
+        Op::ListBuckets => list_buckets(&ctx),
+        Op::CreateBucket => create_bucket(&ctx, body).await,
+        Op::HeadBucket => head_bucket(&ctx),
+        Op::DeleteBucket => delete_bucket(&ctx),
+        Op::GetBucketLocation => bucket_location(&ctx),
+        Op::ListObjectsV2 => list_v2(&ctx),
+        Op::ListObjectsV1 => list_v1(&ctx),
+        Op::DeleteObjects => delete_objects(&ctx, body).await,
+        Op::PutObject => put_object(&ctx, body).await,
+        Op::GetObject | Op::HeadObject => get_object(&ctx),
+        Op::DeleteObject => delete_object(&ctx),
+        Op::Unsupported => ctx.error(S3Error::NotImplemented, None),
+    }
+}
+
+async fn read_body(ctx: &Ctx<'_>, body: Incoming) -> Result<Bytes, Resp> {
+    let collected = http_body_util::Limited::new(body, MAX_BODY)
+        .collect()
+        .await
+        .map_err(|e| {
+            ctx.error(
+                S3Error::InvalidArgument,
+                Some(&format!("cannot read the body: {e}")),
+            )
+        })?
+        .to_bytes();
+    let chunked = ctx
+        .headers
+        .get(header::CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("aws-chunked"))
+        || ctx
+            .headers
+            .get("x-amz-content-sha256")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("STREAMING-"));
+    if chunked {
+        return crate::chunked::decode(&collected)
+            .map(Bytes::from)
+            .map_err(|m| ctx.error(S3Error::InvalidArgument, Some(&m)));
+    }
+    Ok(collected)
+}
+
+fn valid_bucket_name(name: &str) -> bool {
+    (3..=63).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-')
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+        && name
+            .bytes()
+            .last()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+}
+
+fn list_buckets(ctx: &Ctx<'_>) -> Resp {
+    let mut out = String::from(HEADER);
+    out.push_str(&format!("<ListAllMyBucketsResult xmlns=\"{NS}\"><Owner><ID>keystorm</ID><DisplayName>keystorm</DisplayName></Owner><Buckets>"));
+    for (name, created) in ctx.state.store.bucket_list() {
+        out.push_str("<Bucket>");
+        element(&mut out, "Name", &name);
+        element(&mut out, "CreationDate", &iso8601(created));
+        out.push_str("</Bucket>");
+    }
+    out.push_str("</Buckets></ListAllMyBucketsResult>");
+    ctx.xml(StatusCode::OK, out)
+}
+
+async fn create_bucket(ctx: &Ctx<'_>, body: Incoming) -> Resp {
+    // The body (CreateBucketConfiguration) only names a region; read and ignore it.
+    if let Err(r) = read_body(ctx, body).await {
+        return r;
+    }
+    let name = &ctx.parsed.bucket;
+    if !valid_bucket_name(name) {
+        return ctx.error(S3Error::InvalidBucketName, None);
+    }
+    if !ctx.state.store.create_bucket(name) {
+        return ctx.error(S3Error::BucketAlreadyOwnedByYou, None);
+    }
+    ctx.ok(StatusCode::OK)
+        .header(header::LOCATION, format!("/{name}"))
+        .body(SimBody::empty())
+        .unwrap_or_else(|_| Response::new(SimBody::empty()))
+}
+
+fn head_bucket(ctx: &Ctx<'_>) -> Resp {
+    match ctx.state.store.bucket(&ctx.parsed.bucket) {
+        Some(_) => ctx
+            .ok(StatusCode::OK)
+            .header("x-amz-bucket-region", "us-east-1")
+            .body(SimBody::empty())
+            .unwrap_or_else(|_| Response::new(SimBody::empty())),
+        None => ctx.error(S3Error::NoSuchBucket, None),
+    }
+}
+
+fn delete_bucket(ctx: &Ctx<'_>) -> Resp {
+    match ctx.state.store.delete_bucket(&ctx.parsed.bucket) {
+        Ok(()) => ctx
+            .ok(StatusCode::NO_CONTENT)
+            .body(SimBody::empty())
+            .unwrap_or_else(|_| Response::new(SimBody::empty())),
+        Err(DeleteBucketError::NoSuchBucket) => ctx.error(S3Error::NoSuchBucket, None),
+        Err(DeleteBucketError::NotEmpty) => ctx.error(S3Error::BucketNotEmpty, None),
+    }
+}
+
+fn bucket_location(ctx: &Ctx<'_>) -> Resp {
+    if ctx.state.store.bucket(&ctx.parsed.bucket).is_none() {
+        return ctx.error(S3Error::NoSuchBucket, None);
+    }
+    ctx.xml(
+        StatusCode::OK,
+        format!("{HEADER}<LocationConstraint xmlns=\"{NS}\"></LocationConstraint>"),
+    )
+}
+
+fn max_keys(ctx: &Ctx<'_>) -> Result<usize, Resp> {
+    match ctx.parsed.param("max-keys") {
+        None => Ok(1000),
+        Some(v) => v
+            .parse::<i64>()
+            .ok()
+            .filter(|n| *n >= 0)
+            .map(|n| n.min(1000) as usize)
+            .ok_or_else(|| {
+                ctx.error(
+                    S3Error::InvalidArgument,
+                    Some("max-keys must be a non-negative integer"),
+                )
+            }),
+    }
+}
+
+fn list_v2(ctx: &Ctx<'_>) -> Resp {
+    let Some(bucket) = ctx.state.store.bucket(&ctx.parsed.bucket) else {
+        return ctx.error(S3Error::NoSuchBucket, None);
+    };
+    let max_keys = match max_keys(ctx) {
+        Ok(n) => n,
+        Err(r) => return r,
+    };
+    let token = ctx.parsed.param("continuation-token");
+    let decoded_token = match token {
+        Some(t) => match hex::decode(t).ok().and_then(|b| String::from_utf8(b).ok()) {
+            Some(k) => Some(k),
+            None => {
+                return ctx.error(
+                    S3Error::InvalidArgument,
+                    Some("The continuation token provided is incorrect"),
+                );
+            }
+        },
+        None => None,
+    };
+    let start_after = ctx.parsed.param("start-after").filter(|s| !s.is_empty());
+    let after = match (&decoded_token, start_after) {
+        (Some(t), _) => Some(t.as_str()),
+        (None, s) => s,
+    };
+    let params = ListParams {
+        prefix: ctx.parsed.param("prefix").unwrap_or(""),
+        delimiter: ctx.parsed.param("delimiter").filter(|d| !d.is_empty()),
+        after,
+        max_keys,
+    };
+    let objects = bucket.read();
+    let page = list::list(&objects, &params);
+    let body = list::v2_xml(
+        &V2Response {
+            bucket: &ctx.parsed.bucket,
+            params: &params,
+            continuation_token: token,
+            start_after,
+            url: ctx.parsed.param("encoding-type") == Some("url"),
+        },
+        &page,
+    );
+    drop(objects);
+    ctx.xml(StatusCode::OK, body)
+}
+
+fn list_v1(ctx: &Ctx<'_>) -> Resp {
+    let Some(bucket) = ctx.state.store.bucket(&ctx.parsed.bucket) else {
+        return ctx.error(S3Error::NoSuchBucket, None);
+    };
+    let max_keys = match max_keys(ctx) {
+        Ok(n) => n,
+        Err(r) => return r,
+    };
+    let marker = ctx.parsed.param("marker").unwrap_or("");
+    let params = ListParams {
+        prefix: ctx.parsed.param("prefix").unwrap_or(""),
+        delimiter: ctx.parsed.param("delimiter").filter(|d| !d.is_empty()),
+        after: (!marker.is_empty()).then_some(marker),
+        max_keys,
+    };
+    let objects = bucket.read();
+    let page = list::list(&objects, &params);
+    let url = ctx.parsed.param("encoding-type") == Some("url");
+    let body = list::v1_xml(&ctx.parsed.bucket, &params, marker, url, &page);
+    drop(objects);
+    ctx.xml(StatusCode::OK, body)
+}
+
+fn user_metadata(headers: &HeaderMap) -> Box<[(Box<str>, Box<str>)]> {
+    headers
+        .iter()
+        .filter_map(|(name, value)| {
+            let n = name.as_str().strip_prefix("x-amz-meta-")?;
+            let v = value.to_str().ok()?;
+            Some((n.into(), v.into()))
+        })
+        .collect()
+}
+
+async fn put_object(ctx: &Ctx<'_>, body: Incoming) -> Resp {
+    if ctx.headers.contains_key("x-amz-copy-source") {
+        return ctx.error(
+            S3Error::NotImplemented,
+            Some("CopyObject is not implemented by the embedded target."),
+        );
+    }
+    let Some(bucket) = ctx.state.store.bucket(&ctx.parsed.bucket) else {
+        // Drain nothing: the connection closes after an error with an unread body.
+        return ctx.error(S3Error::NoSuchBucket, None);
+    };
+    let data = match read_body(ctx, body).await {
+        Ok(d) => d,
+        Err(r) => return r,
+    };
+    let metadata = user_metadata(&ctx.headers);
+    let content_type = ctx
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(Into::into);
+    let size = data.len() as u64;
+    let (etag, data) = match ctx.state.store.storage {
+        Storage::Memory => (Md5::digest(&data).into(), Some(data)),
+        // No bytes kept: a stable stand-in for the MD5, from the size.
+        Storage::SizeOnly => (Md5::digest(size.to_le_bytes()).into(), None),
+    };
+    let object = Object {
+        size,
+        etag,
+        last_modified_ms: now_ms(),
+        content_type,
+        metadata,
+        data,
+    };
+    let etag_header = object.etag_header();
+    bucket
+        .write()
+        .insert(ctx.parsed.key.as_bytes().into(), object);
+    ctx.ok(StatusCode::OK)
+        .header(header::ETAG, etag_header)
+        .body(SimBody::empty())
+        .unwrap_or_else(|_| Response::new(SimBody::empty()))
+}
+
+/// `Range: bytes=a-b | a- | -n` against `size`: `Ok(None)` = whole object,
+/// `Err(())` = unsatisfiable.
+fn parse_range(value: &str, size: u64) -> Result<Option<(u64, u64)>, ()> {
+    let Some(spec) = value.trim().strip_prefix("bytes=") else {
+        return Ok(None);
+    };
+    if spec.contains(',') {
+        // Multiple ranges: S3 answers with the whole object.
+        return Ok(None);
+    }
+    let Some((a, b)) = spec.split_once('-') else {
+        return Ok(None);
+    };
+    let (a, b) = (a.trim(), b.trim());
+    let range = match (a.is_empty(), b.is_empty()) {
+        (true, true) => return Ok(None),
+        (true, false) => {
+            let n: u64 = b.parse().map_err(|_| ())?;
+            if n == 0 || size == 0 {
+                return Err(());
+            }
+            (size.saturating_sub(n), size - 1)
+        }
+        (false, _) => {
+            let start: u64 = a.parse().map_err(|_| ())?;
+            if start >= size {
+                return Err(());
+            }
+            let end = if b.is_empty() {
+                size - 1
+            } else {
+                let e: u64 = b.parse().map_err(|_| ())?;
+                if e < start {
+                    return Ok(None);
+                }
+                e.min(size - 1)
+            };
+            (start, end)
+        }
+    };
+    Ok(Some(range))
+}
+
+fn get_object(ctx: &Ctx<'_>) -> Resp {
+    let Some(bucket) = ctx.state.store.bucket(&ctx.parsed.bucket) else {
+        return ctx.error(S3Error::NoSuchBucket, None);
+    };
+    let objects = bucket.read();
+    let Some(obj) = objects.get(ctx.parsed.key.as_bytes()) else {
+        drop(objects);
+        return ctx.error(S3Error::NoSuchKey, None);
+    };
+    let range = match ctx.headers.get(header::RANGE).and_then(|v| v.to_str().ok()) {
+        Some(r) => match parse_range(r, obj.size) {
+            Ok(r) => r,
+            Err(()) => {
+                let size = obj.size;
+                drop(objects);
+                let mut resp = ctx.error(S3Error::InvalidRange, None);
+                if let Ok(v) = HeaderValue::from_str(&format!("bytes */{size}")) {
+                    resp.headers_mut().insert(header::CONTENT_RANGE, v);
+                }
+                return resp;
+            }
+        },
+        None => None,
+    };
+    let (status, start, len) = match range {
+        Some((a, b)) => (StatusCode::PARTIAL_CONTENT, a, b - a + 1),
+        None => (StatusCode::OK, 0, obj.size),
+    };
+    let mut r = ctx
+        .ok(status)
+        .header(header::CONTENT_LENGTH, len)
+        .header(header::ETAG, obj.etag_header())
+        .header(
+            header::LAST_MODIFIED,
+            httpdate::fmt_http_date(
+                std::time::UNIX_EPOCH + std::time::Duration::from_millis(obj.last_modified_ms),
+            ),
+        )
+        .header(header::ACCEPT_RANGES, "bytes")
+        .header(
+            header::CONTENT_TYPE,
+            obj.content_type.as_deref().unwrap_or("binary/octet-stream"),
+        );
+    if let Some((a, b)) = range {
+        r = r.header(header::CONTENT_RANGE, format!("bytes {a}-{b}/{}", obj.size));
+    }
+    for (k, v) in obj.metadata.iter() {
+        if let Ok(v) = HeaderValue::from_str(v) {
+            r = r.header(format!("x-amz-meta-{k}"), v);
+        }
+    }
+    let body = if ctx.method == Method::HEAD {
+        SimBody::empty()
+    } else {
+        match &obj.data {
+            Some(d) => SimBody::bytes(d.slice(start as usize..(start + len) as usize)),
+            None => SimBody::Zeros(len),
+        }
+    };
+    drop(objects);
+    r.body(body)
+        .unwrap_or_else(|_| Response::new(SimBody::empty()))
+}
+
+fn delete_object(ctx: &Ctx<'_>) -> Resp {
+    let Some(bucket) = ctx.state.store.bucket(&ctx.parsed.bucket) else {
+        return ctx.error(S3Error::NoSuchBucket, None);
+    };
+    bucket.write().remove(ctx.parsed.key.as_bytes());
+    ctx.ok(StatusCode::NO_CONTENT)
+        .body(SimBody::empty())
+        .unwrap_or_else(|_| Response::new(SimBody::empty()))
+}
+
+/// Keys and the Quiet flag of a `<Delete>` document.
+fn parse_delete(xml: &[u8]) -> Result<(Vec<String>, bool), String> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_reader(xml);
+    let mut keys = Vec::new();
+    let mut quiet = false;
+    // Text of the element being read (keys may arrive in pieces around entities).
+    let mut text = String::new();
+    let mut buf = Vec::new();
+    loop {
+        match reader
+            .read_event_into(&mut buf)
+            .map_err(|e| e.to_string())?
+        {
+            Event::Start(_) => text.clear(),
+            Event::Text(t) => text.push_str(&t.decode().map_err(|e| e.to_string())?),
+            Event::GeneralRef(r) => {
+                let name = String::from_utf8_lossy(&r).into_owned();
+                let resolved = match name.as_str() {
+                    "amp" => "&".to_string(),
+                    "lt" => "<".to_string(),
+                    "gt" => ">".to_string(),
+                    "quot" => "\"".to_string(),
+                    "apos" => "'".to_string(),
+                    n => {
+                        let code = n
+                            .strip_prefix("#x")
+                            .and_then(|h| u32::from_str_radix(h, 16).ok())
+                            .or_else(|| n.strip_prefix('#').and_then(|d| d.parse().ok()));
+                        code.and_then(char::from_u32)
+                            .map(String::from)
+                            .ok_or_else(|| format!("unknown entity &{n};"))?
+                    }
+                };
+                text.push_str(&resolved);
+            }
+            Event::End(e) => {
+                match e.local_name().as_ref() {
+                    b"Key" => keys.push(std::mem::take(&mut text)),
+                    b"Quiet" => quiet = text.trim() == "true",
+                    _ => {}
+                }
+                text.clear();
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+        buf.clear();
+    }
+    if keys.len() > 1000 {
+        return Err("DeleteObjects takes at most 1000 keys".into());
+    }
+    Ok((keys, quiet))
+}
+
+async fn delete_objects(ctx: &Ctx<'_>, body: Incoming) -> Resp {
+    let Some(bucket) = ctx.state.store.bucket(&ctx.parsed.bucket) else {
+        return ctx.error(S3Error::NoSuchBucket, None);
+    };
+    let xml = match read_body(ctx, body).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let (keys, quiet) = match parse_delete(&xml) {
+        Ok(k) => k,
+        Err(m) => return ctx.error(S3Error::MalformedXml, Some(&m)),
+    };
+    {
+        let mut objects = bucket.write();
+        for k in &keys {
+            objects.remove(k.as_bytes());
+        }
+    }
+    let mut out = format!("{HEADER}<DeleteResult xmlns=\"{NS}\">");
+    if !quiet {
+        for k in &keys {
+            out.push_str("<Deleted>");
+            element(&mut out, "Key", k);
+            out.push_str("</Deleted>");
+        }
+    }
+    out.push_str("</DeleteResult>");
+    ctx.xml(StatusCode::OK, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_follow_rfc_7233() {
+        assert_eq!(parse_range("bytes=0-9", 100), Ok(Some((0, 9))));
+        assert_eq!(parse_range("bytes=90-", 100), Ok(Some((90, 99))));
+        assert_eq!(parse_range("bytes=-10", 100), Ok(Some((90, 99))));
+        assert_eq!(parse_range("bytes=-500", 100), Ok(Some((0, 99))));
+        assert_eq!(parse_range("bytes=50-500", 100), Ok(Some((50, 99))));
+        assert_eq!(parse_range("bytes=100-", 100), Err(()));
+        assert_eq!(parse_range("bytes=0-0", 0), Err(()));
+        assert_eq!(parse_range("items=1-2", 100), Ok(None));
+    }
+
+    #[test]
+    fn delete_documents_parse() {
+        let xml = b"<Delete xmlns=\"x\"><Quiet>true</Quiet><Object><Key>a&amp;b</Key></Object><Object><Key>c d</Key></Object></Delete>";
+        let (keys, quiet) = parse_delete(xml).unwrap();
+        assert!(quiet);
+        assert_eq!(keys.len(), 2);
+        assert_eq!(keys[1], "c d");
+        assert_eq!(keys[0], "a&b");
+    }
+}

@@ -1,0 +1,329 @@
+//! ListObjects (v1 and v2): an ordered range scan from the marker, prefix filtering,
+//! delimiter grouping into CommonPrefixes, and pages of at most `max-keys` entries.
+//! A page costs what it returns (plus skipped keys inside one common prefix), never a
+//! scan of the whole bucket.
+
+use std::fmt::Write;
+use std::ops::Bound;
+
+use crate::store::{Object, Objects};
+use crate::xml::{HEADER, NS, element, escape, iso8601};
+
+pub struct ListParams<'a> {
+    pub prefix: &'a str,
+    pub delimiter: Option<&'a str>,
+    /// Exclusive: list keys strictly after this one.
+    pub after: Option<&'a str>,
+    pub max_keys: usize,
+}
+
+pub enum Entry<'a> {
+    Object(&'a [u8], &'a Object),
+    Prefix(String),
+}
+
+pub struct Page<'a> {
+    pub entries: Vec<Entry<'a>>,
+    pub truncated: bool,
+    /// The last key or common prefix returned (for markers and tokens).
+    pub last: Option<String>,
+}
+
+/// The smallest byte string greater than every string starting with `prefix`.
+fn prefix_successor(prefix: &[u8]) -> Option<Vec<u8>> {
+    let mut v = prefix.to_vec();
+    while let Some(last) = v.pop() {
+        if last < 0xff {
+            v.push(last + 1);
+            return Some(v);
+        }
+    }
+    None
+}
+
+pub fn list<'a>(objects: &'a Objects, p: &ListParams<'_>) -> Page<'a> {
+    let prefix = p.prefix.as_bytes();
+    let mut start: Vec<u8> = prefix.to_vec();
+    let mut start_excluded = false;
+    if let Some(after) = p.after
+        && after.as_bytes() >= prefix
+    {
+        start = after.as_bytes().to_vec();
+        start_excluded = true;
+    }
+    let mut entries = Vec::new();
+    let mut truncated = false;
+    let mut last = None;
+    let mut cursor: Bound<Vec<u8>> = if start_excluded {
+        Bound::Excluded(start)
+    } else {
+        Bound::Included(start)
+    };
+    'scan: loop {
+        let range =
+            objects.range::<[u8], _>((cursor.as_ref().map(|v| v.as_slice()), Bound::Unbounded));
+        for (key, obj) in range {
+            if !key.starts_with(prefix) {
+                break 'scan;
+            }
+            if entries.len() >= p.max_keys {
+                truncated = true;
+                break 'scan;
+            }
+            if let Some(d) = p.delimiter.filter(|d| !d.is_empty())
+                && let Some(pos) = find(&key[prefix.len()..], d.as_bytes())
+            {
+                let end = prefix.len() + pos + d.len();
+                let common = &key[..end];
+                let text = String::from_utf8_lossy(common).into_owned();
+                // A marker inside this common prefix means it was returned already.
+                let already = p.after.is_some_and(|a| a.as_bytes().starts_with(common));
+                if !already {
+                    last = Some(text.clone());
+                    entries.push(Entry::Prefix(text));
+                }
+                // Jump past every key under this common prefix.
+                match prefix_successor(common) {
+                    Some(next) => {
+                        cursor = Bound::Included(next);
+                        continue 'scan;
+                    }
+                    None => break 'scan,
+                }
+            }
+            last = Some(String::from_utf8_lossy(key).into_owned());
+            entries.push(Entry::Object(key, obj));
+        }
+        break;
+    }
+    Page {
+        entries,
+        truncated,
+        last,
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() || needle.len() > hay.len() {
+        return None;
+    }
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Keys as S3 returns them: raw, or URL-encoded with `encoding-type=url`.
+pub fn encode_key(key: &str, url: bool) -> std::borrow::Cow<'_, str> {
+    if !url {
+        return escape(key);
+    }
+    const SET: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+        .remove(b'-')
+        .remove(b'_')
+        .remove(b'.')
+        .remove(b'~')
+        .remove(b'/');
+    std::borrow::Cow::Owned(percent_encoding::utf8_percent_encode(key, SET).to_string())
+}
+
+fn write_entries(out: &mut String, page: &Page<'_>, url: bool) {
+    let mut prefixes = String::new();
+    for e in &page.entries {
+        match e {
+            Entry::Object(key, obj) => {
+                let key = String::from_utf8_lossy(key);
+                let _ = write!(
+                    out,
+                    "<Contents><Key>{}</Key><LastModified>{}</LastModified><ETag>&quot;{}&quot;</ETag><Size>{}</Size><StorageClass>STANDARD</StorageClass></Contents>",
+                    encode_key(&key, url),
+                    iso8601(obj.last_modified_ms),
+                    hex::encode(obj.etag),
+                    obj.size
+                );
+            }
+            Entry::Prefix(p) => {
+                let _ = write!(
+                    prefixes,
+                    "<CommonPrefixes><Prefix>{}</Prefix></CommonPrefixes>",
+                    encode_key(p, url)
+                );
+            }
+        }
+    }
+    out.push_str(&prefixes);
+}
+
+pub struct V2Response<'a> {
+    pub bucket: &'a str,
+    pub params: &'a ListParams<'a>,
+    pub continuation_token: Option<&'a str>,
+    pub start_after: Option<&'a str>,
+    pub url: bool,
+}
+
+pub fn v2_xml(r: &V2Response<'_>, page: &Page<'_>) -> String {
+    let mut out = String::with_capacity(256 + page.entries.len() * 200);
+    out.push_str(HEADER);
+    let _ = write!(out, "<ListBucketResult xmlns=\"{NS}\">");
+    element(&mut out, "Name", r.bucket);
+    element(&mut out, "Prefix", &encode_key(r.params.prefix, r.url));
+    if let Some(d) = r.params.delimiter {
+        element(&mut out, "Delimiter", &encode_key(d, r.url));
+    }
+    let _ = write!(out, "<MaxKeys>{}</MaxKeys>", r.params.max_keys);
+    let _ = write!(out, "<KeyCount>{}</KeyCount>", page.entries.len());
+    let _ = write!(out, "<IsTruncated>{}</IsTruncated>", page.truncated);
+    if r.url {
+        out.push_str("<EncodingType>url</EncodingType>");
+    }
+    if let Some(t) = r.continuation_token {
+        element(&mut out, "ContinuationToken", t);
+    }
+    if page.truncated
+        && let Some(last) = &page.last
+    {
+        element(
+            &mut out,
+            "NextContinuationToken",
+            &hex::encode(last.as_bytes()),
+        );
+    }
+    if let Some(s) = r.start_after {
+        element(&mut out, "StartAfter", &encode_key(s, r.url));
+    }
+    write_entries(&mut out, page, r.url);
+    out.push_str("</ListBucketResult>");
+    out
+}
+
+pub fn v1_xml(
+    bucket: &str,
+    params: &ListParams<'_>,
+    marker: &str,
+    url: bool,
+    page: &Page<'_>,
+) -> String {
+    let mut out = String::with_capacity(256 + page.entries.len() * 200);
+    out.push_str(HEADER);
+    let _ = write!(out, "<ListBucketResult xmlns=\"{NS}\">");
+    element(&mut out, "Name", bucket);
+    element(&mut out, "Prefix", &encode_key(params.prefix, url));
+    element(&mut out, "Marker", &encode_key(marker, url));
+    if let Some(d) = params.delimiter {
+        element(&mut out, "Delimiter", &encode_key(d, url));
+    }
+    let _ = write!(out, "<MaxKeys>{}</MaxKeys>", params.max_keys);
+    let _ = write!(out, "<IsTruncated>{}</IsTruncated>", page.truncated);
+    if url {
+        out.push_str("<EncodingType>url</EncodingType>");
+    }
+    if page.truncated
+        && params.delimiter.is_some()
+        && let Some(last) = &page.last
+    {
+        element(&mut out, "NextMarker", &encode_key(last, url));
+    }
+    write_entries(&mut out, page, url);
+    out.push_str("</ListBucketResult>");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn objects(keys: &[&str]) -> Objects {
+        keys.iter()
+            .map(|k| {
+                (
+                    k.as_bytes().to_vec().into_boxed_slice(),
+                    Object {
+                        size: 1,
+                        etag: [0; 16],
+                        last_modified_ms: 0,
+                        content_type: None,
+                        metadata: Box::new([]),
+                        data: None,
+                    },
+                )
+            })
+            .collect()
+    }
+
+    fn names(page: &Page<'_>) -> Vec<String> {
+        page.entries
+            .iter()
+            .map(|e| match e {
+                Entry::Object(k, _) => String::from_utf8_lossy(k).into_owned(),
+                Entry::Prefix(p) => format!("P:{p}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn delimiter_groups_and_skips_whole_folders() {
+        let o = objects(&["a/1", "a/2", "a/3", "b", "c/x/1", "c/y", "d"]);
+        let p = ListParams {
+            prefix: "",
+            delimiter: Some("/"),
+            after: None,
+            max_keys: 1000,
+        };
+        assert_eq!(names(&list(&o, &p)), ["P:a/", "b", "P:c/", "d"]);
+        let p = ListParams {
+            prefix: "c/",
+            delimiter: Some("/"),
+            after: None,
+            max_keys: 1000,
+        };
+        assert_eq!(names(&list(&o, &p)), ["P:c/x/", "c/y"]);
+    }
+
+    #[test]
+    fn pages_continue_after_the_last_entry() {
+        let o = objects(&["a/1", "a/2", "b", "c/1", "d"]);
+        let p = ListParams {
+            prefix: "",
+            delimiter: Some("/"),
+            after: None,
+            max_keys: 2,
+        };
+        let first = list(&o, &p);
+        assert_eq!(names(&first), ["P:a/", "b"]);
+        assert!(first.truncated);
+        let p2 = ListParams {
+            prefix: "",
+            delimiter: Some("/"),
+            after: first.last.as_deref(),
+            max_keys: 2,
+        };
+        let second = list(&o, &p2);
+        assert_eq!(names(&second), ["P:c/", "d"]);
+        assert!(!second.truncated);
+        // A marker inside a common prefix does not return that prefix again.
+        let p3 = ListParams {
+            prefix: "",
+            delimiter: Some("/"),
+            after: Some("a/1"),
+            max_keys: 10,
+        };
+        assert_eq!(names(&list(&o, &p3)), ["b", "P:c/", "d"]);
+    }
+
+    #[test]
+    fn prefix_bounds_the_scan() {
+        let o = objects(&["x", "y/1", "y/2", "z"]);
+        let p = ListParams {
+            prefix: "y/",
+            delimiter: None,
+            after: None,
+            max_keys: 1000,
+        };
+        assert_eq!(names(&list(&o, &p)), ["y/1", "y/2"]);
+        let p = ListParams {
+            prefix: "y/",
+            delimiter: None,
+            after: Some("a"),
+            max_keys: 1000,
+        };
+        assert_eq!(names(&list(&o, &p)), ["y/1", "y/2"]);
+    }
+}
