@@ -112,7 +112,7 @@ pub(crate) async fn handle(state: &State, req: http::Request<Incoming>) -> Resp 
     }
 }
 
-async fn read_body(ctx: &Ctx<'_>, body: Incoming) -> Result<Bytes, Resp> {
+async fn read_body(ctx: &Ctx<'_>, body: Incoming) -> Result<Bytes, Box<Resp>> {
     let collected = http_body_util::Limited::new(body, MAX_BODY)
         .collect()
         .await
@@ -136,7 +136,7 @@ async fn read_body(ctx: &Ctx<'_>, body: Incoming) -> Result<Bytes, Resp> {
     if chunked {
         return crate::chunked::decode(&collected)
             .map(Bytes::from)
-            .map_err(|m| ctx.error(S3Error::InvalidArgument, Some(&m)));
+            .map_err(|m| Box::new(ctx.error(S3Error::InvalidArgument, Some(&m))));
     }
     Ok(collected)
 }
@@ -172,7 +172,7 @@ fn list_buckets(ctx: &Ctx<'_>) -> Resp {
 async fn create_bucket(ctx: &Ctx<'_>, body: Incoming) -> Resp {
     // The body (CreateBucketConfiguration) only names a region; read and ignore it.
     if let Err(r) = read_body(ctx, body).await {
-        return r;
+        return *r;
     }
     let name = &ctx.parsed.bucket;
     if !valid_bucket_name(name) {
@@ -219,7 +219,7 @@ fn bucket_location(ctx: &Ctx<'_>) -> Resp {
     )
 }
 
-fn max_keys(ctx: &Ctx<'_>) -> Result<usize, Resp> {
+fn max_keys(ctx: &Ctx<'_>) -> Result<usize, Box<Resp>> {
     match ctx.parsed.param("max-keys") {
         None => Ok(1000),
         Some(v) => v
@@ -228,10 +228,10 @@ fn max_keys(ctx: &Ctx<'_>) -> Result<usize, Resp> {
             .filter(|n| *n >= 0)
             .map(|n| n.min(1000) as usize)
             .ok_or_else(|| {
-                ctx.error(
+                Box::new(ctx.error(
                     S3Error::InvalidArgument,
                     Some("max-keys must be a non-negative integer"),
-                )
+                ))
             }),
     }
 }
@@ -242,7 +242,7 @@ fn list_v2(ctx: &Ctx<'_>) -> Resp {
     };
     let max_keys = match max_keys(ctx) {
         Ok(n) => n,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let token = ctx.parsed.param("continuation-token");
     let decoded_token = match token {
@@ -290,7 +290,7 @@ fn list_v1(ctx: &Ctx<'_>) -> Resp {
     };
     let max_keys = match max_keys(ctx) {
         Ok(n) => n,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let marker = ctx.parsed.param("marker").unwrap_or("");
     let params = ListParams {
@@ -331,7 +331,7 @@ async fn put_object(ctx: &Ctx<'_>, body: Incoming) -> Resp {
     };
     let data = match read_body(ctx, body).await {
         Ok(d) => d,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let metadata = user_metadata(&ctx.headers);
     let content_type = ctx
@@ -541,7 +541,7 @@ async fn delete_objects(ctx: &Ctx<'_>, body: Incoming) -> Resp {
     };
     let xml = match read_body(ctx, body).await {
         Ok(b) => b,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let (keys, quiet) = match parse_delete(&xml) {
         Ok(k) => k,

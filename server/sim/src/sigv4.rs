@@ -131,7 +131,7 @@ pub fn verify(
     let k_service = hmac(&k_region, service.as_bytes());
     let k_signing = hmac(&k_service, b"aws4_request");
     let expected = hex::encode(hmac(&k_signing, string_to_sign.as_bytes()));
-    if expected.as_bytes().len() == auth.signature.len()
+    if expected.len() == auth.signature.len()
         && expected
             .bytes()
             .zip(auth.signature.bytes())

@@ -37,7 +37,6 @@ impl Target {
                         EMBEDDED_ACCESS_KEY.to_string(),
                         EMBEDDED_SECRET_KEY.to_string(),
                     )),
-                    ..Default::default()
                 };
                 let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
                 let handle = keystorm_sim::start(addr, config).await.map_err(|e| {

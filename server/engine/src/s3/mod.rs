@@ -71,7 +71,7 @@ pub struct DeleteManyOutcome {
 /// A shared S3 client; clone is cheap (it shares the connection pool).
 #[derive(Clone)]
 pub enum S3Client {
-    Fast(fast::FastClient),
+    Fast(std::sync::Arc<fast::FastClient>),
     Sdk(sdk::SdkClient),
 }
 
@@ -88,7 +88,7 @@ impl S3Client {
     /// Builds the client the config asks for, with its pool sized to the concurrency.
     pub async fn connect(config: &ClientConfig) -> Result<S3Client, OpError> {
         Ok(match config.kind {
-            ClientKind::Fast => S3Client::Fast(fast::FastClient::new(config)?),
+            ClientKind::Fast => S3Client::Fast(std::sync::Arc::new(fast::FastClient::new(config)?)),
             ClientKind::Sdk => S3Client::Sdk(sdk::SdkClient::new(config).await?),
         })
     }

@@ -35,6 +35,17 @@ pub struct FastClient {
     region: String,
 }
 
+/// One request to send.
+struct Req<'a> {
+    method: Method,
+    bucket: &'a str,
+    key: &'a str,
+    query: &'a [(&'a str, &'a str)],
+    headers: &'a [(&'a str, &'a str)],
+    body: Bytes,
+    what: &'a str,
+}
+
 /// Bodies of error responses are read up to this size (to find the S3 error code).
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
@@ -76,16 +87,16 @@ impl FastClient {
 
     /// Builds, signs and sends one request; retries per the config on 5xx, timeouts
     /// and connection errors. The response comes back with its body unread.
-    async fn send(
-        &self,
-        method: Method,
-        bucket: &str,
-        key: &str,
-        query: &[(&str, &str)],
-        headers: &[(&str, &str)],
-        body: Bytes,
-        what: &str,
-    ) -> Result<Response, OpError> {
+    async fn send(&self, r: Req<'_>) -> Result<Response, OpError> {
+        let Req {
+            method,
+            bucket,
+            key,
+            query,
+            headers,
+            body,
+            what,
+        } = r;
         let uri = self.base.uri(bucket, key, query);
         let mut attempt = 0;
         loop {
@@ -186,7 +197,15 @@ impl FastClient {
             .map(|(n, (_, v))| (n.as_str(), v.as_str()))
             .collect();
         let r = self
-            .send(Method::PUT, bucket, key, &[], &headers, body, "PUT")
+            .send(Req {
+                method: Method::PUT,
+                bucket,
+                key,
+                query: &[],
+                headers: &headers,
+                body,
+                what: "PUT",
+            })
             .await?;
         let r = self.check(r, "PUT").await?;
         // Drain the (empty) body so the connection returns to the pool.
@@ -206,7 +225,15 @@ impl FastClient {
             .map(|r| vec![("range", r)])
             .unwrap_or_default();
         let r = self
-            .send(Method::GET, bucket, key, &[], &headers, Bytes::new(), "GET")
+            .send(Req {
+                method: Method::GET,
+                bucket,
+                key,
+                query: &[],
+                headers: &headers,
+                body: Bytes::new(),
+                what: "GET",
+            })
             .await?;
         let r = self.check(r, "GET").await?;
         let headers_at = start.elapsed();
@@ -242,7 +269,15 @@ impl FastClient {
 
     pub async fn get_object_bytes(&self, bucket: &str, key: &str) -> Result<Bytes, OpError> {
         let r = self
-            .send(Method::GET, bucket, key, &[], &[], Bytes::new(), "GET")
+            .send(Req {
+                method: Method::GET,
+                bucket,
+                key,
+                query: &[],
+                headers: &[],
+                body: Bytes::new(),
+                what: "GET",
+            })
             .await?;
         let r = self.check(r, "GET").await?;
         self.read_body(r, "GET").await
@@ -250,7 +285,15 @@ impl FastClient {
 
     pub async fn head_object(&self, bucket: &str, key: &str) -> Result<HeadOutcome, OpError> {
         let r = self
-            .send(Method::HEAD, bucket, key, &[], &[], Bytes::new(), "HEAD")
+            .send(Req {
+                method: Method::HEAD,
+                bucket,
+                key,
+                query: &[],
+                headers: &[],
+                body: Bytes::new(),
+                what: "HEAD",
+            })
             .await?;
         if !r.status().is_success() {
             return Err(classify::status(r.status().as_u16(), None, "HEAD"));
@@ -281,15 +324,15 @@ impl FastClient {
 
     pub async fn delete_object(&self, bucket: &str, key: &str) -> Result<(), OpError> {
         let r = self
-            .send(
-                Method::DELETE,
+            .send(Req {
+                method: Method::DELETE,
                 bucket,
                 key,
-                &[],
-                &[],
-                Bytes::new(),
-                "DELETE",
-            )
+                query: &[],
+                headers: &[],
+                body: Bytes::new(),
+                what: "DELETE",
+            })
             .await?;
         let r = self.check(r, "DELETE").await?;
         self.read_body(r, "DELETE").await.map(|_| ())
@@ -314,18 +357,18 @@ impl FastClient {
         let md5 =
             base64::engine::general_purpose::STANDARD.encode(md5::Md5::digest(doc.as_bytes()));
         let r = self
-            .send(
-                Method::POST,
+            .send(Req {
+                method: Method::POST,
                 bucket,
-                "",
-                &[("delete", "")],
-                &[
+                key: "",
+                query: &[("delete", "")],
+                headers: &[
                     ("content-md5", md5.as_str()),
                     ("content-type", "application/xml"),
                 ],
-                Bytes::from(doc),
-                "DeleteObjects",
-            )
+                body: Bytes::from(doc),
+                what: "DeleteObjects",
+            })
             .await?;
         let r = self.check(r, "DeleteObjects").await?;
         let body = self.read_body(r, "DeleteObjects").await?;
@@ -360,7 +403,15 @@ impl FastClient {
             query.push(("start-after", s));
         }
         let r = self
-            .send(Method::GET, bucket, "", &query, &[], Bytes::new(), "LIST")
+            .send(Req {
+                method: Method::GET,
+                bucket,
+                key: "",
+                query: &query,
+                headers: &[],
+                body: Bytes::new(),
+                what: "LIST",
+            })
             .await?;
         let r = self.check(r, "LIST").await?;
         let body = self.read_body(r, "LIST").await?;
@@ -377,7 +428,15 @@ impl FastClient {
             Bytes::new()
         };
         let r = self
-            .send(Method::PUT, bucket, "", &[], &[], body, "CreateBucket")
+            .send(Req {
+                method: Method::PUT,
+                bucket,
+                key: "",
+                query: &[],
+                headers: &[],
+                body,
+                what: "CreateBucket",
+            })
             .await?;
         if r.status() == StatusCode::CONFLICT {
             let body = self.read_body(r, "CreateBucket").await?;
@@ -392,15 +451,15 @@ impl FastClient {
 
     pub async fn bucket_exists(&self, bucket: &str) -> Result<bool, OpError> {
         let r = self
-            .send(
-                Method::HEAD,
+            .send(Req {
+                method: Method::HEAD,
                 bucket,
-                "",
-                &[],
-                &[],
-                Bytes::new(),
-                "HeadBucket",
-            )
+                key: "",
+                query: &[],
+                headers: &[],
+                body: Bytes::new(),
+                what: "HeadBucket",
+            })
             .await?;
         match r.status() {
             s if s.is_success() => Ok(true),
@@ -411,15 +470,15 @@ impl FastClient {
 
     pub async fn delete_bucket(&self, bucket: &str) -> Result<(), OpError> {
         let r = self
-            .send(
-                Method::DELETE,
+            .send(Req {
+                method: Method::DELETE,
                 bucket,
-                "",
-                &[],
-                &[],
-                Bytes::new(),
-                "DeleteBucket",
-            )
+                key: "",
+                query: &[],
+                headers: &[],
+                body: Bytes::new(),
+                what: "DeleteBucket",
+            })
             .await?;
         let r = self.check(r, "DeleteBucket").await?;
         self.read_body(r, "DeleteBucket").await.map(|_| ())

@@ -1,0 +1,610 @@
+//! Workload parsing and validation: a full workload becomes the exact plan, defaults
+//! are filled in, and every mistake is reported at its line and column.
+
+use std::time::Duration;
+
+use keystorm_engine::ops::OpKind;
+use keystorm_engine::plan::*;
+use keystorm_engine::s3::ClientKind;
+use keystorm_engine::spec::{SpecError, parse_workload};
+
+const FULL: &str = r#"name: full
+description: every field
+target:
+  endpoint: https://s3.example.com:8443/
+  region: eu-west-1
+  path_style: false
+  client: sdk
+  credentials:
+    env: { access_key: MY_AK, secret_key: MY_SK }
+  tls: { ca_file: ca.pem }
+  timeout: 30s
+  retries: 2
+  checksums: true
+  payload_signing: true
+buckets:
+  prefix: ks-
+  count: 3
+  create: false
+keyspace:
+  seed: 42
+  prefix: data/
+  layout: tree
+  fanout: 8
+  depth: 2
+  key_length: 20
+  existing: 100
+objects:
+  size: {4KiB: 70, 1MiB: 30}
+  content: zero
+  metadata:
+    team: "team-{i%8}"
+before:
+  - { name: fill, op: put, concurrency: 32, until_objects: 1000 }
+rounds:
+  count: 4
+  phases:
+    - { op: put, duration: 10s, warmup: 2s, rate: 500 }
+    - { op: get, operations: 5000, select: { zipf: 1.2 } }
+    - { mix: { get: 70, put: 20, list: 5, delete: 5 }, duration: 1m, page_size: 100, max_error_rate: 0.01 }
+after:
+  - { name: final, op: list }
+  - { op: delete, until_objects: 0, concurrency: 64 }
+cleanup: { objects: true, buckets: true }
+"#;
+
+#[test]
+fn a_full_workload_becomes_the_exact_plan() {
+    let (plan, warnings) = parse_workload(FULL, "full.yaml").unwrap();
+    assert!(warnings.is_empty());
+    assert_eq!(plan.name, "full");
+    let t = &plan.target;
+    assert_eq!(
+        t.endpoint,
+        Endpoint::Url("https://s3.example.com:8443".into())
+    );
+    assert_eq!(t.region, "eu-west-1");
+    assert!(!t.path_style);
+    assert_eq!(t.client, ClientKind::Sdk);
+    assert_eq!(
+        t.credentials,
+        CredentialSource::Env {
+            access_key_var: "MY_AK".into(),
+            secret_key_var: "MY_SK".into(),
+            session_token_var: "AWS_SESSION_TOKEN".into()
+        }
+    );
+    assert_eq!(
+        t.tls.ca_file.as_deref(),
+        Some(std::path::Path::new("ca.pem"))
+    );
+    assert_eq!(t.timeout, Some(Duration::from_secs(30)));
+    assert_eq!(t.retries, 2);
+    assert!(t.checksums && t.payload_signing);
+    assert_eq!(plan.buckets.names, ["ks-0", "ks-1", "ks-2"]);
+    assert!(!plan.buckets.create);
+    assert_eq!(
+        plan.keyspace,
+        KeyspacePlan {
+            seed: 42,
+            prefix: "data/".into(),
+            layout: KeyLayout::Tree {
+                fanout: 8,
+                depth: 2
+            },
+            key_length: 20,
+            existing: 100
+        }
+    );
+    assert_eq!(
+        plan.objects.size,
+        SizeDist::Weighted {
+            choices: vec![(4096, 70), (1 << 20, 30)]
+        }
+    );
+    assert_eq!(plan.objects.content, Content::Zero);
+    assert_eq!(plan.objects.metadata[0].0, "team");
+    assert_eq!(plan.before[0].end, PhaseEnd::UntilObjects(1000));
+    assert_eq!(plan.before[0].concurrency, 32);
+    assert_eq!(plan.rounds.count, 4);
+    let r = &plan.rounds.phases;
+    assert_eq!(r[0].name, "put");
+    assert_eq!(r[0].rate, Some(500.0));
+    assert_eq!(r[0].warmup, Duration::from_secs(2));
+    assert_eq!(r[0].end, PhaseEnd::Duration(Duration::from_secs(10)));
+    assert_eq!(r[1].selection, Selection::Zipf { exponent: 1.2 });
+    assert_eq!(r[1].end, PhaseEnd::Operations(5000));
+    assert_eq!(r[2].name, "mix");
+    assert_eq!(
+        r[2].work,
+        PhaseWork::Mix(vec![
+            (OpKind::Put, 20),
+            (OpKind::Get, 70),
+            (OpKind::List, 5),
+            (OpKind::Delete, 5)
+        ])
+    );
+    assert_eq!(r[2].page_size, 100);
+    assert_eq!(r[2].max_error_rate, Some(0.01));
+    assert_eq!(plan.after[0].end, PhaseEnd::ListOnce);
+    assert_eq!(plan.after[1].end, PhaseEnd::UntilObjects(0));
+    assert_eq!(
+        plan.cleanup,
+        CleanupPlan {
+            objects: true,
+            buckets: true
+        }
+    );
+}
+
+#[test]
+fn defaults_fill_in_what_is_left_out() {
+    let text = "name: d\nbuckets: { name: bkt }\nbefore:\n  - { op: put, operations: 10 }\n";
+    let (plan, _) = parse_workload(text, "d.yaml").unwrap();
+    assert_eq!(
+        plan.target.endpoint,
+        Endpoint::Embedded {
+            storage: EmbeddedStorage::Memory
+        }
+    );
+    assert_eq!(plan.target.client, ClientKind::Fast);
+    assert_eq!(plan.target.retries, 0, "no retries unless asked");
+    assert!(!plan.target.checksums && !plan.target.payload_signing);
+    assert_eq!(plan.target.timeout, Some(Duration::from_secs(60)));
+    assert!(plan.buckets.create);
+    assert_eq!(plan.keyspace.layout, KeyLayout::Random);
+    assert_eq!(plan.keyspace.key_length, 16);
+    assert_eq!(plan.objects.size, SizeDist::Fixed { bytes: 1024 });
+    assert_eq!(plan.before[0].concurrency, 16);
+    assert_eq!(plan.before[0].page_size, 1000);
+    assert_eq!(plan.rounds.count, 0);
+    assert_eq!(plan.cleanup, CleanupPlan::default(), "cleanup is opt-in");
+}
+
+#[test]
+fn size_forms() {
+    let size = |s: &str| {
+        let text = format!(
+            "name: s\nbuckets: {{ name: bkt }}\nobjects: {{ size: {s} }}\nbefore:\n  - {{ op: put, operations: 1 }}\n"
+        );
+        parse_workload(&text, "s.yaml").map(|(p, _)| p.objects.size)
+    };
+    assert_eq!(size("6B").unwrap(), SizeDist::Fixed { bytes: 6 });
+    assert_eq!(size("6").unwrap(), SizeDist::Fixed { bytes: 6 });
+    assert_eq!(
+        size("1KiB-4KiB").unwrap(),
+        SizeDist::Uniform {
+            min: 1024,
+            max: 4096
+        }
+    );
+    assert_eq!(
+        size("\"1.5 MB\"").unwrap(),
+        SizeDist::Fixed { bytes: 1_500_000 }
+    );
+    assert_eq!(
+        size("{1MiB: 30, 4KiB: 70}").unwrap(),
+        SizeDist::Weighted {
+            choices: vec![(4096, 70), (1 << 20, 30)]
+        }
+    );
+}
+
+/// Parses `text` expecting an error at `line`:`column` whose message contains `needle`.
+fn expect_error(text: &str, line: usize, column: usize, needle: &str) {
+    match parse_workload(text, "w.yaml") {
+        Ok(_) => panic!("expected an error containing {needle:?} for:\n{text}"),
+        Err(SpecError::Invalid {
+            file,
+            line: l,
+            column: c,
+            message,
+        }) => {
+            assert_eq!(file, "w.yaml");
+            assert!(
+                message.contains(needle),
+                "message {message:?} lacks {needle:?}"
+            );
+            assert_eq!((l, c), (line, column), "position of {message:?}");
+            let shown = parse_workload(text, "w.yaml").unwrap_err().to_string();
+            assert!(
+                shown.starts_with(&format!("w.yaml:{line}:{column}: ")),
+                "{shown}"
+            );
+            assert!(!shown.contains('\n'), "one line: {shown}");
+        }
+        Err(e) => panic!("unexpected error kind {e}"),
+    }
+}
+
+const HEAD: &str = "name: e\nbuckets: { name: bkt }\n";
+
+#[test]
+fn unknown_fields_are_rejected_where_they_stand() {
+    expect_error(
+        "name: e\nbuckets: { name: bkt }\ncolour: red\n",
+        3,
+        1,
+        "unknown field `colour`",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - op: put\n    operations: 5\n    concurency: 4\n"),
+        6,
+        5,
+        "unknown field `concurency`",
+    );
+    expect_error(
+        &format!("{HEAD}target:\n  endpont: embedded\n"),
+        4,
+        3,
+        "endpont",
+    );
+}
+
+#[test]
+fn yaml_mistakes_are_reported_with_positions() {
+    expect_error("name: a\nname: b\n", 2, 1, "duplicate");
+    expect_error("name: [oops\n", 1, 7, "");
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: put, operations: many }}\n"),
+        4,
+        28,
+        "",
+    );
+    expect_error("", 1, 1, "empty");
+    expect_error("   \n", 1, 1, "empty");
+}
+
+#[test]
+fn sizes_and_weights_are_checked() {
+    expect_error(
+        &format!("{HEAD}objects: {{ size: 4XB }}\n"),
+        3,
+        18,
+        "unknown size unit \"XB\"",
+    );
+    expect_error(
+        &format!("{HEAD}objects: {{ size: 4KiB-1KiB }}\n"),
+        3,
+        18,
+        "minimum is above",
+    );
+    expect_error(
+        &format!("{HEAD}objects: {{ size: 6GiB }}\n"),
+        3,
+        18,
+        "5 GiB",
+    );
+    expect_error(
+        &format!("{HEAD}objects:\n  size: {{4KiB: 0}}\n"),
+        4,
+        9,
+        "must be positive",
+    );
+    expect_error(
+        &format!(
+            "{HEAD}before:\n  - {{ op: put, operations: 9 }}\n  - {{ mix: {{ get: 70, put: -2 }}, duration: 1s }}\n"
+        ),
+        5,
+        28,
+        "weight of put must be positive",
+    );
+    expect_error(
+        &format!(
+            "{HEAD}before:\n  - {{ op: put, operations: 9 }}\n  - {{ mix: {{ get: 1, copy: 2 }}, duration: 1s }}\n"
+        ),
+        5,
+        28,
+        "unknown op \"copy\"",
+    );
+}
+
+#[test]
+fn window_rules_are_enforced() {
+    expect_error(
+        &format!(
+            "{HEAD}before:\n  - {{ op: put, operations: 9 }}\n  - {{ mix: {{ get: 80, put: 5, delete: 15 }}, duration: 1s }}\n"
+        ),
+        5,
+        12,
+        "deletes outrun puts",
+    );
+    expect_error(
+        &format!(
+            "{HEAD}keyspace: {{ existing: 1000 }}\nbefore:\n  - {{ op: put, until_objects: 500 }}\n"
+        ),
+        5,
+        5,
+        "below its current size",
+    );
+    expect_error(
+        &format!(
+            "{HEAD}before:\n  - {{ op: put, until_objects: 100 }}\n  - {{ op: delete, until_objects: 200 }}\n"
+        ),
+        5,
+        5,
+        "drains to 200",
+    );
+    expect_error(
+        &format!(
+            "{HEAD}before:\n  - {{ op: put, until_objects: 100 }}\n  - {{ op: delete, operations: 101 }}\n"
+        ),
+        5,
+        5,
+        "deletes 101",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: get, duration: 5s }}\n"),
+        4,
+        5,
+        "empty keyspace",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: list, until_objects: 5 }}\n"),
+        4,
+        32,
+        "`until_objects` ends `put`",
+    );
+    // Rounds repeat: a fill-to-N after a round that grew the window is refused.
+    expect_error(
+        &format!(
+            "{HEAD}rounds:\n  count: 2\n  phases:\n    - {{ op: put, until_objects: 100 }}\n    - {{ op: put, operations: 50 }}\n"
+        ),
+        6,
+        7,
+        "holds 150",
+    );
+}
+
+#[test]
+fn phases_are_checked() {
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ concurrency: 4 }}\n"),
+        4,
+        5,
+        "needs `op`",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: put, mix: {{ put: 1 }}, duration: 1s }}\n"),
+        4,
+        21,
+        "not both",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: copy, duration: 1s }}\n"),
+        4,
+        11,
+        "unknown op \"copy\"",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: put }}\n"),
+        4,
+        5,
+        "needs an end",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: put, duration: 1s, operations: 3 }}\n"),
+        4,
+        5,
+        "one end",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: put, duration: 5 }}\n"),
+        4,
+        26,
+        "needs a unit",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: put, duration: soon }}\n"),
+        4,
+        26,
+        "not a duration",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: put, duration: 2s, warmup: 2s }}\n"),
+        4,
+        38,
+        "shorter",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: put, operations: 1, concurrency: 0 }}\n"),
+        4,
+        44,
+        "between 1 and",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: put, operations: 1, rate: -5 }}\n"),
+        4,
+        37,
+        "rate",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: put, operations: 1, page_size: 5000 }}\n"),
+        4,
+        42,
+        "page_size",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: put, operations: 1, max_error_rate: 2 }}\n"),
+        4,
+        47,
+        "fraction",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: put, operations: 1, select: uniform }}\n"),
+        4,
+        39,
+        "get or head",
+    );
+    expect_error(
+        &format!(
+            "{HEAD}before:\n  - {{ name: a, op: put, operations: 1 }}\n  - {{ name: a, op: put, operations: 1 }}\n"
+        ),
+        5,
+        5,
+        "used twice",
+    );
+    expect_error(
+        &format!("{HEAD}rounds:\n  count: 0\n  phases:\n    - {{ op: list }}\n"),
+        4,
+        10,
+        "positive",
+    );
+    expect_error(HEAD, 1, 7, "no phases");
+}
+
+#[test]
+fn targets_buckets_and_keyspaces_are_checked() {
+    expect_error(
+        &format!("{HEAD}target: {{ endpoint: s3.example.com }}\nafter: [{{ op: list }}]\n"),
+        3,
+        21,
+        "http://",
+    );
+    expect_error(
+        &format!("{HEAD}target: {{ endpoint: \"http://h/x\" }}\nafter: [{{ op: list }}]\n"),
+        3,
+        21,
+        "without a path",
+    );
+    expect_error(
+        &format!(
+            "{HEAD}target:\n  endpoint: http://h:9000\n  tls: {{ ca_file: ca.pem }}\nafter: [{{ op: list }}]\n"
+        ),
+        5,
+        8,
+        "https://",
+    );
+    expect_error(
+        &format!(
+            "{HEAD}target:\n  endpoint: http://h:9000\n  embedded: {{ storage: memory }}\nafter: [{{ op: list }}]\n"
+        ),
+        5,
+        13,
+        "`embedded` options",
+    );
+    expect_error(
+        &format!("{HEAD}target: {{ client: turbo }}\nafter: [{{ op: list }}]\n"),
+        3,
+        19,
+        "unknown client",
+    );
+    expect_error(
+        "name: e\nbuckets: { name: Bad_Bucket }\nafter: [{ op: list }]\n",
+        2,
+        18,
+        "bad bucket name",
+    );
+    expect_error(
+        "name: e\nbuckets: { names: [abc, abc] }\nafter: [{ op: list }]\n",
+        2,
+        25,
+        "listed twice",
+    );
+    expect_error(
+        "name: e\nbuckets: { name: abc, names: [abd] }\nafter: [{ op: list }]\n",
+        2,
+        10,
+        "exactly one",
+    );
+    expect_error(
+        &format!("{HEAD}keyspace: {{ layout: spiral }}\nafter: [{{ op: list }}]\n"),
+        3,
+        21,
+        "unknown layout",
+    );
+    expect_error(
+        &format!("{HEAD}keyspace: {{ key_length: 8 }}\nafter: [{{ op: list }}]\n"),
+        3,
+        25,
+        "between 12",
+    );
+    expect_error(
+        &format!("{HEAD}keyspace: {{ fanout: 4 }}\nafter: [{{ op: list }}]\n"),
+        3,
+        21,
+        "layout: tree",
+    );
+    expect_error(
+        &format!("{HEAD}keyspace: {{ prefix: /abs }}\nafter: [{{ op: list }}]\n"),
+        3,
+        21,
+        "must not start",
+    );
+    expect_error(
+        &format!("{HEAD}objects:\n  metadata:\n    team: \"t-{{i%0}}\"\nafter: [{{ op: list }}]\n"),
+        5,
+        11,
+        "divides by zero",
+    );
+    expect_error(
+        &format!(
+            "{HEAD}target:\n  credentials: {{ profile: p, env: {{}} }}\nafter: [{{ op: list }}]\n"
+        ),
+        4,
+        16,
+        "exactly one",
+    );
+}
+
+#[test]
+fn inline_secrets_are_allowed_with_a_warning() {
+    let text = format!(
+        "{HEAD}target:\n  endpoint: http://h:1\n  credentials:\n    access_key: AK\n    secret_key: SK\nafter: [{{ op: list }}]\n"
+    );
+    let (plan, warnings) = parse_workload(&text, "w.yaml").unwrap();
+    assert_eq!(warnings.len(), 1);
+    assert_eq!((warnings[0].line, warnings[0].column), (7, 17));
+    assert!(warnings[0].message.contains("inline secret"));
+    let json = serde_json::to_string(&plan).unwrap();
+    assert!(json.contains("\"AK\""), "the access key id may show");
+    assert!(!json.contains("SK"), "the secret never does: {json}");
+}
+
+#[test]
+fn garbage_never_panics() {
+    let inputs = [
+        "\0\0\0",
+        "{",
+        "[",
+        "- - -",
+        "name: \"unterminated",
+        ": :",
+        "name: x\nbuckets: 5\n",
+        "name: x\nbuckets: { name: [a] }\n",
+        "name: x\nbefore: 7\n",
+        "a: &a [*a]\n",
+        "!!binary xyz",
+        "name: x\nbuckets: {name: abc}\nbefore: [{op: put, until_objects: 99999999999999999999999}]\n",
+        "name: x\nbuckets: {name: abc}\nobjects: {size: 1e400}\nafter: [{op: list}]\n",
+        "name: x\nbuckets: {name: abc}\nobjects: {size: \"-\"}\nafter: [{op: list}]\n",
+        "name: x\nbuckets: {name: abc}\nbefore: [{op: get, select: {zipf: -1}, duration: 1s}]\n",
+        "---\nname: a\n---\nname: b\n",
+    ];
+    for text in inputs {
+        assert!(
+            parse_workload(text, "g.yaml").is_err(),
+            "{text:?} was accepted"
+        );
+    }
+}
+
+#[test]
+fn the_example_workloads_are_valid() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../workloads");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "yaml") {
+            let (plan, _, text) = keystorm_engine::spec::load_workload(&path).unwrap();
+            assert!(
+                text.starts_with('#'),
+                "{} opens with a comment",
+                path.display()
+            );
+            assert!(!plan.name.is_empty());
+            n += 1;
+        }
+    }
+    assert!(n >= 3);
+}
