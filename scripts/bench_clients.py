@@ -48,11 +48,11 @@ def run(workload_text, results, label):
         os.unlink(path)
     if out.returncode != 0:
         sys.exit(f"bench run {label} failed:\n{out.stderr}")
-    runs = sorted(
+    runs = [
         (json.load(open(os.path.join(results, d, "manifest.json"))), d)
-        for d in os.listdir(results)
+        for d in sorted(os.listdir(results))
         if os.path.isfile(os.path.join(results, d, "manifest.json"))
-    )
+    ]
     for manifest, d in runs:
         if manifest["labels"].get("bench") == label:
             summary = json.load(open(os.path.join(results, d, "summary.json")))

@@ -10,7 +10,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 /// read exact latency percentiles per round. Workloads are YAML files (see
 /// docs/workload-format.md); results land in RESULTS/<run-id>/.
 #[derive(Debug, Parser)]
-#[command(name = "keystorm", version, propagate_version = true)]
+#[command(
+    name = "keystorm",
+    version,
+    propagate_version = true,
+    after_help = "Exit codes: 0 completed, 1 the run failed or was aborted, 2 bad input (workload or arguments), 130 interrupted (resumable with `keystorm run --resume RUN`)."
+)]
 pub struct Cli {
     /// More log output on stderr (-v info, -vv debug); KEYSTORM_LOG overrides.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
@@ -24,7 +29,7 @@ pub struct Cli {
 pub enum Command {
     /// Run a workload and write its results.
     Run(RunArgs),
-    /// Check a workload file and print its plan; exit 2 with file:line:column on error.
+    /// Check a workload file and summarise its plan; exit 2 with file:line:column on error.
     Validate(ValidateArgs),
     /// List past runs in the results folder.
     Ls(ResultsArgs),
