@@ -62,7 +62,9 @@ impl Target {
                 session_token: None,
             }
         } else {
-            resolve_credentials(&t.credentials)?
+            crate::s3::credentials::resolve(&t.credentials)
+                .await
+                .map_err(|e| RunError::Setup(e.to_string()))?
         };
         let pool_size = super::schedule(plan)
             .iter()
@@ -127,42 +129,4 @@ pub(crate) async fn ensure_buckets(ctx: &RunContext) -> Result<Vec<String>, Stri
         }
     }
     Ok(created)
-}
-
-/// Interim resolution (environment and inline only) until the credentials module lands.
-fn resolve_credentials(
-    source: &crate::plan::CredentialSource,
-) -> Result<crate::s3::Credentials, RunError> {
-    use crate::plan::CredentialSource;
-    let var = |name: &str| {
-        std::env::var(name).map_err(|_| {
-            RunError::Setup(format!(
-                "credentials: environment variable {name} is not set"
-            ))
-        })
-    };
-    match source {
-        CredentialSource::Inline {
-            access_key_id,
-            secret_access_key,
-        } => Ok(crate::s3::Credentials {
-            access_key_id: access_key_id.clone(),
-            secret_access_key: secret_access_key.clone(),
-            session_token: None,
-        }),
-        CredentialSource::Env {
-            access_key_var,
-            secret_key_var,
-            session_token_var,
-        } => Ok(crate::s3::Credentials {
-            access_key_id: var(access_key_var)?,
-            secret_access_key: var(secret_key_var)?,
-            session_token: std::env::var(session_token_var).ok(),
-        }),
-        _ => Ok(crate::s3::Credentials {
-            access_key_id: var("AWS_ACCESS_KEY_ID")?,
-            secret_access_key: var("AWS_SECRET_ACCESS_KEY")?,
-            session_token: std::env::var("AWS_SESSION_TOKEN").ok(),
-        }),
-    }
 }

@@ -7,6 +7,7 @@
 
 mod classify;
 pub mod config;
+pub mod credentials;
 pub mod fast;
 pub mod sdk;
 
