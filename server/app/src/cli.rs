@@ -37,6 +37,41 @@ pub enum Command {
     Show(ShowArgs),
     /// Run the embedded S3 target on its own.
     Sim(SimArgs),
+    /// Serve the web UI and the HTTP API (start runs, watch them live, compare runs).
+    Serve(ServeArgs),
+    /// Print the HTTP API's OpenAPI document (JSON).
+    #[command(hide = true)]
+    Openapi,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 7878)]
+    pub port: u16,
+
+    /// Address to bind. Anything but loopback needs --token (or KEYSTORM_TOKEN).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+
+    /// Bearer token required on every call that changes state or starts load.
+    #[arg(long, env = "KEYSTORM_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+
+    /// Folder of workload YAML files the UI lists and edits.
+    #[arg(long, env = "KEYSTORM_WORKLOADS", default_value = "workloads")]
+    pub workloads: PathBuf,
+
+    /// Start this workload (a name in the workloads folder) as soon as the server is up.
+    #[arg(long, value_name = "NAME")]
+    pub start: Option<String>,
+
+    /// Dev mode: proxy the UI to a Vite dev server (e.g. http://127.0.0.1:5173).
+    #[arg(long, value_name = "URL")]
+    pub ui_dev_url: Option<String>,
+
+    #[command(flatten)]
+    pub results: ResultsArgs,
 }
 
 #[derive(Debug, clap::Args)]

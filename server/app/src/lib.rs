@@ -1,9 +1,11 @@
-//! keystorm's command line: `run`, `validate`, `ls`, `show` and `sim`.
+//! keystorm's command line: `run`, `validate`, `ls`, `show`, `sim` and `serve` (the
+//! HTTP API and web UI in [`api`]).
 //!
 //! `main` stays thin; [`run_cli`] is what tests call. Errors surface as one clear
 //! line on stderr and an exit code: 0 success, 1 a run that failed or was aborted,
 //! 2 bad input (workload, arguments), 130 interrupted.
 
+pub mod api;
 pub mod cli;
 mod commands;
 mod progress;

@@ -72,9 +72,9 @@ fn interval_line(record: &IntervalRecord) -> String {
 }
 
 impl Observer for Progress {
-    fn event(&self, event: &RunEvent) {
+    fn event(&self, _id: u64, event: &RunEvent) {
         match (self.mode, event) {
-            (ProgressMode::Quiet, RunEvent::Warning(w)) => eprintln!("warning: {w}"),
+            (ProgressMode::Quiet, RunEvent::Warning { message }) => eprintln!("warning: {message}"),
             (ProgressMode::Quiet, _) => {}
             (
                 _,
@@ -82,6 +82,7 @@ impl Observer for Progress {
                     run_id,
                     dir,
                     endpoint,
+                    ..
                 },
             ) => {
                 eprintln!("run {run_id} on {endpoint}; results in {}", dir.display());
@@ -165,8 +166,8 @@ impl Observer for Progress {
                 let ops: u64 = rows.iter().map(|r| r.stats.ops).sum();
                 eprintln!("{}: done, {ops} operations", self.phase_label(phase));
             }
-            (_, RunEvent::Warning(w)) => {
-                let text = format!("warning: {w}");
+            (_, RunEvent::Warning { message }) => {
+                let text = format!("warning: {message}");
                 match self.bar().as_ref() {
                     Some(bar) => bar.println(text),
                     None => eprintln!("{text}"),

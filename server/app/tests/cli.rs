@@ -33,7 +33,7 @@ rounds:
 fn help_documents_every_command() {
     let out = keystorm().arg("--help").assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    for cmd in ["run", "validate", "ls", "show", "sim"] {
+    for cmd in ["run", "validate", "ls", "show", "sim", "serve"] {
         assert!(text.contains(cmd), "help lacks {cmd}");
     }
     keystorm()
@@ -185,6 +185,23 @@ fn a_run_prints_its_summary_and_is_listed_and_shown() {
     assert_eq!(manifest["status"], "completed");
     assert_eq!(manifest["labels"]["purpose"], "cli-test");
     assert_eq!(manifest["endpoint"], "embedded");
+}
+
+#[test]
+fn serving_beyond_loopback_needs_a_token() {
+    keystorm()
+        .args(["serve", "--bind", "0.0.0.0", "--port", "0"])
+        .env_remove("KEYSTORM_TOKEN")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--token"));
+    keystorm()
+        .args([
+            "serve", "--bind", "0.0.0.0", "--port", "0", "--token", "short",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("at least 16"));
 }
 
 #[test]

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// One S3 operation a phase can issue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum OpKind {
     Put,

@@ -59,7 +59,7 @@ struct CancelAt {
 }
 
 impl Observer for CancelAt {
-    fn event(&self, event: &RunEvent) {
+    fn event(&self, _id: u64, event: &RunEvent) {
         if let RunEvent::Interval { progress, .. } = event
             && progress.objects >= self.at
         {
@@ -106,4 +106,22 @@ async fn an_interrupted_fill_resumes_with_nothing_skipped() {
     let manifest = keystorm_engine::results::ResultStore::read_manifest(&first.dir).unwrap();
     assert_eq!(manifest.status, RunStatus::Completed);
     assert_eq!(manifest.resumed_at.len(), 1);
+
+    // The event log spans both attempts with contiguous ids: a viewer replaying it
+    // sees the interruption and the resume.
+    let events = std::fs::read_to_string(first.dir.join("events.jsonl")).unwrap();
+    let events: Vec<serde_json::Value> = events
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ids: Vec<u64> = events.iter().map(|e| e["id"].as_u64().unwrap()).collect();
+    assert_eq!(ids, (0..events.len() as u64).collect::<Vec<_>>());
+    let names: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.iter().filter(|n| **n == "started").count(), 2);
+    assert_eq!(names.iter().filter(|n| **n == "finished").count(), 2);
+    assert_eq!(names.last(), Some(&"finished"));
+    assert_eq!(events.last().unwrap()["data"]["status"], "completed");
 }

@@ -128,6 +128,36 @@ async fn a_run_writes_complete_versioned_results() {
         "intervals add up to the phase totals"
     );
 
+    // events.jsonl: the watched run as a log; one interval event per interval line,
+    // one phase_finished per phase, carrying exactly the summary's rows.
+    let events: Vec<serde_json::Value> = std::fs::read_to_string(dir.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("event line parses"))
+        .collect();
+    let count = |name: &str| events.iter().filter(|e| e["event"] == name).count();
+    assert_eq!(events[0]["event"], "started");
+    assert_eq!(count("interval"), intervals.len());
+    assert_eq!(count("phase_started"), count("phase_finished"));
+    assert_eq!(
+        events.last().unwrap()["data"]["status"],
+        "completed",
+        "{:?}",
+        events.last()
+    );
+    let rows_in_events: usize = events
+        .iter()
+        .filter(|e| e["event"] == "phase_finished")
+        .map(|e| e["data"]["rows"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(rows_in_events, summary.rows.len());
+    assert!(
+        !events
+            .iter()
+            .any(|e| e.to_string().contains(&*dir.to_string_lossy())),
+        "no local paths in the event log"
+    );
+
     // histograms.hlog: standard format; merged per tag it gives the summary's numbers.
     let log = std::fs::read(dir.join("histograms.hlog")).unwrap();
     let mut merged: HashMap<String, Histogram<u64>> = HashMap::new();
@@ -153,6 +183,12 @@ async fn a_run_writes_complete_versioned_results() {
     assert_eq!(h.len(), read2.stats.ops);
     assert_eq!(h.value_at_quantile(0.99), read2.stats.latency_us.p99);
     assert_eq!(h.max(), read2.stats.latency_us.max);
+
+    // The library's own per-tag reader gives the same merge.
+    let again =
+        keystorm_engine::results::read_merged(&dir.join("histograms.hlog"), "round.2.read.get")
+            .unwrap();
+    assert_eq!(&again, h);
 }
 
 fn base64_decode(s: &str) -> Vec<u8> {

@@ -2,6 +2,7 @@
 
 mod ls;
 mod run;
+mod serve;
 mod show;
 mod sim;
 mod validate;
@@ -16,6 +17,11 @@ pub async fn dispatch(cli: Cli) -> Result<u8, CliError> {
         Command::Ls(args) => ls::ls(&args),
         Command::Show(args) => show::show(&args),
         Command::Sim(args) => sim::sim(&args).await,
+        Command::Serve(args) => serve::serve(args).await,
+        Command::Openapi => {
+            println!("{}", crate::api::openapi_json());
+            Ok(crate::exit::OK)
+        }
     }
 }
 

@@ -41,16 +41,30 @@ pub struct RunOptions {
     pub command_line: Vec<String>,
 }
 
-/// What observers are told while a run goes.
-#[derive(Debug, Clone)]
+/// What observers are told while a run goes. Every event is also appended to the run's
+/// `events.jsonl` (serialized as `{"id", "event", "data"}`), so a finished run can be
+/// replayed exactly as it was watched.
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(tag = "event", content = "data", rename_all = "snake_case")]
 pub enum RunEvent {
     Started {
         run_id: String,
+        /// The results folder (a local path: kept out of the event log).
+        #[serde(skip)]
+        #[cfg_attr(feature = "openapi", schema(ignore))]
         dir: PathBuf,
         endpoint: String,
+        /// How many phases the run has (before + rounds × round phases + after).
+        phases: usize,
     },
     PhaseStarted {
         phase: PhaseRef,
+        /// 0-based position among all the run's phases.
+        position: usize,
+        /// How the phase ends: `{"duration": "30s"}`, `{"operations": N}`,
+        /// `{"until_objects": N}` or `"list_once"`.
+        #[cfg_attr(feature = "openapi", schema(value_type = Object))]
         end: PhaseEnd,
         concurrency: u32,
         objects: u64,
@@ -64,23 +78,26 @@ pub enum RunEvent {
         phase: PhaseRef,
         rows: Vec<SummaryRow>,
     },
-    Warning(String),
+    Warning {
+        message: String,
+    },
     Finished {
         status: RunStatus,
         error: Option<String>,
     },
 }
 
-/// Receives run events; called from the collector task, so keep it quick.
+/// Receives run events with their id in the run's event log (0, 1, 2, ...); called from
+/// the collector task, so keep it quick.
 pub trait Observer: Send + Sync {
-    fn event(&self, event: &RunEvent);
+    fn event(&self, id: u64, event: &RunEvent);
 }
 
 /// An observer that ignores everything.
 pub struct NoObserver;
 
 impl Observer for NoObserver {
-    fn event(&self, _event: &RunEvent) {}
+    fn event(&self, _id: u64, _event: &RunEvent) {}
 }
 
 /// The end of a run.
@@ -116,8 +133,11 @@ pub(crate) struct RunContext {
 }
 
 impl RunContext {
+    /// Logs the event to `events.jsonl` and tells the observer. A log that cannot be
+    /// written does not stop the run (the interval files are what results rely on).
     pub fn emit(&self, e: RunEvent) {
-        self.observer.event(&e);
+        let id = self.store().write_event(&e);
+        self.observer.event(id, &e);
     }
 
     pub fn store(&self) -> std::sync::MutexGuard<'_, ResultStore> {
@@ -196,7 +216,7 @@ pub async fn run(
             let store = ResultStore::create(
                 &options.results_root,
                 &manifest,
-                workload_text,
+                &crate::spec::redact_secrets(workload_text),
                 &plan,
                 epoch,
             )?;
@@ -221,11 +241,7 @@ pub async fn run(
         }
     };
     let dir = store.dir().to_path_buf();
-    observer.event(&RunEvent::Started {
-        run_id: manifest.run_id.clone(),
-        dir: dir.clone(),
-        endpoint: target.display.clone(),
-    });
+    let phase_count = schedule(&plan).len();
 
     let keyspace = Keyspace::new(&plan.keyspace, &plan.objects, plan.buckets.names.len());
     let ctx = RunContext {
@@ -238,6 +254,12 @@ pub async fn run(
         cancel: cancel.clone(),
         plan,
     };
+    ctx.emit(RunEvent::Started {
+        run_id: manifest.run_id.clone(),
+        dir: dir.clone(),
+        endpoint: target.display.clone(),
+        phases: phase_count,
+    });
 
     let result = run_phases(&ctx, &mut manifest, &mut summary, run_totals, completed).await;
     let (status, error) = match result {
@@ -247,7 +269,9 @@ pub async fn run(
     if status == RunStatus::Completed
         && let Err(e) = cleanup::run(&ctx, &manifest).await
     {
-        ctx.emit(RunEvent::Warning(format!("cleanup: {e}")));
+        ctx.emit(RunEvent::Warning {
+            message: format!("cleanup: {e}"),
+        });
     }
     manifest.status = status;
     manifest.error = error.clone();

@@ -26,6 +26,7 @@ const MIN_ATTEMPTS_FOR_ERROR_RATE: u64 = 20;
 
 /// How far a phase has got, for progress bars and the live view.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PhaseProgress {
     pub elapsed_s: f64,
     /// 0..=1 when the end is known in advance.
@@ -65,7 +66,7 @@ pub(crate) struct PhaseOutcome {
 pub(crate) async fn run(
     ctx: &RunContext,
     scheduled: &ScheduledPhase,
-    _position: usize,
+    position: usize,
 ) -> Result<PhaseOutcome, String> {
     let p = &scheduled.plan;
     let pref = &scheduled.phase_ref;
@@ -74,6 +75,7 @@ pub(crate) async fn run(
     let cpu_at_start = process_cpu_time();
     ctx.emit(RunEvent::PhaseStarted {
         phase: pref.clone(),
+        position,
         end: p.end.clone(),
         concurrency: p.concurrency,
         objects: objects_at_start,
@@ -177,7 +179,9 @@ pub(crate) async fn run(
         }
     }
     for w in warnings {
-        ctx.emit(RunEvent::Warning(format!("phase {}: {w}", pref.name)));
+        ctx.emit(RunEvent::Warning {
+            message: format!("phase {}: {w}", pref.name),
+        });
     }
 
     let client_cpu_s = process_cpu_time()

@@ -62,7 +62,7 @@ impl Target {
                 session_token: None,
             }
         } else {
-            crate::s3::credentials::resolve(&t.credentials)
+            crate::s3::credentials::resolve(&stored_or_default(&t.credentials))
                 .await
                 .map_err(|e| RunError::Setup(e.to_string()))?
         };
@@ -129,4 +129,16 @@ pub(crate) async fn ensure_buckets(ctx: &RunContext) -> Result<Vec<String>, Stri
         }
     }
     Ok(created)
+}
+
+/// A resumed run reads the workload kept with its results, where an inline secret is
+/// redacted: it then signs with the default chain (environment, default profile).
+fn stored_or_default(source: &crate::plan::CredentialSource) -> crate::plan::CredentialSource {
+    use crate::plan::CredentialSource;
+    match source {
+        CredentialSource::Inline {
+            secret_access_key, ..
+        } if secret_access_key == crate::spec::REDACTED => CredentialSource::Default,
+        other => other.clone(),
+    }
 }

@@ -13,6 +13,7 @@ use tokio::sync::Notify;
 
 /// The persisted part of a window: what a checkpoint stores.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WindowState {
     /// First live index.
     pub tail: u64,

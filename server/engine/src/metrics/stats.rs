@@ -116,6 +116,7 @@ impl OpStats {
 
 /// Latency percentiles read from a (merged) histogram, in microseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Percentiles {
     pub min: u64,
     pub mean: f64,
@@ -145,6 +146,7 @@ impl Percentiles {
 
 /// The numbers reported for one operation over a span of time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OpSummary {
     pub ops: u64,
     pub errors: u64,

@@ -8,6 +8,7 @@ use crate::keyspace::WindowState;
 
 /// A phase's place in the workload.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PhaseRef {
     pub section: Section,
     /// 1-based round number for round phases.

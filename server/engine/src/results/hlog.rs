@@ -84,3 +84,39 @@ impl HlogWriter {
         )
     }
 }
+
+/// The merge of every interval histogram tagged `tag` in the log at `path`: exactly the
+/// histogram of that phase × round × operation. Read line by line (constant memory).
+pub fn read_merged(path: &std::path::Path, tag: &str) -> std::io::Result<Histogram<u64>> {
+    use hdrhistogram::serialization::Deserializer;
+    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
+    use std::io::BufRead;
+
+    let file = std::io::BufReader::new(std::fs::File::open(path)?);
+    let mut merged = crate::metrics::new_histogram();
+    let mut deserializer = Deserializer::new();
+    let wanted = format!("Tag={tag},");
+    for line in file.lines() {
+        let mut line = line?;
+        if !line.starts_with(&wanted) {
+            continue;
+        }
+        // The log parser wants whole lines, newline included.
+        line.push('\n');
+        let mut entries = IntervalLogIterator::new(line.as_bytes());
+        let Some(Ok(LogEntry::Interval(h))) = entries.next() else {
+            continue;
+        };
+        let Ok(encoded) = base64::Engine::decode(
+            &base64::engine::general_purpose::STANDARD,
+            h.encoded_histogram(),
+        ) else {
+            continue;
+        };
+        let Ok(hist) = deserializer.deserialize::<u64, _>(&mut encoded.as_slice()) else {
+            continue;
+        };
+        let _ = merged.add(&hist);
+    }
+    Ok(merged)
+}

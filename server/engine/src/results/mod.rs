@@ -9,7 +9,7 @@ mod store;
 mod summary;
 
 pub use checkpoint::{Checkpoint, PhaseRef};
-pub use hlog::{HLOG_FILE, HlogWriter};
+pub use hlog::{HLOG_FILE, HlogWriter, read_merged, tag as hlog_tag};
 pub use manifest::{Manifest, RunStatus};
 pub use store::{ResultStore, ResultsError, find_run, list_runs, new_run_id};
 pub use summary::{IntervalRecord, Section, Summary, SummaryRow, TotalRow, write_csv};
@@ -24,6 +24,9 @@ pub const INTERVALS_FILE: &str = "intervals.jsonl";
 pub const SUMMARY_JSON_FILE: &str = "summary.json";
 pub const SUMMARY_CSV_FILE: &str = "summary.csv";
 pub const CHECKPOINT_FILE: &str = "checkpoint.json";
+pub const EVENTS_FILE: &str = "events.jsonl";
+/// Labels and notes edited after the run (the manifest stays as recorded).
+pub const ANNOTATIONS_FILE: &str = "annotations.json";
 
 /// Seconds since the Unix epoch as an RFC 3339 UTC timestamp.
 pub fn timestamp(t: std::time::SystemTime) -> String {

@@ -10,8 +10,8 @@ use serde::de::DeserializeOwned;
 
 use super::hlog::{HLOG_FILE, HlogWriter, tag};
 use super::{
-    CHECKPOINT_FILE, Checkpoint, INTERVALS_FILE, IntervalRecord, MANIFEST_FILE, Manifest,
-    PLAN_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE, Summary, WORKLOAD_FILE, write_csv,
+    CHECKPOINT_FILE, Checkpoint, EVENTS_FILE, INTERVALS_FILE, IntervalRecord, MANIFEST_FILE,
+    Manifest, PLAN_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE, Summary, WORKLOAD_FILE, write_csv,
 };
 use crate::metrics::IntervalStats;
 
@@ -63,6 +63,8 @@ pub struct ResultStore {
     intervals: BufWriter<File>,
     hlog: BufWriter<File>,
     hlog_writer: HlogWriter,
+    events: BufWriter<File>,
+    next_event_id: u64,
 }
 
 impl ResultStore {
@@ -98,11 +100,15 @@ impl ResultStore {
                 .map(BufWriter::new)
                 .map_err(io_err(&p))
         };
+        // Event ids continue after the events an interrupted run already logged.
+        let next_event_id = count_lines(&dir.join(EVENTS_FILE))?;
         Ok(ResultStore {
             dir: dir.to_path_buf(),
             intervals: open(INTERVALS_FILE)?,
             hlog: open(HLOG_FILE)?,
             hlog_writer: HlogWriter::default(),
+            events: open(EVENTS_FILE)?,
+            next_event_id,
         })
     }
 
@@ -134,7 +140,12 @@ impl ResultStore {
             if s.latency.is_empty() {
                 continue;
             }
-            let tag = tag(&[record.section.as_str(), &round, &record.phase, op.as_str()]);
+            let mut parts = vec![record.section.as_str(), &round, &record.phase, op.as_str()];
+            // Warm-up lines carry their own tag so a phase's merge excludes them.
+            if record.warmup {
+                parts.push("warmup");
+            }
+            let tag = tag(&parts);
             self.hlog_writer
                 .write(
                     &mut self.hlog,
@@ -146,6 +157,30 @@ impl ResultStore {
                 .map_err(io_err(&hp))?;
         }
         self.hlog.flush().map_err(io_err(&hp))
+    }
+
+    /// Appends one event as `{"id": n, "event": ..., "data": ...}` and flushes it;
+    /// returns its id. `event` must serialize as an `event`/`data` tagged object.
+    /// Errors are swallowed (and the id still used): the log is for watching, the
+    /// interval files are what results rely on.
+    pub fn write_event(&mut self, event: &impl Serialize) -> u64 {
+        let id = self.next_event_id;
+        self.next_event_id += 1;
+        let line = match serde_json::to_value(event) {
+            Ok(serde_json::Value::Object(fields)) => {
+                let mut record = serde_json::Map::with_capacity(3);
+                record.insert("id".into(), id.into());
+                record.extend(fields);
+                serde_json::Value::Object(record).to_string()
+            }
+            _ => return id,
+        };
+        let _ = self
+            .events
+            .write_all(line.as_bytes())
+            .and_then(|_| self.events.write_all(b"\n"))
+            .and_then(|_| self.events.flush());
+        id
     }
 
     pub fn write_summary(&self, summary: &Summary) -> Result<(), ResultsError> {
@@ -235,4 +270,16 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
     let tmp = path.with_extension("tmp");
     fs::write(&tmp, bytes).map_err(io_err(&tmp))?;
     fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+/// Lines in a file; 0 when it does not exist yet.
+fn count_lines(path: &Path) -> Result<u64, ResultsError> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(bytes.iter().filter(|b| **b == b'\n').count() as u64),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+        Err(e) => Err(ResultsError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        }),
+    }
 }

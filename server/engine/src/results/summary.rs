@@ -10,6 +10,7 @@ use crate::ops::OpKind;
 
 /// Where a phase sits in the workload.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Section {
     Before,
@@ -29,6 +30,7 @@ impl Section {
 
 /// One operation of one phase of one round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SummaryRow {
     pub section: Section,
     pub round: Option<u32>,
@@ -47,6 +49,7 @@ pub struct SummaryRow {
 
 /// `summary.json`: every finished phase's rows, and per-operation totals of the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Summary {
     pub format_version: u32,
     pub run_id: String,
@@ -56,6 +59,7 @@ pub struct Summary {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TotalRow {
     pub op: OpKind,
     pub duration_s: f64,
@@ -65,6 +69,7 @@ pub struct TotalRow {
 
 /// One line of `intervals.jsonl`: one second of one phase.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct IntervalRecord {
     pub section: Section,
     pub round: Option<u32>,

@@ -2,6 +2,7 @@
 //! a [`Plan`]. Every error names the file, line and column and says what is wrong.
 
 mod raw;
+mod redact;
 mod template;
 mod validate;
 
@@ -9,6 +10,7 @@ use std::path::Path;
 
 use crate::plan::Plan;
 
+pub use redact::{REDACTED, redact_secrets};
 pub use template::parse_template;
 
 /// A workload that could not be turned into a plan.

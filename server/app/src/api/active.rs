@@ -1,0 +1,199 @@
+//! The run the server is driving (one at a time): starting it, telling it to stop,
+//! and what the live stream and `/metrics` need to know about it.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use keystorm_engine::executor::{self, Observer, RunEvent, RunOptions};
+use keystorm_engine::plan::Plan;
+use tokio::sync::{oneshot, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::error::ApiError;
+use super::hub::{Hub, LiveEvent};
+use super::prometheus::LiveMetrics;
+
+/// The run in progress.
+#[derive(Clone)]
+pub struct ActiveRun {
+    /// `None` while the run is being set up (no results folder yet).
+    pub run_id: Option<String>,
+    pub cancel: CancellationToken,
+    pub hub: Hub,
+    done: watch::Receiver<bool>,
+}
+
+#[derive(Default)]
+pub struct Active {
+    slot: Mutex<Option<ActiveRun>>,
+}
+
+/// What a start request asks for, already validated.
+pub struct StartRequest {
+    pub plan: Plan,
+    pub text: String,
+    pub options: RunOptions,
+}
+
+impl Active {
+    pub fn current(&self) -> Option<ActiveRun> {
+        self.lock().clone()
+    }
+
+    /// The live hub of `run_id` if that run is the one going.
+    pub fn hub_of(&self, run_id: &str) -> Option<Hub> {
+        self.lock()
+            .as_ref()
+            .filter(|a| a.run_id.as_deref() == Some(run_id))
+            .map(|a| a.hub.clone())
+    }
+
+    pub fn is_running(&self, run_id: &str) -> bool {
+        self.hub_of(run_id).is_some()
+    }
+
+    /// Starts a run; returns its id once its results folder exists.
+    pub async fn start(
+        self: &Arc<Self>,
+        request: StartRequest,
+        metrics: Arc<LiveMetrics>,
+    ) -> Result<String, ApiError> {
+        let cancel = CancellationToken::new();
+        let hub = Hub::default();
+        let (done_tx, done_rx) = watch::channel(false);
+        {
+            let mut slot = self.lock();
+            if let Some(a) = slot.as_ref() {
+                return Err(ApiError::conflict(
+                    "run_in_progress",
+                    match &a.run_id {
+                        Some(id) => format!(
+                            "run {id} is still going; stop it or wait for it to finish (one run at a time)"
+                        ),
+                        None => "another run is starting; wait for it or stop it".to_string(),
+                    },
+                ));
+            }
+            *slot = Some(ActiveRun {
+                run_id: None,
+                cancel: cancel.clone(),
+                hub: hub.clone(),
+                done: done_rx,
+            });
+        }
+        let (started_tx, started_rx) = oneshot::channel();
+        let (failed_tx, failed_rx) = oneshot::channel();
+        let observer = Arc::new(ServerObserver {
+            hub,
+            metrics,
+            started: Mutex::new(Some(started_tx)),
+        });
+        let me = self.clone();
+        tokio::spawn(async move {
+            let outcome = executor::run(
+                request.plan,
+                &request.text,
+                request.options,
+                observer,
+                cancel,
+            )
+            .await;
+            *me.lock() = None;
+            let _ = done_tx.send(true);
+            if let Err(e) = outcome {
+                let _ = failed_tx.send(e.to_string());
+            }
+        });
+        match started_rx.await {
+            Ok(run_id) => {
+                if let Some(a) = self.lock().as_mut() {
+                    a.run_id = Some(run_id.clone());
+                }
+                Ok(run_id)
+            }
+            // The observer is gone without a start: the run failed during set-up.
+            Err(_) => Err(match failed_rx.await {
+                Ok(message) => cannot_start(message),
+                Err(_) => ApiError::internal("the run ended before it started"),
+            }),
+        }
+    }
+
+    /// Asks the run to stop; it finishes in-flight requests and writes its results.
+    pub fn stop(&self, run_id: &str) -> bool {
+        match self.lock().as_ref() {
+            Some(a) if a.run_id.as_deref() == Some(run_id) => {
+                a.cancel.cancel();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Stops whatever runs and waits until its results are written (server shutdown).
+    pub async fn stop_and_wait(&self) {
+        let Some(active) = self.current() else { return };
+        active.cancel.cancel();
+        let mut done = active.done;
+        let _ = done.wait_for(|d| *d).await;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<ActiveRun>> {
+        self.slot.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+fn cannot_start(message: String) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+        "cannot_start",
+        message,
+    )
+}
+
+/// Forwards the engine's events to the live hub and the Prometheus state, and says
+/// when the results folder exists.
+struct ServerObserver {
+    hub: Hub,
+    metrics: Arc<LiveMetrics>,
+    started: Mutex<Option<oneshot::Sender<String>>>,
+}
+
+impl Observer for ServerObserver {
+    fn event(&self, id: u64, event: &RunEvent) {
+        self.metrics.observe(event);
+        if let Some(live) = LiveEvent::from_run_event(id, event) {
+            self.hub.publish(live);
+        }
+        if let RunEvent::Started { run_id, .. } = event
+            && let Some(tx) = self
+                .started
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take()
+        {
+            let _ = tx.send(run_id.clone());
+        }
+    }
+}
+
+/// Labels given when starting a run, checked like the CLI's `--label`.
+pub fn check_labels(labels: &BTreeMap<String, String>) -> Result<(), ApiError> {
+    for (k, v) in labels {
+        let ok = !k.is_empty()
+            && k.len() <= 64
+            && k.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if !ok {
+            return Err(ApiError::bad_request(format!(
+                "label key {k:?}: 1-64 letters, digits, '-', '_' or '.'"
+            )));
+        }
+        if v.len() > 256 || v.chars().any(char::is_control) {
+            return Err(ApiError::bad_request(format!(
+                "label {k}: the value must be at most 256 printable characters"
+            )));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,104 @@
+//! `GET /api/runs/{id}/distribution`: the latency distribution of one phase × round ×
+//! operation, read from the merge of its interval histograms (exact, never averaged),
+//! at log-spaced percentiles for a "nines" axis.
+
+use axum::Json;
+use axum::extract::{Path as UrlPath, State};
+use hdrhistogram::Histogram;
+use keystorm_engine::results::{HLOG_FILE, hlog_tag, read_merged};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::AppState;
+use super::error::{ApiError, ApiQuery, ApiResult, ErrorBody};
+use super::run_files::run_dir;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DistributionQuery {
+    /// `before`, `round` or `after`.
+    pub section: String,
+    /// Round number (rounds only).
+    pub round: Option<u32>,
+    pub phase: String,
+    /// `put`, `get`, `head`, `list` or `delete`.
+    pub op: String,
+}
+
+#[derive(Debug, Serialize, ToSchema, PartialEq)]
+pub struct DistributionPoint {
+    /// 0 to 100.
+    pub percentile: f64,
+    pub latency_us: u64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Distribution {
+    /// Successful operations in the merged histogram.
+    pub count: u64,
+    pub points: Vec<DistributionPoint>,
+}
+
+/// Points per decade of "nines" (90 %, 99 %, 99.9 % ...).
+const STEPS_PER_NINE: u32 = 10;
+/// Up to 99.9999 %.
+const NINES: u32 = 6;
+
+#[utoipa::path(get, path = "/api/runs/{id}/distribution", operation_id = "run_distribution", tag = "runs",
+    params(("id" = String, Path, description = "run id"), DistributionQuery),
+    responses((status = 200, body = Distribution), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn distribution(
+    State(state): State<AppState>,
+    UrlPath(id): UrlPath<String>,
+    ApiQuery(q): ApiQuery<DistributionQuery>,
+) -> ApiResult<Json<Distribution>> {
+    let dir = run_dir(&state.config.results_dir, &id)?;
+    if !matches!(q.section.as_str(), "before" | "round" | "after") {
+        return Err(ApiError::bad_request(
+            "section is one of before, round, after",
+        ));
+    }
+    if !matches!(q.op.as_str(), "put" | "get" | "head" | "list" | "delete") {
+        return Err(ApiError::bad_request(
+            "op is one of put, get, head, list, delete",
+        ));
+    }
+    let round = match (q.section.as_str(), q.round) {
+        ("round", Some(r)) => r.to_string(),
+        ("round", None) => return Err(ApiError::bad_request("round is needed for section=round")),
+        _ => "-".to_string(),
+    };
+    let tag = hlog_tag(&[&q.section, &round, &q.phase, &q.op]);
+    let path = dir.join(HLOG_FILE);
+    let hist = tokio::task::spawn_blocking(move || read_merged(&path, &tag))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
+        .map_err(|e| ApiError::internal(format!("cannot read the histogram log: {e}")))?;
+    if hist.is_empty() {
+        return Err(ApiError::not_found(format!(
+            "no {} operations recorded for phase {:?} in that section and round",
+            q.op, q.phase
+        )));
+    }
+    Ok(Json(Distribution {
+        count: hist.len(),
+        points: points(&hist),
+    }))
+}
+
+/// Percentiles 0, then log-spaced towards 100 (p = 100·(1 − 10^(−k/STEPS))), then max.
+pub fn points(hist: &Histogram<u64>) -> Vec<DistributionPoint> {
+    let mut out = Vec::new();
+    for k in 0..=(NINES * STEPS_PER_NINE) {
+        let p = 100.0 * (1.0 - 10f64.powf(-(k as f64) / STEPS_PER_NINE as f64));
+        out.push(DistributionPoint {
+            percentile: p,
+            latency_us: hist.value_at_quantile(p / 100.0),
+        });
+    }
+    out.push(DistributionPoint {
+        percentile: 100.0,
+        latency_us: hist.max(),
+    });
+    out
+}

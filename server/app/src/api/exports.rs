@@ -1,0 +1,137 @@
+//! `GET /api/runs/{id}/export/{file}`: the run's files for other tools — summary CSV,
+//! interval CSV, the HdrHistogram log — and a self-contained offline HTML report.
+
+use std::fmt::Write;
+
+use axum::extract::{Path as UrlPath, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use keystorm_engine::results::{HLOG_FILE, IntervalRecord, ResultStore, SUMMARY_CSV_FILE};
+
+use super::AppState;
+use super::error::{ApiError, ApiResult, ErrorBody};
+use super::run_files::{read_summary, run_dir, run_info};
+use super::runs::{IntervalFilter, read_intervals};
+
+#[utoipa::path(get, path = "/api/runs/{id}/export/{file}", operation_id = "export_run_file", tag = "exports",
+    params(("id" = String, Path, description = "run id"),
+        ("file" = String, Path, description = "summary.csv, intervals.csv, histograms.hlog or report.html")),
+    responses((status = 200, description = "the file, as an attachment"),
+        (status = 404, body = ErrorBody)))]
+pub async fn export(
+    State(state): State<AppState>,
+    UrlPath((id, file)): UrlPath<(String, String)>,
+) -> ApiResult<Response> {
+    let dir = run_dir(&state.config.results_dir, &id)?;
+    let (content_type, body): (&str, Vec<u8>) = match file.as_str() {
+        "summary.csv" => (
+            "text/csv; charset=utf-8",
+            read_file(&dir, SUMMARY_CSV_FILE)?,
+        ),
+        "histograms.hlog" => ("text/plain; charset=utf-8", read_file(&dir, HLOG_FILE)?),
+        "intervals.csv" => {
+            let intervals = read_intervals(
+                &dir,
+                &IntervalFilter {
+                    section: None,
+                    round: None,
+                    phase: None,
+                },
+            );
+            (
+                "text/csv; charset=utf-8",
+                intervals_csv(&intervals).into_bytes(),
+            )
+        }
+        "report.html" => {
+            let manifest = ResultStore::read_manifest(&dir)?;
+            let data = serde_json::json!({
+                "info": run_info(&dir, &manifest),
+                "summary": read_summary(&dir),
+                "intervals": read_intervals(&dir, &IntervalFilter { section: None, round: None, phase: None }),
+                "manifest": manifest,
+            });
+            (
+                "text/html; charset=utf-8",
+                super::ui::report(&data)?.into_bytes(),
+            )
+        }
+        other => {
+            return Err(ApiError::not_found(format!(
+                "no export {other:?}: use summary.csv, intervals.csv, histograms.hlog or report.html"
+            )));
+        }
+    };
+    let disposition = format!("attachment; filename=\"{id}-{file}\"");
+    Ok((
+        [
+            (header::CONTENT_TYPE, content_type.to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+fn read_file(dir: &std::path::Path, name: &str) -> ApiResult<Vec<u8>> {
+    std::fs::read(dir.join(name)).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            ApiError::not_found(format!("the run has no {name} yet"))
+        } else {
+            ApiError::internal(format!("cannot read {name}: {e}"))
+        }
+    })
+}
+
+const INTERVALS_CSV_HEADER: &str = "section,round,phase,interval,t_s,duration_s,warmup,tail,head,op,ops,errors,ops_per_sec,bytes,mib_per_sec,keys,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,error_classes";
+
+/// One line per interval × operation, `.` decimals.
+pub fn intervals_csv(intervals: &[IntervalRecord]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{INTERVALS_CSV_HEADER}");
+    for r in intervals {
+        for (op, s) in &r.ops {
+            let l = &s.latency_us;
+            let classes: Vec<String> = s
+                .error_classes
+                .iter()
+                .map(|(c, n)| format!("{c}={n}"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{:.3},{:.3},{},{},{},{},{},{},{:.3},{},{:.3},{},{},{},{},{},{},{}",
+                r.section.as_str(),
+                r.round.map(|n| n.to_string()).unwrap_or_default(),
+                csv_field(&r.phase),
+                r.interval,
+                r.t_s,
+                r.duration_s,
+                r.warmup,
+                r.window.tail,
+                r.window.head,
+                op.as_str(),
+                s.ops,
+                s.errors,
+                s.ops_per_sec,
+                s.bytes,
+                s.mib_per_sec,
+                s.keys,
+                l.p50,
+                l.p90,
+                l.p99,
+                l.p999,
+                l.max,
+                classes.join(";")
+            );
+        }
+    }
+    out
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}

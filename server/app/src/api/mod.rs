@@ -1,0 +1,146 @@
+//! `keystorm serve`: the HTTP API (one module per resource) and the embedded web UI.
+//!
+//! Routes live under `/api`, plus `/metrics` for Prometheus; anything else is the UI.
+//! Every error is JSON (`{error, detail}`); state-changing calls pass the [`security`]
+//! guard; request bodies are capped.
+
+mod active;
+mod distribution;
+mod error;
+mod events;
+mod exports;
+mod hub;
+mod openapi;
+mod prometheus;
+mod run_files;
+mod runs;
+mod security;
+mod ui;
+mod workloads;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::Json;
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::routing::{get, post};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+pub use active::Active;
+pub use error::{ApiError, ErrorBody};
+pub use openapi::openapi_json;
+
+/// Largest request body accepted (workload YAML is far smaller).
+pub const BODY_LIMIT: usize = 1024 * 1024;
+
+/// How the server was started.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    pub workloads_dir: PathBuf,
+    pub results_dir: PathBuf,
+    /// Required on state-changing calls when set (always set off loopback).
+    pub token: Option<String>,
+    /// Dev mode: proxy the UI to this Vite dev server.
+    pub ui_dev_url: Option<String>,
+}
+
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<ServeConfig>,
+    pub active: Arc<Active>,
+    pub metrics: Arc<prometheus::LiveMetrics>,
+}
+
+impl AppState {
+    pub fn new(config: ServeConfig) -> AppState {
+        AppState {
+            config: Arc::new(config),
+            active: Arc::new(Active::default()),
+            metrics: Arc::new(prometheus::LiveMetrics::default()),
+        }
+    }
+}
+
+/// The whole application: API, metrics and UI.
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/status", get(status))
+        .route("/openapi.json", get(openapi::serve))
+        .route("/workloads", get(workloads::list))
+        .route("/workloads/validate", post(workloads::validate))
+        .route(
+            "/workloads/{name}",
+            get(workloads::read).put(workloads::save),
+        )
+        .route("/runs", get(runs::list).post(runs::start))
+        .route(
+            "/runs/{id}",
+            get(runs::read).patch(runs::edit).delete(runs::delete),
+        )
+        .route("/runs/{id}/stop", post(runs::stop))
+        .route("/runs/{id}/events", get(events::stream))
+        .route("/runs/{id}/intervals", get(runs::intervals))
+        .route("/runs/{id}/distribution", get(distribution::distribution))
+        .route("/runs/{id}/export/{file}", get(exports::export))
+        .fallback(api_not_found)
+        .method_not_allowed_fallback(method_not_allowed);
+    Router::new()
+        .nest("/api", api)
+        .route("/metrics", get(prometheus::metrics))
+        .fallback(ui::serve)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            security::guard,
+        ))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .with_state(state)
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Status {
+    pub version: String,
+    /// The run going now, if any.
+    pub running: Option<String>,
+    /// Whether state-changing calls need a bearer token.
+    pub token_required: bool,
+}
+
+#[utoipa::path(get, path = "/api/status", operation_id = "status", tag = "status",
+    responses((status = 200, body = Status)))]
+async fn status(State(state): State<AppState>) -> Json<Status> {
+    Json(Status {
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        running: state.active.current().and_then(|a| a.run_id),
+        token_required: state.config.token.is_some(),
+    })
+}
+
+async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{method} is not allowed on {}", uri.path()),
+    )
+}
+
+async fn api_not_found(uri: axum::http::Uri) -> ApiError {
+    ApiError::not_found(format!("no API route {}", uri.path()))
+}
+
+/// Starts a workload of the workloads folder by name (as `POST /api/runs` does).
+pub async fn start_named(state: &AppState, name: &str) -> Result<String, ApiError> {
+    let (status, Json(started)) = runs::start(
+        State(state.clone()),
+        error::ApiJson(runs::StartRunRequest {
+            workload: Some(name.to_string()),
+            yaml: None,
+            endpoint: None,
+            labels: Default::default(),
+        }),
+    )
+    .await?;
+    debug_assert_eq!(status, axum::http::StatusCode::CREATED);
+    Ok(started.run_id)
+}

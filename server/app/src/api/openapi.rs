@@ -1,0 +1,93 @@
+//! The OpenAPI document of the API, served at `/api/openapi.json` and checked in as
+//! `docs/openapi.json`, from which the web UI's TypeScript types are generated.
+
+use axum::Json;
+use utoipa::OpenApi;
+
+use keystorm_engine::executor::{PhaseProgress, RunEvent};
+use keystorm_engine::keyspace::WindowState;
+use keystorm_engine::metrics::{OpSummary, Percentiles};
+use keystorm_engine::ops::OpKind;
+use keystorm_engine::results::{
+    IntervalRecord, Manifest, PhaseRef, RunStatus, Section, Summary, SummaryRow, TotalRow,
+};
+
+use super::distribution::{Distribution, DistributionPoint};
+use super::error::ErrorBody;
+use super::run_files::{Headline, RunInfo};
+use super::runs::{EditRunRequest, RunDetail, RunStarted, StartRunRequest};
+use super::workloads::{
+    Outline, OutlinePhase, Problem, SaveRequest, ValidateRequest, ValidateResponse, WorkloadInfo,
+    WorkloadText,
+};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "keystorm",
+        description = "Start S3 benchmark runs, watch them live, read and compare their results. See docs/api.md."
+    ),
+    paths(
+        super::status,
+        super::workloads::list,
+        super::workloads::read,
+        super::workloads::validate,
+        super::workloads::save,
+        super::runs::list,
+        super::runs::read,
+        super::runs::start,
+        super::runs::stop,
+        super::runs::edit,
+        super::runs::delete,
+        super::runs::intervals,
+        super::distribution::distribution,
+        super::events::stream,
+        super::exports::export,
+    ),
+    components(schemas(
+        super::Status,
+        ErrorBody,
+        WorkloadInfo,
+        WorkloadText,
+        ValidateRequest,
+        ValidateResponse,
+        Problem,
+        Outline,
+        OutlinePhase,
+        SaveRequest,
+        RunInfo,
+        Headline,
+        RunDetail,
+        StartRunRequest,
+        RunStarted,
+        EditRunRequest,
+        Distribution,
+        DistributionPoint,
+        Manifest,
+        RunStatus,
+        Summary,
+        SummaryRow,
+        TotalRow,
+        Section,
+        OpKind,
+        OpSummary,
+        Percentiles,
+        IntervalRecord,
+        WindowState,
+        PhaseRef,
+        PhaseProgress,
+        RunEvent,
+    ))
+)]
+struct ApiDoc;
+
+/// The document as pretty JSON (what `docs/openapi.json` holds).
+pub fn openapi_json() -> String {
+    ApiDoc::openapi()
+        .to_pretty_json()
+        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+pub async fn serve() -> Json<serde_json::Value> {
+    Json(serde_json::to_value(ApiDoc::openapi()).unwrap_or_default())
+}

@@ -1,0 +1,148 @@
+//! `/metrics` in the Prometheus text format, for Grafana users: counters of the run
+//! the server drives (or drove last), per phase, round and operation, and the latency
+//! quantiles of the last interval. State is one entry per phase × round × operation.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::Mutex;
+
+use axum::extract::State;
+use axum::http::header;
+use axum::response::IntoResponse;
+use keystorm_engine::executor::RunEvent;
+
+use super::AppState;
+
+#[derive(Default, Clone)]
+struct Series {
+    ops: u64,
+    bytes: u64,
+    errors: BTreeMap<String, u64>,
+    /// (quantile, microseconds) of the last interval with operations.
+    quantiles: Vec<(&'static str, u64)>,
+}
+
+#[derive(Default)]
+struct State0 {
+    run: Option<String>,
+    running: bool,
+    /// (section, round, phase, op) → counters.
+    series: BTreeMap<(String, String, String, String), Series>,
+}
+
+#[derive(Default)]
+pub struct LiveMetrics {
+    state: Mutex<State0>,
+}
+
+impl LiveMetrics {
+    pub fn observe(&self, event: &RunEvent) {
+        let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        match event {
+            RunEvent::Started { run_id, .. } => {
+                if s.run.as_deref() != Some(run_id) {
+                    s.series.clear();
+                }
+                s.run = Some(run_id.clone());
+                s.running = true;
+            }
+            RunEvent::Interval { record, .. } => {
+                let round = record.round.map(|r| r.to_string()).unwrap_or_default();
+                for (op, o) in &record.ops {
+                    let key = (
+                        record.section.as_str().to_string(),
+                        round.clone(),
+                        record.phase.clone(),
+                        op.as_str().to_string(),
+                    );
+                    let e = s.series.entry(key).or_default();
+                    e.ops += o.ops;
+                    e.bytes += o.bytes;
+                    for (class, n) in &o.error_classes {
+                        *e.errors.entry(class.clone()).or_insert(0) += n;
+                    }
+                    if o.ops > 0 {
+                        let l = &o.latency_us;
+                        e.quantiles = vec![
+                            ("0.5", l.p50),
+                            ("0.9", l.p90),
+                            ("0.99", l.p99),
+                            ("0.999", l.p999),
+                            ("1", l.max),
+                        ];
+                    }
+                }
+            }
+            RunEvent::Finished { .. } => s.running = false,
+            _ => {}
+        }
+    }
+
+    pub fn render(&self) -> String {
+        let s = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out = String::new();
+        let run = s.run.clone().unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "# HELP keystorm_run_running 1 while a run is going.\n# TYPE keystorm_run_running gauge\nkeystorm_run_running{{run=\"{}\"}} {}",
+            escape(&run),
+            u8::from(s.running)
+        );
+        let labels = |(section, round, phase, op): &(String, String, String, String)| {
+            format!(
+                "run=\"{}\",section=\"{}\",round=\"{}\",phase=\"{}\",op=\"{}\"",
+                escape(&run),
+                escape(section),
+                escape(round),
+                escape(phase),
+                escape(op)
+            )
+        };
+        out.push_str("# HELP keystorm_ops_total Successful operations (LIST: pages).\n# TYPE keystorm_ops_total counter\n");
+        for (k, v) in &s.series {
+            let _ = writeln!(out, "keystorm_ops_total{{{}}} {}", labels(k), v.ops);
+        }
+        out.push_str("# HELP keystorm_bytes_total Payload bytes sent or received.\n# TYPE keystorm_bytes_total counter\n");
+        for (k, v) in &s.series {
+            let _ = writeln!(out, "keystorm_bytes_total{{{}}} {}", labels(k), v.bytes);
+        }
+        out.push_str("# HELP keystorm_errors_total Failed operations by class.\n# TYPE keystorm_errors_total counter\n");
+        for (k, v) in &s.series {
+            for (class, n) in &v.errors {
+                let _ = writeln!(
+                    out,
+                    "keystorm_errors_total{{{},class=\"{}\"}} {n}",
+                    labels(k),
+                    escape(class)
+                );
+            }
+        }
+        out.push_str("# HELP keystorm_latency_us Latency quantiles of the last interval, microseconds.\n# TYPE keystorm_latency_us gauge\n");
+        for (k, v) in &s.series {
+            for (q, value) in &v.quantiles {
+                let _ = writeln!(
+                    out,
+                    "keystorm_latency_us{{{},quantile=\"{q}\"}} {value}",
+                    labels(k)
+                );
+            }
+        }
+        out
+    }
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    (
+        [(
+            header::CONTENT_TYPE,
+            "text/plain; version=0.0.4; charset=utf-8",
+        )],
+        state.metrics.render(),
+    )
+}

@@ -1,0 +1,255 @@
+//! `/api/runs`: past and current runs — list, read, start, stop, annotate, delete —
+//! and the per-second series of a run.
+
+use std::collections::BTreeMap;
+
+use axum::Json;
+use axum::extract::{Path as UrlPath, State};
+use axum::http::StatusCode;
+use keystorm_engine::executor::RunOptions;
+use keystorm_engine::results::{
+    INTERVALS_FILE, IntervalRecord, Manifest, ResultStore, Summary, WORKLOAD_FILE, list_runs,
+};
+use keystorm_engine::spec::{SpecError, parse_workload};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::AppState;
+use super::active::{StartRequest, check_labels};
+use super::error::{ApiError, ApiJson, ApiQuery, ApiResult, ErrorBody};
+use super::run_files::{
+    RunInfo, read_annotations, read_summary, run_dir, run_info, write_annotations,
+};
+use super::workloads::{problem_of, read_workload};
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RunDetail {
+    pub info: RunInfo,
+    pub manifest: Manifest,
+    /// Null until the first phase finished.
+    pub summary: Option<Summary>,
+    /// The workload as given (inline secrets redacted).
+    pub workload_text: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StartRunRequest {
+    /// A workload of the workloads folder, by name.
+    pub workload: Option<String>,
+    /// Workload YAML text.
+    pub yaml: Option<String>,
+    /// Use this endpoint instead of the workload's.
+    pub endpoint: Option<String>,
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RunStarted {
+    pub run_id: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EditRunRequest {
+    pub labels: Option<BTreeMap<String, String>>,
+    pub notes: Option<String>,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct IntervalFilter {
+    /// `before`, `round` or `after`.
+    pub section: Option<String>,
+    pub round: Option<u32>,
+    pub phase: Option<String>,
+}
+
+#[utoipa::path(get, path = "/api/runs", operation_id = "list_runs", tag = "runs",
+    responses((status = 200, body = [RunInfo])))]
+pub async fn list(State(state): State<AppState>) -> ApiResult<Json<Vec<RunInfo>>> {
+    let mut runs: Vec<RunInfo> = list_runs(&state.config.results_dir)?
+        .iter()
+        .map(|(dir, m)| run_info(dir, m))
+        .collect();
+    runs.reverse();
+    Ok(Json(runs))
+}
+
+#[utoipa::path(get, path = "/api/runs/{id}", operation_id = "read_run", tag = "runs",
+    params(("id" = String, Path, description = "run id")),
+    responses((status = 200, body = RunDetail), (status = 404, body = ErrorBody)))]
+pub async fn read(
+    State(state): State<AppState>,
+    UrlPath(id): UrlPath<String>,
+) -> ApiResult<Json<RunDetail>> {
+    let dir = run_dir(&state.config.results_dir, &id)?;
+    let manifest = ResultStore::read_manifest(&dir)?;
+    Ok(Json(RunDetail {
+        info: run_info(&dir, &manifest),
+        summary: read_summary(&dir),
+        // Stored redacted by the engine; redacted again for folders from elsewhere.
+        workload_text: keystorm_engine::spec::redact_secrets(
+            &std::fs::read_to_string(dir.join(WORKLOAD_FILE)).unwrap_or_default(),
+        ),
+        manifest,
+    }))
+}
+
+#[utoipa::path(post, path = "/api/runs", operation_id = "start_run", tag = "runs",
+    request_body = StartRunRequest,
+    responses((status = 201, body = RunStarted), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn start(
+    State(state): State<AppState>,
+    ApiJson(req): ApiJson<StartRunRequest>,
+) -> ApiResult<(StatusCode, Json<RunStarted>)> {
+    check_labels(&req.labels)?;
+    let (text, file) = match (&req.workload, &req.yaml) {
+        (Some(name), None) => {
+            let (path, text) = read_workload(&state.config.workloads_dir, name)?;
+            (text, Some(path.display().to_string()))
+        }
+        (None, Some(yaml)) => (yaml.clone(), None),
+        _ => {
+            return Err(ApiError::bad_request(
+                "give exactly one of `workload` (a name) or `yaml` (workload text)",
+            ));
+        }
+    };
+    if let Some(e) = &req.endpoint
+        && !(e.starts_with("http://") || e.starts_with("https://"))
+    {
+        return Err(ApiError::bad_request(format!(
+            "endpoint {e:?} must start with http:// or https://"
+        )));
+    }
+    let (plan, _warnings) =
+        parse_workload(&text, file.as_deref().unwrap_or("workload")).map_err(|e: SpecError| {
+            let p = problem_of(&e);
+            ApiError::invalid_workload(p.line, p.column, p.message)
+        })?;
+    let mut command_line = vec![
+        "keystorm".to_string(),
+        "run".to_string(),
+        file.clone().unwrap_or_else(|| WORKLOAD_FILE.to_string()),
+    ];
+    if let Some(e) = &req.endpoint {
+        command_line.extend(["--endpoint".to_string(), e.clone()]);
+    }
+    for (k, v) in &req.labels {
+        command_line.extend(["--label".to_string(), format!("{k}={v}")]);
+    }
+    let options = RunOptions {
+        results_root: state.config.results_dir.clone(),
+        labels: req.labels.clone(),
+        endpoint_override: req.endpoint.clone(),
+        resume: None,
+        workload_file: file,
+        command_line,
+    };
+    let run_id = state
+        .active
+        .start(
+            StartRequest {
+                plan,
+                text,
+                options,
+            },
+            state.metrics.clone(),
+        )
+        .await?;
+    Ok((StatusCode::CREATED, Json(RunStarted { run_id })))
+}
+
+#[utoipa::path(post, path = "/api/runs/{id}/stop", operation_id = "stop_run", tag = "runs",
+    params(("id" = String, Path, description = "run id")),
+    responses((status = 202, body = RunStarted), (status = 409, body = ErrorBody)))]
+pub async fn stop(
+    State(state): State<AppState>,
+    UrlPath(id): UrlPath<String>,
+) -> ApiResult<(StatusCode, Json<RunStarted>)> {
+    run_dir(&state.config.results_dir, &id)?;
+    if state.active.stop(&id) {
+        Ok((StatusCode::ACCEPTED, Json(RunStarted { run_id: id })))
+    } else {
+        Err(ApiError::conflict(
+            "not_running",
+            format!("run {id} is not going; there is nothing to stop"),
+        ))
+    }
+}
+
+#[utoipa::path(patch, path = "/api/runs/{id}", operation_id = "edit_run", tag = "runs",
+    params(("id" = String, Path, description = "run id")),
+    request_body = EditRunRequest,
+    responses((status = 200, body = RunInfo), (status = 404, body = ErrorBody)))]
+pub async fn edit(
+    State(state): State<AppState>,
+    UrlPath(id): UrlPath<String>,
+    ApiJson(req): ApiJson<EditRunRequest>,
+) -> ApiResult<Json<RunInfo>> {
+    let dir = run_dir(&state.config.results_dir, &id)?;
+    let mut a = read_annotations(&dir);
+    if let Some(labels) = req.labels {
+        check_labels(&labels)?;
+        a.labels = Some(labels);
+    }
+    if let Some(notes) = req.notes {
+        if notes.len() > 64 * 1024 {
+            return Err(ApiError::bad_request("notes are limited to 64 KiB"));
+        }
+        a.notes = notes;
+    }
+    write_annotations(&dir, &a)?;
+    let manifest = ResultStore::read_manifest(&dir)?;
+    Ok(Json(run_info(&dir, &manifest)))
+}
+
+#[utoipa::path(delete, path = "/api/runs/{id}", operation_id = "delete_run", tag = "runs",
+    params(("id" = String, Path, description = "run id")),
+    responses((status = 204), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
+pub async fn delete(
+    State(state): State<AppState>,
+    UrlPath(id): UrlPath<String>,
+) -> ApiResult<StatusCode> {
+    let dir = run_dir(&state.config.results_dir, &id)?;
+    if state.active.is_running(&id) {
+        return Err(ApiError::conflict(
+            "run_in_progress",
+            format!("run {id} is still going; stop it before deleting its results"),
+        ));
+    }
+    std::fs::remove_dir_all(&dir)
+        .map_err(|e| ApiError::internal(format!("cannot delete run {id}: {e}")))?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(get, path = "/api/runs/{id}/intervals", operation_id = "run_intervals", tag = "runs",
+    params(("id" = String, Path, description = "run id"), IntervalFilter),
+    responses((status = 200, body = [IntervalRecord]), (status = 404, body = ErrorBody)))]
+pub async fn intervals(
+    State(state): State<AppState>,
+    UrlPath(id): UrlPath<String>,
+    ApiQuery(filter): ApiQuery<IntervalFilter>,
+) -> ApiResult<Json<Vec<IntervalRecord>>> {
+    let dir = run_dir(&state.config.results_dir, &id)?;
+    Ok(Json(read_intervals(&dir, &filter)))
+}
+
+/// The interval lines matching `filter`; torn lines (a killed run) are skipped.
+pub fn read_intervals(dir: &std::path::Path, filter: &IntervalFilter) -> Vec<IntervalRecord> {
+    let text = std::fs::read_to_string(dir.join(INTERVALS_FILE)).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<IntervalRecord>(l).ok())
+        .filter(|r| {
+            filter
+                .section
+                .as_deref()
+                .is_none_or(|s| r.section.as_str() == s)
+                && filter.round.is_none_or(|n| r.round == Some(n))
+                && filter.phase.as_deref().is_none_or(|p| r.phase == p)
+        })
+        .collect()
+}

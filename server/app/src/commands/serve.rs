@@ -1,0 +1,57 @@
+//! `keystorm serve`: the HTTP API and web UI until Ctrl-C; a run in progress is then
+//! stopped cleanly (its results written) before the server exits.
+
+use std::net::SocketAddr;
+
+use crate::api::{AppState, ServeConfig, router};
+use crate::cli::ServeArgs;
+use crate::{CliError, exit};
+
+pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
+    let token = args.token.filter(|t| !t.is_empty());
+    if !args.bind.is_loopback() && token.is_none() {
+        return Err(CliError::bad_input(format!(
+            "binding to {} exposes the API beyond this machine: set --token (or KEYSTORM_TOKEN) \
+             so that only holders of the token can start load",
+            args.bind
+        )));
+    }
+    if token.as_ref().is_some_and(|t| t.len() < 16) {
+        return Err(CliError::bad_input(
+            "the token must be at least 16 characters",
+        ));
+    }
+    let state = AppState::new(ServeConfig {
+        workloads_dir: args.workloads.clone(),
+        results_dir: args.results.results.clone(),
+        token,
+        ui_dev_url: args.ui_dev_url.clone(),
+    });
+    let addr = SocketAddr::new(args.bind, args.port);
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| CliError::failed(format!("cannot listen on {addr}: {e}")))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| CliError::failed(e.to_string()))?;
+    // One line that scripts can wait for and parse.
+    println!("keystorm serving http://{local}");
+
+    if let Some(name) = &args.start {
+        crate::api::start_named(&state, name)
+            .await
+            .map_err(|e| CliError::failed(format!("cannot start {name}: {}", e.body.detail)))?;
+    }
+
+    let active = state.active.clone();
+    let app = router(state);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            super::run::shutdown_signal().await;
+            eprintln!("stopping: letting the current run write its results");
+            active.stop_and_wait().await;
+        })
+        .await
+        .map_err(|e| CliError::failed(format!("server error: {e}")))?;
+    Ok(exit::OK)
+}

@@ -1,0 +1,599 @@
+//! The HTTP API against a real server on loopback and the embedded target: every
+//! endpoint, bad input (always JSON 4xx), path traversal, the one-run-at-a-time 409,
+//! the live stream with replay, the token and cross-site guards, and that no secret
+//! ever comes back.
+
+mod api_support;
+
+use api_support::{LONG_WORKLOAD, Server, rounds_workload};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workloads_are_listed_read_validated_and_saved() {
+    let s = Server::start().await;
+    let list = s.get("/api/workloads").await;
+    assert_eq!(list.status, 200);
+    let names: Vec<String> = list
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["long", "rounds"]);
+
+    let one = s.get("/api/workloads/rounds").await;
+    assert_eq!(one.status, 200);
+    assert_eq!(one.json()["text"], rounds_workload("rounds", 3));
+    assert_eq!(s.get("/api/workloads/nope").await.error_code(), "not_found");
+
+    // Validation: 200 either way; errors carry line and column.
+    let ok = s
+        .post(
+            "/api/workloads/validate",
+            json!({"text": rounds_workload("x", 2)}),
+        )
+        .await
+        .json();
+    assert_eq!(ok["valid"], true);
+    assert_eq!(ok["outline"]["rounds"], 2);
+    assert_eq!(ok["outline"]["phases"].as_array().unwrap().len(), 3);
+    let bad = s
+        .post(
+            "/api/workloads/validate",
+            json!({"text": "name: x\nbuckets: { names: [abc] }\nobjects: { size: 12XB }\n"}),
+        )
+        .await;
+    assert_eq!(bad.status, 200);
+    let bad = bad.json();
+    assert_eq!(bad["valid"], false);
+    assert_eq!(bad["errors"][0]["line"], 3);
+    assert!(bad["errors"][0]["column"].as_u64().unwrap() > 1);
+
+    // Saving: created, then 409 without overwrite, then replaced with it.
+    let text = rounds_workload("saved", 1);
+    let r = s.put("/api/workloads/saved", json!({"text": text})).await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    assert_eq!(
+        std::fs::read_to_string(s.workloads().join("saved.yaml")).unwrap(),
+        text
+    );
+    let again = s.put("/api/workloads/saved", json!({"text": text})).await;
+    assert_eq!((again.status, again.error_code().as_str()), (409, "exists"));
+    let text2 = rounds_workload("saved", 2);
+    let r = s
+        .put(
+            "/api/workloads/saved",
+            json!({"text": text2, "overwrite": true}),
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        std::fs::read_to_string(s.workloads().join("saved.yaml")).unwrap(),
+        text2
+    );
+    // Invalid text is not saved: 422 with where the problem is.
+    let r = s
+        .put(
+            "/api/workloads/broken",
+            json!({"text": "name: x\nnope: 1\n"}),
+        )
+        .await;
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json()["line"], 2);
+    assert!(!s.workloads().join("broken.yaml").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_name_reaches_outside_its_folder() {
+    let s = Server::start().await;
+    std::fs::write(s.dir.path().join("secret.yaml"), "name: outside\n").unwrap();
+    for name in [
+        "..%2Fsecret",
+        "..%2F..%2Fetc%2Fpasswd",
+        "%2E%2E%2Fsecret",
+        "a.b",
+        "x%00y",
+        &"a".repeat(65),
+    ] {
+        let r = s.get(&format!("/api/workloads/{name}")).await;
+        assert_eq!(r.status, 400, "{name}: {}", r.text());
+        assert_eq!(r.error_code(), "bad_request");
+        let r = s
+            .put(
+                &format!("/api/workloads/{name}"),
+                json!({"text": rounds_workload("x", 1)}),
+            )
+            .await;
+        assert_eq!(r.status, 400, "{name}");
+    }
+    for id in ["..", "..%2F..%2Fetc", "%2E%2E", "a%2Fb"] {
+        for path in [
+            format!("/api/runs/{id}"),
+            format!("/api/runs/{id}/events"),
+            format!("/api/runs/{id}/export/summary.csv"),
+        ] {
+            let r = s.get(&path).await;
+            assert!(r.status == 400 || r.status == 404, "{path}: {}", r.status);
+            r.error_code();
+        }
+        assert_eq!(s.delete(&format!("/api/runs/{id}")).await.status / 100, 4);
+    }
+    assert!(s.dir.path().join("secret.yaml").exists());
+    let r = s.get("/api/runs/x/export/..%2F..%2Fsecret.yaml").await;
+    assert_eq!(r.status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_is_started_watched_live_and_its_results_served() {
+    let s = Server::start().await;
+    let r = s
+        .post(
+            "/api/runs",
+            json!({"workload": "rounds", "labels": {"bucket": "dynamic"}}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["run_id"].as_str().unwrap().to_string();
+
+    // The live stream from the start to `finished`, ids contiguous from 0.
+    let events = s.events(&id, None, |e| e.name == "finished").await;
+    let ids: Vec<u64> = events.iter().map(|e| e.id).collect();
+    assert_eq!(ids, (0..events.len() as u64).collect::<Vec<_>>());
+    assert_eq!(events[0].name, "started");
+    assert_eq!(events[0].data["phases"], 7);
+    let finished = events.last().unwrap();
+    assert_eq!(finished.name, "finished");
+    assert_eq!(finished.data["status"], "completed");
+    assert_eq!(
+        events.iter().filter(|e| e.name == "phase_finished").count(),
+        7
+    );
+
+    // A reconnecting client gets exactly what came after its last id, from disk.
+    let replay = s.events(&id, Some(4), |_| false).await;
+    assert_eq!(replay.first().unwrap().id, 5);
+    assert_eq!(replay.len(), events.len() - 5);
+    assert_eq!(replay.last().unwrap().name, "finished");
+
+    // The runs list and the detail.
+    let runs = s.get("/api/runs").await.json();
+    let run = &runs[0];
+    assert_eq!(run["run_id"], id.as_str());
+    assert_eq!(run["status"], "completed");
+    assert_eq!(run["labels"]["bucket"], "dynamic");
+    let ops: Vec<&str> = run["headline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["op"].as_str().unwrap())
+        .collect();
+    assert_eq!(ops, ["put", "get"]);
+    let detail = s.get(&format!("/api/runs/{id}")).await.json();
+    let rows = detail["summary"]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 7);
+    assert_eq!(detail["workload_text"], rounds_workload("rounds", 3));
+    assert_eq!(detail["manifest"]["status"], "completed");
+    assert!(
+        detail["manifest"]["command_line"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a == "bucket=dynamic")
+    );
+
+    // Per-second series, filtered.
+    let intervals = s
+        .get(&format!(
+            "/api/runs/{id}/intervals?section=round&round=2&phase=read"
+        ))
+        .await
+        .json();
+    let intervals = intervals.as_array().unwrap();
+    assert!(!intervals.is_empty());
+    assert!(
+        intervals
+            .iter()
+            .all(|i| i["round"] == 2 && i["phase"] == "read")
+    );
+    let ops_in_intervals: u64 = intervals
+        .iter()
+        .map(|i| i["ops"]["get"]["ops"].as_u64().unwrap())
+        .sum();
+    assert_eq!(ops_in_intervals, 150);
+
+    // The distribution is the merged histogram: its count is the phase's operations
+    // and its top is the summary's max.
+    let read2 = rows
+        .iter()
+        .find(|r| r["phase"] == "read" && r["round"] == 2)
+        .unwrap();
+    let d = s
+        .get(&format!(
+            "/api/runs/{id}/distribution?section=round&round=2&phase=read&op=get"
+        ))
+        .await
+        .json();
+    assert_eq!(d["count"], read2["ops"]);
+    let points = d["points"].as_array().unwrap();
+    assert_eq!(
+        points.last().unwrap()["latency_us"],
+        read2["latency_us"]["max"]
+    );
+    assert!(
+        points
+            .windows(2)
+            .all(|w| w[0]["latency_us"].as_u64() <= w[1]["latency_us"].as_u64())
+    );
+    let r = s
+        .get(&format!(
+            "/api/runs/{id}/distribution?section=round&phase=read&op=get"
+        ))
+        .await;
+    assert_eq!((r.status, r.error_code().as_str()), (400, "bad_request"));
+    let r = s
+        .get(&format!(
+            "/api/runs/{id}/distribution?section=round&round=2&phase=read&op=fly"
+        ))
+        .await;
+    assert_eq!(r.status, 400);
+
+    // Exports.
+    let csv = s.get(&format!("/api/runs/{id}/export/summary.csv")).await;
+    assert_eq!(csv.status, 200);
+    assert_eq!(csv.text().lines().count(), 1 + rows.len());
+    assert!(
+        csv.headers["content-disposition"]
+            .to_str()
+            .unwrap()
+            .contains("attachment")
+    );
+    let icsv = s
+        .get(&format!("/api/runs/{id}/export/intervals.csv"))
+        .await
+        .text();
+    assert!(icsv.starts_with("section,round,phase,interval,"));
+    let hlog = s
+        .get(&format!("/api/runs/{id}/export/histograms.hlog"))
+        .await
+        .text();
+    assert!(hlog.starts_with("#[Histogram log format version 1.3]"));
+    let r = s.get(&format!("/api/runs/{id}/export/passwd")).await;
+    assert_eq!(r.status, 404);
+
+    // Labels and notes are edited beside the manifest, which stays as recorded.
+    let r = s
+        .patch(
+            &format!("/api/runs/{id}"),
+            json!({"labels": {"bucket": "presharded"}, "notes": "first try"}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["labels"]["bucket"], "presharded");
+    let again = s.get(&format!("/api/runs/{id}")).await.json();
+    assert_eq!(again["info"]["notes"], "first try");
+    assert_eq!(again["manifest"]["labels"]["bucket"], "dynamic");
+    let r = s
+        .patch(
+            &format!("/api/runs/{id}"),
+            json!({"labels": {"bad key": "x"}}),
+        )
+        .await;
+    assert_eq!(r.status, 400);
+
+    // /metrics speaks Prometheus.
+    let m = s.get("/metrics").await;
+    assert!(
+        m.headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain")
+    );
+    let m = m.text();
+    assert!(m.contains("keystorm_run_running{"), "{m}");
+    let line = m
+        .lines()
+        .find(|l| {
+            l.starts_with("keystorm_ops_total{")
+                && l.contains("phase=\"read\"")
+                && l.contains("round=\"2\"")
+        })
+        .expect("a read series for round 2");
+    assert!(line.ends_with(" 150"), "{line}");
+
+    // Delete: gone from disk and from the API.
+    assert_eq!(s.delete(&format!("/api/runs/{id}")).await.status, 204);
+    assert!(!s.results().join(&id).exists());
+    assert_eq!(s.get(&format!("/api/runs/{id}")).await.status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_run_at_a_time_and_stop_is_graceful() {
+    let s = Server::start().await;
+    let id = s.start_yaml(LONG_WORKLOAD).await;
+    let second = s.post("/api/runs", json!({"workload": "rounds"})).await;
+    assert_eq!(second.status, 409);
+    assert_eq!(second.error_code(), "run_in_progress");
+    assert!(second.json()["detail"].as_str().unwrap().contains(&id));
+    let status = s.get("/api/status").await.json();
+    assert_eq!(status["running"], id.as_str());
+
+    // Running runs cannot be deleted.
+    assert_eq!(s.delete(&format!("/api/runs/{id}")).await.status, 409);
+
+    // Wait for a first interval on the live stream, then stop.
+    let seen = s.events(&id, None, |e| e.name == "interval").await;
+    assert_eq!(seen.last().unwrap().name, "interval");
+    let last = seen.last().unwrap().id;
+    let r = s.post(&format!("/api/runs/{id}/stop"), json!({})).await;
+    assert_eq!(r.status, 202);
+    let rest = s.events(&id, Some(last), |e| e.name == "finished").await;
+    assert_eq!(rest.first().unwrap().id, last + 1);
+    assert_eq!(rest.last().unwrap().data["status"], "interrupted");
+    // The results were written: the phase's summary exists and the slot is free.
+    let detail = s.get(&format!("/api/runs/{id}")).await.json();
+    assert_eq!(detail["manifest"]["status"], "interrupted");
+    let r = s.post(&format!("/api/runs/{id}/stop"), json!({})).await;
+    assert_eq!((r.status, r.error_code().as_str()), (409, "not_running"));
+    let next = s.post("/api/runs", json!({"workload": "rounds"})).await;
+    assert_eq!(next.status, 201, "{}", next.text());
+    let next = next.json()["run_id"].as_str().unwrap().to_string();
+    s.events(&next, None, |e| e.name == "finished").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_requests_get_json_4xx_never_5xx() {
+    let s = Server::start().await;
+    let cases: Vec<(&str, &str, Option<&[u8]>)> = vec![
+        ("POST", "/api/runs", Some(b"{not json")),
+        ("POST", "/api/runs", Some(b"[]")),
+        (
+            "POST",
+            "/api/runs",
+            Some(br#"{"workload": "rounds", "yaml": "x"}"#),
+        ),
+        ("POST", "/api/runs", Some(br#"{}"#)),
+        (
+            "POST",
+            "/api/runs",
+            Some(br#"{"workload": "rounds", "colour": 1}"#),
+        ),
+        ("POST", "/api/runs", Some(br#"{"workload": "missing"}"#)),
+        (
+            "POST",
+            "/api/runs",
+            Some(br#"{"yaml": "name: x\nbogus: 1\n"}"#),
+        ),
+        (
+            "POST",
+            "/api/runs",
+            Some(br#"{"workload": "rounds", "endpoint": "ftp://x"}"#),
+        ),
+        (
+            "POST",
+            "/api/runs",
+            Some(br#"{"workload": "rounds", "labels": {"": "x"}}"#),
+        ),
+        ("POST", "/api/workloads/validate", Some(br#"{"text": 5}"#)),
+        ("GET", "/api/runs/nope", None),
+        ("GET", "/api/runs/nope/intervals?round=x", None),
+        ("POST", "/api/runs/nope/stop", None),
+        ("GET", "/api/nothing-here", None),
+        ("DELETE", "/api/workloads/rounds", None),
+    ];
+    for (method, path, body) in cases {
+        let r = s.request(method, path, body, &[]).await;
+        assert!(
+            (400..500).contains(&r.status),
+            "{method} {path}: {} {}",
+            r.status,
+            r.text()
+        );
+        r.error_code();
+    }
+    // An invalid workload says where.
+    let r = s
+        .post("/api/runs", json!({"yaml": "name: x\nbuckets: { names: [abc] }\nbefore:\n  - { name: p, op: fly }\n"}))
+        .await;
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json()["line"], 4);
+    // Bodies are capped.
+    let big = json!({"text": "#".repeat(2 * 1024 * 1024)}).to_string();
+    let r = s
+        .request("POST", "/api/workloads/validate", Some(big.as_bytes()), &[])
+        .await;
+    assert_eq!(r.status, 413);
+    assert_eq!(r.error_code(), "body_too_large");
+    // Nothing was started by any of it.
+    assert!(
+        s.get("/api/runs")
+            .await
+            .json()
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cross_site_requests_are_refused() {
+    let s = Server::start().await;
+    let body = json!({"workload": "rounds"}).to_string();
+    for headers in [
+        vec![("sec-fetch-site", "cross-site")],
+        vec![("sec-fetch-site", "same-site")],
+        vec![("origin", "http://evil.example")],
+    ] {
+        let r = s
+            .request("POST", "/api/runs", Some(body.as_bytes()), &headers)
+            .await;
+        assert_eq!(r.status, 403, "{headers:?}");
+        assert_eq!(r.error_code(), "cross_site_request");
+    }
+    // Reads stay open to cross-site navigation; the same-origin UI can write.
+    let r = s
+        .request(
+            "GET",
+            "/api/runs",
+            None,
+            &[("sec-fetch-site", "cross-site")],
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    let r = s
+        .request(
+            "POST",
+            "/api/workloads/validate",
+            Some(json!({"text": "x"}).to_string().as_bytes()),
+            &[("sec-fetch-site", "same-origin")],
+        )
+        .await;
+    assert_eq!(r.status, 200);
+    assert!(
+        s.get("/api/runs")
+            .await
+            .json()
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_guards_every_state_change() {
+    let token = "0123456789abcdef-token";
+    let s = Server::start_with(Some(token)).await;
+    assert_eq!(s.get("/api/status").await.json()["token_required"], true);
+    let body = json!({"workload": "rounds"}).to_string();
+    for auth in [None, Some("Bearer wrong-token-0000000"), Some(token)] {
+        let headers: Vec<(&str, &str)> = auth.map(|a| ("authorization", a)).into_iter().collect();
+        let r = s
+            .request("POST", "/api/runs", Some(body.as_bytes()), &headers)
+            .await;
+        assert_eq!(r.status, 401, "{auth:?}");
+        assert_eq!(r.error_code(), "unauthorized");
+        let r = s
+            .request(
+                "PUT",
+                "/api/workloads/x",
+                Some(json!({"text": "a"}).to_string().as_bytes()),
+                &headers,
+            )
+            .await;
+        assert_eq!(r.status, 401);
+        let r = s.request("DELETE", "/api/runs/x", None, &headers).await;
+        assert_eq!(r.status, 401);
+    }
+    let bearer = format!("Bearer {token}");
+    let r = s
+        .request(
+            "POST",
+            "/api/runs",
+            Some(body.as_bytes()),
+            &[("authorization", &bearer)],
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["run_id"].as_str().unwrap().to_string();
+    // Reading needs no token.
+    assert_eq!(s.get("/api/runs").await.status, 200);
+    s.events(&id, None, |e| e.name == "finished").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inline_secrets_never_come_back() {
+    let s = Server::start().await;
+    let secret = "wJalrXUtnFEMI-inline-secret";
+    let yaml = format!(
+        "name: secretive\ntarget:\n  endpoint: embedded\n  credentials:\n    access_key: AKIDEXAMPLE\n    secret_key: {secret}\nbuckets: {{ names: [sec-test] }}\nbefore:\n  - {{ name: fill, op: put, concurrency: 2, until_objects: 20 }}\n"
+    );
+    std::fs::write(s.workloads().join("secretive.yaml"), &yaml).unwrap();
+    let text = s.get("/api/workloads/secretive").await.text();
+    assert!(
+        !text.contains(secret) && text.contains("<redacted>"),
+        "{text}"
+    );
+    let list = s.get("/api/workloads").await.text();
+    assert!(!list.contains(secret));
+
+    let id = s.start_yaml(&yaml).await;
+    let events = s.events(&id, None, |e| e.name == "finished").await;
+    assert_eq!(events.last().unwrap().data["status"], "completed");
+    for path in [
+        format!("/api/runs/{id}"),
+        "/api/runs".to_string(),
+        format!("/api/runs/{id}/export/summary.csv"),
+        format!("/api/runs/{id}/export/intervals.csv"),
+        "/metrics".to_string(),
+    ] {
+        assert!(!s.get(&path).await.text().contains(secret), "{path}");
+    }
+    for e in &events {
+        assert!(!e.data.to_string().contains(secret));
+    }
+    for entry in std::fs::read_dir(s.results().join(&id)).unwrap() {
+        let content = std::fs::read(entry.unwrap().path()).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&content).contains(secret),
+            "a result file holds the secret"
+        );
+    }
+    // The redacted text cannot be saved back over a workload.
+    let r = s
+        .put(
+            "/api/workloads/secretive",
+            json!({"text": text_of(&s, "secretive").await, "overwrite": true}),
+        )
+        .await;
+    assert_eq!(
+        (r.status, r.error_code().as_str()),
+        (422, "redacted_secret")
+    );
+}
+
+async fn text_of(s: &Server, name: &str) -> String {
+    s.get(&format!("/api/workloads/{name}")).await.json()["text"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openapi_document_is_served_and_checked_in() {
+    let s = Server::start().await;
+    let served = s.get("/api/openapi.json").await.json();
+    assert!(served["paths"]["/api/runs/{id}/events"].is_object());
+    assert!(served["components"]["schemas"]["RunInfo"].is_object());
+    let generated: serde_json::Value =
+        serde_json::from_str(&keystorm::api::openapi_json()).unwrap();
+    assert_eq!(served, generated);
+    let checked_in =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/openapi.json");
+    let on_disk: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&checked_in).unwrap_or_default())
+            .unwrap_or_default();
+    assert!(
+        on_disk == generated,
+        "docs/openapi.json is out of date: run `cargo run -p keystorm -- openapi > docs/openapi.json` \
+         and `npm run gen:api`"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ui_is_served_with_a_fallback_for_client_routes() {
+    let s = Server::start().await;
+    for path in ["/", "/runs", "/runs/some-id/live", "/compare?runs=a,b"] {
+        let r = s.get(path).await;
+        assert_eq!(r.status, 200, "{path}");
+        assert!(
+            r.headers["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/html"),
+            "{path}"
+        );
+        assert!(r.text().contains("<html") || r.text().contains("<!doctype html"));
+    }
+    let r = s.get("/assets/missing-file.js").await;
+    assert_eq!(r.status, 404);
+}
