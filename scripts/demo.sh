@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds keystorm (release) and runs the demo workload on the embedded S3 target.
-# Extra arguments go to `keystorm run`, e.g. --endpoint http://127.0.0.1:9000
+# Builds keystorm (web UI included, release) and serves it with the demo workload
+# running on the embedded S3 target. Open the printed address in a browser; Ctrl-C
+# stops the run cleanly and exits. KEYSTORM_PORT picks the port (default 7878).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,5 +10,8 @@ if ! command -v cargo >/dev/null 2>&1; then
   exit 1
 fi
 
+scripts/web-build.sh
 cargo build --release --locked -p keystorm
-exec target/release/keystorm run workloads/demo.yaml "$@"
+port="${KEYSTORM_PORT:-7878}"
+echo "keystorm: open http://127.0.0.1:${port}/runs (the demo run is starting)"
+exec target/release/keystorm serve --port "$port" --start demo "$@"

@@ -66,6 +66,10 @@ pub struct ServeArgs {
     #[arg(long, value_name = "NAME")]
     pub start: Option<String>,
 
+    /// Send runs started without an endpoint here instead of their workload's target.
+    #[arg(long, env = "KEYSTORM_DEFAULT_ENDPOINT", value_name = "URL")]
+    pub default_endpoint: Option<String>,
+
     /// Dev mode: proxy the UI to a Vite dev server (e.g. http://127.0.0.1:5173).
     #[arg(long, value_name = "URL")]
     pub ui_dev_url: Option<String>,

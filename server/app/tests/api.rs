@@ -260,6 +260,26 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
     assert!(hlog.starts_with("#[Histogram log format version 1.3]"));
     let r = s.get(&format!("/api/runs/{id}/export/passwd")).await;
     assert_eq!(r.status, 404);
+    // The offline report: one HTML file with the run's data inlined (when the UI is
+    // built; otherwise a clear 404 saying how to build it).
+    let report = s.get(&format!("/api/runs/{id}/export/report.html")).await;
+    let template =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web/dist-report/report.html");
+    if template.is_file() {
+        assert_eq!(report.status, 200);
+        let html = report.text();
+        assert!(!html.contains("__KEYSTORM_REPORT_DATA__"));
+        assert!(html.contains(&format!("\"run_id\":\"{id}\"")));
+        assert!(
+            !html.contains("src=\"http") && !html.contains("href=\"http"),
+            "no network"
+        );
+    } else {
+        assert_eq!(
+            (report.status, report.error_code().as_str()),
+            (404, "report_not_built")
+        );
+    }
 
     // Labels and notes are edited beside the manifest, which stays as recorded.
     let r = s

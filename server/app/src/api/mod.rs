@@ -44,6 +44,9 @@ pub struct ServeConfig {
     pub token: Option<String>,
     /// Dev mode: proxy the UI to this Vite dev server.
     pub ui_dev_url: Option<String>,
+    /// Endpoint for runs started without one (e.g. the S3 store beside keystorm in
+    /// docker compose); `None` keeps each workload's own target.
+    pub default_endpoint: Option<String>,
 }
 
 #[derive(Clone)]

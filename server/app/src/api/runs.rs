@@ -106,6 +106,10 @@ pub async fn start(
     ApiJson(req): ApiJson<StartRunRequest>,
 ) -> ApiResult<(StatusCode, Json<RunStarted>)> {
     check_labels(&req.labels)?;
+    let endpoint = req
+        .endpoint
+        .clone()
+        .or_else(|| state.config.default_endpoint.clone());
     let (text, file) = match (&req.workload, &req.yaml) {
         (Some(name), None) => {
             let (path, text) = read_workload(&state.config.workloads_dir, name)?;
@@ -118,7 +122,7 @@ pub async fn start(
             ));
         }
     };
-    if let Some(e) = &req.endpoint
+    if let Some(e) = &endpoint
         && !(e.starts_with("http://") || e.starts_with("https://"))
     {
         return Err(ApiError::bad_request(format!(
@@ -135,7 +139,7 @@ pub async fn start(
         "run".to_string(),
         file.clone().unwrap_or_else(|| WORKLOAD_FILE.to_string()),
     ];
-    if let Some(e) = &req.endpoint {
+    if let Some(e) = &endpoint {
         command_line.extend(["--endpoint".to_string(), e.clone()]);
     }
     for (k, v) in &req.labels {
@@ -144,7 +148,7 @@ pub async fn start(
     let options = RunOptions {
         results_root: state.config.results_dir.clone(),
         labels: req.labels.clone(),
-        endpoint_override: req.endpoint.clone(),
+        endpoint_override: endpoint,
         resume: None,
         workload_file: file,
         command_line,

@@ -26,6 +26,7 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
         results_dir: args.results.results.clone(),
         token,
         ui_dev_url: args.ui_dev_url.clone(),
+        default_endpoint: args.default_endpoint.clone(),
     });
     let addr = SocketAddr::new(args.bind, args.port);
     let listener = tokio::net::TcpListener::bind(addr)

@@ -90,6 +90,7 @@ impl Server {
             results_dir: dir.path().join("results"),
             token: token.map(str::to_string),
             ui_dev_url: None,
+            default_endpoint: None,
         });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());

@@ -1,0 +1,84 @@
+// The UI end to end in Chromium against the real binary: start the demo from the
+// editor and watch it live, stop it; run a rounds workload to the end and find one
+// point per round; compare two runs; see the editor mark a broken line.
+import { type Page, expect, test } from "@playwright/test";
+import { screenshot, url } from "./support";
+
+async function startFromEditor(page: Page, workload: string, labels = ""): Promise<string> {
+  await page.goto(url(`/workloads/${workload}`));
+  await expect(page.getByTestId("validation-ok")).toBeVisible();
+  if (labels) await page.getByTestId("run-labels").fill(labels);
+  await page.getByTestId("start-run").click();
+  await page.waitForURL(/\/runs\/[^/]+\/live$/);
+  return decodeURIComponent(page.url().split("/runs/")[1].replace(/\/live$/, ""));
+}
+
+async function chartPoints(page: Page, testId: string): Promise<number> {
+  return Number(await page.getByTestId(testId).getAttribute("data-points"));
+}
+
+test.describe.serial("keystorm UI", () => {
+  test("the demo starts from the editor, charts move live, and stops", async ({ page }) => {
+    const id = await startFromEditor(page, "demo");
+    await expect(page.getByTestId("live-phase")).not.toContainText("starting");
+    await expect.poll(() => chartPoints(page, "live-chart-ops")).toBeGreaterThanOrEqual(2);
+    const before = await chartPoints(page, "live-chart-ops");
+    await expect.poll(() => chartPoints(page, "live-chart-ops")).toBeGreaterThan(before);
+    await expect(page.getByTestId("live-badge")).toContainText(id);
+    await screenshot(page, "live-run");
+    await page.getByTestId("stop-run").click();
+    await expect(page.getByTestId("open-detail")).toBeVisible();
+    await expect(page.locator(".badge")).toContainText("interrupted");
+    await page.getByTestId("open-detail").click();
+    await expect(page.getByTestId("run-detail")).toBeVisible();
+    await expect(page.getByTestId("workload-text")).toContainText("name: demo");
+  });
+
+  test("a finished rounds run shows one point per round per line", async ({ page }) => {
+    const id = await startFromEditor(page, "e2e-rounds", "bucket=dynamic");
+    await expect(page.getByTestId("open-detail")).toBeVisible({ timeout: 90_000 });
+    await page.getByTestId("open-detail").click();
+    await expect(page).toHaveURL(url(`/runs/${id}`));
+    const chart = page.getByTestId("rounds-chart");
+    await expect(chart.locator('[data-testid="rounds-point"]')).toHaveCount(6);
+    for (const series of ["write · put", "read · get"]) {
+      await expect(chart.locator(`[data-testid="rounds-point"][data-series="${series}"]`)).toHaveCount(3);
+    }
+    await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveCount(1);
+    await expect(page.getByTestId("interval-chart")).toBeVisible();
+    await expect(page.getByTestId("rounds-table").locator("tbody tr")).toHaveCount(7);
+    await screenshot(page, "run-detail", true);
+  });
+
+  test("two runs compare by round with a delta table", async ({ page }) => {
+    const second = await startFromEditor(page, "e2e-rounds", "bucket=presharded");
+    await expect(page.getByTestId("open-detail")).toBeVisible({ timeout: 90_000 });
+    await page.goto(url("/runs"));
+    const rows = page.locator('[data-testid^="run-row-"]', { hasText: "e2e-rounds" });
+    await expect(rows).toHaveCount(2);
+    await screenshot(page, "runs");
+    for (const row of await rows.all()) await row.getByRole("checkbox").check();
+    await page.getByTestId("compare-button").click();
+    await expect(page).toHaveURL(/\/compare\?runs=/);
+    await expect(page.getByTestId("compare-run")).toHaveCount(2);
+    await expect(page.getByTestId("compare-page")).toContainText(second);
+    await expect(page.getByTestId("rounds-chart").locator('[data-testid="rounds-point"]')).toHaveCount(12);
+    const delta = page.getByTestId("delta-table");
+    await expect(delta).toContainText("rounds · write · put");
+    await expect(delta).toContainText("%");
+    await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveCount(2);
+    await screenshot(page, "compare", true);
+  });
+
+  test("the editor marks a broken line while typing", async ({ page }) => {
+    await page.goto(url("/workloads/e2e-rounds"));
+    await expect(page.getByTestId("validation-ok")).toBeVisible();
+    const editor = page.getByTestId("workload-textarea");
+    const text = await editor.inputValue();
+    await editor.fill(text.replace("objects: { size: 2KiB }", "objects: { size: 2KiB }\nbogus_field: 1"));
+    await expect(page.getByTestId("validation-error")).toContainText("bogus_field");
+    await expect(page.getByTestId("error-line")).toHaveText("7");
+    await expect(page.getByTestId("start-run")).toBeDisabled();
+    await screenshot(page, "workloads");
+  });
+});

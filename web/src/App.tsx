@@ -1,0 +1,55 @@
+// The shell: top navigation with a badge for the run in progress, and the routes.
+import { QueryClient, QueryClientProvider, useQuery } from "@tanstack/react-query";
+import { BrowserRouter, Link, NavLink, Navigate, Route, Routes } from "react-router-dom";
+import { api } from "./api/client";
+import { ComparePage } from "./pages/ComparePage";
+import { LiveRunPage } from "./pages/LiveRunPage";
+import { RunDetailPage } from "./pages/RunDetailPage";
+import { RunsPage } from "./pages/RunsPage";
+import { WorkloadsPage } from "./pages/WorkloadsPage";
+
+function Nav() {
+  const status = useQuery({ queryKey: ["status"], queryFn: api.status, refetchInterval: 3000 });
+  const running = status.data?.running;
+  return (
+    <header className="nav">
+      <Link to="/runs" className="brand">
+        keystorm
+      </Link>
+      <NavLink to="/runs">Runs</NavLink>
+      <NavLink to="/compare">Compare</NavLink>
+      <NavLink to="/workloads">Workloads</NavLink>
+      <span className="spacer" />
+      {running && (
+        <Link to={`/runs/${running}/live`} className="live-badge" data-testid="live-badge">
+          ● live: {running}
+        </Link>
+      )}
+      {status.isError && <span className="bad">server unreachable</span>}
+    </header>
+  );
+}
+
+const client = new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } } });
+
+export function App() {
+  return (
+    <QueryClientProvider client={client}>
+      <BrowserRouter>
+        <Nav />
+        <main>
+          <Routes>
+            <Route path="/" element={<Navigate to="/runs" replace />} />
+            <Route path="/runs" element={<RunsPage />} />
+            <Route path="/runs/:id" element={<RunDetailPage />} />
+            <Route path="/runs/:id/live" element={<LiveRunPage />} />
+            <Route path="/compare" element={<ComparePage />} />
+            <Route path="/workloads" element={<WorkloadsPage />} />
+            <Route path="/workloads/:name" element={<WorkloadsPage />} />
+            <Route path="*" element={<div className="state">No such page. <Link to="/runs">Go to the runs</Link>.</div>} />
+          </Routes>
+        </main>
+      </BrowserRouter>
+    </QueryClientProvider>
+  );
+}

@@ -1,0 +1,31 @@
+// The API's types, all generated from docs/openapi.json (`npm run gen:api`); this file
+// only gives them short names so the rest of the UI never spells out the schema path.
+import type { components } from "./schema.gen";
+
+type S = components["schemas"];
+export type Status = S["Status"];
+export type ErrorBody = S["ErrorBody"];
+export type WorkloadInfo = S["WorkloadInfo"];
+export type WorkloadText = S["WorkloadText"];
+export type ValidateResponse = S["ValidateResponse"];
+export type Problem = S["Problem"];
+export type RunInfo = S["RunInfo"];
+export type RunDetail = S["RunDetail"];
+export type RunStatus = S["RunStatus"];
+export type Manifest = S["Manifest"];
+export type Summary = S["Summary"];
+export type SummaryRow = S["SummaryRow"];
+export type TotalRow = S["TotalRow"];
+export type OpSummary = S["OpSummary"];
+export type Percentiles = S["Percentiles"];
+export type IntervalRecord = S["IntervalRecord"];
+export type PhaseRef = S["PhaseRef"];
+export type PhaseProgress = S["PhaseProgress"];
+export type Distribution = S["Distribution"];
+export type DistributionPoint = S["DistributionPoint"];
+export type RunEvent = S["RunEvent"];
+export type OpKind = S["OpKind"];
+export type Section = S["Section"];
+
+/** The `data` of one live event, by event name. */
+export type EventData<N extends RunEvent["event"]> = Extract<RunEvent, { event: N }>["data"];

@@ -1,0 +1,289 @@
+// The results of one run: rounds × phases table, throughput and latency across rounds,
+// objects at each phase's start, the per-second series and latency distribution of a
+// chosen phase × round, the exact workload and command line. Shared by the run-detail
+// page (with the server behind it) and the offline report (data inlined).
+import { useEffect, useMemo, useState } from "react";
+import type { Distribution, IntervalRecord, RunDetail, SummaryRow } from "../api/types";
+import { DistributionChart, RoundsChart, TimeChart, colour } from "./charts";
+import { Empty, ErrorBox, Labels, StatusBadge } from "./states";
+import { fmtCount, fmtDuration, fmtLatency, fmtMiBs, fmtRate, fmtTime } from "../lib/format";
+import { intervalPoint } from "../lib/live";
+import { ninesOf } from "../lib/nines";
+import { METRICS, objectsAtPhaseStart, placeLabel, roundSeriesKeys, roundsTable, seriesName } from "../lib/rounds";
+
+export interface PhaseChoice {
+  section: string;
+  round: number | null;
+  phase: string;
+  op: string;
+}
+
+function choiceKey(c: PhaseChoice): string {
+  return `${c.section}|${c.round ?? ""}|${c.phase}|${c.op}`;
+}
+
+export function choices(rows: SummaryRow[]): PhaseChoice[] {
+  return rows.map((r) => ({ section: r.section, round: r.round ?? null, phase: r.phase, op: r.op }));
+}
+
+export function RunHeader({ detail, extra }: { detail: RunDetail; extra?: React.ReactNode }) {
+  const m = detail.manifest;
+  return (
+    <div className="run-header">
+      <div className="title-row">
+        <h1 className="mono">{m.run_id}</h1>
+        <StatusBadge status={detail.info.status} />
+        {extra}
+      </div>
+      <dl className="facts">
+        <dt>Workload</dt>
+        <dd>{m.workload}</dd>
+        <dt>Endpoint</dt>
+        <dd>{m.endpoint}</dd>
+        <dt>Client</dt>
+        <dd>{m.client}</dd>
+        <dt>Started</dt>
+        <dd>{fmtTime(m.started_at)}</dd>
+        <dt>Duration</dt>
+        <dd>{fmtDuration(detail.info.duration_s)}</dd>
+        <dt>Labels</dt>
+        <dd>
+          <Labels labels={detail.info.labels} />
+        </dd>
+        {m.error && (
+          <>
+            <dt>Error</dt>
+            <dd className="bad">{m.error}</dd>
+          </>
+        )}
+      </dl>
+    </div>
+  );
+}
+
+export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
+  return (
+    <table className="grid" data-testid="rounds-table">
+      <thead>
+        <tr>
+          <th>Where</th>
+          <th>Phase</th>
+          <th>Op</th>
+          <th className="num">Objects at start</th>
+          <th className="num">Operations</th>
+          <th className="num">Throughput</th>
+          <th className="num">Bandwidth</th>
+          <th className="num">p50</th>
+          <th className="num">p99</th>
+          <th className="num">p99.9</th>
+          <th className="num">max</th>
+          <th className="num">Errors</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r, i) => (
+          <tr key={i}>
+            <td>{placeLabel(r)}</td>
+            <td>{r.phase}</td>
+            <td>{r.op}</td>
+            <td className="num">{fmtCount(r.objects_at_start)}</td>
+            <td className="num">{fmtCount(r.ops)}</td>
+            <td className="num">{fmtRate(r.ops_per_sec)}</td>
+            <td className="num">{fmtMiBs(r.mib_per_sec)}</td>
+            <td className="num">{fmtLatency(r.latency_us.p50)}</td>
+            <td className="num">{fmtLatency(r.latency_us.p99)}</td>
+            <td className="num">{fmtLatency(r.latency_us.p999)}</td>
+            <td className="num">{fmtLatency(r.latency_us.max)}</td>
+            <td className={`num ${r.errors ? "bad" : ""}`} title={Object.entries(r.error_classes).map(([k, v]) => `${k}: ${v}`).join(", ")}>
+              {fmtCount(r.errors)}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function RoundsCharts({ rows }: { rows: SummaryRow[] }) {
+  const [metric, setMetric] = useState("ops_per_sec");
+  const keys = roundSeriesKeys(rows);
+  if (!keys.length) return <Empty title="This run has no rounds yet." />;
+  const m = METRICS[metric];
+  const series = keys.map((k, i) => ({ key: seriesName(k), colour: colour(i) }));
+  const latencySeries = keys.flatMap((k, i) => [
+    { key: `${seriesName(k)} p50`, name: `${seriesName(k)} p50`, colour: colour(i) },
+    { key: `${seriesName(k)} p99`, name: `${seriesName(k)} p99`, colour: colour(i), dash: "6 3" },
+  ]);
+  const p50 = roundsTable(rows, METRICS.p50_ms.get);
+  const p99 = roundsTable(rows, METRICS.p99_ms.get);
+  const latencyData = p50.map((row, i) => {
+    const out: Record<string, number> = { round: row.round };
+    for (const k of keys) {
+      out[`${seriesName(k)} p50`] = row[seriesName(k)];
+      out[`${seriesName(k)} p99`] = p99[i]?.[seriesName(k)];
+    }
+    return out;
+  });
+  return (
+    <div className="chart-grid">
+      <div>
+        <div className="title-row">
+          <h3>{m.label} across rounds ({m.unit})</h3>
+          <select value={metric} onChange={(e) => setMetric(e.target.value)} aria-label="rounds metric">
+            {Object.entries(METRICS).map(([k, v]) => (
+              <option key={k} value={k}>
+                {v.label} ({v.unit})
+              </option>
+            ))}
+          </select>
+        </div>
+        <RoundsChart data={roundsTable(rows, m.get)} series={series} unit={m.unit} />
+      </div>
+      <div>
+        <h3>Latency across rounds: p50 (solid) and p99 (dashed), ms</h3>
+        <RoundsChart testId="latency-rounds-chart" data={latencyData} series={latencySeries} unit="ms" />
+      </div>
+    </div>
+  );
+}
+
+export function ObjectsTable({ rows }: { rows: SummaryRow[] }) {
+  return (
+    <table className="grid compact" data-testid="objects-table">
+      <thead>
+        <tr>
+          <th>Where</th>
+          <th>Phase</th>
+          <th className="num">Objects in the bucket at the phase's start</th>
+        </tr>
+      </thead>
+      <tbody>
+        {objectsAtPhaseStart(rows).map((o, i) => (
+          <tr key={i}>
+            <td>{o.place}</td>
+            <td>{o.phase}</td>
+            <td className="num">{fmtCount(o.objects)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function PhaseExplorer(props: {
+  rows: SummaryRow[];
+  loadIntervals: (c: PhaseChoice) => Promise<IntervalRecord[]>;
+  loadDistribution?: (c: PhaseChoice) => Promise<Distribution>;
+}) {
+  const all = choices(props.rows);
+  const [key, setKey] = useState(all.length ? choiceKey(all[all.length - 1]) : "");
+  const choice = all.find((c) => choiceKey(c) === key);
+  const [intervals, setIntervals] = useState<IntervalRecord[] | null>(null);
+  const [dist, setDist] = useState<Distribution | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const { loadIntervals, loadDistribution } = props;
+
+  useEffect(() => {
+    if (!choice) return;
+    let live = true;
+    setIntervals(null);
+    setDist(null);
+    setError(null);
+    const fail = (e: unknown) => live && setError(e);
+    loadIntervals(choice).then((r) => live && setIntervals(r), fail);
+    loadDistribution?.(choice).then((d) => live && setDist(d), fail);
+    return () => {
+      live = false;
+    };
+    // `choice` is identified by `key`.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key, loadIntervals, loadDistribution]);
+  const points = useMemo(
+    () => (intervals ?? []).filter((r) => !r.warmup).map(intervalPoint),
+    [intervals],
+  );
+  if (!choice) return null;
+  const op = choice.op;
+  return (
+    <div>
+      <div className="title-row">
+        <h3>One phase in detail</h3>
+        <select value={key} onChange={(e) => setKey(e.target.value)} aria-label="phase, round and operation" data-testid="phase-picker">
+          {all.map((c) => (
+            <option key={choiceKey(c)} value={choiceKey(c)}>
+              {placeLabel(c)} · {c.phase} · {c.op}
+            </option>
+          ))}
+        </select>
+      </div>
+      {error != null && <ErrorBox error={error} />}
+      <div className="chart-grid">
+        {props.loadDistribution && (
+          <div>
+            <h4>Latency distribution (merged histogram, {dist ? fmtCount(dist.count) : "…"} operations)</h4>
+            {dist && (
+              <DistributionChart
+                lines={[
+                  {
+                    name: `${placeLabel(choice)} · ${choice.phase} · ${op}`,
+                    points: dist.points.map((p) => ({ nines: ninesOf(p.percentile), ms: Math.max(p.latency_us, 1) / 1000 })),
+                  },
+                ]}
+              />
+            )}
+          </div>
+        )}
+        <div>
+          <h4>Per second: {op} ops/s and p99 (ms)</h4>
+          <TimeChart
+            testId="interval-chart"
+            data={points}
+            series={[
+              { key: `${op} ops/s`, name: `${op} ops/s` },
+            ]}
+            unit="ops/s"
+          />
+          <TimeChart
+            testId="interval-latency-chart"
+            data={points}
+            series={[
+              { key: `${op} p50`, name: "p50" },
+              { key: `${op} p99`, name: "p99" },
+              { key: `${op} p99.9`, name: "p99.9" },
+            ]}
+            unit="ms"
+            height={180}
+          />
+        </div>
+      </div>
+    </div>
+  );
+}
+
+export function WorkloadBlock({ detail }: { detail: RunDetail }) {
+  const [copied, setCopied] = useState("");
+  const copy = (what: string, text: string) => {
+    navigator.clipboard?.writeText(text).then(() => setCopied(what), () => setCopied(""));
+  };
+  const command = detail.manifest.command_line.join(" ");
+  return (
+    <div className="chart-grid">
+      <div>
+        <div className="title-row">
+          <h3>Workload, exactly as run</h3>
+          <button onClick={() => copy("workload", detail.workload_text)} data-testid="copy-workload">
+            {copied === "workload" ? "Copied" : "Copy"}
+          </button>
+        </div>
+        <pre className="code" data-testid="workload-text">{detail.workload_text}</pre>
+      </div>
+      <div>
+        <div className="title-row">
+          <h3>Command line</h3>
+          <button onClick={() => copy("command", command)}>{copied === "command" ? "Copied" : "Copy"}</button>
+        </div>
+        <pre className="code">{command}</pre>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,213 @@
+// The charts every page shares, on recharts with animation off: a time series (x =
+// seconds from the run's start, downsampled for long runs), a rounds chart (x = round
+// number, one point per round per series) and a latency distribution on a nines axis.
+import {
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from "recharts";
+import { MAX_POINTS, lttb } from "../lib/lttb";
+import { NINES_TICKS, ninesLabel } from "../lib/nines";
+
+export const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563"];
+const DASHES = ["", "6 3", "2 3", "10 4 2 4"];
+
+export function colour(i: number): string {
+  return PALETTE[i % PALETTE.length];
+}
+
+export function dash(i: number): string {
+  return DASHES[i % DASHES.length];
+}
+
+function fmtNumber(v: unknown): string {
+  const n = typeof v === "number" ? v : Number(v);
+  if (!Number.isFinite(n)) return String(v);
+  if (Math.abs(n) >= 100) return Math.round(n).toLocaleString("en-US");
+  if (Math.abs(n) >= 1) return n.toFixed(2);
+  return n.toPrecision(3);
+}
+
+export interface SeriesSpec {
+  key: string;
+  name?: string;
+  colour?: string;
+  dash?: string;
+}
+
+export function TimeChart(props: {
+  data: Array<Record<string, number | string>>;
+  series: SeriesSpec[];
+  unit: string;
+  height?: number;
+  testId?: string;
+}) {
+  const first = props.series[0]?.key;
+  const data =
+    props.data.length > MAX_POINTS && first
+      ? lttb(props.data, MAX_POINTS, (d) => Number(d.t), (d) => Number(d[first] ?? 0))
+      : props.data;
+  return (
+    <div className="chart" data-testid={props.testId} data-points={data.length}>
+      <ResponsiveContainer width="100%" height={props.height ?? 220}>
+        <LineChart data={data} margin={{ top: 8, right: 16, bottom: 4, left: 8 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
+          <XAxis
+            dataKey="t"
+            type="number"
+            domain={["dataMin", "dataMax"]}
+            allowDecimals={false}
+            tickFormatter={(v: number) => `${Math.round(v)} s`}
+            fontSize={12}
+          />
+          <YAxis fontSize={12} tickFormatter={fmtNumber} label={{ value: props.unit, angle: -90, position: "insideLeft", fontSize: 12 }} />
+          <Tooltip
+            formatter={(v: unknown, name: unknown) => [`${fmtNumber(v)} ${props.unit}`, String(name)]}
+            labelFormatter={(v: unknown) => `t = ${fmtNumber(v)} s`}
+          />
+          <Legend wrapperStyle={{ fontSize: 12 }} />
+          {props.series.map((s, i) => (
+            <Line
+              key={s.key}
+              dataKey={s.key}
+              name={s.name ?? s.key}
+              stroke={s.colour ?? colour(i)}
+              strokeDasharray={s.dash}
+              dot={false}
+              isAnimationActive={false}
+              connectNulls
+            />
+          ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+interface DotProps {
+  cx?: number;
+  cy?: number;
+  stroke?: string;
+  payload?: Record<string, number>;
+  dataKey?: string;
+}
+
+/** A point of the rounds chart, findable by tests (`rounds-point`). */
+function RoundDot(props: DotProps) {
+  if (props.cx == null || props.cy == null || props.payload?.[props.dataKey ?? ""] == null) return null;
+  return (
+    <circle
+      data-testid="rounds-point"
+      data-series={props.dataKey}
+      cx={props.cx}
+      cy={props.cy}
+      r={3.5}
+      fill="#fff"
+      stroke={props.stroke}
+      strokeWidth={2}
+    />
+  );
+}
+
+export function RoundsChart(props: {
+  data: Array<Record<string, number>>;
+  series: SeriesSpec[];
+  unit: string;
+  height?: number;
+  testId?: string;
+}) {
+  const rounds = props.data.map((d) => d.round);
+  return (
+    <div className="chart" data-testid={props.testId ?? "rounds-chart"}>
+      <ResponsiveContainer width="100%" height={props.height ?? 280}>
+        <LineChart data={props.data} margin={{ top: 8, right: 16, bottom: 4, left: 8 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
+          <XAxis
+            dataKey="round"
+            type="number"
+            domain={[Math.min(...rounds, 1) - 0.2, Math.max(...rounds, 1) + 0.2]}
+            ticks={rounds}
+            tickFormatter={(v: number) => `round ${v}`}
+            fontSize={12}
+          />
+          <YAxis fontSize={12} tickFormatter={fmtNumber} label={{ value: props.unit, angle: -90, position: "insideLeft", fontSize: 12 }} />
+          <Tooltip
+            formatter={(v: unknown, name: unknown) => [`${fmtNumber(v)} ${props.unit}`, String(name)]}
+            labelFormatter={(v: unknown) => `round ${v}`}
+          />
+          <Legend wrapperStyle={{ fontSize: 12 }} />
+          {props.series.map((s, i) => (
+            <Line
+              key={s.key}
+              dataKey={s.key}
+              name={s.name ?? s.key}
+              stroke={s.colour ?? colour(i)}
+              strokeDasharray={s.dash}
+              dot={<RoundDot />}
+              activeDot={false}
+              isAnimationActive={false}
+              connectNulls
+            />
+          ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
+
+/** Latency (ms) against percentile on a nines axis; one line per distribution. */
+export function DistributionChart(props: {
+  lines: Array<{ name: string; points: Array<{ nines: number; ms: number }>; colour?: string; dash?: string }>;
+  height?: number;
+}) {
+  return (
+    <div className="chart" data-testid="distribution-chart">
+      <ResponsiveContainer width="100%" height={props.height ?? 280}>
+        <LineChart margin={{ top: 8, right: 16, bottom: 4, left: 8 }}>
+          <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
+          <XAxis
+            dataKey="nines"
+            type="number"
+            domain={[0, 6]}
+            ticks={[...NINES_TICKS, 6]}
+            tickFormatter={(v: number) => (v >= 6 ? "max" : ninesLabel(v))}
+            fontSize={12}
+            allowDuplicatedCategory={false}
+            label={{ value: "percentile", position: "insideBottomRight", offset: -2, fontSize: 12 }}
+          />
+          <YAxis
+            dataKey="ms"
+            fontSize={12}
+            scale="log"
+            domain={["auto", "auto"]}
+            allowDataOverflow
+            tickFormatter={fmtNumber}
+            label={{ value: "ms", angle: -90, position: "insideLeft", fontSize: 12 }}
+          />
+          <Tooltip
+            formatter={(v: unknown, name: unknown) => [`${fmtNumber(v)} ms`, String(name)]}
+            labelFormatter={(v: unknown) => (Number(v) >= 6 ? "max" : `p${ninesLabel(Number(v)).replace(" %", "")}`)}
+          />
+          <Legend wrapperStyle={{ fontSize: 12 }} />
+          {props.lines.map((l, i) => (
+            <Line
+              key={l.name}
+              data={l.points}
+              dataKey="ms"
+              name={l.name}
+              stroke={l.colour ?? colour(i)}
+              strokeDasharray={l.dash}
+              dot={false}
+              isAnimationActive={false}
+            />
+          ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}

@@ -1,0 +1,107 @@
+// Runs side by side, aligned by where they are in the workload (section, round, phase,
+// operation), never by wall clock; and the % change of each run against the first.
+import type { SummaryRow } from "../api/types";
+
+export function alignKey(r: { section: string; round?: number | null; phase: string; op: string }): string {
+  return `${r.section}|${r.round ?? ""}|${r.phase}|${r.op}`;
+}
+
+/** Totals of one phase × operation over all its rounds (or its single occurrence). */
+export interface Aggregate {
+  phase: string;
+  op: string;
+  section: string;
+  ops: number;
+  duration_s: number;
+  bytes: number;
+  errors: number;
+  ops_per_sec: number;
+  mib_per_sec: number;
+  /** The worst (highest) per-round value: percentiles cannot be averaged. */
+  worst_p50_us: number;
+  worst_p99_us: number;
+  worst_p999_us: number;
+}
+
+export function aggregate(rows: SummaryRow[]): Map<string, Aggregate> {
+  const out = new Map<string, Aggregate>();
+  for (const r of rows) {
+    const key = `${r.section === "round" ? "round" : r.section}|${r.phase}|${r.op}`;
+    const a = out.get(key) ?? {
+      phase: r.phase,
+      op: r.op,
+      section: r.section,
+      ops: 0,
+      duration_s: 0,
+      bytes: 0,
+      errors: 0,
+      ops_per_sec: 0,
+      mib_per_sec: 0,
+      worst_p50_us: 0,
+      worst_p99_us: 0,
+      worst_p999_us: 0,
+    };
+    a.ops += r.ops;
+    a.duration_s += r.duration_s;
+    a.bytes += r.bytes;
+    a.errors += r.errors;
+    a.worst_p50_us = Math.max(a.worst_p50_us, r.latency_us.p50);
+    a.worst_p99_us = Math.max(a.worst_p99_us, r.latency_us.p99);
+    a.worst_p999_us = Math.max(a.worst_p999_us, r.latency_us.p999);
+    out.set(key, a);
+  }
+  for (const a of out.values()) {
+    a.ops_per_sec = a.duration_s > 0 ? a.ops / a.duration_s : 0;
+    a.mib_per_sec = a.duration_s > 0 ? a.bytes / 1048576 / a.duration_s : 0;
+  }
+  return out;
+}
+
+/** % change from `base` to `value`; null when there is no baseline to compare with. */
+export function deltaPercent(base: number, value: number): number | null {
+  if (!Number.isFinite(base) || !Number.isFinite(value)) return null;
+  if (base === 0) return value === 0 ? 0 : null;
+  return ((value - base) / base) * 100;
+}
+
+export type Direction = "higher" | "lower";
+
+export const DELTA_METRICS: Array<{ key: keyof Aggregate; label: string; better: Direction; unit: string }> = [
+  { key: "ops_per_sec", label: "ops/s", better: "higher", unit: "ops/s" },
+  { key: "mib_per_sec", label: "MiB/s", better: "higher", unit: "MiB/s" },
+  { key: "worst_p50_us", label: "p50 (worst round)", better: "lower", unit: "µs" },
+  { key: "worst_p99_us", label: "p99 (worst round)", better: "lower", unit: "µs" },
+  { key: "worst_p999_us", label: "p99.9 (worst round)", better: "lower", unit: "µs" },
+  { key: "errors", label: "errors", better: "lower", unit: "" },
+];
+
+/** `better`, `worse` or `same` for a change, given which direction is good. */
+export function verdict(delta: number | null, better: Direction, tolerance = 1): "better" | "worse" | "same" {
+  if (delta == null || Math.abs(delta) < tolerance) return "same";
+  const up = delta > 0;
+  return up === (better === "higher") ? "better" : "worse";
+}
+
+/** Rounds chart rows for several runs: `{round, "<run> · <phase> · <op>": value}`. */
+export function overlayRounds(
+  runs: Array<{ id: string; label: string; rows: SummaryRow[] }>,
+  metric: (r: SummaryRow) => number,
+): { data: Array<Record<string, number>>; series: Array<{ name: string; run: number; phase: string; op: string }> } {
+  const byRound = new Map<number, Record<string, number>>();
+  const series: Array<{ name: string; run: number; phase: string; op: string }> = [];
+  const seen = new Set<string>();
+  runs.forEach((run, i) => {
+    for (const r of run.rows) {
+      if (r.section !== "round" || r.round == null) continue;
+      const name = `${run.label} · ${r.phase} · ${r.op}`;
+      if (!seen.has(name)) {
+        seen.add(name);
+        series.push({ name, run: i, phase: r.phase, op: r.op });
+      }
+      const row = byRound.get(r.round) ?? { round: r.round };
+      row[name] = metric(r);
+      byRound.set(r.round, row);
+    }
+  });
+  return { data: [...byRound.values()].sort((a, b) => a.round - b.round), series };
+}

@@ -1,0 +1,57 @@
+// Units written out: latencies arrive in microseconds and are shown in ms or µs with
+// the unit; throughput as ops/s and MiB/s (1 MiB = 1,048,576 bytes).
+
+export function fmtLatency(us: number | null | undefined): string {
+  if (us == null || !Number.isFinite(us)) return "–";
+  if (us < 1000) return `${Math.round(us)} µs`;
+  if (us < 10_000) return `${(us / 1000).toFixed(2)} ms`;
+  if (us < 1_000_000) return `${(us / 1000).toFixed(1)} ms`;
+  return `${(us / 1_000_000).toFixed(2)} s`;
+}
+
+export function usToMs(us: number): number {
+  return us / 1000;
+}
+
+export function fmtRate(opsPerSec: number | null | undefined): string {
+  if (opsPerSec == null || !Number.isFinite(opsPerSec)) return "–";
+  if (opsPerSec >= 10_000) return `${Math.round(opsPerSec).toLocaleString("en-US")} ops/s`;
+  if (opsPerSec >= 100) return `${opsPerSec.toFixed(0)} ops/s`;
+  return `${opsPerSec.toFixed(1)} ops/s`;
+}
+
+export function fmtMiBs(mibPerSec: number | null | undefined): string {
+  if (mibPerSec == null || !Number.isFinite(mibPerSec)) return "–";
+  return `${mibPerSec < 10 ? mibPerSec.toFixed(2) : mibPerSec.toFixed(1)} MiB/s`;
+}
+
+export function bytesToMiB(bytes: number): number {
+  return bytes / 1048576;
+}
+
+export function fmtDuration(seconds: number | null | undefined): string {
+  if (seconds == null || !Number.isFinite(seconds)) return "–";
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  const m = Math.floor(seconds / 60);
+  const s = Math.round(seconds % 60);
+  if (m < 60) return `${m} min ${s} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+export function fmtCount(n: number | null | undefined): string {
+  if (n == null) return "–";
+  return n.toLocaleString("en-US");
+}
+
+export function fmtPercent(p: number | null | undefined, digits = 1): string {
+  if (p == null || !Number.isFinite(p)) return "–";
+  const sign = p > 0 ? "+" : "";
+  return `${sign}${p.toFixed(digits)} %`;
+}
+
+export function fmtTime(iso: string | null | undefined): string {
+  if (!iso) return "–";
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toISOString().replace("T", " ").slice(0, 19) + " UTC";
+}

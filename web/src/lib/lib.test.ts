@@ -1,0 +1,163 @@
+// The UI's pure logic: downsampling, units, round series, run alignment and deltas,
+// the nines axis, and folding live events (replays included).
+import { describe, expect, it } from "vitest";
+import type { SummaryRow } from "../api/types";
+import { aggregate, deltaPercent, overlayRounds, verdict } from "./compare";
+import { fmtLatency, fmtMiBs, fmtRate } from "./format";
+import { applyEvent, initialLive } from "./live";
+import { lttb } from "./lttb";
+import { ninesLabel, ninesOf } from "./nines";
+import { objectsAtPhaseStart, roundCount, roundsTable, roundSeriesKeys } from "./rounds";
+
+function row(p: Partial<SummaryRow> & { phase: string; op: SummaryRow["op"] }): SummaryRow {
+  return {
+    section: "round",
+    round: 1,
+    objects_at_start: 0,
+    started_at: "2026-11-22T00:00:00Z",
+    duration_s: 10,
+    client_cpu_s: 1,
+    ops: 1000,
+    errors: 0,
+    error_rate: 0,
+    error_classes: {},
+    ops_per_sec: 100,
+    bytes: 1048576 * 10,
+    mib_per_sec: 1,
+    keys: 0,
+    keys_per_sec: 0,
+    latency_us: { min: 1, mean: 2, p50: 100, p90: 200, p99: 1000, p999: 2000, max: 3000 },
+    ...p,
+  } as SummaryRow;
+}
+
+describe("lttb", () => {
+  it("keeps ends and the extreme point, and the requested size", () => {
+    const data = Array.from({ length: 10_000 }, (_, i) => ({ t: i, v: i === 5000 ? 1e6 : Math.sin(i / 50) }));
+    const out = lttb(data, 500, (d) => d.t, (d) => d.v);
+    expect(out).toHaveLength(500);
+    expect(out[0].t).toBe(0);
+    expect(out[499].t).toBe(9999);
+    expect(out.some((d) => d.v === 1e6)).toBe(true);
+  });
+  it("returns short series unchanged", () => {
+    const data = [1, 2, 3].map((t) => ({ t }));
+    expect(lttb(data, 500, (d) => d.t, (d) => d.t)).toEqual(data);
+  });
+});
+
+describe("units", () => {
+  it("writes units out", () => {
+    expect(fmtLatency(850)).toBe("850 µs");
+    expect(fmtLatency(1500)).toBe("1.50 ms");
+    expect(fmtLatency(25_400)).toBe("25.4 ms");
+    expect(fmtLatency(2_500_000)).toBe("2.50 s");
+    expect(fmtRate(31022.4)).toBe("31,022 ops/s");
+    expect(fmtMiBs(5.5)).toBe("5.50 MiB/s");
+  });
+});
+
+describe("rounds", () => {
+  const rows = [
+    row({ section: "before", round: null, phase: "fill", op: "put", objects_at_start: 0 }),
+    row({ round: 1, phase: "write", op: "put", ops_per_sec: 10, objects_at_start: 100 }),
+    row({ round: 1, phase: "read", op: "get", ops_per_sec: 20, objects_at_start: 200 }),
+    row({ round: 2, phase: "write", op: "put", ops_per_sec: 30, objects_at_start: 200 }),
+    row({ round: 2, phase: "read", op: "get", ops_per_sec: 40, objects_at_start: 300 }),
+  ];
+  it("makes one series per phase and operation, one point per round", () => {
+    expect(roundSeriesKeys(rows).map((k) => `${k.phase}/${k.op}`)).toEqual(["write/put", "read/get"]);
+    expect(roundsTable(rows, (r) => r.ops_per_sec)).toEqual([
+      { round: 1, "write · put": 10, "read · get": 20 },
+      { round: 2, "write · put": 30, "read · get": 40 },
+    ]);
+    expect(roundCount(rows)).toBe(2);
+  });
+  it("lists the objects at each phase's start once", () => {
+    expect(objectsAtPhaseStart(rows).map((o) => o.objects)).toEqual([0, 100, 200, 200, 300]);
+  });
+});
+
+describe("compare", () => {
+  it("computes changes, with no baseline to divide by handled", () => {
+    expect(deltaPercent(100, 150)).toBe(50);
+    expect(deltaPercent(0, 0)).toBe(0);
+    expect(deltaPercent(0, 5)).toBeNull();
+    expect(verdict(50, "higher")).toBe("better");
+    expect(verdict(50, "lower")).toBe("worse");
+    expect(verdict(0.2, "lower")).toBe("same");
+    expect(verdict(null, "higher")).toBe("same");
+  });
+  it("aggregates rounds exactly: ops over time, worst percentile", () => {
+    const a = aggregate([
+      row({ round: 1, phase: "write", op: "put", ops: 1000, duration_s: 10, latency_us: { min: 1, mean: 1, p50: 1, p90: 1, p99: 500, p999: 1, max: 1 } }),
+      row({ round: 2, phase: "write", op: "put", ops: 3000, duration_s: 10, latency_us: { min: 1, mean: 1, p50: 1, p90: 1, p99: 900, p999: 1, max: 1 } }),
+    ]).get("round|write|put")!;
+    expect(a.ops_per_sec).toBe(200);
+    expect(a.worst_p99_us).toBe(900);
+  });
+  it("overlays runs by round, not by time", () => {
+    const r1 = [row({ round: 1, phase: "write", op: "put", ops_per_sec: 1 }), row({ round: 2, phase: "write", op: "put", ops_per_sec: 2 })];
+    const r2 = [row({ round: 1, phase: "write", op: "put", ops_per_sec: 3, started_at: "2027-01-01T00:00:00Z" })];
+    const { data, series } = overlayRounds(
+      [
+        { id: "a", label: "A", rows: r1 },
+        { id: "b", label: "B", rows: r2 },
+      ],
+      (r) => r.ops_per_sec,
+    );
+    expect(series.map((s) => s.name)).toEqual(["A · write · put", "B · write · put"]);
+    expect(data).toEqual([
+      { round: 1, "A · write · put": 1, "B · write · put": 3 },
+      { round: 2, "A · write · put": 2 },
+    ]);
+  });
+});
+
+describe("nines axis", () => {
+  it("spaces 90, 99, 99.9 evenly", () => {
+    expect(ninesOf(0)).toBe(0);
+    expect(ninesOf(90)).toBeCloseTo(1);
+    expect(ninesOf(99)).toBeCloseTo(2);
+    expect(ninesOf(99.9)).toBeCloseTo(3);
+    expect(ninesOf(100)).toBe(6);
+    expect(ninesLabel(2)).toBe("99 %");
+    expect(ninesLabel(3)).toBe("99.9 %");
+  });
+});
+
+describe("live events", () => {
+  const interval = (id: number, ops: number) => ({
+    id,
+    name: "interval",
+    data: {
+      phase: { section: "round", round: 1, index: 0, name: "write" },
+      progress: { elapsed_s: id, fraction: 0.5, ops, errors: 0, objects: 10 },
+      record: {
+        section: "round",
+        round: 1,
+        phase: "write",
+        interval: id,
+        t_s: id,
+        duration_s: 1,
+        warmup: false,
+        window: { tail: 0, head: 10 },
+        ops: { put: { ...row({ phase: "write", op: "put" }), ops, error_classes: { slowdown: 2 } } },
+      },
+    },
+  });
+  it("applies each event once, so a replay after a reconnect changes nothing", () => {
+    let s = initialLive();
+    s = applyEvent(s, { id: 0, name: "started", data: { run_id: "r", endpoint: "embedded", phases: 3 } });
+    s = applyEvent(s, interval(1, 5));
+    s = applyEvent(s, interval(2, 7));
+    const replayed = [interval(1, 5), interval(2, 7)].reduce(applyEvent, s);
+    expect(replayed).toBe(s);
+    expect(s.points).toHaveLength(2);
+    expect(s.ops).toEqual(["put"]);
+    expect(s.errorClasses).toEqual(["slowdown"]);
+    expect(s.points[1]["errors slowdown"]).toBe(2);
+    s = applyEvent(s, { id: 3, name: "finished", data: { status: "interrupted", error: null } });
+    expect(s.status).toBe("interrupted");
+  });
+});

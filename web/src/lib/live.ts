@@ -1,0 +1,113 @@
+// The state of a watched run, folded from its event stream. Events are applied once
+// each (by id), so a reconnect that replays events changes nothing; the per-second
+// series keep a bounded window for drawing.
+import type { EventData, IntervalRecord, PhaseRef, RunStatus } from "../api/types";
+
+export interface LivePoint {
+  t: number;
+  phase: string;
+  [series: string]: number | string;
+}
+
+export interface LiveState {
+  lastId: number;
+  runId?: string;
+  phases?: number;
+  position?: number;
+  phase?: PhaseRef;
+  progress?: EventData<"interval">["progress"];
+  objects?: number;
+  status?: RunStatus;
+  error?: string | null;
+  warnings: string[];
+  /** One point per interval: `<op> ops/s`, `<op> MiB/s`, `<op> p50`, ... (ms). */
+  points: LivePoint[];
+  ops: string[];
+  errorClasses: string[];
+}
+
+export const MAX_LIVE_POINTS = 7200;
+
+export function initialLive(): LiveState {
+  return { lastId: -1, warnings: [], points: [], ops: [], errorClasses: [] };
+}
+
+export interface RawEvent {
+  id: number;
+  name: string;
+  data: unknown;
+}
+
+export function intervalPoint(record: IntervalRecord): LivePoint {
+  const p: LivePoint = { t: record.t_s + record.duration_s, phase: record.phase };
+  for (const [op, s] of Object.entries(record.ops)) {
+    if (!s) continue;
+    p[`${op} ops/s`] = s.ops_per_sec;
+    p[`${op} MiB/s`] = s.mib_per_sec;
+    if (s.ops > 0) {
+      p[`${op} p50`] = s.latency_us.p50 / 1000;
+      p[`${op} p99`] = s.latency_us.p99 / 1000;
+      p[`${op} p99.9`] = s.latency_us.p999 / 1000;
+    }
+    for (const [cls, n] of Object.entries(s.error_classes)) {
+      p[`errors ${cls}`] = ((p[`errors ${cls}`] as number | undefined) ?? 0) + (n ?? 0);
+    }
+  }
+  return p;
+}
+
+export function applyEvent(state: LiveState, e: RawEvent): LiveState {
+  if (e.id <= state.lastId) return state;
+  const next: LiveState = { ...state, lastId: e.id };
+  switch (e.name) {
+    case "started": {
+      const d = e.data as EventData<"started">;
+      next.runId = d.run_id;
+      next.phases = d.phases;
+      next.status = "running";
+      next.error = null;
+      break;
+    }
+    case "phase_started": {
+      const d = e.data as EventData<"phase_started">;
+      next.phase = d.phase;
+      next.position = d.position;
+      next.objects = d.objects;
+      next.progress = undefined;
+      break;
+    }
+    case "interval": {
+      const d = e.data as EventData<"interval">;
+      next.phase = d.phase;
+      next.progress = d.progress;
+      next.objects = d.progress.objects;
+      const point = intervalPoint(d.record);
+      const ops = Object.keys(d.record.ops);
+      next.ops = union(state.ops, ops);
+      const classes = Object.keys(point)
+        .filter((k) => k.startsWith("errors "))
+        .map((k) => k.slice(7));
+      next.errorClasses = union(state.errorClasses, classes);
+      const points = state.points.concat(point);
+      next.points = points.length > MAX_LIVE_POINTS ? points.slice(points.length - MAX_LIVE_POINTS) : points;
+      break;
+    }
+    case "warning": {
+      const d = e.data as EventData<"warning">;
+      next.warnings = state.warnings.concat(d.message).slice(-20);
+      break;
+    }
+    case "finished": {
+      const d = e.data as EventData<"finished">;
+      next.status = d.status;
+      next.error = d.error ?? null;
+      break;
+    }
+  }
+  return next;
+}
+
+function union(a: string[], b: string[]): string[] {
+  const extra = b.filter((x) => !a.includes(x));
+  return extra.length ? a.concat(extra) : a;
+}

@@ -1,0 +1,71 @@
+// From summary rows to the charts of the run-detail page: one series per
+// phase × operation across rounds (x = round number), and the rounds × phases table.
+import type { SummaryRow } from "../api/types";
+
+export interface SeriesKey {
+  phase: string;
+  op: string;
+}
+
+export function seriesName(k: SeriesKey): string {
+  return `${k.phase} · ${k.op}`;
+}
+
+/** Phase × operation pairs of the round rows, in the order they first appear. */
+export function roundSeriesKeys(rows: SummaryRow[]): SeriesKey[] {
+  const seen = new Set<string>();
+  const out: SeriesKey[] = [];
+  for (const r of rows) {
+    if (r.section !== "round") continue;
+    const name = seriesName({ phase: r.phase, op: r.op });
+    if (!seen.has(name)) {
+      seen.add(name);
+      out.push({ phase: r.phase, op: r.op });
+    }
+  }
+  return out;
+}
+
+export type Metric = (r: SummaryRow) => number;
+
+export const METRICS: Record<string, { label: string; unit: string; get: Metric }> = {
+  ops_per_sec: { label: "Throughput", unit: "ops/s", get: (r) => r.ops_per_sec },
+  mib_per_sec: { label: "Bandwidth", unit: "MiB/s", get: (r) => r.mib_per_sec },
+  p50_ms: { label: "p50 latency", unit: "ms", get: (r) => r.latency_us.p50 / 1000 },
+  p99_ms: { label: "p99 latency", unit: "ms", get: (r) => r.latency_us.p99 / 1000 },
+  p999_ms: { label: "p99.9 latency", unit: "ms", get: (r) => r.latency_us.p999 / 1000 },
+};
+
+/** Rows of a chart with x = round: `{round, "<phase> · <op>": value, ...}`. */
+export function roundsTable(rows: SummaryRow[], metric: Metric): Array<Record<string, number>> {
+  const byRound = new Map<number, Record<string, number>>();
+  for (const r of rows) {
+    if (r.section !== "round" || r.round == null) continue;
+    const row = byRound.get(r.round) ?? { round: r.round };
+    row[seriesName({ phase: r.phase, op: r.op })] = metric(r);
+    byRound.set(r.round, row);
+  }
+  return [...byRound.values()].sort((a, b) => a.round - b.round);
+}
+
+export function roundCount(rows: SummaryRow[]): number {
+  return rows.reduce((m, r) => (r.section === "round" && r.round != null ? Math.max(m, r.round) : m), 0);
+}
+
+/** Where a row sits in the run: `before`, `round N` or `after`. */
+export function placeLabel(r: { section: string; round?: number | null }): string {
+  return r.section === "round" ? `round ${r.round}` : r.section;
+}
+
+/** Objects in the keyspace at each phase's start, in run order (one per phase). */
+export function objectsAtPhaseStart(rows: SummaryRow[]): Array<{ place: string; phase: string; objects: number }> {
+  const out: Array<{ place: string; phase: string; objects: number }> = [];
+  const seen = new Set<string>();
+  for (const r of rows) {
+    const key = `${r.section}/${r.round ?? ""}/${r.phase}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ place: placeLabel(r), phase: r.phase, objects: r.objects_at_start });
+  }
+  return out;
+}

@@ -1,0 +1,225 @@
+// Compare: two or more runs aligned by section, round, phase and operation (not by wall
+// clock) — throughput across rounds overlaid, latency distributions overlaid, and the
+// % change of every run against the first. The page for "dynamic vs pre-sharded".
+import { useQueries, useQuery } from "@tanstack/react-query";
+import { useMemo, useState } from "react";
+import { Link, useSearchParams } from "react-router-dom";
+import { api } from "../api/client";
+import type { RunDetail } from "../api/types";
+import { DistributionChart, RoundsChart, colour, dash } from "../components/charts";
+import { Empty, ErrorBox, Labels, Loading } from "../components/states";
+import { DELTA_METRICS, aggregate, deltaPercent, overlayRounds, verdict } from "../lib/compare";
+import { fmtLatency, fmtMiBs, fmtPercent, fmtRate } from "../lib/format";
+import { ninesOf } from "../lib/nines";
+import { METRICS, placeLabel } from "../lib/rounds";
+
+function runLabel(d: RunDetail, i: number): string {
+  const labels = Object.entries(d.info.labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" ");
+  return `#${i + 1} ${labels || d.info.run_id}`;
+}
+
+function fmtMetric(unit: string, v: number): string {
+  if (unit === "ops/s") return fmtRate(v);
+  if (unit === "MiB/s") return fmtMiBs(v);
+  if (unit === "µs") return fmtLatency(v);
+  return String(v);
+}
+
+export function DeltaTable({ runs }: { runs: Array<{ label: string; detail: RunDetail }> }) {
+  const aggs = runs.map((r) => aggregate(r.detail.summary?.rows ?? []));
+  const keys = [...aggs[0].keys()];
+  return (
+    <table className="grid" data-testid="delta-table">
+      <thead>
+        <tr>
+          <th>Phase · op</th>
+          <th>Metric</th>
+          <th>{runs[0].label} (baseline)</th>
+          {runs.slice(1).map((r) => (
+            <th key={r.label}>{r.label}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {keys.flatMap((k) =>
+          DELTA_METRICS.map((m, j) => {
+            const base = aggs[0].get(k);
+            if (!base) return null;
+            return (
+              <tr key={`${k}/${m.key}`} className={j === 0 ? "group-start" : ""}>
+                <td>{j === 0 ? `${base.section === "round" ? "rounds" : base.section} · ${base.phase} · ${base.op}` : ""}</td>
+                <td>{m.label}</td>
+                <td className="num">{fmtMetric(m.unit, base[m.key] as number)}</td>
+                {aggs.slice(1).map((a, i) => {
+                  const other = a.get(k);
+                  if (!other) return <td key={i} className="muted">not in this run</td>;
+                  const d = deltaPercent(base[m.key] as number, other[m.key] as number);
+                  return (
+                    <td key={i} className={`num ${verdict(d, m.better)}`}>
+                      {fmtMetric(m.unit, other[m.key] as number)} <span className="delta">({d == null ? "new" : fmtPercent(d)})</span>
+                    </td>
+                  );
+                })}
+              </tr>
+            );
+          }),
+        )}
+      </tbody>
+    </table>
+  );
+}
+
+function Distributions({ runs }: { runs: Array<{ label: string; detail: RunDetail }> }) {
+  const rows = runs[0].detail.summary?.rows ?? [];
+  const options = rows.map((r) => ({ section: r.section, round: r.round ?? null, phase: r.phase, op: r.op }));
+  const [pick, setPick] = useState(0);
+  const chosen = options[Math.min(pick, options.length - 1)];
+  const results = useQueries({
+    queries: runs.map((r) => ({
+      queryKey: ["dist", r.detail.info.run_id, chosen],
+      queryFn: () => api.distribution(r.detail.info.run_id, chosen),
+      enabled: !!chosen,
+      retry: false,
+    })),
+  });
+  if (!chosen) return null;
+  const lines = results.flatMap((res, i) =>
+    res.data
+      ? [
+          {
+            name: runs[i].label,
+            colour: colour(i),
+            points: res.data.points.map((p) => ({ nines: ninesOf(p.percentile), ms: Math.max(p.latency_us, 1) / 1000 })),
+          },
+        ]
+      : [],
+  );
+  return (
+    <div>
+      <div className="title-row">
+        <h3>Latency distributions overlaid</h3>
+        <select value={pick} onChange={(e) => setPick(Number(e.target.value))} aria-label="phase to compare">
+          {options.map((o, i) => (
+            <option key={i} value={i}>
+              {placeLabel(o)} · {o.phase} · {o.op}
+            </option>
+          ))}
+        </select>
+      </div>
+      {results.some((r) => r.isError) && <div className="muted">Some runs have no such phase × round × operation.</div>}
+      <DistributionChart lines={lines} />
+    </div>
+  );
+}
+
+export function ComparePage() {
+  const [params] = useSearchParams();
+  const ids = (params.get("runs") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const [metric, setMetric] = useState("ops_per_sec");
+  const queries = useQueries({ queries: ids.map((id) => ({ queryKey: ["run", id], queryFn: () => api.run(id) })) });
+  const runsList = useQuery({ queryKey: ["runs"], queryFn: api.runs, enabled: ids.length < 2 });
+  const loaded = queries.every((q) => q.data);
+  const runs = useMemo(
+    // The oldest run is the baseline, whatever order the runs were picked in.
+    () =>
+      loaded
+        ? queries
+            .map((q) => q.data!)
+            .sort((a, b) => a.info.started_at.localeCompare(b.info.started_at))
+            .map((d, i) => ({ label: runLabel(d, i), detail: d }))
+        : [],
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [loaded, ...queries.map((q) => q.dataUpdatedAt)],
+  );
+
+  if (ids.length < 2) {
+    return (
+      <section>
+        <h1>Compare runs</h1>
+        <Empty title="Pick two or more runs to compare.">
+          Tick them in the <Link to="/runs">runs table</Link> and press Compare.
+          {runsList.data && runsList.data.length >= 2 && (
+            <div>
+              Or compare the two latest:{" "}
+              <Link to={`/compare?runs=${runsList.data[1].run_id},${runsList.data[0].run_id}`}>
+                {runsList.data[1].run_id} vs {runsList.data[0].run_id}
+              </Link>
+            </div>
+          )}
+        </Empty>
+      </section>
+    );
+  }
+  const failed = queries.find((q) => q.isError);
+  if (failed) return <ErrorBox error={failed.error} hint={<Link to="/runs">Back to the runs</Link>} />;
+  if (!loaded) return <Loading what="the runs" />;
+  const m = METRICS[metric];
+  const overlay = overlayRounds(
+    runs.map((r) => ({ id: r.detail.info.run_id, label: r.label, rows: r.detail.summary?.rows ?? [] })),
+    m.get,
+  );
+  const phaseOps = [...new Set(overlay.series.map((s) => `${s.phase} · ${s.op}`))];
+  return (
+    <section data-testid="compare-page">
+      <h1>Compare {runs.length} runs</h1>
+      <table className="grid compact">
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>Run</th>
+            <th>Workload</th>
+            <th>Labels</th>
+            <th>Endpoint</th>
+          </tr>
+        </thead>
+        <tbody>
+          {runs.map((r, i) => (
+            <tr key={r.detail.info.run_id} data-testid="compare-run">
+              <td>
+                <span className="swatch" style={{ background: colour(i) }} /> {i + 1}
+              </td>
+              <td>
+                <Link to={`/runs/${r.detail.info.run_id}`}>{r.detail.info.run_id}</Link>
+              </td>
+              <td>{r.detail.info.workload}</td>
+              <td>
+                <Labels labels={r.detail.info.labels} />
+              </td>
+              <td>{r.detail.info.endpoint}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="title-row">
+        <h2>{m.label} across rounds ({m.unit})</h2>
+        <select value={metric} onChange={(e) => setMetric(e.target.value)} aria-label="compare metric">
+          {Object.entries(METRICS).map(([k, v]) => (
+            <option key={k} value={k}>
+              {v.label} ({v.unit})
+            </option>
+          ))}
+        </select>
+      </div>
+      <p className="muted">Colour is the run; the dash pattern is the phase and operation.</p>
+      <RoundsChart
+        data={overlay.data}
+        unit={m.unit}
+        height={320}
+        series={overlay.series.map((s) => ({
+          key: s.name,
+          colour: colour(s.run),
+          dash: dash(phaseOps.indexOf(`${s.phase} · ${s.op}`)),
+        }))}
+      />
+      <Distributions runs={runs} />
+      <h2>Change against {runs[0].label}</h2>
+      <p className="muted">
+        Throughput over all rounds is total operations / total measured time; latency shows the worst round (percentiles
+        are never averaged). Green is better, red is worse.
+      </p>
+      <DeltaTable runs={runs} />
+    </section>
+  );
+}

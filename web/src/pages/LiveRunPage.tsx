@@ -1,0 +1,146 @@
+// Live run: the current phase, round and progress, per-operation throughput and latency
+// over time, errors by class, and a stop button. Fed by the run's event stream; a
+// reconnect resumes where it left off (the browser sends Last-Event-ID).
+import { useEffect, useMemo, useReducer, useState } from "react";
+import { Link, useParams } from "react-router-dom";
+import { api } from "../api/client";
+import { TimeChart } from "../components/charts";
+import { ErrorBox, StatusBadge } from "../components/states";
+import { fmtCount, fmtDuration } from "../lib/format";
+import { type LiveState, type RawEvent, applyEvent, initialLive } from "../lib/live";
+import { placeLabel } from "../lib/rounds";
+
+const EVENT_NAMES = ["started", "phase_started", "interval", "phase_finished", "warning", "finished"];
+
+function reducer(state: LiveState, events: RawEvent[]): LiveState {
+  return events.reduce(applyEvent, state);
+}
+
+export function LiveRunPage() {
+  const { id = "" } = useParams();
+  const [state, dispatch] = useReducer(reducer, undefined, initialLive);
+  const [connError, setConnError] = useState<string | null>(null);
+  const [stopError, setStopError] = useState<unknown>(null);
+  const [stopping, setStopping] = useState(false);
+
+  useEffect(() => {
+    const source = new EventSource(`/api/runs/${encodeURIComponent(id)}/events`);
+    let finished = false;
+    const onEvent = (ev: MessageEvent) => {
+      const e: RawEvent = { id: Number(ev.lastEventId), name: ev.type, data: JSON.parse(ev.data) };
+      dispatch([e]);
+      setConnError(null);
+      if (e.name === "finished") {
+        finished = true;
+        source.close();
+      }
+    };
+    for (const name of EVENT_NAMES) source.addEventListener(name, onEvent as EventListener);
+    source.onerror = () => {
+      if (!finished) setConnError("The event stream dropped; reconnecting…");
+    };
+    return () => source.close();
+  }, [id]);
+
+  const series = useMemo(() => {
+    const ops = state.ops;
+    return {
+      ops: ops.map((op) => ({ key: `${op} ops/s`, name: `${op}` })),
+      mib: ops.map((op) => ({ key: `${op} MiB/s`, name: `${op}` })),
+      lat: ops.flatMap((op, i) =>
+        ["p50", "p99", "p99.9"].map((q, j) => ({ key: `${op} ${q}`, name: `${op} ${q}`, colour: undefined, dash: ["", "6 3", "2 3"][j], idx: i })),
+      ),
+      errors: state.errorClasses.map((c) => ({ key: `errors ${c}`, name: c })),
+    };
+  }, [state.ops, state.errorClasses]);
+
+  const running = state.status === "running" || state.status === undefined;
+  const stop = async () => {
+    setStopping(true);
+    try {
+      await api.stopRun(id);
+    } catch (e) {
+      setStopError(e);
+      setStopping(false);
+    }
+  };
+  const fraction = state.progress?.fraction;
+
+  return (
+    <section>
+      <div className="title-row">
+        <h1>
+          Live: <span className="mono">{id}</span>
+        </h1>
+        {state.status && <StatusBadge status={state.status} />}
+        {running ? (
+          <button className="danger" data-testid="stop-run" onClick={stop} disabled={stopping}>
+            {stopping ? "Stopping… (finishing the interval)" : "Stop run"}
+          </button>
+        ) : (
+          <Link className="button" to={`/runs/${id}`} data-testid="open-detail">
+            Open results
+          </Link>
+        )}
+      </div>
+      {connError && running && <div className="state warn">{connError}</div>}
+      {stopError != null && <ErrorBox error={stopError} />}
+      {state.error && <ErrorBox error={state.error} />}
+      <div className="cards">
+        <div className="card" data-testid="live-phase">
+          <div className="muted">Phase</div>
+          <div className="big">{state.phase ? `${placeLabel(state.phase)} · ${state.phase.name}` : "starting…"}</div>
+          <div className="muted">
+            {state.position != null && state.phases ? `phase ${state.position + 1} of ${state.phases}` : ""}
+          </div>
+        </div>
+        <div className="card">
+          <div className="muted">Progress</div>
+          <div className="progress" aria-label="phase progress">
+            <div style={{ width: `${Math.round((fraction ?? 0) * 100)}%` }} />
+          </div>
+          <div className="muted">
+            {fraction != null ? `${Math.round(fraction * 100)} %` : "end not known in advance"} · {fmtDuration(state.progress?.elapsed_s)}
+          </div>
+        </div>
+        <div className="card">
+          <div className="muted">Objects in the keyspace</div>
+          <div className="big">{fmtCount(state.objects)}</div>
+        </div>
+        <div className="card">
+          <div className="muted">Operations / errors in this phase</div>
+          <div className="big">
+            {fmtCount(state.progress?.ops)} / {fmtCount(state.progress?.errors)}
+          </div>
+        </div>
+      </div>
+      {state.warnings.map((w, i) => (
+        <div className="state warn" key={i}>
+          {w}
+        </div>
+      ))}
+      <div className="chart-grid">
+        <div>
+          <h3>Throughput (ops/s)</h3>
+          <TimeChart testId="live-chart-ops" data={state.points} series={series.ops} unit="ops/s" />
+        </div>
+        <div>
+          <h3>Bandwidth (MiB/s)</h3>
+          <TimeChart testId="live-chart-mib" data={state.points} series={series.mib} unit="MiB/s" />
+        </div>
+        <div>
+          <h3>Latency p50 / p99 / p99.9 (ms)</h3>
+          <TimeChart testId="live-chart-latency" data={state.points} series={series.lat} unit="ms" />
+        </div>
+        <div>
+          <h3>Errors by class (per second)</h3>
+          {series.errors.length ? (
+            <TimeChart testId="live-chart-errors" data={state.points} series={series.errors} unit="errors/s" />
+          ) : (
+            <div className="state empty">No errors so far.</div>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,141 @@
+// Run detail: a finished (or running) run's results from the server, with label and
+// note editing, exports and deletion.
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useCallback, useState } from "react";
+import { Link, useNavigate, useParams } from "react-router-dom";
+import { api } from "../api/client";
+import type { RunDetail } from "../api/types";
+import {
+  ObjectsTable,
+  type PhaseChoice,
+  PhaseExplorer,
+  RoundsCharts,
+  RoundsPhasesTable,
+  RunHeader,
+  WorkloadBlock,
+} from "../components/RunDetailView";
+import { Empty, ErrorBox, Loading } from "../components/states";
+
+export function parseLabels(text: string): Record<string, string> | string {
+  const out: Record<string, string> = {};
+  for (const part of text.split(/[,\n]/).map((p) => p.trim()).filter(Boolean)) {
+    const i = part.indexOf("=");
+    if (i <= 0) return `"${part}" is not key=value`;
+    out[part.slice(0, i).trim()] = part.slice(i + 1).trim();
+  }
+  return out;
+}
+
+function Annotations({ detail }: { detail: RunDetail }) {
+  const id = detail.info.run_id;
+  const qc = useQueryClient();
+  const [labels, setLabels] = useState(
+    Object.entries(detail.info.labels)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(", "),
+  );
+  const [notes, setNotes] = useState(detail.info.notes);
+  const [msg, setMsg] = useState<unknown>(null);
+  const save = async () => {
+    const parsed = parseLabels(labels);
+    if (typeof parsed === "string") {
+      setMsg(parsed);
+      return;
+    }
+    try {
+      await api.editRun(id, { labels: parsed, notes });
+      setMsg("Saved.");
+      await qc.invalidateQueries({ queryKey: ["run", id] });
+    } catch (e) {
+      setMsg(e);
+    }
+  };
+  return (
+    <div className="annotations">
+      <label>
+        Labels (key=value, comma separated)
+        <input value={labels} onChange={(e) => setLabels(e.target.value)} data-testid="labels-input" />
+      </label>
+      <label>
+        Notes
+        <textarea value={notes} onChange={(e) => setNotes(e.target.value)} rows={2} data-testid="notes-input" />
+      </label>
+      <button onClick={save} data-testid="save-annotations">
+        Save labels and notes
+      </button>
+      {msg != null && (typeof msg === "string" ? <span className="muted">{msg}</span> : <ErrorBox error={msg} />)}
+    </div>
+  );
+}
+
+export function RunDetailPage() {
+  const { id = "" } = useParams();
+  const navigate = useNavigate();
+  const q = useQuery({
+    queryKey: ["run", id],
+    queryFn: () => api.run(id),
+    refetchInterval: (query) => (query.state.data?.info.status === "running" ? 3000 : false),
+  });
+  const loadIntervals = useCallback(
+    (c: PhaseChoice) => api.intervals(id, { section: c.section, round: c.round, phase: c.phase }),
+    [id],
+  );
+  const loadDistribution = useCallback((c: PhaseChoice) => api.distribution(id, c), [id]);
+  const [deleteError, setDeleteError] = useState<unknown>(null);
+
+  if (q.isPending) return <Loading what="the run" />;
+  if (q.isError) return <ErrorBox error={q.error} hint={<Link to="/runs">Back to the runs</Link>} />;
+  const detail = q.data;
+  const rows = detail.summary?.rows ?? [];
+  const remove = async () => {
+    if (!window.confirm(`Delete the results of ${id}? This removes its folder for good.`)) return;
+    try {
+      await api.deleteRun(id);
+      navigate("/runs");
+    } catch (e) {
+      setDeleteError(e);
+    }
+  };
+  return (
+    <section data-testid="run-detail">
+      <RunHeader
+        detail={detail}
+        extra={
+          detail.info.status === "running" ? (
+            <Link className="button" to={`/runs/${id}/live`}>
+              Watch live
+            </Link>
+          ) : null
+        }
+      />
+      <Annotations detail={detail} />
+      <div className="exports">
+        Export:{" "}
+        {["summary.csv", "intervals.csv", "histograms.hlog", "report.html"].map((f) => (
+          <a key={f} href={api.exportUrl(id, f)} download data-testid={`export-${f}`}>
+            {f}
+          </a>
+        ))}
+        <button className="danger small" onClick={remove} disabled={detail.info.status === "running"} data-testid="delete-run">
+          Delete run
+        </button>
+      </div>
+      {deleteError != null && <ErrorBox error={deleteError} />}
+      {rows.length === 0 ? (
+        <Empty title="No phase has finished yet.">Results appear here as each phase ends.</Empty>
+      ) : (
+        <>
+          <h2>Across rounds</h2>
+          <RoundsCharts rows={rows} />
+          <h2>Rounds × phases</h2>
+          <RoundsPhasesTable rows={rows} />
+          <PhaseExplorer rows={rows} loadIntervals={loadIntervals} loadDistribution={loadDistribution} />
+          <h2>Objects in the bucket</h2>
+          <ObjectsTable rows={rows} />
+        </>
+      )}
+      <h2>Workload</h2>
+      <WorkloadBlock detail={detail} />
+    </section>
+  );
+}

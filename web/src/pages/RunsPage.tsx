@@ -1,0 +1,128 @@
+// Runs: every run in the results folder, filterable by label and status; pick two or
+// more to compare them round by round.
+import { useQuery } from "@tanstack/react-query";
+import { useMemo, useState } from "react";
+import { Link, useNavigate } from "react-router-dom";
+import { api } from "../api/client";
+import type { RunInfo } from "../api/types";
+import { Empty, ErrorBox, Labels, Loading, StatusBadge } from "../components/states";
+import { fmtDuration, fmtLatency, fmtRate, fmtTime } from "../lib/format";
+
+export function filterRuns(runs: RunInfo[], labelText: string, status: string): RunInfo[] {
+  const needle = labelText.trim().toLowerCase();
+  return runs.filter((r) => {
+    if (status && r.status !== status) return false;
+    if (!needle) return true;
+    const hay = [r.run_id, r.workload, ...Object.entries(r.labels).map(([k, v]) => `${k}=${v}`)].join(" ").toLowerCase();
+    return hay.includes(needle);
+  });
+}
+
+export function RunsTable({ runs }: { runs: RunInfo[] }) {
+  const [label, setLabel] = useState("");
+  const [status, setStatus] = useState("");
+  const [selected, setSelected] = useState<string[]>([]);
+  const navigate = useNavigate();
+  const shown = useMemo(() => filterRuns(runs, label, status), [runs, label, status]);
+  const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
+
+  return (
+    <>
+      <div className="toolbar">
+        <input
+          placeholder="Filter by label, workload or id (e.g. bucket=presharded)"
+          value={label}
+          onChange={(e) => setLabel(e.target.value)}
+          aria-label="filter by label"
+          data-testid="runs-filter"
+        />
+        <select value={status} onChange={(e) => setStatus(e.target.value)} aria-label="filter by status">
+          <option value="">any status</option>
+          {["running", "completed", "interrupted", "aborted", "failed"].map((s) => (
+            <option key={s}>{s}</option>
+          ))}
+        </select>
+        <button
+          data-testid="compare-button"
+          disabled={selected.length < 2}
+          title={selected.length < 2 ? "Select two or more runs to compare" : ""}
+          onClick={() => navigate(`/compare?runs=${selected.map(encodeURIComponent).join(",")}`)}
+        >
+          Compare {selected.length >= 2 ? `${selected.length} runs` : ""}
+        </button>
+      </div>
+      {shown.length === 0 ? (
+        <Empty title="No run matches the filter.">Clear the filter to see all {runs.length} runs.</Empty>
+      ) : (
+        <table className="grid" data-testid="runs-table">
+          <thead>
+            <tr>
+              <th></th>
+              <th>Run</th>
+              <th>Workload</th>
+              <th>Status</th>
+              <th>Labels</th>
+              <th>Started</th>
+              <th>Duration</th>
+              <th>Throughput and p99 per operation</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((r) => (
+              <tr key={r.run_id} data-testid={`run-row-${r.run_id}`}>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`select ${r.run_id}`}
+                    checked={selected.includes(r.run_id)}
+                    onChange={() => toggle(r.run_id)}
+                  />
+                </td>
+                <td>
+                  <Link to={r.status === "running" ? `/runs/${r.run_id}/live` : `/runs/${r.run_id}`}>{r.run_id}</Link>
+                </td>
+                <td>{r.workload}</td>
+                <td>
+                  <StatusBadge status={r.status} />
+                </td>
+                <td>
+                  <Labels labels={r.labels} />
+                </td>
+                <td className="nowrap">{fmtTime(r.started_at)}</td>
+                <td className="num">{fmtDuration(r.duration_s)}</td>
+                <td>
+                  {r.headline.map((h) => (
+                    <span key={h.op} className="headline">
+                      <b>{h.op}</b> {fmtRate(h.ops_per_sec)}, p99 {fmtLatency(h.p99_us)}
+                    </span>
+                  ))}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+export function RunsPage() {
+  const q = useQuery({ queryKey: ["runs"], queryFn: api.runs, refetchInterval: 5000 });
+  return (
+    <section>
+      <h1>Runs</h1>
+      {q.isPending ? (
+        <Loading what="runs" />
+      ) : q.isError ? (
+        <ErrorBox error={q.error} hint="Check that keystorm serve is running, then reload." />
+      ) : q.data.length === 0 ? (
+        <Empty title="No runs yet.">
+          Start one from <Link to="/workloads">Workloads</Link>, or run <code>keystorm run workloads/demo.yaml</code> with the
+          same results folder.
+        </Empty>
+      ) : (
+        <RunsTable runs={q.data} />
+      )}
+    </section>
+  );
+}

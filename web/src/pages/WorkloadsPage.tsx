@@ -1,0 +1,205 @@
+// Workloads: the files of the workloads folder, and an editor that validates as you
+// type, saves (never overwriting without a confirmation) and starts a run.
+import { useQuery, useQueryClient } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { Link, useNavigate, useParams } from "react-router-dom";
+import { ApiError, api } from "../api/client";
+import type { ValidateResponse } from "../api/types";
+import { YamlEditor } from "../components/YamlEditor";
+import { Empty, ErrorBox, Loading } from "../components/states";
+import { parseLabels } from "./RunDetailPage";
+
+const NEW_WORKLOAD = `# my-workload: what this workload shows, in a sentence or two.
+name: my-workload
+target: { endpoint: embedded }
+buckets: { names: [my-bucket] }
+objects: { size: 4KiB }
+before:
+  - { name: fill, op: put, concurrency: 16, until_objects: 10000 }
+rounds:
+  count: 3
+  phases:
+    - { name: write, op: put, concurrency: 16, duration: 5s }
+    - { name: read, op: get, concurrency: 16, duration: 5s }
+`;
+
+export function useValidation(text: string, delayMs = 300): ValidateResponse | null {
+  const [result, setResult] = useState<ValidateResponse | null>(null);
+  useEffect(() => {
+    let live = true;
+    const t = setTimeout(() => {
+      api.validate(text).then(
+        (r) => live && setResult(r),
+        () => live && setResult(null),
+      );
+    }, delayMs);
+    return () => {
+      live = false;
+      clearTimeout(t);
+    };
+  }, [text, delayMs]);
+  return result;
+}
+
+function Editor({ name, initial }: { name: string | null; initial: string }) {
+  const [text, setText] = useState(initial);
+  const [saveName, setSaveName] = useState(name ?? "");
+  const [labels, setLabels] = useState("");
+  const [endpoint, setEndpoint] = useState("");
+  const [message, setMessage] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const validation = useValidation(text);
+  const navigate = useNavigate();
+  const qc = useQueryClient();
+
+  const save = async (target: string) => {
+    setMessage(null);
+    try {
+      await api.saveWorkload(target, text, false);
+      setMessage(`Saved as ${target}.yaml.`);
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 409 && window.confirm(`${target}.yaml exists. Replace it?`)) {
+        try {
+          await api.saveWorkload(target, text, true);
+          setMessage(`Replaced ${target}.yaml.`);
+        } catch (e2) {
+          setMessage(e2);
+        }
+      } else {
+        setMessage(e);
+      }
+    }
+    await qc.invalidateQueries({ queryKey: ["workloads"] });
+    if (target !== name) navigate(`/workloads/${target}`);
+  };
+
+  const start = async () => {
+    setMessage(null);
+    const parsed = parseLabels(labels);
+    if (typeof parsed === "string") {
+      setMessage(parsed);
+      return;
+    }
+    setBusy(true);
+    try {
+      const unchanged = name != null && text === initial;
+      const r = await api.startRun({
+        ...(unchanged ? { workload: name } : { yaml: text }),
+        labels: parsed,
+        ...(endpoint.trim() ? { endpoint: endpoint.trim() } : {}),
+      });
+      navigate(`/runs/${r.run_id}/live`);
+    } catch (e) {
+      setMessage(e);
+      setBusy(false);
+    }
+  };
+
+  const problems = validation?.errors ?? [];
+  return (
+    <div>
+      <YamlEditor value={text} onChange={setText} problems={[...problems, ...(validation?.warnings ?? [])]} />
+      <div className="validation" aria-live="polite">
+        {validation == null ? (
+          <span className="muted">Checking…</span>
+        ) : validation.valid ? (
+          <span className="good" data-testid="validation-ok">
+            Valid: {validation.outline?.phases.length} phases per pass, {validation.outline?.rounds} rounds.
+          </span>
+        ) : (
+          problems.map((p, i) => (
+            <div className="bad" key={i} data-testid="validation-error">
+              line {p.line}, column {p.column}: {p.message}
+            </div>
+          ))
+        )}
+        {validation?.warnings.map((w, i) => (
+          <div className="warn-text" key={i}>
+            warning, line {w.line}: {w.message}
+          </div>
+        ))}
+      </div>
+      <div className="form-row">
+        <label>
+          Save as
+          <input value={saveName} onChange={(e) => setSaveName(e.target.value)} placeholder="name (letters, digits, - or _)" />
+        </label>
+        <button onClick={() => save(saveName.trim())} disabled={!saveName.trim() || !validation?.valid} data-testid="save-workload">
+          Save
+        </button>
+      </div>
+      <div className="form-row">
+        <label>
+          Labels
+          <input value={labels} onChange={(e) => setLabels(e.target.value)} placeholder="bucket=presharded, host=a" data-testid="run-labels" />
+        </label>
+        <label>
+          Endpoint override
+          <input value={endpoint} onChange={(e) => setEndpoint(e.target.value)} placeholder="http://127.0.0.1:7480 (optional)" />
+        </label>
+        <button className="primary" onClick={start} disabled={busy || !validation?.valid} data-testid="start-run">
+          {busy ? "Starting…" : "Start run"}
+        </button>
+      </div>
+      {message != null &&
+        (typeof message === "string" ? (
+          <div className="state">{message}</div>
+        ) : (
+          <ErrorBox
+            error={message}
+            hint={
+              message instanceof ApiError && message.code === "run_in_progress" ? (
+                <Link to="/runs">See the run that is going</Link>
+              ) : undefined
+            }
+          />
+        ))}
+    </div>
+  );
+}
+
+export function WorkloadsPage() {
+  const { name } = useParams();
+  const list = useQuery({ queryKey: ["workloads"], queryFn: api.workloads });
+  const one = useQuery({ queryKey: ["workload", name], queryFn: () => api.workload(name!), enabled: !!name });
+  return (
+    <section className="workloads">
+      <aside>
+        <h2>Workloads</h2>
+        {list.isPending ? (
+          <Loading what="workloads" />
+        ) : list.isError ? (
+          <ErrorBox error={list.error} />
+        ) : list.data.length === 0 ? (
+          <Empty title="The workloads folder is empty.">Write one on the right and save it.</Empty>
+        ) : (
+          <ul className="workload-list" data-testid="workload-list">
+            {list.data.map((w) => (
+              <li key={w.name} className={w.name === name ? "active" : ""}>
+                <Link to={`/workloads/${w.name}`} data-testid={`workload-${w.name}`}>
+                  {w.name}
+                </Link>
+                {w.description && <div className="muted small">{w.description.slice(0, 140)}</div>}
+              </li>
+            ))}
+          </ul>
+        )}
+        <Link to="/workloads" className="button">
+          New workload
+        </Link>
+      </aside>
+      <div className="editor-pane">
+        <h1>{name ? `${name}.yaml` : "New workload"}</h1>
+        {name == null ? (
+          <Editor key="new" name={null} initial={NEW_WORKLOAD} />
+        ) : one.isPending ? (
+          <Loading what={`${name}.yaml`} />
+        ) : one.isError ? (
+          <ErrorBox error={one.error} />
+        ) : (
+          <Editor key={name} name={name} initial={one.data.text} />
+        )}
+      </div>
+    </section>
+  );
+}

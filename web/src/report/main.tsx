@@ -1,0 +1,73 @@
+// Entry of the offline report: one HTML file with the run's data inlined by the server
+// (`/api/runs/{id}/export/report.html`); no network at all.
+import { StrictMode, useCallback } from "react";
+import { createRoot } from "react-dom/client";
+import type { IntervalRecord, RunDetail } from "../api/types";
+import {
+  ObjectsTable,
+  type PhaseChoice,
+  PhaseExplorer,
+  RoundsCharts,
+  RoundsPhasesTable,
+  RunHeader,
+  WorkloadBlock,
+} from "../components/RunDetailView";
+import { Empty } from "../components/states";
+import "../styles.css";
+
+interface ReportData {
+  info: RunDetail["info"];
+  manifest: RunDetail["manifest"];
+  summary: RunDetail["summary"];
+  intervals: IntervalRecord[];
+  workload_text?: string;
+}
+
+function readData(): ReportData | null {
+  const text = document.getElementById("report-data")?.textContent ?? "";
+  try {
+    return JSON.parse(text) as ReportData;
+  } catch {
+    return null;
+  }
+}
+
+function Report({ data }: { data: ReportData }) {
+  const detail: RunDetail = {
+    info: data.info,
+    manifest: data.manifest,
+    summary: data.summary,
+    workload_text: data.workload_text ?? "",
+  };
+  const rows = data.summary?.rows ?? [];
+  const loadIntervals = useCallback(
+    (c: PhaseChoice) =>
+      Promise.resolve(data.intervals.filter((r) => r.section === c.section && (r.round ?? null) === c.round && r.phase === c.phase)),
+    [data],
+  );
+  return (
+    <main>
+      <p className="muted">keystorm report, generated {new Date().toISOString().slice(0, 10)}</p>
+      <RunHeader detail={detail} />
+      {rows.length === 0 ? (
+        <Empty title="This run recorded no finished phase." />
+      ) : (
+        <>
+          <h2>Across rounds</h2>
+          <RoundsCharts rows={rows} />
+          <h2>Rounds × phases</h2>
+          <RoundsPhasesTable rows={rows} />
+          <PhaseExplorer rows={rows} loadIntervals={loadIntervals} />
+          <h2>Objects in the bucket</h2>
+          <ObjectsTable rows={rows} />
+        </>
+      )}
+      {detail.workload_text && <WorkloadBlock detail={detail} />}
+    </main>
+  );
+}
+
+const data = readData();
+createRoot(document.getElementById("root")!).render(
+  <StrictMode>{data ? <Report data={data} /> : <Empty title="This report holds no data." />}</StrictMode>,
+);
