@@ -66,6 +66,11 @@ test.describe.serial("keystorm UI", () => {
     const delta = page.getByTestId("delta-table");
     await expect(delta).toContainText("rounds · write · put");
     await expect(delta).toContainText("%");
+    await expect(delta).toContainText("p99 (worst round)");
+    await page.getByTestId("delta-scope").selectOption("2");
+    await expect(delta).toContainText("p99 (round 2)");
+    await expect(delta).not.toContainText("before · fill · put");
+    await page.getByTestId("delta-scope").selectOption("all");
     await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveCount(2);
     await screenshot(page, "compare", true);
   });

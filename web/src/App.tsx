@@ -17,7 +17,9 @@ function Nav() {
         keystorm
       </Link>
       <NavLink to="/runs">Runs</NavLink>
-      <NavLink to="/compare">Compare</NavLink>
+      <NavLink to="/compare" title="Tick two or more runs on the Runs page, then press Compare">
+        Compare
+      </NavLink>
       <NavLink to="/workloads">Workloads</NavLink>
       <span className="spacer" />
       {running && (

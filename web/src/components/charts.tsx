@@ -1,6 +1,7 @@
 // The charts every page shares, on recharts with animation off: a time series (x =
 // seconds from the run's start, downsampled for long runs), a rounds chart (x = round
 // number, one point per round per series) and a latency distribution on a nines axis.
+import { useMemo } from "react";
 import {
   CartesianGrid,
   Legend,
@@ -11,7 +12,7 @@ import {
   XAxis,
   YAxis,
 } from "recharts";
-import { MAX_POINTS, lttb } from "../lib/lttb";
+import { MAX_POINTS, downsampleRows } from "../lib/lttb";
 import { NINES_TICKS, ninesLabel } from "../lib/nines";
 
 export const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563"];
@@ -47,11 +48,11 @@ export function TimeChart(props: {
   height?: number;
   testId?: string;
 }) {
-  const first = props.series[0]?.key;
-  const data =
-    props.data.length > MAX_POINTS && first
-      ? lttb(props.data, MAX_POINTS, (d) => Number(d.t), (d) => Number(d[first] ?? 0))
-      : props.data;
+  const keys = props.series.map((s) => s.key).join("\n");
+  const data = useMemo(
+    () => downsampleRows(props.data, MAX_POINTS, "t", keys ? keys.split("\n") : []),
+    [props.data, keys],
+  );
   return (
     <div className="chart" data-testid={props.testId} data-points={data.length}>
       <ResponsiveContainer width="100%" height={props.height ?? 220}>

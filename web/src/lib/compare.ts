@@ -1,6 +1,7 @@
 // Runs side by side, aligned by where they are in the workload (section, round, phase,
 // operation), never by wall clock; and the % change of each run against the first.
 import type { SummaryRow } from "../api/types";
+import { fmtPercent } from "./format";
 
 export function alignKey(r: { section: string; round?: number | null; phase: string; op: string }): string {
   return `${r.section}|${r.round ?? ""}|${r.phase}|${r.op}`;
@@ -23,9 +24,16 @@ export interface Aggregate {
   worst_p999_us: number;
 }
 
-export function aggregate(rows: SummaryRow[]): Map<string, Aggregate> {
+/**
+ * Which rows a comparison covers: every phase with its rounds summed (`"all"`), or the
+ * rows of one round only, whose values are then that round's exact figures.
+ */
+export type DeltaScope = "all" | number;
+
+export function aggregate(rows: SummaryRow[], scope: DeltaScope = "all"): Map<string, Aggregate> {
   const out = new Map<string, Aggregate>();
   for (const r of rows) {
+    if (scope !== "all" && (r.section !== "round" || r.round !== scope)) continue;
     const key = `${r.section === "round" ? "round" : r.section}|${r.phase}|${r.op}`;
     const a = out.get(key) ?? {
       phase: r.phase,
@@ -66,14 +74,56 @@ export function deltaPercent(base: number, value: number): number | null {
 
 export type Direction = "higher" | "lower";
 
-export const DELTA_METRICS: Array<{ key: keyof Aggregate; label: string; better: Direction; unit: string }> = [
-  { key: "ops_per_sec", label: "ops/s", better: "higher", unit: "ops/s" },
-  { key: "mib_per_sec", label: "MiB/s", better: "higher", unit: "MiB/s" },
-  { key: "worst_p50_us", label: "p50 (worst round)", better: "lower", unit: "µs" },
-  { key: "worst_p99_us", label: "p99 (worst round)", better: "lower", unit: "µs" },
-  { key: "worst_p999_us", label: "p99.9 (worst round)", better: "lower", unit: "µs" },
-  { key: "errors", label: "errors", better: "lower", unit: "" },
+export interface DeltaMetric {
+  key: keyof Aggregate;
+  label: string;
+  better: Direction;
+  unit: string;
+  /** How the value of several rounds is formed (shown in the all-rounds scope). */
+  overRounds: string;
+}
+
+export const DELTA_METRICS: DeltaMetric[] = [
+  { key: "ops_per_sec", label: "ops/s", better: "higher", unit: "ops/s", overRounds: "total ops / total time" },
+  { key: "mib_per_sec", label: "MiB/s", better: "higher", unit: "MiB/s", overRounds: "total bytes / total time" },
+  { key: "worst_p50_us", label: "p50", better: "lower", unit: "µs", overRounds: "worst round" },
+  { key: "worst_p99_us", label: "p99", better: "lower", unit: "µs", overRounds: "worst round" },
+  { key: "worst_p999_us", label: "p99.9", better: "lower", unit: "µs", overRounds: "worst round" },
+  { key: "errors", label: "errors", better: "lower", unit: "", overRounds: "sum" },
 ];
+
+/**
+ * A metric's name in the delta table, saying how rounds were combined when they were
+ * (a phase outside the rounds ran once: its values are exact).
+ */
+export function metricLabel(m: DeltaMetric, scope: DeltaScope, section = "round"): string {
+  if (section !== "round") return m.label;
+  return scope === "all" ? `${m.label} (${m.overRounds})` : `${m.label} (round ${scope})`;
+}
+
+/**
+ * `better`, `worse` or `same` from a baseline to a value. Unlike a % change this is
+ * defined for a zero baseline too: errors going from 0 to 5 are worse.
+ */
+export function verdictOf(base: number, value: number, better: Direction, tolerance = 1): "better" | "worse" | "same" {
+  if (!Number.isFinite(base) || !Number.isFinite(value) || base === value) return "same";
+  if (base === 0) return value > 0 === (better === "higher") ? "better" : "worse";
+  return verdict(deltaPercent(base, value), better, tolerance);
+}
+
+/** The change as shown in the delta table: a signed %, or "from 0" without a baseline. */
+export function fmtChange(base: number, value: number): string {
+  const d = deltaPercent(base, value);
+  if (d != null) return fmtPercent(d);
+  return Number.isFinite(base) && base === 0 ? "from 0" : "–";
+}
+
+/** Round numbers that occur in any of the runs' summaries, ascending. */
+export function roundsOf(rowsPerRun: SummaryRow[][]): number[] {
+  const rounds = new Set<number>();
+  for (const rows of rowsPerRun) for (const r of rows) if (r.section === "round" && r.round != null) rounds.add(r.round);
+  return [...rounds].sort((a, b) => a - b);
+}
 
 /** `better`, `worse` or `same` for a change, given which direction is good. */
 export function verdict(delta: number | null, better: Direction, tolerance = 1): "better" | "worse" | "same" {

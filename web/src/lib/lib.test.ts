@@ -2,11 +2,11 @@
 // the nines axis, and folding live events (replays included).
 import { describe, expect, it } from "vitest";
 import type { SummaryRow } from "../api/types";
-import { aggregate, deltaPercent, overlayRounds, verdict } from "./compare";
+import { DELTA_METRICS, aggregate, deltaPercent, fmtChange, metricLabel, overlayRounds, roundsOf, verdict, verdictOf } from "./compare";
 import { fmtLatency, fmtMiBs, fmtRate } from "./format";
 import { applyEvent, initialLive } from "./live";
-import { lttb } from "./lttb";
-import { ninesLabel, ninesOf } from "./nines";
+import { downsampleRows, lttb } from "./lttb";
+import { NINES_TICKS, ninesLabel, ninesOf } from "./nines";
 import { objectsAtPhaseStart, roundCount, roundsTable, roundSeriesKeys } from "./rounds";
 
 function row(p: Partial<SummaryRow> & { phase: string; op: SummaryRow["op"] }): SummaryRow {
@@ -39,6 +39,15 @@ describe("lttb", () => {
     expect(out[0].t).toBe(0);
     expect(out[499].t).toBe(9999);
     expect(out.some((d) => d.v === 1e6)).toBe(true);
+  });
+  it("keeps a spike of any series when rows carry several", () => {
+    const rows = Array.from({ length: 7200 }, (_, t) => ({ t, p50: 2, p99: t === 4321 ? 900 : 10 }));
+    const out = downsampleRows(rows, 1500, "t", ["p50", "p99"]);
+    expect(out.length).toBeLessThanOrEqual(1500);
+    expect(out.length).toBeGreaterThan(700);
+    expect(out.some((r) => r.p99 === 900)).toBe(true);
+    expect(out.map((r) => r.t)).toEqual([...out.map((r) => r.t)].sort((a, b) => a - b));
+    expect(downsampleRows(rows.slice(0, 100), 1500, "t", ["p50"])).toHaveLength(100);
   });
   it("returns short series unchanged", () => {
     const data = [1, 2, 3].map((t) => ({ t }));
@@ -96,6 +105,36 @@ describe("compare", () => {
     expect(a.ops_per_sec).toBe(200);
     expect(a.worst_p99_us).toBe(900);
   });
+  it("judges changes from a zero baseline by direction", () => {
+    expect(verdictOf(0, 5, "lower")).toBe("worse"); // errors appeared
+    expect(verdictOf(5, 0, "lower")).toBe("better"); // errors went away
+    expect(verdictOf(0, 120, "higher")).toBe("better"); // a phase that did nothing now runs
+    expect(verdictOf(0, 0, "lower")).toBe("same");
+    expect(verdictOf(1000, 1005, "higher")).toBe("same"); // within 1 %
+    expect(verdictOf(1000, 900, "higher")).toBe("worse");
+    expect(fmtChange(0, 5)).toBe("from 0");
+    expect(fmtChange(200, 150)).toBe("-25.0 %");
+    expect(fmtChange(0, 0)).toBe("0.0 %");
+  });
+  it("compares one round exactly, or all rounds together, and says which", () => {
+    const rows = [
+      row({ section: "before", round: null, phase: "fill", op: "put", ops: 50, duration_s: 1 }),
+      row({ round: 1, phase: "write", op: "put", ops: 1000, duration_s: 10, latency_us: { min: 1, mean: 1, p50: 1, p90: 1, p99: 500, p999: 1, max: 1 } }),
+      row({ round: 2, phase: "write", op: "put", ops: 3000, duration_s: 10, latency_us: { min: 1, mean: 1, p50: 1, p90: 1, p99: 900, p999: 1, max: 1 } }),
+    ];
+    const all = aggregate(rows, "all");
+    expect([...all.keys()]).toEqual(["before|fill|put", "round|write|put"]);
+    const round1 = aggregate(rows, 1);
+    expect([...round1.keys()]).toEqual(["round|write|put"]);
+    expect(round1.get("round|write|put")!.ops_per_sec).toBe(100);
+    expect(round1.get("round|write|put")!.worst_p99_us).toBe(500);
+    expect(aggregate(rows, 3).size).toBe(0);
+    expect(roundsOf([rows, [row({ round: 4, phase: "write", op: "put" })]])).toEqual([1, 2, 4]);
+    const p99 = DELTA_METRICS.find((m) => m.key === "worst_p99_us")!;
+    expect(metricLabel(p99, "all")).toBe("p99 (worst round)");
+    expect(metricLabel(p99, 2)).toBe("p99 (round 2)");
+    expect(metricLabel(p99, "all", "before")).toBe("p99");
+  });
   it("overlays runs by round, not by time", () => {
     const r1 = [row({ round: 1, phase: "write", op: "put", ops_per_sec: 1 }), row({ round: 2, phase: "write", op: "put", ops_per_sec: 2 })];
     const r2 = [row({ round: 1, phase: "write", op: "put", ops_per_sec: 3, started_at: "2027-01-01T00:00:00Z" })];
@@ -123,6 +162,7 @@ describe("nines axis", () => {
     expect(ninesOf(100)).toBe(6);
     expect(ninesLabel(2)).toBe("99 %");
     expect(ninesLabel(3)).toBe("99.9 %");
+    expect(NINES_TICKS.map(ninesLabel)).toEqual(["0 %", "50 %", "90 %", "99 %", "99.9 %", "99.99 %", "99.999 %"]);
   });
 });
 

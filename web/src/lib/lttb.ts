@@ -3,9 +3,14 @@
 // runs.
 
 export function lttb<T>(data: T[], threshold: number, x: (d: T) => number, y: (d: T) => number): T[] {
+  return lttbIndices(data, threshold, x, y).map((i) => data[i]);
+}
+
+/** The indices LTTB keeps, ascending. */
+export function lttbIndices<T>(data: T[], threshold: number, x: (d: T) => number, y: (d: T) => number): number[] {
   const n = data.length;
-  if (threshold >= n || threshold < 3) return data.slice();
-  const out: T[] = [data[0]];
+  if (threshold >= n || threshold < 3) return data.map((_, i) => i);
+  const out: number[] = [0];
   const every = (n - 2) / (threshold - 2);
   let a = 0;
   for (let i = 0; i < threshold - 2; i++) {
@@ -33,11 +38,27 @@ export function lttb<T>(data: T[], threshold: number, x: (d: T) => number, y: (d
         next = j;
       }
     }
-    out.push(data[next]);
+    out.push(next);
     a = next;
   }
-  out.push(data[n - 1]);
+  out.push(n - 1);
   return out;
+}
+
+/**
+ * Downsamples rows that carry several series (one chart, several lines): each series
+ * gets its share of the budget, and a row is kept when any series needs it, so a spike
+ * in p99 survives even when p50 is flat. Missing values count as 0.
+ */
+export function downsampleRows<T extends Record<string, unknown>>(rows: T[], max: number, xKey: string, yKeys: string[]): T[] {
+  if (rows.length <= max || yKeys.length === 0) return rows;
+  const share = Math.max(3, Math.floor(max / yKeys.length));
+  const keep = new Set<number>();
+  const x = (d: T) => Number(d[xKey]);
+  for (const key of yKeys) {
+    for (const i of lttbIndices(rows, share, x, (d) => Number(d[key] ?? 0) || 0)) keep.add(i);
+  }
+  return [...keep].sort((a, b) => a - b).map((i) => rows[i]);
 }
 
 /** Points drawn per series at most. */

@@ -14,7 +14,8 @@ export function percentileOfNines(n: number): number {
   return 100 * (1 - Math.pow(10, -n));
 }
 
-export const NINES_TICKS = [0, 1, 2, 3, 4, 5];
+/** 0 %, 50 %, 90 %, 99 %, 99.9 %, 99.99 %, 99.999 % (the chart adds "max" at 6). */
+export const NINES_TICKS = [0, Math.log10(2), 1, 2, 3, 4, 5];
 
 export function ninesLabel(n: number): string {
   if (n <= 0) return "0 %";

@@ -8,8 +8,17 @@ import { api } from "../api/client";
 import type { RunDetail } from "../api/types";
 import { DistributionChart, RoundsChart, colour, dash } from "../components/charts";
 import { Empty, ErrorBox, Labels, Loading } from "../components/states";
-import { DELTA_METRICS, aggregate, deltaPercent, overlayRounds, verdict } from "../lib/compare";
-import { fmtLatency, fmtMiBs, fmtPercent, fmtRate } from "../lib/format";
+import {
+  DELTA_METRICS,
+  type DeltaScope,
+  aggregate,
+  fmtChange,
+  metricLabel,
+  overlayRounds,
+  roundsOf,
+  verdictOf,
+} from "../lib/compare";
+import { fmtLatency, fmtMiBs, fmtRate } from "../lib/format";
 import { ninesOf } from "../lib/nines";
 import { METRICS, placeLabel } from "../lib/rounds";
 
@@ -28,46 +37,76 @@ function fmtMetric(unit: string, v: number): string {
 }
 
 export function DeltaTable({ runs }: { runs: Array<{ label: string; detail: RunDetail }> }) {
-  const aggs = runs.map((r) => aggregate(r.detail.summary?.rows ?? []));
+  const rowsPerRun = runs.map((r) => r.detail.summary?.rows ?? []);
+  const rounds = roundsOf(rowsPerRun);
+  const [scope, setScope] = useState<DeltaScope>("all");
+  const aggs = rowsPerRun.map((rows) => aggregate(rows, scope));
   const keys = [...aggs[0].keys()];
   return (
-    <table className="grid" data-testid="delta-table">
-      <thead>
-        <tr>
-          <th>Phase · op</th>
-          <th>Metric</th>
-          <th>{runs[0].label} (baseline)</th>
-          {runs.slice(1).map((r) => (
-            <th key={r.label}>{r.label}</th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {keys.flatMap((k) =>
-          DELTA_METRICS.map((m, j) => {
-            const base = aggs[0].get(k);
-            if (!base) return null;
-            return (
-              <tr key={`${k}/${m.key}`} className={j === 0 ? "group-start" : ""}>
-                <td>{j === 0 ? `${base.section === "round" ? "rounds" : base.section} · ${base.phase} · ${base.op}` : ""}</td>
-                <td>{m.label}</td>
-                <td className="num">{fmtMetric(m.unit, base[m.key] as number)}</td>
-                {aggs.slice(1).map((a, i) => {
-                  const other = a.get(k);
-                  if (!other) return <td key={i} className="muted">not in this run</td>;
-                  const d = deltaPercent(base[m.key] as number, other[m.key] as number);
-                  return (
-                    <td key={i} className={`num ${verdict(d, m.better)}`}>
-                      {fmtMetric(m.unit, other[m.key] as number)} <span className="delta">({d == null ? "new" : fmtPercent(d)})</span>
-                    </td>
-                  );
-                })}
-              </tr>
-            );
-          }),
-        )}
-      </tbody>
-    </table>
+    <>
+      <div className="title-row">
+        <label className="inline-label">
+          Rounds compared
+          <select
+            value={String(scope)}
+            onChange={(e) => setScope(e.target.value === "all" ? "all" : Number(e.target.value))}
+            aria-label="rounds compared"
+            data-testid="delta-scope"
+          >
+            <option value="all">all rounds together (and the phases outside rounds)</option>
+            {rounds.map((n) => (
+              <option key={n} value={n}>
+                round {n} only (exact values of that round)
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {keys.length === 0 ? (
+        <Empty title="The baseline has no rows here.">Pick another round, or all rounds.</Empty>
+      ) : (
+        <table className="grid" data-testid="delta-table">
+          <thead>
+            <tr>
+              <th>Phase · op</th>
+              <th>Metric</th>
+              <th className="num">{runs[0].label} (baseline)</th>
+              {runs.slice(1).map((r) => (
+                <th className="num" key={r.label}>
+                  {r.label} (change vs baseline)
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {keys.flatMap((k) =>
+              DELTA_METRICS.map((m, j) => {
+                const base = aggs[0].get(k);
+                if (!base) return null;
+                const baseValue = base[m.key] as number;
+                return (
+                  <tr key={`${k}/${m.key}`} className={j === 0 ? "group-start" : ""}>
+                    <td>{j === 0 ? `${base.section === "round" ? "rounds" : base.section} · ${base.phase} · ${base.op}` : ""}</td>
+                    <td>{metricLabel(m, scope, base.section)}</td>
+                    <td className="num">{fmtMetric(m.unit, baseValue)}</td>
+                    {aggs.slice(1).map((a, i) => {
+                      const other = a.get(k);
+                      if (!other) return <td key={i} className="muted">not in this run</td>;
+                      const value = other[m.key] as number;
+                      return (
+                        <td key={i} className={`num ${verdictOf(baseValue, value, m.better)}`}>
+                          {fmtMetric(m.unit, value)} <span className="delta">({fmtChange(baseValue, value)})</span>
+                        </td>
+                      );
+                    })}
+                  </tr>
+                );
+              }),
+            )}
+          </tbody>
+        </table>
+      )}
+    </>
   );
 }
 
@@ -216,8 +255,9 @@ export function ComparePage() {
       <Distributions runs={runs} />
       <h2>Change against {runs[0].label}</h2>
       <p className="muted">
-        Throughput over all rounds is total operations / total measured time; latency shows the worst round (percentiles
-        are never averaged). Green is better, red is worse.
+        All rounds together: throughput is total operations / total measured time and latency is the worst round's
+        (percentiles are never averaged); pick one round for its exact values. Green is better, red is worse; a change
+        from a zero baseline reads "from 0".
       </p>
       <DeltaTable runs={runs} />
     </section>

@@ -23,14 +23,15 @@ rounds:
     - { name: read, op: get, concurrency: 16, duration: 5s }
 `;
 
-export function useValidation(text: string, delayMs = 300): ValidateResponse | null {
-  const [result, setResult] = useState<ValidateResponse | null>(null);
+/** Validates the text on the server once typing pauses; the error is why it could not. */
+export function useValidation(text: string, delayMs = 300): { result: ValidateResponse | null; error: unknown } {
+  const [state, setState] = useState<{ result: ValidateResponse | null; error: unknown }>({ result: null, error: null });
   useEffect(() => {
     let live = true;
     const t = setTimeout(() => {
       api.validate(text).then(
-        (r) => live && setResult(r),
-        () => live && setResult(null),
+        (result) => live && setState({ result, error: null }),
+        (error: unknown) => live && setState({ result: null, error }),
       );
     }, delayMs);
     return () => {
@@ -38,7 +39,27 @@ export function useValidation(text: string, delayMs = 300): ValidateResponse | n
       clearTimeout(t);
     };
   }, [text, delayMs]);
-  return result;
+  return state;
+}
+
+/** What to do about a 409 on start: one run at a time, so point at the one that goes. */
+function RunGoing() {
+  const status = useQuery({ queryKey: ["status"], queryFn: api.status });
+  const running = status.data?.running;
+  return (
+    <div data-testid="run-in-progress">
+      A run is already going; keystorm runs one at a time.{" "}
+      {running ? (
+        <>
+          Watch or stop it: <Link to={`/runs/${encodeURIComponent(running)}/live`}>{running}</Link>.
+        </>
+      ) : (
+        <>
+          It may have just ended: try again, or see the <Link to="/runs">runs</Link>.
+        </>
+      )}
+    </div>
+  );
 }
 
 function Editor({ name, initial }: { name: string | null; initial: string }) {
@@ -48,7 +69,7 @@ function Editor({ name, initial }: { name: string | null; initial: string }) {
   const [endpoint, setEndpoint] = useState("");
   const [message, setMessage] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const validation = useValidation(text);
+  const { result: validation, error: validationError } = useValidation(text);
   const navigate = useNavigate();
   const qc = useQueryClient();
 
@@ -100,7 +121,9 @@ function Editor({ name, initial }: { name: string | null; initial: string }) {
     <div>
       <YamlEditor value={text} onChange={setText} problems={[...problems, ...(validation?.warnings ?? [])]} />
       <div className="validation" aria-live="polite">
-        {validation == null ? (
+        {validationError != null ? (
+          <ErrorBox error={validationError} hint="The text could not be checked; it is checked again as you type." />
+        ) : validation == null ? (
           <span className="muted">Checking…</span>
         ) : validation.valid ? (
           <span className="good" data-testid="validation-ok">
@@ -147,11 +170,7 @@ function Editor({ name, initial }: { name: string | null; initial: string }) {
         ) : (
           <ErrorBox
             error={message}
-            hint={
-              message instanceof ApiError && message.code === "run_in_progress" ? (
-                <Link to="/runs">See the run that is going</Link>
-              ) : undefined
-            }
+            hint={message instanceof ApiError && message.code === "run_in_progress" ? <RunGoing /> : undefined}
           />
         ))}
     </div>

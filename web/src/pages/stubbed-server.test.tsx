@@ -1,0 +1,149 @@
+// Pages against a stubbed server (fetch replaced here, and only in this file): the runs
+// page's empty and unreachable states, the editor validating as you type (debounced)
+// and marking the offending line, and a start refused because a run is going.
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/react";
+import type { ReactNode } from "react";
+import { MemoryRouter, Route, Routes } from "react-router-dom";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { RunsPage } from "./RunsPage";
+import { WorkloadsPage } from "./WorkloadsPage";
+
+type Handler = (method: string, path: string, body: unknown) => { status: number; json?: unknown } | "network-error";
+
+/** Replaces fetch with `handler`; returns the calls it received. */
+function stubServer(handler: Handler): Array<{ method: string; path: string; body: unknown }> {
+  const calls: Array<{ method: string; path: string; body: unknown }> = [];
+  vi.stubGlobal("fetch", async (input: RequestInfo | URL, init?: RequestInit) => {
+    const method = init?.method ?? "GET";
+    const path = String(input);
+    const body = typeof init?.body === "string" ? (JSON.parse(init.body) as unknown) : undefined;
+    calls.push({ method, path, body });
+    const answer = handler(method, path, body);
+    if (answer === "network-error") throw new TypeError("Failed to fetch");
+    return new Response(answer.json === undefined ? null : JSON.stringify(answer.json), {
+      status: answer.status,
+      headers: { "content-type": "application/json" },
+    });
+  });
+  return calls;
+}
+
+function renderAt(path: string, routes: ReactNode) {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  return render(
+    <QueryClientProvider client={client}>
+      <MemoryRouter initialEntries={[path]}>
+        <Routes>{routes}</Routes>
+      </MemoryRouter>
+    </QueryClientProvider>,
+  );
+}
+
+afterEach(() => {
+  cleanup();
+  vi.unstubAllGlobals();
+});
+
+describe("runs page", () => {
+  it("says how to get a first run when there is none", async () => {
+    stubServer((method, path) => (method === "GET" && path === "/api/runs" ? { status: 200, json: [] } : { status: 404 }));
+    renderAt("/runs", <Route path="/runs" element={<RunsPage />} />);
+    const empty = await screen.findByTestId("empty-state");
+    expect(empty.textContent).toContain("No runs yet");
+    expect(empty.textContent).toContain("keystorm run workloads/demo.yaml");
+    expect(screen.getByRole("link", { name: "Workloads" }).getAttribute("href")).toBe("/workloads");
+    expect(screen.queryByTestId("runs-table")).toBeNull();
+  });
+
+  it("says the server is unreachable rather than showing an empty list", async () => {
+    stubServer(() => "network-error");
+    renderAt("/runs", <Route path="/runs" element={<RunsPage />} />);
+    const alert = await screen.findByRole("alert");
+    expect(alert.textContent).toContain("keystorm serve");
+    expect(screen.queryByTestId("empty-state")).toBeNull();
+  });
+});
+
+const VALID = "name: demo\nbuckets: { names: [b] }\nbefore:\n  - { op: put, operations: 10 }\n";
+
+/** A server whose validator rejects any text with a `bogus` line, naming that line. */
+const workloadServer =
+  (text: string, onStart: () => { status: number; json?: unknown }): Handler =>
+  (method, path, body) => {
+    if (method === "GET" && path === "/api/workloads") return { status: 200, json: [{ name: "demo", description: "d", size_bytes: 1 }] };
+    if (method === "GET" && path === "/api/workloads/demo") return { status: 200, json: { name: "demo", text } };
+    if (method === "GET" && path === "/api/status")
+      return { status: 200, json: { version: "0.1.0", running: "20261122-100000-demo-abcd", token_required: false, workloads_dir: "w" } };
+    if (method === "POST" && path === "/api/workloads/validate") {
+      const lines = (body as { text: string }).text.split("\n");
+      const bad = lines.findIndex((l) => l.startsWith("bogus"));
+      return bad < 0
+        ? { status: 200, json: { valid: true, errors: [], warnings: [], outline: { name: "demo", phases: [], rounds: 1 } } }
+        : { status: 200, json: { valid: false, errors: [{ line: bad + 1, column: 1, message: "unknown field `bogus`" }], warnings: [] } };
+    }
+    if (method === "POST" && path === "/api/runs") return onStart();
+    return { status: 404, json: { error: "not_found", detail: path } };
+  };
+
+const workloadRoutes = (
+  <>
+    <Route path="/workloads/:name" element={<WorkloadsPage />} />
+    <Route path="/runs/:id/live" element={<div data-testid="live-page" />} />
+  </>
+);
+
+describe("workload editor", () => {
+  it("marks the line the validator names, and validates once typing pauses", async () => {
+    const calls = stubServer(workloadServer("name: demo\nbogus: 1\nbuckets: { names: [b] }\n", () => ({ status: 500 })));
+    renderAt("/workloads/demo", workloadRoutes);
+
+    const marked = await screen.findAllByTestId("error-line");
+    expect(marked.map((m) => m.textContent)).toEqual(["2"]);
+    expect(screen.getByTestId("validation-error").textContent).toContain("line 2, column 1: unknown field `bogus`");
+    expect((screen.getByTestId("start-run") as HTMLButtonElement).disabled).toBe(true);
+
+    // Three edits in quick succession: one validation, of the last text.
+    const before = calls.filter((c) => c.path === "/api/workloads/validate").length;
+    const textarea = screen.getByTestId("workload-textarea");
+    fireEvent.change(textarea, { target: { value: "name: demo\nbogus: 2\n" } });
+    fireEvent.change(textarea, { target: { value: "name: demo\n" } });
+    fireEvent.change(textarea, { target: { value: VALID } });
+    await screen.findByTestId("validation-ok");
+    const validations = calls.filter((c) => c.path === "/api/workloads/validate").slice(before);
+    expect(validations).toHaveLength(1);
+    expect(validations[0].body).toEqual({ text: VALID });
+    expect(screen.queryByTestId("error-line")).toBeNull();
+    expect((screen.getByTestId("start-run") as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it("on a 409, says a run is going and links to its live page", async () => {
+    const calls = stubServer(
+      workloadServer(VALID, () => ({
+        status: 409,
+        json: { error: "run_in_progress", detail: "run 20261122-100000-demo-abcd is still going; stop it or wait for it to finish" },
+      })),
+    );
+    renderAt("/workloads/demo", workloadRoutes);
+    await screen.findByTestId("validation-ok");
+    fireEvent.change(screen.getByTestId("run-labels"), { target: { value: "index=dynamic" } });
+    fireEvent.click(screen.getByTestId("start-run"));
+
+    const going = await screen.findByTestId("run-in-progress");
+    await waitFor(() => expect(going.querySelector("a")?.getAttribute("href")).toBe("/runs/20261122-100000-demo-abcd/live"));
+    expect(screen.queryByTestId("live-page")).toBeNull();
+    // The unchanged file is started by name, with the labels typed.
+    expect(calls.find((c) => c.method === "POST" && c.path === "/api/runs")?.body).toEqual({
+      workload: "demo",
+      labels: { index: "dynamic" },
+    });
+  });
+
+  it("goes to the live page of the run it started", async () => {
+    stubServer(workloadServer(VALID, () => ({ status: 201, json: { run_id: "20261122-110000-demo-beef" } })));
+    renderAt("/workloads/demo", workloadRoutes);
+    await screen.findByTestId("validation-ok");
+    fireEvent.click(screen.getByTestId("start-run"));
+    expect(await screen.findByTestId("live-page")).toBeTruthy();
+  });
+});
