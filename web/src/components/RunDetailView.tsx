@@ -4,7 +4,7 @@
 // page (with the server behind it) and the offline report (data inlined).
 import { useEffect, useMemo, useState } from "react";
 import type { Distribution, IntervalRecord, RunDetail, SummaryRow } from "../api/types";
-import { DistributionChart, RoundsChart, TimeChart, colour } from "./charts";
+import { DistributionChart, RoundsChart, TimeChart, colour, MetricSelect } from "./charts";
 import { Empty, ErrorBox, Labels, StatusBadge } from "./states";
 import { fmtCount, fmtDuration, fmtLatency, fmtMiBs, fmtRate, fmtTime } from "../lib/format";
 import { intervalPoint } from "../lib/live";
@@ -129,13 +129,7 @@ export function RoundsCharts({ rows }: { rows: SummaryRow[] }) {
       <div>
         <div className="title-row">
           <h3>{m.label} across rounds ({m.unit})</h3>
-          <select value={metric} onChange={(e) => setMetric(e.target.value)} aria-label="rounds metric">
-            {Object.entries(METRICS).map(([k, v]) => (
-              <option key={k} value={k}>
-                {v.label} ({v.unit})
-              </option>
-            ))}
-          </select>
+          <MetricSelect value={metric} onChange={setMetric} label="rounds metric" />
         </div>
         <RoundsChart data={roundsTable(rows, m.get)} series={series} unit={m.unit} />
       </div>

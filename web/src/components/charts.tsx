@@ -14,6 +14,7 @@ import {
 } from "recharts";
 import { MAX_POINTS, downsampleRows } from "../lib/lttb";
 import { NINES_TICKS, ninesLabel } from "../lib/nines";
+import { METRICS } from "../lib/rounds";
 
 export const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563"];
 const DASHES = ["", "6 3", "2 3", "10 4 2 4"];
@@ -210,5 +211,18 @@ export function DistributionChart(props: {
         </LineChart>
       </ResponsiveContainer>
     </div>
+  );
+}
+
+/** Picks which round metric a rounds chart shows (throughput, bandwidth, a percentile). */
+export function MetricSelect(props: { value: string; onChange: (key: string) => void; label: string }) {
+  return (
+    <select value={props.value} onChange={(e) => props.onChange(e.target.value)} aria-label={props.label}>
+      {Object.entries(METRICS).map(([k, v]) => (
+        <option key={k} value={k}>
+          {v.label} ({v.unit})
+        </option>
+      ))}
+    </select>
   );
 }

@@ -6,7 +6,7 @@ import { useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { api } from "../api/client";
 import type { RunDetail } from "../api/types";
-import { DistributionChart, RoundsChart, colour, dash } from "../components/charts";
+import { DistributionChart, RoundsChart, colour, dash, MetricSelect } from "../components/charts";
 import { Empty, ErrorBox, Labels, Loading } from "../components/states";
 import {
   DELTA_METRICS,
@@ -233,13 +233,7 @@ export function ComparePage() {
       </table>
       <div className="title-row">
         <h2>{m.label} across rounds ({m.unit})</h2>
-        <select value={metric} onChange={(e) => setMetric(e.target.value)} aria-label="compare metric">
-          {Object.entries(METRICS).map(([k, v]) => (
-            <option key={k} value={k}>
-              {v.label} ({v.unit})
-            </option>
-          ))}
-        </select>
+        <MetricSelect value={metric} onChange={setMetric} label="compare metric" />
       </div>
       <p className="muted">Colour is the run; the dash pattern is the phase and operation.</p>
       <RoundsChart

@@ -6,7 +6,9 @@ use std::fmt::Write;
 use axum::extract::{Path as UrlPath, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use keystorm_engine::results::{HLOG_FILE, IntervalRecord, ResultStore, SUMMARY_CSV_FILE};
+use keystorm_engine::results::{
+    HLOG_FILE, IntervalRecord, ResultStore, SUMMARY_CSV_FILE, csv_field,
+};
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, ErrorBody};
@@ -30,14 +32,7 @@ pub async fn export(
         ),
         "histograms.hlog" => ("text/plain; charset=utf-8", read_file(&dir, HLOG_FILE)?),
         "intervals.csv" => {
-            let intervals = read_intervals(
-                &dir,
-                &IntervalFilter {
-                    section: None,
-                    round: None,
-                    phase: None,
-                },
-            );
+            let intervals = read_intervals(&dir, &IntervalFilter::default());
             (
                 "text/csv; charset=utf-8",
                 intervals_csv(&intervals).into_bytes(),
@@ -48,7 +43,7 @@ pub async fn export(
             let data = serde_json::json!({
                 "info": run_info(&dir, &manifest),
                 "summary": read_summary(&dir),
-                "intervals": read_intervals(&dir, &IntervalFilter { section: None, round: None, phase: None }),
+                "intervals": read_intervals(&dir, &IntervalFilter::default()),
                 "manifest": manifest,
             });
             (
@@ -126,12 +121,4 @@ pub fn intervals_csv(intervals: &[IntervalRecord]) -> String {
         }
     }
     out
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
 }

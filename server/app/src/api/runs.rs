@@ -57,7 +57,7 @@ pub struct EditRunRequest {
     pub notes: Option<String>,
 }
 
-#[derive(Debug, Deserialize, IntoParams)]
+#[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct IntervalFilter {
     /// `before`, `round` or `after`.

@@ -12,7 +12,7 @@ pub use checkpoint::{Checkpoint, PhaseRef};
 pub use hlog::{HLOG_FILE, HlogWriter, read_merged, tag as hlog_tag};
 pub use manifest::{Manifest, RunStatus};
 pub use store::{ResultStore, ResultsError, find_run, list_runs, new_run_id};
-pub use summary::{IntervalRecord, Section, Summary, SummaryRow, TotalRow, write_csv};
+pub use summary::{IntervalRecord, Section, Summary, SummaryRow, TotalRow, csv_field, write_csv};
 
 /// Version of every result file format; bumped on incompatible changes.
 pub const FORMAT_VERSION: u32 = 1;

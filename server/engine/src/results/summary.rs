@@ -87,7 +87,8 @@ pub struct IntervalRecord {
 
 const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes";
 
-fn csv_field(s: &str) -> String {
+/// A CSV field, quoted when it holds a comma, quote or line break.
+pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
