@@ -103,6 +103,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "RUN", conflicts_with = "workload")]
     pub resume: Option<String>,
 
+    /// Bucket index layout instead of the workload's `buckets.index`: `dynamic`, or a
+    /// shard count to create the buckets pre-sharded. Labels the run `index=...` unless
+    /// --label index=... is given.
+    #[arg(long, value_name = "dynamic|SHARDS", value_parser = parse_index, conflicts_with = "resume")]
+    pub index: Option<keystorm_engine::plan::IndexLayout>,
+
     /// Progress display: bars on a terminal, one plain line per second otherwise.
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
     pub progress: ProgressMode,
@@ -170,6 +176,19 @@ pub struct SimArgs {
 pub enum SimStorage {
     Memory,
     SizeOnly,
+}
+
+fn parse_index(s: &str) -> Result<keystorm_engine::plan::IndexLayout, String> {
+    use keystorm_engine::plan::IndexLayout;
+    match s.trim() {
+        "dynamic" => Ok(IndexLayout::Dynamic),
+        n => match n.parse::<u32>() {
+            Ok(n) if (1..=65521).contains(&n) => Ok(IndexLayout::Shards(n)),
+            _ => Err(format!(
+                "{s:?} is neither `dynamic` nor a shard count between 1 and 65521"
+            )),
+        },
+    }
 }
 
 fn parse_label(s: &str) -> Result<(String, String), String> {

@@ -71,6 +71,16 @@ fn interval_line(record: &IntervalRecord) -> String {
     }
 }
 
+impl Progress {
+    /// A line above the progress bar (or on its own without one).
+    fn say(&self, text: String) {
+        match self.bar().as_ref() {
+            Some(bar) => bar.println(text),
+            None => eprintln!("{text}"),
+        }
+    }
+}
+
 impl Observer for Progress {
     fn event(&self, _id: u64, event: &RunEvent) {
         match (self.mode, event) {
@@ -166,13 +176,21 @@ impl Observer for Progress {
                 let ops: u64 = rows.iter().map(|r| r.stats.ops).sum();
                 eprintln!("{}: done, {ops} operations", self.phase_label(phase));
             }
-            (_, RunEvent::Warning { message }) => {
-                let text = format!("warning: {message}");
-                match self.bar().as_ref() {
-                    Some(bar) => bar.println(text),
-                    None => eprintln!("{text}"),
-                }
-            }
+            (_, RunEvent::Warning { message }) => self.say(format!("warning: {message}")),
+            (_, RunEvent::Reshard(r)) => self.say(format!(
+                "bucket {}: index resharded {} -> {} shards at {} objects (between {:.1}s and {:.1}s)",
+                r.bucket, r.from_shards, r.to_shards, r.objects, r.start_t_s, r.end_t_s
+            )),
+            (_, RunEvent::Stall(s)) => self.say(format!(
+                "{}: writes stalled {:.1}s-{:.1}s (lowest {:.0} ops/s against a median of {:.0}; p99 up to {}){}",
+                self.phase_label(&s.phase),
+                s.start_t_s,
+                s.end_t_s,
+                s.min_write_ops_per_sec,
+                s.median_write_ops_per_sec,
+                latency(s.max_write_p99_us),
+                if s.reshard.is_some() { ", next to a reshard" } else { "" }
+            )),
             (_, RunEvent::Finished { .. }) => {
                 if let Some(bar) = self.bar().take() {
                     bar.finish_and_clear();

@@ -12,6 +12,7 @@ pub mod metrics;
 pub mod ops;
 pub mod plan;
 pub mod results;
+pub mod rgw;
 pub mod s3;
 pub mod size;
 pub mod spec;

@@ -12,6 +12,10 @@ use serde::Serialize;
 use crate::ops::OpKind;
 use crate::s3::ClientKind;
 
+mod rgw;
+
+pub use rgw::*;
+
 /// A whole workload, ready to run.
 #[derive(Debug, Clone, Serialize)]
 pub struct Plan {
@@ -27,6 +31,7 @@ pub struct Plan {
     /// Phases run once after the rounds (e.g. a final list).
     pub after: Vec<PhasePlan>,
     pub cleanup: CleanupPlan,
+    pub stalls: StallPlan,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -49,6 +54,10 @@ pub struct TargetPlan {
     pub retries: u32,
     pub checksums: bool,
     pub payload_signing: bool,
+    /// The embedded target's RGW imitation and injected latency and faults.
+    pub embedded: EmbeddedPlan,
+    /// Ceph RGW features (admin API, pre-sharding).
+    pub rgw: RgwPlan,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -104,6 +113,8 @@ pub struct BucketsPlan {
     pub names: Vec<String>,
     /// Create buckets that do not exist.
     pub create: bool,
+    /// Index layout of the buckets keystorm creates; `None` = the target's default.
+    pub index: Option<IndexLayout>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

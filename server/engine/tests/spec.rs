@@ -608,3 +608,140 @@ fn the_example_workloads_are_valid() {
     }
     assert!(n >= 3);
 }
+
+#[test]
+fn rgw_index_settings_become_the_plan() {
+    let text = "name: r\ntarget:\n  endpoint: http://127.0.0.1:7480\n  rgw:\n    admin:\n      credentials: { env: { access_key: A, secret_key: S } }\n    poll: 500ms\n    preshard: radosgw-admin\n    radosgw_admin: radosgw-admin --cluster test\nbuckets:\n  name: bkt\n  index: { shards: 101 }\nstalls: { throughput_below: 0.3, p99_above: 8, min_intervals: 3 }\nbefore:\n  - { op: put, operations: 10 }\n";
+    let (plan, _) = parse_workload(text, "w.yaml").unwrap();
+    assert_eq!(plan.buckets.index, Some(IndexLayout::Shards(101)));
+    assert_eq!(plan.target.rgw.poll, Duration::from_millis(500));
+    assert_eq!(plan.target.rgw.preshard, PreshardMethod::RadosgwAdmin);
+    assert_eq!(
+        plan.target.rgw.radosgw_admin,
+        ["radosgw-admin", "--cluster", "test"]
+    );
+    assert!(plan.target.rgw.admin.is_some());
+    assert_eq!(
+        plan.stalls,
+        StallPlan {
+            throughput_below: 0.3,
+            p99_above: 8.0,
+            min_intervals: 3
+        }
+    );
+
+    // On the embedded target, `index` turns the imitation on, dynamic by default.
+    let text = "name: r\nbuckets:\n  name: bkt\n  index: dynamic\nbefore:\n  - { op: put, operations: 10 }\n";
+    let (plan, _) = parse_workload(text, "w.yaml").unwrap();
+    assert_eq!(plan.buckets.index, Some(IndexLayout::Dynamic));
+    assert!(plan.target.embedded.rgw_like && plan.target.embedded.index.dynamic);
+    let text = "name: r\nbuckets: { name: bkt }\nbefore:\n  - { op: put, operations: 10 }\n";
+    let (plan, _) = parse_workload(text, "w.yaml").unwrap();
+    assert!(!plan.target.embedded.rgw_like && !plan.target.embedded.index.dynamic);
+}
+
+#[test]
+fn embedded_imitations_become_the_target_config() {
+    let text = "name: r\ntarget:\n  endpoint: embedded\n  embedded:\n    index: { shards: 7, dynamic: true, max_objs_per_shard: 50, retry_step: 1s, list_time_per_shard: 100us }\n    latency: { put: 2ms, list: 1ms..3ms, get: exp:1ms, head: \"lognormal:1ms,10ms\" }\n    faults: { slow_down: 0.1, reset: 0.05, stall: 0.01, stall_time: 2s, seed: 9 }\nbuckets: { name: bkt }\nbefore:\n  - { op: put, operations: 10 }\n";
+    let (plan, _) = parse_workload(text, "w.yaml").unwrap();
+    let c = plan.target.embedded.sim_config();
+    assert_eq!(c.index.default_shards, 7);
+    assert!(c.index.dynamic);
+    assert_eq!(c.index.max_objs_per_shard, 50);
+    assert_eq!(c.index.retry_step, Duration::from_secs(1));
+    assert_eq!(c.index.list_time_per_shard, Duration::from_micros(100));
+    assert_eq!(
+        c.latency.put,
+        Some(keystorm_sim::Delay::Fixed(Duration::from_millis(2)))
+    );
+    assert!(matches!(
+        c.latency.list,
+        Some(keystorm_sim::Delay::Uniform { .. })
+    ));
+    assert!(matches!(
+        c.latency.get,
+        Some(keystorm_sim::Delay::Exponential { .. })
+    ));
+    assert!(matches!(
+        c.latency.head,
+        Some(keystorm_sim::Delay::LogNormal { .. })
+    ));
+    assert_eq!(c.latency.delete, None);
+    assert_eq!(
+        (c.faults.slow_down, c.faults.internal_error, c.faults.reset),
+        (0.1, 0.0, 0.05)
+    );
+    assert_eq!(c.faults.stall_time, Duration::from_secs(2));
+    assert_eq!(c.faults.seed, 9);
+}
+
+#[test]
+fn rgw_mistakes_are_reported_with_positions() {
+    let put = "before:\n  - { op: put, operations: 10 }\n";
+    expect_error(
+        &format!("name: e\nbuckets:\n  name: bkt\n  index: sharded\n{put}"),
+        4,
+        10,
+        "use `dynamic` or `{shards: N}`",
+    );
+    expect_error(
+        &format!("name: e\nbuckets:\n  name: bkt\n  index: {{ shards: 0 }}\n{put}"),
+        4,
+        10,
+        "between 1 and 65521",
+    );
+    expect_error(
+        &format!(
+            "name: e\ntarget:\n  embedded:\n    latency: {{ put: fast }}\nbuckets: {{ name: bkt }}\n{put}"
+        ),
+        4,
+        21,
+        "`latency.put: fast`",
+    );
+    expect_error(
+        &format!(
+            "name: e\ntarget:\n  embedded:\n    latency: {{ copy: 1ms }}\nbuckets: {{ name: bkt }}\n{put}"
+        ),
+        4,
+        22,
+        "unknown operation \"copy\"",
+    );
+    expect_error(
+        &format!(
+            "name: e\ntarget:\n  embedded:\n    faults: {{ slow_down: 0.7, reset: 0.5 }}\nbuckets: {{ name: bkt }}\n{put}"
+        ),
+        4,
+        13,
+        "add up to 1.2",
+    );
+    expect_error(
+        &format!(
+            "name: e\ntarget:\n  embedded:\n    faults: {{ reset: 2 }}\nbuckets: {{ name: bkt }}\n{put}"
+        ),
+        4,
+        22,
+        "between 0 and 1",
+    );
+    expect_error(
+        &format!(
+            "name: e\ntarget:\n  endpoint: http://h:1\n  rgw:\n    admin: {{ endpoint: http://h:2 }}\nbuckets: {{ name: bkt }}\n{put}"
+        ),
+        5,
+        12,
+        "needs `credentials`",
+    );
+    expect_error(
+        &format!(
+            "name: e\ntarget:\n  endpoint: http://h:1\n  rgw: {{ preshard: magic }}\nbuckets: {{ name: bkt }}\n{put}"
+        ),
+        4,
+        20,
+        "unknown pre-shard method",
+    );
+    expect_error(
+        &format!("name: e\nbuckets: {{ name: bkt }}\nstalls: {{ throughput_below: 1.5 }}\n{put}"),
+        3,
+        29,
+        "between 0 and 1",
+    );
+}

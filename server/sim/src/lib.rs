@@ -8,6 +8,8 @@
 
 mod body;
 mod chunked;
+mod config;
+mod delay;
 mod errors;
 mod handlers;
 mod list;
@@ -22,6 +24,8 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+pub use config::{Delay, FaultConfig, FaultCounts, IndexConfig, LatencyConfig, SimConfig};
+pub use delay::DelayParseError;
 pub use store::Store;
 
 /// What the target keeps of each object.
@@ -32,14 +36,6 @@ pub enum Storage {
     Memory,
     /// Sizes and metadata only; GET returns zero bytes of the recorded length.
     SizeOnly,
-}
-
-/// How the target behaves.
-#[derive(Debug, Clone, Default)]
-pub struct SimConfig {
-    pub storage: Storage,
-    /// If set, SigV4 signatures are verified with this (access key id, secret key).
-    pub credentials: Option<(String, String)>,
 }
 
 /// A running target. `shutdown` stops it; dropping the handle leaves it running until

@@ -13,6 +13,7 @@ async fn start(storage: Storage) -> SimHandle {
         SimConfig {
             storage,
             credentials: Some(("ak".into(), "sk".into())),
+            ..Default::default()
         },
     )
     .await

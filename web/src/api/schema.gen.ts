@@ -84,6 +84,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/index": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["run_index"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/intervals": {
         parameters: {
             query?: never;
@@ -187,6 +203,19 @@ export interface components {
         BTreeMap: {
             [key: string]: number;
         };
+        /** @description One bucket's index as last polled. */
+        BucketIndex: {
+            bucket: string;
+            /** Format: int32 */
+            shards: number;
+            /**
+             * Format: int64
+             * @description Objects in the bucket (the target's count, not the keyspace window).
+             */
+            objects: number;
+            /** @description A reshard of this bucket is in progress. */
+            resharding: boolean;
+        };
         Distribution: {
             /**
              * Format: int64
@@ -221,6 +250,12 @@ export interface components {
             /** @description For workload errors: 1-based column of the problem. */
             column?: number | null;
         };
+        /** @description Where in the run something happened: a phase and its interval number. */
+        EventPosition: {
+            phase: components["schemas"]["PhaseRef"];
+            /** Format: int64 */
+            interval: number;
+        };
         /** @description Throughput and p99 of one operation over the whole run. */
         Headline: {
             op: string;
@@ -228,6 +263,25 @@ export interface components {
             ops_per_sec: number;
             /** Format: int64 */
             p99_us: number;
+        };
+        /** @description What polling the bucket index cost over a run. */
+        IndexPollingEvent: {
+            /** Format: int64 */
+            polls: number;
+            /** Format: int64 */
+            failures: number;
+            buckets: number;
+            /** Format: double */
+            p50_ms: number;
+            /** Format: double */
+            p99_ms: number;
+            /** Format: double */
+            max_ms: number;
+        };
+        IndexReport: {
+            reshards: components["schemas"]["ReshardRecord"][];
+            stalls: components["schemas"]["StallRecord"][];
+            polling?: null | components["schemas"]["IndexPollingEvent"];
         };
         /** @description One line of `intervals.jsonl`: one second of one phase. */
         IntervalRecord: {
@@ -253,6 +307,8 @@ export interface components {
             ops: {
                 [key: string]: components["schemas"]["OpSummary"];
             };
+            /** @description Bucket index as last polled (tracked targets only). */
+            index?: components["schemas"]["BucketIndex"][];
         };
         Manifest: {
             /** Format: int32 */
@@ -382,6 +438,36 @@ export interface components {
             column: number;
             message: string;
         };
+        /** @description A bucket's index shard count changed (seen by polling the admin API). */
+        ReshardEvent: {
+            bucket: string;
+            /** Format: int32 */
+            from_shards: number;
+            /** Format: int32 */
+            to_shards: number;
+            /**
+             * Format: int64
+             * @description Objects in the bucket when the new layout was seen.
+             */
+            objects: number;
+            /**
+             * Format: double
+             * @description Seconds from the run's start: the poll before the reshard (or the one that first
+             *     saw it in progress) and the poll that saw the new shard count.
+             */
+            start_t_s: number;
+            /** Format: double */
+            end_t_s: number;
+            start?: null | components["schemas"]["EventPosition"];
+            end?: null | components["schemas"]["EventPosition"];
+            /** @description Ids of the stall events next to it (seen before it). */
+            stalls: number[];
+        };
+        /** @description A reshard with its id in the run's event log (stalls refer to it by that id). */
+        ReshardRecord: components["schemas"]["ReshardEvent"] & {
+            /** Format: int64 */
+            id: number;
+        };
         RunDetail: {
             info: components["schemas"]["RunInfo"];
             manifest: components["schemas"]["Manifest"];
@@ -417,6 +503,8 @@ export interface components {
                 concurrency: number;
                 /** Format: int64 */
                 objects: number;
+                /** @description Bucket index at the start (tracked targets only). */
+                index?: components["schemas"]["BucketIndex"][];
             };
             /** @enum {string} */
             event: "phase_started";
@@ -441,6 +529,21 @@ export interface components {
             };
             /** @enum {string} */
             event: "warning";
+        } | {
+            /** @description A bucket's index shard count changed (seen by polling the admin API). */
+            data: components["schemas"]["ReshardEvent"];
+            /** @enum {string} */
+            event: "reshard";
+        } | {
+            /** @description Consecutive intervals of a phase whose writes stalled. */
+            data: components["schemas"]["StallEvent"];
+            /** @enum {string} */
+            event: "stall";
+        } | {
+            /** @description What polling the bucket index cost over the run. */
+            data: components["schemas"]["IndexPollingEvent"];
+            /** @enum {string} */
+            event: "index_polling";
         } | {
             data: {
                 status: components["schemas"]["RunStatus"];
@@ -485,6 +588,45 @@ export interface components {
          * @enum {string}
          */
         Section: "before" | "round" | "after";
+        /** @description Consecutive intervals of a phase whose writes stalled. */
+        StallEvent: {
+            phase: components["schemas"]["PhaseRef"];
+            /** Format: int64 */
+            first_interval: number;
+            /** Format: int64 */
+            last_interval: number;
+            /** Format: double */
+            start_t_s: number;
+            /** Format: double */
+            end_t_s: number;
+            /**
+             * Format: double
+             * @description Lowest write (PUT + DELETE) ops/s in the stall, and the phase's median before it.
+             */
+            min_write_ops_per_sec: number;
+            /** Format: double */
+            median_write_ops_per_sec: number;
+            /**
+             * Format: int64
+             * @description Highest write p99 in the stall, and the phase's median p99 before it.
+             */
+            max_write_p99_us: number;
+            /** Format: int64 */
+            median_write_p99_us: number;
+            /** @description Throughput fell below the threshold / p99 rose above it. */
+            throughput: boolean;
+            latency: boolean;
+            /**
+             * Format: int64
+             * @description Id of the nearest reshard event seen before the stall ended, if close enough.
+             */
+            reshard?: number | null;
+        };
+        /** @description A stall with its id in the run's event log (reshards refer to it by that id). */
+        StallRecord: components["schemas"]["StallEvent"] & {
+            /** Format: int64 */
+            id: number;
+        };
         StartRunRequest: {
             /** @description A workload of the workloads folder, by name. */
             workload?: string | null;
@@ -535,6 +677,9 @@ export interface components {
              * @description CPU seconds keystorm itself spent during the whole phase (all its operations).
              */
             client_cpu_s: number;
+            /** @description Bucket index when the phase started and ended (tracked targets only). */
+            index_at_start?: components["schemas"]["BucketIndex"][];
+            index_at_end?: components["schemas"]["BucketIndex"][];
         };
         TotalRow: components["schemas"]["OpSummary"] & {
             op: components["schemas"]["OpKind"];
@@ -853,6 +998,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    run_index: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description run id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IndexReport"];
+                };
             };
             404: {
                 headers: {

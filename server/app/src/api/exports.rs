@@ -7,7 +7,7 @@ use axum::extract::{Path as UrlPath, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use keystorm_engine::results::{
-    HLOG_FILE, IntervalRecord, ResultStore, SUMMARY_CSV_FILE, csv_field,
+    HLOG_FILE, IntervalRecord, ResultStore, SUMMARY_CSV_FILE, csv_field, shards_cell,
 };
 
 use super::AppState;
@@ -44,6 +44,7 @@ pub async fn export(
                 "info": run_info(&dir, &manifest),
                 "summary": read_summary(&dir),
                 "intervals": read_intervals(&dir, &IntervalFilter::default()),
+                "index": super::index::read_index(&dir),
                 "manifest": manifest,
             });
             (
@@ -78,7 +79,7 @@ fn read_file(dir: &std::path::Path, name: &str) -> ApiResult<Vec<u8>> {
     })
 }
 
-const INTERVALS_CSV_HEADER: &str = "section,round,phase,interval,t_s,duration_s,warmup,tail,head,op,ops,errors,ops_per_sec,bytes,mib_per_sec,keys,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,error_classes";
+const INTERVALS_CSV_HEADER: &str = "section,round,phase,interval,t_s,duration_s,warmup,tail,head,op,ops,errors,ops_per_sec,bytes,mib_per_sec,keys,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,error_classes,shards,bucket_objects,resharding";
 
 /// One line per interval × operation, `.` decimals.
 pub fn intervals_csv(intervals: &[IntervalRecord]) -> String {
@@ -94,7 +95,7 @@ pub fn intervals_csv(intervals: &[IntervalRecord]) -> String {
                 .collect();
             let _ = writeln!(
                 out,
-                "{},{},{},{},{:.3},{:.3},{},{},{},{},{},{},{:.3},{},{:.3},{},{},{},{},{},{},{}",
+                "{},{},{},{},{:.3},{:.3},{},{},{},{},{},{},{:.3},{},{:.3},{},{},{},{},{},{},{},{},{},{}",
                 r.section.as_str(),
                 r.round.map(|n| n.to_string()).unwrap_or_default(),
                 csv_field(&r.phase),
@@ -116,7 +117,18 @@ pub fn intervals_csv(intervals: &[IntervalRecord]) -> String {
                 l.p99,
                 l.p999,
                 l.max,
-                classes.join(";")
+                classes.join(";"),
+                shards_cell(&r.index),
+                r.index
+                    .iter()
+                    .map(|b| b.objects.to_string())
+                    .collect::<Vec<_>>()
+                    .join(";"),
+                r.index
+                    .iter()
+                    .map(|b| if b.resharding { "1" } else { "0" })
+                    .collect::<Vec<_>>()
+                    .join(";"),
             );
         }
     }

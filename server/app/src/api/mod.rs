@@ -10,6 +10,7 @@ mod error;
 mod events;
 mod exports;
 mod hub;
+mod index;
 mod openapi;
 mod prometheus;
 mod run_files;
@@ -85,6 +86,7 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{id}/stop", post(runs::stop))
         .route("/runs/{id}/events", get(events::stream))
         .route("/runs/{id}/intervals", get(runs::intervals))
+        .route("/runs/{id}/index", get(index::index))
         .route("/runs/{id}/distribution", get(distribution::distribution))
         .route("/runs/{id}/export/{file}", get(exports::export))
         .fallback(api_not_found)

@@ -9,7 +9,8 @@ use keystorm_engine::keyspace::WindowState;
 use keystorm_engine::metrics::{OpSummary, Percentiles};
 use keystorm_engine::ops::OpKind;
 use keystorm_engine::results::{
-    IntervalRecord, Manifest, PhaseRef, RunStatus, Section, Summary, SummaryRow, TotalRow,
+    BucketIndex, EventPosition, IndexPollingEvent, IntervalRecord, Manifest, PhaseRef,
+    ReshardEvent, RunStatus, Section, StallEvent, Summary, SummaryRow, TotalRow,
 };
 
 use super::distribution::{Distribution, DistributionPoint};
@@ -40,6 +41,7 @@ use super::workloads::{
         super::runs::edit,
         super::runs::delete,
         super::runs::intervals,
+        super::index::index,
         super::distribution::distribution,
         super::events::stream,
         super::exports::export,
@@ -77,6 +79,14 @@ use super::workloads::{
         PhaseRef,
         PhaseProgress,
         RunEvent,
+        BucketIndex,
+        EventPosition,
+        ReshardEvent,
+        StallEvent,
+        IndexPollingEvent,
+        super::index::IndexReport,
+        super::index::ReshardRecord,
+        super::index::StallRecord,
     ))
 )]
 struct ApiDoc;

@@ -28,6 +28,10 @@ struct State0 {
     running: bool,
     /// (section, round, phase, op) → counters.
     series: BTreeMap<(String, String, String, String), Series>,
+    /// bucket → (index shards, objects, resharding) as last polled.
+    index: BTreeMap<String, (u32, u64, bool)>,
+    reshards: u64,
+    stalls: u64,
 }
 
 #[derive(Default)]
@@ -42,11 +46,20 @@ impl LiveMetrics {
             RunEvent::Started { run_id, .. } => {
                 if s.run.as_deref() != Some(run_id) {
                     s.series.clear();
+                    s.index.clear();
+                    s.reshards = 0;
+                    s.stalls = 0;
                 }
                 s.run = Some(run_id.clone());
                 s.running = true;
             }
+            RunEvent::Reshard(_) => s.reshards += 1,
+            RunEvent::Stall(_) => s.stalls += 1,
             RunEvent::Interval { record, .. } => {
+                for b in &record.index {
+                    s.index
+                        .insert(b.bucket.clone(), (b.shards, b.objects, b.resharding));
+                }
                 let round = record.round.map(|r| r.to_string()).unwrap_or_default();
                 for (op, o) in &record.ops {
                     let key = (
@@ -127,6 +140,47 @@ impl LiveMetrics {
                 );
             }
         }
+        type Gauge = fn(&(u32, u64, bool)) -> u64;
+        let gauges: [(&str, &str, Gauge); 3] = [
+            (
+                "keystorm_bucket_index_shards",
+                "Index shards of the bucket as last polled.",
+                |v| u64::from(v.0),
+            ),
+            (
+                "keystorm_bucket_objects",
+                "Objects in the bucket as last polled.",
+                |v| v.1,
+            ),
+            (
+                "keystorm_bucket_resharding",
+                "1 while the bucket's index is being resharded.",
+                |v| u64::from(v.2),
+            ),
+        ];
+        for (name, help, value) in gauges {
+            if s.index.is_empty() {
+                break;
+            }
+            let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} gauge");
+            for (bucket, v) in &s.index {
+                let _ = writeln!(
+                    out,
+                    "{name}{{run=\"{}\",bucket=\"{}\"}} {}",
+                    escape(&run),
+                    escape(bucket),
+                    value(v)
+                );
+            }
+        }
+        let _ = writeln!(
+            out,
+            "# HELP keystorm_reshards_total Bucket index reshards seen.\n# TYPE keystorm_reshards_total counter\nkeystorm_reshards_total{{run=\"{}\"}} {}\n# HELP keystorm_stalls_total Write stalls detected.\n# TYPE keystorm_stalls_total counter\nkeystorm_stalls_total{{run=\"{}\"}} {}",
+            escape(&run),
+            s.reshards,
+            escape(&run),
+            s.stalls
+        );
         out
     }
 }

@@ -35,8 +35,14 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
             }
         },
     };
-    let (plan, text) = super::load(&workload_path)?;
-    let labels: BTreeMap<String, String> = args.labels.iter().cloned().collect();
+    let (mut plan, text) = super::load(&workload_path)?;
+    let mut labels: BTreeMap<String, String> = args.labels.iter().cloned().collect();
+    if let Some(layout) = args.index {
+        plan.set_index(layout);
+        labels
+            .entry("index".to_string())
+            .or_insert_with(|| layout.label());
+    }
     let options = RunOptions {
         results_root: match &resume_dir {
             Some(dir) => dir.parent().map(|p| p.to_path_buf()).unwrap_or(root),

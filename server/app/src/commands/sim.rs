@@ -10,6 +10,7 @@ pub async fn sim(args: &SimArgs) -> Result<u8, CliError> {
             SimStorage::SizeOnly => keystorm_sim::Storage::SizeOnly,
         },
         credentials: args.access_key.clone().zip(args.secret_key.clone()),
+        ..Default::default()
     };
     let addr = std::net::SocketAddr::new(args.bind, args.port);
     let handle = keystorm_sim::start(addr, config)

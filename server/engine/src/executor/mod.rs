@@ -6,6 +6,7 @@ mod cleanup;
 mod op;
 mod phase;
 mod sequence;
+mod stalls;
 mod target;
 mod totals;
 mod worker;
@@ -17,6 +18,7 @@ use std::time::{Instant, SystemTime};
 
 use tokio_util::sync::CancellationToken;
 
+pub use crate::results::EventPosition;
 pub use phase::PhaseProgress;
 pub use sequence::{ScheduledPhase, schedule};
 
@@ -68,6 +70,9 @@ pub enum RunEvent {
         end: PhaseEnd,
         concurrency: u32,
         objects: u64,
+        /// Bucket index at the start (tracked targets only).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        index: Vec<crate::results::BucketIndex>,
     },
     Interval {
         phase: PhaseRef,
@@ -81,6 +86,12 @@ pub enum RunEvent {
     Warning {
         message: String,
     },
+    /// A bucket's index shard count changed (seen by polling the admin API).
+    Reshard(crate::results::ReshardEvent),
+    /// Consecutive intervals of a phase whose writes stalled.
+    Stall(crate::results::StallEvent),
+    /// What polling the bucket index cost over the run.
+    IndexPolling(crate::results::IndexPollingEvent),
     Finished {
         status: RunStatus,
         error: Option<String>,
@@ -130,14 +141,40 @@ pub(crate) struct RunContext {
     pub observer: Arc<dyn Observer>,
     pub run_start: Instant,
     pub cancel: CancellationToken,
+    /// Polls the bucket index when the target has an admin API to ask.
+    pub tracker: Option<crate::rgw::tracker::IndexTracker>,
+    /// The running phase and when it started.
+    pub current_phase: std::sync::Mutex<Option<(PhaseRef, Instant)>>,
 }
 
 impl RunContext {
     /// Logs the event to `events.jsonl` and tells the observer. A log that cannot be
     /// written does not stop the run (the interval files are what results rely on).
-    pub fn emit(&self, e: RunEvent) {
+    pub fn emit(&self, e: RunEvent) -> u64 {
         let id = self.store().write_event(&e);
         self.observer.event(id, &e);
+        id
+    }
+
+    /// The phase running at `at` and its interval number.
+    pub fn position(&self, at: Instant) -> Option<EventPosition> {
+        let current = self.current_phase.lock().unwrap_or_else(|p| p.into_inner());
+        current.as_ref().map(|(phase, start)| EventPosition {
+            phase: phase.clone(),
+            interval: at.saturating_duration_since(*start).as_secs(),
+        })
+    }
+
+    pub fn set_phase(&self, phase: Option<(PhaseRef, Instant)>) {
+        *self.current_phase.lock().unwrap_or_else(|p| p.into_inner()) = phase;
+    }
+
+    /// The bucket index as last polled (empty without tracking).
+    pub fn index_snapshot(&self) -> Vec<crate::results::BucketIndex> {
+        self.tracker
+            .as_ref()
+            .map(|t| t.snapshot())
+            .unwrap_or_default()
     }
 
     pub fn store(&self) -> std::sync::MutexGuard<'_, ResultStore> {
@@ -168,7 +205,8 @@ pub async fn run(
         ));
     }
 
-    let target = target::Target::connect(&plan, options.endpoint_override.as_deref()).await?;
+    let mut target = target::Target::connect(&plan, options.endpoint_override.as_deref()).await?;
+    let embedded = target.is_embedded();
     let started = SystemTime::now();
     let (mut manifest, store, window_state, completed, mut summary, run_totals) = match resume {
         Some((dir, mut manifest, checkpoint, summary)) => {
@@ -252,6 +290,8 @@ pub async fn run(
         observer: observer.clone(),
         run_start: Instant::now(),
         cancel: cancel.clone(),
+        tracker: target.take_tracker(&plan),
+        current_phase: std::sync::Mutex::new(None),
         plan,
     };
     ctx.emit(RunEvent::Started {
@@ -261,7 +301,30 @@ pub async fn run(
         phases: phase_count,
     });
 
-    let result = run_phases(&ctx, &mut manifest, &mut summary, run_totals, completed).await;
+    let stop_tracking = CancellationToken::new();
+    let (result, ()) = tokio::join!(
+        async {
+            let r = run_phases(
+                &ctx,
+                &mut manifest,
+                &mut summary,
+                run_totals,
+                completed,
+                embedded,
+            )
+            .await;
+            stop_tracking.cancel();
+            r
+        },
+        async {
+            if let Some(t) = &ctx.tracker {
+                t.run(&ctx, stop_tracking.clone()).await;
+            }
+        }
+    );
+    if let Some(t) = &ctx.tracker {
+        ctx.emit(t.cost_event());
+    }
     let (status, error) = match result {
         Ok(status) => (status, None),
         Err(PhaseFailure { status, message }) => (status, Some(message)),
@@ -305,6 +368,7 @@ async fn run_phases(
     summary: &mut Summary,
     mut run_totals: totals::RunTotals,
     completed: usize,
+    embedded: bool,
 ) -> Result<RunStatus, PhaseFailure> {
     let fail = |status: RunStatus| {
         move |e: ResultsError| PhaseFailure {
@@ -313,13 +377,16 @@ async fn run_phases(
         }
     };
     if completed == 0 {
-        let created = target::ensure_buckets(ctx)
+        let created = target::ensure_buckets(ctx, embedded)
             .await
             .map_err(|message| PhaseFailure {
                 status: RunStatus::Failed,
                 message,
             })?;
         manifest.created_buckets = created;
+    }
+    if let Some(t) = &ctx.tracker {
+        t.mark_ready();
     }
     ctx.store()
         .write_manifest(manifest)

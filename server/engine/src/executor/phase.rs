@@ -12,12 +12,13 @@ use tokio::time::MissedTickBehavior;
 use tokio_util::sync::CancellationToken;
 
 use super::sequence::ScheduledPhase;
+use super::stalls::StallDetector;
 use super::worker::Worker;
 use super::{RunContext, RunEvent};
 use crate::metrics::{IntervalStats, Recorder, process_cpu_time};
 use crate::ops::OpKind;
 use crate::plan::{PhaseEnd, PhaseWork};
-use crate::results::{IntervalRecord, SummaryRow, timestamp};
+use crate::results::{IntervalRecord, StallEvent, SummaryRow, timestamp};
 
 /// Recorders per phase at most; workers share them round-robin.
 const MAX_RECORDERS: usize = 8;
@@ -70,6 +71,10 @@ pub(crate) async fn run(
 ) -> Result<PhaseOutcome, String> {
     let p = &scheduled.plan;
     let pref = &scheduled.phase_ref;
+    if let Some(t) = &ctx.tracker {
+        t.poll_once(ctx).await;
+    }
+    let index_at_start = ctx.index_snapshot();
     let objects_at_start = ctx.window.state().len();
     let started_at = timestamp(SystemTime::now());
     let cpu_at_start = process_cpu_time();
@@ -79,6 +84,7 @@ pub(crate) async fn run(
         end: p.end.clone(),
         concurrency: p.concurrency,
         objects: objects_at_start,
+        index: index_at_start.clone(),
     });
 
     let shared = Arc::new(PhaseShared {
@@ -88,6 +94,13 @@ pub(crate) async fn run(
         start: Instant::now(),
         empty_warned: AtomicBool::new(false),
     });
+    ctx.set_phase(Some((pref.clone(), shared.start)));
+    let writes = p
+        .work
+        .ops()
+        .iter()
+        .any(|op| matches!(op, OpKind::Put | OpKind::Delete));
+    let mut stalls = writes.then(|| StallDetector::new(ctx.plan.stalls, pref.clone()));
     let recorders: Vec<Recorder> = (0..(p.concurrency as usize).clamp(1, MAX_RECORDERS))
         .map(|_| Recorder::new())
         .collect();
@@ -128,6 +141,13 @@ pub(crate) async fn run(
                 let stats = drain(&recorders);
                 let warmup = interval < warmup_intervals;
                 emit_interval(ctx, scheduled, &shared, interval, interval_start, now, warmup, &stats, &all)?;
+                if !warmup && let Some(d) = &mut stalls {
+                    let t_s = interval_start.duration_since(ctx.run_start).as_secs_f64();
+                    let dur = now.duration_since(interval_start).as_secs_f64();
+                    if let Some(s) = d.observe(interval, t_s, dur, &stats) {
+                        emit_stall(ctx, s);
+                    }
+                }
                 all.merge(&stats);
                 if !warmup {
                     totals.merge(&stats);
@@ -173,11 +193,26 @@ pub(crate) async fn run(
             &stats,
             &all,
         )?;
+        if !warmup && let Some(d) = &mut stalls {
+            let t_s = interval_start.duration_since(ctx.run_start).as_secs_f64();
+            let dur = end.duration_since(interval_start).as_secs_f64();
+            if let Some(s) = d.observe(interval, t_s, dur, &stats) {
+                emit_stall(ctx, s);
+            }
+        }
         all.merge(&stats);
         if !warmup {
             totals.merge(&stats);
         }
     }
+    if let Some(s) = stalls.as_mut().and_then(|d| d.finish()) {
+        emit_stall(ctx, s);
+    }
+    ctx.set_phase(None);
+    if let Some(t) = &ctx.tracker {
+        t.poll_once(ctx).await;
+    }
+    let index_at_end = ctx.index_snapshot();
     for w in warnings {
         ctx.emit(RunEvent::Warning {
             message: format!("phase {}: {w}", pref.name),
@@ -201,6 +236,8 @@ pub(crate) async fn run(
             duration_s: measured.as_secs_f64(),
             client_cpu_s,
             stats: s.summarize(measured),
+            index_at_start: index_at_start.clone(),
+            index_at_end: index_at_end.clone(),
         })
         .collect();
     Ok(PhaseOutcome {
@@ -209,6 +246,18 @@ pub(crate) async fn run(
         measured,
         aborted,
     })
+}
+
+fn emit_stall(ctx: &RunContext, mut stall: StallEvent) {
+    stall.reshard = ctx
+        .tracker
+        .as_ref()
+        .and_then(|t| t.nearest_reshard(stall.start_t_s, stall.end_t_s));
+    let (start, end) = (stall.start_t_s, stall.end_t_s);
+    let id = ctx.emit(RunEvent::Stall(stall));
+    if let Some(t) = &ctx.tracker {
+        t.remember_stall(id, start, end);
+    }
 }
 
 fn drain(recorders: &[Recorder]) -> IntervalStats {
@@ -264,6 +313,7 @@ fn emit_interval(
             .active()
             .map(|(op, s)| (op, s.summarize(duration)))
             .collect(),
+        index: ctx.index_snapshot(),
     };
     ctx.store()
         .write_interval(&record, stats)

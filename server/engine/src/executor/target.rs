@@ -2,7 +2,7 @@
 //! endpoint; the shared client sized to the largest phase; buckets made ready.
 
 use super::{RunContext, RunError};
-use crate::plan::{EmbeddedStorage, Endpoint, Plan};
+use crate::plan::{EmbeddedStorage, Endpoint, IndexLayout, Plan};
 use crate::s3::{ClientConfig, S3Client, TlsConfig};
 
 /// Access keys the embedded target is started with (it verifies signatures).
@@ -14,6 +14,8 @@ pub(crate) struct Target {
     /// What results show as the endpoint: `embedded` or the URL.
     pub display: String,
     sim: Option<keystorm_sim::SimHandle>,
+    /// The admin API, when the target has one keystorm may use.
+    admin: Option<crate::rgw::AdminClient>,
 }
 
 impl Target {
@@ -37,6 +39,7 @@ impl Target {
                         EMBEDDED_ACCESS_KEY.to_string(),
                         EMBEDDED_SECRET_KEY.to_string(),
                     )),
+                    ..t.embedded.sim_config()
                 };
                 let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
                 let handle = keystorm_sim::start(addr, config).await.map_err(|e| {
@@ -90,11 +93,59 @@ impl Target {
         let client = S3Client::connect(&config)
             .await
             .map_err(|e| RunError::Setup(format!("cannot set up the S3 client: {}", e.message)))?;
+        let admin = if embedded {
+            t.embedded.rgw_like.then_some(config.credentials.clone())
+        } else {
+            match &t.rgw.admin {
+                Some(a) => Some(
+                    crate::s3::credentials::resolve(&stored_or_default(&a.credentials))
+                        .await
+                        .map_err(|e| RunError::Setup(format!("rgw.admin: {e}")))?,
+                ),
+                None => None,
+            }
+        };
+        let admin = match admin {
+            Some(credentials) => {
+                let admin_endpoint = t
+                    .rgw
+                    .admin
+                    .as_ref()
+                    .and_then(|a| a.endpoint.clone())
+                    .unwrap_or_else(|| config.endpoint.clone());
+                Some(
+                    crate::rgw::AdminClient::new(
+                        &admin_endpoint,
+                        &credentials,
+                        &t.region,
+                        &config.tls,
+                    )
+                    .map_err(|e| RunError::Setup(format!("cannot set up the admin client: {e}")))?,
+                )
+            }
+            None => None,
+        };
         Ok(Target {
             client,
             display,
             sim,
+            admin,
         })
+    }
+
+    /// The shard tracker, when the target has an admin API keystorm may use.
+    pub fn take_tracker(&mut self, plan: &Plan) -> Option<crate::rgw::tracker::IndexTracker> {
+        self.admin.take().map(|admin| {
+            crate::rgw::tracker::IndexTracker::new(
+                admin,
+                plan.buckets.names.clone(),
+                plan.target.rgw.poll,
+            )
+        })
+    }
+
+    pub fn is_embedded(&self) -> bool {
+        self.sim.is_some()
     }
 
     pub async fn shutdown(self) {
@@ -102,8 +153,20 @@ impl Target {
     }
 }
 
-/// Creates missing buckets when the workload allows it; returns the ones created.
-pub(crate) async fn ensure_buckets(ctx: &RunContext) -> Result<Vec<String>, String> {
+/// Creates missing buckets when the workload allows it (pre-sharded if it says so);
+/// returns the ones created.
+pub(crate) async fn ensure_buckets(
+    ctx: &RunContext,
+    embedded: bool,
+) -> Result<Vec<String>, String> {
+    let admin = ctx.tracker.as_ref().map(|t| t.admin());
+    let preshard = match ctx.plan.buckets.index {
+        Some(IndexLayout::Shards(n)) => Some((
+            crate::rgw::preshard::choose(&ctx.plan.target.rgw, embedded, admin)?,
+            n,
+        )),
+        _ => None,
+    };
     let mut created = Vec::new();
     for name in &ctx.plan.buckets.names {
         let exists = ctx
@@ -112,6 +175,18 @@ pub(crate) async fn ensure_buckets(ctx: &RunContext) -> Result<Vec<String>, Stri
             .await
             .map_err(|e| format!("bucket {name}: {e}"))?;
         if exists {
+            if let (Some((_, n)), Some(admin)) = (&preshard, admin)
+                && let Ok(stats) = admin.bucket_stats(name).await
+                && stats.num_shards != *n
+            {
+                ctx.emit(super::RunEvent::Warning {
+                    message: format!(
+                        "bucket {name} already exists with {} index shards; `index: {{shards: {n}}}` \
+                         applies only to buckets keystorm creates",
+                        stats.num_shards
+                    ),
+                });
+            }
             continue;
         }
         if !ctx.plan.buckets.create {
@@ -126,6 +201,11 @@ pub(crate) async fn ensure_buckets(ctx: &RunContext) -> Result<Vec<String>, Stri
             .map_err(|e| format!("cannot create bucket {name}: {e}"))?;
         if made {
             created.push(name.clone());
+            if let Some((method, n)) = &preshard {
+                crate::rgw::preshard::apply(method, admin, name, *n)
+                    .await
+                    .map_err(|e| format!("cannot pre-shard bucket {name}: {e}"))?;
+            }
         }
     }
     Ok(created)

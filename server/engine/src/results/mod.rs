@@ -4,12 +4,16 @@
 
 mod checkpoint;
 mod hlog;
+mod index;
 mod manifest;
 mod store;
 mod summary;
 
 pub use checkpoint::{Checkpoint, PhaseRef};
 pub use hlog::{HLOG_FILE, HlogWriter, read_merged, tag as hlog_tag};
+pub use index::{
+    BucketIndex, EventPosition, IndexPollingEvent, ReshardEvent, StallEvent, shards_cell,
+};
 pub use manifest::{Manifest, RunStatus};
 pub use store::{ResultStore, ResultsError, find_run, list_runs, new_run_id};
 pub use summary::{IntervalRecord, Section, Summary, SummaryRow, TotalRow, csv_field, write_csv};

@@ -45,6 +45,11 @@ pub struct SummaryRow {
     pub client_cpu_s: f64,
     #[serde(flatten)]
     pub stats: OpSummary,
+    /// Bucket index when the phase started and ended (tracked targets only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub index_at_start: Vec<super::BucketIndex>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub index_at_end: Vec<super::BucketIndex>,
 }
 
 /// `summary.json`: every finished phase's rows, and per-operation totals of the run.
@@ -83,9 +88,12 @@ pub struct IntervalRecord {
     pub warmup: bool,
     pub window: WindowState,
     pub ops: std::collections::BTreeMap<OpKind, OpSummary>,
+    /// Bucket index as last polled (tracked targets only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub index: Vec<super::BucketIndex>,
 }
 
-const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes";
+const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes,shards_at_start,shards_at_end";
 
 /// A CSV field, quoted when it holds a comma, quote or line break.
 pub fn csv_field(s: &str) -> String {
@@ -114,7 +122,7 @@ pub fn write_csv(rows: &[SummaryRow], out: &mut impl Write) -> std::io::Result<(
             .join(";");
         writeln!(
             out,
-            "{},{},{},{},{},{},{:.3},{:.3},{},{},{:.6},{:.3},{},{:.3},{},{:.3},{},{:.1},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.3},{:.3},{},{},{:.6},{:.3},{},{:.3},{},{:.3},{},{:.1},{},{},{},{},{},{},{},{},{},{}",
             r.section.as_str(),
             r.round.map(|n| n.to_string()).unwrap_or_default(),
             csv_field(&r.phase),
@@ -141,6 +149,8 @@ pub fn write_csv(rows: &[SummaryRow], out: &mut impl Write) -> std::io::Result<(
             t50,
             t99,
             csv_field(&classes),
+            super::shards_cell(&r.index_at_start),
+            super::shards_cell(&r.index_at_end),
         )?;
     }
     Ok(())

@@ -3,6 +3,7 @@
 
 mod raw;
 mod redact;
+mod rgw;
 mod template;
 mod validate;
 

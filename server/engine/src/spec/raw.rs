@@ -32,6 +32,8 @@ pub struct RawWorkload {
     pub after: Option<Vec<S<RawPhase>>>,
     /// What to delete after a completed run (nothing by default).
     pub cleanup: Option<RawCleanup>,
+    /// When an interval counts as a write stall.
+    pub stalls: Option<S<RawStalls>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -52,6 +54,29 @@ pub struct RawTarget {
     pub retries: Option<S<i64>>,
     pub checksums: Option<bool>,
     pub payload_signing: Option<bool>,
+    /// Ceph RGW features: admin API access for shard tracking, how to pre-shard.
+    pub rgw: Option<S<RawRgw>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRgw {
+    /// The admin user of RGW's admin ops API (caps buckets=read, metadata=read).
+    pub admin: Option<S<RawRgwAdmin>>,
+    /// How often the bucket index is polled (`2s`).
+    pub poll: Option<S<RawDuration>>,
+    /// `auto`, `radosgw-admin` or `admin-api`.
+    pub preshard: Option<S<String>>,
+    /// The radosgw-admin command line (`radosgw-admin --cluster c`).
+    pub radosgw_admin: Option<S<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRgwAdmin {
+    /// Defaults to the target's endpoint.
+    pub endpoint: Option<S<String>>,
+    pub credentials: Option<S<RawCredentials>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -59,6 +84,35 @@ pub struct RawTarget {
 pub struct RawEmbedded {
     /// `memory` or `size-only`.
     pub storage: Option<S<String>>,
+    /// The RGW-like bucket index.
+    pub index: Option<S<RawEmbeddedIndex>>,
+    /// Added latency per operation: `put: 2ms`, `list: 1ms..3ms`, `get: exp:1ms`.
+    pub latency: Option<S<BTreeMap<String, S<String>>>>,
+    /// Injected failures.
+    pub faults: Option<S<RawFaults>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEmbeddedIndex {
+    pub shards: Option<S<i64>>,
+    pub dynamic: Option<bool>,
+    pub max_objs_per_shard: Option<S<i64>>,
+    pub check_interval: Option<S<RawDuration>>,
+    pub reshard_time_per_object: Option<S<RawDuration>>,
+    pub retry_step: Option<S<RawDuration>>,
+    pub list_time_per_shard: Option<S<RawDuration>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFaults {
+    pub slow_down: Option<S<f64>>,
+    pub internal_error: Option<S<f64>>,
+    pub reset: Option<S<f64>>,
+    pub stall: Option<S<f64>>,
+    pub stall_time: Option<S<RawDuration>>,
+    pub seed: Option<S<i64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -97,6 +151,26 @@ pub struct RawBuckets {
     pub prefix: Option<S<String>>,
     pub count: Option<S<i64>>,
     pub create: Option<bool>,
+    /// `dynamic` or `{shards: N}` (RGW bucket index layout).
+    pub index: Option<S<RawIndex>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum RawIndex {
+    Name(String),
+    Shards { shards: i64 },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawStalls {
+    /// An interval stalls when its write ops/s fall below this fraction of the phase's median.
+    pub throughput_below: Option<S<f64>>,
+    /// ... or its write p99 exceeds this multiple of the phase's median p99.
+    pub p99_above: Option<S<f64>>,
+    /// Intervals measured before stalls are judged.
+    pub min_intervals: Option<S<i64>>,
 }
 
 #[derive(Debug, Deserialize)]

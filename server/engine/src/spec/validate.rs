@@ -22,9 +22,9 @@ pub struct Located {
     pub message: String,
 }
 
-type R<T> = Result<T, Located>;
+pub(super) type R<T> = Result<T, Located>;
 
-fn at<T>(loc: &Location, message: impl Into<String>) -> R<T> {
+pub(super) fn at<T>(loc: &Location, message: impl Into<String>) -> R<T> {
     Err(Located {
         line: loc.line() as usize,
         column: loc.column() as usize,
@@ -32,7 +32,7 @@ fn at<T>(loc: &Location, message: impl Into<String>) -> R<T> {
     })
 }
 
-fn loc_of<T>(s: &Spanned<T>) -> &Location {
+pub(super) fn loc_of<T>(s: &Spanned<T>) -> &Location {
     &s.referenced
 }
 
@@ -47,8 +47,9 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
     if name.is_empty() {
         return at(loc_of(&raw.name), "`name` must not be empty");
     }
-    let target = target(raw.target, warnings)?;
     let buckets = buckets(raw.buckets)?;
+    let target = target(raw.target, buckets.index.is_some(), warnings)?;
+    let stalls = super::rgw::stalls(raw.stalls)?;
     let keyspace = keyspace(raw.keyspace)?;
     let objects = objects(raw.objects)?;
 
@@ -106,6 +107,7 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
         },
         after: strip(after),
         cleanup,
+        stalls,
     })
 }
 
@@ -198,7 +200,7 @@ fn check_window(existing: u64, before: &[PhaseAt], rounds: &RoundsAt, after: &[P
     Ok(())
 }
 
-fn positive(v: &Spanned<i64>, what: &str) -> R<u64> {
+pub(super) fn positive(v: &Spanned<i64>, what: &str) -> R<u64> {
     if v.value <= 0 {
         return at(
             loc_of(v),
@@ -218,7 +220,7 @@ fn non_negative(v: &Spanned<i64>, what: &str) -> R<u64> {
     Ok(v.value as u64)
 }
 
-fn in_range(v: &Spanned<i64>, what: &str, lo: i64, hi: i64) -> R<i64> {
+pub(super) fn in_range(v: &Spanned<i64>, what: &str, lo: i64, hi: i64) -> R<i64> {
     if v.value < lo || v.value > hi {
         return at(
             loc_of(v),
@@ -228,7 +230,7 @@ fn in_range(v: &Spanned<i64>, what: &str, lo: i64, hi: i64) -> R<i64> {
     Ok(v.value)
 }
 
-fn duration(v: &Spanned<RawDuration>, what: &str) -> R<Duration> {
+pub(super) fn duration(v: &Spanned<RawDuration>, what: &str) -> R<Duration> {
     match &v.value {
         RawDuration::Number(n) => at(
             loc_of(v),
@@ -244,7 +246,11 @@ fn duration(v: &Spanned<RawDuration>, what: &str) -> R<Duration> {
     }
 }
 
-fn target(raw: Option<Spanned<RawTarget>>, warnings: &mut Vec<SpecWarning>) -> R<TargetPlan> {
+fn target(
+    raw: Option<Spanned<RawTarget>>,
+    index_set: bool,
+    warnings: &mut Vec<SpecWarning>,
+) -> R<TargetPlan> {
     let Some(raw) = raw else {
         return Ok(TargetPlan {
             endpoint: Endpoint::Embedded {
@@ -259,6 +265,8 @@ fn target(raw: Option<Spanned<RawTarget>>, warnings: &mut Vec<SpecWarning>) -> R
             retries: 0,
             checksums: false,
             payload_signing: false,
+            embedded: super::rgw::embedded(None, index_set)?,
+            rgw: RgwPlan::default(),
         });
     };
     let t = raw.value;
@@ -336,6 +344,8 @@ fn target(raw: Option<Spanned<RawTarget>>, warnings: &mut Vec<SpecWarning>) -> R
         Some(r) => in_range(r, "retries", 0, 100)? as u32,
         None => 0,
     };
+    let embedded = super::rgw::embedded(t.embedded.as_ref(), index_set)?;
+    let rgw = super::rgw::rgw(t.rgw.as_ref(), warnings)?;
     let region = t.region.unwrap_or_else(|| "us-east-1".to_string());
     let tls = t
         .tls
@@ -355,10 +365,12 @@ fn target(raw: Option<Spanned<RawTarget>>, warnings: &mut Vec<SpecWarning>) -> R
         retries,
         checksums: t.checksums.unwrap_or(false),
         payload_signing: t.payload_signing.unwrap_or(false),
+        embedded,
+        rgw,
     })
 }
 
-fn endpoint_url(e: &Spanned<String>) -> R<String> {
+pub(super) fn endpoint_url(e: &Spanned<String>) -> R<String> {
     let url = e.value.trim().trim_end_matches('/');
     let rest = url
         .strip_prefix("http://")
@@ -387,7 +399,7 @@ fn endpoint_url(e: &Spanned<String>) -> R<String> {
     Ok(url.to_string())
 }
 
-fn credentials(
+pub(super) fn credentials(
     c: &Spanned<RawCredentials>,
     warnings: &mut Vec<SpecWarning>,
 ) -> R<CredentialSource> {
@@ -513,6 +525,7 @@ fn buckets(raw: Spanned<RawBuckets>) -> R<BucketsPlan> {
     Ok(BucketsPlan {
         names: names.into_iter().map(|(n, _)| n).collect(),
         create: b.create.unwrap_or(true),
+        index: super::rgw::bucket_index(&b.index)?,
     })
 }
 

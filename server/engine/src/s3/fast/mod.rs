@@ -2,7 +2,7 @@
 //! XML parser, for the hot operations. It spends a fraction of the SDK's client CPU per
 //! request, so the numbers measure the target rather than the load generator.
 
-mod sign;
+pub(crate) mod sign;
 mod tls;
 mod uri;
 mod xml;
@@ -22,7 +22,25 @@ use super::{
 };
 use crate::ops::{ErrorClass, OpError};
 
-type Http = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
+pub(crate) type Http = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
+
+/// A pooled HTTP/1.1 client over plain TCP (no Nagle) or TLS, keeping up to `pool_size`
+/// idle connections per host.
+pub(crate) fn http_client(tls_config: &super::TlsConfig, pool_size: usize) -> Result<Http, String> {
+    let tls = tls::client_config(tls_config)?;
+    let mut http = HttpConnector::new();
+    http.set_nodelay(true);
+    http.enforce_http(false);
+    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_tls_config(tls)
+        .https_or_http()
+        .enable_http1()
+        .wrap_connector(http);
+    Ok(Client::builder(TokioExecutor::new())
+        .pool_max_idle_per_host(pool_size.max(1))
+        .pool_idle_timeout(Duration::from_secs(90))
+        .build(connector))
+}
 type Response = http::Response<hyper::body::Incoming>;
 
 #[derive(Clone)]
@@ -58,19 +76,7 @@ impl FastClient {
             ));
         }
         let base = uri::Base::parse(&config.endpoint, config.path_style).map_err(other)?;
-        let tls = tls::client_config(&config.tls).map_err(other)?;
-        let mut http = HttpConnector::new();
-        http.set_nodelay(true);
-        http.enforce_http(false);
-        let connector = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_tls_config(tls)
-            .https_or_http()
-            .enable_http1()
-            .wrap_connector(http);
-        let client = Client::builder(TokioExecutor::new())
-            .pool_max_idle_per_host(config.pool_size.max(1))
-            .pool_idle_timeout(Duration::from_secs(90))
-            .build(connector);
+        let client = http_client(&config.tls, config.pool_size).map_err(other)?;
         Ok(FastClient {
             http: client,
             base,

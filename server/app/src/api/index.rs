@@ -1,0 +1,103 @@
+//! `GET /api/runs/{id}/index`: the bucket-index story of a run — reshard events, write
+//! stalls and what polling cost — read from the run's event log, so the detail and
+//! compare pages can mark them on the charts.
+
+use std::io::BufRead;
+
+use axum::Json;
+use axum::extract::{Path as UrlPath, State};
+use keystorm_engine::results::{EVENTS_FILE, IndexPollingEvent, ReshardEvent, StallEvent};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::AppState;
+use super::error::{ApiResult, ErrorBody};
+use super::run_files::run_dir;
+
+/// A reshard with its id in the run's event log (stalls refer to it by that id).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ReshardRecord {
+    pub id: u64,
+    #[serde(flatten)]
+    pub event: ReshardEvent,
+}
+
+/// A stall with its id in the run's event log (reshards refer to it by that id).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct StallRecord {
+    pub id: u64,
+    #[serde(flatten)]
+    pub event: StallEvent,
+}
+
+#[derive(Debug, Clone, Default, Serialize, ToSchema)]
+pub struct IndexReport {
+    pub reshards: Vec<ReshardRecord>,
+    pub stalls: Vec<StallRecord>,
+    /// What polling the bucket index cost (tracked runs that finished).
+    pub polling: Option<IndexPollingEvent>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "event", content = "data", rename_all = "snake_case")]
+enum IndexLine {
+    Reshard(ReshardEvent),
+    Stall(StallEvent),
+    IndexPolling(IndexPollingEvent),
+}
+
+#[derive(Deserialize)]
+struct Line {
+    id: u64,
+    #[serde(flatten)]
+    event: IndexLine,
+}
+
+#[utoipa::path(get, path = "/api/runs/{id}/index", operation_id = "run_index", tag = "runs",
+    params(("id" = String, Path, description = "run id")),
+    responses((status = 200, body = IndexReport), (status = 404, body = ErrorBody)))]
+pub async fn index(
+    State(state): State<AppState>,
+    UrlPath(id): UrlPath<String>,
+) -> ApiResult<Json<IndexReport>> {
+    let dir = run_dir(&state.config.results_dir, &id)?;
+    Ok(Json(read_index(&dir)))
+}
+
+/// Reads the event log line by line, keeping only index events (a handful per run).
+pub fn read_index(dir: &std::path::Path) -> IndexReport {
+    let mut report = IndexReport::default();
+    let Ok(file) = std::fs::File::open(dir.join(EVENTS_FILE)) else {
+        return report;
+    };
+    for line in std::io::BufReader::new(file).lines() {
+        let Ok(line) = line else { break };
+        // Cheap pre-filter: most lines are intervals.
+        if ![
+            "\"event\":\"reshard\"",
+            "\"event\":\"stall\"",
+            "\"event\":\"index_polling\"",
+        ]
+        .iter()
+        .any(|tag| line.contains(tag))
+        {
+            continue;
+        }
+        match serde_json::from_str::<Line>(&line) {
+            Ok(Line {
+                id,
+                event: IndexLine::Reshard(event),
+            }) => report.reshards.push(ReshardRecord { id, event }),
+            Ok(Line {
+                id,
+                event: IndexLine::Stall(event),
+            }) => report.stalls.push(StallRecord { id, event }),
+            Ok(Line {
+                event: IndexLine::IndexPolling(event),
+                ..
+            }) => report.polling = Some(event),
+            Err(_) => {}
+        }
+    }
+    report
+}

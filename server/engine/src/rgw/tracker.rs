@@ -1,0 +1,276 @@
+//! Shard tracking: during a run, poll every bucket's index through the admin API
+//! (stats for the shard and object counts, the bucket-instance metadata for "reshard
+//! in progress"), keep the latest answer for the interval records, and turn a change
+//! of shard count into a reshard event linked to the write stalls around it.
+//!
+//! The tracker runs beside the phases on its own connection and never touches the
+//! workers; what a poll costs is measured and reported at the end of the run. Memory
+//! is fixed: the latest state per bucket and a short ring of recent events.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use tokio_util::sync::CancellationToken;
+
+use super::AdminClient;
+use crate::executor::{EventPosition, RunContext, RunEvent};
+use crate::results::{BucketIndex, IndexPollingEvent, ReshardEvent};
+
+/// Stalls and reshards this far apart (seconds, between their windows) are linked:
+/// RGW writers blocked by a reshard back off in 5-second steps and finish up to
+/// 45 seconds late.
+const LINK_WINDOW_S: f64 = 45.0;
+/// Recent events kept for linking.
+const RECENT: usize = 64;
+
+pub(crate) struct IndexTracker {
+    admin: AdminClient,
+    buckets: Vec<String>,
+    poll: Duration,
+    state: Mutex<State>,
+    /// Set once the buckets exist; polling starts then.
+    ready: CancellationToken,
+}
+
+struct State {
+    buckets: Vec<Track>,
+    reshards: VecDeque<Window>,
+    stalls: VecDeque<Window>,
+    /// Microseconds per poll of all buckets.
+    cost: Histogram<u64>,
+    failures: u64,
+    warned: bool,
+}
+
+#[derive(Default, Clone)]
+struct Track {
+    latest: Option<BucketIndex>,
+    /// When and where the last poll happened (the start of a reshard seen next).
+    last_poll: Option<(f64, Option<EventPosition>)>,
+    /// Seen in progress since.
+    in_progress: Option<(f64, Option<EventPosition>)>,
+}
+
+#[derive(Clone, Copy)]
+struct Window {
+    id: u64,
+    start: f64,
+    end: f64,
+}
+
+fn distance(a: (f64, f64), b: (f64, f64)) -> f64 {
+    if a.1 < b.0 {
+        b.0 - a.1
+    } else if b.1 < a.0 {
+        a.0 - b.1
+    } else {
+        0.0
+    }
+}
+
+impl IndexTracker {
+    pub fn new(admin: AdminClient, buckets: Vec<String>, poll: Duration) -> IndexTracker {
+        let n = buckets.len();
+        IndexTracker {
+            admin,
+            buckets,
+            poll,
+            ready: CancellationToken::new(),
+            state: Mutex::new(State {
+                buckets: vec![Track::default(); n],
+                reshards: VecDeque::new(),
+                stalls: VecDeque::new(),
+                cost: Histogram::new_with_bounds(1, 3_600_000_000, 3)
+                    .expect("static histogram bounds are valid"),
+                failures: 0,
+                warned: false,
+            }),
+        }
+    }
+
+    pub fn admin(&self) -> &AdminClient {
+        &self.admin
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The latest known index of every bucket that answered.
+    pub fn snapshot(&self) -> Vec<BucketIndex> {
+        self.state()
+            .buckets
+            .iter()
+            .filter_map(|t| t.latest.clone())
+            .collect()
+    }
+
+    /// The buckets exist: polling may start.
+    pub fn mark_ready(&self) {
+        self.ready.cancel();
+    }
+
+    /// Polls until `stop`, from the moment the buckets are ready.
+    pub async fn run(&self, ctx: &RunContext, stop: CancellationToken) {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = self.ready.cancelled() => {}
+        }
+        let mut ticker = tokio::time::interval(self.poll);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                _ = ticker.tick() => self.poll_once(ctx).await,
+            }
+        }
+    }
+
+    /// Polls every bucket once and records what changed.
+    pub async fn poll_once(&self, ctx: &RunContext) {
+        let started = Instant::now();
+        let mut answers = Vec::with_capacity(self.buckets.len());
+        for bucket in &self.buckets {
+            answers.push(self.poll_bucket(bucket).await);
+        }
+        let cost = started.elapsed();
+        let t = ctx.run_start.elapsed().as_secs_f64();
+        let position = ctx.position(Instant::now());
+        let mut events = Vec::new();
+        {
+            let mut state = self.state();
+            let _ = state.cost.record(cost.as_micros().max(1) as u64);
+            for (i, answer) in answers.into_iter().enumerate() {
+                let now = match answer {
+                    Ok(now) => now,
+                    Err(message) => {
+                        state.failures += 1;
+                        if !state.warned {
+                            state.warned = true;
+                            events.push(RunEvent::Warning {
+                                message: format!(
+                                    "shard tracking: {message} (further failures are counted, not shown)"
+                                ),
+                            });
+                        }
+                        continue;
+                    }
+                };
+                let track = &mut state.buckets[i];
+                if now.resharding && track.in_progress.is_none() {
+                    track.in_progress =
+                        Some(track.last_poll.clone().unwrap_or((t, position.clone())));
+                }
+                if let Some(before) = &track.latest
+                    && before.shards != now.shards
+                {
+                    let (start_t, start) = track
+                        .in_progress
+                        .take()
+                        .or_else(|| track.last_poll.clone())
+                        .unwrap_or((t, position.clone()));
+                    events.push(RunEvent::Reshard(ReshardEvent {
+                        bucket: now.bucket.clone(),
+                        from_shards: before.shards,
+                        to_shards: now.shards,
+                        objects: now.objects,
+                        start_t_s: start_t,
+                        end_t_s: t,
+                        start,
+                        end: position.clone(),
+                        stalls: Vec::new(),
+                    }));
+                }
+                if !now.resharding
+                    && track
+                        .latest
+                        .as_ref()
+                        .is_some_and(|b| b.shards == now.shards)
+                {
+                    track.in_progress = None;
+                }
+                track.latest = Some(now);
+                track.last_poll = Some((t, position.clone()));
+            }
+        }
+        for mut event in events {
+            if let RunEvent::Reshard(r) = &mut event {
+                let window = (r.start_t_s, r.end_t_s);
+                r.stalls = self
+                    .state()
+                    .stalls
+                    .iter()
+                    .filter(|s| distance((s.start, s.end), window) <= LINK_WINDOW_S)
+                    .map(|s| s.id)
+                    .collect();
+                let id = ctx.emit(event.clone());
+                let mut state = self.state();
+                state.reshards.push_back(Window {
+                    id,
+                    start: window.0,
+                    end: window.1,
+                });
+                if state.reshards.len() > RECENT {
+                    state.reshards.pop_front();
+                }
+            } else {
+                ctx.emit(event);
+            }
+        }
+    }
+
+    async fn poll_bucket(&self, bucket: &str) -> Result<BucketIndex, String> {
+        let stats = self
+            .admin
+            .bucket_stats(bucket)
+            .await
+            .map_err(|e| e.to_string())?;
+        let instance = self
+            .admin
+            .bucket_instance(bucket, &stats.id)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(BucketIndex {
+            bucket: bucket.to_string(),
+            shards: stats.num_shards,
+            objects: stats.num_objects,
+            resharding: instance.reshard_status == 1,
+        })
+    }
+
+    /// The nearest recent reshard to a stall window, if close enough; and remembers the
+    /// stall (by its event id, once emitted) for reshards seen later.
+    pub fn nearest_reshard(&self, start: f64, end: f64) -> Option<u64> {
+        self.state()
+            .reshards
+            .iter()
+            .map(|r| (distance((r.start, r.end), (start, end)), r.id))
+            .filter(|(d, _)| *d <= LINK_WINDOW_S)
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, id)| id)
+    }
+
+    pub fn remember_stall(&self, id: u64, start: f64, end: f64) {
+        let mut state = self.state();
+        state.stalls.push_back(Window { id, start, end });
+        if state.stalls.len() > RECENT {
+            state.stalls.pop_front();
+        }
+    }
+
+    /// What polling cost, for the end of the run.
+    pub fn cost_event(&self) -> RunEvent {
+        let state = self.state();
+        let ms = |q: f64| state.cost.value_at_quantile(q) as f64 / 1000.0;
+        RunEvent::IndexPolling(IndexPollingEvent {
+            polls: state.cost.len(),
+            failures: state.failures,
+            buckets: self.buckets.len(),
+            p50_ms: ms(0.5),
+            p99_ms: ms(0.99),
+            max_ms: state.cost.max() as f64 / 1000.0,
+        })
+    }
+}

@@ -1,0 +1,127 @@
+//! Bucket-index awareness against a real Ceph RGW (`scripts/ceph-up.sh`, which lowers
+//! `rgw_max_objs_per_shard` to 1000 and checks for reshards every 10 s): a pre-sharded
+//! bucket reports its shard count, and a fill past the threshold of a dynamic bucket
+//! records the reshard as an event with the write stall next to it.
+//!
+//! Compiled with the `rgw-tests` feature (`scripts/test.sh` brings the cluster up and
+//! turns it on); it fails, rather than skips, when the cluster is not configured.
+
+#![cfg(feature = "rgw-tests")]
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use keystorm_engine::executor::{Observer, RunEvent};
+use keystorm_engine::results::RunStatus;
+use tokio_util::sync::CancellationToken;
+
+fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| {
+        panic!(
+            "{name} is not set: bring a cluster up with scripts/ceph-up.sh and export the \
+             variables of the env file it prints (scripts/test.sh does both)"
+        )
+    })
+}
+
+/// A workload against the cluster with admin access; bucket names unique per test run.
+fn workload(bucket_stem: &str, body: &str) -> (String, String) {
+    let bucket = format!("{bucket_stem}-{}", fastrand::u32(..));
+    let text = format!(
+        "name: rgw-test\ntarget:\n  endpoint: {}\n  credentials: {{ access_key: {}, secret_key: {} }}\n  rgw:\n    poll: 1s\n    admin:\n      credentials: {{ access_key: {}, secret_key: {} }}\nbuckets:\n  names: [{bucket}]\n{body}cleanup: {{ objects: true, buckets: true }}\n",
+        env("KEYSTORM_RGW_ENDPOINT"),
+        env("KEYSTORM_RGW_ACCESS_KEY"),
+        env("KEYSTORM_RGW_SECRET_KEY"),
+        env("KEYSTORM_RGW_ADMIN_ACCESS_KEY"),
+        env("KEYSTORM_RGW_ADMIN_SECRET_KEY"),
+    );
+    (text, bucket)
+}
+
+#[derive(Default)]
+struct Events(Mutex<Vec<(u64, RunEvent)>>);
+
+impl Observer for Events {
+    fn event(&self, id: u64, event: &RunEvent) {
+        self.0.lock().unwrap().push((id, event.clone()));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_presharded_rgw_bucket_reports_its_shard_count() {
+    let (text, bucket) = workload(
+        "ks-pre",
+        "  index: { shards: 37 }\nobjects: { size: 100B }\nbefore:\n  - { name: fill, op: put, concurrency: 8, until_objects: 300 }\n",
+    );
+    let results = tempfile::tempdir().unwrap();
+    let outcome = common::run(&text, results.path()).await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let row = &outcome.summary.rows[0];
+    assert_eq!(row.index_at_start[0].bucket, bucket);
+    assert_eq!(row.index_at_start[0].shards, 37, "{row:?}");
+    assert_eq!(row.index_at_end[0].shards, 37);
+    assert_eq!(row.index_at_end[0].objects, 300, "RGW's own object count");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dynamic_rgw_reshard_is_recorded_with_the_stall_next_to_it() {
+    let per_shard: u64 = env("KEYSTORM_RGW_MAX_OBJS_PER_SHARD").parse().unwrap();
+    // 11 shards × per_shard objects are crossed after ~11 s at RGW's ~1000 PUT/s here;
+    // the reshard thread (every 10 s) picks the bucket up within about 20 s more.
+    let (text, bucket) = workload(
+        "ks-dyn",
+        "  index: dynamic\nobjects: { size: 100B }\nbefore:\n  - { name: fill, op: put, concurrency: 16, duration: 60s }\n",
+    );
+    let results = tempfile::tempdir().unwrap();
+    let events = Arc::new(Events::default());
+    let outcome = common::run_with(
+        &text,
+        results.path(),
+        events.clone(),
+        CancellationToken::new(),
+        None,
+    )
+    .await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let row = &outcome.summary.rows[0];
+    assert_eq!(row.index_at_start[0].shards, 11, "RGW Pacific's default");
+    assert!(
+        row.stats.ops > 11 * per_shard,
+        "the fill must cross the threshold: {} PUTs",
+        row.stats.ops
+    );
+    let events = events.0.lock().unwrap();
+    let reshards: Vec<_> = events
+        .iter()
+        .filter_map(|(id, e)| match e {
+            RunEvent::Reshard(r) => Some((*id, r.clone())),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !reshards.is_empty(),
+        "no reshard recorded; intervals: {:?}",
+        outcome.summary
+    );
+    let (first_id, first) = &reshards[0];
+    assert_eq!(first.bucket, bucket);
+    assert_eq!(first.from_shards, 11);
+    assert!(first.to_shards > 11);
+    let stalls: Vec<_> = events
+        .iter()
+        .filter_map(|(id, e)| match e {
+            RunEvent::Stall(s) => Some((*id, s.clone())),
+            _ => None,
+        })
+        .collect();
+    let linked = stalls.iter().any(|(id, s)| {
+        reshards
+            .iter()
+            .any(|(rid, r)| s.reshard == Some(*rid) || r.stalls.contains(id))
+    });
+    assert!(
+        linked,
+        "a write stall is linked to a reshard; reshards {reshards:?}, stalls {stalls:?} (first reshard id {first_id})"
+    );
+}

@@ -1,0 +1,120 @@
+//! How the embedded target behaves beyond plain S3: the RGW-like bucket index
+//! (shards, dynamic resharding, write stalls), latency injection and fault injection.
+//! Plain data; the workload parser (engine) and `keystorm sim` both build it.
+
+use std::time::Duration;
+
+use crate::Storage;
+
+/// How the target behaves.
+#[derive(Debug, Clone, Default)]
+pub struct SimConfig {
+    pub storage: Storage,
+    /// If set, SigV4 signatures are verified with this (access key id, secret key).
+    pub credentials: Option<(String, String)>,
+    /// The bucket index imitation.
+    pub index: IndexConfig,
+    /// Added latency per operation.
+    pub latency: LatencyConfig,
+    /// Injected failures.
+    pub faults: FaultConfig,
+}
+
+/// RGW's bucket index, imitated: every bucket has index shards; with `dynamic` on, a
+/// bucket whose objects exceed `shards × max_objs_per_shard` is resharded to the next
+/// prime ≥ 2 × objects / `max_objs_per_shard`, blocking its writes meanwhile.
+#[derive(Debug, Clone)]
+pub struct IndexConfig {
+    /// Index shards of a new bucket (RGW Pacific: 11; like
+    /// `rgw_override_bucket_index_max_shards`).
+    pub default_shards: u32,
+    /// Reshard buckets that outgrow their shards (`rgw_dynamic_resharding`).
+    pub dynamic: bool,
+    /// Objects per shard before a bucket needs resharding (`rgw_max_objs_per_shard`).
+    pub max_objs_per_shard: u64,
+    /// How often the reshard thread looks at the buckets
+    /// (`rgw_reshard_thread_interval`).
+    pub check_interval: Duration,
+    /// How long a reshard takes per object it moves.
+    pub reshard_time_per_object: Duration,
+    /// Writers blocked by a reshard retry in steps of this length (RGW: 5 s), so a
+    /// write that arrived during a reshard completes at the first step boundary after
+    /// the reshard ended.
+    pub retry_step: Duration,
+    /// Time an ordered listing page costs per index shard it merges.
+    pub list_time_per_shard: Duration,
+}
+
+impl Default for IndexConfig {
+    fn default() -> Self {
+        IndexConfig {
+            default_shards: 11,
+            dynamic: false,
+            max_objs_per_shard: 100_000,
+            check_interval: Duration::from_secs(1),
+            reshard_time_per_object: Duration::from_micros(10),
+            retry_step: Duration::from_secs(5),
+            list_time_per_shard: Duration::ZERO,
+        }
+    }
+}
+
+/// A random delay.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Delay {
+    Fixed(Duration),
+    /// Uniform between the bounds.
+    Uniform {
+        low: Duration,
+        high: Duration,
+    },
+    /// Exponential with this mean.
+    Exponential {
+        mean: Duration,
+    },
+    /// Log-normal with this median and 99th percentile (p99 ≥ median).
+    LogNormal {
+        median: Duration,
+        p99: Duration,
+    },
+}
+
+/// Added latency per operation (before the response starts); `None` adds nothing.
+#[derive(Debug, Clone, Default)]
+pub struct LatencyConfig {
+    pub put: Option<Delay>,
+    pub get: Option<Delay>,
+    pub head: Option<Delay>,
+    /// Per LIST page.
+    pub list: Option<Delay>,
+    /// DeleteObject and DeleteObjects.
+    pub delete: Option<Delay>,
+}
+
+/// Injected failures on object operations (PUT, GET, HEAD, LIST, DELETE; never on
+/// bucket or admin calls). Rates are fractions of requests, drawn independently in this
+/// order; a request gets at most one fault.
+#[derive(Debug, Clone, Default)]
+pub struct FaultConfig {
+    /// 503 SlowDown.
+    pub slow_down: f64,
+    /// 500 InternalError.
+    pub internal_error: f64,
+    /// The connection is reset without a response.
+    pub reset: f64,
+    /// The response (for GET: its body, after the headers) stalls for `stall_time`,
+    /// then the connection is closed.
+    pub stall: f64,
+    pub stall_time: Duration,
+    /// Seed of the fault draws (0: from the clock).
+    pub seed: u64,
+}
+
+/// How many faults the target injected, by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct FaultCounts {
+    pub slow_down: u64,
+    pub internal_error: u64,
+    pub reset: u64,
+    pub stall: u64,
+}
