@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, the Rust tests against real servers on
-# loopback (the embedded S3 target, started by the tests themselves), the web UI's unit
-# tests, and the end-to-end tests in Debian's Chromium against the real binary.
+# loopback (the embedded S3 target, started by the tests themselves, and a throwaway
+# single-node Ceph RGW from scripts/ceph-up.sh, stopped again when this script exits),
+# the web UI's unit tests, and the end-to-end tests in Debian's Chromium against the
+# real binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,16 +20,33 @@ scripts/web-build.sh
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
+# The tests against a real Ceph RGW are compiled in with these features.
+rgw_features="keystorm-sim/rgw-tests,keystorm-engine/rgw-tests"
+
 step "cargo clippy (warnings are errors)"
-cargo clippy --locked --workspace --all-targets -- -D warnings
+cargo clippy --locked --workspace --all-targets --features "$rgw_features" -- -D warnings
+
+step "Ceph RGW on loopback (scripts/ceph-up.sh)"
+export KEYSTORM_CEPH_DIR="${KEYSTORM_CEPH_DIR:-${TMPDIR:-/tmp}/keystorm-ceph}"
+trap 'scripts/ceph-down.sh' EXIT
+scripts/ceph-up.sh
+export KEYSTORM_RGW_ENV="$KEYSTORM_CEPH_DIR/rgw.env"
+set -a
+# shellcheck source=/dev/null
+. "$KEYSTORM_RGW_ENV"
+set +a
 
 step "cargo test"
 mkdir -p target
-cargo test --locked --workspace 2>&1 | tee target/test-output.txt
+cargo test --locked --workspace --features "$rgw_features" 2>&1 | tee target/test-output.txt
 
 # One closing line over all test binaries.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1); if ($i ~ /^ignored/) g += $(i-1) } }
      END { printf "\nrust: %d passed, %d failed\n", p, f; if (f > 0) exit 1 }' target/test-output.txt
+
+# The cluster is only for the Rust tests: free its CPU and memory for the web steps.
+scripts/ceph-down.sh
+trap - EXIT
 
 step "web UI: typecheck and unit tests (vitest)"
 npm run typecheck

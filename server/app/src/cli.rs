@@ -170,12 +170,141 @@ pub struct SimArgs {
         hide_env_values = true
     )]
     pub secret_key: Option<String>,
+
+    /// Index shards of a new bucket, like RGW's `rgw_override_bucket_index_max_shards`
+    /// [default: 11].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=65521), help_heading = "Bucket index (RGW-like)")]
+    pub index_shards: Option<u32>,
+
+    /// Reshard buckets that outgrow their shards (`rgw_dynamic_resharding`): past
+    /// shards × max-objs-per-shard objects, to the next prime ≥ 2 × objects / max.
+    #[arg(long, help_heading = "Bucket index (RGW-like)")]
+    pub dynamic_resharding: bool,
+
+    /// Objects per shard before a bucket needs resharding (`rgw_max_objs_per_shard`)
+    /// [default: 100000].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Bucket index (RGW-like)")]
+    pub max_objs_per_shard: Option<u64>,
+
+    /// How often the reshard thread looks at the buckets [default: 1s].
+    #[arg(long, value_name = "DUR", value_parser = parse_positive_duration, help_heading = "Bucket index (RGW-like)")]
+    pub reshard_check_interval: Option<std::time::Duration>,
+
+    /// Time a reshard takes per object it moves; the bucket's writes block meanwhile
+    /// [default: 10us].
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Bucket index (RGW-like)")]
+    pub reshard_time_per_object: Option<std::time::Duration>,
+
+    /// Writers blocked by a reshard complete at the first multiple of this after it
+    /// ended (RGW backs off in 5 s steps) [default: 5s].
+    #[arg(long, value_name = "DUR", value_parser = parse_positive_duration, help_heading = "Bucket index (RGW-like)")]
+    pub reshard_retry_step: Option<std::time::Duration>,
+
+    /// Added time per index shard of every ordered listing page (RGW merges all
+    /// shards per page) [default: 0s].
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Bucket index (RGW-like)")]
+    pub list_time_per_shard: Option<std::time::Duration>,
+
+    /// Added latency of an operation (repeatable). OP: put, get, head, list (per
+    /// page) or delete; DIST: `2ms` fixed, `1ms..3ms` uniform, `exp:2ms` exponential
+    /// with that mean, `lognormal:2ms,20ms` log-normal with that median and p99.
+    #[arg(long = "latency", value_name = "OP=DIST", value_parser = parse_latency, help_heading = "Injection (object operations only)")]
+    pub latency: Vec<(SimOp, keystorm_sim::Delay)>,
+
+    /// Inject a fault into this fraction of object requests (repeatable), e.g.
+    /// `slow-down=0.01` or `reset=0.5%`. KIND: slow-down (503 SlowDown),
+    /// internal-error (500), reset (connection closed unanswered), stall (answer held
+    /// for --stall-time, then the connection closed). Rates add up to at most 1.
+    #[arg(long = "fault", value_name = "KIND=RATE", value_parser = parse_fault, help_heading = "Injection (object operations only)")]
+    pub faults: Vec<(SimFault, f64)>,
+
+    /// How long a stalled answer is held before the connection is closed.
+    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_positive_duration, help_heading = "Injection (object operations only)")]
+    pub stall_time: std::time::Duration,
+
+    /// Seed of the fault draws; 0 seeds from the clock. A fixed seed gives the same
+    /// faults to the same sequence of requests.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        help_heading = "Injection (object operations only)"
+    )]
+    pub fault_seed: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SimStorage {
     Memory,
     SizeOnly,
+}
+
+/// The operations `keystorm sim --latency` applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SimOp {
+    Put,
+    Get,
+    Head,
+    List,
+    Delete,
+}
+
+/// The faults `keystorm sim --fault` injects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SimFault {
+    SlowDown,
+    InternalError,
+    Reset,
+    Stall,
+}
+
+fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
+    humantime::parse_duration(s.trim())
+        .map_err(|e| format!("{s:?} is not a duration like 5s or 250ms ({e})"))
+}
+
+fn parse_positive_duration(s: &str) -> Result<std::time::Duration, String> {
+    match parse_duration(s)? {
+        d if d.is_zero() => Err(format!("{s:?}: must be longer than zero")),
+        d => Ok(d),
+    }
+}
+
+/// `KEY=VALUE` with KEY one of `T`'s value names.
+fn parse_keyed<T: ValueEnum>(s: &str, what: &str) -> Result<(T, String), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?} is not {what}"))?;
+    let key = T::from_str(k.trim(), true).map_err(|_| {
+        let names: Vec<String> = T::value_variants()
+            .iter()
+            .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
+            .collect();
+        format!("{:?} is not one of {}", k.trim(), names.join(", "))
+    })?;
+    Ok((key, v.trim().to_string()))
+}
+
+fn parse_latency(s: &str) -> Result<(SimOp, keystorm_sim::Delay), String> {
+    let (op, dist) = parse_keyed::<SimOp>(s, "OP=DIST")?;
+    let delay = dist.parse::<keystorm_sim::Delay>().map_err(|e| {
+        format!("{e}; write e.g. `2ms`, `1ms..3ms`, `exp:2ms` or `lognormal:2ms,20ms`")
+    })?;
+    Ok((op, delay))
+}
+
+fn parse_fault(s: &str) -> Result<(SimFault, f64), String> {
+    let (kind, rate) = parse_keyed::<SimFault>(s, "KIND=RATE")?;
+    let value = match rate.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
+        None => rate.parse::<f64>(),
+    };
+    match value {
+        Ok(r) if (0.0..=1.0).contains(&r) => Ok((kind, r)),
+        _ => Err(format!(
+            "{rate:?} is not a fraction of requests between 0 and 1 (or 0% to 100%)"
+        )),
+    }
 }
 
 fn parse_index(s: &str) -> Result<keystorm_engine::plan::IndexLayout, String> {

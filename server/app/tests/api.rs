@@ -617,3 +617,53 @@ async fn the_ui_is_served_with_a_fallback_for_client_routes() {
     let r = s.get("/assets/missing-file.js").await;
     assert_eq!(r.status, 404);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tracked_run_serves_its_reshards_stalls_and_shard_columns() {
+    let s = Server::start().await;
+    // 11 shards × 100 objects: the bucket reshards past 1100 objects, and again later.
+    let yaml = "name: tracked\ntarget:\n  endpoint: embedded\n  embedded:\n    storage: size-only\n    index: { max_objs_per_shard: 100, check_interval: 100ms, reshard_time_per_object: 100us, retry_step: 500ms }\n  rgw: { poll: 200ms }\nbuckets:\n  names: [tracked]\n  index: dynamic\nobjects: { size: 10B }\nbefore:\n  - { name: fill, op: put, concurrency: 8, until_objects: 3000 }\n";
+    let id = s.start_yaml(yaml).await;
+    let events = s.events(&id, None, |e| e.name == "finished").await;
+    assert_eq!(events.last().unwrap().data["status"], "completed");
+    let live_reshards: Vec<_> = events.iter().filter(|e| e.name == "reshard").collect();
+    assert!(
+        !live_reshards.is_empty(),
+        "the live stream carries reshard events"
+    );
+    assert_eq!(live_reshards[0].data["from_shards"], 11);
+    assert!(live_reshards[0].data["to_shards"].as_u64().unwrap() > 11);
+
+    let index = s.get(&format!("/api/runs/{id}/index")).await;
+    assert_eq!(index.status, 200);
+    let index = index.json();
+    let reshards = index["reshards"].as_array().unwrap();
+    assert_eq!(reshards.len(), live_reshards.len());
+    assert_eq!(reshards[0]["id"], live_reshards[0].id);
+    assert_eq!(reshards[0]["bucket"], "tracked");
+    assert!(index["polling"]["polls"].as_u64().unwrap() >= 2);
+
+    let csv = s
+        .get(&format!("/api/runs/{id}/export/intervals.csv"))
+        .await
+        .text();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let shards_col = header.iter().position(|h| *h == "shards").unwrap();
+    let shards: Vec<u32> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(shards_col).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(shards.first(), Some(&11));
+    assert!(*shards.last().unwrap() > 11, "{shards:?}");
+
+    let metrics = s.get("/metrics").await.text();
+    assert!(
+        metrics.contains("keystorm_bucket_index_shards{run=\"")
+            && metrics.contains(&format!(
+                "keystorm_reshards_total{{run=\"{id}\"}} {}",
+                reshards.len()
+            )),
+        "{metrics}"
+    );
+}

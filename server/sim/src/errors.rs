@@ -18,6 +18,9 @@ pub enum S3Error {
     AccessDenied,
     SignatureDoesNotMatch,
     InvalidAccessKeyId,
+    SlowDown,
+    InternalError,
+    KeyTooLongError,
 }
 
 impl S3Error {
@@ -35,6 +38,9 @@ impl S3Error {
             S3Error::AccessDenied => "AccessDenied",
             S3Error::SignatureDoesNotMatch => "SignatureDoesNotMatch",
             S3Error::InvalidAccessKeyId => "InvalidAccessKeyId",
+            S3Error::SlowDown => "SlowDown",
+            S3Error::InternalError => "InternalError",
+            S3Error::KeyTooLongError => "KeyTooLongError",
         }
     }
 
@@ -50,6 +56,9 @@ impl S3Error {
             S3Error::AccessDenied
             | S3Error::SignatureDoesNotMatch
             | S3Error::InvalidAccessKeyId => StatusCode::FORBIDDEN,
+            S3Error::SlowDown => StatusCode::SERVICE_UNAVAILABLE,
+            S3Error::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
+            S3Error::KeyTooLongError => StatusCode::BAD_REQUEST,
         }
     }
 
@@ -73,6 +82,9 @@ impl S3Error {
             S3Error::InvalidAccessKeyId => {
                 "The access key Id you provided does not exist in our records."
             }
+            S3Error::SlowDown => "Please reduce your request rate.",
+            S3Error::InternalError => "We encountered an internal error. Please try again.",
+            S3Error::KeyTooLongError => "Your key is too long",
         }
     }
 

@@ -12,9 +12,10 @@ use md5::{Digest, Md5};
 use crate::Storage;
 use crate::body::SimBody;
 use crate::errors::S3Error;
+use crate::inject::Fault;
 use crate::list::{self, ListParams, V2Response};
 use crate::request::{Op, Parsed, parse};
-use crate::server::State;
+use crate::server::{Reset, State};
 use crate::store::{DeleteBucketError, Object, now_ms};
 use crate::xml::{HEADER, NS, element, iso8601};
 
@@ -22,6 +23,9 @@ static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
 
 /// Largest request body accepted (S3's single-PUT limit is larger; this is a test target).
 const MAX_BODY: usize = 1 << 30;
+
+/// S3's limit on key length, in bytes.
+const MAX_KEY: usize = 1024;
 
 type Resp = Response<SimBody>;
 
@@ -67,7 +71,7 @@ impl Ctx<'_> {
     }
 }
 
-pub(crate) async fn handle(state: &State, req: http::Request<Incoming>) -> Resp {
+pub(crate) async fn handle(state: &State, req: http::Request<Incoming>) -> Result<Resp, Reset> {
     let (parts, body) = req.into_parts();
     let parsed = parse(
         &parts.method,
@@ -82,6 +86,8 @@ pub(crate) async fn handle(state: &State, req: http::Request<Incoming>) -> Resp 
         method: parts.method,
         request_id: format!("{:016X}", REQUEST_IDS.fetch_add(1, Ordering::Relaxed)),
     };
+    // Path style only: with a bucket in the Host header, `/admin/...` is a key.
+    let admin = ctx.parsed.bucket == "admin" && crate::admin::is_admin(parts.uri.path());
     if let Some((access, secret)) = &state.credentials
         && let Err(e) = crate::sigv4::verify(
             &ctx.method,
@@ -92,24 +98,90 @@ pub(crate) async fn handle(state: &State, req: http::Request<Incoming>) -> Resp 
             secret,
         )
     {
-        return ctx.error(e, None);
+        if admin {
+            return Ok(crate::admin::error(e.status(), e.code()));
+        }
+        return Ok(ctx.error(e, None));
     }
-    // Room for injected behaviour (latency, faults, a sharded bucket index) goes here,
-    // between authentication and the operation.
+    if admin {
+        return Ok(
+            crate::admin::handle(state, &ctx.method, parts.uri.path(), parts.uri.query()).await,
+        );
+    }
+    if let Some(delay) = state.injector.delay(ctx.parsed.op) {
+        tokio::time::sleep(delay).await;
+    }
+    match state.injector.fault(ctx.parsed.op) {
+        None => Ok(dispatch(&ctx, body).await),
+        Some(fault) => faulty(&ctx, body, fault).await,
+    }
+}
+
+async fn dispatch(ctx: &Ctx<'_>, body: Incoming) -> Resp {
     match ctx.parsed.op {
-        Op::ListBuckets => list_buckets(&ctx),
-        Op::CreateBucket => create_bucket(&ctx, body).await,
-        Op::HeadBucket => head_bucket(&ctx),
-        Op::DeleteBucket => delete_bucket(&ctx),
-        Op::GetBucketLocation => bucket_location(&ctx),
-        Op::ListObjectsV2 => list_v2(&ctx),
-        Op::ListObjectsV1 => list_v1(&ctx),
-        Op::DeleteObjects => delete_objects(&ctx, body).await,
-        Op::PutObject => put_object(&ctx, body).await,
-        Op::GetObject | Op::HeadObject => get_object(&ctx),
-        Op::DeleteObject => delete_object(&ctx),
+        Op::ListBuckets => list_buckets(ctx),
+        Op::CreateBucket => create_bucket(ctx, body).await,
+        Op::HeadBucket => head_bucket(ctx),
+        Op::DeleteBucket => delete_bucket(ctx),
+        Op::GetBucketLocation => bucket_location(ctx),
+        Op::ListObjectsV2 => list_cost(ctx, list_v2(ctx)).await,
+        Op::ListObjectsV1 => list_cost(ctx, list_v1(ctx)).await,
+        Op::DeleteObjects => delete_objects(ctx, body).await,
+        Op::PutObject => put_object(ctx, body).await,
+        Op::GetObject | Op::HeadObject => get_object(ctx),
+        Op::DeleteObject => delete_object(ctx).await,
         Op::Unsupported => ctx.error(S3Error::NotImplemented, None),
     }
+}
+
+/// Answers a request that drew a fault. The client never sees a normal answer: an
+/// error document, a connection closed without a response, or one that stalls (a GET
+/// after its headers and part of its body) for `stall_time` and is then closed.
+async fn faulty(ctx: &Ctx<'_>, body: Incoming, fault: Fault) -> Result<Resp, Reset> {
+    let stall = ctx.state.injector.stall_time();
+    match fault {
+        // Unread request bytes make the close a TCP reset.
+        Fault::Reset => return Err(Reset),
+        Fault::SlowDown | Fault::InternalError => {
+            // Read what the client sends first, so the connection stays usable.
+            let _ = read_body(ctx, body).await;
+            let e = match fault {
+                Fault::SlowDown => S3Error::SlowDown,
+                _ => S3Error::InternalError,
+            };
+            return Ok(ctx.error(e, None));
+        }
+        Fault::Stall if ctx.parsed.op == Op::GetObject => {
+            let (parts, full) = dispatch(ctx, body).await.into_parts();
+            if let Some(stalled) = full.stalled(stall) {
+                return Ok(Response::from_parts(parts, stalled));
+            }
+        }
+        Fault::Stall => {
+            let _ = read_body(ctx, body).await;
+        }
+    }
+    tokio::time::sleep(stall).await;
+    Err(Reset)
+}
+
+/// An ordered listing merges every index shard: each page costs more with more shards.
+async fn list_cost(ctx: &Ctx<'_>, response: Resp) -> Resp {
+    let per_shard = ctx.state.store.index_config.list_time_per_shard;
+    if !per_shard.is_zero()
+        && let Some(bucket) = ctx.state.store.bucket(&ctx.parsed.bucket)
+    {
+        tokio::time::sleep(per_shard.saturating_mul(bucket.index.shards())).await;
+    }
+    response
+}
+
+/// Waits while the bucket's index is being resharded (RGW blocks index writes).
+async fn index_writable(ctx: &Ctx<'_>, bucket: &crate::store::Bucket) {
+    bucket
+        .index
+        .wait_writable(ctx.state.store.index_config.retry_step)
+        .await;
 }
 
 async fn read_body(ctx: &Ctx<'_>, body: Incoming) -> Result<Bytes, Box<Resp>> {
@@ -329,6 +401,9 @@ async fn put_object(ctx: &Ctx<'_>, body: Incoming) -> Resp {
         // Drain nothing: the connection closes after an error with an unread body.
         return ctx.error(S3Error::NoSuchBucket, None);
     };
+    if ctx.parsed.key.len() > MAX_KEY {
+        return ctx.error(S3Error::KeyTooLongError, None);
+    }
     let data = match read_body(ctx, body).await {
         Ok(d) => d,
         Err(r) => return *r,
@@ -354,9 +429,8 @@ async fn put_object(ctx: &Ctx<'_>, body: Incoming) -> Resp {
         data,
     };
     let etag_header = object.etag_header();
-    bucket
-        .write()
-        .insert(ctx.parsed.key.as_bytes().into(), object);
+    index_writable(ctx, &bucket).await;
+    bucket.put(ctx.parsed.key.as_bytes().into(), object);
     ctx.ok(StatusCode::OK)
         .header(header::ETAG, etag_header)
         .body(SimBody::empty())
@@ -470,11 +544,12 @@ fn get_object(ctx: &Ctx<'_>) -> Resp {
         .unwrap_or_else(|_| Response::new(SimBody::empty()))
 }
 
-fn delete_object(ctx: &Ctx<'_>) -> Resp {
+async fn delete_object(ctx: &Ctx<'_>) -> Resp {
     let Some(bucket) = ctx.state.store.bucket(&ctx.parsed.bucket) else {
         return ctx.error(S3Error::NoSuchBucket, None);
     };
-    bucket.write().remove(ctx.parsed.key.as_bytes());
+    index_writable(ctx, &bucket).await;
+    bucket.delete([ctx.parsed.key.as_bytes()]);
     ctx.ok(StatusCode::NO_CONTENT)
         .body(SimBody::empty())
         .unwrap_or_else(|_| Response::new(SimBody::empty()))
@@ -547,12 +622,8 @@ async fn delete_objects(ctx: &Ctx<'_>, body: Incoming) -> Resp {
         Ok(k) => k,
         Err(m) => return ctx.error(S3Error::MalformedXml, Some(&m)),
     };
-    {
-        let mut objects = bucket.write();
-        for k in &keys {
-            objects.remove(k.as_bytes());
-        }
-    }
+    index_writable(ctx, &bucket).await;
+    bucket.delete(keys.iter().map(|k| k.as_bytes()));
     let mut out = format!("{HEADER}<DeleteResult xmlns=\"{NS}\">");
     if !quiet {
         for k in &keys {

@@ -5,15 +5,25 @@
 //!
 //! Objects live in memory, bytes and all, or — in `size-only` mode — as sizes and
 //! metadata only, so millions of keys fit.
+//!
+//! Beyond plain S3 it imitates what matters of Ceph RGW for benchmarks: a sharded
+//! bucket index with dynamic resharding that blocks writes (`index`, `reshard`), the
+//! admin API calls that report it (`admin`, `rgw_json`), and latency and fault
+//! injection on object operations (`inject`), all set through [`SimConfig`].
 
+mod admin;
 mod body;
 mod chunked;
 mod config;
 mod delay;
 mod errors;
 mod handlers;
+mod index;
+mod inject;
 mod list;
 mod request;
+mod reshard;
+mod rgw_json;
 mod server;
 mod sigv4;
 mod store;
@@ -26,6 +36,8 @@ use tokio_util::sync::CancellationToken;
 
 pub use config::{Delay, FaultConfig, FaultCounts, IndexConfig, LatencyConfig, SimConfig};
 pub use delay::DelayParseError;
+pub use index::IndexView;
+pub use reshard::ReshardRecord;
 pub use store::Store;
 
 /// What the target keeps of each object.
@@ -43,6 +55,7 @@ pub enum Storage {
 pub struct SimHandle {
     addr: SocketAddr,
     store: Arc<Store>,
+    state: Arc<server::State>,
     stop: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
@@ -62,6 +75,28 @@ impl SimHandle {
         &self.store
     }
 
+    /// The reshards the target did (the last 1000).
+    pub fn reshards(&self) -> Vec<ReshardRecord> {
+        self.store.reshards.all()
+    }
+
+    /// How many times the reshard thread looked at every bucket (0 without dynamic
+    /// resharding): wait for it to advance to know a check ran.
+    pub fn reshard_checks(&self) -> u64 {
+        self.store.reshards.checks()
+    }
+
+    /// `bucket`'s index now (shards, instance id, marker, whether it is resharding), or
+    /// `None` if there is no such bucket.
+    pub fn bucket_index(&self, bucket: &str) -> Option<IndexView> {
+        self.store.bucket(bucket).map(|b| b.index.view())
+    }
+
+    /// The faults the target injected so far, by kind.
+    pub fn fault_counts(&self) -> FaultCounts {
+        self.state.injector.counts()
+    }
+
     /// Objects in `bucket`, or `None` if there is no such bucket.
     pub fn object_count(&self, bucket: &str) -> Option<u64> {
         self.store.object_count(bucket)
@@ -78,16 +113,23 @@ impl SimHandle {
 pub async fn start(addr: SocketAddr, config: SimConfig) -> std::io::Result<SimHandle> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
-    let store = Arc::new(Store::new(config.storage));
+    let store = Arc::new(Store::new(config.storage, config.index.clone()));
     let stop = CancellationToken::new();
     let state = Arc::new(server::State {
         store: store.clone(),
         credentials: config.credentials,
+        injector: inject::Injector::new(config.latency, config.faults),
     });
-    let task = tokio::spawn(server::serve(listener, state, stop.clone()));
+    tokio::spawn(reshard::reshard_thread(
+        store.clone(),
+        config.index,
+        stop.clone(),
+    ));
+    let task = tokio::spawn(server::serve(listener, state.clone(), stop.clone()));
     Ok(SimHandle {
         addr,
         store,
+        state,
         stop,
         task,
     })

@@ -67,7 +67,9 @@ pub fn list<'a>(objects: &'a Objects, p: &ListParams<'_>) -> Page<'a> {
                 break 'scan;
             }
             if entries.len() >= p.max_keys {
-                truncated = true;
+                // An empty page is never truncated (as RGW and S3 answer `max-keys=0`),
+                // so a client looping while truncated always ends.
+                truncated = p.max_keys > 0;
                 break 'scan;
             }
             if let Some(d) = p.delimiter.filter(|d| !d.is_empty())

@@ -1,7 +1,6 @@
 //! The accept loop: one task per connection, HTTP/1.1 keep-alive, TCP_NODELAY, and
 //! shutdown on a token. Every request goes through `handlers::handle`.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 
 use hyper::server::conn::http1;
@@ -15,7 +14,20 @@ use crate::store::Store;
 pub(crate) struct State {
     pub store: Arc<Store>,
     pub credentials: Option<(String, String)>,
+    pub injector: crate::inject::Injector,
 }
+
+/// An injected reset: the service fails, so hyper drops the connection unanswered.
+#[derive(Debug)]
+pub(crate) struct Reset;
+
+impl std::fmt::Display for Reset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("connection reset by fault injection")
+    }
+}
+
+impl std::error::Error for Reset {}
 
 pub(crate) async fn serve(listener: TcpListener, state: Arc<State>, stop: CancellationToken) {
     loop {
@@ -34,7 +46,7 @@ pub(crate) async fn serve(listener: TcpListener, state: Arc<State>, stop: Cancel
         tokio::spawn(async move {
             let service = service_fn(move |req| {
                 let state = state.clone();
-                async move { Ok::<_, Infallible>(crate::handlers::handle(&state, req).await) }
+                async move { crate::handlers::handle(&state, req).await }
             });
             let conn = http1::Builder::new()
                 .keep_alive(true)

@@ -3,12 +3,15 @@
 //! Per-object overhead is kept small so millions of size-only objects fit.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 
-use crate::Storage;
+use crate::index::{BucketIndex, InstanceIds};
+use crate::reshard::ReshardLog;
+use crate::{IndexConfig, Storage};
 
 /// One stored object.
 #[derive(Debug, Clone)]
@@ -36,12 +39,33 @@ pub type Objects = BTreeMap<Box<[u8]>, Object>;
 pub struct Bucket {
     pub created_ms: u64,
     pub objects: RwLock<Objects>,
+    pub index: BucketIndex,
+    /// Bytes stored, and bytes allocated in 4 KiB units (RGW's `size_actual`); kept
+    /// with every change of `objects`, so usage is read without a scan.
+    size: AtomicU64,
+    size_actual: AtomicU64,
+}
+
+/// RGW rounds each object up to 4 KiB for its allocated size.
+const ALLOCATION: u64 = 4096;
+
+/// A bucket's usage, as RGW's stats report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    pub objects: u64,
+    pub size: u64,
+    pub size_actual: u64,
 }
 
 /// All buckets of the target.
 #[derive(Debug)]
 pub struct Store {
     pub storage: Storage,
+    pub index_config: IndexConfig,
+    /// Reshards done, for inspection.
+    pub reshards: ReshardLog,
+    /// Bucket instance ids.
+    pub instance_ids: InstanceIds,
     buckets: RwLock<BTreeMap<String, Arc<Bucket>>>,
 }
 
@@ -53,9 +77,12 @@ pub fn now_ms() -> u64 {
 }
 
 impl Store {
-    pub fn new(storage: Storage) -> Store {
+    pub fn new(storage: Storage, index_config: IndexConfig) -> Store {
         Store {
             storage,
+            index_config,
+            reshards: ReshardLog::default(),
+            instance_ids: InstanceIds::new(),
             buckets: RwLock::new(BTreeMap::new()),
         }
     }
@@ -79,6 +106,14 @@ impl Store {
             Arc::new(Bucket {
                 created_ms: now_ms(),
                 objects: RwLock::new(BTreeMap::new()),
+                size: AtomicU64::new(0),
+                size_actual: AtomicU64::new(0),
+                index: BucketIndex::new(
+                    self.index_config
+                        .default_shards
+                        .clamp(1, crate::reshard::MAX_SHARDS),
+                    self.instance_ids.next(),
+                ),
             }),
         );
         true
@@ -127,7 +162,80 @@ impl Bucket {
         self.objects.read().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub fn write(&self) -> std::sync::RwLockWriteGuard<'_, Objects> {
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Objects> {
         self.objects.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds (`add`) or takes away an object of `size` bytes from the usage totals;
+    /// called with the write lock held.
+    fn account(&self, size: u64, add: bool) {
+        let actual = size.div_ceil(ALLOCATION) * ALLOCATION;
+        if add {
+            self.size.fetch_add(size, Ordering::Relaxed);
+            self.size_actual.fetch_add(actual, Ordering::Relaxed);
+        } else {
+            self.size.fetch_sub(size, Ordering::Relaxed);
+            self.size_actual.fetch_sub(actual, Ordering::Relaxed);
+        }
+    }
+
+    /// Stores `object` under `key`, replacing what was there.
+    pub fn put(&self, key: Box<[u8]>, object: Object) {
+        let size = object.size;
+        let mut objects = self.write();
+        if let Some(old) = objects.insert(key, object) {
+            self.account(old.size, false);
+        }
+        self.account(size, true);
+    }
+
+    /// Removes these keys (missing ones are fine).
+    pub fn delete<'k>(&self, keys: impl IntoIterator<Item = &'k [u8]>) {
+        let mut objects = self.write();
+        for k in keys {
+            if let Some(old) = objects.remove(k) {
+                self.account(old.size, false);
+            }
+        }
+    }
+
+    pub fn usage(&self) -> Usage {
+        let objects = self.read();
+        Usage {
+            objects: objects.len() as u64,
+            size: self.size.load(Ordering::Relaxed),
+            size_actual: self.size_actual.load(Ordering::Relaxed),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn object(size: u64) -> Object {
+        Object {
+            size,
+            etag: [0; 16],
+            last_modified_ms: 0,
+            content_type: None,
+            metadata: Box::new([]),
+            data: None,
+        }
+    }
+
+    #[test]
+    fn usage_follows_puts_overwrites_and_deletes() {
+        let store = Store::new(Storage::SizeOnly, IndexConfig::default());
+        assert!(store.create_bucket("b"));
+        let b = store.bucket("b").unwrap();
+        b.put(b"a".as_slice().into(), object(10));
+        b.put(b"b".as_slice().into(), object(5000));
+        b.put(b"a".as_slice().into(), object(20));
+        let u = b.usage();
+        assert_eq!((u.objects, u.size, u.size_actual), (2, 5020, 4096 + 8192));
+        b.delete([b"a".as_slice(), b"missing".as_slice()]);
+        let u = b.usage();
+        assert_eq!((u.objects, u.size, u.size_actual), (1, 5000, 8192));
     }
 }

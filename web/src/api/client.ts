@@ -2,6 +2,7 @@
 // ApiError the pages can show as it is.
 import type {
   Distribution,
+  IndexReport,
   IntervalRecord,
   RunDetail,
   RunInfo,
@@ -84,5 +85,6 @@ export const api = {
     if (f.round != null) q.set("round", String(f.round));
     return call<Distribution>("GET", `/api/runs/${enc(id)}/distribution?${q}`);
   },
+  index: (id: string) => call<IndexReport>("GET", `/api/runs/${enc(id)}/index`),
   exportUrl: (id: string, file: string) => `/api/runs/${enc(id)}/export/${file}`,
 };

@@ -26,6 +26,14 @@ export type DistributionPoint = S["DistributionPoint"];
 export type RunEvent = S["RunEvent"];
 export type OpKind = S["OpKind"];
 export type Section = S["Section"];
+export type BucketIndex = S["BucketIndex"];
+export type IndexReport = S["IndexReport"];
+export type ReshardRecord = S["ReshardRecord"];
+export type StallRecord = S["StallRecord"];
+export type ReshardEvent = S["ReshardEvent"];
+export type StallEvent = S["StallEvent"];
+export type EventPosition = S["EventPosition"];
+export type IndexPollingEvent = S["IndexPollingEvent"];
 
 /** The `data` of one live event, by event name. */
 export type EventData<N extends RunEvent["event"]> = Extract<RunEvent, { event: N }>["data"];

@@ -3,10 +3,19 @@
 // chosen phase × round, the exact workload and command line. Shared by the run-detail
 // page (with the server behind it) and the offline report (data inlined).
 import { useEffect, useMemo, useState } from "react";
-import type { Distribution, IntervalRecord, RunDetail, SummaryRow } from "../api/types";
-import { DistributionChart, RoundsChart, TimeChart, colour, MetricSelect } from "./charts";
+import type { Distribution, IndexReport, IntervalRecord, RunDetail, SummaryRow } from "../api/types";
+import { DistributionChart, RoundsChart, TimeChart, colour, MetricSelect, shardAxis } from "./charts";
 import { Empty, ErrorBox, Labels, StatusBadge } from "./states";
 import { fmtCount, fmtDuration, fmtLatency, fmtMiBs, fmtRate, fmtTime } from "../lib/format";
+import {
+  indexBuckets,
+  mergeByX,
+  phaseSpan,
+  phaseWindows,
+  roundMarkSpecs,
+  roundMarks,
+  roundShardRows,
+} from "../lib/bucket-index";
 import { intervalPoint } from "../lib/live";
 import { ninesOf } from "../lib/nines";
 import { METRICS, objectsAtPhaseStart, placeLabel, roundSeriesKeys, roundsTable, seriesName } from "../lib/rounds";
@@ -104,11 +113,14 @@ export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
   );
 }
 
-export function RoundsCharts({ rows }: { rows: SummaryRow[] }) {
+export function RoundsCharts(props: { rows: SummaryRow[]; index?: IndexReport | null; runStartedAt?: string }) {
+  const { rows } = props;
   const [metric, setMetric] = useState("ops_per_sec");
   const keys = roundSeriesKeys(rows);
   if (!keys.length) return <Empty title="This run has no rounds yet." />;
   const m = METRICS[metric];
+  const shards = roundShardRows(rows);
+  const marks = roundMarkSpecs(roundMarks(props.index, rows, props.runStartedAt));
   const series = keys.map((k, i) => ({ key: seriesName(k), colour: colour(i) }));
   const latencySeries = keys.flatMap((k, i) => [
     { key: `${seriesName(k)} p50`, name: `${seriesName(k)} p50`, colour: colour(i) },
@@ -128,14 +140,22 @@ export function RoundsCharts({ rows }: { rows: SummaryRow[] }) {
     <div className="chart-grid">
       <div>
         <div className="title-row">
-          <h3>{m.label} across rounds ({m.unit})</h3>
+          <h3>
+            {m.label} across rounds ({m.unit}){shards.buckets.length ? " and index shards" : ""}
+          </h3>
           <MetricSelect value={metric} onChange={setMetric} label="rounds metric" />
         </div>
-        <RoundsChart data={roundsTable(rows, m.get)} series={series} unit={m.unit} />
+        <RoundsChart
+          data={mergeByX("round", roundsTable(rows, m.get), shards.data)}
+          series={series}
+          unit={m.unit}
+          right={shardAxis(shards.buckets, "at each round's end")}
+          marks={marks}
+        />
       </div>
       <div>
         <h3>Latency across rounds: p50 (solid) and p99 (dashed), ms</h3>
-        <RoundsChart testId="latency-rounds-chart" data={latencyData} series={latencySeries} unit="ms" />
+        <RoundsChart testId="latency-rounds-chart" data={latencyData} series={latencySeries} unit="ms" marks={marks} />
       </div>
     </div>
   );
@@ -166,6 +186,7 @@ export function ObjectsTable({ rows }: { rows: SummaryRow[] }) {
 
 export function PhaseExplorer(props: {
   rows: SummaryRow[];
+  index?: IndexReport | null;
   loadIntervals: (c: PhaseChoice) => Promise<IntervalRecord[]>;
   loadDistribution?: (c: PhaseChoice) => Promise<Distribution>;
 }) {
@@ -192,9 +213,15 @@ export function PhaseExplorer(props: {
     // `choice` is identified by `key`.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, loadIntervals, loadDistribution]);
-  const points = useMemo(
-    () => (intervals ?? []).filter((r) => !r.warmup).map(intervalPoint),
-    [intervals],
+  const measured = useMemo(() => (intervals ?? []).filter((r) => !r.warmup), [intervals]);
+  const points = useMemo(() => measured.map(intervalPoint), [measured]);
+  const buckets = useMemo(() => indexBuckets(measured.map((r) => r.index)), [measured]);
+  const span = useMemo(() => phaseSpan(measured), [measured]);
+  const windows = useMemo(
+    () => (choice ? phaseWindows(props.index, choice, measured) : []),
+    // `choice` is identified by `key`.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [props.index, key, measured],
   );
   if (!choice) return null;
   const op = choice.op;
@@ -228,7 +255,9 @@ export function PhaseExplorer(props: {
           </div>
         )}
         <div>
-          <h4>Per second: {op} ops/s and p99 (ms)</h4>
+          <h4>
+            Per second: {op} ops/s{buckets.length ? ", index shards" : ""} and latency (ms)
+          </h4>
           <TimeChart
             testId="interval-chart"
             data={points}
@@ -236,6 +265,9 @@ export function PhaseExplorer(props: {
               { key: `${op} ops/s`, name: `${op} ops/s` },
             ]}
             unit="ops/s"
+            right={shardAxis(buckets, "as polled")}
+            windows={windows}
+            xDomain={span}
           />
           <TimeChart
             testId="interval-latency-chart"
@@ -247,6 +279,9 @@ export function PhaseExplorer(props: {
             ]}
             unit="ms"
             height={180}
+            windows={windows}
+            windowKey={false}
+            xDomain={span}
           />
         </div>
       </div>

@@ -1,20 +1,41 @@
 // The charts every page shares, on recharts with animation off: a time series (x =
 // seconds from the run's start, downsampled for long runs), a rounds chart (x = round
 // number, one point per round per series) and a latency distribution on a nines axis.
+// Time series and rounds charts can carry step lines on a right axis (the bucket's
+// index shards), shaded windows (reshards, stalls) and marked rounds.
 import { useMemo } from "react";
 import {
   CartesianGrid,
   Legend,
   Line,
   LineChart,
+  ReferenceArea,
+  ReferenceLine,
   ResponsiveContainer,
   Tooltip,
   XAxis,
   YAxis,
 } from "recharts";
+import { ROUND_EDGE, type RoundMarkSpec, type TimeWindow, roundLabel, shardKey, shardName } from "../lib/bucket-index";
 import { MAX_POINTS, downsampleRows } from "../lib/lttb";
 import { NINES_TICKS, ninesLabel } from "../lib/nines";
 import { METRICS } from "../lib/rounds";
+import {
+  type DotProps,
+  MARK_ROW_PX,
+  RIGHT_AXIS,
+  type RightAxis,
+  RightYAxis,
+  type SeriesSpec,
+  RoundMarkShape,
+  SHARD_COLOUR,
+  ShardDot,
+  StepDot,
+  WindowKey,
+  WindowShape,
+} from "./overlays";
+
+export type { RightAxis, SeriesSpec } from "./overlays";
 
 export const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563"];
 const DASHES = ["", "6 3", "2 3", "10 4 2 4"];
@@ -35,21 +56,41 @@ function fmtNumber(v: unknown): string {
   return n.toPrecision(3);
 }
 
-export interface SeriesSpec {
-  key: string;
-  name?: string;
-  colour?: string;
-  dash?: string;
+/** The shard lines of one run's buckets on a right axis, or nothing when the index was not tracked. */
+export function shardAxis(buckets: string[], what: string): RightAxis | undefined {
+  if (!buckets.length) return undefined;
+  return {
+    unit: "index shards",
+    series: buckets.map((b, i) => ({ key: shardKey(b), name: `${shardName(b, buckets)} ${what}`, colour: SHARD_COLOUR, dash: dash(i) })),
+  };
+}
+
+function tooltipFormatter(unit: string, right?: RightAxis) {
+  const rightKeys = new Set(right?.series.map((s) => s.key));
+  return (v: unknown, name: unknown, item: { dataKey?: unknown }) => [
+    `${fmtNumber(v)} ${right && rightKeys.has(String(item?.dataKey)) ? right.unit : unit}`,
+    String(name),
+  ];
 }
 
 export function TimeChart(props: {
   data: Array<Record<string, number | string>>;
   series: SeriesSpec[];
   unit: string;
+  right?: RightAxis;
+  windows?: TimeWindow[];
+  /** Whether to say under the chart what its shading means (default: when it has any). */
+  windowKey?: boolean;
+  /** The x range to show (seconds); by default the data's. */
+  xDomain?: [number, number];
   height?: number;
   testId?: string;
 }) {
-  const keys = props.series.map((s) => s.key).join("\n");
+  const right = props.right?.series.length ? props.right : undefined;
+  const keys = props.series
+    .concat(right?.series ?? [])
+    .map((s) => s.key)
+    .join("\n");
   const data = useMemo(
     () => downsampleRows(props.data, MAX_POINTS, "t", keys ? keys.split("\n") : []),
     [props.data, keys],
@@ -62,17 +103,24 @@ export function TimeChart(props: {
           <XAxis
             dataKey="t"
             type="number"
-            domain={["dataMin", "dataMax"]}
+            domain={props.xDomain ?? ["dataMin", "dataMax"]}
             allowDecimals={false}
             tickFormatter={(v: number) => `${Math.round(v)} s`}
             fontSize={12}
           />
           <YAxis fontSize={12} tickFormatter={fmtNumber} label={{ value: props.unit, angle: -90, position: "insideLeft", fontSize: 12 }} />
-          <Tooltip
-            formatter={(v: unknown, name: unknown) => [`${fmtNumber(v)} ${props.unit}`, String(name)]}
-            labelFormatter={(v: unknown) => `t = ${fmtNumber(v)} s`}
-          />
+          {right && <RightYAxis axis={right} data={data} />}
+          <Tooltip formatter={tooltipFormatter(props.unit, right)} labelFormatter={(v: unknown) => `t = ${fmtNumber(v)} s`} />
           <Legend wrapperStyle={{ fontSize: 12 }} />
+          {(props.windows ?? []).map((w) => (
+            <ReferenceArea
+              key={`${w.kind}-${w.id}`}
+              x1={w.x1}
+              x2={w.x2}
+              ifOverflow="hidden"
+              shape={<WindowShape window={w} />}
+            />
+          ))}
           {props.series.map((s, i) => (
             <Line
               key={s.key}
@@ -85,18 +133,27 @@ export function TimeChart(props: {
               connectNulls
             />
           ))}
+          {right?.series.map((s) => (
+            <Line
+              key={s.key}
+              yAxisId={RIGHT_AXIS}
+              type="stepAfter"
+              dataKey={s.key}
+              name={`${s.name ?? s.key} (right axis)`}
+              stroke={s.colour ?? SHARD_COLOUR}
+              strokeDasharray={s.dash}
+              strokeWidth={2}
+              dot={<StepDot rows={data} />}
+              activeDot={false}
+              isAnimationActive={false}
+              connectNulls
+            />
+          ))}
         </LineChart>
       </ResponsiveContainer>
+      {props.windowKey !== false && <WindowKey windows={props.windows ?? []} />}
     </div>
   );
-}
-
-interface DotProps {
-  cx?: number;
-  cy?: number;
-  stroke?: string;
-  payload?: Record<string, number>;
-  dataKey?: string;
 }
 
 /** A point of the rounds chart, findable by tests (`rounds-point`). */
@@ -120,29 +177,43 @@ export function RoundsChart(props: {
   data: Array<Record<string, number>>;
   series: SeriesSpec[];
   unit: string;
+  right?: RightAxis;
+  marks?: RoundMarkSpec[];
+  /** Above this many rounds the marks' labels shrink to letters. */
+  fullMarkLabels?: number;
   height?: number;
   testId?: string;
 }) {
-  const rounds = props.data.map((d) => d.round);
+  const right = props.right?.series.length ? props.right : undefined;
+  const rounds = props.data.map((d) => d.round).filter((r) => Number.isInteger(r));
+  const marks = props.marks ?? [];
+  const markRows = marks.length ? Math.max(...marks.map((m) => m.row)) + 1 : 0;
+  const compact = rounds.length > (props.fullMarkLabels ?? 5);
   return (
     <div className="chart" data-testid={props.testId ?? "rounds-chart"}>
-      <ResponsiveContainer width="100%" height={props.height ?? 280}>
-        <LineChart data={props.data} margin={{ top: 8, right: 16, bottom: 4, left: 8 }}>
+      <ResponsiveContainer width="100%" height={(props.height ?? 280) + markRows * MARK_ROW_PX}>
+        <LineChart data={props.data} margin={{ top: 8 + markRows * MARK_ROW_PX, right: 16, bottom: 4, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
           <XAxis
             dataKey="round"
             type="number"
-            domain={[Math.min(...rounds, 1) - 0.2, Math.max(...rounds, 1) + 0.2]}
+            domain={[Math.min(...rounds, 1) - ROUND_EDGE, Math.max(...rounds, 1) + ROUND_EDGE]}
             ticks={rounds}
             tickFormatter={(v: number) => `round ${v}`}
             fontSize={12}
           />
           <YAxis fontSize={12} tickFormatter={fmtNumber} label={{ value: props.unit, angle: -90, position: "insideLeft", fontSize: 12 }} />
-          <Tooltip
-            formatter={(v: unknown, name: unknown) => [`${fmtNumber(v)} ${props.unit}`, String(name)]}
-            labelFormatter={(v: unknown) => `round ${v}`}
-          />
+          {right && <RightYAxis axis={right} data={props.data} />}
+          <Tooltip formatter={tooltipFormatter(props.unit, right)} labelFormatter={(v: unknown) => roundLabel(Number(v))} />
           <Legend wrapperStyle={{ fontSize: 12 }} />
+          {marks.map((m) => (
+            <ReferenceLine
+              key={`${m.row}-${m.round}`}
+              x={m.round}
+              ifOverflow="visible"
+              shape={<RoundMarkShape mark={m} rows={markRows} compact={compact} />}
+            />
+          ))}
           {props.series.map((s, i) => (
             <Line
               key={s.key}
@@ -151,6 +222,23 @@ export function RoundsChart(props: {
               stroke={s.colour ?? colour(i)}
               strokeDasharray={s.dash}
               dot={<RoundDot />}
+              activeDot={false}
+              isAnimationActive={false}
+              connectNulls
+            />
+          ))}
+          {right?.series.map((s) => (
+            <Line
+              key={s.key}
+              yAxisId={RIGHT_AXIS}
+              type="stepAfter"
+              dataKey={s.key}
+              name={`${s.name ?? s.key} (right axis)`}
+              stroke={s.colour ?? SHARD_COLOUR}
+              strokeDasharray={s.dash}
+              strokeWidth={s.width ?? 2.5}
+              strokeOpacity={s.opacity ?? 0.75}
+              dot={<ShardDot />}
               activeDot={false}
               isAnimationActive={false}
               connectNulls

@@ -1,7 +1,8 @@
 // The state of a watched run, folded from its event stream. Events are applied once
 // each (by id), so a reconnect that replays events changes nothing; the per-second
 // series keep a bounded window for drawing.
-import type { EventData, IntervalRecord, PhaseRef, RunStatus } from "../api/types";
+import type { BucketIndex, EventData, IntervalRecord, PhaseRef, ReshardEvent, RunStatus, StallEvent } from "../api/types";
+import { shardKey } from "./bucket-index";
 
 export interface LivePoint {
   t: number;
@@ -20,16 +21,26 @@ export interface LiveState {
   status?: RunStatus;
   error?: string | null;
   warnings: string[];
-  /** One point per interval: `<op> ops/s`, `<op> MiB/s`, `<op> p50`, ... (ms). */
+  /**
+   * One point per interval: `<op> ops/s`, `<op> MiB/s`, `<op> p50`, ... (ms), and
+   * `index shards · <bucket>` when the bucket index is tracked.
+   */
   points: LivePoint[];
   ops: string[];
   errorClasses: string[];
+  /** The bucket index as last polled, and every bucket seen so far. */
+  index: BucketIndex[];
+  buckets: string[];
+  /** The latest reshards and stalls (ids are the events' ids). */
+  reshards: Array<ReshardEvent & { id: number }>;
+  stalls: Array<StallEvent & { id: number }>;
 }
 
 export const MAX_LIVE_POINTS = 7200;
+export const MAX_LIVE_MARKS = 200;
 
 export function initialLive(): LiveState {
-  return { lastId: -1, warnings: [], points: [], ops: [], errorClasses: [] };
+  return { lastId: -1, warnings: [], points: [], ops: [], errorClasses: [], index: [], buckets: [], reshards: [], stalls: [] };
 }
 
 export interface RawEvent {
@@ -53,6 +64,7 @@ export function intervalPoint(record: IntervalRecord): LivePoint {
       p[`errors ${cls}`] = ((p[`errors ${cls}`] as number | undefined) ?? 0) + (n ?? 0);
     }
   }
+  for (const b of record.index ?? []) p[shardKey(b.bucket)] = b.shards;
   return p;
 }
 
@@ -74,6 +86,7 @@ export function applyEvent(state: LiveState, e: RawEvent): LiveState {
       next.position = d.position;
       next.objects = d.objects;
       next.progress = undefined;
+      if (d.index?.length) withIndex(next, d.index);
       break;
     }
     case "interval": {
@@ -90,6 +103,15 @@ export function applyEvent(state: LiveState, e: RawEvent): LiveState {
       next.errorClasses = union(state.errorClasses, classes);
       const points = state.points.concat(point);
       next.points = points.length > MAX_LIVE_POINTS ? points.slice(points.length - MAX_LIVE_POINTS) : points;
+      if (d.record.index?.length) withIndex(next, d.record.index);
+      break;
+    }
+    case "reshard": {
+      next.reshards = state.reshards.concat({ ...(e.data as EventData<"reshard">), id: e.id }).slice(-MAX_LIVE_MARKS);
+      break;
+    }
+    case "stall": {
+      next.stalls = state.stalls.concat({ ...(e.data as EventData<"stall">), id: e.id }).slice(-MAX_LIVE_MARKS);
       break;
     }
     case "warning": {
@@ -105,6 +127,11 @@ export function applyEvent(state: LiveState, e: RawEvent): LiveState {
     }
   }
   return next;
+}
+
+function withIndex(next: LiveState, index: BucketIndex[]): void {
+  next.index = index;
+  next.buckets = union(next.buckets, index.map((b) => b.bucket));
 }
 
 function union(a: string[], b: string[]): string[] {

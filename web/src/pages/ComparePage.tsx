@@ -5,8 +5,8 @@ import { useQueries, useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { api } from "../api/client";
-import type { RunDetail } from "../api/types";
-import { DistributionChart, RoundsChart, colour, dash, MetricSelect } from "../components/charts";
+import type { IndexReport, RunDetail } from "../api/types";
+import { DistributionChart, RoundsChart, type RightAxis, colour, dash, MetricSelect } from "../components/charts";
 import { Empty, ErrorBox, Labels, Loading } from "../components/states";
 import {
   DELTA_METRICS,
@@ -18,6 +18,7 @@ import {
   roundsOf,
   verdictOf,
 } from "../lib/compare";
+import { type RoundMarkSpec, mergeByX, overlayShards, roundMarkSpecs, roundMarks } from "../lib/bucket-index";
 import { fmtLatency, fmtMiBs, fmtRate } from "../lib/format";
 import { ninesOf } from "../lib/nines";
 import { METRICS, placeLabel } from "../lib/rounds";
@@ -27,6 +28,26 @@ function runLabel(d: RunDetail, i: number): string {
     .map(([k, v]) => `${k}=${v}`)
     .join(" ");
   return `#${i + 1} ${labels || d.info.run_id}`;
+}
+
+/** Each run's shard line (in the run's colour) and reshard / stall rounds, for the overlaid rounds chart. */
+function runsIndexOverlay(runs: Array<{ label: string; detail: RunDetail; index?: IndexReport }>): {
+  data: Array<Record<string, number>>;
+  right?: RightAxis;
+  marks: RoundMarkSpec[];
+} {
+  const tagged = runs.map((r, i) => ({ ...r, tag: `#${i + 1}`, rows: r.detail.summary?.rows ?? [] }));
+  const shards = overlayShards(tagged);
+  const marks = tagged.flatMap((run, i) =>
+    roundMarkSpecs(roundMarks(run.index, run.rows, run.detail.manifest.started_at), {
+      row: i,
+      colour: colour(i),
+      tag: run.tag,
+      label: run.label,
+    }),
+  );
+  const series = shards.series.map((s) => ({ key: s.key, name: s.name, colour: colour(s.run), width: 5, opacity: 0.35 }));
+  return { data: shards.data, right: series.length ? { unit: "index shards", series } : undefined, marks };
 }
 
 function fmtMetric(unit: string, v: number): string {
@@ -158,6 +179,10 @@ export function ComparePage() {
   const ids = (params.get("runs") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
   const [metric, setMetric] = useState("ops_per_sec");
   const queries = useQueries({ queries: ids.map((id) => ({ queryKey: ["run", id], queryFn: () => api.run(id) })) });
+  const indexes = useQueries({
+    queries: ids.map((id) => ({ queryKey: ["index", id], queryFn: () => api.index(id), retry: false })),
+  });
+  const indexById = new Map(ids.map((id, i) => [id, indexes[i]?.data]));
   const runsList = useQuery({ queryKey: ["runs"], queryFn: api.runs, enabled: ids.length < 2 });
   const loaded = queries.every((q) => q.data);
   const runs = useMemo(
@@ -200,6 +225,7 @@ export function ComparePage() {
     m.get,
   );
   const phaseOps = [...new Set(overlay.series.map((s) => `${s.phase} · ${s.op}`))];
+  const index = runsIndexOverlay(runs.map((r) => ({ ...r, index: indexById.get(r.detail.info.run_id) })));
   return (
     <section data-testid="compare-page">
       <h1>Compare {runs.length} runs</h1>
@@ -235,11 +261,18 @@ export function ComparePage() {
         <h2>{m.label} across rounds ({m.unit})</h2>
         <MetricSelect value={metric} onChange={setMetric} label="compare metric" />
       </div>
-      <p className="muted">Colour is the run; the dash pattern is the phase and operation.</p>
+      <p className="muted">
+        Colour is the run; the dash pattern is the phase and operation.
+        {index.right && " The wide pale step lines are each run's bucket index shards at each round's end (right axis)."}
+        {index.marks.length > 0 && " Labels above the chart mark the rounds in which a run's bucket was resharded or its writes stalled; hover for details."}
+      </p>
       <RoundsChart
-        data={overlay.data}
+        data={mergeByX("round", overlay.data, index.data)}
         unit={m.unit}
         height={320}
+        fullMarkLabels={10}
+        right={index.right}
+        marks={index.marks}
         series={overlay.series.map((s) => ({
           key: s.name,
           colour: colour(s.run),

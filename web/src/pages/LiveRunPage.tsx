@@ -4,16 +4,36 @@
 import { useEffect, useMemo, useReducer, useState } from "react";
 import { Link, useParams } from "react-router-dom";
 import { api } from "../api/client";
-import { TimeChart } from "../components/charts";
+import { TimeChart, shardAxis } from "../components/charts";
 import { ErrorBox, StatusBadge } from "../components/states";
+import { eventWindows } from "../lib/bucket-index";
 import { fmtCount, fmtDuration } from "../lib/format";
 import { type LiveState, type RawEvent, applyEvent, initialLive } from "../lib/live";
 import { placeLabel } from "../lib/rounds";
 
-const EVENT_NAMES = ["started", "phase_started", "interval", "phase_finished", "warning", "finished"];
+const EVENT_NAMES = ["started", "phase_started", "interval", "phase_finished", "warning", "reshard", "stall", "finished"];
 
 function reducer(state: LiveState, events: RawEvent[]): LiveState {
   return events.reduce(applyEvent, state);
+}
+
+/** The bucket index as last polled, and how many reshards and stalls were seen so far. */
+function LiveIndex({ state }: { state: LiveState }) {
+  return (
+    <div className="state" data-testid="live-index">
+      <strong>Bucket index: </strong>
+      {state.index.map((b) => (
+        <span key={b.bucket} className="headline">
+          <span className="mono">{b.bucket}</span> {fmtCount(b.shards)} index shards, {fmtCount(b.objects)} objects
+          {b.resharding ? <span className="warn-text"> (resharding)</span> : null}
+        </span>
+      ))}
+      <span className="muted">
+        {state.reshards.length} reshard{state.reshards.length === 1 ? "" : "s"}, {state.stalls.length} write stall
+        {state.stalls.length === 1 ? "" : "s"} so far
+      </span>
+    </div>
+  );
 }
 
 export function LiveRunPage() {
@@ -53,6 +73,14 @@ export function LiveRunPage() {
       errors: state.errorClasses.map((c) => ({ key: `errors ${c}`, name: c })),
     };
   }, [state.ops, state.errorClasses]);
+
+  const first = state.points[0]?.t;
+  const last = state.points[state.points.length - 1]?.t;
+  const windows = useMemo(
+    () => (first == null || last == null ? [] : eventWindows(state.reshards, state.stalls, first, last)),
+    [state.reshards, state.stalls, first, last],
+  );
+  const shards = useMemo(() => shardAxis(state.buckets, "as polled"), [state.buckets]);
 
   const running = state.status === "running" || state.status === undefined;
   const stop = async () => {
@@ -114,6 +142,7 @@ export function LiveRunPage() {
           </div>
         </div>
       </div>
+      {state.index.length > 0 && <LiveIndex state={state} />}
       {state.warnings.map((w, i) => (
         <div className="state warn" key={i}>
           {w}
@@ -121,8 +150,8 @@ export function LiveRunPage() {
       ))}
       <div className="chart-grid">
         <div>
-          <h3>Throughput (ops/s)</h3>
-          <TimeChart testId="live-chart-ops" data={state.points} series={series.ops} unit="ops/s" />
+          <h3>Throughput (ops/s){shards ? " and index shards" : ""}</h3>
+          <TimeChart testId="live-chart-ops" data={state.points} series={series.ops} unit="ops/s" right={shards} windows={windows} />
         </div>
         <div>
           <h3>Bandwidth (MiB/s)</h3>
@@ -130,7 +159,7 @@ export function LiveRunPage() {
         </div>
         <div>
           <h3>Latency p50 / p99 / p99.9 (ms)</h3>
-          <TimeChart testId="live-chart-latency" data={state.points} series={series.lat} unit="ms" />
+          <TimeChart testId="live-chart-latency" data={state.points} series={series.lat} unit="ms" windows={windows} windowKey={false} />
         </div>
         <div>
           <h3>Errors by class (per second)</h3>

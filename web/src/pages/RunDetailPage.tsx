@@ -14,6 +14,7 @@ import {
   RunHeader,
   WorkloadBlock,
 } from "../components/RunDetailView";
+import { BucketIndexSection } from "../components/BucketIndexSection";
 import { Empty, ErrorBox, Loading } from "../components/states";
 
 export function parseLabels(text: string): Record<string, string> | string {
@@ -76,6 +77,13 @@ export function RunDetailPage() {
     queryFn: () => api.run(id),
     refetchInterval: (query) => (query.state.data?.info.status === "running" ? 3000 : false),
   });
+  const running = q.data?.info.status === "running";
+  const index = useQuery({
+    queryKey: ["index", id],
+    queryFn: () => api.index(id),
+    refetchInterval: running ? 3000 : false,
+    retry: false,
+  });
   const loadIntervals = useCallback(
     (c: PhaseChoice) => api.intervals(id, { section: c.section, round: c.round, phase: c.phase }),
     [id],
@@ -126,12 +134,13 @@ export function RunDetailPage() {
       ) : (
         <>
           <h2>Across rounds</h2>
-          <RoundsCharts rows={rows} />
+          <RoundsCharts rows={rows} index={index.data} runStartedAt={detail.manifest.started_at} />
           <h2>Rounds × phases</h2>
           <RoundsPhasesTable rows={rows} />
-          <PhaseExplorer rows={rows} loadIntervals={loadIntervals} loadDistribution={loadDistribution} />
+          <PhaseExplorer rows={rows} index={index.data} loadIntervals={loadIntervals} loadDistribution={loadDistribution} />
           <h2>Objects in the bucket</h2>
           <ObjectsTable rows={rows} />
+          <BucketIndexSection report={index.data} rows={rows} />
         </>
       )}
       <h2>Workload</h2>

@@ -2,7 +2,8 @@
 // (`/api/runs/{id}/export/report.html`); no network at all.
 import { StrictMode, useCallback } from "react";
 import { createRoot } from "react-dom/client";
-import type { IntervalRecord, RunDetail } from "../api/types";
+import type { IndexReport, IntervalRecord, RunDetail } from "../api/types";
+import { BucketIndexSection } from "../components/BucketIndexSection";
 import {
   ObjectsTable,
   type PhaseChoice,
@@ -20,6 +21,8 @@ interface ReportData {
   manifest: RunDetail["manifest"];
   summary: RunDetail["summary"];
   intervals: IntervalRecord[];
+  /** Reshards, write stalls and polling cost (absent from reports of older servers). */
+  index?: IndexReport;
   workload_text?: string;
 }
 
@@ -54,12 +57,13 @@ function Report({ data }: { data: ReportData }) {
       ) : (
         <>
           <h2>Across rounds</h2>
-          <RoundsCharts rows={rows} />
+          <RoundsCharts rows={rows} index={data.index} runStartedAt={data.manifest.started_at} />
           <h2>Rounds × phases</h2>
           <RoundsPhasesTable rows={rows} />
-          <PhaseExplorer rows={rows} loadIntervals={loadIntervals} />
+          <PhaseExplorer rows={rows} index={data.index} loadIntervals={loadIntervals} />
           <h2>Objects in the bucket</h2>
           <ObjectsTable rows={rows} />
+          <BucketIndexSection report={data.index} rows={rows} />
         </>
       )}
       {detail.workload_text && <WorkloadBlock detail={detail} />}

@@ -1,17 +1,68 @@
-//! `keystorm sim`: the embedded S3 target as a process of its own, until Ctrl-C.
+//! `keystorm sim`: the embedded S3 target as a process of its own, until Ctrl-C, with
+//! its RGW-like bucket index and its latency and fault injection set from flags.
 
-use crate::cli::{SimArgs, SimStorage};
+use crate::cli::{SimArgs, SimFault, SimOp, SimStorage};
 use crate::{CliError, exit};
 
-pub async fn sim(args: &SimArgs) -> Result<u8, CliError> {
-    let config = keystorm_sim::SimConfig {
+/// The target's configuration from the flags; bad combinations are bad input.
+fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
+    let d = keystorm_sim::IndexConfig::default();
+    let index = keystorm_sim::IndexConfig {
+        default_shards: args.index_shards.unwrap_or(d.default_shards),
+        dynamic: args.dynamic_resharding,
+        max_objs_per_shard: args.max_objs_per_shard.unwrap_or(d.max_objs_per_shard),
+        check_interval: args.reshard_check_interval.unwrap_or(d.check_interval),
+        reshard_time_per_object: args
+            .reshard_time_per_object
+            .unwrap_or(d.reshard_time_per_object),
+        retry_step: args.reshard_retry_step.unwrap_or(d.retry_step),
+        list_time_per_shard: args.list_time_per_shard.unwrap_or(d.list_time_per_shard),
+    };
+    let mut latency = keystorm_sim::LatencyConfig::default();
+    for (op, delay) in &args.latency {
+        let slot = match op {
+            SimOp::Put => &mut latency.put,
+            SimOp::Get => &mut latency.get,
+            SimOp::Head => &mut latency.head,
+            SimOp::List => &mut latency.list,
+            SimOp::Delete => &mut latency.delete,
+        };
+        *slot = Some(*delay);
+    }
+    let mut faults = keystorm_sim::FaultConfig {
+        stall_time: args.stall_time,
+        seed: args.fault_seed,
+        ..Default::default()
+    };
+    for (kind, rate) in &args.faults {
+        let slot = match kind {
+            SimFault::SlowDown => &mut faults.slow_down,
+            SimFault::InternalError => &mut faults.internal_error,
+            SimFault::Reset => &mut faults.reset,
+            SimFault::Stall => &mut faults.stall,
+        };
+        *slot = *rate;
+    }
+    let total = faults.slow_down + faults.internal_error + faults.reset + faults.stall;
+    if total > 1.0 {
+        return Err(CliError::bad_input(format!(
+            "the --fault rates add up to {total}; together they must not exceed 1"
+        )));
+    }
+    Ok(keystorm_sim::SimConfig {
         storage: match args.storage {
             SimStorage::Memory => keystorm_sim::Storage::Memory,
             SimStorage::SizeOnly => keystorm_sim::Storage::SizeOnly,
         },
         credentials: args.access_key.clone().zip(args.secret_key.clone()),
-        ..Default::default()
-    };
+        index,
+        latency,
+        faults,
+    })
+}
+
+pub async fn sim(args: &SimArgs) -> Result<u8, CliError> {
+    let config = config(args)?;
     let addr = std::net::SocketAddr::new(args.bind, args.port);
     let handle = keystorm_sim::start(addr, config)
         .await
@@ -19,5 +70,139 @@ pub async fn sim(args: &SimArgs) -> Result<u8, CliError> {
     // One line that scripts can wait for and parse.
     println!("keystorm sim listening on {}", handle.endpoint());
     super::run::shutdown_signal().await;
+    handle.shutdown().await;
     Ok(exit::OK)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn parse(args: &[&str]) -> Result<keystorm_sim::SimConfig, String> {
+        let cli = Cli::try_parse_from(["keystorm", "sim"].iter().chain(args))
+            .map_err(|e| e.to_string())?;
+        let Command::Sim(args) = cli.command else {
+            unreachable!("parsed as sim")
+        };
+        config(&args).map_err(|e| e.message)
+    }
+
+    #[test]
+    fn defaults_are_the_targets() {
+        let c = parse(&[]).unwrap();
+        let d = keystorm_sim::IndexConfig::default();
+        assert_eq!(c.index.default_shards, d.default_shards);
+        assert!(!c.index.dynamic);
+        assert_eq!(c.index.retry_step, d.retry_step);
+        assert!(c.latency.put.is_none());
+        assert_eq!(c.faults.stall_time, Duration::from_secs(5));
+        assert_eq!(c.faults.slow_down, 0.0);
+    }
+
+    #[test]
+    fn every_flag_lands_in_the_config() {
+        let c = parse(&[
+            "--index-shards",
+            "7",
+            "--dynamic-resharding",
+            "--max-objs-per-shard",
+            "1000",
+            "--reshard-check-interval",
+            "250ms",
+            "--reshard-time-per-object",
+            "1ms",
+            "--reshard-retry-step",
+            "2s",
+            "--list-time-per-shard",
+            "100us",
+            "--latency",
+            "put=2ms",
+            "--latency",
+            "get=1ms..3ms",
+            "--latency",
+            "list=exp:2ms",
+            "--latency",
+            "delete=lognormal:2ms,20ms",
+            "--fault",
+            "slow-down=0.01",
+            "--fault",
+            "reset=0.5%",
+            "--fault",
+            "stall=0.002",
+            "--stall-time",
+            "3s",
+            "--fault-seed",
+            "9",
+        ])
+        .unwrap();
+        let ms = Duration::from_millis;
+        assert_eq!(c.index.default_shards, 7);
+        assert!(c.index.dynamic);
+        assert_eq!(c.index.max_objs_per_shard, 1000);
+        assert_eq!(c.index.check_interval, ms(250));
+        assert_eq!(c.index.reshard_time_per_object, ms(1));
+        assert_eq!(c.index.retry_step, ms(2000));
+        assert_eq!(c.index.list_time_per_shard, Duration::from_micros(100));
+        assert_eq!(c.latency.put, Some(keystorm_sim::Delay::Fixed(ms(2))));
+        assert_eq!(
+            c.latency.get,
+            Some(keystorm_sim::Delay::Uniform {
+                low: ms(1),
+                high: ms(3)
+            })
+        );
+        assert_eq!(
+            c.latency.list,
+            Some(keystorm_sim::Delay::Exponential { mean: ms(2) })
+        );
+        assert!(matches!(
+            c.latency.delete,
+            Some(keystorm_sim::Delay::LogNormal { .. })
+        ));
+        assert!(c.latency.head.is_none());
+        assert_eq!(c.faults.slow_down, 0.01);
+        assert_eq!(c.faults.reset, 0.005);
+        assert_eq!(c.faults.stall, 0.002);
+        assert_eq!(c.faults.internal_error, 0.0);
+        assert_eq!(c.faults.stall_time, ms(3000));
+        assert_eq!(c.faults.seed, 9);
+    }
+
+    #[test]
+    fn bad_values_are_clear_errors() {
+        let cases: &[(&[&str], &str)] = &[
+            (&["--index-shards", "0"], "--index-shards"),
+            (&["--index-shards", "65522"], "65522"),
+            (&["--max-objs-per-shard", "0"], "--max-objs-per-shard"),
+            (&["--reshard-check-interval", "soon"], "not a duration"),
+            (&["--reshard-retry-step", "0s"], "longer than zero"),
+            (&["--latency", "put"], "OP=DIST"),
+            (&["--latency", "copy=2ms"], "put, get, head, list, delete"),
+            (&["--latency", "get=3ms..1ms"], "upper bound"),
+            (&["--latency", "get=lognormal:2ms"], "lognormal:MEDIAN,P99"),
+            (&["--fault", "reset"], "KIND=RATE"),
+            (
+                &["--fault", "boom=0.1"],
+                "slow-down, internal-error, reset, stall",
+            ),
+            (&["--fault", "reset=1.5"], "between 0 and 1"),
+            (&["--fault", "reset=lots"], "between 0 and 1"),
+            (&["--fault", "reset=NaN"], "between 0 and 1"),
+            (
+                &["--fault", "reset=0.6", "--fault", "stall=0.6"],
+                "must not exceed 1",
+            ),
+            (&["--stall-time", "0ms"], "longer than zero"),
+            (&["--fault-seed=-1"], "--fault-seed"),
+        ];
+        for (args, expected) in cases {
+            let e = parse(args).unwrap_err();
+            assert!(e.contains(expected), "{args:?}: {e}");
+        }
+    }
 }

@@ -253,10 +253,10 @@ fn emit_stall(ctx: &RunContext, mut stall: StallEvent) {
         .tracker
         .as_ref()
         .and_then(|t| t.nearest_reshard(stall.start_t_s, stall.end_t_s));
-    let (start, end) = (stall.start_t_s, stall.end_t_s);
+    let (start, end, linked) = (stall.start_t_s, stall.end_t_s, stall.reshard.is_some());
     let id = ctx.emit(RunEvent::Stall(stall));
     if let Some(t) = &ctx.tracker {
-        t.remember_stall(id, start, end);
+        t.remember_stall(id, start, end, linked);
     }
 }
 

@@ -133,7 +133,7 @@ mod tests {
         let mut d = StallDetector::new(StallPlan::default(), phase());
         let mut t = 0.0;
         let mut found = Vec::new();
-        let pattern = [100, 100, 100, 100, 100, 100, 10, 0, 5, 100, 100, 30, 100];
+        let pattern = [100, 100, 100, 100, 100, 100, 10, 0, 5, 100, 100, 20, 100];
         for (i, n) in pattern.iter().enumerate() {
             if let Some(s) = d.observe(i as u64, t, 1.0, &interval(*n, 5)) {
                 found.push(s);

@@ -101,7 +101,7 @@ pub struct StallPlan {
 impl Default for StallPlan {
     fn default() -> Self {
         StallPlan {
-            throughput_below: 0.5,
+            throughput_below: 0.25,
             p99_above: 5.0,
             min_intervals: 5,
         }

@@ -19,9 +19,9 @@ use crate::executor::{EventPosition, RunContext, RunEvent};
 use crate::results::{BucketIndex, IndexPollingEvent, ReshardEvent};
 
 /// Stalls and reshards this far apart (seconds, between their windows) are linked:
-/// RGW writers blocked by a reshard back off in 5-second steps and finish up to
-/// 45 seconds late.
-const LINK_WINDOW_S: f64 = 45.0;
+/// writers blocked by a reshard back off in 5-second steps, so the stall they make
+/// ends a step or two after the reshard was seen to end.
+const LINK_WINDOW_S: f64 = 15.0;
 /// Recent events kept for linking.
 const RECENT: usize = 64;
 
@@ -36,6 +36,10 @@ pub(crate) struct IndexTracker {
 
 struct State {
     buckets: Vec<Track>,
+    /// Polls started; a poll's answers are dropped when a later poll's already landed
+    /// (the phase's own polls can overlap the periodic ones).
+    started: u64,
+    applied: u64,
     reshards: VecDeque<Window>,
     stalls: VecDeque<Window>,
     /// Microseconds per poll of all buckets.
@@ -58,6 +62,8 @@ struct Window {
     id: u64,
     start: f64,
     end: f64,
+    /// A stall already linked to a reshard (each stall links to one at most).
+    linked: bool,
 }
 
 fn distance(a: (f64, f64), b: (f64, f64)) -> f64 {
@@ -80,6 +86,8 @@ impl IndexTracker {
             ready: CancellationToken::new(),
             state: Mutex::new(State {
                 buckets: vec![Track::default(); n],
+                started: 0,
+                applied: 0,
                 reshards: VecDeque::new(),
                 stalls: VecDeque::new(),
                 cost: Histogram::new_with_bounds(1, 3_600_000_000, 3)
@@ -130,6 +138,11 @@ impl IndexTracker {
 
     /// Polls every bucket once and records what changed.
     pub async fn poll_once(&self, ctx: &RunContext) {
+        let seq = {
+            let mut state = self.state();
+            state.started += 1;
+            state.started
+        };
         let started = Instant::now();
         let mut answers = Vec::with_capacity(self.buckets.len());
         for bucket in &self.buckets {
@@ -142,6 +155,10 @@ impl IndexTracker {
         {
             let mut state = self.state();
             let _ = state.cost.record(cost.as_micros().max(1) as u64);
+            if seq < state.applied {
+                return;
+            }
+            state.applied = seq;
             for (i, answer) in answers.into_iter().enumerate() {
                 let now = match answer {
                     Ok(now) => now,
@@ -198,12 +215,16 @@ impl IndexTracker {
         for mut event in events {
             if let RunEvent::Reshard(r) = &mut event {
                 let window = (r.start_t_s, r.end_t_s);
+                // Stalls seen before this reshard was, and not linked yet, are its own.
                 r.stalls = self
                     .state()
                     .stalls
-                    .iter()
-                    .filter(|s| distance((s.start, s.end), window) <= LINK_WINDOW_S)
-                    .map(|s| s.id)
+                    .iter_mut()
+                    .filter(|s| !s.linked && distance((s.start, s.end), window) <= LINK_WINDOW_S)
+                    .map(|s| {
+                        s.linked = true;
+                        s.id
+                    })
                     .collect();
                 let id = ctx.emit(event.clone());
                 let mut state = self.state();
@@ -211,6 +232,7 @@ impl IndexTracker {
                     id,
                     start: window.0,
                     end: window.1,
+                    linked: true,
                 });
                 if state.reshards.len() > RECENT {
                     state.reshards.pop_front();
@@ -240,10 +262,15 @@ impl IndexTracker {
         })
     }
 
-    /// The nearest recent reshard to a stall window, if close enough; and remembers the
-    /// stall (by its event id, once emitted) for reshards seen later.
+    /// The nearest recent reshard to a stall window, if close enough. While a reshard
+    /// is in progress, none: the stall is left for that reshard to claim when its new
+    /// shard count is seen.
     pub fn nearest_reshard(&self, start: f64, end: f64) -> Option<u64> {
-        self.state()
+        let state = self.state();
+        if state.buckets.iter().any(|b| b.in_progress.is_some()) {
+            return None;
+        }
+        state
             .reshards
             .iter()
             .map(|r| (distance((r.start, r.end), (start, end)), r.id))
@@ -252,9 +279,15 @@ impl IndexTracker {
             .map(|(_, id)| id)
     }
 
-    pub fn remember_stall(&self, id: u64, start: f64, end: f64) {
+    /// Remembers an emitted stall for reshards seen later.
+    pub fn remember_stall(&self, id: u64, start: f64, end: f64, linked: bool) {
         let mut state = self.state();
-        state.stalls.push_back(Window { id, start, end });
+        state.stalls.push_back(Window {
+            id,
+            start,
+            end,
+            linked,
+        });
         if state.stalls.len() > RECENT {
             state.stalls.pop_front();
         }

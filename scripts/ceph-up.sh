@@ -1,0 +1,324 @@
+#!/usr/bin/env bash
+# Starts a throwaway single-node Ceph cluster on loopback for keystorm's tests and
+# benchmarks: one mon, one mgr, one OSD (memstore: data in memory) and one radosgw
+# (beast on 127.0.0.1:KEYSTORM_RGW_PORT), from Debian's Ceph packages, which it
+# installs if they are missing. Everything (conf, keyrings, data, run dir, admin
+# sockets, logs, PID files) lives in one directory, KEYSTORM_CEPH_DIR (default
+# ${TMPDIR:-/tmp}/keystorm-ceph); scripts/ceph-down.sh stops the daemons and
+# removes it.
+#
+# It creates an S3 user and an admin user (caps for the admin ops API) with fixed
+# test keys, waits until S3 answers, prints the endpoint and the keys, and writes
+# them to $KEYSTORM_CEPH_DIR/rgw.env (KEY=value lines; CEPH_CONF there lets
+# radosgw-admin and ceph find the cluster). Running it again while the cluster is
+# up only prints that again; a half-dead cluster is stopped and started afresh.
+#
+# Environment knobs (defaults suit tests):
+#   KEYSTORM_RGW_PORT                 radosgw's port (7480)
+#   KEYSTORM_RGW_MAX_OBJS_PER_SHARD   rgw_max_objs_per_shard (1000)
+#   KEYSTORM_RGW_RESHARD_INTERVAL     seconds between reshard checks (10):
+#                                     rgw_reshard_thread_interval and
+#                                     rgw_user_quota_bucket_sync_interval
+#   KEYSTORM_CEPH_TIMEOUT             seconds to wait for each daemon (90)
+set -euo pipefail
+
+dir="${KEYSTORM_CEPH_DIR:-${TMPDIR:-/tmp}/keystorm-ceph}"
+port="${KEYSTORM_RGW_PORT:-7480}"
+max_objs="${KEYSTORM_RGW_MAX_OBJS_PER_SHARD:-1000}"
+reshard_interval="${KEYSTORM_RGW_RESHARD_INTERVAL:-10}"
+timeout="${KEYSTORM_CEPH_TIMEOUT:-90}"
+here="$(cd "$(dirname "$0")" && pwd)"
+
+# Fixed test credentials: this cluster lives on loopback and is thrown away.
+access_key="KEYSTORMTESTACCESS01"
+secret_key="keystormTestSecret0123456789abcdefghijKL"
+admin_access_key="KEYSTORMADMINACCESS1"
+admin_secret_key="keystormAdminSecret0123456789abcdefghiK"
+admin_caps="buckets=*;users=*;usage=read;metadata=read;zone=read"
+
+marker=".keystorm-ceph"
+endpoint="http://127.0.0.1:${port}"
+conf="$dir/ceph.conf"
+envfile="$dir/rgw.env"
+
+die() {
+  echo "ceph-up: error: $*" >&2
+  exit 1
+}
+say() { echo "ceph-up: $*"; }
+
+for knob in port max_objs reshard_interval timeout; do
+  [[ "${!knob}" =~ ^[0-9]+$ ]] || die "$knob must be a whole number, got '${!knob}'"
+done
+case "$dir" in
+  /*) ;;
+  *) die "KEYSTORM_CEPH_DIR must be an absolute path, got '$dir'" ;;
+esac
+if [[ "$dir" =~ [[:space:]] ]]; then
+  die "KEYSTORM_CEPH_DIR must not contain whitespace: '$dir'"
+fi
+
+# --- packages ---------------------------------------------------------------
+packages=(ceph-mon ceph-mgr ceph-osd radosgw ceph-common uuid-runtime curl)
+missing=()
+for cmd in ceph-mon ceph-mgr ceph-osd radosgw ceph ceph-authtool monmaptool radosgw-admin uuidgen curl; do
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("$cmd")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    die "missing ${missing[*]}; as root run: apt-get install -y --no-install-recommends ${packages[*]}"
+  fi
+  command -v apt-get >/dev/null 2>&1 || die "missing ${missing[*]} and there is no apt-get to install them"
+  say "installing ${packages[*]} (missing: ${missing[*]})"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-get install -y --no-install-recommends "${packages[@]}"; then
+    apt-get update
+    apt-get install -y --no-install-recommends "${packages[@]}"
+  fi
+fi
+
+# --- helpers ----------------------------------------------------------------
+# True while PID is alive (not a zombie) and was started with this cluster's conf.
+ours_alive() {
+  local pid="$1" state
+  [ -r "/proc/$pid/cmdline" ] || return 1
+  state="$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null || true)"
+  [ -n "$state" ] && [ "$state" != Z ] || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$conf"
+}
+
+daemon_alive() {
+  local pidfile="$dir/run/$1.pid"
+  [ -f "$pidfile" ] && ours_alive "$(cat "$pidfile")"
+}
+
+s3_answers() {
+  # Any HTTP answer counts: an anonymous GET / gets a ListAllMyBuckets reply.
+  local code
+  code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$endpoint/" 2>/dev/null || true)"
+  [ -n "$code" ] && [ "$code" != 000 ]
+}
+
+port_busy() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# Starts a daemon in the foreground of its own process session (setsid), in the
+# background of this script, and records its PID. `setsid` execs in place here (a background job of a
+# script is no process-group leader), so $! is the daemon itself; checked below.
+start_daemon() {
+  local name="$1"
+  shift
+  setsid "$@" -f -c "$conf" </dev/null >>"$dir/log/$name.out" 2>&1 &
+  local pid=$!
+  echo "$pid" >"$dir/run/$name.pid"
+  local deadline=$((SECONDS + 5))
+  until ours_alive "$pid"; do
+    if ! kill -0 "$pid" 2>/dev/null || [ "$SECONDS" -ge "$deadline" ]; then
+      die "$name did not start; see $dir/log/$name.out and $dir/log/"
+    fi
+    sleep 0.05
+  done
+}
+
+# Polls CHECK (a command) every 0.2 s until it succeeds; after $timeout seconds,
+# or as soon as daemon NAME dies, fails pointing at LOG.
+wait_for() {
+  local what="$1" name="$2" log="$3"
+  shift 3
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    daemon_alive "$name" || die "$name exited while waiting for $what; see $log and $dir/log/$name.out"
+    [ "$SECONDS" -lt "$deadline" ] || die "$what did not happen within ${timeout}s; see $log"
+    sleep 0.2
+  done
+}
+
+print_info() {
+  cat <<EOF
+ceph-up: the cluster is up (Ceph $(ceph --version | awk '{ print $3 }'), data in $dir)
+  S3 endpoint:  $endpoint
+  S3 user:      access key $access_key  secret key $secret_key
+  admin user:   access key $admin_access_key  secret key $admin_secret_key
+  conf:         CEPH_CONF=$conf  (for ceph and radosgw-admin)
+  logs:         $dir/log/
+  env file:     $envfile
+  (load it with: set -a; . $envfile; set +a)
+EOF
+}
+
+# --- already up? --------------------------------------------------------------
+if [ -d "$dir" ]; then
+  if [ -f "$dir/$marker" ] && [ -f "$envfile" ] &&
+    daemon_alive mon && daemon_alive mgr && daemon_alive osd && daemon_alive rgw &&
+    s3_answers && grep -qx "KEYSTORM_RGW_ENDPOINT=$endpoint" "$envfile"; then
+    print_info
+    exit 0
+  fi
+  if [ ! -f "$dir/$marker" ] && [ -n "$(ls -A "$dir")" ]; then
+    die "$dir exists and was not made by ceph-up.sh; remove it or set KEYSTORM_CEPH_DIR"
+  fi
+  say "found a stopped or half-started cluster in $dir: stopping it and starting afresh"
+  KEYSTORM_CEPH_DIR="$dir" "$here/ceph-down.sh" --quiet || die "could not clear $dir"
+fi
+
+for p in 3300 6789 "$port"; do
+  if port_busy "$p"; then
+    die "127.0.0.1:$p is already in use (another Ceph cluster?); stop it first"
+  fi
+done
+
+started=$SECONDS
+mkdir -p "$dir"
+touch "$dir/$marker"
+mkdir -p "$dir"/{run,log,crash,mon.a,mgr.x,osd.0,rgw.x}
+
+# If anything below fails, do not leave a half-started cluster running.
+on_exit() {
+  local status=$?
+  if [ "$status" -ne 0 ]; then
+    KEYSTORM_CEPH_DIR="$dir" "$here/ceph-down.sh" --keep --quiet || true
+    echo "ceph-up: failed; daemons stopped, files kept in $dir" >&2
+  fi
+}
+trap on_exit EXIT
+
+fsid="$(uuidgen)"
+cat >"$conf" <<EOF
+# Throwaway single-node cluster written by scripts/ceph-up.sh; every path is
+# inside $dir.
+[global]
+fsid = $fsid
+mon host = [v2:127.0.0.1:3300,v1:127.0.0.1:6789]
+mon initial members = a
+public addr = 127.0.0.1
+cluster addr = 127.0.0.1
+ms bind ipv6 = false
+auth cluster required = cephx
+auth service required = cephx
+auth client required = cephx
+keyring = $dir/keyring
+run dir = $dir/run
+crash dir = $dir/crash
+log to syslog = false
+mon warn on insecure global id reclaim allowed = false
+err to syslog = false
+
+# one OSD is healthy
+osd pool default size = 1
+osd pool default min size = 1
+mon allow pool size one = true
+mon warn on pool no redundancy = false
+osd crush chooseleaf type = 0
+# radosgw makes 6-7 pools
+osd pool default pg num = 8
+osd pool default pgp num = 8
+osd pool default pg autoscale mode = off
+mon max pg per osd = 1000
+# radosgw's first start: about 1 s instead of 9 s
+paxos propose interval = 0.1
+paxos min wait = 0.01
+# small CI disks
+mon data avail warn = 2
+mon data avail crit = 1
+mon allow pool delete = true
+
+[mon]
+mon data = $dir/mon.\$id
+log file = $dir/log/\$name.log
+mon cluster log file = $dir/log/cluster.log
+
+[mgr]
+mgr data = $dir/mgr.\$id
+log file = $dir/log/\$name.log
+# only iostat: no module listens on 0.0.0.0
+mgr initial modules = iostat
+
+[osd]
+osd data = $dir/osd.\$id
+log file = $dir/log/\$name.log
+osd objectstore = memstore
+memstore device bytes = 8589934592
+
+[client]
+# read by radosgw and by radosgw-admin alike
+rgw dynamic resharding = true
+rgw max objs per shard = $max_objs
+rgw reshard thread interval = $reshard_interval
+rgw user quota bucket sync interval = $reshard_interval
+
+[client.rgw.x]
+rgw data = $dir/rgw.x
+admin socket = $dir/run/\$cluster-\$name.asok
+log file = $dir/log/\$name.log
+debug rgw = 1/5
+# without tcp_nodelay every GET waits 40 ms (Nagle / delayed ACK)
+rgw frontends = beast endpoint=127.0.0.1:$port tcp_nodelay=1
+EOF
+
+# --- keys and mon -------------------------------------------------------------
+kr="$dir/keyring"
+ceph-authtool --create-keyring "$kr" --gen-key -n mon. --cap mon 'allow *' >/dev/null
+ceph-authtool "$kr" --gen-key -n client.admin \
+  --cap mon 'allow *' --cap osd 'allow *' --cap mgr 'allow *' --cap mds 'allow *' >/dev/null
+ceph-authtool "$kr" --gen-key -n mgr.x \
+  --cap mon 'allow profile mgr' --cap osd 'allow *' --cap mds 'allow *' >/dev/null
+ceph-authtool "$kr" --gen-key -n client.rgw.x \
+  --cap mon 'allow rw' --cap osd 'allow rwx' --cap mgr 'allow rw' >/dev/null
+chmod 600 "$kr"
+monmaptool --create --fsid "$fsid" --addv a '[v2:127.0.0.1:3300,v1:127.0.0.1:6789]' \
+  "$dir/monmap" >/dev/null
+ceph-mon -c "$conf" --mkfs -i a --monmap "$dir/monmap" --keyring "$kr" \
+  >>"$dir/log/mkfs.out" 2>&1 || die "ceph-mon --mkfs failed; see $dir/log/mkfs.out"
+
+export CEPH_CONF="$conf"
+ceph_cli() { ceph --connect-timeout 5 "$@"; }
+
+start_daemon mon ceph-mon -i a
+wait_for "the mon to answer" mon "$dir/log/mon.a.log" ceph_cli mon stat
+
+start_daemon mgr ceph-mgr -i x
+
+# --- OSD ---------------------------------------------------------------------
+osd_uuid="$(uuidgen)"
+osd_secret="$(ceph-authtool --gen-print-key)"
+printf '{"cephx_secret": "%s"}\n' "$osd_secret" >"$dir/osd.0/new.json"
+osd_id="$(ceph_cli osd new "$osd_uuid" 0 -i "$dir/osd.0/new.json")"
+[ "$osd_id" = 0 ] || die "ceph osd new gave id '$osd_id', expected 0"
+rm -f "$dir/osd.0/new.json"
+ceph-authtool "$kr" -n osd.0 --add-key "$osd_secret" >/dev/null
+ceph-osd -c "$conf" -i 0 --mkfs --osd-uuid "$osd_uuid" \
+  >>"$dir/log/mkfs.out" 2>&1 || die "ceph-osd --mkfs failed; see $dir/log/mkfs.out"
+store="$(cat "$dir/osd.0/type" 2>/dev/null || true)"
+[ "$store" = memstore ] || die "the OSD's object store is '$store', not memstore"
+start_daemon osd ceph-osd -i 0
+osd_up() { ceph_cli osd stat -f json | grep -q '"num_up_osds":1[,}]'; }
+wait_for "osd.0 to be up" osd "$dir/log/osd.0.log" osd_up
+
+# --- radosgw -------------------------------------------------------------------
+start_daemon rgw radosgw -n client.rgw.x
+wait_for "S3 to answer on $endpoint" rgw "$dir/log/client.rgw.x.log" s3_answers
+
+radosgw-admin user create --uid keystorm --display-name "keystorm test user" \
+  --access-key "$access_key" --secret-key "$secret_key" >/dev/null ||
+  die "radosgw-admin user create failed"
+radosgw-admin user create --uid keystorm-admin --display-name "keystorm admin user" \
+  --access-key "$admin_access_key" --secret-key "$admin_secret_key" >/dev/null ||
+  die "radosgw-admin user create (admin) failed"
+radosgw-admin caps add --uid keystorm-admin --caps "$admin_caps" >/dev/null ||
+  die "radosgw-admin caps add failed"
+
+cat >"$envfile" <<EOF
+KEYSTORM_RGW_ENDPOINT=$endpoint
+KEYSTORM_RGW_ACCESS_KEY=$access_key
+KEYSTORM_RGW_SECRET_KEY=$secret_key
+KEYSTORM_RGW_ADMIN_ACCESS_KEY=$admin_access_key
+KEYSTORM_RGW_ADMIN_SECRET_KEY=$admin_secret_key
+CEPH_CONF=$conf
+KEYSTORM_RGW_MAX_OBJS_PER_SHARD=$max_objs
+KEYSTORM_RGW_RESHARD_INTERVAL=$reshard_interval
+EOF
+
+trap - EXIT
+say "started in $((SECONDS - started))s"
+print_info

@@ -1,0 +1,123 @@
+//! Latency and fault injection on object operations: a delay drawn per request from
+//! the operation's distribution, and at most one fault per request (503 SlowDown, 500,
+//! a reset connection, a stalled answer), counted exactly so tests can compare what a
+//! client saw with what was injected.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crate::request::Op;
+use crate::{Delay, FaultConfig, FaultCounts, LatencyConfig};
+
+/// What happens to one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    SlowDown,
+    InternalError,
+    Reset,
+    Stall,
+}
+
+pub struct Injector {
+    latency: LatencyConfig,
+    faults: FaultConfig,
+    any_fault: bool,
+    /// One generator for every draw, so a seed gives the same faults to the same
+    /// sequence of requests.
+    rng: Mutex<fastrand::Rng>,
+    counts: [AtomicU64; 4],
+}
+
+/// The operations injection applies to, grouped as configured.
+fn kind(op: Op) -> Option<usize> {
+    match op {
+        Op::PutObject => Some(0),
+        Op::GetObject => Some(1),
+        Op::HeadObject => Some(2),
+        Op::ListObjectsV1 | Op::ListObjectsV2 => Some(3),
+        Op::DeleteObject | Op::DeleteObjects => Some(4),
+        _ => None,
+    }
+}
+
+impl Injector {
+    pub fn new(latency: LatencyConfig, faults: FaultConfig) -> Injector {
+        let seed = if faults.seed != 0 {
+            faults.seed
+        } else {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+        };
+        let any_fault =
+            faults.slow_down + faults.internal_error + faults.reset + faults.stall > 0.0;
+        Injector {
+            latency,
+            faults,
+            any_fault,
+            rng: Mutex::new(fastrand::Rng::with_seed(seed)),
+            counts: Default::default(),
+        }
+    }
+
+    fn rng(&self) -> std::sync::MutexGuard<'_, fastrand::Rng> {
+        self.rng.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The added latency of one request of `op`, if any.
+    pub fn delay(&self, op: Op) -> Option<Duration> {
+        let l = &self.latency;
+        let delay: Option<Delay> = match kind(op)? {
+            0 => l.put,
+            1 => l.get,
+            2 => l.head,
+            3 => l.list,
+            _ => l.delete,
+        };
+        delay.map(|d| d.sample(&mut self.rng()))
+    }
+
+    /// The fault of one request of `op`, if any, counted.
+    pub fn fault(&self, op: Op) -> Option<Fault> {
+        if !self.any_fault || kind(op).is_none() {
+            return None;
+        }
+        let f = &self.faults;
+        let fault = {
+            let mut rng = self.rng();
+            [
+                (f.slow_down, Fault::SlowDown),
+                (f.internal_error, Fault::InternalError),
+                (f.reset, Fault::Reset),
+                (f.stall, Fault::Stall),
+            ]
+            .into_iter()
+            .find(|(rate, _)| *rate > 0.0 && rng.f64() < *rate)
+            .map(|(_, fault)| fault)
+        }?;
+        let slot = match fault {
+            Fault::SlowDown => 0,
+            Fault::InternalError => 1,
+            Fault::Reset => 2,
+            Fault::Stall => 3,
+        };
+        self.counts[slot].fetch_add(1, Ordering::Relaxed);
+        Some(fault)
+    }
+
+    pub fn stall_time(&self) -> Duration {
+        self.faults.stall_time
+    }
+
+    pub fn counts(&self) -> FaultCounts {
+        let c = |i: usize| self.counts[i].load(Ordering::Relaxed);
+        FaultCounts {
+            slow_down: c(0),
+            internal_error: c(1),
+            reset: c(2),
+            stall: c(3),
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! Resharding a bucket's index, as RGW does it: the reshard thread that looks at every
+//! bucket each `check_interval` and reshards those past `shards × max_objs_per_shard`
+//! to the next prime ≥ 2 × objects / max_objs_per_shard, the reshard itself (time in
+//! proportion to the objects it moves, writes blocked meanwhile), and the bounded log
+//! of reshards that tests read to know where the target resharded.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::IndexConfig;
+use crate::store::{Bucket, Store};
+
+/// Reshards remembered by the target.
+const RESHARD_LOG: usize = 1000;
+/// RGW's limit on index shards.
+pub const MAX_SHARDS: u32 = 65521;
+
+/// A reshard the target did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReshardRecord {
+    pub bucket: String,
+    /// Shards before.
+    pub from: u32,
+    /// Shards after.
+    pub to: u32,
+    /// Objects moved.
+    pub objects: u64,
+    pub started: SystemTime,
+    pub ended: SystemTime,
+    /// Started by the target itself (past the threshold), not by the admin call.
+    pub dynamic: bool,
+}
+
+/// The target's reshard log (the last 1000) and how many passes the reshard thread
+/// made over the buckets.
+#[derive(Debug, Default)]
+pub struct ReshardLog {
+    records: Mutex<VecDeque<ReshardRecord>>,
+    checks: AtomicU64,
+}
+
+impl ReshardLog {
+    fn push(&self, r: ReshardRecord) {
+        let mut log = self.records.lock().unwrap_or_else(|p| p.into_inner());
+        log.push_back(r);
+        if log.len() > RESHARD_LOG {
+            log.pop_front();
+        }
+    }
+
+    pub fn all(&self) -> Vec<ReshardRecord> {
+        self.records
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .cloned()
+            .collect()
+    }
+
+    /// Passes of the reshard thread over all buckets so far.
+    pub fn checks(&self) -> u64 {
+        self.checks.load(Ordering::Acquire)
+    }
+}
+
+/// Reshards `bucket` to `to` shards and returns when done; writes block meanwhile.
+/// `false` when a reshard of the bucket was already running. The reshard runs in a
+/// task of its own, so it completes even if the caller goes away.
+pub async fn reshard(
+    store: &Arc<Store>,
+    name: &str,
+    bucket: &Arc<Bucket>,
+    to: u32,
+    dynamic: bool,
+) -> bool {
+    if !bucket.index.begin(store.instance_ids.next()) {
+        return false;
+    }
+    let task = tokio::spawn(run(
+        store.clone(),
+        name.to_string(),
+        bucket.clone(),
+        to,
+        dynamic,
+    ));
+    let _ = task.await;
+    true
+}
+
+async fn run(store: Arc<Store>, name: String, bucket: Arc<Bucket>, to: u32, dynamic: bool) {
+    let from = bucket.index.shards();
+    let started = SystemTime::now();
+    let objects = bucket.read().len() as u64;
+    let took = store
+        .index_config
+        .reshard_time_per_object
+        .saturating_mul(u32::try_from(objects).unwrap_or(u32::MAX));
+    if !took.is_zero() {
+        tokio::time::sleep(took).await;
+    }
+    bucket.index.finish(to);
+    store.reshards.push(ReshardRecord {
+        bucket: name,
+        from,
+        to,
+        objects,
+        started,
+        ended: SystemTime::now(),
+        dynamic,
+    });
+}
+
+/// Whether a bucket with `objects` in `shards` shards needs resharding.
+pub fn needs_reshard(objects: u64, shards: u32, max_objs_per_shard: u64) -> bool {
+    shards < MAX_SHARDS && objects > u64::from(shards).saturating_mul(max_objs_per_shard)
+}
+
+/// RGW's target for a bucket that outgrew its shards: the next prime at or above
+/// 2 × objects / max_objs_per_shard (integer division, as RGW computes it), never
+/// fewer shards than now.
+pub fn target_shards(objects: u64, max_objs_per_shard: u64, now: u32) -> u32 {
+    let wanted = objects.saturating_mul(2) / max_objs_per_shard.max(1);
+    let wanted = wanted.clamp(u64::from(now).max(1), u64::from(MAX_SHARDS)) as u32;
+    next_prime(wanted).min(MAX_SHARDS)
+}
+
+fn next_prime(n: u32) -> u32 {
+    let is_prime = |k: u32| {
+        let k = u64::from(k);
+        k >= 2 && (2u64..).take_while(|d| d * d <= k).all(|d| k % d != 0)
+    };
+    (n..=u32::MAX).find(|k| is_prime(*k)).unwrap_or(n)
+}
+
+/// The reshard thread: every `check_interval`, reshards buckets that outgrew their
+/// shards (when dynamic resharding is on), one at a time, until `stop`.
+pub async fn reshard_thread(store: Arc<Store>, config: IndexConfig, stop: CancellationToken) {
+    if !config.dynamic {
+        return;
+    }
+    let mut tick = tokio::time::interval(config.check_interval.max(Duration::from_millis(10)));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        for (name, _) in store.bucket_list() {
+            let Some(bucket) = store.bucket(&name) else {
+                continue;
+            };
+            let shards = bucket.index.shards();
+            let objects = bucket.read().len() as u64;
+            if needs_reshard(objects, shards, config.max_objs_per_shard) {
+                let to = target_shards(objects, config.max_objs_per_shard, shards);
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = reshard(&store, &name, &bucket, to, true) => {}
+                }
+            }
+        }
+        store.reshards.checks.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_follow_rgw() {
+        // 11 shards × 1000 objects crossed: next prime ≥ 22.
+        assert_eq!(target_shards(11_001, 1000, 11), 23);
+        assert_eq!(target_shards(15_000, 1000, 11), 31);
+        assert_eq!(target_shards(39_000, 1000, 31), 79);
+        assert_eq!(target_shards(111, 10, 11), 23);
+        assert_eq!(target_shards(119, 10, 11), 23);
+        assert_eq!(target_shards(120, 10, 11), 29);
+        // Never fewer shards than now.
+        assert_eq!(target_shards(10, 1000, 11), 11);
+        assert_eq!(target_shards(u64::MAX, 1, 11), MAX_SHARDS);
+        assert_eq!(next_prime(2), 2);
+        assert_eq!(next_prime(90), 97);
+    }
+
+    #[test]
+    fn the_threshold_is_strictly_above_shards_times_max() {
+        assert!(!needs_reshard(110, 11, 10));
+        assert!(needs_reshard(111, 11, 10));
+        assert!(!needs_reshard(u64::MAX, MAX_SHARDS, 1));
+    }
+}

@@ -1,0 +1,141 @@
+// The bucket-index charts end to end: two runs of a small workload on the embedded
+// target's RGW imitation, one on a dynamically resharded bucket and one on a bucket
+// pre-sharded to 211 shards, started through the API; then the run-detail page of each
+// (shard step line, reshard marks and windows) and the compare page with both.
+import { type APIRequestContext, type Page, expect, test } from "@playwright/test";
+import { screenshot, url } from "./support";
+
+const PRESHARDED = 211;
+
+/**
+ * 2,000 objects after the fill, 14,000 at the end: with 100 objects a shard a dynamic
+ * bucket reshards about once a round; 211 shards hold 21,100 objects, so the
+ * pre-sharded bucket never reshards.
+ */
+function workload(index: string): string {
+  return `name: e2e-reshard
+target:
+  endpoint: embedded
+  embedded:
+    storage: size-only
+    index: { max_objs_per_shard: 100, check_interval: 200ms, reshard_time_per_object: 100us, retry_step: 1s }
+buckets: { names: [e2e-reshard], index: ${index} }
+stalls: { min_intervals: 2 }
+keyspace: { seed: 3, prefix: r/ }
+objects: { size: 10B }
+before:
+  - { name: fill, op: put, concurrency: 8, until_objects: 2000 }
+rounds:
+  count: 3
+  phases:
+    - { name: write, op: put, concurrency: 8, operations: 4000 }
+    - { name: read, op: get, concurrency: 8, operations: 4000 }
+`;
+}
+
+/** Starts a run (waiting while another one holds the server) and returns its id. */
+async function startRun(request: APIRequestContext, yaml: string, labels: Record<string, string>): Promise<string> {
+  let runId = "";
+  await expect
+    .poll(
+      async () => {
+        const resp = await request.post(url("/api/runs"), { data: { yaml, labels } });
+        if (resp.ok()) runId = ((await resp.json()) as { run_id: string }).run_id;
+        return resp.status();
+      },
+      { timeout: 60_000, message: "the server accepts the run" },
+    )
+    .toBe(201);
+  return runId;
+}
+
+async function waitFinished(request: APIRequestContext, id: string): Promise<string> {
+  let status = "running";
+  await expect
+    .poll(
+      async () => {
+        const resp = await request.get(url(`/api/runs/${encodeURIComponent(id)}`));
+        status = ((await resp.json()) as { info: { status: string } }).info.status;
+        return status;
+      },
+      { timeout: 150_000, intervals: [500, 1000], message: `run ${id} finishes` },
+    )
+    .not.toBe("running");
+  return status;
+}
+
+async function shardValues(page: Page, chartTestId: string, series?: string): Promise<number[]> {
+  const selector = series ? `[data-testid="shard-point"][data-series*="${series}"]` : '[data-testid="shard-point"]';
+  const points = page.getByTestId(chartTestId).locator(selector);
+  return (await points.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-shards")))));
+}
+
+test.describe.serial("bucket index: dynamic vs pre-sharded", () => {
+  let dynamicId = "";
+  let preshardedId = "";
+
+  test.beforeAll(async ({ request }) => {
+    test.setTimeout(360_000);
+    dynamicId = await startRun(request, workload("dynamic"), { index: "dynamic" });
+    expect(await waitFinished(request, dynamicId)).toBe("completed");
+    preshardedId = await startRun(request, workload(`{ shards: ${PRESHARDED} }`), { index: "presharded" });
+    expect(await waitFinished(request, preshardedId)).toBe("completed");
+  });
+
+  test("the dynamic run resharded, and its detail page draws the shard steps and marks them", async ({ page, request }) => {
+    const report = (await (await request.get(url(`/api/runs/${dynamicId}/index`))).json()) as {
+      reshards: Array<{ end: { phase: { section: string; round: number; name: string } } | null }>;
+    };
+    expect(report.reshards.length).toBeGreaterThanOrEqual(2);
+    const seenInRound = report.reshards.find((r) => r.end?.phase.section === "round")?.end?.phase;
+    expect(seenInRound).toBeTruthy();
+
+    await page.goto(url(`/runs/${dynamicId}`));
+    const chart = page.getByTestId("rounds-chart");
+    await expect(chart.locator('[data-testid="shard-point"]')).toHaveCount(3);
+    const shards = await shardValues(page, "rounds-chart");
+    expect(shards[2]).toBeGreaterThan(shards[0]);
+    expect(shards).toEqual([...shards].sort((a, b) => a - b));
+    const reshardMarks = chart.locator('[data-testid="round-mark"][data-kind*="reshard"]');
+    expect(await reshardMarks.count()).toBeGreaterThanOrEqual(1);
+    await expect(reshardMarks.first().locator("title")).toContainText(/reshard \d+→\d+ shards/);
+
+    const section = page.getByTestId("bucket-index");
+    await expect(section.getByTestId("reshard-row")).toHaveCount(report.reshards.length);
+    await expect(section.getByTestId("index-polling")).toContainText("Polled the index");
+
+    // The per-second chart of the phase in which a reshard was seen.
+    const op = seenInRound!.name === "write" ? "put" : "get";
+    await page.getByTestId("phase-picker").selectOption(`round|${seenInRound!.round}|${seenInRound!.name}|${op}`);
+    const perSecond = page.getByTestId("interval-chart");
+    await expect(perSecond.locator('[data-testid="reshard-window"]').first()).toBeVisible();
+    await expect(perSecond.locator('[data-testid="shard-step"]').first()).toBeAttached();
+    await page.getByTestId("rounds-chart").scrollIntoViewIfNeeded();
+    await screenshot(page, "run-detail-rgw", true);
+  });
+
+  test("the pre-sharded run keeps a flat shard line and has no reshard marks", async ({ page }) => {
+    await page.goto(url(`/runs/${preshardedId}`));
+    const chart = page.getByTestId("rounds-chart");
+    await expect(chart.locator('[data-testid="shard-point"]')).toHaveCount(3);
+    expect(await shardValues(page, "rounds-chart")).toEqual([PRESHARDED, PRESHARDED, PRESHARDED]);
+    await expect(chart.locator('[data-testid="round-mark"][data-kind*="reshard"]')).toHaveCount(0);
+    await expect(page.getByTestId("no-reshards")).toBeVisible();
+    await screenshot(page, "run-detail-rgw-presharded");
+  });
+
+  test("compare draws each run's shard line and marks the dynamic run's reshards", async ({ page }) => {
+    await page.goto(url(`/compare?runs=${dynamicId},${preshardedId}`));
+    await expect(page.getByTestId("compare-run")).toHaveCount(2);
+    const chart = page.getByTestId("rounds-chart");
+    await expect(chart.locator('[data-testid="shard-point"]')).toHaveCount(6);
+    const dynamic = await shardValues(page, "rounds-chart", "index=dynamic");
+    const presharded = await shardValues(page, "rounds-chart", "index=presharded");
+    expect(dynamic).toHaveLength(3);
+    expect(dynamic[2]).toBeGreaterThan(dynamic[0]);
+    expect(presharded).toEqual([PRESHARDED, PRESHARDED, PRESHARDED]);
+    await expect(chart.locator('[data-testid="round-mark"][data-kind*="reshard"]').first()).toBeVisible();
+    await expect(chart.locator('[data-testid="round-mark"]').filter({ hasText: "#2 reshard" })).toHaveCount(0);
+    await screenshot(page, "compare-rgw", true);
+  });
+});
