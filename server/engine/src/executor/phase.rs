@@ -249,11 +249,15 @@ pub(crate) async fn run(
 }
 
 fn emit_stall(ctx: &RunContext, mut stall: StallEvent) {
+    // The slowest writes that ended in the stall were in flight since `end - p99`: a
+    // reshard anywhere in that span can have held them.
+    let start = stall.start_t_s - stall.max_write_p99_us as f64 / 1e6;
+    let end = stall.end_t_s;
     stall.reshard = ctx
         .tracker
         .as_ref()
-        .and_then(|t| t.nearest_reshard(stall.start_t_s, stall.end_t_s));
-    let (start, end, linked) = (stall.start_t_s, stall.end_t_s, stall.reshard.is_some());
+        .and_then(|t| t.nearest_reshard(start, end));
+    let linked = stall.reshard.is_some();
     let id = ctx.emit(RunEvent::Stall(stall));
     if let Some(t) = &ctx.tracker {
         t.remember_stall(id, start, end, linked);
