@@ -22,6 +22,8 @@ export interface Aggregate {
   worst_p50_us: number;
   worst_p99_us: number;
   worst_p999_us: number;
+  /** The slowest single operation: where writes blocked by a reshard show. */
+  max_us: number;
 }
 
 /**
@@ -48,6 +50,7 @@ export function aggregate(rows: SummaryRow[], scope: DeltaScope = "all"): Map<st
       worst_p50_us: 0,
       worst_p99_us: 0,
       worst_p999_us: 0,
+      max_us: 0,
     };
     a.ops += r.ops;
     a.duration_s += r.duration_s;
@@ -56,6 +59,7 @@ export function aggregate(rows: SummaryRow[], scope: DeltaScope = "all"): Map<st
     a.worst_p50_us = Math.max(a.worst_p50_us, r.latency_us.p50);
     a.worst_p99_us = Math.max(a.worst_p99_us, r.latency_us.p99);
     a.worst_p999_us = Math.max(a.worst_p999_us, r.latency_us.p999);
+    a.max_us = Math.max(a.max_us, r.latency_us.max);
     out.set(key, a);
   }
   for (const a of out.values()) {
@@ -89,6 +93,7 @@ export const DELTA_METRICS: DeltaMetric[] = [
   { key: "worst_p50_us", label: "p50", better: "lower", unit: "µs", overRounds: "worst round" },
   { key: "worst_p99_us", label: "p99", better: "lower", unit: "µs", overRounds: "worst round" },
   { key: "worst_p999_us", label: "p99.9", better: "lower", unit: "µs", overRounds: "worst round" },
+  { key: "max_us", label: "max", better: "lower", unit: "µs", overRounds: "slowest operation" },
   { key: "errors", label: "errors", better: "lower", unit: "", overRounds: "sum" },
 ];
 

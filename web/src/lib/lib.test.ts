@@ -99,11 +99,13 @@ describe("compare", () => {
   });
   it("aggregates rounds exactly: ops over time, worst percentile", () => {
     const a = aggregate([
-      row({ round: 1, phase: "write", op: "put", ops: 1000, duration_s: 10, latency_us: { min: 1, mean: 1, p50: 1, p90: 1, p99: 500, p999: 1, max: 1 } }),
+      row({ round: 1, phase: "write", op: "put", ops: 1000, duration_s: 10, latency_us: { min: 1, mean: 1, p50: 1, p90: 1, p99: 500, p999: 1, max: 45_000_000 } }),
       row({ round: 2, phase: "write", op: "put", ops: 3000, duration_s: 10, latency_us: { min: 1, mean: 1, p50: 1, p90: 1, p99: 900, p999: 1, max: 1 } }),
     ]).get("round|write|put")!;
     expect(a.ops_per_sec).toBe(200);
     expect(a.worst_p99_us).toBe(900);
+    // A write held 45 s by a reshard hides under p99.9 but not under max.
+    expect(a.max_us).toBe(45_000_000);
   });
   it("judges changes from a zero baseline by direction", () => {
     expect(verdictOf(0, 5, "lower")).toBe("worse"); // errors appeared

@@ -256,7 +256,7 @@ fn emit_stall(ctx: &RunContext, mut stall: StallEvent) {
     stall.reshard = ctx
         .tracker
         .as_ref()
-        .and_then(|t| t.nearest_reshard(start, end));
+        .and_then(|t| t.nearest_reshard(start, stall.start_t_s, end));
     let linked = stall.reshard.is_some();
     let id = ctx.emit(RunEvent::Stall(stall));
     if let Some(t) = &ctx.tracker {

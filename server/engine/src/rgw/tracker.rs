@@ -76,6 +76,21 @@ fn distance(a: (f64, f64), b: (f64, f64)) -> f64 {
     }
 }
 
+/// See [`IndexTracker::nearest_reshard`].
+fn choose_reshard(
+    reshards: &VecDeque<Window>,
+    reach_start: f64,
+    start: f64,
+    end: f64,
+) -> Option<u64> {
+    reshards
+        .iter()
+        .filter(|r| distance((r.start, r.end), (reach_start, end)) <= LINK_WINDOW_S)
+        .map(|r| (distance((r.start, r.end), (start, end)), r.id))
+        .min_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)))
+        .map(|(_, id)| id)
+}
+
 impl IndexTracker {
     pub fn new(admin: AdminClient, buckets: Vec<String>, poll: Duration) -> IndexTracker {
         let n = buckets.len();
@@ -262,21 +277,17 @@ impl IndexTracker {
         })
     }
 
-    /// The nearest recent reshard to a stall window, if close enough. While a reshard
-    /// is in progress, none: the stall is left for that reshard to claim when its new
-    /// shard count is seen.
-    pub fn nearest_reshard(&self, start: f64, end: f64) -> Option<u64> {
+    /// The recent reshard that most likely caused a stall, if any is close enough: one
+    /// within reach of the span `[reach_start, end]` in which the stall's slowest writes
+    /// were in flight, and of those the nearest to the stall's own window `[start,
+    /// end]` (the latest on a tie). While a reshard is in progress, none: the stall is
+    /// left for that reshard to claim when its new shard count is seen.
+    pub fn nearest_reshard(&self, reach_start: f64, start: f64, end: f64) -> Option<u64> {
         let state = self.state();
         if state.buckets.iter().any(|b| b.in_progress.is_some()) {
             return None;
         }
-        state
-            .reshards
-            .iter()
-            .map(|r| (distance((r.start, r.end), (start, end)), r.id))
-            .filter(|(d, _)| *d <= LINK_WINDOW_S)
-            .min_by(|a, b| a.0.total_cmp(&b.0))
-            .map(|(_, id)| id)
+        choose_reshard(&state.reshards, reach_start, start, end)
     }
 
     /// Remembers an emitted stall for reshards seen later.
@@ -305,5 +316,32 @@ impl IndexTracker {
             p99_ms: ms(0.99),
             max_ms: state.cost.max() as f64 / 1000.0,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reshard(id: u64, start: f64, end: f64) -> Window {
+        Window {
+            id,
+            start,
+            end,
+            linked: false,
+        }
+    }
+
+    #[test]
+    fn a_stall_links_to_the_reshard_inside_it_not_an_older_one_in_reach() {
+        // Seen on RGW: reshards at 15-17 s and 46-47 s; a stall 43-61 s whose slowest
+        // writes (40 s) were in flight since 3 s has both in reach.
+        let reshards: VecDeque<_> = [reshard(21, 15.3, 17.3), reshard(53, 46.3, 47.3)].into();
+        assert_eq!(choose_reshard(&reshards, 2.7, 42.7, 60.7), Some(53));
+        // A stall released long after its reshard still finds it through its reach.
+        assert_eq!(choose_reshard(&reshards, 10.0, 70.0, 75.0), Some(53));
+        assert_eq!(choose_reshard(&reshards, 17.5, 17.7, 21.7), Some(21));
+        // Nothing in reach.
+        assert_eq!(choose_reshard(&reshards, 100.0, 101.0, 105.0), None);
     }
 }
