@@ -16,23 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "keystorm")
-ENV = dict(os.environ, AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench-secret")
-
-
-def start_sim(storage):
-    p = subprocess.Popen(
-        [BIN, "sim", "--port", "0", "--storage", storage],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    line = p.stdout.readline().strip()
-    prefix = "keystorm sim listening on "
-    if not line.startswith(prefix):
-        p.kill()
-        sys.exit(f"sim did not start: {line!r}")
-    return p, line[len(prefix):]
+from bench_common import BIN, ENV, start_sim
 
 
 def run(workload_text, results, label):
@@ -100,7 +84,7 @@ def main():
     fills = (100_000, 2_000_000) if not args.quick else (20_000, 200_000)
 
     results = tempfile.mkdtemp(prefix="keystorm-bench-")
-    sim, endpoint = start_sim("memory")
+    sim, endpoint = start_sim("--storage", "memory")
     rows = []
     try:
         seed = 1
@@ -139,7 +123,7 @@ def main():
             if f and s and f[0][4] > 0:
                 print(f"  {op:5} c{conc:<3} {s[0][4] / f[0][4]:.2f}x")
 
-    sim, endpoint = start_sim("size-only")
+    sim, endpoint = start_sim("--storage", "size-only")
     try:
         print("\nClient peak RSS after a fill (size-only target, 6-byte objects, fast client, concurrency 64)")
         rss = []

@@ -35,6 +35,8 @@ pub enum Command {
     Ls(ResultsArgs),
     /// Show a past run's summary as a table.
     Show(ShowArgs),
+    /// Count (or walk) every key of a bucket: serially, by prefix or adaptively.
+    List(ListArgs),
     /// Run the embedded S3 target on its own.
     Sim(SimArgs),
     /// Serve the web UI and the HTTP API (start runs, watch them live, compare runs).
@@ -142,6 +144,108 @@ pub struct ShowArgs {
 
     #[command(flatten)]
     pub results: ResultsArgs,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (and \
+AWS_SESSION_TOKEN), else the default AWS profile, or --profile. Every mode lists each key \
+exactly once. Exit codes: 0 listed completely, 1 the listing failed, 2 bad arguments."
+)]
+pub struct ListArgs {
+    /// Bucket to list.
+    pub bucket: String,
+
+    /// Only keys starting with this.
+    #[arg(long, default_value = "")]
+    pub prefix: String,
+
+    /// S3 endpoint (http://host:port or https://host).
+    #[arg(long, value_name = "URL", env = "KEYSTORM_ENDPOINT")]
+    pub endpoint: String,
+
+    /// `serial` (one paginator), `prefix` (one per leading characters) or `adaptive`
+    /// (ranges cut as keys are found: for unknown or skewed key sets).
+    #[arg(long, value_enum, default_value_t = ListModeArg::Adaptive)]
+    pub mode: ListModeArg,
+
+    /// Listers (requests in flight) for prefix and adaptive modes.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub concurrency: u32,
+
+    /// Prefix mode: leading characters per prefix (1 = 62 prefixes for base-62 keys).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4))]
+    pub depth: u32,
+
+    /// Prefix mode: the characters keys start with.
+    #[arg(long, default_value = keystorm_engine::listing::BASE62_ALPHABET)]
+    pub alphabet: String,
+
+    /// Adaptive mode: seed the ranges from the folders of one listing with this
+    /// delimiter; an empty value skips it.
+    #[arg(long, default_value = "/")]
+    pub delimiter: String,
+
+    /// Keys per page (max-keys).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub page_size: u32,
+
+    /// Attempts after a failed page before the listing gives up.
+    #[arg(long, default_value_t = 3)]
+    pub retries: u32,
+
+    /// Also report the space used by prefix, age, key suffix and object size.
+    #[arg(long)]
+    pub report: bool,
+
+    /// Characters after --prefix that group the report's prefixes.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(0..=64))]
+    pub report_depth: u32,
+
+    /// Write every key (key, size, etag, last_modified; with --head also metadata) to
+    /// this file as JSON lines.
+    #[arg(long, value_name = "FILE")]
+    pub keys: Option<PathBuf>,
+
+    /// HEAD every listed object to read its user metadata (x-amz-meta-*), which LIST
+    /// does not return; the listers feed a bounded queue of keys to the HEAD workers.
+    #[arg(long)]
+    pub head: bool,
+
+    /// HEAD requests in flight with --head.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096), requires = "head")]
+    pub head_concurrency: u32,
+
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Region to sign for.
+    #[arg(long, default_value = "us-east-1")]
+    pub region: String,
+
+    /// Virtual-hosted addressing (bucket.host) instead of path style.
+    #[arg(long)]
+    pub virtual_hosted: bool,
+
+    /// AWS profile to take the keys from.
+    #[arg(long)]
+    pub profile: Option<String>,
+
+    /// Accept any TLS certificate (test clusters).
+    #[arg(long)]
+    pub insecure: bool,
+
+    /// Per-request timeout.
+    #[arg(long, default_value = "60s", value_parser = parse_positive_duration)]
+    pub timeout: std::time::Duration,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListModeArg {
+    Serial,
+    Prefix,
+    Adaptive,
 }
 
 #[derive(Debug, clap::Args)]

@@ -33,7 +33,7 @@ rounds:
 fn help_documents_every_command() {
     let out = keystorm().arg("--help").assert().success();
     let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    for cmd in ["run", "validate", "ls", "show", "sim", "serve"] {
+    for cmd in ["run", "validate", "ls", "show", "list", "sim", "serve"] {
         assert!(text.contains(cmd), "help lacks {cmd}");
     }
     keystorm()

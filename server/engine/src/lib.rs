@@ -4,15 +4,18 @@
 //! and executed by the [`executor`] against an S3 target through one of the [`s3`]
 //! clients. Keys, sizes, content and metadata are computed by the [`keyspace`], never
 //! stored; latency is recorded into exact HdrHistograms by [`metrics`] and written as
-//! the run goes by [`results`].
+//! the run goes by [`results`]. Whole buckets are walked by [`listing`] (serial, by
+//! prefix, or adaptively) and HEADed for their metadata by [`scan`].
 
 pub mod executor;
 pub mod keyspace;
+pub mod listing;
 pub mod metrics;
 pub mod ops;
 pub mod plan;
 pub mod results;
 pub mod rgw;
 pub mod s3;
+pub mod scan;
 pub mod size;
 pub mod spec;

@@ -215,6 +215,16 @@ pub struct PhasePlan {
     pub page_size: u32,
     /// Stop the run when the error fraction of this phase exceeds this (checked each interval).
     pub max_error_rate: Option<f64>,
+    /// How a complete listing (`PhaseEnd::ListOnce`) walks each bucket.
+    pub listing: Option<ListingPlan>,
+}
+
+/// A phase that lists every key of the keyspace prefix in each bucket.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListingPlan {
+    pub mode: crate::listing::ListMode,
+    /// Characters after the prefix that group the space report; `None` = no report.
+    pub report_depth: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -745,3 +745,68 @@ fn rgw_mistakes_are_reported_with_positions() {
         "between 0 and 1",
     );
 }
+
+#[test]
+fn list_modes_are_read_and_checked() {
+    let plan = parse_workload(
+        &format!(
+            "{HEAD}after:\n  - {{ name: s, op: list }}\n  - {{ name: p, op: list, mode: prefix, prefix_depth: 2, alphabet: \"0123456789abcdef\" }}\n  - {{ name: a, op: list, mode: adaptive, delimiter: \"\", report: true }}\n  - {{ name: d, op: list, mode: adaptive }}\n"
+        ),
+        "w.yaml",
+    )
+    .expect("valid")
+    .0;
+    use keystorm_engine::listing::ListMode;
+    let modes: Vec<_> = plan
+        .after
+        .iter()
+        .map(|p| p.listing.clone().expect("a complete listing"))
+        .collect();
+    assert_eq!(modes[0].mode, ListMode::Serial);
+    assert_eq!(
+        modes[1].mode,
+        ListMode::Prefix {
+            depth: 2,
+            alphabet: "0123456789abcdef".into()
+        }
+    );
+    assert_eq!(modes[2].mode, ListMode::Adaptive { delimiter: None });
+    assert_eq!(modes[2].report_depth, Some(1));
+    assert_eq!(
+        modes[3].mode,
+        ListMode::Adaptive {
+            delimiter: Some("/".into())
+        }
+    );
+
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: list, mode: sideways }}\n"),
+        4,
+        23,
+        "unknown list mode \"sideways\"",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: list, mode: serial, prefix_depth: 2 }}\n"),
+        4,
+        45,
+        "`prefix_depth` applies to `mode: prefix`",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: list, mode: prefix, prefix_depth: 9 }}\n"),
+        4,
+        45,
+        "prefix_depth",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: list, duration: 5s, mode: adaptive }}\n"),
+        4,
+        37,
+        "complete listings only",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: put, operations: 5, report: true }}\n"),
+        4,
+        39,
+        "complete listings only",
+    );
+}

@@ -38,7 +38,7 @@ pub use config::{Delay, FaultConfig, FaultCounts, IndexConfig, LatencyConfig, Si
 pub use delay::DelayParseError;
 pub use index::IndexView;
 pub use reshard::ReshardRecord;
-pub use store::Store;
+pub use store::{Object, Store, now_ms};
 
 /// What the target keeps of each object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

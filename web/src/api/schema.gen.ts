@@ -310,6 +310,55 @@ export interface components {
             /** @description Bucket index as last polled (tracked targets only). */
             index?: components["schemas"]["BucketIndex"][];
         };
+        /** @description How a listing splits the key space. */
+        ListMode: {
+            /** @enum {string} */
+            mode: "serial";
+        } | {
+            /** Format: int32 */
+            depth: number;
+            alphabet: string;
+            /** @enum {string} */
+            mode: "prefix";
+        } | {
+            delimiter?: string | null;
+            /** @enum {string} */
+            mode: "adaptive";
+        };
+        /** @description A finished (or stopped) listing. */
+        ListOutcome: {
+            bucket: string;
+            prefix: string;
+            mode: components["schemas"]["ListMode"];
+            /** Format: int32 */
+            concurrency: number;
+            /** Format: int64 */
+            keys: number;
+            /**
+             * Format: int64
+             * @description Sum of the listed objects' sizes.
+             */
+            bytes: number;
+            /**
+             * Format: int64
+             * @description ListObjectsV2 requests, failed ones included.
+             */
+            requests: number;
+            /** Format: int64 */
+            errors: number;
+            /**
+             * Format: int64
+             * @description Ranges listed (1 for serial), and how many of them were cut from busy ranges.
+             */
+            ranges: number;
+            /** Format: int64 */
+            cuts: number;
+            /** Format: double */
+            seconds: number;
+            /** @description False when the listing was stopped before the end. */
+            complete: boolean;
+            report?: null | components["schemas"]["SpaceReport"];
+        };
         Manifest: {
             /** Format: int32 */
             format_version: number;
@@ -545,6 +594,17 @@ export interface components {
             /** @enum {string} */
             event: "index_polling";
         } | {
+            /**
+             * @description A complete listing of one bucket finished: keys, bytes, mode, and the space
+             *     report when the phase asked for one.
+             */
+            data: {
+                phase: components["schemas"]["PhaseRef"];
+                outcome: components["schemas"]["ListOutcome"];
+            };
+            /** @enum {string} */
+            event: "listing";
+        } | {
             data: {
                 status: components["schemas"]["RunStatus"];
                 error?: string | null;
@@ -588,6 +648,27 @@ export interface components {
          * @enum {string}
          */
         Section: "before" | "round" | "after";
+        /** @description What a bucket (under a prefix) holds, broken down four ways. */
+        SpaceReport: {
+            total: components["schemas"]["Tally"];
+            /**
+             * Format: int32
+             * @description Characters after the listing prefix that group `by_prefix`.
+             */
+            prefix_depth: number;
+            by_prefix: {
+                [key: string]: components["schemas"]["Tally"];
+            };
+            by_age: {
+                [key: string]: components["schemas"]["Tally"];
+            };
+            by_suffix: {
+                [key: string]: components["schemas"]["Tally"];
+            };
+            by_size: {
+                [key: string]: components["schemas"]["Tally"];
+            };
+        };
         /** @description Consecutive intervals of a phase whose writes stalled. */
         StallEvent: {
             phase: components["schemas"]["PhaseRef"];
@@ -680,6 +761,13 @@ export interface components {
             /** @description Bucket index when the phase started and ended (tracked targets only). */
             index_at_start?: components["schemas"]["BucketIndex"][];
             index_at_end?: components["schemas"]["BucketIndex"][];
+        };
+        /** @description Objects and their bytes. */
+        Tally: {
+            /** Format: int64 */
+            objects: number;
+            /** Format: int64 */
+            bytes: number;
         };
         TotalRow: components["schemas"]["OpSummary"] & {
             op: components["schemas"]["OpKind"];

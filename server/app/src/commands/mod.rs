@@ -1,5 +1,6 @@
 //! One module per command; each returns the exit code of a normal end.
 
+mod list;
 mod ls;
 mod run;
 mod serve;
@@ -15,6 +16,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8, CliError> {
         Command::Run(args) => run::run(args).await,
         Command::Validate(args) => validate::validate(&args),
         Command::Ls(args) => ls::ls(&args),
+        Command::List(args) => list::list(&args).await,
         Command::Show(args) => show::show(&args),
         Command::Sim(args) => sim::sim(&args).await,
         Command::Serve(args) => serve::serve(args).await,

@@ -3,6 +3,7 @@
 //! results as it goes. Observers see every step (progress bars, later the live UI).
 
 mod cleanup;
+mod listing_phase;
 mod op;
 mod phase;
 mod sequence;
@@ -92,6 +93,12 @@ pub enum RunEvent {
     Stall(crate::results::StallEvent),
     /// What polling the bucket index cost over the run.
     IndexPolling(crate::results::IndexPollingEvent),
+    /// A complete listing of one bucket finished: keys, bytes, mode, and the space
+    /// report when the phase asked for one.
+    Listing {
+        phase: PhaseRef,
+        outcome: crate::listing::ListOutcome,
+    },
     Finished {
         status: RunStatus,
         error: Option<String>,

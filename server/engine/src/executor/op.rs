@@ -4,12 +4,10 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio_util::sync::CancellationToken;
-
 use super::RunContext;
 use super::worker::pick_offset;
 use crate::keyspace::{Keyspace, Window};
-use crate::metrics::{OpStats, Recorder, micros};
+use crate::metrics::{OpStats, micros};
 use crate::ops::{ErrorClass, OpKind};
 use crate::plan::{PhaseEnd, PhasePlan, PhaseWork, Selection};
 use crate::s3::{ListRequest, S3Client};
@@ -87,14 +85,6 @@ impl OpRunner {
 
     pub fn puts_settled(&self) -> bool {
         self.window.puts_settled()
-    }
-
-    pub fn bucket_count(&self) -> usize {
-        self.buckets.len()
-    }
-
-    pub fn bucket_name(&self, b: usize) -> &str {
-        &self.buckets[b]
     }
 
     pub async fn run(
@@ -206,63 +196,6 @@ impl OpRunner {
                 ..Moved::default()
             }),
         )
-    }
-
-    /// Lists bucket `b` completely, one recorded operation per page.
-    pub async fn list_bucket(
-        &mut self,
-        b: usize,
-        recorder: &Recorder,
-        stop: &CancellationToken,
-        _rng: &mut fastrand::Rng,
-    ) -> Result<(), ErrorClass> {
-        let mut request = ListRequest {
-            prefix: self.prefix.clone(),
-            max_keys: Some(self.page_size),
-            ..ListRequest::default()
-        };
-        loop {
-            if stop.is_cancelled() {
-                return Ok(());
-            }
-            let start = Instant::now();
-            let r = self
-                .client
-                .list_objects_v2(&self.buckets[b], &request)
-                .await;
-            let finished = Instant::now();
-            let (result, next) = match r {
-                Ok(page) => {
-                    let next = page
-                        .is_truncated
-                        .then_some(page.next_continuation_token)
-                        .flatten();
-                    let moved = Moved {
-                        keys: page.entries.len() as u64,
-                        ..Moved::default()
-                    };
-                    (
-                        OpResult {
-                            finished,
-                            outcome: Ok(moved),
-                        },
-                        Ok(next),
-                    )
-                }
-                Err(e) => (
-                    OpResult {
-                        finished,
-                        outcome: Err(e.class),
-                    },
-                    Err(e.class),
-                ),
-            };
-            recorder.with(|s| result.record(s.op_mut(OpKind::List), start));
-            match next? {
-                Some(token) => request.continuation_token = Some(token),
-                None => return Ok(()),
-            }
-        }
     }
 }
 

@@ -11,6 +11,7 @@ use tokio::task::JoinSet;
 use tokio::time::MissedTickBehavior;
 use tokio_util::sync::CancellationToken;
 
+use super::listing_phase::ListingTask;
 use super::sequence::ScheduledPhase;
 use super::stalls::StallDetector;
 use super::worker::Worker;
@@ -106,7 +107,18 @@ pub(crate) async fn run(
         .collect();
 
     let mut workers = JoinSet::new();
-    for id in 0..p.concurrency {
+    // A complete listing runs its own listers; every other phase, one worker per slot.
+    let listing = match p.listing.as_ref().filter(|_| p.end == PhaseEnd::ListOnce) {
+        Some(plan) => {
+            let task = ListingTask::new(ctx, p, plan, &recorders, shared.stop.clone());
+            let outcomes = task.outcomes.clone();
+            workers.spawn(task.run());
+            Some(outcomes)
+        }
+        None => None,
+    };
+    let slots = if listing.is_some() { 0 } else { p.concurrency };
+    for id in 0..slots {
         let worker = Worker::new(
             ctx,
             p,
@@ -213,6 +225,14 @@ pub(crate) async fn run(
         t.poll_once(ctx).await;
     }
     let index_at_end = ctx.index_snapshot();
+    let outcomes =
+        listing.map(|l| std::mem::take(&mut *l.lock().unwrap_or_else(|e| e.into_inner())));
+    for outcome in outcomes.into_iter().flatten() {
+        ctx.emit(RunEvent::Listing {
+            phase: pref.clone(),
+            outcome,
+        });
+    }
     for w in warnings {
         ctx.emit(RunEvent::Warning {
             message: format!("phase {}: {w}", pref.name),

@@ -24,7 +24,6 @@ pub(crate) struct Worker {
     shared: Arc<PhaseShared>,
     recorder: Recorder,
     rng: fastrand::Rng,
-    id: u32,
     /// Cumulative mix weights, for a weighted pick.
     mix: Vec<(OpKind, u32)>,
     mix_total: u32,
@@ -66,7 +65,6 @@ impl Worker {
             rng: fastrand::Rng::with_seed(
                 ctx.plan.keyspace.seed ^ (u64::from(id) << 32) ^ fastrand::u64(..),
             ),
-            id,
             mix,
             mix_total,
         }
@@ -74,9 +72,6 @@ impl Worker {
 
     /// Runs until the phase ends; returns a warning to show, if any.
     pub async fn run(mut self) -> Option<String> {
-        if self.plan.end == PhaseEnd::ListOnce {
-            return self.list_once().await;
-        }
         loop {
             if self.shared.stop.is_cancelled() {
                 return None;
@@ -165,27 +160,6 @@ impl Worker {
             }
         }
         Some(Some(intended))
-    }
-
-    /// One full listing: this worker takes every `concurrency`-th bucket.
-    async fn list_once(mut self) -> Option<String> {
-        let buckets = self.runner.bucket_count();
-        let mut b = self.id as usize;
-        while b < buckets {
-            if self
-                .runner
-                .list_bucket(b, &self.recorder, &self.shared.stop, &mut self.rng)
-                .await
-                .is_err()
-            {
-                return Some(format!(
-                    "listing bucket {} stopped after an error",
-                    self.runner.bucket_name(b)
-                ));
-            }
-            b += self.plan.concurrency as usize;
-        }
-        None
     }
 }
 

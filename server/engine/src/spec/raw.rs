@@ -238,6 +238,16 @@ pub struct RawPhase {
     pub select: Option<S<RawSelect>>,
     pub page_size: Option<S<i64>>,
     pub max_error_rate: Option<S<f64>>,
+    /// List phases: `serial`, `prefix` or `adaptive`.
+    pub mode: Option<S<String>>,
+    /// Prefix mode: leading characters per prefix.
+    pub prefix_depth: Option<S<i64>>,
+    /// Prefix mode: the characters keys start with.
+    pub alphabet: Option<S<String>>,
+    /// Adaptive mode: the delimiter whose folders seed the ranges (`""`: none).
+    pub delimiter: Option<S<String>>,
+    /// List phases: add a space report (by prefix, age, suffix, size) to the results.
+    pub report: Option<S<bool>>,
 }
 
 #[derive(Debug, Deserialize)]

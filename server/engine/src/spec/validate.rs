@@ -9,6 +9,7 @@ use serde_saphyr::{Location, Spanned};
 use super::SpecWarning;
 use super::raw::*;
 use super::template::parse_template;
+use crate::listing::ListMode;
 use crate::ops::OpKind;
 use crate::plan::*;
 use crate::s3::ClientKind;
@@ -984,6 +985,7 @@ fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
         Some(v) => Some(v.value),
         None => None,
     };
+    let listing = listing_plan(&p, &loc, &end)?;
     Ok(NamedPhase {
         name: name.clone(),
         name_given,
@@ -997,6 +999,81 @@ fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
             selection,
             page_size,
             max_error_rate,
+            listing,
         },
     })
+}
+
+/// The listing settings of a complete-listing phase; an error where they are given to
+/// any other phase.
+fn listing_plan(p: &RawPhase, loc: &Location, end: &PhaseEnd) -> R<Option<ListingPlan>> {
+    if *end != PhaseEnd::ListOnce {
+        let given = [
+            ("mode", p.mode.as_ref().map(loc_of)),
+            ("prefix_depth", p.prefix_depth.as_ref().map(loc_of)),
+            ("alphabet", p.alphabet.as_ref().map(loc_of)),
+            ("delimiter", p.delimiter.as_ref().map(loc_of)),
+            ("report", p.report.as_ref().map(loc_of)),
+        ];
+        if let Some((field, Some(l))) = given.into_iter().find(|(_, l)| l.is_some()) {
+            return at(
+                l,
+                format!(
+                    "`{field}` applies to complete listings only (`op: list` without \
+                     `duration` or `operations`)"
+                ),
+            );
+        }
+        return Ok(None);
+    }
+    let mode_name = p.mode.as_ref().map_or("serial", |m| m.value.trim());
+    let only_for = |field: &str, l: Option<&Location>, mode: &str| match l {
+        Some(l) if mode_name != mode => at(
+            l,
+            format!("`{field}` applies to `mode: {mode}` listings, not `{mode_name}`"),
+        ),
+        _ => Ok(()),
+    };
+    only_for(
+        "prefix_depth",
+        p.prefix_depth.as_ref().map(loc_of),
+        "prefix",
+    )?;
+    only_for("alphabet", p.alphabet.as_ref().map(loc_of), "prefix")?;
+    only_for("delimiter", p.delimiter.as_ref().map(loc_of), "adaptive")?;
+    let mode = match mode_name {
+        "serial" => ListMode::Serial,
+        "prefix" => {
+            let depth = match &p.prefix_depth {
+                Some(d) => in_range(d, "prefix_depth", 1, 4)? as u32,
+                None => 1,
+            };
+            let alphabet = match &p.alphabet {
+                Some(a) if a.value.is_empty() => {
+                    return at(loc_of(a), "`alphabet` must not be empty");
+                }
+                Some(a) => a.value.clone(),
+                None => crate::listing::BASE62_ALPHABET.to_string(),
+            };
+            ListMode::Prefix { depth, alphabet }
+        }
+        "adaptive" => ListMode::Adaptive {
+            delimiter: match &p.delimiter {
+                Some(d) if d.value.is_empty() => None,
+                Some(d) => Some(d.value.clone()),
+                None => Some("/".to_string()),
+            },
+        },
+        other => {
+            let l = p.mode.as_ref().map(loc_of).unwrap_or(loc);
+            return at(
+                l,
+                format!("unknown list mode {other:?}; use `serial`, `prefix` or `adaptive`"),
+            );
+        }
+    };
+    Ok(Some(ListingPlan {
+        mode,
+        report_depth: p.report.as_ref().is_some_and(|r| r.value).then_some(1),
+    }))
 }

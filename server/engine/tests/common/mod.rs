@@ -69,8 +69,17 @@ pub async fn run(text: &str, results: &std::path::Path) -> RunOutcome {
 }
 
 pub async fn client(endpoint: &str) -> S3Client {
+    connect(endpoint, ClientKind::Sdk, 4).await
+}
+
+/// The fast client with a pool for `pool_size` requests in flight.
+pub async fn client_of(endpoint: &str, pool_size: usize) -> S3Client {
+    connect(endpoint, ClientKind::Fast, pool_size).await
+}
+
+async fn connect(endpoint: &str, kind: ClientKind, pool_size: usize) -> S3Client {
     S3Client::connect(&ClientConfig {
-        kind: ClientKind::Sdk,
+        kind,
         endpoint: endpoint.to_string(),
         region: "us-east-1".to_string(),
         path_style: true,
@@ -82,7 +91,7 @@ pub async fn client(endpoint: &str) -> S3Client {
         tls: TlsConfig::default(),
         timeout: None,
         retries: 0,
-        pool_size: 4,
+        pool_size,
         checksums: false,
         payload_signing: false,
     })

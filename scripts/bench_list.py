@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Listing speed of keystorm's three list modes, measured side by side in one run.
+
+Starts `keystorm sim` as its own process (size-only storage, a fixed latency added to
+every LIST page, so the target behaves like a store whose pages take that long), fills
+one bucket with N uniform random keys and a second key set that is skewed (nine tenths
+under one prefix), then lists each with `keystorm list` in serial, prefix and adaptive
+mode and reports keys/s, the ratio to serial, and the client CPU per 1000 keys.
+
+The listing client and the target share this machine's cores, so the parallel modes
+are capped by CPU as much as by the injected latency: the table says which.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from bench_common import BIN, ENV, start_sim
+
+
+def fill(endpoint, prefix, n, seed, results):
+    text = f"""name: fill-{seed}
+target: {{ endpoint: "{endpoint}" }}
+buckets: {{ names: [bench] }}
+keyspace: {{ seed: {seed}, prefix: "{prefix}" }}
+objects: {{ size: 6B }}
+before:
+  - {{ name: fill, op: put, concurrency: 64, until_objects: {n} }}
+"""
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(text)
+        path = f.name
+    try:
+        out = subprocess.run(
+            [BIN, "run", path, "--progress", "quiet", "--results", results],
+            env=ENV, capture_output=True, text=True,
+        )
+    finally:
+        os.unlink(path)
+    if out.returncode != 0:
+        sys.exit(f"fill {prefix} failed:\n{out.stderr}")
+
+
+def list_keys(endpoint, prefix, mode, concurrency):
+    args = [BIN, "list", "bench", "--endpoint", endpoint, "--prefix", prefix,
+            "--mode", mode, "--concurrency", str(concurrency), "--json"]
+    if mode == "adaptive":
+        args += ["--delimiter", ""]
+    out = subprocess.run(args, env=ENV, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"list {mode} failed:\n{out.stderr}")
+    return json.loads(out.stdout)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--keys", type=int, default=1_000_000, help="keys per key set")
+    ap.add_argument("--latency", default="2ms", help="added latency per LIST page")
+    ap.add_argument("--concurrency", type=int, default=64, help="listers in parallel modes")
+    args = ap.parse_args()
+
+    sim, endpoint = start_sim(
+        "--storage", "size-only", "--access-key", "bench", "--secret-key", "bench-secret",
+        "--latency", f"list={args.latency}",
+    )
+    try:
+        with tempfile.TemporaryDirectory() as results:
+            hot = args.keys * 9 // 10
+            print(f"filling: {args.keys} uniform keys, then {hot} + {args.keys - hot} skewed keys",
+                  file=sys.stderr)
+            fill(endpoint, "u/", args.keys, 1, results)
+            fill(endpoint, "s/hot/", hot, 2, results)
+            fill(endpoint, "s/", args.keys - hot, 3, results)
+        rows = []
+        for label, prefix in [("uniform", "u/"), ("skewed", "s/")]:
+            serial = None
+            for mode in ["serial", "prefix", "adaptive"]:
+                r = list_keys(endpoint, prefix, mode, args.concurrency)
+                if r["keys"] != args.keys:
+                    sys.exit(f"{label} {mode}: listed {r['keys']} keys, expected {args.keys}")
+                serial = serial or r["keys_per_sec"]
+                rows.append((label, mode, r, r["keys_per_sec"] / serial))
+    finally:
+        sim.terminate()
+        sim.wait()
+
+    print(f"\nLIST benchmark: {args.keys:,} keys per set, {args.latency} added per page, "
+          f"{args.concurrency} listers in parallel modes, {os.cpu_count()} cores shared "
+          "by client and target\n")
+    print(f"{'keys':<8} {'mode':<9} {'keys/s':>10} {'x serial':>9} {'seconds':>8} "
+          f"{'requests':>9} {'ranges':>7} {'cuts':>5} {'CPU µs/1000 keys':>17} {'page p50 ms':>12}")
+    for label, mode, r, ratio in rows:
+        print(f"{label:<8} {mode:<9} {r['keys_per_sec']:>10,.0f} {ratio:>9.1f} {r['seconds']:>8.2f} "
+              f"{r['requests']:>9} {r['ranges']:>7} {r['cuts']:>5} "
+              f"{r['client_cpu_us_per_1000_keys']:>17,.0f} {r['page_latency_us']['p50'] / 1000:>12.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,386 @@
+//! `keystorm list BUCKET`: count (and optionally write out and break down) every key of
+//! a bucket with one of the three listing modes, with a progress line on stderr and
+//! the page latency and client CPU it cost; with `--head`, HEAD every object for its
+//! user metadata as the listing streams.
+
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use keystorm_engine::listing::{self, ListJob, ListMode, ListOutcome, PageEvent, PageObserver};
+use keystorm_engine::metrics::{Percentiles, micros, new_histogram, process_cpu_time};
+use keystorm_engine::plan::CredentialSource;
+use keystorm_engine::s3::{ClientConfig, ClientKind, S3Client, TlsConfig};
+use keystorm_engine::scan::{self, HeadEvent, HeadObserver, MetadataSummary, ScanJob};
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::{ListArgs, ListModeArg};
+use crate::{CliError, exit};
+
+/// What `--json` prints.
+#[derive(Serialize)]
+struct ListReport {
+    #[serde(flatten)]
+    outcome: ListOutcome,
+    keys_per_sec: f64,
+    /// Client CPU seconds (user + system) the listing took.
+    client_cpu_s: f64,
+    /// Client CPU microseconds per 1000 keys listed.
+    client_cpu_us_per_1000_keys: f64,
+    /// Latency of the ListObjectsV2 requests, microseconds.
+    page_latency_us: Percentiles,
+    /// With --head: the HEAD scan.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    head: Option<HeadReport>,
+}
+
+#[derive(Serialize)]
+struct HeadReport {
+    heads: u64,
+    errors: u64,
+    missing: u64,
+    concurrency: u32,
+    heads_per_sec: f64,
+    latency_us: Percentiles,
+    metadata: MetadataSummary,
+}
+
+/// Counts keys for the progress line and request latency for the report.
+struct Progress {
+    keys: AtomicU64,
+    heads: AtomicU64,
+    latency: Mutex<Histogram<u64>>,
+    head_latency: Mutex<Histogram<u64>>,
+}
+
+impl PageObserver for Progress {
+    fn page(&self, e: PageEvent) {
+        if let Ok(keys) = e.outcome {
+            self.keys.fetch_add(keys, Ordering::Relaxed);
+            record(&self.latency, e.start, e.end);
+        }
+    }
+}
+
+impl HeadObserver for Progress {
+    fn head(&self, e: HeadEvent) {
+        if e.outcome.is_ok() {
+            self.heads.fetch_add(1, Ordering::Relaxed);
+            record(&self.head_latency, e.start, e.end);
+        }
+    }
+}
+
+fn record(h: &Mutex<Histogram<u64>>, start: Instant, end: Instant) {
+    let _ = h
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .record(micros(end.duration_since(start)));
+}
+
+pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
+    let job = job(args)?;
+    let credentials = keystorm_engine::s3::credentials::resolve(&match &args.profile {
+        Some(p) => CredentialSource::Profile(p.clone()),
+        None => CredentialSource::Default,
+    })
+    .await
+    .map_err(|e| CliError::bad_input(e.to_string()))?;
+    let endpoint = args.endpoint.trim_end_matches('/').to_string();
+    if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+        return Err(CliError::bad_input(format!(
+            "--endpoint {endpoint:?} must start with http:// or https://"
+        )));
+    }
+    let client = S3Client::connect(&ClientConfig {
+        kind: ClientKind::Fast,
+        endpoint,
+        region: args.region.clone(),
+        path_style: !args.virtual_hosted,
+        credentials,
+        tls: TlsConfig {
+            ca_file: None,
+            insecure_skip_verify: args.insecure,
+        },
+        timeout: Some(args.timeout),
+        retries: 0,
+        pool_size: args.concurrency as usize,
+        checksums: false,
+        payload_signing: false,
+    })
+    .await
+    .map_err(|e| CliError::failed(format!("cannot set up the S3 client: {}", e.message)))?;
+
+    let keys_out = match &args.keys {
+        Some(path) => {
+            let file = std::fs::File::create(path).map_err(|e| {
+                CliError::bad_input(format!("cannot create {}: {e}", path.display()))
+            })?;
+            let sink: listing::KeySink =
+                Arc::new(Mutex::new(std::io::BufWriter::with_capacity(1 << 20, file)));
+            Some(sink)
+        }
+        None => None,
+    };
+    let progress = Arc::new(Progress {
+        keys: AtomicU64::new(0),
+        heads: AtomicU64::new(0),
+        latency: Mutex::new(new_histogram()),
+        head_latency: Mutex::new(new_histogram()),
+    });
+    let stop = CancellationToken::new();
+    let ticker = tokio::spawn(show_progress(progress.clone(), stop.clone()));
+    let on_ctrl_c = {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("stopping: finishing the requests in flight");
+                stop.cancel();
+            }
+        })
+    };
+    let cpu_before = process_cpu_time();
+    let result = if args.head {
+        let scan_job = ScanJob {
+            list: job,
+            head_concurrency: args.head_concurrency,
+        };
+        scan::scan(
+            &client,
+            &scan_job,
+            progress.clone(),
+            progress.clone(),
+            keys_out,
+            stop.clone(),
+        )
+        .await
+        .map(|s| (s.listing.clone(), Some(s)))
+        .map_err(|e| e.to_string())
+    } else {
+        let outputs = listing::ListOutputs {
+            keys_file: keys_out,
+            entries: None,
+        };
+        listing::list(&client, &job, progress.clone(), outputs, stop.clone())
+            .await
+            .map(|l| (l, None))
+            .map_err(|e| e.to_string())
+    };
+    let cpu = process_cpu_time().saturating_sub(cpu_before).as_secs_f64();
+    on_ctrl_c.abort();
+    let interrupted = stop.is_cancelled();
+    stop.cancel();
+    let _ = ticker.await;
+    let (outcome, scanned) = result.map_err(CliError::failed)?;
+
+    let latency = progress.latency.lock().unwrap_or_else(|p| p.into_inner());
+    let head = scanned.map(|s| HeadReport {
+        heads: s.heads,
+        errors: s.head_errors,
+        missing: s.missing,
+        concurrency: s.head_concurrency,
+        heads_per_sec: s.heads_per_sec(),
+        latency_us: Percentiles::of(
+            &progress
+                .head_latency
+                .lock()
+                .unwrap_or_else(|p| p.into_inner()),
+        ),
+        metadata: s.metadata,
+    });
+    let head_errors = head.as_ref().map_or(0, |h| h.errors);
+    let report = ListReport {
+        keys_per_sec: outcome.keys_per_sec(),
+        client_cpu_s: cpu,
+        client_cpu_us_per_1000_keys: if outcome.keys > 0 {
+            cpu * 1e6 / outcome.keys as f64 * 1000.0
+        } else {
+            0.0
+        },
+        page_latency_us: Percentiles::of(&latency),
+        outcome,
+        head,
+    };
+    if args.json {
+        let text =
+            serde_json::to_string_pretty(&report).map_err(|e| CliError::failed(e.to_string()))?;
+        println!("{text}");
+    } else {
+        print_human(&report);
+    }
+    if interrupted {
+        return Ok(exit::INTERRUPTED);
+    }
+    if head_errors > 0 {
+        return Err(CliError::failed(format!(
+            "{head_errors} HEAD requests failed: their objects' metadata is missing from the output"
+        )));
+    }
+    Ok(exit::OK)
+}
+
+fn job(args: &ListArgs) -> Result<ListJob, CliError> {
+    if args.bucket.trim().is_empty() {
+        return Err(CliError::bad_input("the bucket name is empty"));
+    }
+    let mode = match args.mode {
+        ListModeArg::Serial => ListMode::Serial,
+        ListModeArg::Prefix => {
+            if args.alphabet.is_empty() {
+                return Err(CliError::bad_input("--alphabet is empty"));
+            }
+            ListMode::Prefix {
+                depth: args.depth,
+                alphabet: args.alphabet.clone(),
+            }
+        }
+        ListModeArg::Adaptive => ListMode::Adaptive {
+            delimiter: (!args.delimiter.is_empty()).then(|| args.delimiter.clone()),
+        },
+    };
+    Ok(ListJob {
+        bucket: args.bucket.clone(),
+        prefix: args.prefix.clone(),
+        mode,
+        concurrency: args.concurrency,
+        page_size: args.page_size,
+        retries: args.retries,
+        report_depth: args.report.then_some(args.report_depth),
+    })
+}
+
+/// One line a second on stderr while listing (only on a terminal, or with -v).
+async fn show_progress(progress: Arc<Progress>, stop: CancellationToken) {
+    if !std::io::stderr().is_terminal() {
+        return;
+    }
+    let start = std::time::Instant::now();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.tick().await;
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {
+                let keys = progress.keys.load(Ordering::Relaxed);
+                let heads = progress.heads.load(Ordering::Relaxed);
+                let s = start.elapsed().as_secs_f64();
+                if heads > 0 {
+                    eprint!("\r{keys} keys listed, {heads} HEADs in {s:.0} s ({:.0} HEAD/s)   ", heads as f64 / s);
+                } else {
+                    eprint!("\r{keys} keys listed in {s:.0} s ({:.0} keys/s)   ", keys as f64 / s);
+                }
+            }
+            _ = stop.cancelled() => {
+                eprintln!();
+                return;
+            }
+        }
+    }
+}
+
+fn print_human(r: &ListReport) {
+    let o = &r.outcome;
+    let state = if o.complete {
+        "listed"
+    } else {
+        "stopped after"
+    };
+    println!(
+        "{state} {} keys, {} ({} bytes) in s3://{}/{} — {:.2} s, {:.0} keys/s",
+        o.keys,
+        human_bytes(o.bytes),
+        o.bytes,
+        o.bucket,
+        o.prefix,
+        o.seconds,
+        r.keys_per_sec
+    );
+    println!(
+        "mode {} with {} lister(s): {} requests ({} failed), {} ranges ({} cut while listing)",
+        o.mode.name(),
+        o.concurrency,
+        o.requests,
+        o.errors,
+        o.ranges,
+        o.cuts
+    );
+    let l = &r.page_latency_us;
+    println!(
+        "page latency p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; client CPU {:.2} s ({:.0} µs per 1000 keys)",
+        l.p50 as f64 / 1000.0,
+        l.p99 as f64 / 1000.0,
+        l.max as f64 / 1000.0,
+        r.client_cpu_s,
+        r.client_cpu_us_per_1000_keys
+    );
+    if let Some(h) = &r.head {
+        println!(
+            "HEAD: {} objects ({} failed, {} gone since listed) with {} in flight — {:.0} HEAD/s, p50 {:.1} ms, p99 {:.1} ms",
+            h.heads,
+            h.errors,
+            h.missing,
+            h.concurrency,
+            h.heads_per_sec,
+            h.latency_us.p50 as f64 / 1000.0,
+            h.latency_us.p99 as f64 / 1000.0
+        );
+        let m = &h.metadata;
+        println!(
+            "metadata: {} names over {} objects ({} without metadata)",
+            m.names.len(),
+            m.objects,
+            m.without_metadata
+        );
+        for (name, n) in &m.names {
+            let mut values: Vec<_> = n.values.iter().collect();
+            values.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let shown: Vec<String> = values
+                .iter()
+                .take(5)
+                .map(|(v, c)| format!("{v:?} {c}"))
+                .collect();
+            let more = n.values.len().saturating_sub(5) as u64 + u64::from(n.other_values > 0);
+            println!(
+                "  {name:<24} {:>12} objects: {}{}",
+                n.objects,
+                shown.join(", "),
+                if more > 0 { ", ..." } else { "" }
+            );
+        }
+    }
+    if let Some(report) = &o.report {
+        for (title, table) in [
+            ("by prefix", &report.by_prefix),
+            ("by age", &report.by_age),
+            ("by suffix", &report.by_suffix),
+            ("by size", &report.by_size),
+        ] {
+            println!("\n{title}:");
+            for (name, t) in table {
+                println!(
+                    "  {:<24} {:>14} objects {:>12}",
+                    if name.is_empty() { "(empty)" } else { name },
+                    t.objects,
+                    human_bytes(t.bytes)
+                );
+            }
+        }
+    }
+}
+
+fn human_bytes(b: u64) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = b as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit < UNITS.len() - 1 {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{b} B")
+    } else {
+        format!("{v:.2} {}", UNITS[unit])
+    }
+}

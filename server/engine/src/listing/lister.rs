@@ -1,0 +1,352 @@
+//! The listers: each takes a range from the queue, pages through it (continuation
+//! tokens, as any S3 client does), keeps the keys the range owns, and — in adaptive
+//! mode — hands the rest of its range to waiting listers after every page.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::prefix_cells::{PrefixCells, gap};
+use super::queue::Queue;
+use super::range::{KeyRange, Verdict};
+use super::split::CharSet;
+use super::{
+    ListError, ListJob, ListMode, ListOutcome, ListOutputs, PageEvent, PageObserver, ReportBuilder,
+    Totals, backoff,
+};
+use crate::s3::{ListPage, ListRequest, S3Client};
+
+/// Every how many keys of a page one is sampled for the cut characters.
+const SAMPLE_EVERY: usize = 16;
+
+/// Lists `job.bucket` under `job.prefix` completely (or until `stop`).
+pub async fn list(
+    client: &S3Client,
+    job: &ListJob,
+    observer: Arc<dyn PageObserver>,
+    outputs: ListOutputs,
+    stop: CancellationToken,
+) -> Result<ListOutcome, ListError> {
+    let started = Instant::now();
+    let now_s = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (queue, listers) = match &job.mode {
+        ListMode::Serial => (Queue::new(vec![KeyRange::whole(&job.prefix)], None), 1),
+        ListMode::Prefix { depth, alphabet } => (
+            Queue::new(
+                Vec::new(),
+                Some(PrefixCells::new(&job.prefix, alphabet, *depth)),
+            ),
+            job.concurrency.max(1),
+        ),
+        ListMode::Adaptive { delimiter } => {
+            let seeds = match delimiter {
+                Some(d) => seed_from_folders(client, job, d, observer.as_ref()).await,
+                None => vec![KeyRange::whole(&job.prefix)],
+            };
+            (Queue::new(seeds, None), job.concurrency.max(1))
+        }
+    };
+    let queue = Arc::new(queue);
+    let mut tasks = JoinSet::new();
+    for id in 0..listers as usize {
+        let lister = Lister {
+            id,
+            client: client.clone(),
+            job: job.clone(),
+            queue: queue.clone(),
+            observer: observer.clone(),
+            outputs: outputs.clone(),
+            stop: stop.clone(),
+            totals: Totals {
+                report: job
+                    .report_depth
+                    .map(|d| ReportBuilder::new(&job.prefix, d, now_s)),
+                ..Totals::default()
+            },
+            chars: CharSet::default(),
+            line: String::new(),
+        };
+        tasks.spawn(lister.run());
+    }
+    let mut totals = Totals::default();
+    let mut failure = None;
+    while let Some(joined) = tasks.join_next().await {
+        match joined {
+            Ok(Ok(t)) => totals.merge(t),
+            Ok(Err((t, e))) => {
+                totals.merge(t);
+                failure.get_or_insert(e);
+            }
+            Err(e) => {
+                queue.close();
+                failure.get_or_insert(ListError::Page {
+                    range: "?".into(),
+                    attempts: 0,
+                    message: format!("a lister stopped unexpectedly: {e}"),
+                });
+            }
+        }
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    drop(outputs.entries);
+    if let Some(out) = &outputs.keys_file {
+        out.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .flush()
+            .map_err(ListError::KeyFile)?;
+    }
+    let (ranges, cuts) = queue.counts();
+    Ok(ListOutcome {
+        bucket: job.bucket.clone(),
+        prefix: job.prefix.clone(),
+        mode: job.mode.clone(),
+        concurrency: listers,
+        keys: totals.keys,
+        bytes: totals.bytes,
+        requests: totals.requests,
+        errors: totals.errors,
+        ranges,
+        cuts,
+        seconds: started.elapsed().as_secs_f64(),
+        complete: !stop.is_cancelled(),
+        report: totals.report.map(ReportBuilder::finish),
+    })
+}
+
+/// One delimiter page: its common prefixes become whole-folder ranges, with gap ranges
+/// between them for loose keys, and an open range after the last for whatever the
+/// page did not reach. Without folders (or if the page fails), the whole prefix.
+async fn seed_from_folders(
+    client: &S3Client,
+    job: &ListJob,
+    delimiter: &str,
+    observer: &dyn PageObserver,
+) -> Vec<KeyRange> {
+    let request = ListRequest {
+        prefix: (!job.prefix.is_empty()).then(|| job.prefix.clone()),
+        delimiter: Some(delimiter.to_string()),
+        max_keys: Some(job.page_size),
+        ..ListRequest::default()
+    };
+    let start = Instant::now();
+    let page = client.list_objects_v2(&job.bucket, &request).await;
+    observer.page(PageEvent {
+        lister: 0,
+        start,
+        end: Instant::now(),
+        outcome: page.as_ref().map(|_| 0).map_err(|e| e.class),
+    });
+    let folders = match page {
+        Ok(p) if !p.common_prefixes.is_empty() => p.common_prefixes,
+        _ => return vec![KeyRange::whole(&job.prefix)],
+    };
+    let mut seeds = Vec::with_capacity(2 * folders.len() + 1);
+    let mut previous: Option<&str> = None;
+    for folder in &folders {
+        seeds.push(gap(&job.prefix, previous, Some(folder.clone())));
+        seeds.push(KeyRange::prefix(folder.clone()));
+        previous = Some(folder);
+    }
+    seeds.push(gap(&job.prefix, previous, None));
+    seeds
+}
+
+struct Lister {
+    id: usize,
+    client: S3Client,
+    job: ListJob,
+    queue: Arc<Queue>,
+    observer: Arc<dyn PageObserver>,
+    outputs: ListOutputs,
+    stop: CancellationToken,
+    totals: Totals,
+    chars: CharSet,
+    /// Key-file lines of the current page.
+    line: String,
+}
+
+impl Lister {
+    async fn run(mut self) -> Result<Totals, (Totals, ListError)> {
+        while let Some(range) = self.queue.take().await {
+            let r = self.list_range(range).await;
+            self.queue.finish();
+            if let Err(e) = r {
+                self.queue.close();
+                return Err((self.totals, e));
+            }
+        }
+        Ok(self.totals)
+    }
+
+    async fn list_range(&mut self, mut range: KeyRange) -> Result<(), ListError> {
+        let adaptive = matches!(self.job.mode, ListMode::Adaptive { .. });
+        let mut token: Option<String> = None;
+        let mut probe = range.probe_first;
+        loop {
+            if self.stop.is_cancelled() {
+                self.queue.close();
+                return Ok(());
+            }
+            let request = ListRequest {
+                prefix: (!range.prefix.is_empty()).then(|| range.prefix.clone()),
+                max_keys: Some(if probe { 1 } else { self.job.page_size }),
+                start_after: if token.is_none() {
+                    range.after.clone()
+                } else {
+                    None
+                },
+                continuation_token: token.take(),
+                delimiter: None,
+            };
+            let (page, start, end) = self.fetch(&range, &request).await?;
+            let (taken, stopped) = self.keep(&range, &page)?;
+            if let Some(tx) = &self.outputs.entries {
+                for e in page
+                    .entries
+                    .iter()
+                    .filter(|e| range.verdict(&e.key) == Verdict::Take)
+                {
+                    if tx.send(e.clone()).await.is_err() {
+                        // The consumer is gone (it stopped): so is the point of listing.
+                        self.queue.close();
+                        return Ok(());
+                    }
+                }
+            }
+            self.observer.page(PageEvent {
+                lister: self.id,
+                start,
+                end,
+                outcome: Ok(taken),
+            });
+            if stopped || !page.is_truncated {
+                return Ok(());
+            }
+            let last = page.entries.last().map(|e| e.key.clone());
+            token = page.next_continuation_token;
+            match (&token, &last) {
+                // Truncated, yet nothing to go on from: a broken server; stop here.
+                (None, None) => {
+                    return Err(ListError::Page {
+                        range: describe(&range),
+                        attempts: 1,
+                        message: "a truncated page with no keys and no continuation token".into(),
+                    });
+                }
+                // A server without tokens: go on after the last key.
+                (None, Some(l)) => range.after = Some(l.clone()),
+                _ => {}
+            }
+            probe = false;
+            if adaptive && let Some(last) = &last {
+                self.queue.learn(&self.chars);
+                self.queue.offer_cut(&mut range, last);
+            }
+        }
+    }
+
+    /// One page, retried as the job allows; every attempt is reported.
+    async fn fetch(
+        &mut self,
+        range: &KeyRange,
+        request: &ListRequest,
+    ) -> Result<(ListPage, Instant, Instant), ListError> {
+        let mut attempt = 0;
+        loop {
+            let start = Instant::now();
+            let r = self.client.list_objects_v2(&self.job.bucket, request).await;
+            let end = Instant::now();
+            self.totals.requests += 1;
+            match r {
+                Ok(page) => return Ok((page, start, end)),
+                Err(e) => {
+                    self.totals.errors += 1;
+                    self.observer.page(PageEvent {
+                        lister: self.id,
+                        start,
+                        end,
+                        outcome: Err(e.class),
+                    });
+                    attempt += 1;
+                    if attempt > self.job.retries || self.stop.is_cancelled() {
+                        return Err(ListError::Page {
+                            range: describe(range),
+                            attempts: attempt,
+                            message: e.to_string(),
+                        });
+                    }
+                    tokio::select! {
+                        _ = tokio::time::sleep(backoff(attempt)) => {}
+                        _ = self.stop.cancelled() => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// Counts the keys of `page` that `range` owns (and writes them to the key file);
+    /// returns how many and whether the page went past the range's end.
+    fn keep(&mut self, range: &KeyRange, page: &ListPage) -> Result<(u64, bool), ListError> {
+        let mut taken = 0;
+        let mut stopped = false;
+        self.line.clear();
+        let skip = range.prefix.len();
+        for (n, e) in page.entries.iter().enumerate() {
+            match range.verdict(&e.key) {
+                Verdict::Take => {
+                    taken += 1;
+                    self.totals.take(e);
+                    if self.outputs.keys_file.is_some() {
+                        key_line(&mut self.line, e);
+                    }
+                    if n % SAMPLE_EVERY == 0 {
+                        self.chars.add_key(e.key.get(skip..).unwrap_or(""));
+                    }
+                }
+                Verdict::Skip => {}
+                Verdict::Stop => {
+                    stopped = true;
+                    break;
+                }
+            }
+        }
+        if let Some(out) = &self.outputs.keys_file
+            && !self.line.is_empty()
+        {
+            out.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .write_all(self.line.as_bytes())
+                .map_err(ListError::KeyFile)?;
+        }
+        Ok((taken, stopped))
+    }
+}
+
+/// One JSON line: key, size, ETag, last-modified.
+fn key_line(out: &mut String, e: &crate::s3::ListEntry) {
+    let json = serde_json::json!({
+        "key": e.key,
+        "size": e.size,
+        "etag": e.etag,
+        "last_modified": e.last_modified,
+    });
+    let _ = writeln!(out, "{json}");
+}
+
+fn describe(range: &KeyRange) -> String {
+    let mut s = format!("prefix {:?}", range.prefix);
+    if let Some(a) = &range.after {
+        let _ = write!(s, " after {a:?}");
+    }
+    if let Some(e) = range.end_key() {
+        let _ = write!(s, " up to {e:?}");
+    }
+    s
+}

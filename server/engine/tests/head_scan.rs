@@ -1,0 +1,151 @@
+//! The LIST → HEAD metadata scan against the embedded target: every object is HEADed
+//! once and its user metadata comes back exactly as it was written.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use bytes::Bytes;
+use keystorm_engine::listing::{KeySink, ListJob, ListMode, PageEvent, PageObserver};
+use keystorm_engine::scan::{self, HeadEvent, HeadObserver, ScanJob};
+use tokio_util::sync::CancellationToken;
+
+const BUCKET: &str = "scan";
+
+fn metadata_of(i: u64) -> Vec<(String, String)> {
+    let mut m = vec![
+        ("team".to_string(), format!("team-{}", i % 3)),
+        ("serial".to_string(), i.to_string()),
+    ];
+    if i.is_multiple_of(5) {
+        m.push(("tier".to_string(), "cold".to_string()));
+    }
+    m
+}
+
+/// Counts requests per kind, so LIST and HEAD are seen measured apart.
+#[derive(Default)]
+struct Counts {
+    pages: AtomicU64,
+    heads: AtomicU64,
+}
+
+impl PageObserver for Counts {
+    fn page(&self, _: PageEvent) {
+        self.pages.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl HeadObserver for Counts {
+    fn head(&self, _: HeadEvent) {
+        self.heads.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_object_is_headed_once_with_the_metadata_written() {
+    let sim = common::start_sim().await;
+    let client = common::client_of(&sim.endpoint(), 64).await;
+    client.create_bucket(BUCKET).await.unwrap();
+    let n = 1500u64;
+    for i in 0..n {
+        let key = format!("obj/{:x}/{i}", i % 16);
+        client
+            .put_object(
+                BUCKET,
+                &key,
+                Bytes::from(vec![b'x'; (i % 7) as usize]),
+                &metadata_of(i),
+            )
+            .await
+            .unwrap();
+    }
+    // An object without metadata, and one outside the prefix that must not be scanned.
+    client
+        .put_object(BUCKET, "obj/plain", Bytes::from_static(b"p"), &[])
+        .await
+        .unwrap();
+    client
+        .put_object(BUCKET, "other/x", Bytes::from_static(b"o"), &metadata_of(1))
+        .await
+        .unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("objects.jsonl");
+    let sink: KeySink = Arc::new(Mutex::new(std::io::BufWriter::new(
+        std::fs::File::create(&path).unwrap(),
+    )));
+    let counts = Arc::new(Counts::default());
+    let job = ScanJob {
+        list: ListJob {
+            bucket: BUCKET.into(),
+            prefix: "obj/".into(),
+            mode: ListMode::Adaptive {
+                delimiter: Some("/".into()),
+            },
+            concurrency: 4,
+            page_size: 100,
+            retries: 0,
+            report_depth: None,
+        },
+        head_concurrency: 32,
+    };
+    let outcome = scan::scan(
+        &client,
+        &job,
+        counts.clone(),
+        counts.clone(),
+        Some(sink),
+        CancellationToken::new(),
+    )
+    .await
+    .expect("scan");
+
+    assert_eq!(outcome.listing.keys, n + 1);
+    assert_eq!((outcome.heads, outcome.head_errors), (n + 1, 0));
+    assert_eq!(counts.heads.load(Ordering::Relaxed), n + 1);
+    assert_eq!(
+        counts.pages.load(Ordering::Relaxed),
+        outcome.listing.requests + 1, // the delimiter page that seeded the ranges
+    );
+
+    let mut seen = BTreeMap::new();
+    for line in std::io::BufReader::new(std::fs::File::open(&path).unwrap()).lines() {
+        let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        let key = v["key"].as_str().unwrap().to_string();
+        let meta: Vec<(String, String)> = v["metadata"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
+            .collect();
+        assert!(
+            seen.insert(key, (v["size"].as_u64().unwrap(), meta))
+                .is_none()
+        );
+    }
+    assert_eq!(seen.len() as u64, n + 1);
+    for i in 0..n {
+        let key = format!("obj/{:x}/{i}", i % 16);
+        let (size, mut meta) = seen.remove(&key).expect("scanned");
+        let mut want = metadata_of(i);
+        meta.sort();
+        want.sort();
+        assert_eq!((size, meta), (i % 7, want), "{key}");
+    }
+    assert_eq!(seen["obj/plain"].1, vec![]);
+
+    let m = &outcome.metadata;
+    assert_eq!((m.objects, m.without_metadata), (n + 1, 1));
+    assert_eq!(m.names["team"].objects, n);
+    assert_eq!(m.names["team"].values["team-0"], n.div_ceil(3));
+    assert_eq!(m.names["tier"].objects, n.div_ceil(5));
+    // 1500 distinct serials: only the first 100 are kept, every object is counted.
+    let serial = &m.names["serial"];
+    assert_eq!(serial.values.len(), 100);
+    assert_eq!(serial.objects, n);
+    assert_eq!(serial.other_values, n - 100);
+}
