@@ -21,12 +21,13 @@ import tempfile
 from bench_common import BIN, ENV, start_sim
 
 
-def fill(endpoint, prefix, n, seed, results):
+def fill(endpoint, prefix, n, seed, results, metadata=False):
+    meta = ', metadata: { team: "team-{i%8}", serial: "{i}" }' if metadata else ""
     text = f"""name: fill-{seed}
 target: {{ endpoint: "{endpoint}" }}
 buckets: {{ names: [bench] }}
 keyspace: {{ seed: {seed}, prefix: "{prefix}" }}
-objects: {{ size: 6B }}
+objects: {{ size: 6B{meta} }}
 before:
   - {{ name: fill, op: put, concurrency: 64, until_objects: {n} }}
 """
@@ -44,9 +45,9 @@ before:
         sys.exit(f"fill {prefix} failed:\n{out.stderr}")
 
 
-def list_keys(endpoint, prefix, mode, concurrency):
+def list_keys(endpoint, prefix, mode, concurrency, extra=()):
     args = [BIN, "list", "bench", "--endpoint", endpoint, "--prefix", prefix,
-            "--mode", mode, "--concurrency", str(concurrency), "--json"]
+            "--mode", mode, "--concurrency", str(concurrency), "--json", *extra]
     if mode == "adaptive":
         args += ["--delimiter", ""]
     out = subprocess.run(args, env=ENV, capture_output=True, text=True)
@@ -60,6 +61,8 @@ def main():
     ap.add_argument("--keys", type=int, default=1_000_000, help="keys per key set")
     ap.add_argument("--latency", default="2ms", help="added latency per LIST page")
     ap.add_argument("--concurrency", type=int, default=64, help="listers in parallel modes")
+    ap.add_argument("--head-keys", type=int, default=100_000, help="objects in the HEAD scan")
+    ap.add_argument("--head-concurrency", type=int, default=64, help="HEADs in flight")
     args = ap.parse_args()
 
     sim, endpoint = start_sim(
@@ -74,6 +77,7 @@ def main():
             fill(endpoint, "u/", args.keys, 1, results)
             fill(endpoint, "s/hot/", hot, 2, results)
             fill(endpoint, "s/", args.keys - hot, 3, results)
+            fill(endpoint, "h/", args.head_keys, 4, results, metadata=True)
         rows = []
         for label, prefix in [("uniform", "u/"), ("skewed", "s/")]:
             serial = None
@@ -83,6 +87,10 @@ def main():
                     sys.exit(f"{label} {mode}: listed {r['keys']} keys, expected {args.keys}")
                 serial = serial or r["keys_per_sec"]
                 rows.append((label, mode, r, r["keys_per_sec"] / serial))
+        scan = list_keys(endpoint, "h/", "adaptive", 8,
+                         ["--head", "--head-concurrency", str(args.head_concurrency)])
+        if scan["head"]["heads"] != args.head_keys:
+            sys.exit(f"HEAD scan: {scan['head']['heads']} HEADs, expected {args.head_keys}")
     finally:
         sim.terminate()
         sim.wait()
@@ -96,6 +104,13 @@ def main():
         print(f"{label:<8} {mode:<9} {r['keys_per_sec']:>10,.0f} {ratio:>9.1f} {r['seconds']:>8.2f} "
               f"{r['requests']:>9} {r['ranges']:>7} {r['cuts']:>5} "
               f"{r['client_cpu_us_per_1000_keys']:>17,.0f} {r['page_latency_us']['p50'] / 1000:>12.1f}")
+
+    h = scan["head"]
+    print(f"\nHEAD scan of {args.head_keys:,} objects (adaptive listing, 8 listers, "
+          f"{h['concurrency']} HEADs in flight): {h['heads_per_sec']:,.0f} HEAD/s, "
+          f"HEAD p50 {h['latency_us']['p50'] / 1000:.2f} ms, p99 {h['latency_us']['p99'] / 1000:.2f} ms; "
+          f"client CPU {scan['client_cpu_s'] * 1e6 / max(h['heads'], 1):.0f} µs per object; "
+          f"metadata names {sorted(h['metadata']['names'])}")
 
 
 if __name__ == "__main__":

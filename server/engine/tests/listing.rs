@@ -42,17 +42,9 @@ fn truth(sim: &SimHandle, prefix: &str) -> (BTreeSet<String>, u64) {
 fn modes() -> Vec<ListMode> {
     vec![
         ListMode::Serial,
-        ListMode::Prefix {
-            depth: 1,
-            alphabet: listing::BASE62_ALPHABET.into(),
-        },
-        ListMode::Prefix {
-            depth: 2,
-            alphabet: listing::BASE62_ALPHABET.into(),
-        },
-        ListMode::Adaptive {
-            delimiter: Some("/".into()),
-        },
+        ListMode::base62_prefix(1),
+        ListMode::base62_prefix(2),
+        ListMode::adaptive_from_folders(),
         ListMode::Adaptive { delimiter: None },
     ]
 }
@@ -171,14 +163,7 @@ async fn folder_like_keys() {
             .into_iter(),
     );
     every_mode_lists_exactly(&sim, &client, "").await;
-    let outcome = list_once(
-        &client,
-        "",
-        ListMode::Adaptive {
-            delimiter: Some("/".into()),
-        },
-    )
-    .await;
+    let outcome = list_once(&client, "", ListMode::adaptive_from_folders()).await;
     // Seeded from the 20 top folders (and the gaps around them).
     assert!(outcome.ranges >= 20, "{outcome:?}");
 }
@@ -243,10 +228,7 @@ async fn a_million_keys_in_every_mode() {
     assert_eq!(usage.objects, 1_000_000);
     for mode in [
         ListMode::Serial,
-        ListMode::Prefix {
-            depth: 1,
-            alphabet: listing::BASE62_ALPHABET.into(),
-        },
+        ListMode::base62_prefix(1),
         ListMode::Adaptive { delimiter: None },
     ] {
         let o = list_once(&client, "m/", mode.clone()).await;

@@ -43,6 +43,21 @@ pub enum ListMode {
 }
 
 impl ListMode {
+    /// Prefix mode over keystorm's base-62 alphabet.
+    pub fn base62_prefix(depth: u32) -> ListMode {
+        ListMode::Prefix {
+            depth,
+            alphabet: BASE62_ALPHABET.to_string(),
+        }
+    }
+
+    /// Adaptive mode seeded from `/` folders.
+    pub fn adaptive_from_folders() -> ListMode {
+        ListMode::Adaptive {
+            delimiter: Some("/".to_string()),
+        }
+    }
+
     pub fn name(&self) -> &'static str {
         match self {
             ListMode::Serial => "serial",
