@@ -2,8 +2,8 @@
 // target's RGW imitation, one on a dynamically resharded bucket and one on a bucket
 // pre-sharded to 211 shards, started through the API; then the run-detail page of each
 // (shard step line, reshard marks and windows) and the compare page with both.
-import { type APIRequestContext, type Page, expect, test } from "@playwright/test";
-import { screenshot, url } from "./support";
+import { type Page, expect, test } from "@playwright/test";
+import { screenshot, startRun, url, waitFinished } from "./support";
 
 const PRESHARDED = 211;
 
@@ -31,37 +31,6 @@ rounds:
     - { name: write, op: put, concurrency: 8, operations: 4000 }
     - { name: read, op: get, concurrency: 8, operations: 4000 }
 `;
-}
-
-/** Starts a run (waiting while another one holds the server) and returns its id. */
-async function startRun(request: APIRequestContext, yaml: string, labels: Record<string, string>): Promise<string> {
-  let runId = "";
-  await expect
-    .poll(
-      async () => {
-        const resp = await request.post(url("/api/runs"), { data: { yaml, labels } });
-        if (resp.ok()) runId = ((await resp.json()) as { run_id: string }).run_id;
-        return resp.status();
-      },
-      { timeout: 60_000, message: "the server accepts the run" },
-    )
-    .toBe(201);
-  return runId;
-}
-
-async function waitFinished(request: APIRequestContext, id: string): Promise<string> {
-  let status = "running";
-  await expect
-    .poll(
-      async () => {
-        const resp = await request.get(url(`/api/runs/${encodeURIComponent(id)}`));
-        status = ((await resp.json()) as { info: { status: string } }).info.status;
-        return status;
-      },
-      { timeout: 150_000, intervals: [500, 1000], message: `run ${id} finishes` },
-    )
-    .not.toBe("running");
-  return status;
 }
 
 async function shardValues(page: Page, chartTestId: string, series?: string): Promise<number[]> {

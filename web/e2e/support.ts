@@ -1,5 +1,6 @@
-// Helpers for the browser tests: the server's address and screenshots of each page.
-import type { Page } from "@playwright/test";
+// Helpers for the browser tests: the server's address, starting a run and waiting for
+// it through the API, and screenshots of each page.
+import { type APIRequestContext, type Page, expect } from "@playwright/test";
 import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,4 +24,35 @@ export async function screenshot(page: Page, name: string, alsoDocs = false): Pr
     mkdirSync(docs, { recursive: true });
     copyFileSync(file, join(docs, `${name}.png`));
   }
+}
+
+/** Starts a run (waiting while another one holds the server) and returns its id. */
+export async function startRun(request: APIRequestContext, yaml: string, labels: Record<string, string>): Promise<string> {
+  let runId = "";
+  await expect
+    .poll(
+      async () => {
+        const resp = await request.post(url("/api/runs"), { data: { yaml, labels } });
+        if (resp.ok()) runId = ((await resp.json()) as { run_id: string }).run_id;
+        return resp.status();
+      },
+      { timeout: 60_000, message: "the server accepts the run" },
+    )
+    .toBe(201);
+  return runId;
+}
+
+export async function waitFinished(request: APIRequestContext, id: string): Promise<string> {
+  let status = "running";
+  await expect
+    .poll(
+      async () => {
+        const resp = await request.get(url(`/api/runs/${encodeURIComponent(id)}`));
+        status = ((await resp.json()) as { info: { status: string } }).info.status;
+        return status;
+      },
+      { timeout: 150_000, intervals: [500, 1000], message: `run ${id} finishes` },
+    )
+    .not.toBe("running");
+  return status;
 }

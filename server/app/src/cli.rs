@@ -142,6 +142,11 @@ pub struct ShowArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// For runs with complete listings: also say how long a listing of this many keys
+    /// would take at the fitted rate, e.g. 67e9.
+    #[arg(long, value_name = "KEYS", value_parser = parse_key_count)]
+    pub extrapolate: Option<f64>,
+
     #[command(flatten)]
     pub results: ResultsArgs,
 }
@@ -421,6 +426,13 @@ fn parse_index(s: &str) -> Result<keystorm_engine::plan::IndexLayout, String> {
                 "{s:?} is neither `dynamic` nor a shard count between 1 and 65521"
             )),
         },
+    }
+}
+
+fn parse_key_count(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 1.0 => Ok(n),
+        _ => Err(format!("{s:?} is not a key count such as 67e9 or 1000000")),
     }
 }
 

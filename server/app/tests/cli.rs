@@ -221,3 +221,77 @@ fn a_missing_bucket_without_create_fails_with_exit_1() {
         .code(1)
         .stderr(predicate::str::contains("absent").and(predicate::str::contains("does not exist")));
 }
+
+#[test]
+fn show_fits_list_time_against_objects_and_extrapolates() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        dir.path(),
+        "scaling.yaml",
+        "name: cli-scaling
+target: { endpoint: embedded, embedded: { storage: size-only, latency: { list: 1ms } } }
+buckets: { names: [cli-scaling] }
+objects: { size: 6B }
+rounds:
+  count: 3
+  phases:
+    - { name: grow, op: put, concurrency: 8, operations: 1500 }
+    - { name: serial, op: list, page_size: 100 }
+    - { name: parallel, op: list, mode: prefix, concurrency: 8, page_size: 100 }
+",
+    );
+    let results = dir.path().join("results");
+    keystorm()
+        .arg("run")
+        .arg(&f)
+        .args(["--progress", "quiet", "--results"])
+        .arg(&results)
+        .assert()
+        .success();
+    let run = std::fs::read_dir(&results)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .find(|e| e.path().join("manifest.json").is_file())
+        .expect("a run folder");
+    let id = run.file_name().into_string().unwrap();
+    let out = keystorm()
+        .args(["show", &id, "--extrapolate", "67e9", "--results"])
+        .arg(&results)
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    // Six listings (two phases × three rounds) of 1500, 3000 and 4500 keys.
+    let listings = text
+        .split("complete listings:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no listings section: {text}"));
+    let keys: Vec<&str> = listings
+        .lines()
+        .skip(2)
+        .take(6)
+        .map(|l| l.split_whitespace().nth(5).unwrap_or(""))
+        .collect();
+    assert_eq!(
+        keys,
+        ["1500", "1500", "3000", "3000", "4500", "4500"],
+        "{text}"
+    );
+    for phase in ["serial", "parallel"] {
+        let fit = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{phase}: list time = ")))
+            .unwrap_or_else(|| panic!("no fit for {phase}: {text}"));
+        assert!(fit.contains("3 sizes"), "{fit}");
+    }
+    assert_eq!(
+        text.matches("at this rate, 6.700e10 keys take").count(),
+        2,
+        "{text}"
+    );
+    keystorm()
+        .args(["show", &id, "--extrapolate", "many", "--results"])
+        .arg(&results)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a key count"));
+}

@@ -4,6 +4,7 @@ import type {
   Distribution,
   IndexReport,
   IntervalRecord,
+  ListingsReport,
   RunDetail,
   RunInfo,
   Status,
@@ -86,5 +87,6 @@ export const api = {
     return call<Distribution>("GET", `/api/runs/${enc(id)}/distribution?${q}`);
   },
   index: (id: string) => call<IndexReport>("GET", `/api/runs/${enc(id)}/index`),
+  listings: (id: string) => call<ListingsReport>("GET", `/api/runs/${enc(id)}/listings`),
   exportUrl: (id: string, file: string) => `/api/runs/${enc(id)}/export/${file}`,
 };

@@ -116,6 +116,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/listings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["run_listings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/stop": {
         parameters: {
             query?: never;
@@ -310,6 +326,20 @@ export interface components {
             /** @description Bucket index as last polled (tracked targets only). */
             index?: components["schemas"]["BucketIndex"][];
         };
+        /** @description `seconds = intercept_s + slope_s_per_key × keys`, fitted by least squares. */
+        LinearFit: {
+            /** Format: double */
+            slope_s_per_key: number;
+            /** Format: double */
+            intercept_s: number;
+            /**
+             * Format: double
+             * @description Coefficient of determination: 1 is a perfect line.
+             */
+            r2: number;
+            /** @description Points the line was fitted to. */
+            points: number;
+        };
         /** @description How a listing splits the key space. */
         ListMode: {
             /** @enum {string} */
@@ -358,6 +388,22 @@ export interface components {
             /** @description False when the listing was stopped before the end. */
             complete: boolean;
             report?: null | components["schemas"]["SpaceReport"];
+        };
+        /** @description One `listing` event with its id in the event log. */
+        ListingRecord: {
+            /** Format: int64 */
+            id: number;
+            phase: components["schemas"]["PhaseRef"];
+            outcome: components["schemas"]["ListOutcome"];
+            /**
+             * Format: int64
+             * @description Live objects in the keyspace when the phase started.
+             */
+            objects_at_start?: number | null;
+        };
+        ListingsReport: {
+            listings: components["schemas"]["ListingRecord"][];
+            lines: components["schemas"]["ScalingLine"][];
         };
         Manifest: {
             /** Format: int32 */
@@ -642,6 +688,23 @@ export interface components {
             text: string;
             /** @description Replace an existing file (default false: 409 if it exists). */
             overwrite?: boolean;
+        };
+        /** @description The listings of one list phase (by name, across rounds) and their fitted line. */
+        ScalingLine: {
+            phase: string;
+            /** @description The phase's listing mode (`serial`, `prefix`, `adaptive`). */
+            mode: string;
+            /** Format: int32 */
+            concurrency: number;
+            points: components["schemas"]["ScalingPoint"][];
+            fit?: null | components["schemas"]["LinearFit"];
+        };
+        /** @description One complete listing: how many keys, how long. */
+        ScalingPoint: {
+            /** Format: int64 */
+            keys: number;
+            /** Format: double */
+            seconds: number;
         };
         /**
          * @description Where a phase sits in the workload.
@@ -1150,6 +1213,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IntervalRecord"][];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    run_listings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description run id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListingsReport"];
                 };
             };
             404: {

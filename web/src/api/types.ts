@@ -34,6 +34,11 @@ export type ReshardEvent = S["ReshardEvent"];
 export type StallEvent = S["StallEvent"];
 export type EventPosition = S["EventPosition"];
 export type IndexPollingEvent = S["IndexPollingEvent"];
+export type ListingsReport = S["ListingsReport"];
+export type ListingRecord = S["ListingRecord"];
+export type ScalingLine = S["ScalingLine"];
+export type LinearFit = S["LinearFit"];
+export type ListOutcome = S["ListOutcome"];
 
 /** The `data` of one live event, by event name. */
 export type EventData<N extends RunEvent["event"]> = Extract<RunEvent, { event: N }>["data"];

@@ -25,6 +25,19 @@ export function fmtMiBs(mibPerSec: number | null | undefined): string {
   return `${mibPerSec < 10 ? mibPerSec.toFixed(2) : mibPerSec.toFixed(1)} MiB/s`;
 }
 
+/** Bytes in binary units: `512 B`, `1.50 KiB`, `3.25 GiB`. */
+export function fmtBytes(bytes: number | null | undefined): string {
+  if (bytes == null || !Number.isFinite(bytes)) return "–";
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let v = bytes;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u += 1;
+  }
+  return u === 0 ? `${bytes} B` : `${v.toFixed(2)} ${units[u]}`;
+}
+
 export function bytesToMiB(bytes: number): number {
   return bytes / 1048576;
 }

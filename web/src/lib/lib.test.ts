@@ -8,6 +8,7 @@ import { applyEvent, initialLive } from "./live";
 import { downsampleRows, lttb } from "./lttb";
 import { NINES_TICKS, ninesLabel, ninesOf } from "./nines";
 import { objectsAtPhaseStart, roundCount, roundsTable, roundSeriesKeys } from "./rounds";
+import { fitEnds, fmtKeyCount, humanDuration, parseKeyCount, predictSeconds } from "./scaling";
 
 function row(p: Partial<SummaryRow> & { phase: string; op: SummaryRow["op"] }): SummaryRow {
   return {
@@ -201,5 +202,39 @@ describe("live events", () => {
     expect(s.points[1]["errors slowdown"]).toBe(2);
     s = applyEvent(s, { id: 3, name: "finished", data: { status: "interrupted", error: null } });
     expect(s.status).toBe("interrupted");
+  });
+});
+
+describe("list scaling", () => {
+  const line = {
+    phase: "serial",
+    mode: "serial",
+    concurrency: 1,
+    points: [
+      { keys: 10_000, seconds: 1.5 },
+      { keys: 20_000, seconds: 2.5 },
+    ],
+    fit: { slope_s_per_key: 1e-4, intercept_s: 0.5, r2: 1, points: 2 },
+  };
+  it("reads key counts as people write them", () => {
+    expect(parseKeyCount("67e9")).toBe(67e9);
+    expect(parseKeyCount("67 billion")).toBe(67e9);
+    expect(parseKeyCount("1.5M")).toBe(1.5e6);
+    expect(parseKeyCount("2,000,000")).toBe(2e6);
+    expect(parseKeyCount("lots")).toBeNull();
+    expect(parseKeyCount("0")).toBeNull();
+  });
+  it("extrapolates along the fitted line and says it in days", () => {
+    expect(predictSeconds(line.fit, 67e9)).toBeCloseTo(6.7e6 + 0.5, 3);
+    expect(humanDuration(6.7e6)).toBe("77 days 13 h");
+    expect(humanDuration(4.24)).toBe("4.2 s");
+    expect(fmtKeyCount(67e9)).toBe("67 billion");
+  });
+  it("draws the fitted line from zero to the largest listing", () => {
+    expect(fitEnds(line, 20_000)).toEqual([
+      { keys: 0, "serial fit": 0.5 },
+      { keys: 20_000, "serial fit": 2.5 },
+    ]);
+    expect(fitEnds({ ...line, fit: null }, 20_000)).toEqual([]);
   });
 });

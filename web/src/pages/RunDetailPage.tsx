@@ -15,6 +15,7 @@ import {
   WorkloadBlock,
 } from "../components/RunDetailView";
 import { BucketIndexSection } from "../components/BucketIndexSection";
+import { ListingsSection } from "../components/ListingsSection";
 import { Empty, ErrorBox, Loading } from "../components/states";
 
 export function parseLabels(text: string): Record<string, string> | string {
@@ -84,6 +85,12 @@ export function RunDetailPage() {
     refetchInterval: running ? 3000 : false,
     retry: false,
   });
+  const listings = useQuery({
+    queryKey: ["listings", id],
+    queryFn: () => api.listings(id),
+    refetchInterval: running ? 3000 : false,
+    retry: false,
+  });
   const loadIntervals = useCallback(
     (c: PhaseChoice) => api.intervals(id, { section: c.section, round: c.round, phase: c.phase }),
     [id],
@@ -141,6 +148,7 @@ export function RunDetailPage() {
           <h2>Objects in the bucket</h2>
           <ObjectsTable rows={rows} />
           <BucketIndexSection report={index.data} rows={rows} />
+          <ListingsSection report={listings.data} />
         </>
       )}
       <h2>Workload</h2>

@@ -11,6 +11,7 @@ mod events;
 mod exports;
 mod hub;
 mod index;
+mod listings;
 mod openapi;
 mod prometheus;
 mod run_files;
@@ -87,6 +88,7 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{id}/events", get(events::stream))
         .route("/runs/{id}/intervals", get(runs::intervals))
         .route("/runs/{id}/index", get(index::index))
+        .route("/runs/{id}/listings", get(listings::listings))
         .route("/runs/{id}/distribution", get(distribution::distribution))
         .route("/runs/{id}/export/{file}", get(exports::export))
         .fallback(api_not_found)

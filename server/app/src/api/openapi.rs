@@ -6,11 +6,14 @@ use utoipa::OpenApi;
 
 use keystorm_engine::executor::{PhaseProgress, RunEvent};
 use keystorm_engine::keyspace::WindowState;
+use keystorm_engine::listing::{ListMode, ListOutcome, SpaceReport, Tally};
 use keystorm_engine::metrics::{OpSummary, Percentiles};
 use keystorm_engine::ops::OpKind;
+use keystorm_engine::results::scaling::{LinearFit, ScalingPoint};
 use keystorm_engine::results::{
-    BucketIndex, EventPosition, IndexPollingEvent, IntervalRecord, Manifest, PhaseRef,
-    ReshardEvent, RunStatus, Section, StallEvent, Summary, SummaryRow, TotalRow,
+    BucketIndex, EventPosition, IndexPollingEvent, IntervalRecord, ListingRecord, ListingsReport,
+    Manifest, PhaseRef, ReshardEvent, RunStatus, ScalingLine, Section, StallEvent, Summary,
+    SummaryRow, TotalRow,
 };
 
 use super::distribution::{Distribution, DistributionPoint};
@@ -42,6 +45,7 @@ use super::workloads::{
         super::runs::delete,
         super::runs::intervals,
         super::index::index,
+        super::listings::listings,
         super::distribution::distribution,
         super::events::stream,
         super::exports::export,
@@ -87,6 +91,15 @@ use super::workloads::{
         super::index::IndexReport,
         super::index::ReshardRecord,
         super::index::StallRecord,
+        ListingsReport,
+        ListingRecord,
+        ScalingLine,
+        ScalingPoint,
+        LinearFit,
+        ListOutcome,
+        ListMode,
+        SpaceReport,
+        Tally,
     ))
 )]
 struct ApiDoc;

@@ -5,7 +5,9 @@
 mod checkpoint;
 mod hlog;
 mod index;
+mod listings;
 mod manifest;
+pub mod scaling;
 mod store;
 mod summary;
 
@@ -14,6 +16,7 @@ pub use hlog::{HLOG_FILE, HlogWriter, read_merged, tag as hlog_tag};
 pub use index::{
     BucketIndex, EventPosition, IndexPollingEvent, ReshardEvent, StallEvent, shards_cell,
 };
+pub use listings::{ListingRecord, ListingsReport, ScalingLine, read_listings};
 pub use manifest::{Manifest, RunStatus};
 pub use store::{ResultStore, ResultsError, find_run, list_runs, new_run_id};
 pub use summary::{IntervalRecord, Section, Summary, SummaryRow, TotalRow, csv_field, write_csv};

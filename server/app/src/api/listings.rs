@@ -1,0 +1,21 @@
+//! `GET /api/runs/{id}/listings`: a run's complete listings and, per list phase, list
+//! time against key count with a fitted line — the list-scaling experiment's chart.
+
+use axum::Json;
+use axum::extract::{Path as UrlPath, State};
+use keystorm_engine::results::{ListingsReport, read_listings};
+
+use super::AppState;
+use super::error::{ApiResult, ErrorBody};
+use super::run_files::run_dir;
+
+#[utoipa::path(get, path = "/api/runs/{id}/listings", operation_id = "run_listings", tag = "runs",
+    params(("id" = String, Path, description = "run id")),
+    responses((status = 200, body = ListingsReport), (status = 404, body = ErrorBody)))]
+pub async fn listings(
+    State(state): State<AppState>,
+    UrlPath(id): UrlPath<String>,
+) -> ApiResult<Json<ListingsReport>> {
+    let dir = run_dir(&state.config.results_dir, &id)?;
+    Ok(Json(read_listings(&dir)))
+}

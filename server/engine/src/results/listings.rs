@@ -1,0 +1,122 @@
+//! A run's complete listings, read back from its event log: every `listing` event, and
+//! per list phase the points (keys, seconds) and the line fitted through them — the
+//! list-scaling experiment's result, shared by `keystorm show` and the HTTP API.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::scaling::{LinearFit, ScalingPoint};
+use super::{EVENTS_FILE, PhaseRef};
+use crate::listing::ListOutcome;
+
+/// One `listing` event with its id in the event log.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ListingRecord {
+    pub id: u64,
+    pub phase: PhaseRef,
+    pub outcome: ListOutcome,
+    /// Live objects in the keyspace when the phase started.
+    pub objects_at_start: Option<u64>,
+}
+
+/// The listings of one list phase (by name, across rounds) and their fitted line.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ScalingLine {
+    pub phase: String,
+    /// The phase's listing mode (`serial`, `prefix`, `adaptive`).
+    pub mode: String,
+    pub concurrency: u32,
+    pub points: Vec<ScalingPoint>,
+    /// `None` with fewer than two sizes.
+    pub fit: Option<LinearFit>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ListingsReport {
+    pub listings: Vec<ListingRecord>,
+    pub lines: Vec<ScalingLine>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "event", content = "data", rename_all = "snake_case")]
+enum Event {
+    PhaseStarted {
+        objects: u64,
+    },
+    Listing {
+        phase: PhaseRef,
+        outcome: Box<ListOutcome>,
+    },
+}
+
+#[derive(Deserialize)]
+struct Line {
+    id: u64,
+    #[serde(flatten)]
+    event: Event,
+}
+
+/// Reads the run folder's event log; a run without listings gives an empty report.
+pub fn read_listings(dir: &Path) -> ListingsReport {
+    let mut report = ListingsReport::default();
+    let Ok(file) = std::fs::File::open(dir.join(EVENTS_FILE)) else {
+        return report;
+    };
+    let mut objects_at_start = None;
+    for line in std::io::BufReader::new(file).lines() {
+        let Ok(line) = line else { break };
+        // Cheap pre-filter: most lines are intervals.
+        if !(line.contains("\"event\":\"listing\"") || line.contains("\"event\":\"phase_started\""))
+        {
+            continue;
+        }
+        match serde_json::from_str::<Line>(&line) {
+            Ok(Line {
+                event: Event::PhaseStarted { objects, .. },
+                ..
+            }) => objects_at_start = Some(objects),
+            Ok(Line {
+                id,
+                event: Event::Listing { phase, outcome },
+            }) => report.listings.push(ListingRecord {
+                id,
+                phase,
+                outcome: *outcome,
+                objects_at_start,
+            }),
+            Err(_) => {}
+        }
+    }
+    report.lines = lines_of(&report.listings);
+    report
+}
+
+/// Groups complete listings by phase name, in order of first appearance, and fits each.
+fn lines_of(listings: &[ListingRecord]) -> Vec<ScalingLine> {
+    let mut lines: Vec<ScalingLine> = Vec::new();
+    for l in listings.iter().filter(|l| l.outcome.complete) {
+        let point = ScalingPoint {
+            keys: l.outcome.keys,
+            seconds: l.outcome.seconds,
+        };
+        match lines.iter_mut().find(|line| line.phase == l.phase.name) {
+            Some(line) => line.points.push(point),
+            None => lines.push(ScalingLine {
+                phase: l.phase.name.clone(),
+                mode: l.outcome.mode.name().to_string(),
+                concurrency: l.outcome.concurrency,
+                points: vec![point],
+                fit: None,
+            }),
+        }
+    }
+    for line in &mut lines {
+        line.fit = LinearFit::of(&line.points);
+    }
+    lines
+}

@@ -1,0 +1,60 @@
+// The list-scaling experiment end to end: a small run of workloads/list-scaling.yaml's
+// shape (a step of objects per round, then a serial and an adaptive listing) on the
+// embedded target, then its detail page: one point per round per listing phase, a
+// fitted line per phase, and the extrapolation following what the reader types.
+import { expect, test } from "@playwright/test";
+import { screenshot, startRun, url, waitFinished } from "./support";
+
+const ROUNDS = 4;
+
+const WORKLOAD = `name: e2e-list-scaling
+target:
+  endpoint: embedded
+  embedded: { storage: size-only, latency: { list: 2ms } }
+buckets: { names: [e2e-list-scaling] }
+keyspace: { seed: 5, prefix: s/ }
+objects: { size: 6B }
+rounds:
+  count: ${ROUNDS}
+  phases:
+    - { name: grow, op: put, concurrency: 16, operations: 3000 }
+    - { name: serial, op: list, mode: serial, page_size: 250 }
+    - { name: parallel, op: list, mode: adaptive, concurrency: 8, page_size: 250 }
+`;
+
+test("list time against objects, fitted and extrapolated", async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const id = await startRun(request, WORKLOAD, { experiment: "list-scaling" });
+  expect(await waitFinished(request, id)).toBe("completed");
+
+  const report = (await (await request.get(url(`/api/runs/${id}/listings`))).json()) as {
+    listings: Array<{ outcome: { keys: number } }>;
+    lines: Array<{ phase: string; points: Array<{ keys: number }>; fit: { r2: number } | null }>;
+  };
+  expect(report.listings.map((l) => l.outcome.keys)).toEqual([3000, 3000, 6000, 6000, 9000, 9000, 12000, 12000]);
+  expect(report.lines.map((l) => l.phase)).toEqual(["serial", "parallel"]);
+  for (const line of report.lines) {
+    expect(line.points).toHaveLength(ROUNDS);
+    expect(line.fit).not.toBeNull();
+  }
+
+  await page.goto(url(`/runs/${id}`));
+  const chart = page.getByTestId("list-scaling-chart");
+  await expect(chart).toBeVisible();
+  // One dot per round per listing phase, and a dashed fitted line per phase.
+  await expect(chart.locator(".recharts-scatter-symbol")).toHaveCount(2 * ROUNDS);
+  await expect(chart.locator("path.recharts-line-curve")).toHaveCount(2);
+  await expect(page.getByTestId("listings-table").locator("tbody tr")).toHaveCount(2 * ROUNDS);
+
+  const serial = page.getByTestId("extrapolated-serial");
+  await expect(serial).not.toHaveText("–");
+  const at67b = await serial.textContent();
+  await page.getByTestId("extrapolate-input").fill("12000");
+  await expect(serial).not.toHaveText(at67b ?? "");
+  await expect(serial).toHaveText(/ s$/);
+  await page.getByTestId("extrapolate-input").fill("plenty");
+  await expect(serial).toHaveText("–");
+  await page.getByTestId("extrapolate-input").fill("67 billion");
+  await page.getByTestId("listings").scrollIntoViewIfNeeded();
+  await screenshot(page, "list-scaling", true);
+});
