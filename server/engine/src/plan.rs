@@ -219,12 +219,17 @@ pub struct PhasePlan {
     pub listing: Option<ListingPlan>,
 }
 
-/// A phase that lists every key of the keyspace prefix in each bucket.
+/// A phase that lists every key under a prefix (the keyspace's unless given) in each
+/// bucket, and for a metadata scan HEADs each one.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ListingPlan {
     pub mode: crate::listing::ListMode,
     /// Characters after the prefix that group the space report; `None` = no report.
     pub report_depth: Option<u32>,
+    /// `None`: the keyspace's prefix.
+    pub prefix: Option<String>,
+    /// A metadata scan: this many listers feed the phase's `concurrency` HEAD workers.
+    pub scan_listers: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -254,7 +259,8 @@ pub enum PhaseEnd {
     Operations(u64),
     /// Put until the live window holds this many objects (puts) or drains to it (deletes).
     UntilObjects(u64),
-    /// One complete listing of the keyspace prefix (list phases only).
+    /// One complete listing of the keyspace prefix (list phases), or one HEAD of every
+    /// listed key (head phases over `keys: bucket`).
     ListOnce,
 }
 

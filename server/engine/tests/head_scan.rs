@@ -149,3 +149,71 @@ async fn every_object_is_headed_once_with_the_metadata_written() {
     assert_eq!(serial.objects, n);
     assert_eq!(serial.other_values, n - 100);
 }
+
+/// Keeps the metadata-scan events of a run.
+#[derive(Default)]
+struct Scans(Mutex<Vec<keystorm_engine::executor::MetadataScanEvent>>);
+
+impl keystorm_engine::executor::Observer for Scans {
+    fn event(&self, _id: u64, event: &keystorm_engine::executor::RunEvent) {
+        if let keystorm_engine::executor::RunEvent::MetadataScan(s) = event {
+            self.0.lock().unwrap().push(s.clone());
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_head_phase_over_the_bucket_scans_every_key_and_measures_list_and_head_apart() {
+    let sim = common::start_sim().await;
+    // Another keyspace's objects in the same bucket: a scan of the whole bucket
+    // (`prefix: ""`) finds them too, a scan of the keyspace prefix does not.
+    let text = common::workload(
+        &sim.endpoint(),
+        "buckets: { names: [scan-phase] }\nkeyspace: { prefix: mine/ }\nobjects: { size: 10B, metadata: { team: \"team-{i%4}\" } }\nbefore:\n  - { op: put, concurrency: 16, until_objects: 2000 }\nafter:\n  - { name: mine, op: head, keys: bucket, concurrency: 16, list_concurrency: 2, mode: adaptive }\n  - { name: everything, op: head, keys: bucket, concurrency: 8, prefix: \"\" }\n",
+    );
+    let client = common::client_of(&sim.endpoint(), 4).await;
+    client.create_bucket("scan-phase").await.unwrap();
+    for i in 0..30 {
+        client
+            .put_object(
+                "scan-phase",
+                &format!("theirs/{i}"),
+                Bytes::from_static(b"t"),
+                &[],
+            )
+            .await
+            .unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scans = Arc::new(Scans::default());
+    let outcome = common::run_with(
+        &text,
+        dir.path(),
+        scans.clone(),
+        CancellationToken::new(),
+        None,
+    )
+    .await;
+    assert_eq!(outcome.status.as_str(), "completed", "{:?}", outcome.error);
+    let scans = scans.0.lock().unwrap();
+    assert_eq!(scans.len(), 2);
+    let (mine, all) = (&scans[0], &scans[1]);
+    assert_eq!((mine.heads, mine.head_errors), (2000, 0));
+    assert_eq!(mine.metadata.names["team"].objects, 2000);
+    assert_eq!(mine.metadata.names["team"].values["team-3"], 500);
+    assert_eq!(all.heads, 2030);
+    assert_eq!(all.metadata.without_metadata, 30);
+    // LIST pages and HEADs are separate rows of the phase.
+    let ops = |phase: &str, op: &str| {
+        outcome
+            .summary
+            .rows
+            .iter()
+            .find(|r| r.phase == phase && r.op.as_str() == op)
+            .map(|r| (r.stats.ops, r.stats.keys))
+    };
+    assert_eq!(ops("mine", "head"), Some((2000, 0)));
+    let (pages, keys) = ops("mine", "list").expect("list row");
+    assert!(pages >= 2, "{pages}");
+    assert_eq!(keys, 2000);
+}

@@ -810,3 +810,43 @@ fn list_modes_are_read_and_checked() {
         "complete listings only",
     );
 }
+
+#[test]
+fn metadata_scans_are_head_phases_over_the_bucket() {
+    let plan = parse_workload(
+        &format!("{HEAD}after:\n  - {{ name: m, op: head, keys: bucket, concurrency: 64, prefix: \"\" }}\n"),
+        "w.yaml",
+    )
+    .expect("valid")
+    .0;
+    let p = &plan.after[0];
+    assert_eq!(p.end, PhaseEnd::ListOnce);
+    let l = p.listing.as_ref().expect("a scan lists");
+    assert_eq!(l.scan_listers, Some(4));
+    assert_eq!(l.prefix.as_deref(), Some(""));
+
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: put, operations: 5, keys: bucket }}\n"),
+        4,
+        37,
+        "`keys` applies to `op: head`",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: head, keys: bucket, duration: 5s }}\n"),
+        4,
+        41,
+        "drop `duration`",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: head, keys: everything }}\n"),
+        4,
+        23,
+        "use `window` or `bucket`",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: list, list_concurrency: 4 }}\n"),
+        4,
+        35,
+        "`list_concurrency` applies to scans",
+    );
+}

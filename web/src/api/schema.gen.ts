@@ -440,6 +440,68 @@ export interface components {
              */
             peak_rss_kib?: number | null;
         };
+        /** @description One metadata name across the scanned objects. */
+        MetadataName: {
+            /**
+             * Format: int64
+             * @description Objects that have this name.
+             */
+            objects: number;
+            /** @description Objects per value, for the first `MAX_VALUES` distinct values seen. */
+            values: {
+                [key: string]: number;
+            };
+            /**
+             * Format: int64
+             * @description Objects whose value did not fit in `values`.
+             */
+            other_values: number;
+        };
+        /** @description What a metadata scan (`op: head`, `keys: bucket`) of one bucket found. */
+        MetadataScanEvent: {
+            phase: components["schemas"]["PhaseRef"];
+            bucket: string;
+            /**
+             * Format: int64
+             * @description HEADs that answered.
+             */
+            heads: number;
+            /**
+             * Format: int64
+             * @description HEADs that failed (404s included).
+             */
+            head_errors: number;
+            /**
+             * Format: int64
+             * @description Keys gone between LIST and HEAD.
+             */
+            missing: number;
+            /** Format: int32 */
+            head_concurrency: number;
+            /** Format: double */
+            seconds: number;
+            metadata: components["schemas"]["MetadataSummary"];
+        };
+        MetadataSummary: {
+            /**
+             * Format: int64
+             * @description Objects scanned (HEADs that answered).
+             */
+            objects: number;
+            /**
+             * Format: int64
+             * @description Objects without any user metadata.
+             */
+            without_metadata: number;
+            names: {
+                [key: string]: components["schemas"]["MetadataName"];
+            };
+            /**
+             * Format: int64
+             * @description Name occurrences beyond the first `MAX_NAMES` names.
+             */
+            other_names: number;
+        };
         /**
          * @description One S3 operation a phase can issue.
          * @enum {string}
@@ -650,6 +712,11 @@ export interface components {
             };
             /** @enum {string} */
             event: "listing";
+        } | {
+            /** @description A metadata scan of one bucket finished (its listing follows as `listing`). */
+            data: components["schemas"]["MetadataScanEvent"];
+            /** @enum {string} */
+            event: "metadata_scan";
         } | {
             data: {
                 status: components["schemas"]["RunStatus"];

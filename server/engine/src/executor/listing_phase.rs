@@ -1,22 +1,39 @@
-//! A complete-listing phase: the keyspace prefix of every bucket listed in turn with
-//! the phase's listing mode (serial, prefix or adaptive), each ListObjectsV2 request
-//! recorded as a `list` operation, and each bucket's key count, bytes and space report
-//! kept for a `listing` event when the phase ends.
+//! A complete-listing phase: the keyspace prefix (or the phase's own) of every bucket
+//! listed in turn with the phase's listing mode (serial, prefix or adaptive), each
+//! ListObjectsV2 request recorded as a `list` operation, and each bucket's key count,
+//! bytes and space report kept for a `listing` event when the phase ends. A metadata
+//! scan (`op: head`, `keys: bucket`) also HEADs every listed key, each HEAD recorded as
+//! a `head` operation, and keeps what the metadata held for a `metadata_scan` event.
 
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
-use super::RunContext;
+use super::{MetadataScanEvent, RunContext, RunEvent};
 use crate::listing::{self, ListJob, ListOutcome, ListOutputs, PageEvent, PageObserver};
 use crate::metrics::Recorder;
 use crate::ops::OpKind;
 use crate::plan::{ListingPlan, PhasePlan};
+use crate::results::PhaseRef;
 use crate::s3::S3Client;
+use crate::scan::{self, HeadEvent, HeadObserver, ScanJob, ScanOutcome};
 
 /// Records pages into the phase's recorders, spread by lister.
 struct PageRecorder {
     recorders: Vec<Recorder>,
+}
+
+impl HeadObserver for PageRecorder {
+    fn head(&self, e: HeadEvent) {
+        let r = &self.recorders[e.worker % self.recorders.len()];
+        r.with(|s| {
+            let stats = s.op_mut(OpKind::Head);
+            match e.outcome {
+                Ok(()) => stats.record_ok(e.end.saturating_duration_since(e.start), 0),
+                Err(class) => stats.record_error(class),
+            }
+        });
+    }
 }
 
 impl PageObserver for PageRecorder {
@@ -47,7 +64,13 @@ pub(crate) struct ListingTask {
     observer: Arc<PageRecorder>,
     stop: CancellationToken,
     /// One outcome per bucket listed (a handful: one per bucket of the workload).
-    pub outcomes: Arc<Mutex<Vec<ListOutcome>>>,
+    pub outcomes: Arc<Mutex<Vec<ScanOrList>>>,
+}
+
+/// What one bucket's pass gave.
+pub(crate) enum ScanOrList {
+    List(Box<ListOutcome>),
+    Scan(Box<ScanOutcome>),
 }
 
 impl ListingTask {
@@ -61,7 +84,10 @@ impl ListingTask {
         ListingTask {
             client: ctx.client.clone(),
             buckets: ctx.plan.buckets.names.clone(),
-            prefix: ctx.keyspace.prefix().to_string(),
+            prefix: listing
+                .prefix
+                .clone()
+                .unwrap_or_else(|| ctx.keyspace.prefix().to_string()),
             listing: listing.clone(),
             concurrency: plan.concurrency,
             page_size: plan.page_size,
@@ -74,7 +100,7 @@ impl ListingTask {
         }
     }
 
-    /// Lists every bucket; returns a warning if a listing failed.
+    /// Lists (or scans) every bucket; returns a warning if one failed.
     pub async fn run(self) -> Option<String> {
         for bucket in &self.buckets {
             if self.stop.is_cancelled() {
@@ -84,29 +110,77 @@ impl ListingTask {
                 bucket: bucket.clone(),
                 prefix: self.prefix.clone(),
                 mode: self.listing.mode.clone(),
-                concurrency: self.concurrency,
+                concurrency: self.listing.scan_listers.unwrap_or(self.concurrency),
                 page_size: self.page_size,
                 retries: self.retries,
                 report_depth: self.listing.report_depth,
             };
-            let observer: Arc<dyn PageObserver> = self.observer.clone();
-            match listing::list(
-                &self.client,
-                &job,
-                observer,
-                ListOutputs::default(),
-                self.stop.clone(),
-            )
-            .await
-            {
+            let done = match self.listing.scan_listers {
+                Some(_) => {
+                    let scan_job = ScanJob {
+                        list: job,
+                        head_concurrency: self.concurrency,
+                    };
+                    scan::scan(
+                        &self.client,
+                        &scan_job,
+                        self.observer.clone(),
+                        self.observer.clone(),
+                        None,
+                        self.stop.clone(),
+                    )
+                    .await
+                    .map(|s| ScanOrList::Scan(Box::new(s)))
+                    .map_err(|e| e.to_string())
+                }
+                None => listing::list(
+                    &self.client,
+                    &job,
+                    self.observer.clone(),
+                    ListOutputs::default(),
+                    self.stop.clone(),
+                )
+                .await
+                .map(|l| ScanOrList::List(Box::new(l)))
+                .map_err(|e| e.to_string()),
+            };
+            match done {
                 Ok(outcome) => self
                     .outcomes
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .push(outcome),
-                Err(e) => return Some(format!("listing bucket {bucket}: {e}")),
+                Err(e) => return Some(format!("bucket {bucket}: {e}")),
             }
         }
         None
+    }
+}
+
+/// Logs what each bucket's pass gave: for a scan a `metadata_scan` event, then the
+/// `listing` of every pass.
+pub(crate) fn emit(ctx: &RunContext, phase: &PhaseRef, outcomes: Vec<ScanOrList>) {
+    for outcome in outcomes {
+        let listing = match outcome {
+            ScanOrList::List(l) => *l,
+            ScanOrList::Scan(s) => {
+                let s = *s;
+                ctx.emit(RunEvent::MetadataScan(MetadataScanEvent {
+                    phase: phase.clone(),
+                    bucket: s.listing.bucket.clone(),
+                    heads: s.heads,
+                    head_errors: s.head_errors,
+                    missing: s.missing,
+                    head_concurrency: s.head_concurrency,
+                    seconds: s.seconds,
+                    metadata: s.metadata,
+                }));
+                s.listing
+            }
+        };
+        ctx.emit(RunEvent::Listing {
+            phase: phase.clone(),
+            outcome: listing,
+        });
     }
 }

@@ -99,10 +99,29 @@ pub enum RunEvent {
         phase: PhaseRef,
         outcome: crate::listing::ListOutcome,
     },
+    /// A metadata scan of one bucket finished (its listing follows as `listing`).
+    MetadataScan(MetadataScanEvent),
     Finished {
         status: RunStatus,
         error: Option<String>,
     },
+}
+
+/// What a metadata scan (`op: head`, `keys: bucket`) of one bucket found.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MetadataScanEvent {
+    pub phase: PhaseRef,
+    pub bucket: String,
+    /// HEADs that answered.
+    pub heads: u64,
+    /// HEADs that failed (404s included).
+    pub head_errors: u64,
+    /// Keys gone between LIST and HEAD.
+    pub missing: u64,
+    pub head_concurrency: u32,
+    pub seconds: f64,
+    pub metadata: crate::scan::MetadataSummary,
 }
 
 /// Receives run events with their id in the run's event log (0, 1, 2, ...); called from

@@ -11,7 +11,7 @@ use tokio::task::JoinSet;
 use tokio::time::MissedTickBehavior;
 use tokio_util::sync::CancellationToken;
 
-use super::listing_phase::ListingTask;
+use super::listing_phase::{self, ListingTask};
 use super::sequence::ScheduledPhase;
 use super::stalls::StallDetector;
 use super::worker::Worker;
@@ -227,11 +227,8 @@ pub(crate) async fn run(
     let index_at_end = ctx.index_snapshot();
     let outcomes =
         listing.map(|l| std::mem::take(&mut *l.lock().unwrap_or_else(|e| e.into_inner())));
-    for outcome in outcomes.into_iter().flatten() {
-        ctx.emit(RunEvent::Listing {
-            phase: pref.clone(),
-            outcome,
-        });
+    if let Some(outcomes) = outcomes {
+        listing_phase::emit(ctx, pref, outcomes);
     }
     for w in warnings {
         ctx.emit(RunEvent::Warning {

@@ -248,6 +248,13 @@ pub struct RawPhase {
     pub delimiter: Option<S<String>>,
     /// List phases: add a space report (by prefix, age, suffix, size) to the results.
     pub report: Option<S<bool>>,
+    /// Head phases: `window` (keys of the keyspace's live window) or `bucket` (every key
+    /// a listing finds: the metadata scan).
+    pub keys: Option<S<String>>,
+    /// Complete listings and scans: list under this prefix instead of the keyspace's.
+    pub prefix: Option<S<String>>,
+    /// Scans: listers feeding the HEAD workers.
+    pub list_concurrency: Option<S<i64>>,
 }
 
 #[derive(Debug, Deserialize)]

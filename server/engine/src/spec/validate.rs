@@ -37,6 +37,9 @@ pub(super) fn loc_of<T>(s: &Spanned<T>) -> &Location {
     &s.referenced
 }
 
+/// Listers feeding a metadata scan's HEAD workers unless `list_concurrency` says.
+const DEFAULT_SCAN_LISTERS: u32 = 4;
+
 /// Default per-request timeout: long enough for big objects, short enough to notice a hang.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 const DEFAULT_CONCURRENCY: i64 = 16;
@@ -169,6 +172,8 @@ fn check_window(existing: u64, before: &[PhaseAt], rounds: &RoundsAt, after: &[P
                 Some(s) => Some(s - k),
                 None => None,
             },
+            // A metadata scan reads what a listing finds, not the window.
+            (PhaseWork::Single(OpKind::Head), PhaseEnd::ListOnce) => known,
             (PhaseWork::Single(op @ (OpKind::Get | OpKind::Head | OpKind::Delete)), _) => {
                 if known == Some(0) {
                     return at(
@@ -897,6 +902,7 @@ fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
             "give one end per phase: `duration`, `operations` or `until_objects`",
         );
     }
+    let scan = scans_bucket(&p)?;
     let end = if let Some(d) = &p.duration {
         let d2 = duration(d, "duration")?;
         if d2.is_zero() {
@@ -913,7 +919,7 @@ fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
             );
         }
         PhaseEnd::UntilObjects(non_negative(n, "until_objects")?)
-    } else if single == Some(OpKind::List) {
+    } else if single == Some(OpKind::List) || (single == Some(OpKind::Head) && scan) {
         PhaseEnd::ListOnce
     } else {
         return at(
@@ -1004,9 +1010,43 @@ fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
     })
 }
 
-/// The listing settings of a complete-listing phase; an error where they are given to
-/// any other phase.
+/// `keys: bucket` (a metadata scan) or `keys: window` (the default) on a head phase.
+fn scans_bucket(p: &RawPhase) -> R<bool> {
+    match &p.keys {
+        None => Ok(false),
+        Some(k) if p.op.as_ref().is_none_or(|op| op.value.trim() != "head") => at(
+            loc_of(k),
+            "`keys` applies to `op: head` phases (`keys: bucket` scans every listed key)",
+        ),
+        Some(k) => match k.value.trim() {
+            "bucket" => {
+                for (field, given) in [
+                    ("duration", p.duration.as_ref().map(loc_of)),
+                    ("operations", p.operations.as_ref().map(loc_of)),
+                ] {
+                    if let Some(l) = given {
+                        return at(
+                            l,
+                            format!("`keys: bucket` HEADs every listed key once: drop `{field}`"),
+                        );
+                    }
+                }
+                Ok(true)
+            }
+            "window" => Ok(false),
+            other => at(
+                loc_of(k),
+                format!("unknown `keys` {other:?}; use `window` or `bucket`"),
+            ),
+        },
+    }
+}
+
+/// The listing settings of a complete-listing or scan phase; an error where they are
+/// given to any other phase.
 fn listing_plan(p: &RawPhase, loc: &Location, end: &PhaseEnd) -> R<Option<ListingPlan>> {
+    let scan =
+        *end == PhaseEnd::ListOnce && p.op.as_ref().is_some_and(|op| op.value.trim() == "head");
     if *end != PhaseEnd::ListOnce {
         let given = [
             ("mode", p.mode.as_ref().map(loc_of)),
@@ -1014,18 +1054,31 @@ fn listing_plan(p: &RawPhase, loc: &Location, end: &PhaseEnd) -> R<Option<Listin
             ("alphabet", p.alphabet.as_ref().map(loc_of)),
             ("delimiter", p.delimiter.as_ref().map(loc_of)),
             ("report", p.report.as_ref().map(loc_of)),
+            ("prefix", p.prefix.as_ref().map(loc_of)),
+            ("list_concurrency", p.list_concurrency.as_ref().map(loc_of)),
         ];
         if let Some((field, Some(l))) = given.into_iter().find(|(_, l)| l.is_some()) {
             return at(
                 l,
                 format!(
                     "`{field}` applies to complete listings only (`op: list` without \
-                     `duration` or `operations`)"
+                     `duration` or `operations`, or `op: head` with `keys: bucket`)"
                 ),
             );
         }
         return Ok(None);
     }
+    if let Some(l) = p.list_concurrency.as_ref().filter(|_| !scan) {
+        return at(
+            loc_of(l),
+            "`list_concurrency` applies to scans (`op: head` with `keys: bucket`); a list phase's listers are its `concurrency`",
+        );
+    }
+    let scan_listers = match (&p.list_concurrency, scan) {
+        (Some(n), true) => Some(in_range(n, "list_concurrency", 1, 4096)? as u32),
+        (None, true) => Some(DEFAULT_SCAN_LISTERS),
+        _ => None,
+    };
     let mode_name = p.mode.as_ref().map_or("serial", |m| m.value.trim());
     let only_for = |field: &str, l: Option<&Location>, mode: &str| match l {
         Some(l) if mode_name != mode => at(
@@ -1075,5 +1128,7 @@ fn listing_plan(p: &RawPhase, loc: &Location, end: &PhaseEnd) -> R<Option<Listin
     Ok(Some(ListingPlan {
         mode,
         report_depth: p.report.as_ref().is_some_and(|r| r.value).then_some(1),
+        prefix: p.prefix.as_ref().map(|x| x.value.clone()),
+        scan_listers,
     }))
 }
