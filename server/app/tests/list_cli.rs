@@ -40,6 +40,7 @@ fn target() -> (tokio::runtime::Runtime, SimHandle) {
             .map(|(k, v)| (Box::from(*k), v.clone().into_boxed_str()))
             .collect(),
         data: None,
+        parts: 0,
     };
     for i in 0..KEYS {
         let meta = if i % 10 == 0 {

@@ -363,6 +363,7 @@ fn seed_into(sim: &SimHandle, bucket: &str, keys: impl IntoIterator<Item = (Stri
                 content_type: None,
                 metadata: Box::new([]),
                 data: None,
+                parts: 0,
             },
         );
     }

@@ -84,7 +84,73 @@ both_clients!(
     a_wrong_secret_is_refused,
     a_closed_port_is_a_connection_error,
     a_silent_server_is_a_timeout,
+    multipart_uploads_and_streamed_gets,
 );
+
+async fn multipart_uploads_and_streamed_gets(kind: ClientKind) {
+    let s = sim().await;
+    let c = client(kind, &s.endpoint()).await;
+    c.create_bucket("mpu").await.unwrap();
+    let parts: Vec<Bytes> = (0..3u8)
+        .map(|n| Bytes::from(vec![n + 1; if n < 2 { 5 << 20 } else { 777 }]))
+        .collect();
+    let meta = vec![("kind".to_string(), "mp".to_string())];
+    let id = c
+        .create_multipart_upload("mpu", "obj", &meta)
+        .await
+        .unwrap();
+    let mut listed = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        let n = i as u32 + 1;
+        listed.push((
+            n,
+            c.upload_part("mpu", "obj", &id, n, p.clone())
+                .await
+                .unwrap(),
+        ));
+    }
+    let etag = c
+        .complete_multipart_upload("mpu", "obj", &id, &listed)
+        .await
+        .unwrap();
+    assert!(etag.ends_with("-3\""), "{etag}");
+    let head = c.head_object("mpu", "obj").await.unwrap();
+    assert_eq!(head.size, (10 << 20) + 777);
+    assert_eq!(head.etag.as_deref(), Some(etag.as_str()));
+    assert_eq!(head.metadata, meta);
+    // Streamed into a sink chunk by chunk, ranged across a part boundary.
+    let mut got = Vec::new();
+    let out = c
+        .get_object_to(
+            "mpu",
+            "obj",
+            Some(((5 << 20) - 2, (5 << 20) + 1)),
+            &mut |chunk| {
+                got.extend_from_slice(chunk);
+                Ok(())
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(out.bytes, 4);
+    assert_eq!(got, [1, 1, 2, 2]);
+    // A failing sink stops the GET with a clear error.
+    let e = c
+        .get_object_to("mpu", "obj", None, &mut |_| {
+            Err(std::io::Error::other("disk full"))
+        })
+        .await
+        .unwrap_err();
+    assert!(e.message.contains("disk full"), "{e}");
+    // An aborted upload is gone.
+    let id = c.create_multipart_upload("mpu", "gone", &[]).await.unwrap();
+    c.abort_multipart_upload("mpu", "gone", &id).await.unwrap();
+    let e = c
+        .upload_part("mpu", "gone", &id, 1, Bytes::from_static(b"x"))
+        .await
+        .unwrap_err();
+    assert_eq!(e.class, ErrorClass::Http(404));
+}
 
 async fn buckets_are_created_found_and_deleted(kind: ClientKind) {
     let s = sim().await;

@@ -21,6 +21,10 @@ pub enum S3Error {
     SlowDown,
     InternalError,
     KeyTooLongError,
+    NoSuchUpload,
+    InvalidPart,
+    InvalidPartOrder,
+    EntityTooSmall,
 }
 
 impl S3Error {
@@ -41,6 +45,10 @@ impl S3Error {
             S3Error::SlowDown => "SlowDown",
             S3Error::InternalError => "InternalError",
             S3Error::KeyTooLongError => "KeyTooLongError",
+            S3Error::NoSuchUpload => "NoSuchUpload",
+            S3Error::InvalidPart => "InvalidPart",
+            S3Error::InvalidPartOrder => "InvalidPartOrder",
+            S3Error::EntityTooSmall => "EntityTooSmall",
         }
     }
 
@@ -58,7 +66,11 @@ impl S3Error {
             | S3Error::InvalidAccessKeyId => StatusCode::FORBIDDEN,
             S3Error::SlowDown => StatusCode::SERVICE_UNAVAILABLE,
             S3Error::InternalError => StatusCode::INTERNAL_SERVER_ERROR,
-            S3Error::KeyTooLongError => StatusCode::BAD_REQUEST,
+            S3Error::KeyTooLongError
+            | S3Error::InvalidPart
+            | S3Error::InvalidPartOrder
+            | S3Error::EntityTooSmall => StatusCode::BAD_REQUEST,
+            S3Error::NoSuchUpload => StatusCode::NOT_FOUND,
         }
     }
 
@@ -85,6 +97,16 @@ impl S3Error {
             S3Error::SlowDown => "Please reduce your request rate.",
             S3Error::InternalError => "We encountered an internal error. Please try again.",
             S3Error::KeyTooLongError => "Your key is too long",
+            S3Error::NoSuchUpload => {
+                "The specified multipart upload does not exist. The upload ID might be invalid, or the multipart upload might have been aborted or completed."
+            }
+            S3Error::InvalidPart => {
+                "One or more of the specified parts could not be found or its entity tag did not match."
+            }
+            S3Error::InvalidPartOrder => "The list of parts was not in ascending order.",
+            S3Error::EntityTooSmall => {
+                "Your proposed upload is smaller than the minimum allowed object size."
+            }
         }
     }
 

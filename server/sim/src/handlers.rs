@@ -19,6 +19,8 @@ use crate::server::{Reset, State};
 use crate::store::{DeleteBucketError, Object, now_ms};
 use crate::xml::{HEADER, NS, element, iso8601};
 
+mod multipart;
+
 static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
 
 /// Largest request body accepted (S3's single-PUT limit is larger; this is a test target).
@@ -130,6 +132,10 @@ async fn dispatch(ctx: &Ctx<'_>, body: Incoming) -> Resp {
         Op::PutObject => put_object(ctx, body).await,
         Op::GetObject | Op::HeadObject => get_object(ctx),
         Op::DeleteObject => delete_object(ctx).await,
+        Op::CreateMultipartUpload => multipart::create(ctx),
+        Op::UploadPart => multipart::upload_part(ctx, body).await,
+        Op::CompleteMultipartUpload => multipart::complete(ctx, body).await,
+        Op::AbortMultipartUpload => multipart::abort(ctx),
         Op::Unsupported => ctx.error(S3Error::NotImplemented, None),
     }
 }
@@ -427,6 +433,7 @@ async fn put_object(ctx: &Ctx<'_>, body: Incoming) -> Resp {
         content_type,
         metadata,
         data,
+        parts: 0,
     };
     let etag_header = object.etag_header();
     index_writable(ctx, &bucket).await;

@@ -32,7 +32,7 @@ pub struct Injector {
 /// The operations injection applies to, grouped as configured.
 fn kind(op: Op) -> Option<usize> {
     match op {
-        Op::PutObject => Some(0),
+        Op::PutObject | Op::UploadPart => Some(0),
         Op::GetObject => Some(1),
         Op::HeadObject => Some(2),
         Op::ListObjectsV1 | Op::ListObjectsV2 => Some(3),

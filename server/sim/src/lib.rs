@@ -21,6 +21,7 @@ mod handlers;
 mod index;
 mod inject;
 mod list;
+mod multipart;
 mod request;
 mod reshard;
 mod rgw_json;

@@ -244,6 +244,7 @@ mod tests {
                         content_type: None,
                         metadata: Box::new([]),
                         data: None,
+                        parts: 0,
                     },
                 )
             })

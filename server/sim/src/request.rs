@@ -19,6 +19,10 @@ pub enum Op {
     GetObject,
     HeadObject,
     DeleteObject,
+    CreateMultipartUpload,
+    UploadPart,
+    CompleteMultipartUpload,
+    AbortMultipartUpload,
     Unsupported,
 }
 
@@ -112,6 +116,10 @@ pub fn parse(method: &Method, path: &str, query: Option<&str>, headers: &HeaderM
             Op::ListObjectsV1
         }
         (&Method::POST, false, true) if has("delete") => Op::DeleteObjects,
+        (&Method::POST, false, false) if has("uploads") => Op::CreateMultipartUpload,
+        (&Method::PUT, false, false) if has("partNumber") && has("uploadId") => Op::UploadPart,
+        (&Method::POST, false, false) if has("uploadId") => Op::CompleteMultipartUpload,
+        (&Method::DELETE, false, false) if has("uploadId") => Op::AbortMultipartUpload,
         (&Method::PUT, false, false) if query.is_empty() || has("x-id") => Op::PutObject,
         (&Method::GET, false, false)
             if query
@@ -156,6 +164,22 @@ mod tests {
             (Op::PutObject, "b", "dir/a b+c")
         );
         assert_eq!(p(Method::GET, "/b/k", Some("acl")).op, Op::Unsupported);
+        assert_eq!(
+            p(Method::POST, "/b/k", Some("uploads")).op,
+            Op::CreateMultipartUpload
+        );
+        assert_eq!(
+            p(Method::PUT, "/b/k", Some("partNumber=2&uploadId=u1")).op,
+            Op::UploadPart
+        );
+        assert_eq!(
+            p(Method::POST, "/b/k", Some("uploadId=u1")).op,
+            Op::CompleteMultipartUpload
+        );
+        assert_eq!(
+            p(Method::DELETE, "/b/k", Some("uploadId=u1")).op,
+            Op::AbortMultipartUpload
+        );
     }
 
     #[test]

@@ -25,11 +25,16 @@ pub struct Object {
     pub metadata: Box<[(Box<str>, Box<str>)]>,
     /// `None` in size-only mode.
     pub data: Option<Bytes>,
+    /// Parts of a multipart upload (0: a single PUT); the ETag then ends in `-parts`.
+    pub parts: u32,
 }
 
 impl Object {
     pub fn etag_header(&self) -> String {
-        format!("\"{}\"", hex::encode(self.etag))
+        match self.parts {
+            0 => format!("\"{}\"", hex::encode(self.etag)),
+            n => format!("\"{}-{n}\"", hex::encode(self.etag)),
+        }
     }
 }
 
@@ -67,6 +72,8 @@ pub struct Store {
     /// Bucket instance ids.
     pub instance_ids: InstanceIds,
     buckets: RwLock<BTreeMap<String, Arc<Bucket>>>,
+    /// Multipart uploads in progress, by upload id.
+    pub uploads: crate::multipart::Uploads,
 }
 
 pub fn now_ms() -> u64 {
@@ -84,6 +91,7 @@ impl Store {
             reshards: ReshardLog::default(),
             instance_ids: InstanceIds::new(),
             buckets: RwLock::new(BTreeMap::new()),
+            uploads: crate::multipart::Uploads::default(),
         }
     }
 
@@ -221,6 +229,7 @@ mod tests {
             content_type: None,
             metadata: Box::new([]),
             data: None,
+            parts: 0,
         }
     }
 

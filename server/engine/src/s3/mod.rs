@@ -122,6 +122,60 @@ impl S3Client {
         dispatch!(self, c => c.get_object(bucket, key, range).await)
     }
 
+    /// GetObject streaming the body through `sink` (a file, for downloads).
+    pub async fn get_object_to(
+        &self,
+        bucket: &str,
+        key: &str,
+        range: Option<(u64, u64)>,
+        sink: &mut (dyn FnMut(&[u8]) -> std::io::Result<()> + Send),
+    ) -> Result<GetOutcome, OpError> {
+        dispatch!(self, c => c.get_object_to(bucket, key, range, sink).await)
+    }
+
+    /// CreateMultipartUpload with user metadata; returns the upload id.
+    pub async fn create_multipart_upload(
+        &self,
+        bucket: &str,
+        key: &str,
+        metadata: &[(String, String)],
+    ) -> Result<String, OpError> {
+        dispatch!(self, c => c.create_multipart_upload(bucket, key, metadata).await)
+    }
+
+    /// UploadPart `number` (1-based); returns the part's ETag.
+    pub async fn upload_part(
+        &self,
+        bucket: &str,
+        key: &str,
+        upload_id: &str,
+        number: u32,
+        body: Bytes,
+    ) -> Result<String, OpError> {
+        dispatch!(self, c => c.upload_part(bucket, key, upload_id, number, body).await)
+    }
+
+    /// CompleteMultipartUpload from (part number, ETag) in ascending order; returns the
+    /// object's ETag.
+    pub async fn complete_multipart_upload(
+        &self,
+        bucket: &str,
+        key: &str,
+        upload_id: &str,
+        parts: &[(u32, String)],
+    ) -> Result<String, OpError> {
+        dispatch!(self, c => c.complete_multipart_upload(bucket, key, upload_id, parts).await)
+    }
+
+    pub async fn abort_multipart_upload(
+        &self,
+        bucket: &str,
+        key: &str,
+        upload_id: &str,
+    ) -> Result<(), OpError> {
+        dispatch!(self, c => c.abort_multipart_upload(bucket, key, upload_id).await)
+    }
+
     /// GetObject returning the body, for verification and tests (not the hot path).
     pub async fn get_object_bytes(&self, bucket: &str, key: &str) -> Result<Bytes, OpError> {
         dispatch!(self, c => c.get_object_bytes(bucket, key).await)

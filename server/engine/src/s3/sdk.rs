@@ -15,7 +15,8 @@ use aws_sdk_s3::config::{
 use aws_sdk_s3::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::{
-    BucketLocationConstraint, CreateBucketConfiguration, Delete, ObjectIdentifier,
+    BucketLocationConstraint, CompletedMultipartUpload, CompletedPart, CreateBucketConfiguration,
+    Delete, ObjectIdentifier,
 };
 use aws_smithy_http_client::tls;
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
@@ -176,6 +177,18 @@ impl SdkClient {
         key: &str,
         range: Option<(u64, u64)>,
     ) -> Result<GetOutcome, OpError> {
+        self.get_object_to(bucket, key, range, &mut |_| Ok(()))
+            .await
+    }
+
+    /// GetObject streaming the body through `sink` chunk by chunk.
+    pub async fn get_object_to(
+        &self,
+        bucket: &str,
+        key: &str,
+        range: Option<(u64, u64)>,
+        sink: &mut (dyn FnMut(&[u8]) -> std::io::Result<()> + Send),
+    ) -> Result<GetOutcome, OpError> {
         let start = Instant::now();
         let out = self
             .client
@@ -198,11 +211,112 @@ impl SdkClient {
             })?;
             ttfb.get_or_insert_with(|| start.elapsed());
             bytes += chunk.len() as u64;
+            sink(&chunk).map_err(|e| {
+                OpError::new(ErrorClass::Other, format!("GET body: cannot write: {e}"))
+            })?;
         }
         Ok(GetOutcome {
             bytes,
             ttfb: ttfb.unwrap_or_else(|| start.elapsed()),
         })
+    }
+
+    pub async fn create_multipart_upload(
+        &self,
+        bucket: &str,
+        key: &str,
+        metadata: &[(String, String)],
+    ) -> Result<String, OpError> {
+        let meta: Option<HashMap<String, String>> =
+            (!metadata.is_empty()).then(|| metadata.iter().cloned().collect());
+        let out = self
+            .client
+            .create_multipart_upload()
+            .bucket(bucket)
+            .key(key)
+            .set_metadata(meta)
+            .send()
+            .await
+            .map_err(|e| classify(e, "CreateMultipartUpload"))?;
+        out.upload_id
+            .ok_or_else(|| OpError::new(ErrorClass::Other, "CreateMultipartUpload: no UploadId"))
+    }
+
+    pub async fn upload_part(
+        &self,
+        bucket: &str,
+        key: &str,
+        upload_id: &str,
+        number: u32,
+        body: Bytes,
+    ) -> Result<String, OpError> {
+        let req = self
+            .client
+            .upload_part()
+            .bucket(bucket)
+            .key(key)
+            .upload_id(upload_id)
+            .part_number(number as i32)
+            .body(ByteStream::from(body));
+        let r = if self.payload_signing {
+            req.send().await
+        } else {
+            req.customize().disable_payload_signing().send().await
+        };
+        r.map_err(|e| classify(e, "UploadPart"))?
+            .e_tag
+            .ok_or_else(|| OpError::new(ErrorClass::Other, "UploadPart: no ETag"))
+    }
+
+    pub async fn complete_multipart_upload(
+        &self,
+        bucket: &str,
+        key: &str,
+        upload_id: &str,
+        parts: &[(u32, String)],
+    ) -> Result<String, OpError> {
+        let completed = CompletedMultipartUpload::builder()
+            .set_parts(Some(
+                parts
+                    .iter()
+                    .map(|(n, etag)| {
+                        CompletedPart::builder()
+                            .part_number(*n as i32)
+                            .e_tag(etag)
+                            .build()
+                    })
+                    .collect(),
+            ))
+            .build();
+        let out = self
+            .client
+            .complete_multipart_upload()
+            .bucket(bucket)
+            .key(key)
+            .upload_id(upload_id)
+            .multipart_upload(completed)
+            .send()
+            .await
+            .map_err(|e| classify(e, "CompleteMultipartUpload"))?;
+        out.e_tag
+            .ok_or_else(|| OpError::new(ErrorClass::Other, "CompleteMultipartUpload: no ETag"))
+    }
+
+    pub async fn abort_multipart_upload(
+        &self,
+        bucket: &str,
+        key: &str,
+        upload_id: &str,
+    ) -> Result<(), OpError> {
+        self.client
+            .abort_multipart_upload()
+            .bucket(bucket)
+            .key(key)
+            .upload_id(upload_id)
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| classify(e, "AbortMultipartUpload"))
     }
 
     pub async fn get_object_bytes(&self, bucket: &str, key: &str) -> Result<Bytes, OpError> {

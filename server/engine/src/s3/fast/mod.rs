@@ -2,6 +2,7 @@
 //! XML parser, for the hot operations. It spends a fraction of the SDK's client CPU per
 //! request, so the numbers measure the target rather than the load generator.
 
+mod multipart;
 pub(crate) mod sign;
 mod tls;
 mod uri;
@@ -62,6 +63,26 @@ struct Req<'a> {
     headers: &'a [(&'a str, &'a str)],
     body: Bytes,
     what: &'a str,
+}
+
+/// `x-amz-meta-NAME` header names for user metadata.
+fn meta_names(metadata: &[(String, String)]) -> Vec<String> {
+    metadata
+        .iter()
+        .map(|(k, _)| format!("x-amz-meta-{k}"))
+        .collect()
+}
+
+/// The metadata headers, names from [`meta_names`].
+fn meta_headers<'a>(
+    names: &'a [String],
+    metadata: &'a [(String, String)],
+) -> Vec<(&'a str, &'a str)> {
+    names
+        .iter()
+        .zip(metadata)
+        .map(|(n, (_, v))| (n.as_str(), v.as_str()))
+        .collect()
 }
 
 /// Bodies of error responses are read up to this size (to find the S3 error code).
@@ -193,15 +214,8 @@ impl FastClient {
         body: Bytes,
         metadata: &[(String, String)],
     ) -> Result<(), OpError> {
-        let names: Vec<String> = metadata
-            .iter()
-            .map(|(k, _)| format!("x-amz-meta-{k}"))
-            .collect();
-        let headers: Vec<(&str, &str)> = names
-            .iter()
-            .zip(metadata)
-            .map(|(n, (_, v))| (n.as_str(), v.as_str()))
-            .collect();
+        let names = meta_names(metadata);
+        let headers = meta_headers(&names, metadata);
         let r = self
             .send(Req {
                 method: Method::PUT,
@@ -223,6 +237,18 @@ impl FastClient {
         bucket: &str,
         key: &str,
         range: Option<(u64, u64)>,
+    ) -> Result<GetOutcome, OpError> {
+        self.get_object_to(bucket, key, range, &mut |_| Ok(()))
+            .await
+    }
+
+    /// GetObject streaming the body through `sink` chunk by chunk.
+    pub async fn get_object_to(
+        &self,
+        bucket: &str,
+        key: &str,
+        range: Option<(u64, u64)>,
+        sink: &mut (dyn FnMut(&[u8]) -> std::io::Result<()> + Send),
     ) -> Result<GetOutcome, OpError> {
         let start = Instant::now();
         let range_header = range.map(|(a, b)| format!("bytes={a}-{b}"));
@@ -252,6 +278,9 @@ impl FastClient {
                 if let Some(data) = frame.data_ref() {
                     ttfb.get_or_insert_with(|| start.elapsed());
                     bytes += data.len() as u64;
+                    sink(data).map_err(|e| {
+                        OpError::new(ErrorClass::Other, format!("GET body: cannot write: {e}"))
+                    })?;
                 }
             }
             Ok::<(), OpError>(())

@@ -150,6 +150,18 @@ pub fn delete_errors(xml: &[u8]) -> Result<Vec<(String, String)>, String> {
     Ok(errors)
 }
 
+/// The text of the element at the end of `path` (e.g. `UploadId` of an
+/// `InitiateMultipartUploadResult`), if the document has one.
+pub fn text_at(xml: &[u8], path_tail: &[&[u8]]) -> Result<Option<String>, String> {
+    let mut found = None;
+    walk(xml, |path, text| {
+        if found.is_none() && is(path, path_tail) {
+            found = Some(std::mem::take(text));
+        }
+    })?;
+    Ok(found)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -183,6 +195,20 @@ mod tests {
         assert_eq!(
             delete_errors(d).unwrap(),
             vec![("b".to_string(), "AccessDenied".to_string())]
+        );
+    }
+
+    #[test]
+    fn finds_upload_ids_and_etags() {
+        let init = b"<InitiateMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><UploadId>u-1</UploadId></InitiateMultipartUploadResult>";
+        assert_eq!(
+            text_at(init, &[b"InitiateMultipartUploadResult", b"UploadId"]).unwrap(),
+            Some("u-1".into())
+        );
+        let done = b"<CompleteMultipartUploadResult><ETag>&quot;ab-2&quot;</ETag></CompleteMultipartUploadResult>";
+        assert_eq!(
+            text_at(done, &[b"CompleteMultipartUploadResult", b"ETag"]).unwrap(),
+            Some("\"ab-2\"".into())
         );
     }
 
