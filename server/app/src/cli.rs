@@ -37,6 +37,10 @@ pub enum Command {
     Show(ShowArgs),
     /// Count (or walk) every key of a bucket: serially, by prefix or adaptively.
     List(ListArgs),
+    /// Download every object under a prefix into a local folder, many at once.
+    Download(DownloadArgs),
+    /// Upload a local folder's files, many at once, large ones in parallel parts.
+    Upload(UploadArgs),
     /// Run the embedded S3 target on its own.
     Sim(SimArgs),
     /// Serve the web UI and the HTTP API (start runs, watch them live, compare runs).
@@ -165,10 +169,6 @@ pub struct ListArgs {
     #[arg(long, default_value = "")]
     pub prefix: String,
 
-    /// S3 endpoint (http://host:port or https://host).
-    #[arg(long, value_name = "URL", env = "KEYSTORM_ENDPOINT")]
-    pub endpoint: String,
-
     /// `serial` (one paginator), `prefix` (one per leading characters) or `adaptive`
     /// (ranges cut as keys are found: for unknown or skewed key sets).
     #[arg(long, value_enum, default_value_t = ListModeArg::Adaptive)]
@@ -225,6 +225,17 @@ pub struct ListArgs {
     #[arg(long)]
     pub json: bool,
 
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+/// Where the bucket is and how to sign, for the commands that talk to S3 directly.
+#[derive(Debug, clap::Args)]
+pub struct TargetArgs {
+    /// S3 endpoint (http://host:port or https://host).
+    #[arg(long, value_name = "URL", env = "KEYSTORM_ENDPOINT")]
+    pub endpoint: String,
+
     /// Region to sign for.
     #[arg(long, default_value = "us-east-1")]
     pub region: String,
@@ -244,6 +255,89 @@ pub struct ListArgs {
     /// Per-request timeout.
     #[arg(long, default_value = "60s", value_parser = parse_positive_duration)]
     pub timeout: std::time::Duration,
+}
+
+/// How a transfer moves objects.
+#[derive(Debug, clap::Args)]
+pub struct TransferArgs {
+    /// Objects (files) moving at once.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub concurrency: u32,
+
+    /// Objects larger than this move in parts: ranged GETs down, multipart up.
+    #[arg(long, default_value = "64MiB", value_parser = parse_byte_size)]
+    pub parts_above: u64,
+
+    /// Size of a part (at least 5MiB: S3's smallest multipart part).
+    #[arg(long, default_value = "16MiB", value_parser = parse_part_size)]
+    pub part_size: u64,
+
+    /// Parts of one object in flight.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub part_concurrency: u32,
+
+    /// Move everything again, even what is already complete at the other end (same
+    /// size and ETag).
+    #[arg(long)]
+    pub overwrite: bool,
+
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Keys become paths under DIR relative to --prefix; a key can never \
+reach outside DIR (`..`, `.` and empty parts are written %2E%2E, %2E and %). Files are \
+written as NAME.keystorm-partial and renamed when complete, so an interrupted download \
+resumes. Exit codes: 0 all moved or already there, 1 some objects failed, 2 bad arguments."
+)]
+pub struct DownloadArgs {
+    /// Bucket to download from.
+    pub bucket: String,
+
+    /// Local folder to download into (created if missing).
+    pub dir: PathBuf,
+
+    /// Only keys starting with this (stripped from the paths).
+    #[arg(long, default_value = "")]
+    pub prefix: String,
+
+    /// Listers finding the keys (adaptive listing).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub list_concurrency: u32,
+
+    #[command(flatten)]
+    pub transfer: TransferArgs,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Every regular file under DIR is PUT to PREFIX + its path (symbolic \
+links are not followed); files above --parts-above go up as multipart uploads. A file \
+whose object already exists with the same size and ETag is skipped. Exit codes: 0 all \
+moved or already there, 1 some files failed, 2 bad arguments."
+)]
+pub struct UploadArgs {
+    /// Local folder to upload.
+    pub dir: PathBuf,
+
+    /// Bucket to upload into (it must exist).
+    pub bucket: String,
+
+    /// Put in front of every key, e.g. `backup/`.
+    #[arg(long, default_value = "")]
+    pub prefix: String,
+
+    #[command(flatten)]
+    pub transfer: TransferArgs,
+
+    #[command(flatten)]
+    pub target: TargetArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -426,6 +520,19 @@ fn parse_index(s: &str) -> Result<keystorm_engine::plan::IndexLayout, String> {
                 "{s:?} is neither `dynamic` nor a shard count between 1 and 65521"
             )),
         },
+    }
+}
+
+fn parse_byte_size(s: &str) -> Result<u64, String> {
+    keystorm_engine::size::parse_size(s)
+}
+
+fn parse_part_size(s: &str) -> Result<u64, String> {
+    match parse_byte_size(s)? {
+        n if n < 5 << 20 => Err(format!(
+            "{s:?} is below 5MiB, the smallest part S3 accepts (but for the last)"
+        )),
+        n => Ok(n),
     }
 }
 

@@ -5,7 +5,8 @@
 //! clients. Keys, sizes, content and metadata are computed by the [`keyspace`], never
 //! stored; latency is recorded into exact HdrHistograms by [`metrics`] and written as
 //! the run goes by [`results`]. Whole buckets are walked by [`listing`] (serial, by
-//! prefix, or adaptively) and HEADed for their metadata by [`scan`].
+//! prefix, or adaptively) and HEADed for their metadata by [`scan`]; [`transfer`] moves
+//! objects between a bucket and a local folder.
 
 pub mod executor;
 pub mod keyspace;
@@ -19,3 +20,4 @@ pub mod s3;
 pub mod scan;
 pub mod size;
 pub mod spec;
+pub mod transfer;

@@ -7,45 +7,17 @@
 
 #![cfg(feature = "rgw-tests")]
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use keystorm_engine::listing::{self, KeySink, ListJob, ListMode, ListOutputs};
-use keystorm_engine::s3::{ClientConfig, ClientKind, Credentials, S3Client, TlsConfig};
+use keystorm_engine::s3::S3Client;
 use keystorm_engine::scan::{self, ScanJob};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
-
-fn env(name: &str) -> String {
-    std::env::var(name).unwrap_or_else(|_| {
-        panic!(
-            "{name} is not set: bring a cluster up with scripts/ceph-up.sh (scripts/test.sh does)"
-        )
-    })
-}
-
-async fn rgw_client() -> S3Client {
-    S3Client::connect(&ClientConfig {
-        kind: ClientKind::Fast,
-        endpoint: env("KEYSTORM_RGW_ENDPOINT"),
-        region: "us-east-1".into(),
-        path_style: true,
-        credentials: Credentials {
-            access_key_id: env("KEYSTORM_RGW_ACCESS_KEY"),
-            secret_access_key: env("KEYSTORM_RGW_SECRET_KEY"),
-            session_token: None,
-        },
-        tls: TlsConfig::default(),
-        timeout: Some(std::time::Duration::from_secs(60)),
-        retries: 0,
-        pool_size: 32,
-        checksums: false,
-        payload_signing: false,
-    })
-    .await
-    .expect("client")
-}
 
 /// The keys of the test: folders, nine tenths of them under one of them, odd names.
 fn keys() -> Vec<String> {
@@ -105,7 +77,7 @@ async fn delete_all(client: &S3Client, bucket: &str, keys: &[String]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_mode_lists_exactly_what_rgw_holds_and_heads_read_its_metadata() {
-    let client = rgw_client().await;
+    let client = common::rgw_client(32).await;
     let bucket = format!("ks-list-{}", fastrand::u32(..));
     assert!(client.create_bucket(&bucket).await.expect("create"));
     let keys = keys();

@@ -134,10 +134,10 @@ fn write_entries(out: &mut String, page: &Page<'_>, url: bool) {
                 let key = String::from_utf8_lossy(key);
                 let _ = write!(
                     out,
-                    "<Contents><Key>{}</Key><LastModified>{}</LastModified><ETag>&quot;{}&quot;</ETag><Size>{}</Size><StorageClass>STANDARD</StorageClass></Contents>",
+                    "<Contents><Key>{}</Key><LastModified>{}</LastModified><ETag>{}</ETag><Size>{}</Size><StorageClass>STANDARD</StorageClass></Contents>",
                     encode_key(&key, url),
                     iso8601(obj.last_modified_ms),
-                    hex::encode(obj.etag),
+                    obj.etag_header().replace('"', "&quot;"),
                     obj.size
                 );
             }

@@ -426,6 +426,9 @@ async fn multipart_uploads(t: Arc<Target>) {
     let head = c.head_object().bucket(&b).key("big").send().await.unwrap();
     assert_eq!(head.content_length(), Some(all.len() as i64));
     assert_eq!(head.e_tag(), Some(want.as_str()));
+    // Listings show the multipart ETag too.
+    let listed = c.list_objects_v2().bucket(&b).send().await.unwrap();
+    assert_eq!(listed.contents()[0].e_tag(), Some(want.as_str()));
     assert_eq!(
         head.metadata()
             .and_then(|m| m.get("origin"))

@@ -11,8 +11,6 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use keystorm_engine::listing::{self, ListJob, ListMode, ListOutcome, PageEvent, PageObserver};
 use keystorm_engine::metrics::{Percentiles, micros, new_histogram, process_cpu_time};
-use keystorm_engine::plan::CredentialSource;
-use keystorm_engine::s3::{ClientConfig, ClientKind, S3Client, TlsConfig};
 use keystorm_engine::scan::{self, HeadEvent, HeadObserver, MetadataSummary, ScanJob};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
@@ -83,36 +81,8 @@ fn record(h: &Mutex<Histogram<u64>>, start: Instant, end: Instant) {
 
 pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
     let job = job(args)?;
-    let credentials = keystorm_engine::s3::credentials::resolve(&match &args.profile {
-        Some(p) => CredentialSource::Profile(p.clone()),
-        None => CredentialSource::Default,
-    })
-    .await
-    .map_err(|e| CliError::bad_input(e.to_string()))?;
-    let endpoint = args.endpoint.trim_end_matches('/').to_string();
-    if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
-        return Err(CliError::bad_input(format!(
-            "--endpoint {endpoint:?} must start with http:// or https://"
-        )));
-    }
-    let client = S3Client::connect(&ClientConfig {
-        kind: ClientKind::Fast,
-        endpoint,
-        region: args.region.clone(),
-        path_style: !args.virtual_hosted,
-        credentials,
-        tls: TlsConfig {
-            ca_file: None,
-            insecure_skip_verify: args.insecure,
-        },
-        timeout: Some(args.timeout),
-        retries: 0,
-        pool_size: args.concurrency as usize,
-        checksums: false,
-        payload_signing: false,
-    })
-    .await
-    .map_err(|e| CliError::failed(format!("cannot set up the S3 client: {}", e.message)))?;
+    let pool = args.concurrency + if args.head { args.head_concurrency } else { 0 };
+    let client = super::target::connect(&args.target, pool as usize).await?;
 
     let keys_out = match &args.keys {
         Some(path) => {
@@ -133,15 +103,7 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
     });
     let stop = CancellationToken::new();
     let ticker = tokio::spawn(show_progress(progress.clone(), stop.clone()));
-    let on_ctrl_c = {
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!("stopping: finishing the requests in flight");
-                stop.cancel();
-            }
-        })
-    };
+    let on_ctrl_c = super::target::stop_on_ctrl_c(&stop);
     let cpu_before = process_cpu_time();
     let result = if args.head {
         let scan_job = ScanJob {

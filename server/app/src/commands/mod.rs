@@ -6,6 +6,8 @@ mod run;
 mod serve;
 mod show;
 mod sim;
+mod target;
+mod transfer;
 mod validate;
 
 use crate::CliError;
@@ -17,6 +19,8 @@ pub async fn dispatch(cli: Cli) -> Result<u8, CliError> {
         Command::Validate(args) => validate::validate(&args),
         Command::Ls(args) => ls::ls(&args),
         Command::List(args) => list::list(&args).await,
+        Command::Download(args) => transfer::download(&args).await,
+        Command::Upload(args) => transfer::upload(&args).await,
         Command::Show(args) => show::show(&args),
         Command::Sim(args) => sim::sim(&args).await,
         Command::Serve(args) => serve::serve(args).await,

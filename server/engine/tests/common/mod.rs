@@ -115,3 +115,36 @@ pub async fn list_all(client: &S3Client, bucket: &str) -> Vec<String> {
         }
     }
 }
+
+/// A variable the RGW tests need (from the env file `scripts/ceph-up.sh` writes).
+pub fn rgw_env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| {
+        panic!(
+            "{name} is not set: bring a cluster up with scripts/ceph-up.sh and export the \
+             variables of the env file it prints (scripts/test.sh does both)"
+        )
+    })
+}
+
+/// The fast client on the RGW of `scripts/ceph-up.sh`, as its S3 user.
+pub async fn rgw_client(pool_size: usize) -> S3Client {
+    S3Client::connect(&ClientConfig {
+        kind: ClientKind::Fast,
+        endpoint: rgw_env("KEYSTORM_RGW_ENDPOINT"),
+        region: "us-east-1".to_string(),
+        path_style: true,
+        credentials: Credentials {
+            access_key_id: rgw_env("KEYSTORM_RGW_ACCESS_KEY"),
+            secret_access_key: rgw_env("KEYSTORM_RGW_SECRET_KEY"),
+            session_token: None,
+        },
+        tls: TlsConfig::default(),
+        timeout: Some(std::time::Duration::from_secs(60)),
+        retries: 0,
+        pool_size,
+        checksums: false,
+        payload_signing: false,
+    })
+    .await
+    .expect("client")
+}

@@ -1,0 +1,189 @@
+//! `keystorm download BUCKET DIR` and `keystorm upload DIR BUCKET`: many objects at
+//! once, large ones in parallel parts, resuming where an earlier pass stopped; a
+//! progress line on a terminal, and the aggregate and per-stream MiB/s at the end.
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use keystorm_engine::listing::{ListJob, ListMode};
+use keystorm_engine::transfer::{
+    self, DownloadJob, RequestEvent, TransferObserver, TransferOutcome, TransferSettings, UploadJob,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::{DownloadArgs, TransferArgs, UploadArgs};
+use crate::{CliError, exit};
+
+/// Bytes moved so far, for the progress line.
+#[derive(Default)]
+struct Moved(AtomicU64);
+
+impl TransferObserver for Moved {
+    fn request(&self, e: RequestEvent) {
+        if let Ok(bytes) = e.outcome {
+            self.0.fetch_add(bytes, Ordering::Relaxed);
+        }
+    }
+}
+
+fn settings(t: &TransferArgs) -> TransferSettings {
+    TransferSettings {
+        concurrency: t.concurrency,
+        part_size: t.part_size,
+        parts_above: t.parts_above,
+        part_concurrency: t.part_concurrency,
+        resume: !t.overwrite,
+    }
+}
+
+fn pool(t: &TransferArgs) -> usize {
+    (t.concurrency * t.part_concurrency) as usize
+}
+
+pub async fn download(args: &DownloadArgs) -> Result<u8, CliError> {
+    let client = super::target::connect(&args.target, pool(&args.transfer)).await?;
+    let job = DownloadJob {
+        list: ListJob {
+            bucket: args.bucket.clone(),
+            prefix: args.prefix.clone(),
+            mode: ListMode::Adaptive { delimiter: None },
+            concurrency: args.list_concurrency,
+            page_size: 1000,
+            retries: 3,
+            report_depth: None,
+        },
+        dir: args.dir.clone(),
+        settings: settings(&args.transfer),
+    };
+    let moved = Arc::new(Moved::default());
+    let (stop, ticker, ctrl_c) = start(&moved);
+    let r = transfer::download(&client, &job, Arc::new(()), moved.clone(), stop.clone()).await;
+    finish(
+        r.map_err(|e| e.to_string()),
+        &args.transfer,
+        stop,
+        ticker,
+        ctrl_c,
+    )
+    .await
+}
+
+pub async fn upload(args: &UploadArgs) -> Result<u8, CliError> {
+    if !args.dir.is_dir() {
+        return Err(CliError::bad_input(format!(
+            "{} is not a folder",
+            args.dir.display()
+        )));
+    }
+    let client = super::target::connect(&args.target, pool(&args.transfer)).await?;
+    let job = UploadJob {
+        dir: args.dir.clone(),
+        bucket: args.bucket.clone(),
+        prefix: args.prefix.clone(),
+        settings: settings(&args.transfer),
+    };
+    let moved = Arc::new(Moved::default());
+    let (stop, ticker, ctrl_c) = start(&moved);
+    let r = transfer::upload(&client, &job, moved.clone(), stop.clone()).await;
+    finish(
+        r.map_err(|e| e.to_string()),
+        &args.transfer,
+        stop,
+        ticker,
+        ctrl_c,
+    )
+    .await
+}
+
+type Tasks = (
+    CancellationToken,
+    tokio::task::JoinHandle<()>,
+    tokio::task::JoinHandle<()>,
+);
+
+fn start(moved: &Arc<Moved>) -> Tasks {
+    let stop = CancellationToken::new();
+    let ticker = tokio::spawn(show_progress(moved.clone(), stop.child_token()));
+    let ctrl_c = super::target::stop_on_ctrl_c(&stop);
+    (stop, ticker, ctrl_c)
+}
+
+async fn finish(
+    result: Result<TransferOutcome, String>,
+    args: &TransferArgs,
+    stop: CancellationToken,
+    ticker: tokio::task::JoinHandle<()>,
+    ctrl_c: tokio::task::JoinHandle<()>,
+) -> Result<u8, CliError> {
+    ctrl_c.abort();
+    let interrupted = stop.is_cancelled();
+    stop.cancel();
+    let _ = ticker.await;
+    let o = result.map_err(CliError::failed)?;
+    if args.json {
+        let text = serde_json::to_string_pretty(&o).map_err(|e| CliError::failed(e.to_string()))?;
+        println!("{text}");
+    } else {
+        print_human(&o);
+    }
+    if interrupted {
+        return Ok(exit::INTERRUPTED);
+    }
+    if o.failed > 0 {
+        return Err(CliError::failed(format!(
+            "{} objects failed (the first: {})",
+            o.failed,
+            o.failures.first().map_or("", String::as_str)
+        )));
+    }
+    Ok(exit::OK)
+}
+
+/// A line a second on stderr (only on a terminal).
+async fn show_progress(moved: Arc<Moved>, stop: CancellationToken) {
+    if !std::io::stderr().is_terminal() {
+        return;
+    }
+    let start = Instant::now();
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.tick().await;
+    loop {
+        tokio::select! {
+            _ = tick.tick() => {
+                let mib = moved.0.load(Ordering::Relaxed) as f64 / 1048576.0;
+                let s = start.elapsed().as_secs_f64();
+                eprint!("\r{mib:.1} MiB moved in {s:.0} s ({:.1} MiB/s)   ", mib / s);
+            }
+            _ = stop.cancelled() => {
+                eprintln!();
+                return;
+            }
+        }
+    }
+}
+
+fn print_human(o: &TransferOutcome) {
+    println!(
+        "{}: {} objects, {:.2} MiB in {:.2} s — {:.1} MiB/s; {} already complete ({:.2} MiB) skipped; {} failed",
+        o.direction,
+        o.objects,
+        o.bytes as f64 / 1048576.0,
+        o.seconds,
+        o.mib_per_sec,
+        o.skipped,
+        o.skipped_bytes as f64 / 1048576.0,
+        o.failed
+    );
+    let s = &o.per_stream;
+    if s.streams > 0 {
+        println!(
+            "per stream (objects of 1 MiB or more, {}): min {:.1}, p50 {:.1}, p90 {:.1}, max {:.1} MiB/s",
+            s.streams, s.min, s.p50, s.p90, s.max
+        );
+    }
+    for f in &o.failures {
+        println!("  failed: {f}");
+    }
+}
