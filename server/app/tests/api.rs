@@ -692,3 +692,27 @@ async fn a_tracked_run_serves_its_reshards_stalls_and_shard_columns() {
         "{metrics}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn runs_that_move_local_folders_are_refused() {
+    let s = Server::start().await;
+    for op in ["download", "upload"] {
+        let yaml = format!(
+            "name: t\ntarget: {{ endpoint: embedded }}\nbuckets: {{ names: [abc] }}\nafter:\n  - {{ op: {op}, dir: /etc }}\n"
+        );
+        let r = s
+            .post("/api/runs", serde_json::json!({ "yaml": yaml }))
+            .await;
+        assert_eq!(r.status, 400, "{}", r.text());
+        let body = r.json();
+        assert!(
+            body["detail"]
+                .as_str()
+                .unwrap()
+                .contains("downloads or uploads a local folder"),
+            "{body}"
+        );
+    }
+    let runs = s.get("/api/runs").await.json();
+    assert_eq!(runs.as_array().unwrap().len(), 0, "nothing started");
+}

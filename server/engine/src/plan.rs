@@ -217,6 +217,30 @@ pub struct PhasePlan {
     pub max_error_rate: Option<f64>,
     /// How a complete listing (`PhaseEnd::ListOnce`) walks each bucket.
     pub listing: Option<ListingPlan>,
+    /// A download or upload phase (one pass, `PhaseEnd::ListOnce`).
+    pub transfer: Option<TransferPlan>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransferDirection {
+    /// Every object under the prefix into the folder (recorded as `get`).
+    Download,
+    /// Every file of the folder into the bucket (recorded as `put`).
+    Upload,
+}
+
+/// A download or upload phase.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TransferPlan {
+    pub direction: TransferDirection,
+    /// The local folder (relative to where keystorm runs).
+    pub dir: PathBuf,
+    /// Listing prefix (download) or key prefix (upload); `None`: the keyspace's.
+    pub prefix: Option<String>,
+    pub settings: crate::transfer::TransferSettings,
+    /// Listers feeding a download.
+    pub list_concurrency: u32,
 }
 
 /// A phase that lists every key under a prefix (the keyspace's unless given) in each
@@ -259,8 +283,8 @@ pub enum PhaseEnd {
     Operations(u64),
     /// Put until the live window holds this many objects (puts) or drains to it (deletes).
     UntilObjects(u64),
-    /// One complete listing of the keyspace prefix (list phases), or one HEAD of every
-    /// listed key (head phases over `keys: bucket`).
+    /// One complete listing of the keyspace prefix (list phases), one HEAD of every
+    /// listed key (head phases over `keys: bucket`), or one download or upload pass.
     ListOnce,
 }
 

@@ -850,3 +850,67 @@ fn metadata_scans_are_head_phases_over_the_bucket() {
         "`list_concurrency` applies to scans",
     );
 }
+
+#[test]
+fn download_and_upload_phases_are_read_and_checked() {
+    let plan = parse_workload(
+        &format!(
+            "{HEAD}after:\n  - {{ op: download, dir: ./restore, concurrency: 8, part_size: 8MiB, parts_above: 32MiB }}\n  - {{ name: up, op: upload, dir: data, prefix: copy/, overwrite: true }}\n"
+        ),
+        "w.yaml",
+    )
+    .expect("valid")
+    .0;
+    use keystorm_engine::plan::TransferDirection;
+    let (down, up) = (&plan.after[0], &plan.after[1]);
+    assert_eq!(down.name, "download");
+    assert_eq!(down.end, PhaseEnd::ListOnce);
+    let t = down.transfer.as_ref().unwrap();
+    assert_eq!(t.direction, TransferDirection::Download);
+    assert_eq!(t.dir, std::path::PathBuf::from("./restore"));
+    assert_eq!(
+        (
+            t.settings.concurrency,
+            t.settings.part_size,
+            t.settings.parts_above
+        ),
+        (8, 8 << 20, 32 << 20)
+    );
+    assert!(t.settings.resume);
+    let t = up.transfer.as_ref().unwrap();
+    assert_eq!(t.direction, TransferDirection::Upload);
+    assert_eq!(t.prefix.as_deref(), Some("copy/"));
+    assert!(!t.settings.resume);
+    assert_eq!(up.work, PhaseWork::Single(OpKind::Put));
+
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: download }}\n"),
+        4,
+        11,
+        "needs `dir`",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: upload, dir: d, duration: 5s }}\n"),
+        4,
+        37,
+        "drop `duration`",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: upload, dir: d, part_size: 1MiB }}\n"),
+        4,
+        38,
+        "at least 5MiB",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: get, duration: 1s, dir: d }}\n"),
+        4,
+        35,
+        "`dir` applies to",
+    );
+    expect_error(
+        "name: e\nbuckets: { names: [aaa, bbb] }\nafter:\n  - { op: download, dir: d }\n",
+        4,
+        5,
+        "one bucket",
+    );
+}

@@ -231,3 +231,81 @@ async fn keys_cannot_escape_the_download_folder() {
     assert!(o.failures[0].contains("symbolic link"), "{o:?}");
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
 }
+
+/// Keeps the `transfer` events of a run.
+#[derive(Default)]
+struct Transfers(std::sync::Mutex<Vec<(String, transfer::TransferOutcome)>>);
+
+impl keystorm_engine::executor::Observer for Transfers {
+    fn event(&self, _id: u64, event: &keystorm_engine::executor::RunEvent) {
+        if let keystorm_engine::executor::RunEvent::Transfer { phase, outcome } = event {
+            self.0
+                .lock()
+                .unwrap()
+                .push((phase.name.clone(), outcome.clone()));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn download_and_upload_phases_move_the_keyspace_and_record_get_and_put() {
+    let sim = common::start_sim().await;
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("copy");
+    let text = common::workload(
+        &sim.endpoint(),
+        &format!(
+            "buckets: {{ names: [xfer-phase] }}\nkeyspace: {{ prefix: src/ }}\nobjects: {{ size: 2KiB }}\nbefore:\n  - {{ op: put, concurrency: 8, until_objects: 300 }}\nafter:\n  - {{ op: download, dir: \"{0}\", concurrency: 8 }}\n  - {{ op: upload, dir: \"{0}\", prefix: back/, concurrency: 8 }}\n  - {{ name: again, op: download, dir: \"{0}\" }}\n",
+            folder.display()
+        ),
+    );
+    let results = tempfile::tempdir().unwrap();
+    let events = Arc::new(Transfers::default());
+    let outcome = common::run_with(
+        &text,
+        results.path(),
+        events.clone(),
+        CancellationToken::new(),
+        None,
+    )
+    .await;
+    assert_eq!(outcome.status.as_str(), "completed", "{:?}", outcome.error);
+    let events = events.0.lock().unwrap().clone();
+    let by = |name: &str| &events.iter().find(|(n, _)| n == name).expect(name).1;
+    assert_eq!(
+        (by("download").objects, by("download").bytes),
+        (300, 300 * 2048)
+    );
+    assert_eq!(by("upload").objects, 300);
+    // The second download finds every file complete.
+    assert_eq!((by("again").objects, by("again").skipped), (0, 300));
+    // Byte for byte what the target holds, under the same names.
+    let client = common::client_of(&sim.endpoint(), 4).await;
+    let tree = read_tree(&folder);
+    assert_eq!(tree.len(), 300);
+    let (name, data) = tree.iter().next().unwrap();
+    let stored = client
+        .get_object_bytes("xfer-phase", &format!("src/{name}"))
+        .await
+        .unwrap();
+    assert_eq!(&stored[..], &data[..]);
+    assert_eq!(
+        &client
+            .get_object_bytes("xfer-phase", &format!("back/{name}"))
+            .await
+            .unwrap()[..],
+        &data[..]
+    );
+    // The phases' rows: GETs and listing pages for the download, PUTs for the upload.
+    let row = |phase: &str, op: &str| {
+        outcome
+            .summary
+            .rows
+            .iter()
+            .find(|r| r.phase == phase && r.op.as_str() == op)
+            .map(|r| (r.stats.ops, r.stats.bytes))
+    };
+    assert_eq!(row("download", "get"), Some((300, 300 * 2048)));
+    assert!(row("download", "list").is_some());
+    assert_eq!(row("upload", "put"), Some((300, 300 * 2048)));
+}

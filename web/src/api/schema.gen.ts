@@ -718,6 +718,14 @@ export interface components {
             /** @enum {string} */
             event: "metadata_scan";
         } | {
+            /** @description A download or upload phase finished its pass. */
+            data: {
+                phase: components["schemas"]["PhaseRef"];
+                outcome: components["schemas"]["TransferOutcome"];
+            };
+            /** @enum {string} */
+            event: "transfer";
+        } | {
             data: {
                 status: components["schemas"]["RunStatus"];
                 error?: string | null;
@@ -856,6 +864,19 @@ export interface components {
             /** @description Whether state-changing calls need a bearer token. */
             token_required: boolean;
         };
+        /** @description MiB/s of single objects (streams), over the objects of at least 1 MiB. */
+        StreamRates: {
+            /** Format: int64 */
+            streams: number;
+            /** Format: double */
+            min: number;
+            /** Format: double */
+            p50: number;
+            /** Format: double */
+            p90: number;
+            /** Format: double */
+            max: number;
+        };
         /** @description `summary.json`: every finished phase's rows, and per-operation totals of the run. */
         Summary: {
             /** Format: int32 */
@@ -903,6 +924,39 @@ export interface components {
             op: components["schemas"]["OpKind"];
             /** Format: double */
             duration_s: number;
+        };
+        TransferOutcome: {
+            /** @description `download` or `upload`. */
+            direction: string;
+            /**
+             * Format: int64
+             * @description Objects moved, and their bytes.
+             */
+            objects: number;
+            /** Format: int64 */
+            bytes: number;
+            /**
+             * Format: int64
+             * @description Objects already complete at the other end.
+             */
+            skipped: number;
+            /** Format: int64 */
+            skipped_bytes: number;
+            /** Format: int64 */
+            failed: number;
+            /** Format: double */
+            seconds: number;
+            /**
+             * Format: double
+             * @description Bytes moved / seconds, in MiB/s.
+             */
+            mib_per_sec: number;
+            /** @description Per-object rates. */
+            per_stream: components["schemas"]["StreamRates"];
+            /** @description The first failures' messages. */
+            failures: string[];
+            /** @description False when stopped before the end. */
+            complete: boolean;
         };
         ValidateRequest: {
             text: string;

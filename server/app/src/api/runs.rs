@@ -134,6 +134,20 @@ pub async fn start(
             let p = problem_of(&e);
             ApiError::invalid_workload(p.line, p.column, p.message)
         })?;
+    // A download or upload reads or writes any folder the server's user can: that is
+    // for the command line, not for whoever can reach the API.
+    let phases = plan
+        .before
+        .iter()
+        .chain(&plan.rounds.phases)
+        .chain(&plan.after);
+    if let Some(p) = phases.into_iter().find(|p| p.transfer.is_some()) {
+        return Err(ApiError::bad_request(format!(
+            "phase {:?} downloads or uploads a local folder: run that workload with \
+             `keystorm run` on the machine whose disk it should use, not through the server",
+            p.name
+        )));
+    }
     let mut command_line = vec![
         "keystorm".to_string(),
         "run".to_string(),

@@ -10,6 +10,7 @@ mod sequence;
 mod stalls;
 mod target;
 mod totals;
+mod transfer_phase;
 mod worker;
 
 use std::collections::BTreeMap;
@@ -101,6 +102,11 @@ pub enum RunEvent {
     },
     /// A metadata scan of one bucket finished (its listing follows as `listing`).
     MetadataScan(MetadataScanEvent),
+    /// A download or upload phase finished its pass.
+    Transfer {
+        phase: PhaseRef,
+        outcome: crate::transfer::TransferOutcome,
+    },
     Finished {
         status: RunStatus,
         error: Option<String>,

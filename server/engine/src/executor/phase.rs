@@ -14,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::listing_phase::{self, ListingTask};
 use super::sequence::ScheduledPhase;
 use super::stalls::StallDetector;
+use super::transfer_phase::{self, TransferTask};
 use super::worker::Worker;
 use super::{RunContext, RunEvent};
 use crate::metrics::{IntervalStats, Recorder, process_cpu_time};
@@ -108,7 +109,11 @@ pub(crate) async fn run(
 
     let mut workers = JoinSet::new();
     // A complete listing runs its own listers; every other phase, one worker per slot.
-    let listing = match p.listing.as_ref().filter(|_| p.end == PhaseEnd::ListOnce) {
+    let listing = match p
+        .listing
+        .as_ref()
+        .filter(|_| p.end == PhaseEnd::ListOnce && p.transfer.is_none())
+    {
         Some(plan) => {
             let task = ListingTask::new(ctx, p, plan, &recorders, shared.stop.clone());
             let outcomes = task.outcomes.clone();
@@ -117,7 +122,17 @@ pub(crate) async fn run(
         }
         None => None,
     };
-    let slots = if listing.is_some() { 0 } else { p.concurrency };
+    let transfer = p.transfer.as_ref().map(|plan| {
+        let task = TransferTask::new(ctx, p, plan, &recorders, shared.stop.clone());
+        let outcome = task.outcome.clone();
+        workers.spawn(task.run());
+        outcome
+    });
+    let slots = if listing.is_some() || transfer.is_some() {
+        0
+    } else {
+        p.concurrency
+    };
     for id in 0..slots {
         let worker = Worker::new(
             ctx,
@@ -229,6 +244,9 @@ pub(crate) async fn run(
         listing.map(|l| std::mem::take(&mut *l.lock().unwrap_or_else(|e| e.into_inner())));
     if let Some(outcomes) = outcomes {
         listing_phase::emit(ctx, pref, outcomes);
+    }
+    if let Some(outcome) = &transfer {
+        transfer_phase::emit(ctx, pref, outcome);
     }
     for w in warnings {
         ctx.emit(RunEvent::Warning {

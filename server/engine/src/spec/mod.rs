@@ -5,6 +5,7 @@ mod raw;
 mod redact;
 mod rgw;
 mod template;
+mod transfer;
 mod validate;
 
 use std::path::Path;

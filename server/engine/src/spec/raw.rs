@@ -253,8 +253,18 @@ pub struct RawPhase {
     pub keys: Option<S<String>>,
     /// Complete listings and scans: list under this prefix instead of the keyspace's.
     pub prefix: Option<S<String>>,
-    /// Scans: listers feeding the HEAD workers.
+    /// Scans and downloads: listers feeding the workers.
     pub list_concurrency: Option<S<i64>>,
+    /// Downloads and uploads: the local folder.
+    pub dir: Option<S<String>>,
+    /// Downloads and uploads: the size of a part (`16MiB`).
+    pub part_size: Option<S<String>>,
+    /// Downloads and uploads: objects larger than this move in parts.
+    pub parts_above: Option<S<String>>,
+    /// Downloads and uploads: parts of one object in flight.
+    pub part_concurrency: Option<S<i64>>,
+    /// Downloads and uploads: move again what is already complete.
+    pub overwrite: Option<S<bool>>,
 }
 
 #[derive(Debug, Deserialize)]

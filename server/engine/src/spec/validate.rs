@@ -89,6 +89,21 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
         );
     }
     check_window(keyspace.existing, &before, &rounds, &after)?;
+    if buckets.names.len() > 1
+        && let Some((_, loc)) = before
+            .iter()
+            .chain(&rounds.phases)
+            .chain(&after)
+            .find(|(p, _)| p.transfer.is_some())
+    {
+        return at(
+            loc,
+            format!(
+                "a download or upload phase works on one bucket, and the workload names {}",
+                buckets.names.len()
+            ),
+        );
+    }
     let cleanup = raw
         .cleanup
         .map(|c| CleanupPlan {
@@ -172,8 +187,10 @@ fn check_window(existing: u64, before: &[PhaseAt], rounds: &RoundsAt, after: &[P
                 Some(s) => Some(s - k),
                 None => None,
             },
-            // A metadata scan reads what a listing finds, not the window.
-            (PhaseWork::Single(OpKind::Head), PhaseEnd::ListOnce) => known,
+            // A metadata scan or a transfer moves what it finds, not the window.
+            (PhaseWork::Single(OpKind::Head | OpKind::Get | OpKind::Put), PhaseEnd::ListOnce) => {
+                known
+            }
             (PhaseWork::Single(op @ (OpKind::Get | OpKind::Head | OpKind::Delete)), _) => {
                 if known == Some(0) {
                     return at(
@@ -743,7 +760,7 @@ fn op_kind(name: &str) -> Option<OpKind> {
     OpKind::parse(name)
 }
 
-const OPS_HELP: &str = "put, get, head, list, delete";
+const OPS_HELP: &str = "put, get, head, list, delete, download, upload";
 
 fn phases(raw: Vec<Spanned<RawPhase>>, section: &str) -> R<Vec<PhaseAt>> {
     let mut out: Vec<PhaseAt> = Vec::new();
@@ -789,7 +806,12 @@ impl std::ops::Deref for NamedPhase {
 fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
     let loc = *loc_of(&raw);
     let p = raw.value;
+    let transfer = super::transfer::plan(&p)?;
     let work = match (&p.op, &p.mix) {
+        (Some(_), None) if transfer.is_some() => PhaseWork::Single(match &transfer {
+            Some(t) if t.direction == TransferDirection::Upload => OpKind::Put,
+            _ => OpKind::Get,
+        }),
         (Some(_), Some(m)) => return at(loc_of(m), "a phase has either `op` or `mix`, not both"),
         (None, None) => {
             return at(
@@ -865,9 +887,12 @@ fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
         }
         Some(n) => (n.value.trim().to_string(), true),
         None => (
-            single
-                .map(|k| k.as_str().to_string())
-                .unwrap_or_else(|| "mix".into()),
+            match (&transfer, single) {
+                (Some(t), _) if t.direction == TransferDirection::Upload => "upload".into(),
+                (Some(_), _) => "download".into(),
+                (None, Some(k)) => k.as_str().to_string(),
+                (None, None) => "mix".into(),
+            },
             false,
         ),
     };
@@ -903,7 +928,9 @@ fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
         );
     }
     let scan = scans_bucket(&p)?;
-    let end = if let Some(d) = &p.duration {
+    let end = if transfer.is_some() {
+        PhaseEnd::ListOnce
+    } else if let Some(d) = &p.duration {
         let d2 = duration(d, "duration")?;
         if d2.is_zero() {
             return at(loc_of(d), "`duration` must be longer than zero");
@@ -991,7 +1018,11 @@ fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
         Some(v) => Some(v.value),
         None => None,
     };
-    let listing = listing_plan(&p, &loc, &end)?;
+    let listing = if transfer.is_some() {
+        None
+    } else {
+        listing_plan(&p, &loc, &end)?
+    };
     Ok(NamedPhase {
         name: name.clone(),
         name_given,
@@ -1006,6 +1037,7 @@ fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
             page_size,
             max_error_rate,
             listing,
+            transfer,
         },
     })
 }

@@ -1,0 +1,160 @@
+//! A download or upload phase: one pass of [`crate::transfer`] over the workload's
+//! bucket, each GET or PUT (part) recorded as a `get` or `put` operation with its
+//! bytes, a download's listing pages as `list`, and a `transfer` event at the end
+//! with the aggregate and per-stream MiB/s.
+
+use std::sync::{Arc, Mutex};
+
+use tokio_util::sync::CancellationToken;
+
+use super::{RunContext, RunEvent};
+use crate::listing::{ListJob, ListMode, PageEvent, PageObserver};
+use crate::metrics::Recorder;
+use crate::ops::OpKind;
+use crate::plan::{PhasePlan, TransferDirection, TransferPlan};
+use crate::results::PhaseRef;
+use crate::s3::S3Client;
+use crate::transfer::{
+    self, DownloadJob, RequestEvent, TransferObserver, TransferOutcome, UploadJob,
+};
+
+struct Recorders(Vec<Recorder>);
+
+impl Recorders {
+    fn record(
+        &self,
+        slot: usize,
+        op: OpKind,
+        e: std::time::Duration,
+        outcome: Result<(u64, u64), crate::ops::ErrorClass>,
+    ) {
+        self.0[slot % self.0.len()].with(|s| {
+            let stats = s.op_mut(op);
+            match outcome {
+                Ok((bytes, keys)) => {
+                    stats.record_ok(e, bytes);
+                    stats.keys += keys;
+                }
+                Err(class) => stats.record_error(class),
+            }
+        });
+    }
+}
+
+impl TransferObserver for Recorders {
+    fn request(&self, e: RequestEvent) {
+        let took = e.end.saturating_duration_since(e.start);
+        self.record(e.worker, e.op, took, e.outcome.map(|b| (b, 0)));
+    }
+}
+
+impl PageObserver for Recorders {
+    fn page(&self, e: PageEvent) {
+        let took = e.end.saturating_duration_since(e.start);
+        self.record(e.lister, OpKind::List, took, e.outcome.map(|k| (0, k)));
+    }
+}
+
+pub(crate) struct TransferTask {
+    client: S3Client,
+    bucket: String,
+    prefix: String,
+    plan: TransferPlan,
+    recorders: Arc<Recorders>,
+    stop: CancellationToken,
+    pub outcome: Arc<Mutex<Option<Result<TransferOutcome, String>>>>,
+}
+
+impl TransferTask {
+    pub fn new(
+        ctx: &RunContext,
+        _phase: &PhasePlan,
+        plan: &TransferPlan,
+        recorders: &[Recorder],
+        stop: CancellationToken,
+    ) -> TransferTask {
+        TransferTask {
+            client: ctx.client.clone(),
+            bucket: ctx.plan.buckets.names[0].clone(),
+            prefix: plan
+                .prefix
+                .clone()
+                .unwrap_or_else(|| ctx.keyspace.prefix().to_string()),
+            plan: plan.clone(),
+            recorders: Arc::new(Recorders(recorders.to_vec())),
+            stop,
+            outcome: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// Moves everything once; returns a warning if the pass failed or some objects did.
+    pub async fn run(self) -> Option<String> {
+        let r = match self.plan.direction {
+            TransferDirection::Download => {
+                let job = DownloadJob {
+                    list: ListJob {
+                        bucket: self.bucket.clone(),
+                        prefix: self.prefix.clone(),
+                        mode: ListMode::Adaptive { delimiter: None },
+                        concurrency: self.plan.list_concurrency,
+                        page_size: 1000,
+                        retries: 3,
+                        report_depth: None,
+                    },
+                    dir: self.plan.dir.clone(),
+                    settings: self.plan.settings,
+                };
+                transfer::download(
+                    &self.client,
+                    &job,
+                    self.recorders.clone(),
+                    self.recorders.clone(),
+                    self.stop.clone(),
+                )
+                .await
+            }
+            TransferDirection::Upload => {
+                let job = UploadJob {
+                    dir: self.plan.dir.clone(),
+                    bucket: self.bucket.clone(),
+                    prefix: self.prefix.clone(),
+                    settings: self.plan.settings,
+                };
+                transfer::upload(
+                    &self.client,
+                    &job,
+                    self.recorders.clone(),
+                    self.stop.clone(),
+                )
+                .await
+            }
+        }
+        .map_err(|e| e.to_string());
+        let warning = match &r {
+            Err(e) => Some(e.clone()),
+            Ok(o) if o.failed > 0 => Some(format!(
+                "{} objects failed (the first: {})",
+                o.failed,
+                o.failures.first().map_or("", String::as_str)
+            )),
+            Ok(_) => None,
+        };
+        *self.outcome.lock().unwrap_or_else(|p| p.into_inner()) = Some(r);
+        warning
+    }
+}
+
+/// Logs the pass's outcome as a `transfer` event.
+pub(crate) fn emit(
+    ctx: &RunContext,
+    phase: &PhaseRef,
+    outcome: &Mutex<Option<Result<TransferOutcome, String>>>,
+) {
+    let taken = outcome.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some(Ok(outcome)) = taken {
+        ctx.emit(RunEvent::Transfer {
+            phase: phase.clone(),
+            outcome,
+        });
+    }
+}

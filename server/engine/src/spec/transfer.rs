@@ -1,0 +1,108 @@
+//! `op: download` and `op: upload` phases: one pass moving every object under a prefix
+//! into a local folder, or every file of a folder into the bucket, with the transfer
+//! settings of `keystorm download` / `keystorm upload`.
+
+use std::path::PathBuf;
+
+use super::raw::RawPhase;
+use super::validate::{R, at, in_range, loc_of};
+use crate::plan::{TransferDirection, TransferPlan};
+use crate::transfer::TransferSettings;
+
+/// Listers feeding a download unless `list_concurrency` says.
+const DEFAULT_LISTERS: i64 = 4;
+
+/// The transfer of a download or upload phase; `None` for any other phase, which may
+/// not carry transfer fields.
+pub(super) fn plan(p: &RawPhase) -> R<Option<TransferPlan>> {
+    let direction = match p.op.as_ref().map(|o| o.value.trim()) {
+        Some("download") => TransferDirection::Download,
+        Some("upload") => TransferDirection::Upload,
+        _ => {
+            let given = [
+                ("dir", p.dir.as_ref().map(loc_of)),
+                ("part_size", p.part_size.as_ref().map(loc_of)),
+                ("parts_above", p.parts_above.as_ref().map(loc_of)),
+                ("part_concurrency", p.part_concurrency.as_ref().map(loc_of)),
+                ("overwrite", p.overwrite.as_ref().map(loc_of)),
+            ];
+            if let Some((field, Some(l))) = given.into_iter().find(|(_, l)| l.is_some()) {
+                return at(
+                    l,
+                    format!("`{field}` applies to `op: download` and `op: upload` phases"),
+                );
+            }
+            return Ok(None);
+        }
+    };
+    let op = p.op.as_ref().map(loc_of).expect("matched above");
+    let Some(dir) = &p.dir else {
+        return at(
+            op,
+            "a download or upload phase needs `dir`: the local folder to write to or read from",
+        );
+    };
+    if dir.value.trim().is_empty() {
+        return at(loc_of(dir), "`dir` must not be empty");
+    }
+    for (field, given) in [
+        ("duration", p.duration.as_ref().map(loc_of)),
+        ("operations", p.operations.as_ref().map(loc_of)),
+        ("until_objects", p.until_objects.as_ref().map(loc_of)),
+        ("rate", p.rate.as_ref().map(loc_of)),
+        ("mode", p.mode.as_ref().map(loc_of)),
+        ("report", p.report.as_ref().map(loc_of)),
+    ] {
+        if let Some(l) = given {
+            return at(
+                l,
+                format!("a download or upload phase moves everything once: drop `{field}`"),
+            );
+        }
+    }
+    if let (TransferDirection::Upload, Some(l)) = (direction, &p.list_concurrency) {
+        return at(
+            loc_of(l),
+            "`list_concurrency` applies to downloads (an upload walks its folder)",
+        );
+    }
+    let defaults = TransferSettings::default();
+    let size = |field: &str, v: &Option<super::raw::S<String>>, default: u64, min: u64| -> R<u64> {
+        match v {
+            None => Ok(default),
+            Some(s) => match crate::size::parse_size(&s.value) {
+                Ok(n) if n >= min => Ok(n),
+                Ok(_) => at(
+                    loc_of(s),
+                    format!(
+                        "`{field}` must be at least 5MiB, the smallest part S3 accepts (but for the last)"
+                    ),
+                ),
+                Err(e) => at(loc_of(s), format!("`{field}`: {e}")),
+            },
+        }
+    };
+    let settings = TransferSettings {
+        concurrency: match &p.concurrency {
+            Some(c) => in_range(c, "concurrency", 1, 4096)? as u32,
+            None => defaults.concurrency,
+        },
+        part_size: size("part_size", &p.part_size, defaults.part_size, 5 << 20)?,
+        parts_above: size("parts_above", &p.parts_above, defaults.parts_above, 0)?,
+        part_concurrency: match &p.part_concurrency {
+            Some(c) => in_range(c, "part_concurrency", 1, 256)? as u32,
+            None => defaults.part_concurrency,
+        },
+        resume: !p.overwrite.as_ref().is_some_and(|o| o.value),
+    };
+    Ok(Some(TransferPlan {
+        direction,
+        dir: PathBuf::from(dir.value.trim()),
+        prefix: p.prefix.as_ref().map(|x| x.value.clone()),
+        settings,
+        list_concurrency: match &p.list_concurrency {
+            Some(n) => in_range(n, "list_concurrency", 1, 4096)? as u32,
+            None => DEFAULT_LISTERS as u32,
+        },
+    }))
+}
