@@ -190,6 +190,14 @@ fn bad_input_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("below 5MiB"));
 
+    let out = keystorm(&["upload", d, "no-such-bucket", "--endpoint", &endpoint]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bucket no-such-bucket does not exist"),
+        "{err}"
+    );
+
     let out = keystorm(&["download", "no-such-bucket", d, "--endpoint", &endpoint]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);

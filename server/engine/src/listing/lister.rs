@@ -17,6 +17,7 @@ use super::{
     ListError, ListJob, ListMode, ListOutcome, ListOutputs, PageEvent, PageObserver, ReportBuilder,
     Totals, backoff,
 };
+use crate::ops::ErrorClass;
 use crate::s3::{ListPage, ListRequest, S3Client};
 
 /// Every how many keys of a page one is sampled for the cut characters.
@@ -275,7 +276,9 @@ impl Lister {
                         outcome: Err(e.class),
                     });
                     attempt += 1;
-                    if attempt > self.job.retries || self.stop.is_cancelled() {
+                    // A 4xx (no such bucket, access denied) will not change on retry.
+                    let lasting = matches!(e.class, ErrorClass::Http(s) if s < 500);
+                    if lasting || attempt > self.job.retries || self.stop.is_cancelled() {
                         return Err(ListError::Page {
                             range: describe(range),
                             attempts: attempt,

@@ -116,7 +116,7 @@ pub struct ListOutputs {
 /// Why a listing did not finish.
 #[derive(Debug, thiserror::Error)]
 pub enum ListError {
-    #[error("listing stopped: a page of {range} failed {attempts} times: {message}")]
+    #[error("listing stopped: a page of {range} failed ({attempts} attempt{}): {message}", if *attempts == 1 { "" } else { "s" })]
     Page {
         range: String,
         attempts: u32,

@@ -40,6 +40,8 @@ pub enum TransferError {
     List(#[from] crate::listing::ListError),
     #[error("local folder: {0}")]
     Folder(std::io::Error),
+    #[error("bucket {0}")]
+    Bucket(String),
 }
 
 /// How hard to push, for both directions.

@@ -42,6 +42,16 @@ pub async fn upload(
             format!("{} is not a folder", job.dir.display()),
         )));
     }
+    match client.bucket_exists(&job.bucket).await {
+        Ok(true) => {}
+        Ok(false) => {
+            return Err(TransferError::Bucket(format!(
+                "{} does not exist (create it first)",
+                job.bucket
+            )));
+        }
+        Err(e) => return Err(TransferError::Bucket(format!("{}: {e}", job.bucket))),
+    }
     let tally = Arc::new(Tally::new());
     let workers = (0..job.settings.concurrency.max(1) as usize)
         .map(|worker| Worker {
