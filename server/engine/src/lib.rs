@@ -14,6 +14,7 @@ pub mod listing;
 pub mod metrics;
 pub mod ops;
 pub mod plan;
+mod pool;
 pub mod results;
 pub mod rgw;
 pub mod s3;

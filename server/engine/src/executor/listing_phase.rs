@@ -9,48 +9,14 @@ use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
+use super::pass_recorders::PassRecorders;
 use super::{MetadataScanEvent, RunContext, RunEvent};
-use crate::listing::{self, ListJob, ListOutcome, ListOutputs, PageEvent, PageObserver};
+use crate::listing::{self, ListJob, ListOutcome, ListOutputs};
 use crate::metrics::Recorder;
-use crate::ops::OpKind;
 use crate::plan::{ListingPlan, PhasePlan};
 use crate::results::PhaseRef;
 use crate::s3::S3Client;
-use crate::scan::{self, HeadEvent, HeadObserver, ScanJob, ScanOutcome};
-
-/// Records pages into the phase's recorders, spread by lister.
-struct PageRecorder {
-    recorders: Vec<Recorder>,
-}
-
-impl HeadObserver for PageRecorder {
-    fn head(&self, e: HeadEvent) {
-        let r = &self.recorders[e.worker % self.recorders.len()];
-        r.with(|s| {
-            let stats = s.op_mut(OpKind::Head);
-            match e.outcome {
-                Ok(()) => stats.record_ok(e.end.saturating_duration_since(e.start), 0),
-                Err(class) => stats.record_error(class),
-            }
-        });
-    }
-}
-
-impl PageObserver for PageRecorder {
-    fn page(&self, e: PageEvent) {
-        let r = &self.recorders[e.lister % self.recorders.len()];
-        r.with(|s| {
-            let stats = s.op_mut(OpKind::List);
-            match e.outcome {
-                Ok(keys) => {
-                    stats.record_ok(e.end.saturating_duration_since(e.start), 0);
-                    stats.keys += keys;
-                }
-                Err(class) => stats.record_error(class),
-            }
-        });
-    }
-}
+use crate::scan::{self, ScanJob, ScanOutcome};
 
 /// What the listing task needs, taken from the run before it is spawned.
 pub(crate) struct ListingTask {
@@ -61,7 +27,7 @@ pub(crate) struct ListingTask {
     concurrency: u32,
     page_size: u32,
     retries: u32,
-    observer: Arc<PageRecorder>,
+    observer: Arc<PassRecorders>,
     stop: CancellationToken,
     /// One outcome per bucket listed (a handful: one per bucket of the workload).
     pub outcomes: Arc<Mutex<Vec<ScanOrList>>>,
@@ -92,9 +58,7 @@ impl ListingTask {
             concurrency: plan.concurrency,
             page_size: plan.page_size,
             retries: ctx.plan.target.retries,
-            observer: Arc::new(PageRecorder {
-                recorders: recorders.to_vec(),
-            }),
+            observer: Arc::new(PassRecorders::new(recorders)),
             stop,
             outcomes: Arc::new(Mutex::new(Vec::new())),
         }

@@ -5,6 +5,7 @@
 mod cleanup;
 mod listing_phase;
 mod op;
+mod pass_recorders;
 mod phase;
 mod sequence;
 mod stalls;

@@ -123,7 +123,7 @@ pub(crate) async fn run(
         None => None,
     };
     let transfer = p.transfer.as_ref().map(|plan| {
-        let task = TransferTask::new(ctx, p, plan, &recorders, shared.stop.clone());
+        let task = TransferTask::new(ctx, plan, &recorders, shared.stop.clone());
         let outcome = task.outcome.clone();
         workers.spawn(task.run());
         outcome

@@ -7,60 +7,21 @@ use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
+use super::pass_recorders::PassRecorders;
 use super::{RunContext, RunEvent};
-use crate::listing::{ListJob, ListMode, PageEvent, PageObserver};
+use crate::listing::{ListJob, ListMode};
 use crate::metrics::Recorder;
-use crate::ops::OpKind;
-use crate::plan::{PhasePlan, TransferDirection, TransferPlan};
+use crate::plan::{TransferDirection, TransferPlan};
 use crate::results::PhaseRef;
 use crate::s3::S3Client;
-use crate::transfer::{
-    self, DownloadJob, RequestEvent, TransferObserver, TransferOutcome, UploadJob,
-};
-
-struct Recorders(Vec<Recorder>);
-
-impl Recorders {
-    fn record(
-        &self,
-        slot: usize,
-        op: OpKind,
-        e: std::time::Duration,
-        outcome: Result<(u64, u64), crate::ops::ErrorClass>,
-    ) {
-        self.0[slot % self.0.len()].with(|s| {
-            let stats = s.op_mut(op);
-            match outcome {
-                Ok((bytes, keys)) => {
-                    stats.record_ok(e, bytes);
-                    stats.keys += keys;
-                }
-                Err(class) => stats.record_error(class),
-            }
-        });
-    }
-}
-
-impl TransferObserver for Recorders {
-    fn request(&self, e: RequestEvent) {
-        let took = e.end.saturating_duration_since(e.start);
-        self.record(e.worker, e.op, took, e.outcome.map(|b| (b, 0)));
-    }
-}
-
-impl PageObserver for Recorders {
-    fn page(&self, e: PageEvent) {
-        let took = e.end.saturating_duration_since(e.start);
-        self.record(e.lister, OpKind::List, took, e.outcome.map(|k| (0, k)));
-    }
-}
+use crate::transfer::{self, DownloadJob, TransferOutcome, UploadJob};
 
 pub(crate) struct TransferTask {
     client: S3Client,
     bucket: String,
     prefix: String,
     plan: TransferPlan,
-    recorders: Arc<Recorders>,
+    recorders: Arc<PassRecorders>,
     stop: CancellationToken,
     pub outcome: Arc<Mutex<Option<Result<TransferOutcome, String>>>>,
 }
@@ -68,7 +29,6 @@ pub(crate) struct TransferTask {
 impl TransferTask {
     pub fn new(
         ctx: &RunContext,
-        _phase: &PhasePlan,
         plan: &TransferPlan,
         recorders: &[Recorder],
         stop: CancellationToken,
@@ -81,7 +41,7 @@ impl TransferTask {
                 .clone()
                 .unwrap_or_else(|| ctx.keyspace.prefix().to_string()),
             plan: plan.clone(),
-            recorders: Arc::new(Recorders(recorders.to_vec())),
+            recorders: Arc::new(PassRecorders::new(recorders)),
             stop,
             outcome: Arc::new(Mutex::new(None)),
         }

@@ -18,7 +18,7 @@ use super::{
     Totals, backoff,
 };
 use crate::ops::ErrorClass;
-use crate::s3::{ListPage, ListRequest, S3Client};
+use crate::s3::{ListEntry, ListPage, ListRequest, S3Client};
 
 /// Every how many keys of a page one is sampled for the cut characters.
 const SAMPLE_EVERY: usize = 16;
@@ -207,14 +207,17 @@ impl Lister {
                 delimiter: None,
             };
             let (page, start, end) = self.fetch(&range, &request).await?;
-            let (taken, stopped) = self.keep(&range, &page)?;
+            let ListPage {
+                mut entries,
+                is_truncated,
+                next_continuation_token,
+                ..
+            } = page;
+            let last = entries.last().map(|e| e.key.clone());
+            let (taken, stopped) = self.keep(&range, &mut entries)?;
             if let Some(tx) = &self.outputs.entries {
-                for e in page
-                    .entries
-                    .iter()
-                    .filter(|e| range.verdict(&e.key) == Verdict::Take)
-                {
-                    if tx.send(e.clone()).await.is_err() {
+                for e in entries {
+                    if tx.send(e).await.is_err() {
                         // The consumer is gone (it stopped): so is the point of listing.
                         self.queue.close();
                         return Ok(());
@@ -227,11 +230,10 @@ impl Lister {
                 end,
                 outcome: Ok(taken),
             });
-            if stopped || !page.is_truncated {
+            if stopped || !is_truncated {
                 return Ok(());
             }
-            let last = page.entries.last().map(|e| e.key.clone());
-            token = page.next_continuation_token;
+            token = next_continuation_token;
             match (&token, &last) {
                 // Truncated, yet nothing to go on from: a broken server; stop here.
                 (None, None) => {
@@ -294,32 +296,43 @@ impl Lister {
         }
     }
 
-    /// Counts the keys of `page` that `range` owns (and writes them to the key file);
-    /// returns how many and whether the page went past the range's end.
-    fn keep(&mut self, range: &KeyRange, page: &ListPage) -> Result<(u64, bool), ListError> {
+    /// Keeps in `entries` only the keys `range` owns, counting them (and writing them
+    /// to the key file); returns how many and whether the page went past the range's end.
+    fn keep(
+        &mut self,
+        range: &KeyRange,
+        entries: &mut Vec<ListEntry>,
+    ) -> Result<(u64, bool), ListError> {
         let mut taken = 0;
         let mut stopped = false;
         self.line.clear();
         let skip = range.prefix.len();
-        for (n, e) in page.entries.iter().enumerate() {
+        let keys_file = self.outputs.keys_file.is_some();
+        let mut n = 0;
+        entries.retain(|e| {
+            n += 1;
+            if stopped {
+                return false;
+            }
             match range.verdict(&e.key) {
                 Verdict::Take => {
                     taken += 1;
                     self.totals.take(e);
-                    if self.outputs.keys_file.is_some() {
+                    if keys_file {
                         key_line(&mut self.line, e);
                     }
-                    if n % SAMPLE_EVERY == 0 {
+                    if (n - 1) % SAMPLE_EVERY == 0 {
                         self.chars.add_key(e.key.get(skip..).unwrap_or(""));
                     }
+                    true
                 }
-                Verdict::Skip => {}
+                Verdict::Skip => false,
                 Verdict::Stop => {
                     stopped = true;
-                    break;
+                    false
                 }
             }
-        }
+        });
         if let Some(out) = &self.outputs.keys_file
             && !self.line.is_empty()
         {
@@ -333,7 +346,7 @@ impl Lister {
 }
 
 /// One JSON line: key, size, ETag, last-modified.
-fn key_line(out: &mut String, e: &crate::s3::ListEntry) {
+fn key_line(out: &mut String, e: &ListEntry) {
     let json = serde_json::json!({
         "key": e.key,
         "size": e.size,

@@ -104,8 +104,12 @@ impl ReportBuilder {
         let r = &mut self.report;
         r.total.add(e.size);
         let rest = e.key.get(self.listing_prefix_len..).unwrap_or("");
-        let group: String = rest.chars().take(r.prefix_depth as usize).collect();
-        add_capped(&mut r.by_prefix, &group, MAX_PREFIXES, e.size);
+        // The first `prefix_depth` characters, sliced rather than copied.
+        let group = rest
+            .char_indices()
+            .nth(r.prefix_depth as usize)
+            .map_or(rest, |(at, _)| &rest[..at]);
+        add_capped(&mut r.by_prefix, group, MAX_PREFIXES, e.size);
         add_capped(&mut r.by_suffix, suffix(&e.key), MAX_SUFFIXES, e.size);
         let age = e
             .last_modified
@@ -113,11 +117,8 @@ impl ReportBuilder {
             .and_then(parse_rfc3339_s)
             .map(|t| age_class(self.now_s.saturating_sub(t)))
             .unwrap_or(AGE_UNKNOWN);
-        r.by_age.entry(age.to_string()).or_default().add(e.size);
-        r.by_size
-            .entry(size_class(e.size).to_string())
-            .or_default()
-            .add(e.size);
+        add_capped(&mut r.by_age, age, usize::MAX, e.size);
+        add_capped(&mut r.by_size, size_class(e.size), usize::MAX, e.size);
     }
 
     pub fn merge(&mut self, other: &ReportBuilder) {

@@ -11,13 +11,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::{Mutex as AsyncMutex, mpsc};
 use tokio_util::sync::CancellationToken;
 
 pub use metadata::{MetadataName, MetadataSummary};
 
 use crate::listing::{self, KeySink, ListError, ListJob, ListOutcome, ListOutputs, PageObserver};
 use crate::ops::ErrorClass;
+use crate::pool::{QueueWorker, spawn_pool};
 use crate::s3::{HeadOutcome, ListEntry, S3Client};
 
 /// Keys waiting for a HEAD, per HEAD worker.
@@ -93,25 +93,19 @@ pub async fn scan(
     stop: CancellationToken,
 ) -> Result<ScanOutcome, ScanError> {
     let started = Instant::now();
-    let workers = job.head_concurrency.max(1) as usize;
-    let (tx, rx) = mpsc::channel::<ListEntry>(workers * QUEUE_PER_WORKER);
-    let rx = Arc::new(AsyncMutex::new(rx));
-    let mut heads = tokio::task::JoinSet::new();
-    for worker in 0..workers {
-        let w = HeadWorker {
+    let workers = (0..job.head_concurrency.max(1) as usize)
+        .map(|worker| HeadWorker {
             worker,
             client: client.clone(),
             bucket: job.list.bucket.clone(),
-            rx: rx.clone(),
             observer: head_observer.clone(),
             out: out.clone(),
-            stop: stop.clone(),
             tally: Tally::default(),
             line: String::new(),
-        };
-        heads.spawn(w.run());
-    }
-    drop(rx);
+            failure: None,
+        })
+        .collect();
+    let (tx, mut heads) = spawn_pool(workers, QUEUE_PER_WORKER, &stop);
     let outputs = ListOutputs {
         keys_file: None,
         entries: Some(tx),
@@ -174,52 +168,58 @@ struct HeadWorker {
     worker: usize,
     client: S3Client,
     bucket: String,
-    rx: Arc<AsyncMutex<mpsc::Receiver<ListEntry>>>,
     observer: Arc<dyn HeadObserver>,
     out: Option<KeySink>,
-    stop: CancellationToken,
     tally: Tally,
     line: String,
+    /// Why the output could not be written (the worker stops there).
+    failure: Option<std::io::Error>,
 }
 
-impl HeadWorker {
-    async fn run(mut self) -> Result<Tally, std::io::Error> {
-        loop {
-            let next = tokio::select! {
-                e = async { self.rx.lock().await.recv().await } => e,
-                _ = self.stop.cancelled() => None,
-            };
-            let Some(entry) = next else {
-                return Ok(self.tally);
-            };
-            let start = Instant::now();
-            let r = self.client.head_object(&self.bucket, &entry.key).await;
-            let end = Instant::now();
-            self.observer.head(HeadEvent {
-                worker: self.worker,
-                start,
-                end,
-                outcome: r.as_ref().map(|_| ()).map_err(|e| e.class),
-            });
-            match r {
-                Ok(head) => {
-                    self.tally.heads += 1;
-                    self.tally.metadata.add(&head.metadata);
-                    if let Some(out) = &self.out {
-                        self.line.clear();
-                        object_line(&mut self.line, &entry.key, &head);
-                        out.lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .write_all(self.line.as_bytes())?;
-                    }
-                }
-                Err(e) => {
-                    self.tally.errors += 1;
-                    if e.class == ErrorClass::Http(404) {
-                        self.tally.missing += 1;
+impl QueueWorker<ListEntry> for HeadWorker {
+    type Done = Result<Tally, std::io::Error>;
+
+    async fn one(&mut self, entry: ListEntry) -> bool {
+        let start = Instant::now();
+        let r = self.client.head_object(&self.bucket, &entry.key).await;
+        let end = Instant::now();
+        self.observer.head(HeadEvent {
+            worker: self.worker,
+            start,
+            end,
+            outcome: r.as_ref().map(|_| ()).map_err(|e| e.class),
+        });
+        match r {
+            Ok(head) => {
+                self.tally.heads += 1;
+                self.tally.metadata.add(&head.metadata);
+                if let Some(out) = &self.out {
+                    self.line.clear();
+                    object_line(&mut self.line, &entry.key, &head);
+                    let written = out
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .write_all(self.line.as_bytes());
+                    if let Err(e) = written {
+                        self.failure = Some(e);
+                        return false;
                     }
                 }
             }
+            Err(e) => {
+                self.tally.errors += 1;
+                if e.class == ErrorClass::Http(404) {
+                    self.tally.missing += 1;
+                }
+            }
+        }
+        true
+    }
+
+    fn done(self) -> Self::Done {
+        match self.failure {
+            Some(e) => Err(e),
+            None => Ok(self.tally),
         }
     }
 }

@@ -13,11 +13,12 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    PARTIAL_SUFFIX, QueueWorker, RequestEvent, Tally, TransferError, TransferObserver,
-    TransferOutcome, TransferSettings, etag, paths, ranges, spawn_pool,
+    PARTIAL_SUFFIX, QUEUE_PER_WORKER, RequestEvent, Tally, TransferError, TransferObserver,
+    TransferOutcome, TransferSettings, etag, paths, ranges,
 };
 use crate::listing::{self, ListJob, ListOutputs, PageObserver};
 use crate::ops::OpKind;
+use crate::pool::{QueueWorker, spawn_pool};
 use crate::s3::{ListEntry, S3Client};
 
 #[derive(Debug, Clone)]
@@ -50,7 +51,7 @@ pub async fn download(
             tally: tally.clone(),
         })
         .collect();
-    let (tx, mut set) = spawn_pool(workers, &stop);
+    let (tx, mut set) = spawn_pool(workers, QUEUE_PER_WORKER, &stop);
     let outputs = ListOutputs {
         keys_file: None,
         entries: Some(tx),
@@ -73,9 +74,14 @@ struct Worker {
 }
 
 impl QueueWorker<ListEntry> for Worker {
-    async fn one(&self, entry: ListEntry) {
-        self.handle(&entry).await
+    type Done = ();
+
+    async fn one(&mut self, entry: ListEntry) -> bool {
+        self.handle(&entry).await;
+        true
     }
+
+    fn done(self) {}
 }
 
 impl Worker {

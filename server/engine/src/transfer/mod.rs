@@ -13,22 +13,19 @@ pub mod etag;
 pub mod paths;
 mod upload;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
-use tokio::sync::{Mutex as AsyncMutex, mpsc};
-use tokio::task::JoinSet;
-use tokio_util::sync::CancellationToken;
 
 pub use download::{DownloadJob, download};
 pub use upload::{UploadJob, upload};
 
 use crate::ops::{ErrorClass, OpKind};
 
-/// Items waiting in a worker pool's queue, per worker.
-const QUEUE_PER_WORKER: usize = 8;
+/// Items waiting in a transfer's queue, per worker.
+pub(crate) const QUEUE_PER_WORKER: usize = 8;
 /// Failure messages kept for the outcome; the rest are only counted.
 const MAX_FAILURES_KEPT: usize = 20;
 /// Suffix of a file being downloaded; renamed to its name once complete.
@@ -220,36 +217,6 @@ impl Tally {
             complete,
         }
     }
-}
-
-/// One worker of a transfer's pool: handles one queued item at a time.
-pub(crate) trait QueueWorker<T>: Send + Sync + 'static {
-    fn one(&self, item: T) -> impl Future<Output = ()> + Send;
-}
-
-/// Starts `workers` on a bounded queue; they stop when the queue is closed and empty,
-/// or at `stop`. Returns the queue's sender and the workers to wait for.
-pub(crate) fn spawn_pool<T: Send + 'static, W: QueueWorker<T>>(
-    workers: Vec<W>,
-    stop: &CancellationToken,
-) -> (mpsc::Sender<T>, JoinSet<()>) {
-    let (tx, rx) = mpsc::channel::<T>(workers.len().max(1) * QUEUE_PER_WORKER);
-    let rx = Arc::new(AsyncMutex::new(rx));
-    let mut set = JoinSet::new();
-    for w in workers {
-        let (rx, stop) = (rx.clone(), stop.clone());
-        set.spawn(async move {
-            loop {
-                let next = tokio::select! {
-                    item = async { rx.lock().await.recv().await } => item,
-                    _ = stop.cancelled() => None,
-                };
-                let Some(item) = next else { return };
-                w.one(item).await;
-            }
-        });
-    }
-    (tx, set)
 }
 
 /// The byte ranges (inclusive) of an object of `size` in parts of `part_size`.

@@ -14,10 +14,11 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    PARTIAL_SUFFIX, QueueWorker, RequestEvent, Tally, TransferError, TransferObserver,
-    TransferOutcome, TransferSettings, etag, paths, ranges, spawn_pool,
+    PARTIAL_SUFFIX, QUEUE_PER_WORKER, RequestEvent, Tally, TransferError, TransferObserver,
+    TransferOutcome, TransferSettings, etag, paths, ranges,
 };
 use crate::ops::{ErrorClass, OpKind};
+use crate::pool::{QueueWorker, spawn_pool};
 use crate::s3::S3Client;
 
 #[derive(Debug, Clone)]
@@ -62,7 +63,7 @@ pub async fn upload(
             tally: tally.clone(),
         })
         .collect();
-    let (tx, mut set) = spawn_pool(workers, &stop);
+    let (tx, mut set) = spawn_pool(workers, QUEUE_PER_WORKER, &stop);
     let walked = walk(&job.dir, &tx, &stop, &tally).await;
     drop(tx);
     while set.join_next().await.is_some() {}
@@ -70,39 +71,37 @@ pub async fn upload(
     Ok(tally.outcome("upload", !stop.is_cancelled()))
 }
 
-/// Sends every regular file under `root` (depth first; one open folder listing per
-/// level at most), skipping links and partial downloads.
+/// Sends every regular file under `root`, depth first with one open folder listing
+/// per level (memory follows the depth of the tree, not its size), skipping links and
+/// partial downloads.
 async fn walk(
     root: &Path,
     tx: &mpsc::Sender<(PathBuf, u64)>,
     stop: &CancellationToken,
     tally: &Tally,
 ) -> std::io::Result<()> {
-    let mut folders = vec![root.to_path_buf()];
-    while let Some(folder) = folders.pop() {
-        let entries = match std::fs::read_dir(&folder) {
-            Ok(e) => e,
-            Err(e) if folder == root => return Err(e),
-            Err(e) => {
-                tally.failed(format!("cannot read {}: {e}", folder.display()));
-                continue;
-            }
+    let mut open = vec![std::fs::read_dir(root)?];
+    while let Some(listing) = open.last_mut() {
+        let Some(entry) = listing.next() else {
+            open.pop();
+            continue;
         };
-        for entry in entries {
-            if stop.is_cancelled() {
-                return Ok(());
+        if stop.is_cancelled() {
+            return Ok(());
+        }
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let path = entry.path();
+        if kind.is_dir() {
+            match std::fs::read_dir(&path) {
+                Ok(sub) => open.push(sub),
+                Err(e) => tally.failed(format!("cannot read {}: {e}", path.display())),
             }
-            let entry = entry?;
-            let kind = entry.file_type()?;
-            let path = entry.path();
-            if kind.is_dir() {
-                folders.push(path);
-            } else if kind.is_file()
-                && !path.to_string_lossy().ends_with(PARTIAL_SUFFIX)
-                && tx.send((path, entry.metadata()?.len())).await.is_err()
-            {
-                return Ok(());
-            }
+        } else if kind.is_file()
+            && !path.to_string_lossy().ends_with(PARTIAL_SUFFIX)
+            && tx.send((path, entry.metadata()?.len())).await.is_err()
+        {
+            return Ok(());
         }
     }
     Ok(())
@@ -117,9 +116,14 @@ struct Worker {
 }
 
 impl QueueWorker<(PathBuf, u64)> for Worker {
-    async fn one(&self, (path, size): (PathBuf, u64)) {
-        self.handle(&path, size).await
+    type Done = ();
+
+    async fn one(&mut self, (path, size): (PathBuf, u64)) -> bool {
+        self.handle(&path, size).await;
+        true
     }
+
+    fn done(self) {}
 }
 
 impl Worker {
