@@ -113,7 +113,7 @@ export function ListingsSection({ report }: { report?: ListingsReport | null }) 
                       {l.phase} ({l.mode}, {listers(l.concurrency)})
                     </td>
                     <td className="mono">
-                      {l.fit!.intercept_s.toFixed(3)} s + {(l.fit!.slope_s_per_key * 1e6).toFixed(3)} µs/key
+                      {(Math.abs(l.fit!.intercept_s) < 0.0005 ? 0 : l.fit!.intercept_s).toFixed(3)} s + {(l.fit!.slope_s_per_key * 1e6).toFixed(3)} µs/key
                     </td>
                     <td className="num">{l.fit!.r2.toFixed(4)}</td>
                     <td className="num">{fmtCount(Math.round(1 / l.fit!.slope_s_per_key))} keys/s</td>
