@@ -45,6 +45,13 @@ before:
         sys.exit(f"fill {prefix} failed:\n{out.stderr}")
 
 
+def cpu_seconds(pid):
+    """User + system CPU time of a process so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def list_keys(endpoint, prefix, mode, concurrency, extra=()):
     args = [BIN, "list", "bench", "--endpoint", endpoint, "--prefix", prefix,
             "--mode", mode, "--concurrency", str(concurrency), "--json", *extra]
@@ -82,7 +89,10 @@ def main():
         for label, prefix in [("uniform", "u/"), ("skewed", "s/")]:
             serial = None
             for mode in ["serial", "prefix", "adaptive"]:
+                before = cpu_seconds(sim.pid)
                 r = list_keys(endpoint, prefix, mode, args.concurrency)
+                r["target_cpu_us_per_1000_keys"] = (
+                    (cpu_seconds(sim.pid) - before) * 1e9 / max(r["keys"], 1))
                 if r["keys"] != args.keys:
                     sys.exit(f"{label} {mode}: listed {r['keys']} keys, expected {args.keys}")
                 serial = serial or r["keys_per_sec"]
@@ -99,11 +109,26 @@ def main():
           f"{args.concurrency} listers in parallel modes, {os.cpu_count()} cores shared "
           "by client and target\n")
     print(f"{'keys':<8} {'mode':<9} {'keys/s':>10} {'x serial':>9} {'seconds':>8} "
-          f"{'requests':>9} {'ranges':>7} {'cuts':>5} {'CPU µs/1000 keys':>17} {'page p50 ms':>12}")
+          f"{'requests':>9} {'ranges':>7} {'cuts':>5} {'client CPU µs/1000':>19} "
+          f"{'target CPU µs/1000':>19} {'page p50 ms':>12}")
     for label, mode, r, ratio in rows:
         print(f"{label:<8} {mode:<9} {r['keys_per_sec']:>10,.0f} {ratio:>9.1f} {r['seconds']:>8.2f} "
               f"{r['requests']:>9} {r['ranges']:>7} {r['cuts']:>5} "
-              f"{r['client_cpu_us_per_1000_keys']:>17,.0f} {r['page_latency_us']['p50'] / 1000:>12.1f}")
+              f"{r['client_cpu_us_per_1000_keys']:>19,.0f} {r['target_cpu_us_per_1000_keys']:>19,.0f} "
+              f"{r['page_latency_us']['p50'] / 1000:>12.1f}")
+
+    # Client and target share the cores: a 1000-key page costs c ms of CPU between
+    # them, so parallel listing tops out at cores / c pages per ms, while a serial
+    # lister waits a whole page time t per page (the added latency, rounded up to the
+    # timer's millisecond, plus c). Their ratio bounds what any mode can reach here.
+    _, _, serial_run, _ = rows[0]
+    _, _, prefix_run, _ = rows[1]
+    c = (prefix_run["client_cpu_us_per_1000_keys"] + prefix_run["target_cpu_us_per_1000_keys"]) / 1000
+    t = serial_run["seconds"] * 1000 / serial_run["requests"]
+    cores = os.cpu_count()
+    print(f"\nCPU per 1000-key page, client + target (uniform prefix run): c = {c:.2f} ms; "
+          f"serial page time t = {t:.2f} ms ({args.latency} added); with {cores} cores shared, "
+          f"no mode can list faster than {cores} × t / c = {cores * t / c:.1f}× serial")
 
     h = scan["head"]
     print(f"\nHEAD scan of {args.head_keys:,} objects (adaptive listing, 8 listers, "

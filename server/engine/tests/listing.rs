@@ -355,7 +355,7 @@ fn seed_into(sim: &SimHandle, bucket: &str, keys: impl IntoIterator<Item = (Stri
     let b = sim.store().bucket(bucket).expect("bucket");
     for (key, size) in keys {
         b.put(
-            key.into_bytes().into_boxed_slice(),
+            key.into_bytes().into(),
             keystorm_sim::Object {
                 size,
                 etag: [1; 16],

@@ -65,7 +65,7 @@ impl Ctx<'_> {
             .header("x-amz-request-id", &self.request_id)
     }
 
-    fn xml(&self, status: StatusCode, body: String) -> Resp {
+    fn xml(&self, status: StatusCode, body: impl Into<Bytes>) -> Resp {
         self.ok(status)
             .header(header::CONTENT_TYPE, "application/xml")
             .body(SimBody::bytes(body))

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use std::ops::Bound;
 
 use crate::store::{Object, Objects};
-use crate::xml::{HEADER, NS, element, escape, iso8601};
+use crate::xml::{HEADER, NS, element, escape, iso8601_buf};
 
 pub struct ListParams<'a> {
     pub prefix: &'a str,
@@ -51,8 +51,13 @@ pub fn list<'a>(objects: &'a Objects, p: &ListParams<'_>) -> Page<'a> {
         start = after.as_bytes().to_vec();
         start_excluded = true;
     }
-    let mut entries = Vec::new();
+    // Every key under the prefix sorts before its successor, so the range itself stops
+    // at the prefix's end and no key needs comparing with the prefix.
+    let end = prefix_successor(prefix);
+    let delimiter = p.delimiter.filter(|d| !d.is_empty());
+    let mut entries = Vec::with_capacity(p.max_keys.min(1000));
     let mut truncated = false;
+    let mut last_key: Option<&[u8]> = None;
     let mut last = None;
     let mut cursor: Bound<Vec<u8>> = if start_excluded {
         Bound::Excluded(start)
@@ -60,19 +65,24 @@ pub fn list<'a>(objects: &'a Objects, p: &ListParams<'_>) -> Page<'a> {
         Bound::Included(start)
     };
     'scan: loop {
-        let range =
-            objects.range::<[u8], _>((cursor.as_ref().map(|v| v.as_slice()), Bound::Unbounded));
+        let upper = match &end {
+            Some(e) => Bound::Excluded(e.as_slice()),
+            None => Bound::Unbounded,
+        };
+        if let (Bound::Included(c) | Bound::Excluded(c), Bound::Excluded(e)) = (&cursor, upper)
+            && c.as_slice() >= e
+        {
+            break;
+        }
+        let range = objects.range::<[u8], _>((cursor.as_ref().map(|v| v.as_slice()), upper));
         for (key, obj) in range {
-            if !key.starts_with(prefix) {
-                break 'scan;
-            }
             if entries.len() >= p.max_keys {
                 // An empty page is never truncated (as RGW and S3 answer `max-keys=0`),
                 // so a client looping while truncated always ends.
                 truncated = p.max_keys > 0;
                 break 'scan;
             }
-            if let Some(d) = p.delimiter.filter(|d| !d.is_empty())
+            if let Some(d) = delimiter
                 && let Some(pos) = find(&key[prefix.len()..], d.as_bytes())
             {
                 let end = prefix.len() + pos + d.len();
@@ -81,6 +91,7 @@ pub fn list<'a>(objects: &'a Objects, p: &ListParams<'_>) -> Page<'a> {
                 // A marker inside this common prefix means it was returned already.
                 let already = p.after.is_some_and(|a| a.as_bytes().starts_with(common));
                 if !already {
+                    last_key = None;
                     last = Some(text.clone());
                     entries.push(Entry::Prefix(text));
                 }
@@ -93,10 +104,13 @@ pub fn list<'a>(objects: &'a Objects, p: &ListParams<'_>) -> Page<'a> {
                     None => break 'scan,
                 }
             }
-            last = Some(String::from_utf8_lossy(key).into_owned());
+            last_key = Some(key);
             entries.push(Entry::Object(key, obj));
         }
         break;
+    }
+    if let Some(key) = last_key {
+        last = Some(String::from_utf8_lossy(key).into_owned());
     }
     Page {
         entries,
@@ -126,21 +140,51 @@ pub fn encode_key(key: &str, url: bool) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(percent_encoding::utf8_percent_encode(key, SET).to_string())
 }
 
-fn write_entries(out: &mut String, page: &Page<'_>, url: bool) {
+/// Whether a key can go into the document as it is stored: ASCII without markup
+/// characters, which is what almost every key is.
+fn plain_key(key: &[u8]) -> bool {
+    key.is_ascii()
+        && !key
+            .iter()
+            .any(|b| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\''))
+}
+
+/// One `<Contents>` element, written as bytes without formatting machinery or
+/// temporary strings: a page of a thousand of them is the hottest thing the target
+/// writes.
+fn write_object(out: &mut Vec<u8>, key: &[u8], obj: &Object, url: bool) {
+    out.extend_from_slice(b"<Contents><Key>");
+    if !url && plain_key(key) {
+        out.extend_from_slice(key);
+    } else {
+        let key = String::from_utf8_lossy(key);
+        out.extend_from_slice(encode_key(&key, url).as_bytes());
+    }
+    out.extend_from_slice(b"</Key><LastModified>");
+    out.extend_from_slice(&iso8601_buf(obj.last_modified_ms).0);
+    out.extend_from_slice(b"</LastModified><ETag>&quot;");
+    let mut hex = [0u8; 32];
+    // 16 bytes always fit 32 hex digits.
+    let _ = hex::encode_to_slice(obj.etag, &mut hex);
+    out.extend_from_slice(&hex);
+    if obj.parts > 0 {
+        out.push(b'-');
+        out.extend_from_slice(itoa::Buffer::new().format(obj.parts).as_bytes());
+    }
+    out.extend_from_slice(b"&quot;</ETag><Size>");
+    out.extend_from_slice(itoa::Buffer::new().format(obj.size).as_bytes());
+    out.extend_from_slice(b"</Size><StorageClass>STANDARD</StorageClass></Contents>");
+}
+
+/// The entries of a page after the document's head; objects first, then common
+/// prefixes, as S3 orders them.
+fn write_entries(head: String, page: &Page<'_>, url: bool) -> Vec<u8> {
+    let mut out = head.into_bytes();
+    out.reserve(64 + page.entries.len() * 220);
     let mut prefixes = String::new();
     for e in &page.entries {
         match e {
-            Entry::Object(key, obj) => {
-                let key = String::from_utf8_lossy(key);
-                let _ = write!(
-                    out,
-                    "<Contents><Key>{}</Key><LastModified>{}</LastModified><ETag>{}</ETag><Size>{}</Size><StorageClass>STANDARD</StorageClass></Contents>",
-                    encode_key(&key, url),
-                    iso8601(obj.last_modified_ms),
-                    obj.etag_header().replace('"', "&quot;"),
-                    obj.size
-                );
-            }
+            Entry::Object(key, obj) => write_object(&mut out, key, obj, url),
             Entry::Prefix(p) => {
                 let _ = write!(
                     prefixes,
@@ -150,7 +194,9 @@ fn write_entries(out: &mut String, page: &Page<'_>, url: bool) {
             }
         }
     }
-    out.push_str(&prefixes);
+    out.extend_from_slice(prefixes.as_bytes());
+    out.extend_from_slice(b"</ListBucketResult>");
+    out
 }
 
 pub struct V2Response<'a> {
@@ -161,8 +207,8 @@ pub struct V2Response<'a> {
     pub url: bool,
 }
 
-pub fn v2_xml(r: &V2Response<'_>, page: &Page<'_>) -> String {
-    let mut out = String::with_capacity(256 + page.entries.len() * 200);
+pub fn v2_xml(r: &V2Response<'_>, page: &Page<'_>) -> Vec<u8> {
+    let mut out = String::with_capacity(512);
     out.push_str(HEADER);
     let _ = write!(out, "<ListBucketResult xmlns=\"{NS}\">");
     element(&mut out, "Name", r.bucket);
@@ -191,9 +237,7 @@ pub fn v2_xml(r: &V2Response<'_>, page: &Page<'_>) -> String {
     if let Some(s) = r.start_after {
         element(&mut out, "StartAfter", &encode_key(s, r.url));
     }
-    write_entries(&mut out, page, r.url);
-    out.push_str("</ListBucketResult>");
-    out
+    write_entries(out, page, r.url)
 }
 
 pub fn v1_xml(
@@ -202,8 +246,8 @@ pub fn v1_xml(
     marker: &str,
     url: bool,
     page: &Page<'_>,
-) -> String {
-    let mut out = String::with_capacity(256 + page.entries.len() * 200);
+) -> Vec<u8> {
+    let mut out = String::with_capacity(512);
     out.push_str(HEADER);
     let _ = write!(out, "<ListBucketResult xmlns=\"{NS}\">");
     element(&mut out, "Name", bucket);
@@ -223,9 +267,7 @@ pub fn v1_xml(
     {
         element(&mut out, "NextMarker", &encode_key(last, url));
     }
-    write_entries(&mut out, page, url);
-    out.push_str("</ListBucketResult>");
-    out
+    write_entries(out, page, url)
 }
 
 #[cfg(test)]
@@ -236,7 +278,7 @@ mod tests {
         keys.iter()
             .map(|k| {
                 (
-                    k.as_bytes().to_vec().into_boxed_slice(),
+                    k.as_bytes().into(),
                     Object {
                         size: 1,
                         etag: [0; 16],

@@ -1,115 +1,371 @@
 //! Streaming parsers for the S3 responses the fast client reads: ListObjectsV2 pages,
-//! DeleteObjects results and error codes. No DOM, no serde: one pass over the bytes.
-
-use quick_xml::Reader;
-use quick_xml::events::Event;
+//! DeleteObjects results and error codes. No DOM, no serde, no allocation per element:
+//! one pass over the bytes.
 
 use crate::s3::{ListEntry, ListPage};
 
-/// Text of the current element, assembled across entity references.
-fn resolve_entity(name: &[u8]) -> Option<String> {
+/// Deepest element nesting accepted; S3 documents go four levels deep.
+const MAX_DEPTH: usize = 32;
+
+/// The character an entity reference (`amp`, `#xE9`, `#233`) stands for.
+fn resolve_entity(name: &[u8]) -> Option<char> {
     Some(match name {
-        b"amp" => "&".into(),
-        b"lt" => "<".into(),
-        b"gt" => ">".into(),
-        b"quot" => "\"".into(),
-        b"apos" => "'".into(),
+        b"amp" => '&',
+        b"lt" => '<',
+        b"gt" => '>',
+        b"quot" => '"',
+        b"apos" => '\'',
         n => {
             let n = std::str::from_utf8(n).ok()?;
             let code = n
                 .strip_prefix("#x")
                 .and_then(|h| u32::from_str_radix(h, 16).ok())
                 .or_else(|| n.strip_prefix('#').and_then(|d| d.parse().ok()))?;
-            char::from_u32(code)?.to_string()
+            char::from_u32(code)?
         }
     })
 }
 
-/// Walks `xml`, calling `on_end(path, text)` at the end of every element with the
-/// element path (local names) and its text.
-fn walk(xml: &[u8], mut on_end: impl FnMut(&[Vec<u8>], &mut String)) -> Result<(), String> {
-    let mut reader = Reader::from_reader(xml);
-    let mut path: Vec<Vec<u8>> = Vec::with_capacity(4);
-    let mut text = String::new();
-    let mut buf = Vec::with_capacity(256);
-    loop {
-        match reader.read_event_into(&mut buf) {
-            Ok(Event::Start(e)) => {
-                path.push(e.local_name().as_ref().to_vec());
-                text.clear();
-            }
-            Ok(Event::Text(t)) => {
-                text.push_str(&t.decode().map_err(|e| format!("bad XML text: {e}"))?)
-            }
-            Ok(Event::CData(t)) => text.push_str(&String::from_utf8_lossy(&t)),
-            Ok(Event::GeneralRef(r)) => match resolve_entity(&r) {
-                Some(s) => text.push_str(&s),
-                None => {
-                    return Err(format!(
-                        "unknown XML entity &{};",
-                        String::from_utf8_lossy(&r)
-                    ));
-                }
-            },
-            Ok(Event::End(_)) => {
-                on_end(&path, &mut text);
-                path.pop();
-                text.clear();
-            }
-            Ok(Event::Eof) => return Ok(()),
-            Ok(_) => {}
-            Err(e) => return Err(format!("bad XML: {e}")),
+/// Appends character data to `text`, resolving entity references.
+fn push_text(text: &mut String, raw: &[u8]) -> Result<(), String> {
+    let mut rest = std::str::from_utf8(raw).map_err(|e| format!("bad XML text: {e}"))?;
+    while let Some(amp) = memchr::memchr(b'&', rest.as_bytes()) {
+        text.push_str(&rest[..amp]);
+        let after = &rest[amp + 1..];
+        let semi = memchr::memchr(b';', after.as_bytes())
+            .ok_or_else(|| "bad XML: unterminated entity reference".to_string())?;
+        let name = &after[..semi];
+        text.push(
+            resolve_entity(name.as_bytes())
+                .ok_or_else(|| format!("unknown XML entity &{name};"))?,
+        );
+        rest = &after[semi + 1..];
+    }
+    text.push_str(rest);
+    Ok(())
+}
+
+/// The end of a markup construct starting at `from`: the index just past `close`.
+fn skip_past(xml: &[u8], from: usize, close: &[u8], what: &str) -> Result<usize, String> {
+    memchr::memmem::find(&xml[from..], close)
+        .map(|i| from + i + close.len())
+        .ok_or_else(|| format!("bad XML: unterminated {what}"))
+}
+
+/// The `>` closing the tag that starts at `from`, skipping quoted attribute values.
+/// Tags are a few bytes long: a plain loop beats a vectorised search here.
+fn tag_end(xml: &[u8], from: usize) -> Result<usize, String> {
+    let mut quote = None;
+    for (i, &b) in xml[from..].iter().enumerate() {
+        match (quote, b) {
+            (None, b'>') => return Ok(from + i),
+            (None, b'"' | b'\'') => quote = Some(b),
+            (Some(q), _) if b == q => quote = None,
+            _ => {}
         }
-        buf.clear();
+    }
+    Err("bad XML: unterminated tag".into())
+}
+
+/// The local name of a tag (`s3:Key` → `Key`).
+fn local_name(name: &[u8]) -> &[u8] {
+    match name.iter().rposition(|&b| b == b':') {
+        Some(i) => &name[i + 1..],
+        None => name,
     }
 }
 
-fn is(path: &[Vec<u8>], tail: &[&[u8]]) -> bool {
-    path.len() >= tail.len()
-        && path[path.len() - tail.len()..]
-            .iter()
-            .zip(tail)
-            .all(|(a, b)| a == b)
+/// What a walk over a document does with its elements.
+trait Visitor {
+    /// Whether the text of elements with this local name is wanted; others see "".
+    fn keep(&self, _name: &[u8]) -> bool {
+        true
+    }
+
+    /// An element just opened at `path`; its content starts at `xml[at..]`. A visitor
+    /// may read the whole element itself and return the index just past its end tag;
+    /// `None` lets the walk go on element by element.
+    fn open(&mut self, _path: &[&[u8]], _xml: &[u8], _at: usize) -> Result<Option<usize>, String> {
+        Ok(None)
+    }
+
+    /// The end of the element at `path`, with its text.
+    fn end(&mut self, path: &[&[u8]], text: &str);
+}
+
+/// A visitor that only looks at element ends.
+struct Ends<F>(F);
+
+impl<F: FnMut(&[&[u8]], &str)> Visitor for Ends<F> {
+    fn end(&mut self, path: &[&[u8]], text: &str) {
+        (self.0)(path, text)
+    }
+}
+
+/// Walks `xml`, calling the visitor at the start and end of every element with the
+/// element path (local names) and, at the end, its text. One pass, no allocation per
+/// element: a list page holds thousands of them, and parsing it is most of a lister's
+/// CPU. Checks what matters for S3's documents: tags nest and close in order, kept
+/// text is UTF-8 with known entities; DTDs are not read.
+fn walk(xml: &[u8], visitor: &mut impl Visitor) -> Result<(), String> {
+    let mut keeping = false;
+    let mut path: Vec<&[u8]> = Vec::with_capacity(8);
+    // An element's text is usually one run without entities: it is passed on as it
+    // lies in `xml`, and only copied into `text` when it comes in pieces.
+    let mut text = String::new();
+    let mut run: Option<&str> = None;
+    let mut pos = 0;
+    while pos < xml.len() {
+        let Some(lt) = xml[pos..].iter().position(|&b| b == b'<').map(|i| pos + i) else {
+            if path.is_empty() && xml[pos..].iter().all(u8::is_ascii_whitespace) {
+                break;
+            }
+            return Err("bad XML: text after the document or an unclosed element".into());
+        };
+        if lt > pos && keeping {
+            let raw = &xml[pos..lt];
+            if run.is_none() && text.is_empty() && !raw.contains(&b'&') {
+                run = Some(std::str::from_utf8(raw).map_err(|e| format!("bad XML text: {e}"))?);
+            } else {
+                if let Some(r) = run.take() {
+                    text.push_str(r);
+                }
+                push_text(&mut text, raw)?;
+            }
+        }
+        let rest = &xml[lt + 1..];
+        if rest.starts_with(b"?") {
+            pos = skip_past(xml, lt, b"?>", "processing instruction")?;
+        } else if rest.starts_with(b"!--") {
+            pos = skip_past(xml, lt, b"-->", "comment")?;
+        } else if rest.starts_with(b"![CDATA[") {
+            let body = lt + 9;
+            pos = skip_past(xml, body, b"]]>", "CDATA section")?;
+            let cdata = std::str::from_utf8(&xml[body..pos - 3])
+                .map_err(|e| format!("bad XML text: {e}"))?;
+            if keeping {
+                if let Some(r) = run.take() {
+                    text.push_str(r);
+                }
+                text.push_str(cdata);
+            }
+        } else if rest.starts_with(b"!") {
+            pos = tag_end(xml, lt)? + 1;
+        } else if let Some(name) = rest.strip_prefix(b"/") {
+            let gt = tag_end(xml, lt)?;
+            let name = local_name(name[..gt - lt - 2].trim_ascii_end());
+            match path.last() {
+                Some(open) if *open == name => {}
+                _ => {
+                    return Err(format!(
+                        "bad XML: unexpected </{}>",
+                        String::from_utf8_lossy(name)
+                    ));
+                }
+            }
+            visitor.end(&path, run.take().unwrap_or(&text));
+            path.pop();
+            text.clear();
+            keeping = false;
+            pos = gt + 1;
+        } else {
+            let gt = tag_end(xml, lt)?;
+            let tag = &xml[lt + 1..gt];
+            let self_closing = tag.ends_with(b"/");
+            let name_len = tag
+                .iter()
+                .position(|&b| b.is_ascii_whitespace() || b == b'/')
+                .unwrap_or(tag.len());
+            if name_len == 0 {
+                return Err("bad XML: a tag without a name".into());
+            }
+            if path.len() == MAX_DEPTH {
+                return Err("bad XML: elements nested too deep".into());
+            }
+            let name = local_name(&tag[..name_len]);
+            path.push(name);
+            text.clear();
+            run = None;
+            keeping = !self_closing && visitor.keep(name);
+            pos = gt + 1;
+            if self_closing {
+                visitor.end(&path, "");
+                path.pop();
+            } else if let Some(next) = visitor.open(&path, xml, pos)? {
+                path.pop();
+                keeping = false;
+                pos = next;
+            }
+        }
+    }
+    match path.last() {
+        None => Ok(()),
+        Some(open) => Err(format!(
+            "bad XML: <{}> is not closed",
+            String::from_utf8_lossy(open)
+        )),
+    }
+}
+
+fn is(path: &[&[u8]], tail: &[&[u8]]) -> bool {
+    path.len() >= tail.len() && path[path.len() - tail.len()..] == *tail
 }
 
 /// A ListObjectsV2 (or v1) response page.
 pub fn parse_list(xml: &[u8]) -> Result<ListPage, String> {
-    let mut page = ListPage::default();
-    let mut entry: Option<ListEntry> = None;
-    walk(xml, |path, text| {
+    parse_list_with(xml, true)
+}
+
+/// `plain`: read `<Contents>` elements with [`plain_contents`] where they allow it.
+fn parse_list_with(xml: &[u8], plain: bool) -> Result<ListPage, String> {
+    let mut visitor = ListVisitor {
+        page: ListPage::default(),
+        entry: None,
+        plain,
+    };
+    walk(xml, &mut visitor)?;
+    Ok(visitor.page)
+}
+
+struct ListVisitor {
+    page: ListPage,
+    entry: Option<ListEntry>,
+    plain: bool,
+}
+
+impl ListVisitor {
+    fn push(&mut self, entry: ListEntry) {
+        if self.page.entries.capacity() == 0 {
+            self.page.entries.reserve(1000);
+        }
+        self.page.entries.push(entry);
+    }
+
+    fn entry(&mut self) -> &mut ListEntry {
+        self.entry.get_or_insert_with(empty_entry)
+    }
+}
+
+impl Visitor for ListVisitor {
+    fn keep(&self, name: &[u8]) -> bool {
+        matches!(
+            name,
+            b"Key"
+                | b"Size"
+                | b"ETag"
+                | b"LastModified"
+                | b"Prefix"
+                | b"IsTruncated"
+                | b"NextContinuationToken"
+                | b"NextMarker"
+        )
+    }
+
+    fn open(&mut self, path: &[&[u8]], xml: &[u8], at: usize) -> Result<Option<usize>, String> {
+        if !self.plain || path.len() != 2 || path[1] != b"Contents" {
+            return Ok(None);
+        }
+        Ok(plain_contents(xml, at)?.map(|(entry, next)| {
+            self.push(entry);
+            next
+        }))
+    }
+
+    fn end(&mut self, path: &[&[u8]], text: &str) {
         let Some(last) = path.last() else { return };
-        match last.as_slice() {
-            b"Key" if is(path, &[b"Contents", b"Key"]) => {
-                entry.get_or_insert_with(empty_entry).key = std::mem::take(text)
-            }
-            b"Size" if is(path, &[b"Contents", b"Size"]) => {
-                entry.get_or_insert_with(empty_entry).size = text.trim().parse().unwrap_or(0)
-            }
-            b"ETag" if is(path, &[b"Contents", b"ETag"]) => {
-                entry.get_or_insert_with(empty_entry).etag = Some(std::mem::take(text))
-            }
-            b"LastModified" if is(path, &[b"Contents", b"LastModified"]) => {
-                entry.get_or_insert_with(empty_entry).last_modified = Some(std::mem::take(text))
-            }
+        let in_contents = path.len() >= 2 && path[path.len() - 2] == b"Contents";
+        match *last {
+            b"Key" if in_contents => self.entry().key = text.into(),
+            b"Size" if in_contents => self.entry().size = text.trim().parse().unwrap_or(0),
+            b"ETag" if in_contents => self.entry().etag = Some(text.into()),
+            b"LastModified" if in_contents => self.entry().last_modified = Some(text.into()),
             b"Contents" => {
-                if let Some(e) = entry.take() {
-                    page.entries.push(e);
+                if let Some(e) = self.entry.take() {
+                    self.push(e);
                 }
             }
             b"Prefix" if is(path, &[b"CommonPrefixes", b"Prefix"]) => {
-                page.common_prefixes.push(std::mem::take(text))
+                self.page.common_prefixes.push(text.into())
             }
-            b"IsTruncated" if path.len() == 2 => page.is_truncated = text.trim() == "true",
+            b"IsTruncated" if path.len() == 2 => self.page.is_truncated = text.trim() == "true",
             b"NextContinuationToken" if path.len() == 2 => {
-                page.next_continuation_token = Some(std::mem::take(text))
+                self.page.next_continuation_token = Some(text.into())
             }
-            b"NextMarker" if path.len() == 2 && page.next_continuation_token.is_none() => {
-                page.next_continuation_token = Some(std::mem::take(text))
+            b"NextMarker" if path.len() == 2 && self.page.next_continuation_token.is_none() => {
+                self.page.next_continuation_token = Some(text.into())
             }
             _ => {}
         }
-    })?;
-    Ok(page)
+    }
+}
+
+/// Reads a `<Contents>` element written the way S3 servers write it — child elements
+/// holding only text, no attributes, e.g. `<Key>k</Key><Size>6</Size>` — from its
+/// content at `xml[at..]`: the entry and the index just past `</Contents>`. `None` at
+/// anything else (nested elements such as `<Owner>`, attributes, comments, CDATA), for
+/// the walk to read generically. Each byte is looked at about once, against several
+/// times in the walk: this is most of what listing a bucket costs the client.
+fn plain_contents(xml: &[u8], mut pos: usize) -> Result<Option<(ListEntry, usize)>, String> {
+    let mut entry = empty_entry();
+    loop {
+        while xml.get(pos).is_some_and(u8::is_ascii_whitespace) {
+            pos += 1;
+        }
+        if xml.get(pos) != Some(&b'<') {
+            return Ok(None);
+        }
+        let rest = &xml[pos + 1..];
+        if rest.starts_with(b"/Contents>") {
+            return Ok(Some((entry, pos + 11)));
+        }
+        let Some(name_len) = rest.iter().take(64).position(|&b| b == b'>') else {
+            return Ok(None);
+        };
+        let name = &rest[..name_len];
+        if name.is_empty() || !name.iter().all(u8::is_ascii_alphanumeric) {
+            return Ok(None);
+        }
+        let body = pos + 1 + name_len + 1;
+        let Some(len) = xml[body..].iter().position(|&b| b == b'<') else {
+            return Ok(None);
+        };
+        let end = body + len;
+        let close = &xml[end..];
+        let closes = close.len() > name.len() + 2
+            && close[1] == b'/'
+            && &close[2..2 + name.len()] == name
+            && close[2 + name.len()] == b'>';
+        if !closes {
+            return Ok(None);
+        }
+        let raw = &xml[body..end];
+        match name {
+            b"Key" => entry.key = owned_text(raw)?,
+            b"Size" => {
+                entry.size = std::str::from_utf8(raw)
+                    .ok()
+                    .and_then(|t| t.trim().parse().ok())
+                    .unwrap_or(0)
+            }
+            b"ETag" => entry.etag = Some(owned_text(raw)?),
+            b"LastModified" => entry.last_modified = Some(owned_text(raw)?),
+            _ => {}
+        }
+        pos = end + name.len() + 3;
+    }
+}
+
+/// Element text as an owned string, entities resolved.
+fn owned_text(raw: &[u8]) -> Result<String, String> {
+    if raw.contains(&b'&') {
+        let mut text = String::with_capacity(raw.len());
+        push_text(&mut text, raw)?;
+        Ok(text)
+    } else {
+        std::str::from_utf8(raw)
+            .map(str::to_owned)
+            .map_err(|e| format!("bad XML text: {e}"))
+    }
 }
 
 fn empty_entry() -> ListEntry {
@@ -124,11 +380,14 @@ fn empty_entry() -> ListEntry {
 /// The `<Code>` of an S3 error document, if the body is one.
 pub fn error_code(xml: &[u8]) -> Option<String> {
     let mut code = None;
-    walk(xml, |path, text| {
-        if is(path, &[b"Error", b"Code"]) {
-            code = Some(std::mem::take(text));
-        }
-    })
+    walk(
+        xml,
+        &mut Ends(|path: &[&[u8]], text: &str| {
+            if is(path, &[b"Error", b"Code"]) {
+                code = Some(text.to_string());
+            }
+        }),
+    )
     .ok()?;
     code
 }
@@ -138,15 +397,18 @@ pub fn delete_errors(xml: &[u8]) -> Result<Vec<(String, String)>, String> {
     let mut errors = Vec::new();
     let mut key = String::new();
     let mut code = String::new();
-    walk(xml, |path, text| {
-        if is(path, &[b"Error", b"Key"]) {
-            key = std::mem::take(text);
-        } else if is(path, &[b"Error", b"Code"]) {
-            code = std::mem::take(text);
-        } else if path.last().is_some_and(|l| l == b"Error") && path.len() == 2 {
-            errors.push((std::mem::take(&mut key), std::mem::take(&mut code)));
-        }
-    })?;
+    walk(
+        xml,
+        &mut Ends(|path: &[&[u8]], text: &str| {
+            if is(path, &[b"Error", b"Key"]) {
+                key = text.to_string();
+            } else if is(path, &[b"Error", b"Code"]) {
+                code = text.to_string();
+            } else if path.last().is_some_and(|l| *l == b"Error") && path.len() == 2 {
+                errors.push((std::mem::take(&mut key), std::mem::take(&mut code)));
+            }
+        }),
+    )?;
     Ok(errors)
 }
 
@@ -154,11 +416,14 @@ pub fn delete_errors(xml: &[u8]) -> Result<Vec<(String, String)>, String> {
 /// `InitiateMultipartUploadResult`), if the document has one.
 pub fn text_at(xml: &[u8], path_tail: &[&[u8]]) -> Result<Option<String>, String> {
     let mut found = None;
-    walk(xml, |path, text| {
-        if found.is_none() && is(path, path_tail) {
-            found = Some(std::mem::take(text));
-        }
-    })?;
+    walk(
+        xml,
+        &mut Ends(|path: &[&[u8]], text: &str| {
+            if found.is_none() && is(path, path_tail) {
+                found = Some(text.to_string());
+            }
+        }),
+    )?;
     Ok(found)
 }
 
@@ -214,6 +479,93 @@ mod tests {
 
     #[test]
     fn garbage_is_an_error_not_a_panic() {
-        assert!(parse_list(b"<a><b></a>").is_err());
+        for bad in [
+            &b"<a><b></a>"[..],
+            b"<a>",
+            b"<a></b>",
+            b"<a><Key>x &nbsp; y</Key></a>",
+            b"<a><Key>x &amp y</Key></a>",
+            b"<a><Key>\xff</Key></a>",
+            b"<a><!-- open",
+            b"<a><![CDATA[x</a>",
+            b"<a x=\"1>",
+            b"< >",
+            b"</a>",
+            b"<a></a>trailing",
+        ] {
+            assert!(parse_list(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+        let deep = "<a>".repeat(40) + &"</a>".repeat(40);
+        assert!(parse_list(deep.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn the_plain_reader_agrees_with_the_walk() {
+        // Plain entries, entries the plain reader hands back (an Owner block, an
+        // attribute, a comment, CDATA, a prefixed name) and whitespace, mixed in one page.
+        let mut xml = String::from(
+            "<ListBucketResult><IsTruncated>true</IsTruncated><NextContinuationToken>t</NextContinuationToken>",
+        );
+        for i in 0..200 {
+            let key = ["k&amp;", "caf&#xE9;", "a b", "x", "%2B+"][i % 5];
+            let extra = match i % 9 {
+                0 => "<Owner><ID>o</ID></Owner>",
+                1 => "<Checksum a=\"1\">x</Checksum>",
+                2 => "<!-- c -->",
+                3 => "<Other><![CDATA[z]]></Other>",
+                4 => "\n  ",
+                5 => "<ns:Tag>t</ns:Tag>",
+                _ => "",
+            };
+            xml.push_str(&format!(
+                "<Contents>{extra}<Key>{key}{i}</Key><LastModified>2026-11-23T00:00:{:02}.000Z</LastModified><ETag>&quot;{i:x}&quot;</ETag><Size> {i} </Size><StorageClass>STANDARD</StorageClass></Contents>\n",
+                i % 60
+            ));
+            if i % 50 == 0 {
+                xml.push_str(&format!(
+                    "<CommonPrefixes><Prefix>p{i}/</Prefix></CommonPrefixes>"
+                ));
+            }
+        }
+        xml.push_str("</ListBucketResult>");
+        let plain = parse_list_with(xml.as_bytes(), true).unwrap();
+        let walked = parse_list_with(xml.as_bytes(), false).unwrap();
+        assert_eq!(plain, walked);
+        assert_eq!(plain.entries.len(), 200);
+        assert_eq!(plain.entries[6].key, "caf\u{e9}6");
+        assert_eq!(plain.entries[7].size, 7);
+        assert_eq!(plain.common_prefixes.len(), 4);
+        // Text errors are found the same way by both readers.
+        let bad =
+            b"<ListBucketResult><Contents><Key>a &nope; b</Key></Contents></ListBucketResult>";
+        assert!(parse_list_with(bad, true).is_err());
+        assert!(parse_list_with(bad, false).is_err());
+    }
+
+    #[test]
+    fn reads_what_other_servers_write() {
+        // Pretty-printed, a comment, a namespace prefix, an Owner block, CDATA, a
+        // self-closing element, an attribute value holding `>`, entities in keys.
+        let xml = br#"<?xml version="1.0"?>
+<!-- a listing -->
+<s3:ListBucketResult xmlns:s3="http://s3.amazonaws.com/doc/2006-03-01/" note="a>b">
+  <s3:IsTruncated>false</s3:IsTruncated>
+  <s3:Contents>
+    <s3:Key><![CDATA[x<y]]>&#233;&#x263A;</s3:Key>
+    <s3:Owner><s3:ID>o</s3:ID><s3:DisplayName/></s3:Owner>
+    <s3:Size> 42 </s3:Size>
+    <s3:ETag>&quot;e&quot;</s3:ETag>
+  </s3:Contents>
+  <s3:Contents><s3:Key>a &lt;&gt;&apos; b</s3:Key><s3:Size>0</s3:Size></s3:Contents>
+</s3:ListBucketResult>
+"#;
+        let p = parse_list(xml).unwrap();
+        assert!(!p.is_truncated);
+        assert_eq!(p.entries.len(), 2);
+        assert_eq!(p.entries[0].key, "x<yé☺");
+        assert_eq!(p.entries[0].size, 42);
+        assert_eq!(p.entries[0].etag.as_deref(), Some("\"e\""));
+        assert_eq!(p.entries[1].key, "a <>' b");
+        assert_eq!(p.entries[1].etag, None);
     }
 }
