@@ -58,3 +58,35 @@ test("list time against objects, fitted and extrapolated", async ({ page, reques
   await page.getByTestId("listings").scrollIntoViewIfNeeded();
   await screenshot(page, "list-scaling", true);
 });
+
+const SCAN_WORKLOAD = `name: e2e-metadata-scan
+target: { endpoint: embedded }
+buckets: { names: [e2e-metadata-scan] }
+keyspace: { seed: 6, prefix: m/ }
+objects: { size: 100B, metadata: { team: "team-{i%4}" } }
+before:
+  - { name: fill, op: put, concurrency: 8, until_objects: 400 }
+after:
+  - { name: metadata, op: head, keys: bucket, concurrency: 16, mode: adaptive }
+`;
+
+test("a metadata scan's HEADs and metadata on the run page", async ({ page, request }) => {
+  test.setTimeout(120_000);
+  const id = await startRun(request, SCAN_WORKLOAD, { experiment: "metadata-scan" });
+  expect(await waitFinished(request, id)).toBe("completed");
+
+  await page.goto(url(`/runs/${id}`));
+  const scans = page.getByTestId("metadata-scans-table");
+  await expect(scans).toBeVisible();
+  const cells = scans.locator("tbody tr").first().locator("td");
+  await expect(cells.nth(1)).toHaveText("metadata");
+  await expect(cells.nth(3)).toHaveText("400");
+  await expect(cells.nth(4)).toHaveText("0");
+  const team = page.getByTestId("metadata-names").locator("tr", { hasText: "team" });
+  // 400 objects, four values of 100 each.
+  await expect(team.locator("td").nth(1)).toHaveText("400");
+  await expect(team.locator("td").nth(2)).toHaveText("4");
+  await expect(team.locator("td").nth(3)).toHaveText('"team-0" (100), "team-1" (100), "team-2" (100), "team-3" (100)');
+  await page.getByTestId("scans-and-transfers").scrollIntoViewIfNeeded();
+  await screenshot(page, "metadata-scan", false);
+});

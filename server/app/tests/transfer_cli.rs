@@ -206,3 +206,84 @@ fn bad_input_is_a_clear_error() {
         "{err}"
     );
 }
+
+#[test]
+fn show_reports_a_runs_metadata_scan_and_download() {
+    let (_rt, sim) = target();
+    let endpoint = sim.endpoint();
+    let dir = tempfile::tempdir().unwrap();
+    let restore = dir.path().join("restore");
+    let workload = dir.path().join("scan-and-fetch.yaml");
+    std::fs::write(
+        &workload,
+        format!(
+            r#"name: scan-and-fetch
+target: {{ endpoint: "{endpoint}" }}
+buckets: {{ names: [cli-xfer] }}
+keyspace: {{ seed: 7, prefix: "m/" }}
+objects: {{ size: 1KiB, metadata: {{ team: "team-{{i%3}}" }} }}
+before:
+  - {{ name: fill, op: put, concurrency: 4, until_objects: 30 }}
+after:
+  - {{ name: metadata, op: head, keys: bucket, concurrency: 4 }}
+  - {{ name: fetch, op: download, dir: "{}", concurrency: 4 }}
+"#,
+            restore.display()
+        ),
+    )
+    .unwrap();
+    let results = dir.path().join("results");
+    let results_str = results.to_str().unwrap();
+    let out = keystorm(&[
+        "run",
+        workload.to_str().unwrap(),
+        "--progress",
+        "quiet",
+        "--results",
+        results_str,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(files(&restore).len(), 30);
+    let run_id = std::fs::read_dir(&results)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name()
+        .into_string()
+        .unwrap();
+
+    let out = keystorm(&["show", &run_id, "--results", results_str]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    let section = |title: &str| {
+        let start = text
+            .find(title)
+            .unwrap_or_else(|| panic!("no {title} in {text}"));
+        text[start..].lines().skip(1).collect::<Vec<_>>()
+    };
+    let scans = section("metadata scans:");
+    let row: Vec<&str> = scans[1].split_whitespace().collect();
+    // phase, round, bucket, HEADs, errors, missing, in flight
+    assert_eq!(
+        &row[..7],
+        ["metadata", "-", "cli-xfer", "30", "0", "0", "4"],
+        "{text}"
+    );
+    assert!(
+        text.contains("team: 30 objects; \"team-0\" 10, \"team-1\" 10, \"team-2\" 10"),
+        "{text}"
+    );
+    let transfers = section("transfers:");
+    let row: Vec<&str> = transfers[1].split_whitespace().collect();
+    // phase, round, direction, objects, MiB, skipped, failed
+    assert_eq!(
+        &row[..7],
+        ["fetch", "-", "download", "30", "0.0", "0", "0"],
+        "{text}"
+    );
+}

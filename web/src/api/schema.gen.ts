@@ -404,6 +404,8 @@ export interface components {
         ListingsReport: {
             listings: components["schemas"]["ListingRecord"][];
             lines: components["schemas"]["ScalingLine"][];
+            metadata_scans?: components["schemas"]["MetadataScanRecord"][];
+            transfers?: components["schemas"]["TransferRecord"][];
         };
         Manifest: {
             /** Format: int32 */
@@ -481,6 +483,11 @@ export interface components {
             /** Format: double */
             seconds: number;
             metadata: components["schemas"]["MetadataSummary"];
+        };
+        /** @description One `metadata_scan` event: what the HEADs of one bucket's keys found. */
+        MetadataScanRecord: components["schemas"]["MetadataScanEvent"] & {
+            /** Format: int64 */
+            id: number;
         };
         MetadataSummary: {
             /**
@@ -957,6 +964,13 @@ export interface components {
             failures: string[];
             /** @description False when stopped before the end. */
             complete: boolean;
+        };
+        /** @description One `transfer` event: a download or upload phase's pass. */
+        TransferRecord: {
+            /** Format: int64 */
+            id: number;
+            phase: components["schemas"]["PhaseRef"];
+            outcome: components["schemas"]["TransferOutcome"];
         };
         ValidateRequest: {
             text: string;

@@ -16,6 +16,7 @@ import {
 } from "../components/RunDetailView";
 import { BucketIndexSection } from "../components/BucketIndexSection";
 import { ListingsSection } from "../components/ListingsSection";
+import { ScansAndTransfers } from "../components/ScansAndTransfers";
 import { Empty, ErrorBox, Loading } from "../components/states";
 
 export function parseLabels(text: string): Record<string, string> | string {
@@ -149,6 +150,7 @@ export function RunDetailPage() {
           <ObjectsTable rows={rows} />
           <BucketIndexSection report={index.data} rows={rows} />
           <ListingsSection report={listings.data} />
+          <ScansAndTransfers report={listings.data} />
         </>
       )}
       <h2>Workload</h2>

@@ -12,8 +12,8 @@ use keystorm_engine::ops::OpKind;
 use keystorm_engine::results::scaling::{LinearFit, ScalingPoint};
 use keystorm_engine::results::{
     BucketIndex, EventPosition, IndexPollingEvent, IntervalRecord, ListingRecord, ListingsReport,
-    Manifest, PhaseRef, ReshardEvent, RunStatus, ScalingLine, Section, StallEvent, Summary,
-    SummaryRow, TotalRow,
+    Manifest, MetadataScanRecord, PhaseRef, ReshardEvent, RunStatus, ScalingLine, Section,
+    StallEvent, Summary, SummaryRow, TotalRow, TransferRecord,
 };
 
 use super::distribution::{Distribution, DistributionPoint};
@@ -93,6 +93,8 @@ use super::workloads::{
         super::index::StallRecord,
         ListingsReport,
         ListingRecord,
+        MetadataScanRecord,
+        TransferRecord,
         ScalingLine,
         ScalingPoint,
         LinearFit,

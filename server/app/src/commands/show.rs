@@ -34,8 +34,137 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
         manifest.started_at
     );
     print!("{}", crate::table::summary_table(&summary.rows));
-    print_listings(&read_listings(&dir), args.extrapolate);
+    let report = read_listings(&dir);
+    print_listings(&report, args.extrapolate);
+    print_metadata_scans(&report);
+    print_transfers(&report);
     Ok(exit::OK)
+}
+
+fn round_of(phase: &keystorm_engine::results::PhaseRef) -> String {
+    phase.round.map_or("-".into(), |n| n.to_string())
+}
+
+/// What each metadata scan's HEADs found: counts and rate, then per metadata name how
+/// many objects carry it and its most common values.
+fn print_metadata_scans(report: &ListingsReport) {
+    if report.metadata_scans.is_empty() {
+        return;
+    }
+    let mut t = Table::new(&[
+        "phase",
+        "round",
+        "bucket",
+        "HEADs",
+        "errors",
+        "missing",
+        "in flight",
+        "seconds",
+        "HEAD/s",
+    ])
+    .align_right(3);
+    for r in &report.metadata_scans {
+        let s = &r.scan;
+        let rate = if s.seconds > 0.0 {
+            s.heads as f64 / s.seconds
+        } else {
+            0.0
+        };
+        t.row(vec![
+            s.phase.name.clone(),
+            round_of(&s.phase),
+            s.bucket.clone(),
+            s.heads.to_string(),
+            s.head_errors.to_string(),
+            s.missing.to_string(),
+            s.head_concurrency.to_string(),
+            format!("{:.2}", s.seconds),
+            format!("{rate:.0}"),
+        ]);
+    }
+    print!("\nmetadata scans:\n{t}");
+    for r in &report.metadata_scans {
+        let m = &r.scan.metadata;
+        println!(
+            "{} / {}: {} objects, {} without metadata",
+            r.scan.phase.name, r.scan.bucket, m.objects, m.without_metadata
+        );
+        for (name, n) in &m.names {
+            let mut top: Vec<(&String, &u64)> = n.values.iter().collect();
+            top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+            let shown: Vec<String> = top
+                .iter()
+                .take(3)
+                .map(|(v, c)| format!("{v:?} {c}"))
+                .collect();
+            let more = n.values.len().saturating_sub(3);
+            println!(
+                "  {name}: {} objects; {}{}{}",
+                n.objects,
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more values")
+                } else {
+                    String::new()
+                },
+                if n.other_values > 0 {
+                    format!(" ({} objects with values past the cap)", n.other_values)
+                } else {
+                    String::new()
+                }
+            );
+        }
+        if m.other_names > 0 {
+            println!("  {} more names past the cap", m.other_names);
+        }
+    }
+}
+
+/// Each download or upload pass: what moved, what was already there, and the rates.
+fn print_transfers(report: &ListingsReport) {
+    if report.transfers.is_empty() {
+        return;
+    }
+    let mut t = Table::new(&[
+        "phase",
+        "round",
+        "direction",
+        "objects",
+        "MiB",
+        "skipped",
+        "failed",
+        "seconds",
+        "MiB/s",
+        "stream p50 MiB/s",
+        "stream max MiB/s",
+    ])
+    .align_right(3);
+    for r in &report.transfers {
+        let o = &r.outcome;
+        t.row(vec![
+            r.phase.name.clone(),
+            round_of(&r.phase),
+            o.direction.clone(),
+            o.objects.to_string(),
+            format!("{:.1}", o.bytes as f64 / 1048576.0),
+            o.skipped.to_string(),
+            o.failed.to_string(),
+            format!(
+                "{:.2}{}",
+                o.seconds,
+                if o.complete { "" } else { " (stopped)" }
+            ),
+            format!("{:.1}", o.mib_per_sec),
+            format!("{:.1}", o.per_stream.p50),
+            format!("{:.1}", o.per_stream.max),
+        ]);
+    }
+    print!("\ntransfers:\n{t}");
+    for r in &report.transfers {
+        for f in &r.outcome.failures {
+            println!("  {}: {f}", r.phase.name);
+        }
+    }
 }
 
 /// The run's complete listings and, per list phase measured at two sizes or more, the
@@ -52,7 +181,7 @@ fn print_listings(report: &ListingsReport, extrapolate: Option<f64>) {
         let o = &l.outcome;
         t.row(vec![
             l.phase.name.clone(),
-            l.phase.round.map_or("-".into(), |n| n.to_string()),
+            round_of(&l.phase),
             o.bucket.clone(),
             o.mode.name().to_string(),
             o.concurrency.to_string(),

@@ -1,6 +1,7 @@
 //! A run's complete listings, read back from its event log: every `listing` event, and
 //! per list phase the points (keys, seconds) and the line fitted through them — the
-//! list-scaling experiment's result, shared by `keystorm show` and the HTTP API.
+//! list-scaling experiment's result — with the metadata scans and bulk transfers of
+//! the same run, shared by `keystorm show` and the HTTP API.
 
 use std::io::BufRead;
 use std::path::Path;
@@ -9,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 use super::scaling::{LinearFit, ScalingPoint};
 use super::{EVENTS_FILE, PhaseRef};
+use crate::executor::MetadataScanEvent;
 use crate::listing::ListOutcome;
+use crate::transfer::TransferOutcome;
 
 /// One `listing` event with its id in the event log.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -35,11 +38,33 @@ pub struct ScalingLine {
     pub fit: Option<LinearFit>,
 }
 
+/// One `metadata_scan` event: what the HEADs of one bucket's keys found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MetadataScanRecord {
+    pub id: u64,
+    #[serde(flatten)]
+    pub scan: MetadataScanEvent,
+}
+
+/// One `transfer` event: a download or upload phase's pass.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct TransferRecord {
+    pub id: u64,
+    pub phase: PhaseRef,
+    pub outcome: TransferOutcome,
+}
+
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ListingsReport {
     pub listings: Vec<ListingRecord>,
     pub lines: Vec<ScalingLine>,
+    #[serde(default)]
+    pub metadata_scans: Vec<MetadataScanRecord>,
+    #[serde(default)]
+    pub transfers: Vec<TransferRecord>,
 }
 
 #[derive(Deserialize)]
@@ -51,6 +76,11 @@ enum Event {
     Listing {
         phase: PhaseRef,
         outcome: Box<ListOutcome>,
+    },
+    MetadataScan(Box<MetadataScanEvent>),
+    Transfer {
+        phase: PhaseRef,
+        outcome: Box<TransferOutcome>,
     },
 }
 
@@ -71,8 +101,13 @@ pub fn read_listings(dir: &Path) -> ListingsReport {
     for line in std::io::BufReader::new(file).lines() {
         let Ok(line) = line else { break };
         // Cheap pre-filter: most lines are intervals.
-        if !(line.contains("\"event\":\"listing\"") || line.contains("\"event\":\"phase_started\""))
-        {
+        const WANTED: [&str; 4] = [
+            "\"event\":\"listing\"",
+            "\"event\":\"phase_started\"",
+            "\"event\":\"metadata_scan\"",
+            "\"event\":\"transfer\"",
+        ];
+        if !WANTED.iter().any(|w| line.contains(w)) {
             continue;
         }
         match serde_json::from_str::<Line>(&line) {
@@ -88,6 +123,20 @@ pub fn read_listings(dir: &Path) -> ListingsReport {
                 phase,
                 outcome: *outcome,
                 objects_at_start,
+            }),
+            Ok(Line {
+                id,
+                event: Event::MetadataScan(scan),
+            }) => report
+                .metadata_scans
+                .push(MetadataScanRecord { id, scan: *scan }),
+            Ok(Line {
+                id,
+                event: Event::Transfer { phase, outcome },
+            }) => report.transfers.push(TransferRecord {
+                id,
+                phase,
+                outcome: *outcome,
             }),
             Err(_) => {}
         }

@@ -16,7 +16,9 @@ pub use hlog::{HLOG_FILE, HlogWriter, read_merged, tag as hlog_tag};
 pub use index::{
     BucketIndex, EventPosition, IndexPollingEvent, ReshardEvent, StallEvent, shards_cell,
 };
-pub use listings::{ListingRecord, ListingsReport, ScalingLine, read_listings};
+pub use listings::{
+    ListingRecord, ListingsReport, MetadataScanRecord, ScalingLine, TransferRecord, read_listings,
+};
 pub use manifest::{Manifest, RunStatus};
 pub use store::{ResultStore, ResultsError, find_run, list_runs, new_run_id};
 pub use summary::{IntervalRecord, Section, Summary, SummaryRow, TotalRow, csv_field, write_csv};
