@@ -9,6 +9,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use super::density::keys_left;
 use super::prefix_cells::{PrefixCells, gap};
 use super::queue::Queue;
 use super::range::{KeyRange, Verdict};
@@ -22,6 +23,8 @@ use crate::s3::{ListEntry, ListPage, ListRequest, S3Client};
 
 /// Every how many keys of a page one is sampled for the cut characters.
 const SAMPLE_EVERY: usize = 16;
+/// Pages a range must still look to hold before a lister shares it.
+const MIN_PAGES_TO_CUT: f64 = 3.0;
 
 /// Lists `job.bucket` under `job.prefix` completely (or until `stop`).
 pub async fn list(
@@ -213,7 +216,9 @@ impl Lister {
                 next_continuation_token,
                 ..
             } = page;
+            let first = entries.first().map(|e| e.key.clone());
             let last = entries.last().map(|e| e.key.clone());
+            let received = entries.len();
             let (taken, stopped) = self.keep(&range, &mut entries)?;
             if let Some(tx) = &self.outputs.entries {
                 for e in entries {
@@ -248,11 +253,24 @@ impl Lister {
                 _ => {}
             }
             probe = false;
-            if adaptive && let Some(last) = &last {
+            if adaptive
+                && let (Some(first), Some(last)) = (&first, &last)
+                && self.worth_cutting(&range, first, last, received)
+            {
                 self.queue.learn(&self.chars);
                 self.queue.offer_cut(&mut range, last);
             }
         }
+    }
+
+    /// Whether what is left of `range` after a page of `received` keys from `first` to
+    /// `last` looks long enough to share: open-ended ranges always are.
+    fn worth_cutting(&self, range: &KeyRange, first: &str, last: &str, received: usize) -> bool {
+        let Some(end) = range.end_key() else {
+            return true;
+        };
+        keys_left(first, last, received, end)
+            .is_none_or(|left| left >= MIN_PAGES_TO_CUT * f64::from(self.job.page_size))
     }
 
     /// One page, retried as the job allows; every attempt is reported.

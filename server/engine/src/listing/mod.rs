@@ -8,6 +8,7 @@
 //! report and the optional key file are added up per lister and merged at the end, so
 //! memory does not grow with the bucket.
 
+mod density;
 mod lister;
 mod prefix_cells;
 mod queue;
