@@ -253,12 +253,11 @@ impl Lister {
                 _ => {}
             }
             probe = false;
-            if adaptive
-                && let (Some(first), Some(last)) = (&first, &last)
-                && self.worth_cutting(&range, first, last, received)
-            {
+            if adaptive && let (Some(first), Some(last)) = (&first, &last) {
                 self.queue.learn(&self.chars);
-                self.queue.offer_cut(&mut range, last);
+                if self.worth_cutting(&range, first, last, received) {
+                    self.queue.offer_cut(&mut range, last);
+                }
             }
         }
     }
