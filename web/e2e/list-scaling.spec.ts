@@ -2,8 +2,20 @@
 // shape (a step of objects per round, then a serial and an adaptive listing) on the
 // embedded target, then its detail page: one point per round per listing phase, a
 // fitted line per phase, and the extrapolation following what the reader types.
-import { expect, test } from "@playwright/test";
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
 import { screenshot, startRun, url, waitFinished } from "./support";
+
+/** Opens the run's offline report (report.html, saved to a file) in the page. */
+async function openReport(page: Page, request: APIRequestContext, id: string): Promise<void> {
+  const resp = await request.get(url(`/api/runs/${id}/export/report.html`));
+  expect(resp.status()).toBe(200);
+  const file = join(tmpdir(), `keystorm-e2e-report-${id}.html`);
+  writeFileSync(file, await resp.text());
+  await page.goto(`file://${file}`);
+}
 
 const ROUNDS = 4;
 
@@ -57,6 +69,14 @@ test("list time against objects, fitted and extrapolated", async ({ page, reques
   await page.getByTestId("extrapolate-input").fill("67 billion");
   await page.getByTestId("listings").scrollIntoViewIfNeeded();
   await screenshot(page, "list-scaling", true);
+
+  // The offline report carries the same listings, chart and fits.
+  await openReport(page, request, id);
+  await expect(page.getByTestId("listings-table").locator("tbody tr")).toHaveCount(2 * ROUNDS);
+  await expect(page.getByTestId("list-scaling-chart").locator(".recharts-scatter-symbol")).toHaveCount(2 * ROUNDS);
+  await expect(page.getByTestId("extrapolated-serial")).not.toHaveText("–");
+  await page.getByTestId("listings").scrollIntoViewIfNeeded();
+  await screenshot(page, "report-list-scaling", false);
 });
 
 const SCAN_WORKLOAD = `name: e2e-metadata-scan
@@ -89,4 +109,8 @@ test("a metadata scan's HEADs and metadata on the run page", async ({ page, requ
   await expect(team.locator("td").nth(3)).toHaveText('"team-0" (100), "team-1" (100), "team-2" (100), "team-3" (100)');
   await page.getByTestId("scans-and-transfers").scrollIntoViewIfNeeded();
   await screenshot(page, "metadata-scan", false);
+
+  await openReport(page, request, id);
+  await expect(page.getByTestId("metadata-scans-table").locator("tbody tr td").nth(3)).toHaveText("400");
+  await expect(page.getByTestId("metadata-names")).toContainText('"team-0" (100)');
 });

@@ -270,6 +270,7 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
         let html = report.text();
         assert!(!html.contains("__KEYSTORM_REPORT_DATA__"));
         assert!(html.contains(&format!("\"run_id\":\"{id}\"")));
+        assert!(html.contains("\"metadata_scans\":["), "listings inlined");
         assert!(
             !html.contains("src=\"http") && !html.contains("href=\"http"),
             "no network"

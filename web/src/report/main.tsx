@@ -2,8 +2,9 @@
 // (`/api/runs/{id}/export/report.html`); no network at all.
 import { StrictMode, useCallback } from "react";
 import { createRoot } from "react-dom/client";
-import type { IndexReport, IntervalRecord, RunDetail } from "../api/types";
+import type { IndexReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
 import { BucketIndexSection } from "../components/BucketIndexSection";
+import { ListingsSection } from "../components/ListingsSection";
 import {
   ObjectsTable,
   type PhaseChoice,
@@ -13,6 +14,7 @@ import {
   RunHeader,
   WorkloadBlock,
 } from "../components/RunDetailView";
+import { ScansAndTransfers } from "../components/ScansAndTransfers";
 import { Empty } from "../components/states";
 import "../styles.css";
 
@@ -23,6 +25,8 @@ interface ReportData {
   intervals: IntervalRecord[];
   /** Reshards, write stalls and polling cost (absent from reports of older servers). */
   index?: IndexReport;
+  /** Complete listings, metadata scans and transfers (absent from older reports). */
+  listings?: ListingsReport;
   workload_text?: string;
 }
 
@@ -64,6 +68,8 @@ function Report({ data }: { data: ReportData }) {
           <h2>Objects in the bucket</h2>
           <ObjectsTable rows={rows} />
           <BucketIndexSection report={data.index} rows={rows} />
+          <ListingsSection report={data.listings} />
+          <ScansAndTransfers report={data.listings} />
         </>
       )}
       {detail.workload_text && <WorkloadBlock detail={detail} />}

@@ -45,6 +45,7 @@ pub async fn export(
                 "summary": read_summary(&dir),
                 "intervals": read_intervals(&dir, &IntervalFilter::default()),
                 "index": super::index::read_index(&dir),
+                "listings": keystorm_engine::results::read_listings(&dir),
                 "manifest": manifest,
             });
             (
