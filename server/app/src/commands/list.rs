@@ -296,11 +296,9 @@ fn print_human(r: &ListReport) {
             m.without_metadata
         );
         for (name, n) in &m.names {
-            let mut values: Vec<_> = n.values.iter().collect();
-            values.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-            let shown: Vec<String> = values
+            let shown: Vec<String> = n
+                .top_values(5)
                 .iter()
-                .take(5)
                 .map(|(v, c)| format!("{v:?} {c}"))
                 .collect();
             let more = n.values.len().saturating_sub(5) as u64 + u64::from(n.other_values > 0);

@@ -90,11 +90,9 @@ fn print_metadata_scans(report: &ListingsReport) {
             r.scan.phase.name, r.scan.bucket, m.objects, m.without_metadata
         );
         for (name, n) in &m.names {
-            let mut top: Vec<(&String, &u64)> = n.values.iter().collect();
-            top.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-            let shown: Vec<String> = top
+            let shown: Vec<String> = n
+                .top_values(3)
                 .iter()
-                .take(3)
                 .map(|(v, c)| format!("{v:?} {c}"))
                 .collect();
             let more = n.values.len().saturating_sub(3);

@@ -216,7 +216,10 @@ impl Lister {
                 next_continuation_token,
                 ..
             } = page;
-            let first = entries.first().map(|e| e.key.clone());
+            // Only adaptive listers judge what is left of a range.
+            let first = adaptive
+                .then(|| entries.first().map(|e| e.key.clone()))
+                .flatten();
             let last = entries.last().map(|e| e.key.clone());
             let received = entries.len();
             let (taken, stopped) = self.keep(&range, &mut entries)?;

@@ -23,6 +23,17 @@ pub struct MetadataName {
     pub other_values: u64,
 }
 
+impl MetadataName {
+    /// The `n` values most objects carry, most common first (ties by value).
+    pub fn top_values(&self, n: usize) -> Vec<(&str, u64)> {
+        let mut values: Vec<(&str, u64)> =
+            self.values.iter().map(|(v, c)| (v.as_str(), *c)).collect();
+        values.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        values.truncate(n);
+        values
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MetadataSummary {
@@ -113,6 +124,8 @@ mod tests {
         assert_eq!(a.names["team"].objects, 3);
         assert_eq!(a.names["team"].values["a"], 2);
         assert_eq!(a.names["tier"].values["hot"], 1);
+        assert_eq!(a.names["team"].top_values(5), [("a", 2), ("b", 1)]);
+        assert_eq!(a.names["team"].top_values(1), [("a", 2)]);
     }
 
     #[test]
