@@ -88,6 +88,7 @@ before:
   - { name: fill, op: put, concurrency: 8, until_objects: 400 }
 after:
   - { name: metadata, op: head, keys: bucket, concurrency: 16, mode: adaptive }
+cleanup: { objects: true }
 `;
 
 test("a metadata scan's HEADs and metadata on the run page", async ({ page, request }) => {
@@ -110,7 +111,13 @@ test("a metadata scan's HEADs and metadata on the run page", async ({ page, requ
   await page.getByTestId("scans-and-transfers").scrollIntoViewIfNeeded();
   await screenshot(page, "metadata-scan", false);
 
+  // Cleanup ran after the scan: one DeleteObjects batch for the 400 objects.
+  await expect(page.getByTestId("cleanup-fact")).toHaveText(/^deleted 400 of 400 objects in 1 request · \d+\.\d s$/);
+  await page.goto(url(`/runs/${id}/live`));
+  await expect(page.getByTestId("cleanup")).toHaveText(/^Cleanup done: deleted 400 of 400 objects in 1 request · /);
+
   await openReport(page, request, id);
+  await expect(page.getByTestId("cleanup-fact")).toHaveText(/^deleted 400 of 400 objects in 1 request · /);
   await expect(page.getByTestId("metadata-scans-table").locator("tbody tr td").nth(3)).toHaveText("400");
   await expect(page.getByTestId("metadata-names")).toContainText('"team-0" (100)');
 });

@@ -361,6 +361,11 @@ pub struct SimArgs {
     #[arg(long, value_enum, default_value_t = SimStorage::Memory)]
     pub storage: SimStorage,
 
+    /// Answer DeleteObjects (multi-object delete) with 501 NotImplemented, like
+    /// stores without it; single DELETEs still work.
+    #[arg(long)]
+    pub no_multi_delete: bool,
+
     /// Access key to verify request signatures with (with --secret-key).
     #[arg(long, requires = "secret_key", env = "KEYSTORM_SIM_ACCESS_KEY")]
     pub access_key: Option<String>,

@@ -48,6 +48,18 @@ impl Progress {
     }
 }
 
+/// A bar on stderr labelled `prefix`, redrawn four times a second.
+fn styled(bar: ProgressBar, prefix: String) -> ProgressBar {
+    bar.set_draw_target(ProgressDrawTarget::stderr());
+    let style =
+        ProgressStyle::with_template("{prefix:.bold} [{elapsed_precise}] {bar:30} ETA {eta} {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar.set_prefix(prefix);
+    bar.enable_steady_tick(Duration::from_millis(250));
+    bar
+}
+
 /// `put 1234 ops/s 1.2 MiB/s p50 1.1 ms p99 3.4 ms` for each operation of an interval.
 fn interval_line(record: &IntervalRecord) -> String {
     let mut parts = Vec::new();
@@ -104,14 +116,7 @@ impl Observer for Progress {
                         ProgressBar::new(BAR_LENGTH)
                     }
                 };
-                bar.set_draw_target(ProgressDrawTarget::stderr());
-                let style = ProgressStyle::with_template(
-                    "{prefix:.bold} [{elapsed_precise}] {bar:30} ETA {eta} {msg}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar());
-                bar.set_style(style);
-                bar.set_prefix(self.phase_label(phase));
-                bar.enable_steady_tick(Duration::from_millis(250));
+                let bar = styled(bar, self.phase_label(phase));
                 if let Some(old) = self.bar().replace(bar) {
                     old.finish_and_clear();
                 }
@@ -175,6 +180,23 @@ impl Observer for Progress {
             (ProgressMode::Plain, RunEvent::PhaseFinished { phase, rows }) => {
                 let ops: u64 = rows.iter().map(|r| r.stats.ops).sum();
                 eprintln!("{}: done, {ops} operations", self.phase_label(phase));
+            }
+            (_, RunEvent::Cleanup(c)) if c.done => {
+                if let Some(bar) = self.bar().take() {
+                    bar.finish_and_clear();
+                }
+                eprintln!("cleanup: done, {}", c.describe());
+            }
+            (ProgressMode::Bars, RunEvent::Cleanup(c)) => {
+                let mut slot = self.bar();
+                let bar = slot.get_or_insert_with(|| {
+                    styled(ProgressBar::new(c.objects.max(1)), "cleanup".into())
+                });
+                bar.set_position(c.deleted + c.failed);
+                bar.set_message(c.describe());
+            }
+            (ProgressMode::Plain, RunEvent::Cleanup(c)) => {
+                eprintln!("cleanup: {}", c.describe());
             }
             (_, RunEvent::Warning { message }) => self.say(format!("warning: {message}")),
             (_, RunEvent::Reshard(r)) => self.say(format!(

@@ -129,7 +129,8 @@ fn missing_files_and_bad_arguments_exit_2() {
 #[test]
 fn a_run_prints_its_summary_and_is_listed_and_shown() {
     let dir = tempfile::tempdir().unwrap();
-    let f = write(dir.path(), "small.yaml", SMALL);
+    let text = format!("{SMALL}cleanup: {{ objects: true, buckets: true }}\n");
+    let f = write(dir.path(), "small.yaml", &text);
     let results = dir.path().join("results");
     let out = keystorm()
         .arg("run")
@@ -159,6 +160,12 @@ fn a_run_prints_its_summary_and_is_listed_and_shown() {
         stderr.contains("round 1/2 read"),
         "plain progress lines: {stderr}"
     );
+    // The 200 objects in one DeleteObjects; the bucket the run made goes too.
+    let cleanup = "deleted 200 of 200 objects in 1 request";
+    assert!(
+        stderr.contains(&format!("cleanup: done, {cleanup}, 1 bucket deleted, ")),
+        "cleanup line: {stderr}"
+    );
 
     let runs: Vec<_> = std::fs::read_dir(&results).unwrap().collect();
     assert_eq!(runs.len(), 1);
@@ -177,7 +184,11 @@ fn a_run_prints_its_summary_and_is_listed_and_shown() {
         .arg(&results)
         .assert()
         .success()
-        .stdout(predicate::str::contains("completed").and(predicate::str::contains("fill")));
+        .stdout(
+            predicate::str::contains("completed")
+                .and(predicate::str::contains("fill"))
+                .and(predicate::str::contains(format!("cleanup: {cleanup}"))),
+        );
     let manifest: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(results.join(&run_id).join("manifest.json")).unwrap(),
     )

@@ -186,14 +186,7 @@ async fn a_head_phase_over_the_bucket_scans_every_key_and_measures_list_and_head
     }
     let dir = tempfile::tempdir().unwrap();
     let scans = Arc::new(Scans::default());
-    let outcome = common::run_with(
-        &text,
-        dir.path(),
-        scans.clone(),
-        CancellationToken::new(),
-        None,
-    )
-    .await;
+    let outcome = common::run_observed(&text, dir.path(), scans.clone()).await;
     assert_eq!(outcome.status.as_str(), "completed", "{:?}", outcome.error);
     let scans = scans.0.lock().unwrap();
     assert_eq!(scans.len(), 2);

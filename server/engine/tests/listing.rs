@@ -321,14 +321,7 @@ async fn list_phases_list_every_bucket_in_their_mode() {
     seed_into(&sim, "lst-a", (0..50).map(|i| (format!("other/{i}"), 1)));
     let dir = tempfile::tempdir().unwrap();
     let listings = Arc::new(Listings::default());
-    let outcome = common::run_with(
-        &text,
-        dir.path(),
-        listings.clone(),
-        CancellationToken::new(),
-        None,
-    )
-    .await;
+    let outcome = common::run_observed(&text, dir.path(), listings.clone()).await;
     assert_eq!(outcome.status.as_str(), "completed", "{:?}", outcome.error);
     let listings = listings.0.lock().unwrap();
     // Three phases × two buckets, 1500 keys of 10 bytes in each bucket.

@@ -14,7 +14,6 @@ use std::sync::{Arc, Mutex};
 
 use keystorm_engine::executor::{Observer, RunEvent};
 use keystorm_engine::results::RunStatus;
-use tokio_util::sync::CancellationToken;
 
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {
@@ -75,14 +74,7 @@ async fn a_dynamic_rgw_reshard_is_recorded_with_the_stall_next_to_it() {
     );
     let results = tempfile::tempdir().unwrap();
     let events = Arc::new(Events::default());
-    let outcome = common::run_with(
-        &text,
-        results.path(),
-        events.clone(),
-        CancellationToken::new(),
-        None,
-    )
-    .await;
+    let outcome = common::run_observed(&text, results.path(), events.clone()).await;
     assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
     let row = &outcome.summary.rows[0];
     assert_eq!(row.index_at_start[0].shards, 11, "RGW Pacific's default");

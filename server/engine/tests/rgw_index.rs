@@ -12,7 +12,6 @@ use keystorm_engine::executor::{Observer, RunEvent};
 use keystorm_engine::results::{
     BucketIndex, INTERVALS_FILE, IntervalRecord, ReshardEvent, RunStatus, StallEvent,
 };
-use tokio_util::sync::CancellationToken;
 
 /// Keeps every event of a run (test-sized runs only).
 #[derive(Default)]
@@ -61,14 +60,7 @@ async fn run_observed(
     results: &std::path::Path,
 ) -> (Arc<Events>, keystorm_engine::executor::RunOutcome) {
     let events = Arc::new(Events::default());
-    let outcome = common::run_with(
-        text,
-        results,
-        events.clone(),
-        CancellationToken::new(),
-        None,
-    )
-    .await;
+    let outcome = common::run_observed(text, results, events.clone()).await;
     (events, outcome)
 }
 

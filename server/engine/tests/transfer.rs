@@ -261,14 +261,7 @@ async fn download_and_upload_phases_move_the_keyspace_and_record_get_and_put() {
     );
     let results = tempfile::tempdir().unwrap();
     let events = Arc::new(Transfers::default());
-    let outcome = common::run_with(
-        &text,
-        results.path(),
-        events.clone(),
-        CancellationToken::new(),
-        None,
-    )
-    .await;
+    let outcome = common::run_observed(&text, results.path(), events.clone()).await;
     assert_eq!(outcome.status.as_str(), "completed", "{:?}", outcome.error);
     let events = events.0.lock().unwrap().clone();
     let by = |name: &str| &events.iter().find(|(n, _)| n == name).expect(name).1;

@@ -18,6 +18,9 @@ pub struct SimConfig {
     pub latency: LatencyConfig,
     /// Injected failures.
     pub faults: FaultConfig,
+    /// Answer DeleteObjects (multi-object delete) with 501 NotImplemented, as stores
+    /// without it do; single DELETEs still work.
+    pub no_multi_delete: bool,
 }
 
 /// RGW's bucket index, imitated: every bucket has index shards; with `dynamic` on, a

@@ -110,6 +110,7 @@ pub(crate) async fn handle(state: &State, req: http::Request<Incoming>) -> Resul
             crate::admin::handle(state, &ctx.method, parts.uri.path(), parts.uri.query()).await,
         );
     }
+    state.requests[ctx.parsed.op as usize].fetch_add(1, Ordering::Relaxed);
     if let Some(delay) = state.injector.delay(ctx.parsed.op) {
         tokio::time::sleep(delay).await;
     }
@@ -128,6 +129,7 @@ async fn dispatch(ctx: &Ctx<'_>, body: Incoming) -> Resp {
         Op::GetBucketLocation => bucket_location(ctx),
         Op::ListObjectsV2 => list_cost(ctx, list_v2(ctx)).await,
         Op::ListObjectsV1 => list_cost(ctx, list_v1(ctx)).await,
+        Op::DeleteObjects if ctx.state.no_multi_delete => ctx.error(S3Error::NotImplemented, None),
         Op::DeleteObjects => delete_objects(ctx, body).await,
         Op::PutObject => put_object(ctx, body).await,
         Op::GetObject | Op::HeadObject => get_object(ctx),

@@ -38,6 +38,7 @@ use tokio_util::sync::CancellationToken;
 pub use config::{Delay, FaultConfig, FaultCounts, IndexConfig, LatencyConfig, SimConfig};
 pub use delay::DelayParseError;
 pub use index::IndexView;
+pub use request::Op;
 pub use reshard::ReshardRecord;
 pub use store::{Object, Store, now_ms};
 
@@ -98,6 +99,11 @@ impl SimHandle {
         self.state.injector.counts()
     }
 
+    /// Requests of operation `op` the target received so far (admin calls aside).
+    pub fn requests(&self, op: Op) -> u64 {
+        self.state.requests[op as usize].load(std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Objects in `bucket`, or `None` if there is no such bucket.
     pub fn object_count(&self, bucket: &str) -> Option<u64> {
         self.store.object_count(bucket)
@@ -120,6 +126,8 @@ pub async fn start(addr: SocketAddr, config: SimConfig) -> std::io::Result<SimHa
         store: store.clone(),
         credentials: config.credentials,
         injector: inject::Injector::new(config.latency, config.faults),
+        no_multi_delete: config.no_multi_delete,
+        requests: Default::default(),
     });
     tokio::spawn(reshard::reshard_thread(
         store.clone(),

@@ -26,6 +26,11 @@ pub enum Op {
     Unsupported,
 }
 
+impl Op {
+    /// How many operations there are (for per-operation counters).
+    pub const COUNT: usize = Op::Unsupported as usize + 1;
+}
+
 #[derive(Debug)]
 pub struct Parsed {
     pub op: Op,

@@ -15,6 +15,9 @@ pub(crate) struct State {
     pub store: Arc<Store>,
     pub credentials: Option<(String, String)>,
     pub injector: crate::inject::Injector,
+    pub no_multi_delete: bool,
+    /// Requests received, by operation (admin calls not counted).
+    pub requests: [std::sync::atomic::AtomicU64; crate::request::Op::COUNT],
 }
 
 /// An injected reset: the service fails, so hyper drops the connection unanswered.

@@ -232,6 +232,38 @@ export interface components {
             /** @description A reshard of this bucket is in progress. */
             resharding: boolean;
         };
+        /** @description How far cleanup got: sent every second while it deletes, and once at the end. */
+        CleanupEvent: {
+            /**
+             * Format: int64
+             * @description Live objects of the keyspace window when cleanup began.
+             */
+            objects: number;
+            /** Format: int64 */
+            deleted: number;
+            /**
+             * Format: int64
+             * @description Objects that could not be deleted (they stay on the target).
+             */
+            failed: number;
+            /**
+             * Format: int64
+             * @description Delete requests sent: DeleteObjects batches, or single DELETEs on a target
+             *     without multi-object delete.
+             */
+            requests: number;
+            /** @description Whether the target refused DeleteObjects, so objects went one by one. */
+            single_deletes: boolean;
+            /**
+             * Format: int64
+             * @description Buckets this run created that were deleted (in the final event).
+             */
+            buckets_deleted: number;
+            /** Format: double */
+            seconds: number;
+            /** @description The final event of the cleanup. */
+            done: boolean;
+        };
         Distribution: {
             /**
              * Format: int64
@@ -441,6 +473,7 @@ export interface components {
              *     target's memory is included).
              */
             peak_rss_kib?: number | null;
+            cleanup?: null | components["schemas"]["CleanupEvent"];
         };
         /** @description One metadata name across the scanned objects. */
         MetadataName: {
@@ -732,6 +765,14 @@ export interface components {
             };
             /** @enum {string} */
             event: "transfer";
+        } | {
+            /**
+             * @description Cleanup's progress (`cleanup` in the workload): every second while it deletes,
+             *     and once at the end (`done`).
+             */
+            data: components["schemas"]["CleanupEvent"];
+            /** @enum {string} */
+            event: "cleanup";
         } | {
             data: {
                 status: components["schemas"]["RunStatus"];

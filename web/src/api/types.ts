@@ -34,6 +34,7 @@ export type ReshardEvent = S["ReshardEvent"];
 export type StallEvent = S["StallEvent"];
 export type EventPosition = S["EventPosition"];
 export type IndexPollingEvent = S["IndexPollingEvent"];
+export type CleanupEvent = S["CleanupEvent"];
 export type ListingsReport = S["ListingsReport"];
 export type ListingRecord = S["ListingRecord"];
 export type MetadataScanRecord = S["MetadataScanRecord"];

@@ -6,6 +6,7 @@ import { useEffect, useMemo, useState } from "react";
 import type { Distribution, IndexReport, IntervalRecord, RunDetail, SummaryRow } from "../api/types";
 import { DistributionChart, RoundsChart, TimeChart, colour, MetricSelect, shardAxis } from "./charts";
 import { Empty, ErrorBox, Labels, StatusBadge } from "./states";
+import { cleanupText } from "./CleanupLine";
 import { fmtCount, fmtDuration, fmtLatency, fmtMiBs, fmtRate, fmtTime } from "../lib/format";
 import {
   indexBuckets,
@@ -59,6 +60,14 @@ export function RunHeader({ detail, extra }: { detail: RunDetail; extra?: React.
         <dd>
           <Labels labels={detail.info.labels} />
         </dd>
+        {m.cleanup && (
+          <>
+            <dt>Cleanup</dt>
+            <dd className={m.cleanup.failed > 0 ? "bad" : undefined} data-testid="cleanup-fact">
+              {cleanupText(m.cleanup)}
+            </dd>
+          </>
+        )}
         {m.error && (
           <>
             <dt>Error</dt>

@@ -1,7 +1,7 @@
 // The state of a watched run, folded from its event stream. Events are applied once
 // each (by id), so a reconnect that replays events changes nothing; the per-second
 // series keep a bounded window for drawing.
-import type { BucketIndex, EventData, IntervalRecord, PhaseRef, ReshardEvent, RunStatus, StallEvent } from "../api/types";
+import type { BucketIndex, CleanupEvent, EventData, IntervalRecord, PhaseRef, ReshardEvent, RunStatus, StallEvent } from "../api/types";
 import { shardKey } from "./bucket-index";
 
 export interface LivePoint {
@@ -34,6 +34,8 @@ export interface LiveState {
   /** The latest reshards and stalls (ids are the events' ids). */
   reshards: Array<ReshardEvent & { id: number }>;
   stalls: Array<StallEvent & { id: number }>;
+  /** Cleanup's progress once it started (after the last phase). */
+  cleanup?: CleanupEvent;
 }
 
 export const MAX_LIVE_POINTS = 7200;
@@ -117,6 +119,10 @@ export function applyEvent(state: LiveState, e: RawEvent): LiveState {
     case "warning": {
       const d = e.data as EventData<"warning">;
       next.warnings = state.warnings.concat(d.message).slice(-20);
+      break;
+    }
+    case "cleanup": {
+      next.cleanup = e.data as EventData<"cleanup">;
       break;
     }
     case "finished": {

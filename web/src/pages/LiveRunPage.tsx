@@ -4,6 +4,7 @@
 import { useEffect, useMemo, useReducer, useState } from "react";
 import { Link, useParams } from "react-router-dom";
 import { api } from "../api/client";
+import { CleanupLine } from "../components/CleanupLine";
 import { TimeChart, shardAxis } from "../components/charts";
 import { ErrorBox, StatusBadge } from "../components/states";
 import { eventWindows } from "../lib/bucket-index";
@@ -11,7 +12,7 @@ import { fmtCount, fmtDuration } from "../lib/format";
 import { type LiveState, type RawEvent, applyEvent, initialLive } from "../lib/live";
 import { placeLabel } from "../lib/rounds";
 
-const EVENT_NAMES = ["started", "phase_started", "interval", "phase_finished", "warning", "reshard", "stall", "finished"];
+const EVENT_NAMES = ["started", "phase_started", "interval", "phase_finished", "warning", "reshard", "stall", "cleanup", "finished"];
 
 function reducer(state: LiveState, events: RawEvent[]): LiveState {
   return events.reduce(applyEvent, state);
@@ -142,6 +143,7 @@ export function LiveRunPage() {
           </div>
         </div>
       </div>
+      {state.cleanup && <CleanupLine cleanup={state.cleanup} />}
       {state.index.length > 0 && <LiveIndex state={state} />}
       {state.warnings.map((w, i) => (
         <div className="state warn" key={i}>

@@ -34,6 +34,9 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
         manifest.started_at
     );
     print!("{}", crate::table::summary_table(&summary.rows));
+    if let Some(c) = &manifest.cleanup {
+        println!("cleanup: {}", c.describe());
+    }
     let report = read_listings(&dir);
     print_listings(&report, args.extrapolate);
     print_metadata_scans(&report);

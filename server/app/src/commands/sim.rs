@@ -58,6 +58,7 @@ fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
         index,
         latency,
         faults,
+        no_multi_delete: args.no_multi_delete,
     })
 }
 

@@ -1,48 +1,247 @@
 //! Opt-in cleanup after a completed run: objects of the live window (keys keystorm
 //! wrote) and buckets this run created — never anything else.
+//!
+//! Objects go in DeleteObjects batches of up to 1000 keys (a billion-object fill would
+//! take a billion single DELETEs), with progress reported every second; a target
+//! without multi-object delete (501/405) gets single DELETEs instead.
 
-use super::RunContext;
-use crate::results::Manifest;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
-/// Deletes what the workload's `cleanup` section asks for.
-pub(crate) async fn run(ctx: &RunContext, manifest: &Manifest) -> Result<(), String> {
+use super::{RunContext, RunEvent};
+use crate::keyspace::{Keyspace, Window};
+use crate::ops::{ErrorClass, OpError};
+use crate::results::{CleanupEvent, Manifest};
+use crate::s3::S3Client;
+use tokio_util::sync::CancellationToken;
+
+/// Keys per DeleteObjects request: S3's limit.
+const BATCH: usize = 1000;
+/// Keys a worker gathers at most (over all buckets) before it sends some.
+const HELD_PER_WORKER: usize = 4 * BATCH;
+/// Delete requests in flight.
+const WORKERS: usize = 16;
+/// Attempts per request on errors that may pass (503, 5xx, timeouts, resets).
+const ATTEMPTS: u32 = 3;
+
+#[derive(Default)]
+struct Counters {
+    deleted: AtomicU64,
+    failed: AtomicU64,
+    requests: AtomicU64,
+    single: AtomicBool,
+    /// Why the first object that could not be deleted was not.
+    first_error: std::sync::Mutex<Option<String>>,
+}
+
+impl Counters {
+    fn fail(&self, objects: u64, why: impl FnOnce() -> String) {
+        self.failed.fetch_add(objects, Ordering::Relaxed);
+        let mut first = self.first_error.lock().unwrap_or_else(|p| p.into_inner());
+        if first.is_none() {
+            *first = Some(why());
+        }
+    }
+
+    fn event(&self, objects: u64, started: Instant) -> CleanupEvent {
+        CleanupEvent {
+            objects,
+            deleted: self.deleted.load(Ordering::Relaxed),
+            failed: self.failed.load(Ordering::Relaxed),
+            requests: self.requests.load(Ordering::Relaxed),
+            single_deletes: self.single.load(Ordering::Relaxed),
+            buckets_deleted: 0,
+            seconds: started.elapsed().as_secs_f64(),
+            done: false,
+        }
+    }
+}
+
+/// Deletes what the workload's `cleanup` section asks for: the final record (none
+/// without a `cleanup` section), and what went wrong, if anything.
+pub(crate) async fn run(
+    ctx: &RunContext,
+    manifest: &Manifest,
+) -> (Option<CleanupEvent>, Result<(), String>) {
     let cleanup = ctx.plan.cleanup;
-    if cleanup.objects {
-        let workers = 32.min(ctx.window.state().len().max(1) as usize);
+    if !cleanup.objects && !cleanup.buckets {
+        return (None, Ok(()));
+    }
+    let started = Instant::now();
+    let mut problems = Vec::new();
+    let counters = Arc::new(Counters::default());
+    let objects = if cleanup.objects {
+        ctx.window.state().len()
+    } else {
+        0
+    };
+    if cleanup.objects && objects > 0 {
+        ctx.emit(RunEvent::Cleanup(counters.event(objects, started)));
+        let workers = WORKERS.min(objects.div_ceil(BATCH as u64) as usize);
         let mut set = tokio::task::JoinSet::new();
         for _ in 0..workers {
-            let window = ctx.window.clone();
-            let client = ctx.client.clone();
-            let keyspace = ctx.keyspace.clone();
-            let buckets = ctx.plan.buckets.names.clone();
-            set.spawn(async move {
-                let mut key = String::new();
-                let mut failed = 0u64;
-                while let Some(i) = window.begin_delete(None).await {
-                    keyspace.key_into(i, &mut key);
-                    let bucket = &buckets[keyspace.bucket_index(i)];
-                    if client.delete_object(bucket, &key).await.is_err() {
-                        failed += 1;
-                    }
+            let deleter = Deleter {
+                window: ctx.window.clone(),
+                client: ctx.client.clone(),
+                keyspace: ctx.keyspace.clone(),
+                buckets: ctx.plan.buckets.names.clone(),
+                counters: counters.clone(),
+                stop: ctx.cancel.clone(),
+            };
+            set.spawn(deleter.run());
+        }
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                joined = set.join_next() => match joined {
+                    Some(Ok(())) => {}
+                    Some(Err(e)) => problems.push(format!("a delete worker stopped: {e}")),
+                    None => break,
+                },
+                _ = tick.tick() => {
+                    ctx.emit(RunEvent::Cleanup(counters.event(objects, started)));
                 }
-                failed
-            });
-        }
-        let mut failed = 0;
-        while let Some(r) = set.join_next().await {
-            failed += r.unwrap_or(0);
-        }
-        if failed > 0 {
-            return Err(format!("{failed} objects could not be deleted"));
+            }
         }
     }
+    let mut buckets_deleted = 0;
     if cleanup.buckets {
         for name in &manifest.created_buckets {
-            ctx.client
-                .delete_bucket(name)
-                .await
-                .map_err(|e| format!("bucket {name}: {e}"))?;
+            match ctx.client.delete_bucket(name).await {
+                Ok(()) => buckets_deleted += 1,
+                Err(e) => problems.push(format!("bucket {name}: {e}")),
+            }
         }
     }
-    Ok(())
+    let mut last = counters.event(objects, started);
+    last.buckets_deleted = buckets_deleted;
+    last.done = true;
+    if last.failed > 0 {
+        let first = counters
+            .first_error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .unwrap_or_default();
+        problems.insert(
+            0,
+            format!(
+                "{} objects could not be deleted (the first: {first})",
+                last.failed
+            ),
+        );
+    }
+    ctx.emit(RunEvent::Cleanup(last.clone()));
+    let outcome = if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    };
+    (Some(last), outcome)
+}
+
+/// One delete worker: takes live indices and gathers their keys per bucket, deleting
+/// a bucket's keys whenever [`BATCH`] are gathered, and the rest at the end.
+struct Deleter {
+    window: Arc<Window>,
+    client: S3Client,
+    keyspace: Keyspace,
+    buckets: Vec<String>,
+    counters: Arc<Counters>,
+    /// Stopping the run (Ctrl-C) stops cleanup after the batches in flight.
+    stop: CancellationToken,
+}
+
+impl Deleter {
+    async fn run(self) {
+        let mut by_bucket: Vec<Vec<String>> = vec![Vec::new(); self.buckets.len()];
+        let mut held = 0;
+        while !self.stop.is_cancelled() {
+            let Some(i) = self.window.begin_delete(None).await else {
+                break;
+            };
+            let b = self.keyspace.bucket_index(i);
+            by_bucket[b].push(self.keyspace.key(i));
+            held += 1;
+            // A full batch goes; with many buckets, the fullest goes before a worker
+            // holds more than a few batches' worth.
+            let full = if by_bucket[b].len() == BATCH {
+                Some(b)
+            } else if held == HELD_PER_WORKER {
+                (0..by_bucket.len()).max_by_key(|&b| by_bucket[b].len())
+            } else {
+                None
+            };
+            if let Some(f) = full {
+                self.delete(&self.buckets[f], &by_bucket[f]).await;
+                held -= by_bucket[f].len();
+                by_bucket[f].clear();
+            }
+        }
+        for (bucket, keys) in self.buckets.iter().zip(&by_bucket) {
+            if !keys.is_empty() {
+                self.delete(bucket, keys).await;
+            }
+        }
+    }
+
+    /// Deletes `keys` of `bucket`: one DeleteObjects, or one DELETE each once the
+    /// target turned out not to have it.
+    async fn delete(&self, bucket: &str, keys: &[String]) {
+        let c = &self.counters;
+        if !c.single.load(Ordering::Relaxed) {
+            match retried(c, || self.client.delete_objects(bucket, keys)).await {
+                Ok(out) => {
+                    c.deleted.fetch_add(out.deleted, Ordering::Relaxed);
+                    if let Some((key, code)) = out.errors.first() {
+                        c.fail(out.errors.len() as u64, || format!("{key:?}: {code}"));
+                    }
+                    return;
+                }
+                Err(e) if unsupported(&e) => c.single.store(true, Ordering::Relaxed),
+                Err(e) => {
+                    c.fail(keys.len() as u64, || e.to_string());
+                    return;
+                }
+            }
+        }
+        for key in keys {
+            match retried(c, || self.client.delete_object(bucket, key)).await {
+                Ok(()) => {
+                    c.deleted.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => c.fail(1, || format!("{key:?}: {e}")),
+            }
+        }
+    }
+}
+
+/// A target without multi-object delete answers it like this.
+fn unsupported(e: &OpError) -> bool {
+    matches!(e.class, ErrorClass::Http(501 | 405))
+}
+
+/// `send` until it succeeds, fails for good (a 4xx or 501), or ran out of attempts.
+async fn retried<T, F, Fut>(counters: &Counters, mut send: F) -> Result<T, OpError>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, OpError>>,
+{
+    let mut attempt = 0;
+    loop {
+        counters.requests.fetch_add(1, Ordering::Relaxed);
+        attempt += 1;
+        match send().await {
+            Ok(v) => return Ok(v),
+            Err(e) => {
+                let lasting = matches!(e.class, ErrorClass::Http(s) if s < 500 || s == 501);
+                if lasting || attempt >= ATTEMPTS {
+                    return Err(e);
+                }
+                tokio::time::sleep(Duration::from_millis(200 << attempt)).await;
+            }
+        }
+    }
 }

@@ -21,6 +21,7 @@ use std::time::{Instant, SystemTime};
 
 use tokio_util::sync::CancellationToken;
 
+pub use crate::results::CleanupEvent;
 pub use crate::results::EventPosition;
 pub use phase::PhaseProgress;
 pub use sequence::{ScheduledPhase, schedule};
@@ -108,6 +109,9 @@ pub enum RunEvent {
         phase: PhaseRef,
         outcome: crate::transfer::TransferOutcome,
     },
+    /// Cleanup's progress (`cleanup` in the workload): every second while it deletes,
+    /// and once at the end (`done`).
+    Cleanup(CleanupEvent),
     Finished {
         status: RunStatus,
         error: Option<String>,
@@ -279,6 +283,7 @@ pub async fn run(
                 resumed_at: Vec::new(),
                 command_line: options.command_line.clone(),
                 peak_rss_kib: None,
+                cleanup: None,
             };
             let epoch = started
                 .duration_since(SystemTime::UNIX_EPOCH)
@@ -362,12 +367,14 @@ pub async fn run(
         Ok(status) => (status, None),
         Err(PhaseFailure { status, message }) => (status, Some(message)),
     };
-    if status == RunStatus::Completed
-        && let Err(e) = cleanup::run(&ctx, &manifest).await
-    {
-        ctx.emit(RunEvent::Warning {
-            message: format!("cleanup: {e}"),
-        });
+    if status == RunStatus::Completed {
+        let (record, problems) = cleanup::run(&ctx, &manifest).await;
+        manifest.cleanup = record;
+        if let Err(e) = problems {
+            ctx.emit(RunEvent::Warning {
+                message: format!("cleanup: {e}"),
+            });
+        }
     }
     manifest.status = status;
     manifest.error = error.clone();

@@ -63,4 +63,7 @@ pub struct Manifest {
     /// target's memory is included).
     #[serde(default)]
     pub peak_rss_kib: Option<u64>,
+    /// What cleanup deleted, when the workload asked for it and the run completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleanup: Option<super::CleanupEvent>,
 }

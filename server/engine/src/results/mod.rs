@@ -3,6 +3,7 @@
 //! ([`FORMAT_VERSION`]) and documented in `results/README.md`.
 
 mod checkpoint;
+mod cleanup;
 mod hlog;
 mod index;
 mod listings;
@@ -12,6 +13,7 @@ mod store;
 mod summary;
 
 pub use checkpoint::{Checkpoint, PhaseRef};
+pub use cleanup::CleanupEvent;
 pub use hlog::{HLOG_FILE, HlogWriter, read_merged, tag as hlog_tag};
 pub use index::{
     BucketIndex, EventPosition, IndexPollingEvent, ReshardEvent, StallEvent, shards_cell,

@@ -57,15 +57,17 @@ pub async fn run_with(
         .expect("run starts")
 }
 
+/// A run to its end, told to `observer`.
+pub async fn run_observed(
+    text: &str,
+    results: &std::path::Path,
+    observer: Arc<dyn Observer>,
+) -> RunOutcome {
+    run_with(text, results, observer, CancellationToken::new(), None).await
+}
+
 pub async fn run(text: &str, results: &std::path::Path) -> RunOutcome {
-    run_with(
-        text,
-        results,
-        Arc::new(NoObserver),
-        CancellationToken::new(),
-        None,
-    )
-    .await
+    run_observed(text, results, Arc::new(NoObserver)).await
 }
 
 pub async fn client(endpoint: &str) -> S3Client {

@@ -1,0 +1,142 @@
+//! Cleanup deletes exactly what the run wrote — in DeleteObjects batches, or one by one
+//! on a target without multi-object delete — leaves everything else alone, and says
+//! how far it got.
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use keystorm_engine::executor::{CleanupEvent, Observer, RunEvent};
+use keystorm_engine::results::RunStatus;
+use keystorm_sim::Op;
+
+async fn start(no_multi_delete: bool) -> keystorm_sim::SimHandle {
+    let config = keystorm_sim::SimConfig {
+        credentials: Some((
+            common::ACCESS_KEY.to_string(),
+            common::SECRET_KEY.to_string(),
+        )),
+        no_multi_delete,
+        ..Default::default()
+    };
+    keystorm_sim::start("127.0.0.1:0".parse().unwrap(), config)
+        .await
+        .expect("sim starts")
+}
+
+fn fill(buckets: &str, objects: u64, cleanup: &str) -> String {
+    format!(
+        "buckets:\n  names: [{buckets}]\nkeyspace:\n  seed: 5\n  prefix: c/\nobjects:\n  size: 6B\nbefore:\n  - name: fill\n    op: put\n    concurrency: 16\n    until_objects: {objects}\n{cleanup}"
+    )
+}
+
+#[derive(Default)]
+struct Cleanups(Mutex<Vec<CleanupEvent>>);
+
+impl Observer for Cleanups {
+    fn event(&self, _id: u64, event: &RunEvent) {
+        if let RunEvent::Cleanup(c) = event {
+            self.0.lock().unwrap().push(c.clone());
+        }
+    }
+}
+
+async fn run(text: &str) -> Vec<CleanupEvent> {
+    let results = tempfile::tempdir().unwrap();
+    let events = Arc::new(Cleanups::default());
+    let outcome = common::run_observed(text, results.path(), events.clone()).await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    events.0.lock().unwrap().clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cleanup_deletes_the_runs_objects_in_batches_and_nothing_else() {
+    let sim = start(false).await;
+    let client = common::client(&sim.endpoint()).await;
+    // A bucket the run did not create, holding an object it did not write.
+    client.create_bucket("kept").await.unwrap();
+    client
+        .put_object(
+            "kept",
+            "c/not-ours",
+            bytes::Bytes::from_static(b"mine"),
+            &[],
+        )
+        .await
+        .unwrap();
+
+    let text = common::workload(
+        &sim.endpoint(),
+        &fill(
+            "kept, made",
+            2500,
+            "cleanup: { objects: true, buckets: true }\n",
+        ),
+    );
+    let events = run(&text).await;
+
+    assert_eq!(common::list_all(&client, "kept").await, ["c/not-ours"]);
+    assert_eq!(
+        sim.object_count("made"),
+        None,
+        "the bucket the run made is gone"
+    );
+    assert_eq!(sim.requests(Op::DeleteObject), 0, "no single deletes");
+    let batches = sim.requests(Op::DeleteObjects);
+    // 1250 keys per bucket: one full batch each, and what three workers (one per
+    // 1000 objects) hold at the end.
+    assert!((4..=8).contains(&batches), "{batches} DeleteObjects");
+
+    let first = events.first().expect("a cleanup event");
+    assert_eq!((first.objects, first.deleted, first.done), (2500, 0, false));
+    let last = events.last().unwrap();
+    assert_eq!(
+        (last.objects, last.deleted, last.failed, last.requests),
+        (2500, 2500, 0, batches)
+    );
+    assert!(last.done && !last.single_deletes);
+    assert_eq!(last.buckets_deleted, 1);
+    assert_eq!(events.iter().filter(|e| e.done).count(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_multi_object_delete_cleanup_goes_one_by_one() {
+    let sim = start(true).await;
+    let text = common::workload(
+        &sim.endpoint(),
+        &fill("single", 300, "cleanup: { objects: true }\n"),
+    );
+    let events = run(&text).await;
+
+    assert_eq!(sim.object_count("single"), Some(0), "bucket kept, emptied");
+    assert_eq!(
+        sim.requests(Op::DeleteObjects),
+        1,
+        "refused once, then not asked"
+    );
+    assert_eq!(sim.requests(Op::DeleteObject), 300);
+    let last = events.last().expect("a cleanup event");
+    assert!(last.done && last.single_deletes);
+    assert_eq!(
+        (
+            last.deleted,
+            last.failed,
+            last.requests,
+            last.buckets_deleted
+        ),
+        (300, 0, 301, 0)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_cleanup_nothing_is_deleted() {
+    let sim = start(false).await;
+    let text = common::workload(&sim.endpoint(), &fill("stays", 200, ""));
+    let events = run(&text).await;
+    assert_eq!(sim.object_count("stays"), Some(200));
+    assert_eq!(
+        sim.requests(Op::DeleteObject) + sim.requests(Op::DeleteObjects),
+        0
+    );
+    assert!(events.is_empty(), "no cleanup, no event");
+}
