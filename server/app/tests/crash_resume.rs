@@ -1,5 +1,6 @@
 //! Process-level behaviour against a target in its own process: a fill killed with
-//! SIGKILL resumes to exactly N objects, and SIGINT stops a run cleanly (exit 130,
+//! SIGKILL shows as killed and resumes to exactly N objects (and cannot be resumed
+//! while it still runs), and SIGINT stops a run cleanly (exit 130,
 //! results written, resumable). Waiting is on the run's own progress output.
 
 use std::io::{BufRead, BufReader};
@@ -131,6 +132,19 @@ async fn a_fill_killed_with_sigkill_resumes_to_exactly_n() {
     .spawn()
     .unwrap();
     let (run_id, _reader) = wait_for_progress(run.stderr.take().unwrap());
+    // A run still going cannot be resumed a second time.
+    let twice = keystorm(
+        &["run", "--resume", &run_id, "--progress", "quiet"],
+        &results,
+    )
+    .output()
+    .unwrap();
+    assert!(!twice.status.success());
+    let why = String::from_utf8_lossy(&twice.stderr);
+    assert!(
+        why.contains(&format!("is still going (process {}", run.id())),
+        "{why}"
+    );
     run.kill().unwrap(); // SIGKILL: no chance to write anything more
     run.wait().unwrap();
     let partial = count_objects(&sim.endpoint, "crash").await;
@@ -138,8 +152,18 @@ async fn a_fill_killed_with_sigkill_resumes_to_exactly_n() {
     let manifest = std::fs::read_to_string(results.join(&run_id).join("manifest.json")).unwrap();
     assert!(
         manifest.contains("\"running\""),
-        "a killed run still says running"
+        "a killed run's manifest still says running"
     );
+    // ... but its process is gone, and that is what is shown.
+    for command in [&["ls"][..], &["show", run_id.as_str()][..]] {
+        let out = keystorm(command, &results).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && text.contains("killed") && !text.contains("running"),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 
     let out = keystorm(
         &["run", "--resume", &run_id, "--progress", "quiet"],

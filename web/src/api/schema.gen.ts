@@ -473,6 +473,7 @@ export interface components {
              *     target's memory is included).
              */
             peak_rss_kib?: number | null;
+            process?: null | components["schemas"]["ProcessId"];
             cleanup?: null | components["schemas"]["CleanupEvent"];
         };
         /** @description One metadata name across the scanned objects. */
@@ -634,6 +635,15 @@ export interface components {
             line: number;
             column: number;
             message: string;
+        };
+        ProcessId: {
+            /** Format: int32 */
+            pid: number;
+            /**
+             * Format: int64
+             * @description Start time of the process in clock ticks after boot.
+             */
+            start_ticks: number;
         };
         /** @description A bucket's index shard count changed (seen by polling the admin API). */
         ReshardEvent: {
@@ -806,7 +816,7 @@ export interface components {
             run_id: string;
         };
         /** @enum {string} */
-        RunStatus: "running" | "completed" | "interrupted" | "aborted" | "failed";
+        RunStatus: "running" | "completed" | "interrupted" | "aborted" | "failed" | "killed";
         SaveRequest: {
             text: string;
             /** @description Replace an existing file (default false: 409 if it exists). */

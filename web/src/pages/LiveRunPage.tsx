@@ -4,6 +4,7 @@
 import { useEffect, useMemo, useReducer, useState } from "react";
 import { Link, useParams } from "react-router-dom";
 import { api } from "../api/client";
+import type { RunStatus } from "../api/types";
 import { CleanupLine } from "../components/CleanupLine";
 import { TimeChart, shardAxis } from "../components/charts";
 import { ErrorBox, StatusBadge } from "../components/states";
@@ -43,6 +44,8 @@ export function LiveRunPage() {
   const [connError, setConnError] = useState<string | null>(null);
   const [stopError, setStopError] = useState<unknown>(null);
   const [stopping, setStopping] = useState(false);
+  /** How the run stands when it ended without a `finished` event (its process died). */
+  const [ended, setEnded] = useState<RunStatus | null>(null);
 
   useEffect(() => {
     const source = new EventSource(`/api/runs/${encodeURIComponent(id)}/events`);
@@ -58,7 +61,20 @@ export function LiveRunPage() {
     };
     for (const name of EVENT_NAMES) source.addEventListener(name, onEvent as EventListener);
     source.onerror = () => {
-      if (!finished) setConnError("The event stream dropped; reconnecting…");
+      if (finished) return;
+      setConnError("The event stream dropped; reconnecting…");
+      // A run whose process died never sends `finished`: ask how it stands.
+      api
+        .run(id)
+        .then((d) => {
+          if (d.info.status !== "running" && !finished) {
+            finished = true;
+            source.close();
+            setEnded(d.info.status);
+            setConnError(null);
+          }
+        })
+        .catch(() => {});
     };
     return () => source.close();
   }, [id]);
@@ -83,7 +99,8 @@ export function LiveRunPage() {
   );
   const shards = useMemo(() => shardAxis(state.buckets, "as polled"), [state.buckets]);
 
-  const running = state.status === "running" || state.status === undefined;
+  const status = ended ?? state.status;
+  const running = status === "running" || status === undefined;
   const stop = async () => {
     setStopping(true);
     try {
@@ -101,7 +118,7 @@ export function LiveRunPage() {
         <h1>
           Live: <span className="mono">{id}</span>
         </h1>
-        {state.status && <StatusBadge status={state.status} />}
+        {status && <StatusBadge status={status} />}
         {running ? (
           <button className="danger" data-testid="stop-run" onClick={stop} disabled={stopping}>
             {stopping ? "Stopping… (finishing the interval)" : "Stop run"}
@@ -115,6 +132,13 @@ export function LiveRunPage() {
       {connError && running && <div className="state warn">{connError}</div>}
       {stopError != null && <ErrorBox error={stopError} />}
       {state.error && <ErrorBox error={state.error} />}
+      {ended === "killed" && (
+        <div className="state warn" data-testid="run-killed">
+          The process running this run is gone (killed, out of memory, crashed, or the machine restarted). Results up to
+          its last interval are kept; <span className="mono">keystorm run --resume {id}</span> continues it against a
+          real endpoint.
+        </div>
+      )}
       <div className="cards">
         <div className="card" data-testid="live-phase">
           <div className="muted">Phase</div>

@@ -38,7 +38,7 @@ export function RunsTable({ runs }: { runs: RunInfo[] }) {
         />
         <select value={status} onChange={(e) => setStatus(e.target.value)} aria-label="filter by status">
           <option value="">any status</option>
-          {["running", "completed", "interrupted", "aborted", "failed"].map((s) => (
+          {["running", "completed", "interrupted", "aborted", "failed", "killed"].map((s) => (
             <option key={s}>{s}</option>
           ))}
         </select>

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use keystorm_engine::results::{
-    ANNOTATIONS_FILE, MANIFEST_FILE, Manifest, ResultStore, RunStatus, Summary,
+    ANNOTATIONS_FILE, EVENTS_FILE, MANIFEST_FILE, Manifest, ResultStore, RunStatus, Summary,
 };
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -87,7 +87,7 @@ pub fn read_summary(dir: &Path) -> Option<Summary> {
 }
 
 /// The runs-table view of a run folder. A run whose manifest still says `running` but
-/// that the server is not driving was killed: shown as it is on disk.
+/// whose process on this host is gone shows as `killed`, ended at its last event.
 pub fn run_info(dir: &Path, manifest: &Manifest) -> RunInfo {
     let annotations = read_annotations(dir);
     let summary = read_summary(dir);
@@ -103,12 +103,19 @@ pub fn run_info(dir: &Path, manifest: &Manifest) -> RunInfo {
                 .collect()
         })
         .unwrap_or_default();
+    let status = manifest.observed_status();
     let start = humantime::parse_rfc3339(&manifest.started_at).ok();
     let end = manifest
         .ended_at
         .as_deref()
         .and_then(|e| humantime::parse_rfc3339(e).ok())
-        .or_else(|| (manifest.status == RunStatus::Running).then(std::time::SystemTime::now));
+        .or_else(|| match status {
+            RunStatus::Running => Some(std::time::SystemTime::now()),
+            // Killed: the last thing the run wrote.
+            _ => std::fs::metadata(dir.join(EVENTS_FILE))
+                .and_then(|m| m.modified())
+                .ok(),
+        });
     let duration_s = match (start, end) {
         (Some(s), Some(e)) => e.duration_since(s).map(|d| d.as_secs_f64()).unwrap_or(0.0),
         _ => 0.0,
@@ -116,7 +123,7 @@ pub fn run_info(dir: &Path, manifest: &Manifest) -> RunInfo {
     RunInfo {
         run_id: manifest.run_id.clone(),
         workload: manifest.workload.clone(),
-        status: manifest.status,
+        status,
         labels: annotations
             .labels
             .clone()

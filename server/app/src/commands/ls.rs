@@ -19,10 +19,11 @@ pub fn ls(args: &ResultsArgs) -> Result<u8, CliError> {
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
             .join(",");
+        let status = m.observed_status().as_str().to_string();
         t.row(vec![
             m.run_id,
             m.workload,
-            m.status.as_str().to_string(),
+            status,
             m.started_at,
             m.endpoint,
             labels,

@@ -18,7 +18,8 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
             .map_err(|e| CliError::bad_input(e.to_string()))?
     };
     let manifest = ResultStore::read_manifest(&dir).map_err(|e| CliError::failed(e.to_string()))?;
-    let summary = ResultStore::read_summary(&dir).map_err(|e| CliError::failed(e.to_string()))?;
+    let summary = ResultStore::read_summary_or_empty(&dir, &manifest.run_id)
+        .map_err(|e| CliError::failed(e.to_string()))?;
     if args.json {
         let text =
             serde_json::to_string_pretty(&summary).map_err(|e| CliError::failed(e.to_string()))?;
@@ -30,10 +31,14 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
         manifest.run_id,
         manifest.workload,
         manifest.endpoint,
-        manifest.status.as_str(),
+        manifest.observed_status().as_str(),
         manifest.started_at
     );
-    print!("{}", crate::table::summary_table(&summary.rows));
+    if summary.rows.is_empty() {
+        println!("no phase has finished yet");
+    } else {
+        print!("{}", crate::table::summary_table(&summary.rows));
+    }
     if let Some(c) = &manifest.cleanup {
         println!("cleanup: {}", c.describe());
     }

@@ -248,6 +248,8 @@ pub async fn run(
     let (mut manifest, store, window_state, completed, mut summary, run_totals) = match resume {
         Some((dir, mut manifest, checkpoint, summary)) => {
             manifest.status = RunStatus::Running;
+            manifest.process = crate::results::ProcessId::current();
+            manifest.cleanup = None;
             manifest.ended_at = None;
             manifest.error = None;
             manifest.resumed_at.push(timestamp(started));
@@ -283,6 +285,7 @@ pub async fn run(
                 resumed_at: Vec::new(),
                 command_line: options.command_line.clone(),
                 peak_rss_kib: None,
+                process: crate::results::ProcessId::current(),
                 cleanup: None,
             };
             let epoch = started
@@ -513,18 +516,14 @@ fn resume_state(dir: &std::path::Path) -> Result<ResumeState, RunError> {
             manifest.run_id
         )));
     }
+    if manifest.running_here() {
+        return Err(RunError::Setup(format!(
+            "run {} is still going (process {} on this host); stop it before resuming",
+            manifest.run_id,
+            manifest.process.map_or(0, |p| p.pid)
+        )));
+    }
     let checkpoint = ResultStore::read_checkpoint(dir)?;
-    let summary = match ResultStore::read_summary(dir) {
-        Ok(s) => s,
-        Err(ResultsError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            Summary {
-                format_version: FORMAT_VERSION,
-                run_id: manifest.run_id.clone(),
-                rows: Vec::new(),
-                totals: Vec::new(),
-            }
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let summary = ResultStore::read_summary_or_empty(dir, &manifest.run_id)?;
     Ok((dir.to_path_buf(), manifest, checkpoint, summary))
 }

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
-    /// Still going (or killed without a chance to say otherwise).
+    /// Still going (or, on another host or without `/proc`, killed without a chance
+    /// to say otherwise).
     Running,
     /// Every phase finished.
     Completed,
@@ -18,6 +19,10 @@ pub enum RunStatus {
     Aborted,
     /// Could not go on (target unreachable, bucket could not be created...).
     Failed,
+    /// The manifest says running, but the process running it is gone (killed, out of
+    /// memory, a crash, a reboot): never written, only seen. Resumable like an
+    /// interrupted run.
+    Killed,
 }
 
 impl RunStatus {
@@ -28,6 +33,7 @@ impl RunStatus {
             RunStatus::Interrupted => "interrupted",
             RunStatus::Aborted => "aborted",
             RunStatus::Failed => "failed",
+            RunStatus::Killed => "killed",
         }
     }
 }
@@ -63,7 +69,33 @@ pub struct Manifest {
     /// target's memory is included).
     #[serde(default)]
     pub peak_rss_kib: Option<u64>,
+    /// The process running the run (this host's pid and start time), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub process: Option<super::ProcessId>,
     /// What cleanup deleted, when the workload asked for it and the run completed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cleanup: Option<super::CleanupEvent>,
+}
+
+impl Manifest {
+    /// Whether the process that runs the run is known here: `Some(alive)` when it was
+    /// started on this host and this system can tell.
+    fn process_alive_here(&self) -> Option<bool> {
+        let here = gethostname::gethostname().to_string_lossy() == self.host.as_str();
+        self.process.filter(|_| here)?.is_alive()
+    }
+
+    /// The status as it is now: `running` on disk becomes `killed` when the run was
+    /// started on this host by a process that is gone.
+    pub fn observed_status(&self) -> RunStatus {
+        match self.status {
+            RunStatus::Running if self.process_alive_here() == Some(false) => RunStatus::Killed,
+            s => s,
+        }
+    }
+
+    /// Whether a process on this host is running the run right now.
+    pub fn running_here(&self) -> bool {
+        self.status == RunStatus::Running && self.process_alive_here() == Some(true)
+    }
 }

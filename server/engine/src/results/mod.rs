@@ -8,6 +8,7 @@ mod hlog;
 mod index;
 mod listings;
 mod manifest;
+mod process;
 pub mod scaling;
 mod store;
 mod summary;
@@ -22,6 +23,7 @@ pub use listings::{
     ListingRecord, ListingsReport, MetadataScanRecord, ScalingLine, TransferRecord, read_listings,
 };
 pub use manifest::{Manifest, RunStatus};
+pub use process::ProcessId;
 pub use store::{ResultStore, ResultsError, find_run, list_runs, new_run_id};
 pub use summary::{IntervalRecord, Section, Summary, SummaryRow, TotalRow, csv_field, write_csv};
 

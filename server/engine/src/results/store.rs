@@ -207,6 +207,24 @@ impl ResultStore {
         read_json(&dir.join(SUMMARY_JSON_FILE))
     }
 
+    /// The summary, or an empty one for a run stopped before its first phase ended
+    /// (the file is written when a phase ends).
+    pub fn read_summary_or_empty(dir: &Path, run_id: &str) -> Result<Summary, ResultsError> {
+        match Self::read_summary(dir) {
+            Err(ResultsError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::NotFound =>
+            {
+                Ok(Summary {
+                    format_version: super::FORMAT_VERSION,
+                    run_id: run_id.to_string(),
+                    rows: Vec::new(),
+                    totals: Vec::new(),
+                })
+            }
+            r => r,
+        }
+    }
+
     pub fn read_checkpoint(dir: &Path) -> Result<Checkpoint, ResultsError> {
         read_json(&dir.join(CHECKPOINT_FILE))
     }
