@@ -117,6 +117,9 @@ fn every_mode_counts_the_prefix_and_writes_each_key_once() {
                 .lines()
                 .map(|l| {
                     let v: serde_json::Value = serde_json::from_str(&l.unwrap()).unwrap();
+                    // Key files carry what the listing said of each object.
+                    assert_eq!(v["etag"], format!("\"{}\"", "03".repeat(16)), "{v}");
+                    assert!(v["last_modified"].as_str().unwrap().ends_with('Z'), "{v}");
                     v["key"].as_str().unwrap().to_string()
                 })
                 .collect();

@@ -181,6 +181,8 @@ impl OpRunner {
             prefix: self.prefix.clone(),
             max_keys: Some(self.page_size),
             start_after,
+            // Only the count is kept.
+            keys_and_sizes_only: true,
             ..ListRequest::default()
         };
         let start = Instant::now();

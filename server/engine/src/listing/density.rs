@@ -3,8 +3,9 @@
 //! end gives the keys left. Adaptive listing only cuts ranges that look several pages
 //! long: S3 has no end key, so every range ends with a page that crosses into the next
 //! range's keys, which both ends pay for (written, sent, parsed) and the lister drops;
-//! cutting short ranges made more of those crossings than it saved in waiting. The
-//! estimate only steers cutting; exactness comes from the ranges themselves.
+//! cutting short ranges made more of those crossings than it saved in waiting, and a
+//! range's last page asks for about the keys left rather than a full page. The
+//! estimate only steers cutting and page sizes; exactness comes from the ranges.
 
 /// Bytes of each key (after the common prefix) that place it in the key space.
 const PLACE_BYTES: usize = 7;

@@ -25,6 +25,10 @@ use crate::s3::{ListEntry, ListPage, ListRequest, S3Client};
 const SAMPLE_EVERY: usize = 16;
 /// Pages a range must still look to hold before a lister shares it.
 const MIN_PAGES_TO_CUT: f64 = 3.0;
+/// A range's last page asks for this many times the keys it looks to have left...
+const LAST_PAGE_MARGIN: f64 = 1.25;
+/// ... plus this many.
+const LAST_PAGE_EXTRA: u32 = 16;
 
 /// Lists `job.bucket` under `job.prefix` completely (or until `stop`).
 pub async fn list(
@@ -193,6 +197,7 @@ impl Lister {
         let adaptive = matches!(self.job.mode, ListMode::Adaptive { .. });
         let mut token: Option<String> = None;
         let mut probe = range.probe_first;
+        let mut page_size = self.job.page_size;
         loop {
             if self.stop.is_cancelled() {
                 self.queue.close();
@@ -200,7 +205,7 @@ impl Lister {
             }
             let request = ListRequest {
                 prefix: (!range.prefix.is_empty()).then(|| range.prefix.clone()),
-                max_keys: Some(if probe { 1 } else { self.job.page_size }),
+                max_keys: Some(if probe { 1 } else { page_size }),
                 start_after: if token.is_none() {
                     range.after.clone()
                 } else {
@@ -208,6 +213,7 @@ impl Lister {
                 },
                 continuation_token: token.take(),
                 delimiter: None,
+                keys_and_sizes_only: !self.needs_details(),
             };
             let (page, start, end) = self.fetch(&range, &request).await?;
             let ListPage {
@@ -261,8 +267,34 @@ impl Lister {
                 if self.worth_cutting(&range, first, last, received) {
                     self.queue.offer_cut(&mut range, last);
                 }
+                page_size = self.next_page_size(&range, first, last, received);
             }
         }
+    }
+
+    /// The page to ask for next: a full one, or — when the range's end looks less than
+    /// a page away — about what is left (with a margin), so that the page crossing
+    /// into the next range does not carry a full page of its keys, which both ends
+    /// would pay for and this lister drop. Too small an estimate costs a page more.
+    fn next_page_size(&self, range: &KeyRange, first: &str, last: &str, received: usize) -> u32 {
+        let full = self.job.page_size;
+        match range
+            .end_key()
+            .and_then(|end| keys_left(first, last, received, end))
+        {
+            Some(left) if left < f64::from(full) => {
+                ((left * LAST_PAGE_MARGIN) as u32 + LAST_PAGE_EXTRA).min(full)
+            }
+            _ => full,
+        }
+    }
+
+    /// Whether entries need ETags and dates: for the key file, the space report's age
+    /// buckets, and whoever takes the entries (downloads compare ETags).
+    fn needs_details(&self) -> bool {
+        self.outputs.keys_file.is_some()
+            || self.outputs.entries.is_some()
+            || self.totals.report.is_some()
     }
 
     /// Whether what is left of `range` after a page of `received` keys from `first` to

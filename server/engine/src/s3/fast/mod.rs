@@ -450,7 +450,8 @@ impl FastClient {
             .await?;
         let r = self.check(r, "LIST").await?;
         let body = self.read_body(r, "LIST").await?;
-        xml::parse_list(&body).map_err(|m| OpError::new(ErrorClass::Other, format!("LIST: {m}")))
+        xml::parse_list(&body, !request.keys_and_sizes_only)
+            .map_err(|m| OpError::new(ErrorClass::Other, format!("LIST: {m}")))
     }
 
     pub async fn create_bucket(&self, bucket: &str) -> Result<bool, OpError> {

@@ -211,17 +211,19 @@ fn is(path: &[&[u8]], tail: &[&[u8]]) -> bool {
     path.len() >= tail.len() && path[path.len() - tail.len()..] == *tail
 }
 
-/// A ListObjectsV2 (or v1) response page.
-pub fn parse_list(xml: &[u8]) -> Result<ListPage, String> {
-    parse_list_with(xml, true)
+/// A ListObjectsV2 (or v1) response page. Without `details`, entries carry key and
+/// size only (no ETag, no last-modified): what counting a bucket needs, for less CPU.
+pub fn parse_list(xml: &[u8], details: bool) -> Result<ListPage, String> {
+    parse_list_with(xml, true, details)
 }
 
 /// `plain`: read `<Contents>` elements with [`plain_contents`] where they allow it.
-fn parse_list_with(xml: &[u8], plain: bool) -> Result<ListPage, String> {
+fn parse_list_with(xml: &[u8], plain: bool, details: bool) -> Result<ListPage, String> {
     let mut visitor = ListVisitor {
         page: ListPage::default(),
         entry: None,
         plain,
+        details,
     };
     walk(xml, &mut visitor)?;
     Ok(visitor.page)
@@ -231,6 +233,7 @@ struct ListVisitor {
     page: ListPage,
     entry: Option<ListEntry>,
     plain: bool,
+    details: bool,
 }
 
 impl ListVisitor {
@@ -265,7 +268,7 @@ impl Visitor for ListVisitor {
         if !self.plain || path.len() != 2 || path[1] != b"Contents" {
             return Ok(None);
         }
-        Ok(plain_contents(xml, at)?.map(|(entry, next)| {
+        Ok(plain_contents(xml, at, self.details)?.map(|(entry, next)| {
             self.push(entry);
             next
         }))
@@ -277,8 +280,10 @@ impl Visitor for ListVisitor {
         match *last {
             b"Key" if in_contents => self.entry().key = text.into(),
             b"Size" if in_contents => self.entry().size = text.trim().parse().unwrap_or(0),
-            b"ETag" if in_contents => self.entry().etag = Some(text.into()),
-            b"LastModified" if in_contents => self.entry().last_modified = Some(text.into()),
+            b"ETag" if in_contents && self.details => self.entry().etag = Some(text.into()),
+            b"LastModified" if in_contents && self.details => {
+                self.entry().last_modified = Some(text.into())
+            }
             b"Contents" => {
                 if let Some(e) = self.entry.take() {
                     self.push(e);
@@ -305,7 +310,11 @@ impl Visitor for ListVisitor {
 /// anything else (nested elements such as `<Owner>`, attributes, comments, CDATA), for
 /// the walk to read generically. Each byte is looked at about once, against several
 /// times in the walk: this is most of what listing a bucket costs the client.
-fn plain_contents(xml: &[u8], mut pos: usize) -> Result<Option<(ListEntry, usize)>, String> {
+fn plain_contents(
+    xml: &[u8],
+    mut pos: usize,
+    details: bool,
+) -> Result<Option<(ListEntry, usize)>, String> {
     let mut entry = empty_entry();
     loop {
         while xml.get(pos).is_some_and(u8::is_ascii_whitespace) {
@@ -326,7 +335,12 @@ fn plain_contents(xml: &[u8], mut pos: usize) -> Result<Option<(ListEntry, usize
             return Ok(None);
         }
         let body = pos + 1 + name_len + 1;
-        let Some(len) = xml[body..].iter().position(|&b| b == b'<') else {
+        // One pass to the end of the text, noting entity references on the way.
+        let mut amp = false;
+        let Some(len) = xml[body..].iter().position(|&b| {
+            amp |= b == b'&';
+            b == b'<'
+        }) else {
             return Ok(None);
         };
         let end = body + len;
@@ -340,24 +354,52 @@ fn plain_contents(xml: &[u8], mut pos: usize) -> Result<Option<(ListEntry, usize
         }
         let raw = &xml[body..end];
         match name {
-            b"Key" => entry.key = owned_text(raw)?,
-            b"Size" => {
-                entry.size = std::str::from_utf8(raw)
-                    .ok()
-                    .and_then(|t| t.trim().parse().ok())
-                    .unwrap_or(0)
-            }
-            b"ETag" => entry.etag = Some(owned_text(raw)?),
-            b"LastModified" => entry.last_modified = Some(owned_text(raw)?),
+            b"Key" => entry.key = owned_text(raw, amp)?,
+            b"Size" => entry.size = parse_size(raw),
+            b"ETag" if details => entry.etag = Some(etag_text(raw, amp)?),
+            b"LastModified" if details => entry.last_modified = Some(owned_text(raw, amp)?),
             _ => {}
         }
         pos = end + name.len() + 3;
     }
 }
 
-/// Element text as an owned string, entities resolved.
-fn owned_text(raw: &[u8]) -> Result<String, String> {
-    if raw.contains(&b'&') {
+/// A decimal size (surrounding whitespace allowed); anything else reads as 0.
+fn parse_size(raw: &[u8]) -> u64 {
+    let digits = raw.trim_ascii();
+    if digits.is_empty() || digits.len() > 20 || !digits.iter().all(u8::is_ascii_digit) {
+        return 0;
+    }
+    digits
+        .iter()
+        .try_fold(0u64, |n, &d| {
+            n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+        })
+        .unwrap_or(0)
+}
+
+/// An ETag as S3 writes it, `&quot;<hex>&quot;`, without going through the general
+/// entity decoder; anything else through [`owned_text`].
+fn etag_text(raw: &[u8], amp: bool) -> Result<String, String> {
+    const QUOT: &[u8] = b"&quot;";
+    if let Some(inner) = raw
+        .strip_prefix(QUOT)
+        .and_then(|r| r.strip_suffix(QUOT))
+        .filter(|inner| !inner.contains(&b'&'))
+    {
+        let inner = std::str::from_utf8(inner).map_err(|e| format!("bad XML text: {e}"))?;
+        let mut text = String::with_capacity(inner.len() + 2);
+        text.push('"');
+        text.push_str(inner);
+        text.push('"');
+        return Ok(text);
+    }
+    owned_text(raw, amp)
+}
+
+/// Element text as an owned string, entities resolved (`amp`: the text holds `&`).
+fn owned_text(raw: &[u8], amp: bool) -> Result<String, String> {
+    if amp {
         let mut text = String::with_capacity(raw.len());
         push_text(&mut text, raw)?;
         Ok(text)
@@ -436,7 +478,7 @@ mod tests {
 
     #[test]
     fn parses_a_list_page() {
-        let p = parse_list(PAGE.as_bytes()).unwrap();
+        let p = parse_list(PAGE.as_bytes(), true).unwrap();
         assert_eq!(p.entries.len(), 2);
         assert_eq!(p.entries[0].key, "a & b");
         assert_eq!(p.entries[0].size, 6);
@@ -493,10 +535,14 @@ mod tests {
             b"</a>",
             b"<a></a>trailing",
         ] {
-            assert!(parse_list(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+            assert!(
+                parse_list(bad, true).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
         }
         let deep = "<a>".repeat(40) + &"</a>".repeat(40);
-        assert!(parse_list(deep.as_bytes()).is_err());
+        assert!(parse_list(deep.as_bytes(), true).is_err());
     }
 
     #[test]
@@ -517,8 +563,13 @@ mod tests {
                 5 => "<ns:Tag>t</ns:Tag>",
                 _ => "",
             };
+            let etag = match i % 11 {
+                10 => format!("bare{i}"),
+                9 => format!("&quot;{i}&amp;{i}&quot;"),
+                _ => format!("&quot;{i:x}&quot;"),
+            };
             xml.push_str(&format!(
-                "<Contents>{extra}<Key>{key}{i}</Key><LastModified>2026-11-23T00:00:{:02}.000Z</LastModified><ETag>&quot;{i:x}&quot;</ETag><Size> {i} </Size><StorageClass>STANDARD</StorageClass></Contents>\n",
+                "<Contents>{extra}<Key>{key}{i}</Key><LastModified>2026-11-23T00:00:{:02}.000Z</LastModified><ETag>{etag}</ETag><Size> {i} </Size><StorageClass>STANDARD</StorageClass></Contents>\n",
                 i % 60
             ));
             if i % 50 == 0 {
@@ -528,18 +579,33 @@ mod tests {
             }
         }
         xml.push_str("</ListBucketResult>");
-        let plain = parse_list_with(xml.as_bytes(), true).unwrap();
-        let walked = parse_list_with(xml.as_bytes(), false).unwrap();
+        let plain = parse_list_with(xml.as_bytes(), true, true).unwrap();
+        let walked = parse_list_with(xml.as_bytes(), false, true).unwrap();
         assert_eq!(plain, walked);
         assert_eq!(plain.entries.len(), 200);
         assert_eq!(plain.entries[6].key, "caf\u{e9}6");
         assert_eq!(plain.entries[7].size, 7);
         assert_eq!(plain.common_prefixes.len(), 4);
+        assert_eq!(plain.entries[1].etag.as_deref(), Some("\"1\""));
+        assert_eq!(plain.entries[9].etag.as_deref(), Some("\"9&9\""));
+        assert_eq!(plain.entries[10].etag.as_deref(), Some("bare10"));
+        // Without details: the same keys and sizes, no ETags or dates, by both readers.
+        let bare = parse_list_with(xml.as_bytes(), true, false).unwrap();
+        assert_eq!(bare, parse_list_with(xml.as_bytes(), false, false).unwrap());
+        assert!(
+            bare.entries
+                .iter()
+                .all(|e| e.etag.is_none() && e.last_modified.is_none())
+        );
+        let keys_sizes = |p: &ListPage| -> Vec<(String, u64)> {
+            p.entries.iter().map(|e| (e.key.clone(), e.size)).collect()
+        };
+        assert_eq!(keys_sizes(&bare), keys_sizes(&plain));
         // Text errors are found the same way by both readers.
         let bad =
             b"<ListBucketResult><Contents><Key>a &nope; b</Key></Contents></ListBucketResult>";
-        assert!(parse_list_with(bad, true).is_err());
-        assert!(parse_list_with(bad, false).is_err());
+        assert!(parse_list_with(bad, true, true).is_err());
+        assert!(parse_list_with(bad, false, true).is_err());
     }
 
     #[test]
@@ -559,7 +625,7 @@ mod tests {
   <s3:Contents><s3:Key>a &lt;&gt;&apos; b</s3:Key><s3:Size>0</s3:Size></s3:Contents>
 </s3:ListBucketResult>
 "#;
-        let p = parse_list(xml).unwrap();
+        let p = parse_list(xml, true).unwrap();
         assert!(!p.is_truncated);
         assert_eq!(p.entries.len(), 2);
         assert_eq!(p.entries[0].key, "x<yé☺");
