@@ -426,6 +426,17 @@ pub struct SimArgs {
     #[arg(long = "fault", value_name = "KIND=RATE", value_parser = parse_fault, help_heading = "Injection (object operations only)")]
     pub faults: Vec<(SimFault, f64)>,
 
+    /// Only these operations get faults (comma-separated; all when not given), e.g.
+    /// `--fault-ops delete` to fail deletes while writes go through.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        value_name = "OPS",
+        help_heading = "Injection (object operations only)"
+    )]
+    pub fault_ops: Vec<SimOp>,
+
     /// How long a stalled answer is held before the connection is closed.
     #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_positive_duration, help_heading = "Injection (object operations only)")]
     pub stall_time: std::time::Duration,
@@ -447,7 +458,7 @@ pub enum SimStorage {
     SizeOnly,
 }
 
-/// The operations `keystorm sim --latency` applies to.
+/// The operations `keystorm sim --latency` and `--fault-ops` name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SimOp {
     Put,

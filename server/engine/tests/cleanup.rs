@@ -11,13 +11,20 @@ use keystorm_engine::results::RunStatus;
 use keystorm_sim::Op;
 
 async fn start(no_multi_delete: bool) -> keystorm_sim::SimHandle {
+    start_with(keystorm_sim::SimConfig {
+        no_multi_delete,
+        ..Default::default()
+    })
+    .await
+}
+
+async fn start_with(config: keystorm_sim::SimConfig) -> keystorm_sim::SimHandle {
     let config = keystorm_sim::SimConfig {
         credentials: Some((
             common::ACCESS_KEY.to_string(),
             common::SECRET_KEY.to_string(),
         )),
-        no_multi_delete,
-        ..Default::default()
+        ..config
     };
     keystorm_sim::start("127.0.0.1:0".parse().unwrap(), config)
         .await
@@ -30,23 +37,33 @@ fn fill(buckets: &str, objects: u64, cleanup: &str) -> String {
     )
 }
 
+/// The cleanup events and the warnings of a run.
 #[derive(Default)]
-struct Cleanups(Mutex<Vec<CleanupEvent>>);
+struct Cleanups(Mutex<(Vec<CleanupEvent>, Vec<String>)>);
 
 impl Observer for Cleanups {
     fn event(&self, _id: u64, event: &RunEvent) {
-        if let RunEvent::Cleanup(c) = event {
-            self.0.lock().unwrap().push(c.clone());
+        let mut seen = self.0.lock().unwrap();
+        match event {
+            RunEvent::Cleanup(c) => seen.0.push(c.clone()),
+            RunEvent::Warning { message } => seen.1.push(message.clone()),
+            _ => {}
         }
     }
 }
 
-async fn run(text: &str) -> Vec<CleanupEvent> {
+async fn run_warned(text: &str) -> (Vec<CleanupEvent>, Vec<String>) {
     let results = tempfile::tempdir().unwrap();
     let events = Arc::new(Cleanups::default());
     let outcome = common::run_observed(text, results.path(), events.clone()).await;
     assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
     events.0.lock().unwrap().clone()
+}
+
+async fn run(text: &str) -> Vec<CleanupEvent> {
+    let (events, warnings) = run_warned(text).await;
+    assert!(warnings.is_empty(), "{warnings:?}");
+    events
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -139,4 +156,50 @@ async fn without_cleanup_nothing_is_deleted() {
         0
     );
     assert!(events.is_empty(), "no cleanup, no event");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deletes_that_fail_are_counted_said_and_leave_the_objects() {
+    // Every delete fails with a 500; writes go through.
+    let sim = start_with(keystorm_sim::SimConfig {
+        faults: keystorm_sim::FaultConfig {
+            internal_error: 1.0,
+            ops: vec![keystorm_sim::ObjectOp::Delete],
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .await;
+    let text = common::workload(
+        &sim.endpoint(),
+        &fill(
+            "failing",
+            300,
+            "cleanup: { objects: true, buckets: true }\n",
+        ),
+    );
+    let (events, warnings) = run_warned(&text).await;
+
+    assert_eq!(sim.object_count("failing"), Some(300), "nothing deleted");
+    // One batch, tried three times.
+    assert_eq!(sim.requests(Op::DeleteObjects), 3);
+    let last = events.last().expect("a cleanup event");
+    assert_eq!(
+        (
+            last.deleted,
+            last.failed,
+            last.requests,
+            last.buckets_deleted
+        ),
+        (0, 300, 3, 0)
+    );
+    let [warning] = warnings.as_slice() else {
+        panic!("one warning: {warnings:?}")
+    };
+    assert!(
+        warning.starts_with("cleanup: 300 objects could not be deleted (the first: ")
+            && warning.contains("500")
+            && warning.contains("bucket failing: "),
+        "{warning}"
+    );
 }

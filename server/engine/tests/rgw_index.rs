@@ -219,6 +219,7 @@ async fn injected_faults_are_counted_by_class_exactly_and_the_run_finishes() {
             stall: 0.02,
             stall_time: Duration::from_millis(1500),
             seed: 11,
+            ..Default::default()
         },
         ..Default::default()
     })

@@ -111,6 +111,19 @@ pub struct FaultConfig {
     pub stall_time: Duration,
     /// Seed of the fault draws (0: from the clock).
     pub seed: u64,
+    /// The operations that get faults; all of them when empty.
+    pub ops: Vec<ObjectOp>,
+}
+
+/// An object operation as injection groups them (a LIST page is `List`, a multi-object
+/// delete is `Delete`, a multipart part is `Put`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectOp {
+    Put,
+    Get,
+    Head,
+    List,
+    Delete,
 }
 
 /// How many faults the target injected, by kind.

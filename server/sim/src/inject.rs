@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::request::Op;
-use crate::{Delay, FaultConfig, FaultCounts, LatencyConfig};
+use crate::{Delay, FaultConfig, FaultCounts, LatencyConfig, ObjectOp};
 
 /// What happens to one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,10 +23,23 @@ pub struct Injector {
     latency: LatencyConfig,
     faults: FaultConfig,
     any_fault: bool,
+    /// Whether each operation group (as `kind` numbers them) gets faults.
+    fault_ops: [bool; 5],
     /// One generator for every draw, so a seed gives the same faults to the same
     /// sequence of requests.
     rng: Mutex<fastrand::Rng>,
     counts: [AtomicU64; 4],
+}
+
+/// The number `kind` gives an operation group.
+fn group(op: ObjectOp) -> usize {
+    match op {
+        ObjectOp::Put => 0,
+        ObjectOp::Get => 1,
+        ObjectOp::Head => 2,
+        ObjectOp::List => 3,
+        ObjectOp::Delete => 4,
+    }
 }
 
 /// The operations injection applies to, grouped as configured.
@@ -53,10 +66,15 @@ impl Injector {
         };
         let any_fault =
             faults.slow_down + faults.internal_error + faults.reset + faults.stall > 0.0;
+        let mut fault_ops = [faults.ops.is_empty(); 5];
+        for &op in &faults.ops {
+            fault_ops[group(op)] = true;
+        }
         Injector {
             latency,
             faults,
             any_fault,
+            fault_ops,
             rng: Mutex::new(fastrand::Rng::with_seed(seed)),
             counts: Default::default(),
         }
@@ -81,7 +99,7 @@ impl Injector {
 
     /// The fault of one request of `op`, if any, counted.
     pub fn fault(&self, op: Op) -> Option<Fault> {
-        if !self.any_fault || kind(op).is_none() {
+        if !self.any_fault || !self.fault_ops[kind(op)?] {
             return None;
         }
         let f = &self.faults;

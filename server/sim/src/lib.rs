@@ -35,7 +35,9 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-pub use config::{Delay, FaultConfig, FaultCounts, IndexConfig, LatencyConfig, SimConfig};
+pub use config::{
+    Delay, FaultConfig, FaultCounts, IndexConfig, LatencyConfig, ObjectOp, SimConfig,
+};
 pub use delay::DelayParseError;
 pub use index::IndexView;
 pub use request::Op;

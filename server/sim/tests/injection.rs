@@ -247,6 +247,7 @@ fn faulty(seed: u64, stall: f64) -> SimConfig {
             stall,
             stall_time: STALL,
             seed,
+            ..Default::default()
         },
         ..Default::default()
     }
@@ -498,6 +499,48 @@ async fn a_reset_closes_the_connection_without_a_byte_of_answer() {
     )
     .await;
     assert!(got.starts_with(b"HTTP/1.1 200"));
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn faults_limited_to_some_operations_leave_the_others_alone() {
+    let sim = raw_target(FaultConfig {
+        reset: 1.0,
+        seed: 1,
+        ops: vec![keystorm_sim::ObjectOp::Get, keystorm_sim::ObjectOp::Delete],
+        ..Default::default()
+    })
+    .await;
+    let close = "connection: close\r\n";
+    let (put, _) = exchange(
+        &sim,
+        &format!("PUT /raw/k HTTP/1.1\r\nhost: x\r\n{close}content-length: 5\r\n\r\nhello"),
+    )
+    .await;
+    assert!(
+        put.starts_with(b"HTTP/1.1 200"),
+        "{:?}",
+        String::from_utf8_lossy(&put)
+    );
+    let (head, _) = exchange(
+        &sim,
+        &format!("HEAD /raw/k HTTP/1.1\r\nhost: x\r\n{close}\r\n"),
+    )
+    .await;
+    assert!(head.starts_with(b"HTTP/1.1 200"));
+    for request in [
+        "GET /raw/k HTTP/1.1\r\nhost: x\r\n\r\n",
+        "DELETE /raw/k HTTP/1.1\r\nhost: x\r\n\r\n",
+    ] {
+        let (got, _) = exchange(&sim, request).await;
+        assert!(got.is_empty(), "{:?}", String::from_utf8_lossy(&got));
+    }
+    assert_eq!(sim.fault_counts().reset, 2);
+    assert_eq!(
+        sim.object_count("raw"),
+        Some(1),
+        "the DELETE never happened"
+    );
     sim.shutdown().await;
 }
 

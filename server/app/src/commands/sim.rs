@@ -32,6 +32,17 @@ fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
     let mut faults = keystorm_sim::FaultConfig {
         stall_time: args.stall_time,
         seed: args.fault_seed,
+        ops: args
+            .fault_ops
+            .iter()
+            .map(|op| match op {
+                SimOp::Put => keystorm_sim::ObjectOp::Put,
+                SimOp::Get => keystorm_sim::ObjectOp::Get,
+                SimOp::Head => keystorm_sim::ObjectOp::Head,
+                SimOp::List => keystorm_sim::ObjectOp::List,
+                SimOp::Delete => keystorm_sim::ObjectOp::Delete,
+            })
+            .collect(),
         ..Default::default()
     };
     for (kind, rate) in &args.faults {
@@ -103,6 +114,7 @@ mod tests {
         assert!(c.latency.put.is_none());
         assert_eq!(c.faults.stall_time, Duration::from_secs(5));
         assert_eq!(c.faults.slow_down, 0.0);
+        assert!(c.faults.ops.is_empty() && !c.no_multi_delete);
     }
 
     #[test]
@@ -139,6 +151,9 @@ mod tests {
             "3s",
             "--fault-seed",
             "9",
+            "--fault-ops",
+            "get,delete",
+            "--no-multi-delete",
         ])
         .unwrap();
         let ms = Duration::from_millis;
@@ -172,6 +187,11 @@ mod tests {
         assert_eq!(c.faults.internal_error, 0.0);
         assert_eq!(c.faults.stall_time, ms(3000));
         assert_eq!(c.faults.seed, 9);
+        assert_eq!(
+            c.faults.ops,
+            [keystorm_sim::ObjectOp::Get, keystorm_sim::ObjectOp::Delete]
+        );
+        assert!(c.no_multi_delete);
     }
 
     #[test]

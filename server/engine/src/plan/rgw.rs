@@ -148,9 +148,21 @@ impl EmbeddedPlan {
                 stall: self.faults.stall,
                 stall_time: self.faults.stall_time,
                 seed: self.faults.seed,
+                ops: self.faults.ops.iter().map(|&op| object_op(op)).collect(),
             },
             ..Default::default()
         }
+    }
+}
+
+/// The injection group of a phase operation.
+fn object_op(op: OpKind) -> keystorm_sim::ObjectOp {
+    match op {
+        OpKind::Put => keystorm_sim::ObjectOp::Put,
+        OpKind::Get => keystorm_sim::ObjectOp::Get,
+        OpKind::Head => keystorm_sim::ObjectOp::Head,
+        OpKind::List => keystorm_sim::ObjectOp::List,
+        OpKind::Delete => keystorm_sim::ObjectOp::Delete,
     }
 }
 
@@ -202,4 +214,7 @@ pub struct FaultsPlan {
     #[serde(with = "humantime_serde_dur")]
     pub stall_time: Duration,
     pub seed: u64,
+    /// Only these operations get faults (all when empty).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ops: Vec<OpKind>,
 }

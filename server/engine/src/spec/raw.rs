@@ -113,6 +113,8 @@ pub struct RawFaults {
     pub stall: Option<S<f64>>,
     pub stall_time: Option<S<RawDuration>>,
     pub seed: Option<S<i64>>,
+    /// Only these operations get faults.
+    pub ops: Option<Vec<S<String>>>,
 }
 
 #[derive(Debug, Deserialize)]

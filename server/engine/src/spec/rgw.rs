@@ -141,24 +141,26 @@ pub fn embedded(raw: Option<&Spanned<RawEmbedded>>, index_set: bool) -> R<Embedd
     Ok(plan)
 }
 
+/// An object operation named in `latency` or `faults.ops`.
+fn object_op(name: &str, field: &str) -> Result<OpKind, String> {
+    Ok(match name {
+        "put" => OpKind::Put,
+        "get" => OpKind::Get,
+        "head" => OpKind::Head,
+        "list" => OpKind::List,
+        "delete" => OpKind::Delete,
+        other => {
+            return Err(format!(
+                "unknown operation {other:?} in `{field}`; use put, get, head, list or delete"
+            ));
+        }
+    })
+}
+
 fn latency(raw: &BTreeMap<String, Spanned<String>>) -> R<BTreeMap<OpKind, DelayPlan>> {
     let mut out = BTreeMap::new();
     for (op, text) in raw {
-        let kind = match op.as_str() {
-            "put" => OpKind::Put,
-            "get" => OpKind::Get,
-            "head" => OpKind::Head,
-            "list" => OpKind::List,
-            "delete" => OpKind::Delete,
-            other => {
-                return at(
-                    loc_of(text),
-                    format!(
-                        "unknown operation {other:?} in `latency`; use put, get, head, list or delete"
-                    ),
-                );
-            }
-        };
+        let kind = object_op(op, "latency").or_else(|m| at(loc_of(text), m))?;
         let delay = text.value.trim().parse::<keystorm_sim::Delay>().map_err(|e| {
             super::validate::Located {
                 line: text.referenced.line() as usize,
@@ -208,6 +210,12 @@ fn faults(raw: &Spanned<RawFaults>) -> R<FaultsPlan> {
             Some(s) => in_range(s, "faults.seed", 0, i64::MAX)? as u64,
             None => 0,
         },
+        ops: f
+            .ops
+            .iter()
+            .flatten()
+            .map(|op| object_op(op.value.trim(), "faults.ops").or_else(|m| at(loc_of(op), m)))
+            .collect::<R<_>>()?,
     };
     let total = plan.slow_down + plan.internal_error + plan.reset + plan.stall;
     if total > 1.0 {
