@@ -251,17 +251,18 @@ impl ListVisitor {
 
 impl Visitor for ListVisitor {
     fn keep(&self, name: &[u8]) -> bool {
-        matches!(
-            name,
-            b"Key"
-                | b"Size"
-                | b"ETag"
-                | b"LastModified"
-                | b"Prefix"
-                | b"IsTruncated"
-                | b"NextContinuationToken"
-                | b"NextMarker"
-        )
+        match name {
+            b"ETag" | b"LastModified" => self.details,
+            _ => matches!(
+                name,
+                b"Key"
+                    | b"Size"
+                    | b"Prefix"
+                    | b"IsTruncated"
+                    | b"NextContinuationToken"
+                    | b"NextMarker"
+            ),
+        }
     }
 
     fn open(&mut self, path: &[&[u8]], xml: &[u8], at: usize) -> Result<Option<usize>, String> {
@@ -279,7 +280,7 @@ impl Visitor for ListVisitor {
         let in_contents = path.len() >= 2 && path[path.len() - 2] == b"Contents";
         match *last {
             b"Key" if in_contents => self.entry().key = text.into(),
-            b"Size" if in_contents => self.entry().size = text.trim().parse().unwrap_or(0),
+            b"Size" if in_contents => self.entry().size = parse_size(text.as_bytes()),
             b"ETag" if in_contents && self.details => self.entry().etag = Some(text.into()),
             b"LastModified" if in_contents && self.details => {
                 self.entry().last_modified = Some(text.into())
