@@ -7,7 +7,7 @@ use std::fmt::Write;
 use std::ops::Bound;
 
 use crate::store::{Object, Objects};
-use crate::xml::{HEADER, NS, element, escape, iso8601_buf};
+use crate::xml::{Dates, HEADER, NS, element, escape};
 
 pub struct ListParams<'a> {
     pub prefix: &'a str,
@@ -152,7 +152,7 @@ fn plain_key(key: &[u8]) -> bool {
 /// One `<Contents>` element, written as bytes without formatting machinery or
 /// temporary strings: a page of a thousand of them is the hottest thing the target
 /// writes.
-fn write_object(out: &mut Vec<u8>, key: &[u8], obj: &Object, url: bool) {
+fn write_object(out: &mut Vec<u8>, dates: &mut Dates, key: &[u8], obj: &Object, url: bool) {
     out.extend_from_slice(b"<Contents><Key>");
     if !url && plain_key(key) {
         out.extend_from_slice(key);
@@ -161,7 +161,7 @@ fn write_object(out: &mut Vec<u8>, key: &[u8], obj: &Object, url: bool) {
         out.extend_from_slice(encode_key(&key, url).as_bytes());
     }
     out.extend_from_slice(b"</Key><LastModified>");
-    out.extend_from_slice(&iso8601_buf(obj.last_modified_ms).0);
+    out.extend_from_slice(&dates.format(obj.last_modified_ms).0);
     out.extend_from_slice(b"</LastModified><ETag>&quot;");
     let mut hex = [0u8; 32];
     // 16 bytes always fit 32 hex digits.
@@ -182,9 +182,10 @@ fn write_entries(head: String, page: &Page<'_>, url: bool) -> Vec<u8> {
     let mut out = head.into_bytes();
     out.reserve(64 + page.entries.len() * 220);
     let mut prefixes = String::new();
+    let mut dates = Dates::default();
     for e in &page.entries {
         match e {
-            Entry::Object(key, obj) => write_object(&mut out, key, obj, url),
+            Entry::Object(key, obj) => write_object(&mut out, &mut dates, key, obj, url),
             Entry::Prefix(p) => {
                 let _ = write!(
                     prefixes,

@@ -269,10 +269,21 @@ impl Visitor for ListVisitor {
         if !self.plain || path.len() != 2 || path[1] != b"Contents" {
             return Ok(None);
         }
-        Ok(plain_contents(xml, at, self.details)?.map(|(entry, next)| {
+        // Sibling `<Contents>` follow each other: they are read in one go, without a
+        // return to the walk between them.
+        let Some((entry, mut next)) = plain_contents(xml, at, self.details)? else {
+            return Ok(None);
+        };
+        self.push(entry);
+        while let Some(start) = next_contents(xml, next) {
+            let Some((entry, end)) = plain_contents(xml, start, self.details)? else {
+                // The walk reads this one from its start tag.
+                break;
+            };
             self.push(entry);
-            next
-        }))
+            next = end;
+        }
+        Ok(Some(next))
     }
 
     fn end(&mut self, path: &[&[u8]], text: &str) {
@@ -305,6 +316,28 @@ impl Visitor for ListVisitor {
     }
 }
 
+/// The index of the first `<` at or after `from`. Many texts of a listing are short
+/// (sizes, storage classes): a plain look at the first bytes beats setting up a
+/// vectorised search, which takes over for the rest.
+fn next_lt(xml: &[u8], from: usize) -> Option<usize> {
+    let head = &xml[from..xml.len().min(from + 16)];
+    match head.iter().position(|&b| b == b'<') {
+        Some(i) => Some(from + i),
+        None => memchr::memchr(b'<', &xml[from + head.len()..]).map(|i| from + head.len() + i),
+    }
+}
+
+/// The content of the `<Contents>` element starting at or after `xml[pos..]` (after
+/// whitespace), if that is what comes next.
+fn next_contents(xml: &[u8], mut pos: usize) -> Option<usize> {
+    while xml.get(pos).is_some_and(u8::is_ascii_whitespace) {
+        pos += 1;
+    }
+    xml[pos..]
+        .starts_with(b"<Contents>")
+        .then_some(pos + b"<Contents>".len())
+}
+
 /// Reads a `<Contents>` element written the way S3 servers write it — child elements
 /// holding only text, no attributes, e.g. `<Key>k</Key><Size>6</Size>` — from its
 /// content at `xml[at..]`: the entry and the index just past `</Contents>`. `None` at
@@ -328,41 +361,62 @@ fn plain_contents(
         if rest.starts_with(b"/Contents>") {
             return Ok(Some((entry, pos + 11)));
         }
-        let Some(name_len) = rest.iter().take(64).position(|&b| b == b'>') else {
+        let name = match known_child(rest) {
+            Some(known) => known,
+            None => {
+                let Some(len) = rest.iter().take(64).position(|&b| b == b'>') else {
+                    return Ok(None);
+                };
+                let name = &rest[..len];
+                if name.is_empty() || !name.iter().all(u8::is_ascii_alphanumeric) {
+                    return Ok(None);
+                }
+                name
+            }
+        };
+        let body = pos + name.len() + 2;
+        let Some(end) = next_lt(xml, body) else {
             return Ok(None);
         };
-        let name = &rest[..name_len];
-        if name.is_empty() || !name.iter().all(u8::is_ascii_alphanumeric) {
-            return Ok(None);
-        }
-        let body = pos + 1 + name_len + 1;
-        // One pass to the end of the text, noting entity references on the way.
-        let mut amp = false;
-        let Some(len) = xml[body..].iter().position(|&b| {
-            amp |= b == b'&';
-            b == b'<'
-        }) else {
-            return Ok(None);
-        };
-        let end = body + len;
-        let close = &xml[end..];
-        let closes = close.len() > name.len() + 2
-            && close[1] == b'/'
-            && &close[2..2 + name.len()] == name
-            && close[2 + name.len()] == b'>';
-        if !closes {
+        if !xml
+            .get(end + 1..)
+            .is_some_and(|r| r.first() == Some(&b'/') && tag_named(&r[1..], name))
+        {
             return Ok(None);
         }
         let raw = &xml[body..end];
         match name {
-            b"Key" => entry.key = owned_text(raw, amp)?,
+            b"Key" => entry.key = owned_text(raw)?,
             b"Size" => entry.size = parse_size(raw),
-            b"ETag" if details => entry.etag = Some(etag_text(raw, amp)?),
-            b"LastModified" if details => entry.last_modified = Some(owned_text(raw, amp)?),
+            b"ETag" if details => entry.etag = Some(etag_text(raw)?),
+            b"LastModified" if details => entry.last_modified = Some(owned_text(raw)?),
             _ => {}
         }
         pos = end + name.len() + 3;
     }
+}
+
+/// The name of the start tag `rest` begins with (what follows its `<`), if it is one of
+/// the children of `<Contents>` that S3 servers write: recognised by its first letter
+/// and one comparison, where other names are read byte by byte.
+fn known_child(rest: &[u8]) -> Option<&'static [u8]> {
+    let name: &'static [u8] = match rest.first()? {
+        b'K' => b"Key",
+        b'L' => b"LastModified",
+        b'E' => b"ETag",
+        b'S' if rest.get(1) == Some(&b'i') => b"Size",
+        b'S' => b"StorageClass",
+        _ => return None,
+    };
+    tag_named(rest, name).then_some(name)
+}
+
+/// Whether `rest` (what follows a `<` or `</`) is the tag `name` closed by `>`. Names
+/// are a few bytes: a plain loop beats a call to `memcmp`.
+fn tag_named(rest: &[u8], name: &[u8]) -> bool {
+    rest.len() > name.len()
+        && rest.iter().zip(name).all(|(a, b)| a == b)
+        && rest[name.len()] == b'>'
 }
 
 /// A decimal size (surrounding whitespace allowed); anything else reads as 0.
@@ -381,12 +435,12 @@ fn parse_size(raw: &[u8]) -> u64 {
 
 /// An ETag as S3 writes it, `&quot;<hex>&quot;`, without going through the general
 /// entity decoder; anything else through [`owned_text`].
-fn etag_text(raw: &[u8], amp: bool) -> Result<String, String> {
+fn etag_text(raw: &[u8]) -> Result<String, String> {
     const QUOT: &[u8] = b"&quot;";
     if let Some(inner) = raw
         .strip_prefix(QUOT)
         .and_then(|r| r.strip_suffix(QUOT))
-        .filter(|inner| !inner.contains(&b'&'))
+        .filter(|inner| memchr::memchr(b'&', inner).is_none())
     {
         let inner = std::str::from_utf8(inner).map_err(|e| format!("bad XML text: {e}"))?;
         let mut text = String::with_capacity(inner.len() + 2);
@@ -395,12 +449,12 @@ fn etag_text(raw: &[u8], amp: bool) -> Result<String, String> {
         text.push('"');
         return Ok(text);
     }
-    owned_text(raw, amp)
+    owned_text(raw)
 }
 
-/// Element text as an owned string, entities resolved (`amp`: the text holds `&`).
-fn owned_text(raw: &[u8], amp: bool) -> Result<String, String> {
-    if amp {
+/// Element text as an owned string, entities resolved.
+fn owned_text(raw: &[u8]) -> Result<String, String> {
+    if memchr::memchr(b'&', raw).is_some() {
         let mut text = String::with_capacity(raw.len());
         push_text(&mut text, raw)?;
         Ok(text)
@@ -562,6 +616,7 @@ mod tests {
                 3 => "<Other><![CDATA[z]]></Other>",
                 4 => "\n  ",
                 5 => "<ns:Tag>t</ns:Tag>",
+                6 => "<Keys>k</Keys><S>s</S><SizeClass>z</SizeClass>",
                 _ => "",
             };
             let etag = match i % 11 {
