@@ -201,6 +201,33 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
         .map(|i| i["ops"]["get"]["ops"].as_u64().unwrap())
         .sum();
     assert_eq!(ops_in_intervals, 150);
+    // Merged into one point: all of them, and their operations.
+    let one = s
+        .get(&format!(
+            "/api/runs/{id}/intervals?section=round&round=2&phase=read&max_points=1"
+        ))
+        .await
+        .json();
+    let measured = intervals.iter().filter(|i| i["warmup"] == false).count();
+    let point = one
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["warmup"] == false)
+        .unwrap();
+    assert_eq!(point["merged"].as_u64().unwrap_or(1), measured as u64);
+    assert_eq!(point["ops"]["get"]["ops"], 150);
+    let zero = s
+        .request(
+            "GET",
+            &format!("/api/runs/{id}/intervals?max_points=0"),
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(zero.status, 400, "{}", zero.text());
+    assert!(zero.text().contains("max_points"));
+    zero.error_code();
 
     // The distribution is the merged histogram: its count is the phase's operations
     // and its top is the summary's max.

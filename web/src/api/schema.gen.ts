@@ -357,6 +357,13 @@ export interface components {
             };
             /** @description Bucket index as last polled (tracked targets only). */
             index?: components["schemas"]["BucketIndex"][];
+            /**
+             * Format: int64
+             * @description How many recorded intervals this record stands for: 1 in the file; more where
+             *     the API merged consecutive intervals of a long phase into one chart point
+             *     (counters added, latency histograms merged; time to first byte left out).
+             */
+            merged?: number;
         };
         /** @description `seconds = intercept_s + slope_s_per_key × keys`, fitted by least squares. */
         LinearFit: {
@@ -1383,6 +1390,13 @@ export interface operations {
                 section?: string;
                 round?: number;
                 phase?: string;
+                /**
+                 * @description At most this many points per phase (default 2000): longer phases come back with
+                 *     consecutive intervals merged into one point each (`merged` says how many), their
+                 *     latency percentiles read from the merged histograms. Every interval as recorded:
+                 *     the `intervals.csv` and `histograms.hlog` exports.
+                 */
+                max_points?: number;
             };
             header?: never;
             path: {

@@ -17,7 +17,7 @@ import {
   roundMarks,
   roundShardRows,
 } from "../lib/bucket-index";
-import { intervalPoint } from "../lib/live";
+import { intervalPoint, pointSpan } from "../lib/live";
 import { ninesOf } from "../lib/nines";
 import { METRICS, objectsAtPhaseStart, placeLabel, roundSeriesKeys, roundsTable, seriesName } from "../lib/rounds";
 
@@ -265,7 +265,7 @@ export function PhaseExplorer(props: {
         )}
         <div>
           <h4>
-            Per second: {op} ops/s{buckets.length ? ", index shards" : ""} and latency (ms)
+            <span data-testid="point-span">{pointSpan(measured)}</span>: {op} ops/s{buckets.length ? ", index shards" : ""} and latency (ms)
           </h4>
           <TimeChart
             testId="interval-chart"

@@ -19,7 +19,7 @@ import {
   shardTicks,
   stallText,
 } from "./bucket-index";
-import { MAX_LIVE_MARKS, applyEvent, initialLive, intervalPoint } from "./live";
+import { MAX_LIVE_MARKS, applyEvent, initialLive, intervalPoint, pointSpan } from "./live";
 
 const RUN_START = "2026-11-22T10:00:00.000Z";
 
@@ -289,6 +289,13 @@ describe("windows of one phase × round, per second", () => {
     expect(p[shardKey("a")]).toBe(23);
     expect(p[shardKey("b")]).toBe(11);
     expect(Object.keys(intervalPoint(interval(2, "write", 0, 12))).some((k) => k.startsWith("index shards"))).toBe(false);
+  });
+
+  it("says what a point stands for: a second, or the seconds merged into it", () => {
+    expect(pointSpan(write2)).toBe("Per second");
+    expect(pointSpan([])).toBe("Per second");
+    const merged = [{ ...write2[0], merged: 44, duration_s: 44 }, { ...write2[1], merged: 12, duration_s: 11.5 }];
+    expect(pointSpan(merged)).toBe("Per 44 s (merged seconds)");
   });
 });
 

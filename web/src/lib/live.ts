@@ -51,6 +51,15 @@ export interface RawEvent {
   data: unknown;
 }
 
+/**
+ * What one chart point stands for: a second as recorded, or — for a phase too long to
+ * draw second by second — the run of one-second intervals the API merged into it.
+ */
+export function pointSpan(records: IntervalRecord[]): string {
+  const merged = records.reduce((most, r) => Math.max(most, r.merged ?? 1), 1);
+  return merged > 1 ? `Per ${merged} s (merged seconds)` : "Per second";
+}
+
 export function intervalPoint(record: IntervalRecord): LivePoint {
   const p: LivePoint = { t: record.t_s + record.duration_s, phase: record.phase };
   for (const [op, s] of Object.entries(record.ops)) {

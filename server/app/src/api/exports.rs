@@ -7,13 +7,14 @@ use axum::extract::{Path as UrlPath, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use keystorm_engine::results::{
-    HLOG_FILE, IntervalRecord, ResultStore, SUMMARY_CSV_FILE, csv_field, shards_cell,
+    HLOG_FILE, IntervalQuery, IntervalRecord, ResultStore, SUMMARY_CSV_FILE, csv_field,
+    read_intervals, shards_cell,
 };
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, ErrorBody};
 use super::run_files::{read_summary, run_dir, run_info};
-use super::runs::{IntervalFilter, read_intervals};
+use super::runs::DEFAULT_MAX_POINTS;
 
 #[utoipa::path(get, path = "/api/runs/{id}/export/{file}", operation_id = "export_run_file", tag = "exports",
     params(("id" = String, Path, description = "run id"),
@@ -32,7 +33,8 @@ pub async fn export(
         ),
         "histograms.hlog" => ("text/plain; charset=utf-8", read_file(&dir, HLOG_FILE)?),
         "intervals.csv" => {
-            let intervals = read_intervals(&dir, &IntervalFilter::default());
+            // Every interval as recorded.
+            let intervals = read_intervals(&dir, &IntervalQuery::default());
             (
                 "text/csv; charset=utf-8",
                 intervals_csv(&intervals).into_bytes(),
@@ -43,7 +45,11 @@ pub async fn export(
             let data = serde_json::json!({
                 "info": run_info(&dir, &manifest),
                 "summary": read_summary(&dir),
-                "intervals": read_intervals(&dir, &IntervalFilter::default()),
+                // A chart's worth of points per phase, as the run page shows them.
+                "intervals": read_intervals(&dir, &IntervalQuery {
+                    max_points: Some(DEFAULT_MAX_POINTS),
+                    ..IntervalQuery::default()
+                }),
                 "index": super::index::read_index(&dir),
                 "listings": keystorm_engine::results::read_listings(&dir),
                 "manifest": manifest,

@@ -8,7 +8,8 @@ use axum::extract::{Path as UrlPath, State};
 use axum::http::StatusCode;
 use keystorm_engine::executor::RunOptions;
 use keystorm_engine::results::{
-    INTERVALS_FILE, IntervalRecord, Manifest, ResultStore, Summary, WORKLOAD_FILE, list_runs,
+    IntervalQuery, IntervalRecord, Manifest, ResultStore, Summary, WORKLOAD_FILE, list_runs,
+    read_intervals,
 };
 use keystorm_engine::spec::{SpecError, parse_workload};
 use serde::{Deserialize, Serialize};
@@ -64,6 +65,26 @@ pub struct IntervalFilter {
     pub section: Option<String>,
     pub round: Option<u32>,
     pub phase: Option<String>,
+    /// At most this many points per phase (default 2000): longer phases come back with
+    /// consecutive intervals merged into one point each (`merged` says how many), their
+    /// latency percentiles read from the merged histograms. Every interval as recorded:
+    /// the `intervals.csv` and `histograms.hlog` exports.
+    pub max_points: Option<usize>,
+}
+
+/// Points per phase the intervals API returns unless asked otherwise: more than a chart
+/// can show, a small fraction of a day-long phase's 86,400 intervals.
+pub const DEFAULT_MAX_POINTS: usize = 2000;
+
+impl IntervalFilter {
+    fn max_points(&self) -> ApiResult<usize> {
+        match self.max_points.unwrap_or(DEFAULT_MAX_POINTS) {
+            0 => Err(ApiError::bad_request(
+                "max_points must be at least 1 (every interval: the intervals.csv export)",
+            )),
+            n => Ok(n),
+        }
+    }
 }
 
 #[utoipa::path(get, path = "/api/runs", operation_id = "list_runs", tag = "runs",
@@ -253,21 +274,17 @@ pub async fn intervals(
     ApiQuery(filter): ApiQuery<IntervalFilter>,
 ) -> ApiResult<Json<Vec<IntervalRecord>>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
-    Ok(Json(read_intervals(&dir, &filter)))
-}
-
-/// The interval lines matching `filter`; torn lines (a killed run) are skipped.
-pub fn read_intervals(dir: &std::path::Path, filter: &IntervalFilter) -> Vec<IntervalRecord> {
-    let text = std::fs::read_to_string(dir.join(INTERVALS_FILE)).unwrap_or_default();
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<IntervalRecord>(l).ok())
-        .filter(|r| {
-            filter
-                .section
-                .as_deref()
-                .is_none_or(|s| r.section.as_str() == s)
-                && filter.round.is_none_or(|n| r.round == Some(n))
-                && filter.phase.as_deref().is_none_or(|p| r.phase == p)
-        })
-        .collect()
+    let max_points = filter.max_points()?;
+    let records = tokio::task::spawn_blocking(move || {
+        let query = IntervalQuery {
+            section: filter.section.as_deref(),
+            round: filter.round,
+            phase: filter.phase.as_deref(),
+            max_points: Some(max_points),
+        };
+        read_intervals(&dir, &query)
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("reading intervals failed: {e}")))?;
+    Ok(Json(records))
 }

@@ -353,6 +353,7 @@ fn emit_interval(
             .map(|(op, s)| (op, s.summarize(duration)))
             .collect(),
         index: ctx.index_snapshot(),
+        merged: 1,
     };
     ctx.store()
         .write_interval(&record, stats)

@@ -145,7 +145,7 @@ impl Percentiles {
 }
 
 /// The numbers reported for one operation over a span of time.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OpSummary {
     pub ops: u64,

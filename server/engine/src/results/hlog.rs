@@ -88,35 +88,150 @@ impl HlogWriter {
 /// The merge of every interval histogram tagged `tag` in the log at `path`: exactly the
 /// histogram of that phase × round × operation. Read line by line (constant memory).
 pub fn read_merged(path: &std::path::Path, tag: &str) -> std::io::Result<Histogram<u64>> {
+    let mut merged = crate::metrics::new_histogram();
+    let wanted = format!("Tag={tag},");
+    for_each_line(
+        path,
+        |line| line.starts_with(&wanted),
+        |line| {
+            // The recorder's histograms share one precision, so adding cannot fail.
+            let _ = merged.add(&line.histogram);
+        },
+    )?;
+    Ok(merged)
+}
+
+/// One decoded line of the log.
+pub struct HlogLine<'a> {
+    pub tag: &'a str,
+    /// Its start in milliseconds after the log's base time, as written (3 decimals).
+    pub start_ms: u64,
+    pub histogram: Histogram<u64>,
+}
+
+/// Milliseconds in a number of seconds written with at most three decimals (`12.345`),
+/// without going through floating point.
+pub fn millis_of(text: &str) -> Option<u64> {
+    let (whole, frac) = text.split_once('.').unwrap_or((text, ""));
+    if frac.len() > 3 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let frac_ms: u64 = format!("{frac:0<3}").parse().ok()?;
+    whole
+        .parse::<u64>()
+        .ok()?
+        .checked_mul(1000)?
+        .checked_add(frac_ms)
+}
+
+/// Milliseconds of an interval start as the log writes it (`{:.3}` of the seconds).
+pub fn start_ms_of(t_s: f64) -> u64 {
+    millis_of(&format!("{t_s:.3}")).unwrap_or(0)
+}
+
+/// Calls `each` with every well-formed histogram line that `wanted` accepts (it sees
+/// the raw line first, so unwanted lines are not decoded). Read line by line; torn or
+/// foreign lines are skipped.
+pub fn for_each_line(
+    path: &std::path::Path,
+    wanted: impl Fn(&str) -> bool,
+    mut each: impl FnMut(HlogLine<'_>),
+) -> std::io::Result<()> {
     use hdrhistogram::serialization::Deserializer;
-    use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
     use std::io::BufRead;
 
-    let file = std::io::BufReader::new(std::fs::File::open(path)?);
-    let mut merged = crate::metrics::new_histogram();
+    let mut file = std::io::BufReader::new(std::fs::File::open(path)?);
     let mut deserializer = Deserializer::new();
-    let wanted = format!("Tag={tag},");
-    for line in file.lines() {
-        let mut line = line?;
-        if !line.starts_with(&wanted) {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if file.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        if !line.starts_with("Tag=") || !wanted(&line) {
             continue;
         }
-        // The log parser wants whole lines, newline included.
-        line.push('\n');
-        let mut entries = IntervalLogIterator::new(line.as_bytes());
-        let Some(Ok(LogEntry::Interval(h))) = entries.next() else {
-            continue;
-        };
-        let Ok(encoded) = base64::Engine::decode(
-            &base64::engine::general_purpose::STANDARD,
-            h.encoded_histogram(),
+        // `Tag=TAG,START,LENGTH,MAX,BASE64`
+        let mut fields = line.trim_end().splitn(5, ',');
+        let (Some(tag), Some(start), Some(_), Some(_), Some(encoded)) = (
+            fields.next(),
+            fields.next(),
+            fields.next(),
+            fields.next(),
+            fields.next(),
         ) else {
             continue;
         };
-        let Ok(hist) = deserializer.deserialize::<u64, _>(&mut encoded.as_slice()) else {
+        let (Some(start_ms), Ok(bytes)) = (
+            millis_of(start),
+            base64::engine::general_purpose::STANDARD.decode(encoded),
+        ) else {
             continue;
         };
-        let _ = merged.add(&hist);
+        let Ok(histogram) = deserializer.deserialize::<u64, _>(&mut bytes.as_slice()) else {
+            continue;
+        };
+        each(HlogLine {
+            tag: &tag["Tag=".len()..],
+            start_ms,
+            histogram,
+        });
     }
-    Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_times_read_back_as_written() {
+        assert_eq!(millis_of("12.345"), Some(12_345));
+        assert_eq!(millis_of("0.5"), Some(500));
+        assert_eq!(millis_of("7"), Some(7000));
+        assert_eq!(millis_of("1.2345"), None);
+        assert_eq!(millis_of("x.1"), None);
+        for t in [0.0, 0.0005, 1.000_499_9, 86_399.999_6, 4.567_89] {
+            assert_eq!(Some(start_ms_of(t)), millis_of(&format!("{t:.3}")));
+        }
+        assert_eq!(start_ms_of(1.0006), 1001);
+    }
+
+    #[test]
+    fn lines_round_trip_and_merge() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(HLOG_FILE);
+        let mut out = Vec::new();
+        HlogWriter::header(&mut out, 1000.0).unwrap();
+        let mut writer = HlogWriter::default();
+        let mut all = crate::metrics::new_histogram();
+        for i in 0..4u64 {
+            let mut h = crate::metrics::new_histogram();
+            for v in 1..=100 {
+                h.record(v * (i + 1)).unwrap();
+            }
+            all.add(&h).unwrap();
+            writer
+                .write(&mut out, "round.1.r.get", i as f64 * 1.0005, 1.0, &h)
+                .unwrap();
+            writer
+                .write(&mut out, "round.1.r.put", i as f64, 1.0, &h)
+                .unwrap();
+        }
+        out.extend_from_slice(b"Tag=round.1.r.get,9.000,1.0,0.1,torn");
+        std::fs::write(&path, out).unwrap();
+        assert_eq!(read_merged(&path, "round.1.r.get").unwrap(), all);
+        let mut starts = Vec::new();
+        for_each_line(
+            &path,
+            |l| l.contains(".get,"),
+            |l| {
+                assert_eq!(l.tag, "round.1.r.get");
+                starts.push(l.start_ms);
+            },
+        )
+        .unwrap();
+        let expected: Vec<u64> = (0..4).map(|i| start_ms_of(i as f64 * 1.0005)).collect();
+        assert_eq!(starts, expected);
+        assert_eq!(expected[2], 2001);
+    }
 }

@@ -6,6 +6,7 @@ mod checkpoint;
 mod cleanup;
 mod hlog;
 mod index;
+mod interval_points;
 mod listings;
 mod manifest;
 mod process;
@@ -19,6 +20,7 @@ pub use hlog::{HLOG_FILE, HlogWriter, read_merged, tag as hlog_tag};
 pub use index::{
     BucketIndex, EventPosition, IndexPollingEvent, ReshardEvent, StallEvent, shards_cell,
 };
+pub use interval_points::{IntervalQuery, read_intervals};
 pub use listings::{
     ListingRecord, ListingsReport, MetadataScanRecord, ScalingLine, TransferRecord, read_listings,
 };

@@ -91,6 +91,19 @@ pub struct IntervalRecord {
     /// Bucket index as last polled (tracked targets only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub index: Vec<super::BucketIndex>,
+    /// How many recorded intervals this record stands for: 1 in the file; more where
+    /// the API merged consecutive intervals of a long phase into one chart point
+    /// (counters added, latency histograms merged; time to first byte left out).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub merged: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes,shards_at_start,shards_at_end";

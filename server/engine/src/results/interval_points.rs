@@ -1,0 +1,257 @@
+//! A run's intervals read back for charts: line by line, filtered, and merged into at
+//! most a given number of points per phase, so a fill that ran for days (86,400
+//! intervals a day) still answers with a chart's worth of points. A merged point adds
+//! its intervals' counters and merges their latency histograms from
+//! `histograms.hlog`: its percentiles are exact, never an average of percentiles.
+//! Memory holds the points returned and one histogram per phase and operation being
+//! merged, whatever the run's length.
+
+use std::collections::{HashMap, HashSet};
+use std::io::BufRead;
+use std::path::Path;
+
+use super::hlog::{self, HLOG_FILE};
+use super::{INTERVALS_FILE, IntervalRecord, Section};
+use crate::metrics::{OpSummary, Percentiles, new_histogram};
+
+/// Which intervals to read, and into how many points.
+#[derive(Debug, Clone, Default)]
+pub struct IntervalQuery<'a> {
+    pub section: Option<&'a str>,
+    pub round: Option<u32>,
+    pub phase: Option<&'a str>,
+    /// At most this many points per phase (section, round and phase); `None` reads
+    /// every interval as recorded.
+    pub max_points: Option<usize>,
+}
+
+impl IntervalQuery<'_> {
+    fn accepts(&self, r: &IntervalRecord) -> bool {
+        self.section.is_none_or(|s| r.section.as_str() == s)
+            && self.round.is_none_or(|n| r.round == Some(n))
+            && self.phase.is_none_or(|p| r.phase == p)
+    }
+}
+
+type PhaseKey = (Section, Option<u32>, String);
+
+fn phase_key(r: &IntervalRecord) -> PhaseKey {
+    (r.section, r.round, r.phase.clone())
+}
+
+/// The intervals `query` asks for, in the order they were recorded; torn lines (a
+/// killed run) are skipped. A run without intervals yet reads as none.
+pub fn read_intervals(dir: &Path, query: &IntervalQuery<'_>) -> Vec<IntervalRecord> {
+    let path = dir.join(INTERVALS_FILE);
+    let Some(max_points) = query.max_points else {
+        let mut all = Vec::new();
+        for_each_record(&path, query, |r| all.push(r));
+        return all;
+    };
+    let mut counts: HashMap<PhaseKey, u64> = HashMap::new();
+    for_each_record(&path, query, |r| {
+        *counts.entry(phase_key(&r)).or_default() += 1
+    });
+    let per_point = |key: &PhaseKey| {
+        counts
+            .get(key)
+            .map_or(1, |n| n.div_ceil(max_points.max(1) as u64))
+    };
+
+    let mut points: Vec<IntervalRecord> = Vec::new();
+    // The point each phase is filling, by its index in `points`.
+    let mut filling: HashMap<PhaseKey, usize> = HashMap::new();
+    // The start of each merged point's last interval, by its index in `points`.
+    let mut last_starts: HashMap<usize, f64> = HashMap::new();
+    // Where each merged point's histograms are: its tags, and its span in the log.
+    let mut spans: HashMap<String, TagSpans> = HashMap::new();
+    for_each_record(&path, query, |r| {
+        let key = phase_key(&r);
+        let n = per_point(&key);
+        if n <= 1 {
+            points.push(r);
+            return;
+        }
+        if let Some(&at) = filling.get(&key) {
+            let point = &mut points[at];
+            if point.merged < n && point.warmup == r.warmup {
+                last_starts.insert(at, r.t_s);
+                add_interval(point, r);
+                return;
+            }
+        }
+        filling.insert(key, points.len());
+        points.push(r);
+    });
+    let merged: Vec<usize> = (0..points.len())
+        .filter(|&i| points[i].merged > 1)
+        .collect();
+    if merged.is_empty() {
+        return points;
+    }
+    for &at in &merged {
+        let p = &mut points[at];
+        let first_ms = hlog::start_ms_of(p.t_s);
+        let last_ms = hlog::start_ms_of(last_starts.get(&at).copied().unwrap_or(p.t_s));
+        let duration_s = p.duration_s;
+        for s in p.ops.values_mut() {
+            finish_rates(s, duration_s);
+        }
+        for op in p.ops.keys() {
+            let tag = hlog_tag(p, op.as_str());
+            spans
+                .entry(tag)
+                .or_insert_with(|| TagSpans::new(*op))
+                .spans
+                .push(Span {
+                    first_ms,
+                    last_ms,
+                    point: at,
+                });
+        }
+    }
+    let tags: HashSet<String> = spans.keys().cloned().collect();
+    let wanted = |line: &str| {
+        line.get("Tag=".len()..)
+            .and_then(|rest| rest.split(',').next())
+            .is_some_and(|tag| tags.contains(tag))
+    };
+    let _ = hlog::for_each_line(&dir.join(HLOG_FILE), wanted, |line| {
+        if let Some(s) = spans.get_mut(line.tag) {
+            s.add(line.start_ms, &line.histogram, &mut points);
+        }
+    });
+    for s in spans.values_mut() {
+        s.finish(&mut points);
+    }
+    points
+}
+
+/// Calls `each` with every record of the intervals file that `query` accepts.
+fn for_each_record(path: &Path, query: &IntervalQuery<'_>, mut each: impl FnMut(IntervalRecord)) {
+    let Ok(file) = std::fs::File::open(path) else {
+        return;
+    };
+    for line in std::io::BufReader::new(file).lines() {
+        let Ok(line) = line else { return };
+        if let Ok(r) = serde_json::from_str::<IntervalRecord>(&line)
+            && query.accepts(&r)
+        {
+            each(r);
+        }
+    }
+}
+
+/// Adds the next interval of a phase to the point that stands for it and those before.
+fn add_interval(point: &mut IntervalRecord, r: IntervalRecord) {
+    point.merged += r.merged;
+    point.duration_s += r.duration_s;
+    point.window = r.window;
+    if !r.index.is_empty() {
+        point.index = r.index;
+    }
+    for (op, s) in r.ops {
+        let mine = point.ops.entry(op).or_default();
+        mine.ops += s.ops;
+        mine.errors += s.errors;
+        mine.bytes += s.bytes;
+        mine.keys += s.keys;
+        for (class, n) in s.error_classes {
+            *mine.error_classes.entry(class).or_default() += n;
+        }
+    }
+}
+
+/// Rates over the point's whole duration; latency comes from the histogram log, time
+/// to first byte is not kept there and is left out.
+fn finish_rates(s: &mut OpSummary, duration_s: f64) {
+    let per_sec = |n: u64| {
+        if duration_s > 0.0 {
+            n as f64 / duration_s
+        } else {
+            0.0
+        }
+    };
+    let attempts = s.ops + s.errors;
+    s.error_rate = if attempts > 0 {
+        s.errors as f64 / attempts as f64
+    } else {
+        0.0
+    };
+    s.ops_per_sec = per_sec(s.ops);
+    s.mib_per_sec = per_sec(s.bytes) / (1024.0 * 1024.0);
+    s.keys_per_sec = per_sec(s.keys);
+    s.latency_us = Percentiles::default();
+    s.ttfb_us = None;
+}
+
+/// The tag the recorder gave this point's histograms of `op`.
+fn hlog_tag(p: &IntervalRecord, op: &str) -> String {
+    let round = p.round.map_or_else(|| "-".to_string(), |r| r.to_string());
+    let mut parts = vec![p.section.as_str(), &round, &p.phase, op];
+    if p.warmup {
+        parts.push("warmup");
+    }
+    hlog::tag(&parts)
+}
+
+/// A merged point's place in the histogram log: the starts of its intervals.
+struct Span {
+    first_ms: u64,
+    last_ms: u64,
+    point: usize,
+}
+
+/// The merged points of one tag in log order, and the histogram of the one being read.
+struct TagSpans {
+    op: crate::ops::OpKind,
+    spans: Vec<Span>,
+    at: usize,
+    histogram: Option<hdrhistogram::Histogram<u64>>,
+}
+
+impl TagSpans {
+    fn new(op: crate::ops::OpKind) -> TagSpans {
+        TagSpans {
+            op,
+            spans: Vec::new(),
+            at: 0,
+            histogram: None,
+        }
+    }
+
+    fn add(
+        &mut self,
+        start_ms: u64,
+        h: &hdrhistogram::Histogram<u64>,
+        points: &mut [IntervalRecord],
+    ) {
+        while self
+            .spans
+            .get(self.at)
+            .is_some_and(|s| s.last_ms < start_ms)
+        {
+            self.finish_current(points);
+            self.at += 1;
+        }
+        let Some(span) = self.spans.get(self.at) else {
+            return;
+        };
+        if start_ms >= span.first_ms {
+            // One precision everywhere, so adding cannot fail.
+            let _ = self.histogram.get_or_insert_with(new_histogram).add(h);
+        }
+    }
+
+    fn finish_current(&mut self, points: &mut [IntervalRecord]) {
+        if let (Some(h), Some(span)) = (self.histogram.take(), self.spans.get(self.at))
+            && let Some(s) = points[span.point].ops.get_mut(&self.op)
+        {
+            s.latency_us = Percentiles::of(&h);
+        }
+    }
+
+    fn finish(&mut self, points: &mut [IntervalRecord]) {
+        self.finish_current(points);
+    }
+}
