@@ -5,7 +5,7 @@
 
 mod api_support;
 
-use api_support::{LONG_WORKLOAD, Server, rounds_workload};
+use api_support::{LONG_WORKLOAD, Server, SseEvent, rounds_workload};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -155,6 +155,24 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
     assert_eq!(replay.first().unwrap().id, 5);
     assert_eq!(replay.len(), events.len() - 5);
     assert_eq!(replay.last().unwrap().name, "finished");
+
+    // A client drawing only the recent past gets the last interval and every other
+    // event, in order; a reconnect with an id still gets everything after it.
+    let intervals = events.iter().filter(|e| e.name == "interval").count();
+    assert!(intervals > 1, "{intervals} intervals");
+    let recent = s.events_with(&id, "recent=1", None, |_| false).await;
+    let names = |es: &[SseEvent]| -> Vec<(u64, String)> {
+        es.iter().map(|e| (e.id, e.name.clone())).collect()
+    };
+    let last_interval = events.iter().rfind(|e| e.name == "interval").unwrap().id;
+    let expected: Vec<SseEvent> = events
+        .iter()
+        .filter(|e| e.name != "interval" || e.id == last_interval)
+        .cloned()
+        .collect();
+    assert_eq!(names(&recent), names(&expected));
+    let resumed = s.events_with(&id, "recent=1", Some(4), |_| false).await;
+    assert_eq!(resumed.len(), events.len() - 5);
 
     // The runs list and the detail.
     let runs = s.get("/api/runs").await.json();

@@ -1290,7 +1290,14 @@ export interface operations {
     };
     run_events: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Of the per-second events (`interval`, `cleanup`) already logged, send only the
+                 *     last `recent` of each kind; every other event is sent. Applies to a stream
+                 *     started without `Last-Event-ID` (a reconnect gets everything after its id).
+                 */
+                recent?: number;
+            };
             header?: {
                 /** @description resume after this event id */
                 "Last-Event-ID"?: number | null;

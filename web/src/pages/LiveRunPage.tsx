@@ -10,7 +10,7 @@ import { TimeChart, shardAxis } from "../components/charts";
 import { ErrorBox, StatusBadge } from "../components/states";
 import { eventWindows } from "../lib/bucket-index";
 import { fmtCount, fmtDuration } from "../lib/format";
-import { type LiveState, type RawEvent, applyEvent, initialLive } from "../lib/live";
+import { type LiveState, MAX_LIVE_POINTS, type RawEvent, applyEvent, initialLive } from "../lib/live";
 import { placeLabel } from "../lib/rounds";
 
 const EVENT_NAMES = ["started", "phase_started", "interval", "phase_finished", "warning", "reshard", "stall", "cleanup", "finished"];
@@ -48,7 +48,9 @@ export function LiveRunPage() {
   const [ended, setEnded] = useState<RunStatus | null>(null);
 
   useEffect(() => {
-    const source = new EventSource(`/api/runs/${encodeURIComponent(id)}/events`);
+    // The page draws the last MAX_LIVE_POINTS seconds: older per-second events of a run
+    // that has gone on for days are not worth sending.
+    const source = new EventSource(`/api/runs/${encodeURIComponent(id)}/events?recent=${MAX_LIVE_POINTS}`);
     let finished = false;
     const onEvent = (ev: MessageEvent) => {
       const e: RawEvent = { id: Number(ev.lastEventId), name: ev.type, data: JSON.parse(ev.data) };

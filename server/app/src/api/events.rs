@@ -1,7 +1,9 @@
 //! `GET /api/runs/{id}/events`: the run's events as server-sent events. The log on
 //! disk is replayed first (from `Last-Event-ID` on), then live events follow from the
 //! hub; a client that falls behind the hub re-reads the log, so none is missed. A
-//! finished run's stream ends after its log.
+//! finished run's stream ends after its log. A client that only draws the recent past
+//! (`recent=N`) is spared the older per-second events of a run that has gone on for
+//! days.
 
 use std::convert::Infallible;
 use std::path::{Path, PathBuf};
@@ -12,23 +14,35 @@ use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
 use keystorm_engine::results::EVENTS_FILE;
+use serde::Deserialize;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
+use utoipa::IntoParams;
 
 use super::AppState;
-use super::error::{ApiResult, ErrorBody};
+use super::error::{ApiQuery, ApiResult, ErrorBody};
 use super::hub::LiveEvent;
 use super::run_files::run_dir;
 
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct EventsQuery {
+    /// Of the per-second events (`interval`, `cleanup`) already logged, send only the
+    /// last `recent` of each kind; every other event is sent. Applies to a stream
+    /// started without `Last-Event-ID` (a reconnect gets everything after its id).
+    pub recent: Option<u64>,
+}
+
 #[utoipa::path(get, path = "/api/runs/{id}/events", operation_id = "run_events", tag = "live",
-    params(("id" = String, Path, description = "run id"),
+    params(("id" = String, Path, description = "run id"), EventsQuery,
         ("Last-Event-ID" = Option<u64>, Header, description = "resume after this event id")),
     responses((status = 200, description = "text/event-stream of run events (see RunEvent)", content_type = "text/event-stream"),
         (status = 404, body = ErrorBody)))]
 pub async fn stream(
     State(state): State<AppState>,
     UrlPath(id): UrlPath<String>,
+    ApiQuery(query): ApiQuery<EventsQuery>,
     headers: HeaderMap,
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
@@ -39,7 +53,10 @@ pub async fn stream(
     // Subscribe before reading the log so nothing falls between the two.
     let live = state.active.hub_of(&id).map(|hub| hub.subscribe());
     let (tx, rx) = mpsc::channel(256);
-    tokio::spawn(pump(dir, after, live, tx));
+    // Without a position to resume from, the per-second events older than the last
+    // `recent` of their kind are left out of the replay.
+    let recent = query.recent.filter(|_| after.is_none());
+    tokio::spawn(pump(dir, after, recent, live, tx));
     let stream = ReceiverStream::new(rx).map(|e: LiveEvent| {
         Ok(Event::default()
             .id(e.id.to_string())
@@ -49,16 +66,21 @@ pub async fn stream(
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 
-/// Sends the log after `after`, then live events, until the run finishes or the client
-/// goes away.
+/// Sends the log after `after` (without the older per-second events when `recent` is
+/// given), then live events, until the run finishes or the client goes away.
 async fn pump(
     dir: PathBuf,
     after: Option<u64>,
+    recent: Option<u64>,
     live: Option<broadcast::Receiver<std::sync::Arc<LiveEvent>>>,
     tx: mpsc::Sender<LiveEvent>,
 ) {
     let mut next = after.map_or(0, |a| a + 1);
-    match replay(&dir, &mut next, &tx).await {
+    let mut skip = match recent {
+        Some(n) => Skip::older_than_last(&dir, n).await,
+        None => Skip::default(),
+    };
+    match replay_skipping(&dir, &mut next, &mut skip, &tx).await {
         Replay::Finished | Replay::ClientGone => return,
         Replay::More => {}
     }
@@ -105,24 +127,97 @@ enum Replay {
     More,
 }
 
-/// Streams the log line by line (constant memory, however long the run).
+/// How many of each per-second kind of event a replay leaves out, from the start.
+#[derive(Default)]
+struct Skip {
+    interval: u64,
+    cleanup: u64,
+}
+
+impl Skip {
+    /// The counts that leave the last `keep` events of each kind: the log is read once
+    /// to count them (line by line).
+    async fn older_than_last(dir: &Path, keep: u64) -> Skip {
+        let mut counts = Skip::default();
+        if let Some(mut log) = EventLog::open(dir).await {
+            while let Some(e) = log.next().await {
+                if let Some(n) = counts.counter(&e.name) {
+                    *n += 1;
+                }
+            }
+        }
+        Skip {
+            interval: counts.interval.saturating_sub(keep),
+            cleanup: counts.cleanup.saturating_sub(keep),
+        }
+    }
+
+    fn counter(&mut self, name: &str) -> Option<&mut u64> {
+        match name {
+            "interval" => Some(&mut self.interval),
+            "cleanup" => Some(&mut self.cleanup),
+            _ => None,
+        }
+    }
+
+    /// Whether to leave this event out (counting it against its kind's allowance).
+    fn takes(&mut self, name: &str) -> bool {
+        match self.counter(name) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A run's event log, read line by line (constant memory, however long the run).
+struct EventLog(tokio::io::Lines<tokio::io::BufReader<tokio::fs::File>>);
+
+impl EventLog {
+    /// `None` before the run has logged anything.
+    async fn open(dir: &Path) -> Option<EventLog> {
+        use tokio::io::AsyncBufReadExt;
+        let file = tokio::fs::File::open(dir.join(EVENTS_FILE)).await.ok()?;
+        Some(EventLog(tokio::io::BufReader::new(file).lines()))
+    }
+
+    /// The next well-formed event (a torn last line is skipped).
+    async fn next(&mut self) -> Option<LiveEvent> {
+        while let Ok(Some(line)) = self.0.next_line().await {
+            if let Some(e) = LiveEvent::from_log_line(&line) {
+                return Some(e);
+            }
+        }
+        None
+    }
+}
+
 async fn replay(dir: &Path, next: &mut u64, tx: &mpsc::Sender<LiveEvent>) -> Replay {
-    use tokio::io::AsyncBufReadExt;
-    let Ok(file) = tokio::fs::File::open(dir.join(EVENTS_FILE)).await else {
+    replay_skipping(dir, next, &mut Skip::default(), tx).await
+}
+
+/// Streams the log, leaving out what `skip` says.
+async fn replay_skipping(
+    dir: &Path,
+    next: &mut u64,
+    skip: &mut Skip,
+    tx: &mpsc::Sender<LiveEvent>,
+) -> Replay {
+    let Some(mut log) = EventLog::open(dir).await else {
         return Replay::More;
     };
-    let mut lines = tokio::io::BufReader::new(file).lines();
     let mut finished = false;
-    while let Ok(Some(line)) = lines.next_line().await {
-        let line = line.as_str();
-        let Some(e) = LiveEvent::from_log_line(line) else {
-            continue;
-        };
+    while let Some(e) = log.next().await {
         finished = e.is_final();
         if e.id < *next {
             continue;
         }
         *next = e.id + 1;
+        if skip.takes(&e.name) {
+            continue;
+        }
         if tx.send(e).await.is_err() {
             return Replay::ClientGone;
         }

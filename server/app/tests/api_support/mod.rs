@@ -188,10 +188,21 @@ impl Server {
         &self,
         run_id: &str,
         last_event_id: Option<u64>,
+        until: impl FnMut(&SseEvent) -> bool,
+    ) -> Vec<SseEvent> {
+        self.events_with(run_id, "", last_event_id, until).await
+    }
+
+    /// The event stream with a query string (`recent=N`).
+    pub async fn events_with(
+        &self,
+        run_id: &str,
+        query: &str,
+        last_event_id: Option<u64>,
         mut until: impl FnMut(&SseEvent) -> bool,
     ) -> Vec<SseEvent> {
         let mut req = http::Request::builder()
-            .uri(format!("{}/api/runs/{run_id}/events", self.base))
+            .uri(format!("{}/api/runs/{run_id}/events?{query}", self.base))
             .header("accept", "text/event-stream");
         if let Some(id) = last_event_id {
             req = req.header("last-event-id", id.to_string());
