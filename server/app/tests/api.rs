@@ -298,11 +298,28 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
         .await
         .text();
     assert!(icsv.starts_with("section,round,phase,interval,"));
+    // One line per interval and operation, every interval as recorded.
+    let all = s
+        .get(&format!("/api/runs/{id}/intervals?max_points=100000"))
+        .await
+        .json();
+    let rows_expected: usize = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["ops"].as_object().unwrap().len())
+        .sum();
+    assert_eq!(icsv.lines().count(), 1 + rows_expected);
+    // Files come as they lie on disk.
     let hlog = s
         .get(&format!("/api/runs/{id}/export/histograms.hlog"))
         .await
         .text();
     assert!(hlog.starts_with("#[Histogram log format version 1.3]"));
+    assert_eq!(
+        hlog,
+        std::fs::read_to_string(s.results().join(&id).join("histograms.hlog")).unwrap()
+    );
     let r = s.get(&format!("/api/runs/{id}/export/passwd")).await;
     assert_eq!(r.status, 404);
     // The offline report: one HTML file with the run's data inlined (when the UI is

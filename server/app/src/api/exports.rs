@@ -1,20 +1,22 @@
 //! `GET /api/runs/{id}/export/{file}`: the run's files for other tools — summary CSV,
 //! interval CSV, the HdrHistogram log — and a self-contained offline HTML report.
 
-use std::fmt::Write;
+use std::io::Write;
 
+use axum::body::Body;
 use axum::extract::{Path as UrlPath, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use keystorm_engine::results::{
     HLOG_FILE, IntervalQuery, IntervalRecord, ResultStore, SUMMARY_CSV_FILE, csv_field,
-    read_intervals, shards_cell,
+    for_each_interval, read_intervals, shards_cell,
 };
 
 use super::AppState;
 use super::error::{ApiError, ApiResult, ErrorBody};
 use super::run_files::{read_summary, run_dir, run_info};
 use super::runs::DEFAULT_MAX_POINTS;
+use super::streamed;
 
 #[utoipa::path(get, path = "/api/runs/{id}/export/{file}", operation_id = "export_run_file", tag = "exports",
     params(("id" = String, Path, description = "run id"),
@@ -26,20 +28,22 @@ pub async fn export(
     UrlPath((id, file)): UrlPath<(String, String)>,
 ) -> ApiResult<Response> {
     let dir = run_dir(&state.config.results_dir, &id)?;
-    let (content_type, body): (&str, Vec<u8>) = match file.as_str() {
+    let (content_type, body): (&str, Body) = match file.as_str() {
         "summary.csv" => (
             "text/csv; charset=utf-8",
-            read_file(&dir, SUMMARY_CSV_FILE)?,
+            file_body(&dir, SUMMARY_CSV_FILE)?,
         ),
-        "histograms.hlog" => ("text/plain; charset=utf-8", read_file(&dir, HLOG_FILE)?),
-        "intervals.csv" => {
-            // Every interval as recorded.
-            let intervals = read_intervals(&dir, &IntervalQuery::default());
-            (
-                "text/csv; charset=utf-8",
-                intervals_csv(&intervals).into_bytes(),
-            )
-        }
+        "histograms.hlog" => ("text/plain; charset=utf-8", file_body(&dir, HLOG_FILE)?),
+        "intervals.csv" => (
+            "text/csv; charset=utf-8",
+            // Every interval as recorded, converted as it is read.
+            streamed::body(move |out| {
+                writeln!(out, "{INTERVALS_CSV_HEADER}")?;
+                for_each_interval(&dir, &IntervalQuery::default(), |r| {
+                    write_interval_rows(out, &r)
+                })
+            }),
+        ),
         "report.html" => {
             let manifest = ResultStore::read_manifest(&dir)?;
             let data = serde_json::json!({
@@ -56,7 +60,7 @@ pub async fn export(
             });
             (
                 "text/html; charset=utf-8",
-                super::ui::report(&data)?.into_bytes(),
+                Body::from(super::ui::report(&data)?),
             )
         }
         other => {
@@ -76,68 +80,68 @@ pub async fn export(
         .into_response())
 }
 
-fn read_file(dir: &std::path::Path, name: &str) -> ApiResult<Vec<u8>> {
-    std::fs::read(dir.join(name)).map_err(|e| {
+/// A file of the run, streamed from disk.
+fn file_body(dir: &std::path::Path, name: &str) -> ApiResult<Body> {
+    let mut file = std::fs::File::open(dir.join(name)).map_err(|e| {
         if e.kind() == std::io::ErrorKind::NotFound {
             ApiError::not_found(format!("the run has no {name} yet"))
         } else {
             ApiError::internal(format!("cannot read {name}: {e}"))
         }
-    })
+    })?;
+    Ok(streamed::body(move |out| {
+        std::io::copy(&mut file, out).map(|_| ())
+    }))
 }
 
 const INTERVALS_CSV_HEADER: &str = "section,round,phase,interval,t_s,duration_s,warmup,tail,head,op,ops,errors,ops_per_sec,bytes,mib_per_sec,keys,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,error_classes,shards,bucket_objects,resharding";
 
-/// One line per interval × operation, `.` decimals.
-pub fn intervals_csv(intervals: &[IntervalRecord]) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{INTERVALS_CSV_HEADER}");
-    for r in intervals {
-        for (op, s) in &r.ops {
-            let l = &s.latency_us;
-            let classes: Vec<String> = s
-                .error_classes
+/// The lines of one interval, one per operation, `.` decimals.
+pub fn write_interval_rows(out: &mut impl Write, r: &IntervalRecord) -> std::io::Result<()> {
+    for (op, s) in &r.ops {
+        let l = &s.latency_us;
+        let classes: Vec<String> = s
+            .error_classes
+            .iter()
+            .map(|(c, n)| format!("{c}={n}"))
+            .collect();
+        writeln!(
+            out,
+            "{},{},{},{},{:.3},{:.3},{},{},{},{},{},{},{:.3},{},{:.3},{},{},{},{},{},{},{},{},{},{}",
+            r.section.as_str(),
+            r.round.map(|n| n.to_string()).unwrap_or_default(),
+            csv_field(&r.phase),
+            r.interval,
+            r.t_s,
+            r.duration_s,
+            r.warmup,
+            r.window.tail,
+            r.window.head,
+            op.as_str(),
+            s.ops,
+            s.errors,
+            s.ops_per_sec,
+            s.bytes,
+            s.mib_per_sec,
+            s.keys,
+            l.p50,
+            l.p90,
+            l.p99,
+            l.p999,
+            l.max,
+            classes.join(";"),
+            shards_cell(&r.index),
+            r.index
                 .iter()
-                .map(|(c, n)| format!("{c}={n}"))
-                .collect();
-            let _ = writeln!(
-                out,
-                "{},{},{},{},{:.3},{:.3},{},{},{},{},{},{},{:.3},{},{:.3},{},{},{},{},{},{},{},{},{},{}",
-                r.section.as_str(),
-                r.round.map(|n| n.to_string()).unwrap_or_default(),
-                csv_field(&r.phase),
-                r.interval,
-                r.t_s,
-                r.duration_s,
-                r.warmup,
-                r.window.tail,
-                r.window.head,
-                op.as_str(),
-                s.ops,
-                s.errors,
-                s.ops_per_sec,
-                s.bytes,
-                s.mib_per_sec,
-                s.keys,
-                l.p50,
-                l.p90,
-                l.p99,
-                l.p999,
-                l.max,
-                classes.join(";"),
-                shards_cell(&r.index),
-                r.index
-                    .iter()
-                    .map(|b| b.objects.to_string())
-                    .collect::<Vec<_>>()
-                    .join(";"),
-                r.index
-                    .iter()
-                    .map(|b| if b.resharding { "1" } else { "0" })
-                    .collect::<Vec<_>>()
-                    .join(";"),
-            );
-        }
+                .map(|b| b.objects.to_string())
+                .collect::<Vec<_>>()
+                .join(";"),
+            r.index
+                .iter()
+                .map(|b| if b.resharding { "1" } else { "0" })
+                .collect::<Vec<_>>()
+                .join(";"),
+        )?;
     }
-    out
+    Ok(())
 }

@@ -17,6 +17,7 @@ mod prometheus;
 mod run_files;
 mod runs;
 mod security;
+mod streamed;
 mod ui;
 mod workloads;
 

@@ -42,14 +42,13 @@ fn phase_key(r: &IntervalRecord) -> PhaseKey {
 /// The intervals `query` asks for, in the order they were recorded; torn lines (a
 /// killed run) are skipped. A run without intervals yet reads as none.
 pub fn read_intervals(dir: &Path, query: &IntervalQuery<'_>) -> Vec<IntervalRecord> {
-    let path = dir.join(INTERVALS_FILE);
     let Some(max_points) = query.max_points else {
         let mut all = Vec::new();
-        for_each_record(&path, query, |r| all.push(r));
+        for_each_record(dir, query, |r| all.push(r));
         return all;
     };
     let mut counts: HashMap<PhaseKey, u64> = HashMap::new();
-    for_each_record(&path, query, |r| {
+    for_each_record(dir, query, |r| {
         *counts.entry(phase_key(&r)).or_default() += 1
     });
     let per_point = |key: &PhaseKey| {
@@ -65,7 +64,7 @@ pub fn read_intervals(dir: &Path, query: &IntervalQuery<'_>) -> Vec<IntervalReco
     let mut last_starts: HashMap<usize, f64> = HashMap::new();
     // Where each merged point's histograms are: its tags, and its span in the log.
     let mut spans: HashMap<String, TagSpans> = HashMap::new();
-    for_each_record(&path, query, |r| {
+    for_each_record(dir, query, |r| {
         let key = phase_key(&r);
         let n = per_point(&key);
         if n <= 1 {
@@ -127,19 +126,34 @@ pub fn read_intervals(dir: &Path, query: &IntervalQuery<'_>) -> Vec<IntervalReco
     points
 }
 
-/// Calls `each` with every record of the intervals file that `query` accepts.
-fn for_each_record(path: &Path, query: &IntervalQuery<'_>, mut each: impl FnMut(IntervalRecord)) {
-    let Ok(file) = std::fs::File::open(path) else {
-        return;
+/// Calls `each` with every record of the run's intervals file that `query` accepts
+/// (its `max_points` aside), in order, line by line; stops at the first error `each`
+/// returns. A run without intervals yet has none.
+pub fn for_each_interval(
+    dir: &Path,
+    query: &IntervalQuery<'_>,
+    mut each: impl FnMut(IntervalRecord) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let file = match std::fs::File::open(dir.join(INTERVALS_FILE)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
     };
     for line in std::io::BufReader::new(file).lines() {
-        let Ok(line) = line else { return };
-        if let Ok(r) = serde_json::from_str::<IntervalRecord>(&line)
+        if let Ok(r) = serde_json::from_str::<IntervalRecord>(&line?)
             && query.accepts(&r)
         {
-            each(r);
+            each(r)?;
         }
     }
+    Ok(())
+}
+
+fn for_each_record(dir: &Path, query: &IntervalQuery<'_>, mut each: impl FnMut(IntervalRecord)) {
+    let _ = for_each_interval(dir, query, |r| {
+        each(r);
+        Ok(())
+    });
 }
 
 /// Adds the next interval of a phase to the point that stands for it and those before.

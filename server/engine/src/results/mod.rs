@@ -20,7 +20,7 @@ pub use hlog::{HLOG_FILE, HlogWriter, read_merged, tag as hlog_tag};
 pub use index::{
     BucketIndex, EventPosition, IndexPollingEvent, ReshardEvent, StallEvent, shards_cell,
 };
-pub use interval_points::{IntervalQuery, read_intervals};
+pub use interval_points::{IntervalQuery, for_each_interval, read_intervals};
 pub use listings::{
     ListingRecord, ListingsReport, MetadataScanRecord, ScalingLine, TransferRecord, read_listings,
 };
