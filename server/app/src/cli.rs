@@ -422,7 +422,9 @@ pub struct SimArgs {
     /// Inject a fault into this fraction of object requests (repeatable), e.g.
     /// `slow-down=0.01` or `reset=0.5%`. KIND: slow-down (503 SlowDown),
     /// internal-error (500), reset (connection closed unanswered), stall (answer held
-    /// for --stall-time, then the connection closed). Rates add up to at most 1.
+    /// for --stall-time, then the connection closed); these add up to at most 1.
+    /// key-error: a fraction of the keys of each multi-object delete that fail alone
+    /// (InternalError in its answer; the object stays).
     #[arg(long = "fault", value_name = "KIND=RATE", value_parser = parse_fault, help_heading = "Injection (object operations only)")]
     pub faults: Vec<(SimFault, f64)>,
 
@@ -475,6 +477,7 @@ pub enum SimFault {
     InternalError,
     Reset,
     Stall,
+    KeyError,
 }
 
 fn parse_duration(s: &str) -> Result<std::time::Duration, String> {

@@ -31,6 +31,18 @@ async fn start_with(config: keystorm_sim::SimConfig) -> keystorm_sim::SimHandle 
         .expect("sim starts")
 }
 
+/// A target whose deletes (only) get `faults`.
+async fn start_failing_deletes(faults: keystorm_sim::FaultConfig) -> keystorm_sim::SimHandle {
+    start_with(keystorm_sim::SimConfig {
+        faults: keystorm_sim::FaultConfig {
+            ops: vec![keystorm_sim::ObjectOp::Delete],
+            ..faults
+        },
+        ..Default::default()
+    })
+    .await
+}
+
 fn fill(buckets: &str, objects: u64, cleanup: &str) -> String {
     format!(
         "buckets:\n  names: [{buckets}]\nkeyspace:\n  seed: 5\n  prefix: c/\nobjects:\n  size: 6B\nbefore:\n  - name: fill\n    op: put\n    concurrency: 16\n    until_objects: {objects}\n{cleanup}"
@@ -161,12 +173,8 @@ async fn without_cleanup_nothing_is_deleted() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deletes_that_fail_are_counted_said_and_leave_the_objects() {
     // Every delete fails with a 500; writes go through.
-    let sim = start_with(keystorm_sim::SimConfig {
-        faults: keystorm_sim::FaultConfig {
-            internal_error: 1.0,
-            ops: vec![keystorm_sim::ObjectOp::Delete],
-            ..Default::default()
-        },
+    let sim = start_failing_deletes(keystorm_sim::FaultConfig {
+        internal_error: 1.0,
         ..Default::default()
     })
     .await;
@@ -200,6 +208,89 @@ async fn deletes_that_fail_are_counted_said_and_leave_the_objects() {
         warning.starts_with("cleanup: 300 objects could not be deleted (the first: ")
             && warning.contains("500")
             && warning.contains("bucket failing: "),
+        "{warning}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_that_fail_alone_are_sent_again() {
+    // Three keys in ten fail by themselves in every DeleteObjects answer.
+    let sim = start_failing_deletes(keystorm_sim::FaultConfig {
+        key_error: 0.3,
+        seed: 4,
+        ..Default::default()
+    })
+    .await;
+    let text = common::workload(
+        &sim.endpoint(),
+        &fill("flaky", 600, "cleanup: { objects: true }\n"),
+    );
+    let (events, warnings) = run_warned(&text).await;
+
+    let last = events.last().expect("a cleanup event");
+    let drawn = sim.fault_counts().key_error;
+    // One batch, then the keys that failed, twice more.
+    assert_eq!(sim.requests(Op::DeleteObjects), 3);
+    assert_eq!(last.requests, 3);
+    assert_eq!(last.deleted + last.failed, 600);
+    assert_eq!(sim.object_count("flaky"), Some(last.failed));
+    // Most keys that failed once went on the next try: ~180, ~54, ~16 failures.
+    assert!(drawn > 150, "{drawn} key failures drawn");
+    assert!(last.failed * 5 < drawn, "{} left of {drawn}", last.failed);
+    match warnings.as_slice() {
+        [] => assert_eq!(last.failed, 0),
+        [w] => assert!(
+            w.contains(&format!("{} objects could not be deleted", last.failed))
+                && w.contains("InternalError"),
+            "{w}"
+        ),
+        more => panic!("{more:?}"),
+    }
+}
+
+/// Stops the run, as Ctrl-C does, at the first cleanup event.
+struct StopAtCleanup {
+    cancel: tokio_util::sync::CancellationToken,
+    seen: Cleanups,
+}
+
+impl Observer for StopAtCleanup {
+    fn event(&self, id: u64, event: &RunEvent) {
+        if matches!(event, RunEvent::Cleanup(_)) {
+            self.cancel.cancel();
+        }
+        self.seen.event(id, event);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stopping_during_cleanup_keeps_what_is_left_and_the_buckets() {
+    let sim = start(false).await;
+    let text = common::workload(
+        &sim.endpoint(),
+        &fill("kept", 3000, "cleanup: { objects: true, buckets: true }\n"),
+    );
+    let results = tempfile::tempdir().unwrap();
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let observer = Arc::new(StopAtCleanup {
+        cancel: cancel.clone(),
+        seen: Cleanups::default(),
+    });
+    let outcome = common::run_with(&text, results.path(), observer.clone(), cancel, None).await;
+    // The phases had completed; cleanup was cut short.
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let (events, warnings) = observer.seen.0.lock().unwrap().clone();
+    let last = events.last().unwrap();
+    assert!(last.done);
+    assert_eq!((last.deleted, last.buckets_deleted), (0, 0));
+    assert_eq!(sim.object_count("kept"), Some(3000));
+    assert_eq!(sim.requests(Op::DeleteObjects), 0);
+    assert_eq!(sim.requests(Op::DeleteBucket), 0, "no bucket delete tried");
+    let [warning] = warnings.as_slice() else {
+        panic!("one warning: {warnings:?}")
+    };
+    assert!(
+        warning.starts_with("cleanup: stopped before cleanup ended: 0 of 3000 objects deleted"),
         "{warning}"
     );
 }

@@ -642,7 +642,7 @@ fn rgw_index_settings_become_the_plan() {
 
 #[test]
 fn embedded_imitations_become_the_target_config() {
-    let text = "name: r\ntarget:\n  endpoint: embedded\n  embedded:\n    index: { shards: 7, dynamic: true, max_objs_per_shard: 50, retry_step: 1s, list_time_per_shard: 100us }\n    latency: { put: 2ms, list: 1ms..3ms, get: exp:1ms, head: \"lognormal:1ms,10ms\" }\n    faults: { slow_down: 0.1, reset: 0.05, stall: 0.01, stall_time: 2s, seed: 9, ops: [put, delete] }\nbuckets: { name: bkt }\nbefore:\n  - { op: put, operations: 10 }\n";
+    let text = "name: r\ntarget:\n  endpoint: embedded\n  embedded:\n    index: { shards: 7, dynamic: true, max_objs_per_shard: 50, retry_step: 1s, list_time_per_shard: 100us }\n    latency: { put: 2ms, list: 1ms..3ms, get: exp:1ms, head: \"lognormal:1ms,10ms\" }\n    faults: { slow_down: 0.1, reset: 0.05, stall: 0.01, key_error: 0.9, stall_time: 2s, seed: 9, ops: [put, delete] }\nbuckets: { name: bkt }\nbefore:\n  - { op: put, operations: 10 }\n";
     let (plan, _) = parse_workload(text, "w.yaml").unwrap();
     let c = plan.target.embedded.sim_config();
     assert_eq!(c.index.default_shards, 7);
@@ -671,6 +671,7 @@ fn embedded_imitations_become_the_target_config() {
         (c.faults.slow_down, c.faults.internal_error, c.faults.reset),
         (0.1, 0.0, 0.05)
     );
+    assert_eq!(c.faults.key_error, 0.9);
     assert_eq!(c.faults.stall_time, Duration::from_secs(2));
     assert_eq!(c.faults.seed, 9);
     assert_eq!(

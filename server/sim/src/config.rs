@@ -109,6 +109,10 @@ pub struct FaultConfig {
     /// then the connection is closed.
     pub stall: f64,
     pub stall_time: Duration,
+    /// Keys of a DeleteObjects that fail on their own: reported as an `<Error>` with
+    /// InternalError in the otherwise successful answer, and left in place (drawn per
+    /// key, for requests that got no fault of their own).
+    pub key_error: f64,
     /// Seed of the fault draws (0: from the clock).
     pub seed: u64,
     /// The operations that get faults; all of them when empty.
@@ -133,4 +137,6 @@ pub struct FaultCounts {
     pub internal_error: u64,
     pub reset: u64,
     pub stall: u64,
+    /// Keys of multi-object deletes that failed alone.
+    pub key_error: u64,
 }

@@ -632,14 +632,23 @@ async fn delete_objects(ctx: &Ctx<'_>, body: Incoming) -> Resp {
         Err(m) => return ctx.error(S3Error::MalformedXml, Some(&m)),
     };
     index_writable(ctx, &bucket).await;
-    bucket.delete(keys.iter().map(|k| k.as_bytes()));
+    // Keys that fail on their own stay, and are reported even in quiet mode.
+    let (failed, deleted): (Vec<String>, Vec<String>) = keys
+        .into_iter()
+        .partition(|_| ctx.state.injector.key_fails());
+    bucket.delete(deleted.iter().map(|k| k.as_bytes()));
     let mut out = format!("{HEADER}<DeleteResult xmlns=\"{NS}\">");
     if !quiet {
-        for k in &keys {
+        for k in &deleted {
             out.push_str("<Deleted>");
             element(&mut out, "Key", k);
             out.push_str("</Deleted>");
         }
+    }
+    for k in &failed {
+        out.push_str("<Error>");
+        element(&mut out, "Key", k);
+        out.push_str("<Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>");
     }
     out.push_str("</DeleteResult>");
     ctx.xml(StatusCode::OK, out)

@@ -1,7 +1,8 @@
 //! Latency and fault injection on object operations: a delay drawn per request from
 //! the operation's distribution, and at most one fault per request (503 SlowDown, 500,
-//! a reset connection, a stalled answer), counted exactly so tests can compare what a
-//! client saw with what was injected.
+//! a reset connection, a stalled answer) — or, in a multi-object delete, failures of
+//! single keys — counted exactly so tests can compare what a client saw with what was
+//! injected.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,7 +29,7 @@ pub struct Injector {
     /// One generator for every draw, so a seed gives the same faults to the same
     /// sequence of requests.
     rng: Mutex<fastrand::Rng>,
-    counts: [AtomicU64; 4],
+    counts: [AtomicU64; 5],
 }
 
 /// The number `kind` gives an operation group.
@@ -64,8 +65,12 @@ impl Injector {
                 .map(|d| d.as_nanos() as u64)
                 .unwrap_or(1)
         };
-        let any_fault =
-            faults.slow_down + faults.internal_error + faults.reset + faults.stall > 0.0;
+        let any_fault = faults.slow_down
+            + faults.internal_error
+            + faults.reset
+            + faults.stall
+            + faults.key_error
+            > 0.0;
         let mut fault_ops = [faults.ops.is_empty(); 5];
         for &op in &faults.ops {
             fault_ops[group(op)] = true;
@@ -125,6 +130,19 @@ impl Injector {
         Some(fault)
     }
 
+    /// Whether one key of a multi-object delete fails by itself, counted.
+    pub fn key_fails(&self) -> bool {
+        let f = &self.faults;
+        if !self.any_fault || f.key_error <= 0.0 || !self.fault_ops[group(ObjectOp::Delete)] {
+            return false;
+        }
+        let fails = self.rng().f64() < f.key_error;
+        if fails {
+            self.counts[4].fetch_add(1, Ordering::Relaxed);
+        }
+        fails
+    }
+
     pub fn stall_time(&self) -> Duration {
         self.faults.stall_time
     }
@@ -136,6 +154,7 @@ impl Injector {
             internal_error: c(1),
             reset: c(2),
             stall: c(3),
+            key_error: c(4),
         }
     }
 }

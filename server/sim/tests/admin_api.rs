@@ -230,7 +230,7 @@ async fn the_fault_counts_are_served_as_json() {
     assert_eq!(counts.status, 200);
     assert_eq!(
         counts.json,
-        serde_json::json!({ "slow_down": 3, "internal_error": 0, "reset": 0, "stall": 0 })
+        serde_json::json!({ "slow_down": 3, "internal_error": 0, "reset": 0, "stall": 0, "key_error": 0 })
     );
     assert_eq!(sim.fault_counts().slow_down, 3);
     sim.shutdown().await;

@@ -433,6 +433,7 @@ async fn a_raw_hyper_client_sees_exactly_the_injected_faults() {
         internal_error: after.internal_error - before.internal_error,
         reset: after.reset - before.reset,
         stall: after.stall - before.stall,
+        key_error: after.key_error - before.key_error,
     };
     assert_eq!(seen.faults, injected, "client saw {seen:?}");
     assert!(injected.reset > 0 && injected.stall > 0, "{injected:?}");
@@ -581,4 +582,78 @@ async fn a_stalled_get_sends_its_headers_and_part_of_the_body_then_closes() {
     );
     assert_eq!(sim.fault_counts().stall, 2);
     sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_of_a_multi_object_delete_fail_alone_and_stay() {
+    use aws_sdk_s3::types::{Delete, ObjectIdentifier};
+    let delete_all = async |c: &Client, keys: &[String]| {
+        let objects = keys
+            .iter()
+            .map(|k| ObjectIdentifier::builder().key(k).build().unwrap())
+            .collect();
+        c.delete_objects()
+            .bucket("multi")
+            .delete(
+                Delete::builder()
+                    .set_objects(Some(objects))
+                    .build()
+                    .unwrap(),
+            )
+            .send()
+            .await
+            .unwrap()
+    };
+    let sim = start(SimConfig {
+        faults: FaultConfig {
+            key_error: 0.3,
+            seed: 9,
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .await;
+    let c = client(&sim);
+    c.create_bucket().bucket("multi").send().await.unwrap();
+    let keys: Vec<String> = (0..200).map(|i| format!("k{i:03}")).collect();
+    for k in &keys {
+        put(&c, "multi", k).await;
+    }
+    let out = delete_all(&c, &keys).await;
+    let failed: Vec<&str> = out.errors().iter().filter_map(|e| e.key()).collect();
+    assert!(
+        out.errors()
+            .iter()
+            .all(|e| e.code() == Some("InternalError"))
+    );
+    assert!(
+        (30..=90).contains(&failed.len()),
+        "{} keys failed",
+        failed.len()
+    );
+    assert_eq!(failed.len() as u64, sim.fault_counts().key_error);
+    assert_eq!(out.deleted().len() + failed.len(), keys.len());
+    // Exactly the failed keys are left.
+    let left = c.list_objects_v2().bucket("multi").send().await.unwrap();
+    let left: Vec<&str> = left.contents().iter().filter_map(|o| o.key()).collect();
+    assert_eq!(left, failed);
+
+    // Faults limited to other operations leave multi-object deletes whole.
+    let sim = start(SimConfig {
+        faults: FaultConfig {
+            key_error: 1.0,
+            ops: vec![keystorm_sim::ObjectOp::Get],
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .await;
+    let c = client(&sim);
+    c.create_bucket().bucket("multi").send().await.unwrap();
+    for k in &keys[..10] {
+        put(&c, "multi", k).await;
+    }
+    let out = delete_all(&c, &keys[..10]).await;
+    assert!(out.errors().is_empty());
+    assert_eq!(sim.object_count("multi"), Some(0));
 }

@@ -51,6 +51,7 @@ fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
             SimFault::InternalError => &mut faults.internal_error,
             SimFault::Reset => &mut faults.reset,
             SimFault::Stall => &mut faults.stall,
+            SimFault::KeyError => &mut faults.key_error,
         };
         *slot = *rate;
     }
@@ -147,6 +148,8 @@ mod tests {
             "reset=0.5%",
             "--fault",
             "stall=0.002",
+            "--fault",
+            "key-error=90%",
             "--stall-time",
             "3s",
             "--fault-seed",
@@ -185,6 +188,7 @@ mod tests {
         assert_eq!(c.faults.reset, 0.005);
         assert_eq!(c.faults.stall, 0.002);
         assert_eq!(c.faults.internal_error, 0.0);
+        assert_eq!(c.faults.key_error, 0.9);
         assert_eq!(c.faults.stall_time, ms(3000));
         assert_eq!(c.faults.seed, 9);
         assert_eq!(

@@ -2,8 +2,11 @@
 //! wrote) and buckets this run created — never anything else.
 //!
 //! Objects go in DeleteObjects batches of up to 1000 keys (a billion-object fill would
-//! take a billion single DELETEs), with progress reported every second; a target
-//! without multi-object delete (501/405) gets single DELETEs instead.
+//! take a billion single DELETEs), with progress reported every second; keys a
+//! DeleteObjects answer reports as failed for a passing reason (InternalError,
+//! SlowDown) are sent again; a target without multi-object delete (501/405) gets single
+//! DELETEs instead. Stopping the run (Ctrl-C) ends cleanup after the requests in
+//! flight and keeps the buckets.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -22,8 +25,17 @@ const BATCH: usize = 1000;
 const HELD_PER_WORKER: usize = 4 * BATCH;
 /// Delete requests in flight.
 const WORKERS: usize = 16;
-/// Attempts per request on errors that may pass (503, 5xx, timeouts, resets).
+/// Attempts per request on errors that may pass (503, 5xx, timeouts, resets), and per
+/// key that a DeleteObjects answer reports as failed for such a reason.
 const ATTEMPTS: u32 = 3;
+
+/// Per-key error codes of a DeleteObjects answer worth sending the key again for.
+fn passing(code: &str) -> bool {
+    matches!(
+        code,
+        "InternalError" | "SlowDown" | "ServiceUnavailable" | "RequestTimeout" | "OperationAborted"
+    )
+}
 
 #[derive(Default)]
 struct Counters {
@@ -107,7 +119,14 @@ pub(crate) async fn run(
         }
     }
     let mut buckets_deleted = 0;
-    if cleanup.buckets {
+    let stopped = ctx.cancel.is_cancelled();
+    if stopped {
+        let done = counters.event(objects, started);
+        problems.push(format!(
+            "stopped before cleanup ended: {} of {objects} objects deleted; the buckets are kept",
+            done.deleted
+        ));
+    } else if cleanup.buckets {
         for name in &manifest.created_buckets {
             match ctx.client.delete_bucket(name).await {
                 Ok(()) => buckets_deleted += 1,
@@ -187,34 +206,68 @@ impl Deleter {
         }
     }
 
-    /// Deletes `keys` of `bucket`: one DeleteObjects, or one DELETE each once the
-    /// target turned out not to have it.
+    /// Deletes `keys` of `bucket`: DeleteObjects (keys it reports as failed for a
+    /// passing reason go again), or one DELETE each once the target turned out not to
+    /// have it.
     async fn delete(&self, bucket: &str, keys: &[String]) {
         let c = &self.counters;
         if !c.single.load(Ordering::Relaxed) {
-            match retried(c, || self.client.delete_objects(bucket, keys)).await {
-                Ok(out) => {
-                    c.deleted.fetch_add(out.deleted, Ordering::Relaxed);
-                    if let Some((key, code)) = out.errors.first() {
-                        c.fail(out.errors.len() as u64, || format!("{key:?}: {code}"));
-                    }
-                    return;
-                }
+            match self.delete_many(bucket, keys).await {
                 Err(e) if unsupported(&e) => c.single.store(true, Ordering::Relaxed),
-                Err(e) => {
-                    c.fail(keys.len() as u64, || e.to_string());
-                    return;
-                }
+                Err(e) => return c.fail(keys.len() as u64, || e.to_string()),
+                Ok(()) => return,
             }
         }
         for key in keys {
-            match retried(c, || self.client.delete_object(bucket, key)).await {
+            match retried(c, &self.stop, || self.client.delete_object(bucket, key)).await {
                 Ok(()) => {
                     c.deleted.fetch_add(1, Ordering::Relaxed);
                 }
                 Err(e) => c.fail(1, || format!("{key:?}: {e}")),
             }
         }
+    }
+
+    /// DeleteObjects of `keys`, then of the keys that failed for a passing reason, up to
+    /// [`ATTEMPTS`] rounds; what still failed is counted. An error of a whole request is
+    /// returned as it is (nothing of it was counted).
+    async fn delete_many(&self, bucket: &str, keys: &[String]) -> Result<(), OpError> {
+        let c = &self.counters;
+        let mut again: Vec<String> = Vec::new();
+        for round in 1..=ATTEMPTS {
+            let batch = if round == 1 { keys } else { again.as_slice() };
+            let out =
+                match retried(c, &self.stop, || self.client.delete_objects(bucket, batch)).await {
+                    Ok(out) => out,
+                    // Keys already deleted in earlier rounds are counted; these are not.
+                    Err(e) if round > 1 => {
+                        c.fail(batch.len() as u64, || e.to_string());
+                        return Ok(());
+                    }
+                    Err(e) => return Err(e),
+                };
+            c.deleted.fetch_add(out.deleted, Ordering::Relaxed);
+            let last = round == ATTEMPTS || self.stop.is_cancelled();
+            let mut retry = Vec::new();
+            for (key, code) in out.errors {
+                if passing(&code) && !last {
+                    retry.push(key);
+                } else {
+                    c.fail(1, || format!("{key:?}: {code}"));
+                }
+            }
+            if retry.is_empty() {
+                return Ok(());
+            }
+            again = retry;
+            if !pause(&self.stop, round).await {
+                c.fail(again.len() as u64, || {
+                    format!("{:?}: stopped before it could be sent again", again[0])
+                });
+                return Ok(());
+            }
+        }
+        Ok(())
     }
 }
 
@@ -223,8 +276,13 @@ fn unsupported(e: &OpError) -> bool {
     matches!(e.class, ErrorClass::Http(501 | 405))
 }
 
-/// `send` until it succeeds, fails for good (a 4xx or 501), or ran out of attempts.
-async fn retried<T, F, Fut>(counters: &Counters, mut send: F) -> Result<T, OpError>
+/// `send` until it succeeds, fails for good (a 4xx or 501), ran out of attempts, or
+/// the run was stopped during a back-off.
+async fn retried<T, F, Fut>(
+    counters: &Counters,
+    stop: &CancellationToken,
+    mut send: F,
+) -> Result<T, OpError>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, OpError>>,
@@ -237,11 +295,19 @@ where
             Ok(v) => return Ok(v),
             Err(e) => {
                 let lasting = matches!(e.class, ErrorClass::Http(s) if s < 500 || s == 501);
-                if lasting || attempt >= ATTEMPTS {
+                if lasting || attempt >= ATTEMPTS || !pause(stop, attempt).await {
                     return Err(e);
                 }
-                tokio::time::sleep(Duration::from_millis(200 << attempt)).await;
             }
         }
+    }
+}
+
+/// The back-off after attempt `n` (0.4 s, 0.8 s, …); false when the run was stopped
+/// meanwhile.
+async fn pause(stop: &CancellationToken, n: u32) -> bool {
+    tokio::select! {
+        _ = tokio::time::sleep(Duration::from_millis(200 << n)) => true,
+        _ = stop.cancelled() => false,
     }
 }

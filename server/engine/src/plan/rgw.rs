@@ -146,6 +146,7 @@ impl EmbeddedPlan {
                 internal_error: self.faults.internal_error,
                 reset: self.faults.reset,
                 stall: self.faults.stall,
+                key_error: self.faults.key_error,
                 stall_time: self.faults.stall_time,
                 seed: self.faults.seed,
                 ops: self.faults.ops.iter().map(|&op| object_op(op)).collect(),
@@ -211,6 +212,8 @@ pub struct FaultsPlan {
     pub internal_error: f64,
     pub reset: f64,
     pub stall: f64,
+    /// Keys of a multi-object delete that fail alone (drawn per key).
+    pub key_error: f64,
     #[serde(with = "humantime_serde_dur")]
     pub stall_time: Duration,
     pub seed: u64,

@@ -111,6 +111,7 @@ pub struct RawFaults {
     pub internal_error: Option<S<f64>>,
     pub reset: Option<S<f64>>,
     pub stall: Option<S<f64>>,
+    pub key_error: Option<S<f64>>,
     pub stall_time: Option<S<RawDuration>>,
     pub seed: Option<S<i64>>,
     /// Only these operations get faults.

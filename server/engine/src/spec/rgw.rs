@@ -202,6 +202,7 @@ fn faults(raw: &Spanned<RawFaults>) -> R<FaultsPlan> {
         internal_error: rate(&f.internal_error, "internal_error")?,
         reset: rate(&f.reset, "reset")?,
         stall: rate(&f.stall, "stall")?,
+        key_error: rate(&f.key_error, "key_error")?,
         stall_time: match &f.stall_time {
             Some(d) => duration(d, "faults.stall_time")?,
             None => Duration::from_secs(5),
