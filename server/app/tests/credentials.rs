@@ -2,6 +2,8 @@
 //! AWS shared files, or environment variables; a missing source is a setup error that
 //! names what to set. The target verifies SigV4 signatures, so wrong keys would fail.
 
+mod cli_support;
+
 use std::path::Path;
 
 use assert_cmd::Command;
@@ -10,23 +12,8 @@ use predicates::prelude::*;
 const ACCESS: &str = "AKIDPROFILE";
 const SECRET: &str = "profile-secret-key";
 
-/// A signature-verifying target on loopback, alive as long as the runtime is.
 fn target() -> (tokio::runtime::Runtime, keystorm_sim::SimHandle) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let handle = rt
-        .block_on(keystorm_sim::start(
-            "127.0.0.1:0".parse().unwrap(),
-            keystorm_sim::SimConfig {
-                credentials: Some((ACCESS.into(), SECRET.into())),
-                ..Default::default()
-            },
-        ))
-        .unwrap();
-    (rt, handle)
+    cli_support::signing_target(ACCESS, SECRET)
 }
 
 fn workload(dir: &Path, endpoint: &str, credentials: &str) -> std::path::PathBuf {

@@ -4,7 +4,10 @@
 use std::io::BufRead;
 use std::process::Command;
 
-use keystorm_sim::{Object, SimConfig, SimHandle};
+mod cli_support;
+
+use cli_support::json_of;
+use keystorm_sim::{Object, SimHandle};
 
 const BIN: &str = env!("CARGO_BIN_EXE_keystorm");
 const KEYS: u64 = 2500;
@@ -12,22 +15,7 @@ const KEYS: u64 = 2500;
 /// A target with `KEYS` objects under `data/` (a tenth with metadata) and a few
 /// elsewhere; the runtime keeps it serving while the test runs the binary.
 fn target() -> (tokio::runtime::Runtime, SimHandle) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let sim = rt.block_on(async {
-        keystorm_sim::start(
-            "127.0.0.1:0".parse().unwrap(),
-            SimConfig {
-                credentials: Some(("list-key".into(), "list-secret".into())),
-                ..SimConfig::default()
-            },
-        )
-        .await
-        .unwrap()
-    });
+    let (rt, sim) = cli_support::signing_target("list-key", "list-secret");
     sim.store().create_bucket("cli-list");
     let bucket = sim.store().bucket("cli-list").unwrap();
     let object = |size: u64, meta: &[(&str, String)]| Object {
@@ -64,16 +52,6 @@ fn keystorm(args: &[&str]) -> Command {
         .env("AWS_SECRET_ACCESS_KEY", "list-secret")
         .env_remove("KEYSTORM_ENDPOINT");
     c
-}
-
-fn json_of(out: &std::process::Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
 }
 
 #[test]

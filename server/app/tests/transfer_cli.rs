@@ -6,27 +6,15 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use keystorm_sim::{SimConfig, SimHandle};
+mod cli_support;
+
+use cli_support::json_of;
+use keystorm_sim::SimHandle;
 
 const BIN: &str = env!("CARGO_BIN_EXE_keystorm");
 
 fn target() -> (tokio::runtime::Runtime, SimHandle) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let sim = rt.block_on(async {
-        keystorm_sim::start(
-            "127.0.0.1:0".parse().unwrap(),
-            SimConfig {
-                credentials: Some(("xfer-key".into(), "xfer-secret".into())),
-                ..SimConfig::default()
-            },
-        )
-        .await
-        .unwrap()
-    });
+    let (rt, sim) = cli_support::signing_target("xfer-key", "xfer-secret");
     sim.store().create_bucket("cli-xfer");
     (rt, sim)
 }
@@ -39,16 +27,6 @@ fn keystorm(args: &[&str]) -> std::process::Output {
         .env_remove("KEYSTORM_ENDPOINT")
         .output()
         .unwrap()
-}
-
-fn json(out: &std::process::Output) -> serde_json::Value {
-    assert!(
-        out.status.success(),
-        "exit {:?}: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn files(root: &Path) -> BTreeMap<String, Vec<u8>> {
@@ -99,7 +77,7 @@ fn a_folder_goes_up_and_comes_back_byte_identical() {
         "--json",
     ];
     up.extend(sizes);
-    let v = json(&keystorm(&up));
+    let v = json_of(&keystorm(&up));
     assert_eq!(
         (v["objects"].as_u64(), v["failed"].as_u64()),
         (Some(3), Some(0)),
@@ -121,7 +99,7 @@ fn a_folder_goes_up_and_comes_back_byte_identical() {
         "--json",
     ];
     down.extend(sizes);
-    let v = json(&keystorm(&down));
+    let v = json_of(&keystorm(&down));
     assert_eq!(
         (v["objects"].as_u64(), v["skipped"].as_u64()),
         (Some(3), Some(0)),
@@ -131,13 +109,13 @@ fn a_folder_goes_up_and_comes_back_byte_identical() {
     assert!(files(&dst_dir) == files(src.path()), "byte-identical");
 
     // Both directions resume: nothing left to move.
-    let v = json(&keystorm(&down));
+    let v = json_of(&keystorm(&down));
     assert_eq!(
         (v["objects"].as_u64(), v["skipped"].as_u64()),
         (Some(0), Some(3)),
         "{v}"
     );
-    let v = json(&keystorm(&up));
+    let v = json_of(&keystorm(&up));
     assert_eq!(
         (v["objects"].as_u64(), v["skipped"].as_u64()),
         (Some(0), Some(3)),
