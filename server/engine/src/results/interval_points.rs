@@ -121,7 +121,7 @@ pub fn read_intervals(dir: &Path, query: &IntervalQuery<'_>) -> Vec<IntervalReco
         }
     });
     for s in spans.values_mut() {
-        s.finish(&mut points);
+        s.finish_current(&mut points);
     }
     points
 }
@@ -257,15 +257,12 @@ impl TagSpans {
         }
     }
 
+    /// Puts the percentiles of the histogram read so far into its point.
     fn finish_current(&mut self, points: &mut [IntervalRecord]) {
         if let (Some(h), Some(span)) = (self.histogram.take(), self.spans.get(self.at))
             && let Some(s) = points[span.point].ops.get_mut(&self.op)
         {
             s.latency_us = Percentiles::of(&h);
         }
-    }
-
-    fn finish(&mut self, points: &mut [IntervalRecord]) {
-        self.finish_current(points);
     }
 }
