@@ -82,7 +82,16 @@ fn every_mode_counts_the_prefix_and_writes_each_key_once() {
         ])
         .output()
         .unwrap();
-        let v = json_of(&out);
+        let v = json_of(&out, "list-output.schema.json");
+        // The schema is strict enough to catch a wrong field.
+        let mut broken = v.clone();
+        broken["mode"]["depth"] = serde_json::json!(-1);
+        broken["keys"] = serde_json::json!("many");
+        assert_eq!(
+            cli_support::schema_violations("list-output.schema.json", &broken).len(),
+            2,
+            "{mode}"
+        );
         assert_eq!(v["keys"], KEYS, "{mode}");
         assert_eq!(v["bytes"], bytes, "{mode}");
         assert_eq!(v["complete"], true);
@@ -128,7 +137,7 @@ fn head_reads_every_objects_metadata() {
     ])
     .output()
     .unwrap();
-    let v = json_of(&out);
+    let v = json_of(&out, "list-output.schema.json");
     assert_eq!(v["head"]["heads"], KEYS);
     assert_eq!(v["head"]["errors"], 0);
     let owner = &v["head"]["metadata"]["names"]["owner"];

@@ -77,7 +77,10 @@ fn a_folder_goes_up_and_comes_back_byte_identical() {
         "--json",
     ];
     up.extend(sizes);
-    let v = json_of(&keystorm(&up));
+    let v = json_of(&keystorm(&up), "transfer-output.schema.json");
+    let mut broken = v.clone();
+    broken["direction"] = serde_json::json!("sideways");
+    assert!(!cli_support::schema_violations("transfer-output.schema.json", &broken).is_empty());
     assert_eq!(
         (v["objects"].as_u64(), v["failed"].as_u64()),
         (Some(3), Some(0)),
@@ -99,7 +102,7 @@ fn a_folder_goes_up_and_comes_back_byte_identical() {
         "--json",
     ];
     down.extend(sizes);
-    let v = json_of(&keystorm(&down));
+    let v = json_of(&keystorm(&down), "transfer-output.schema.json");
     assert_eq!(
         (v["objects"].as_u64(), v["skipped"].as_u64()),
         (Some(3), Some(0)),
@@ -109,13 +112,13 @@ fn a_folder_goes_up_and_comes_back_byte_identical() {
     assert!(files(&dst_dir) == files(src.path()), "byte-identical");
 
     // Both directions resume: nothing left to move.
-    let v = json_of(&keystorm(&down));
+    let v = json_of(&keystorm(&down), "transfer-output.schema.json");
     assert_eq!(
         (v["objects"].as_u64(), v["skipped"].as_u64()),
         (Some(0), Some(3)),
         "{v}"
     );
-    let v = json_of(&keystorm(&up));
+    let v = json_of(&keystorm(&up), "transfer-output.schema.json");
     assert_eq!(
         (v["objects"].as_u64(), v["skipped"].as_u64()),
         (Some(0), Some(3)),

@@ -1,6 +1,6 @@
 //! What the tests that run the `keystorm` binary against an embedded target share: a
 //! signature-verifying target kept serving by its own runtime, and the binary's JSON
-//! output read with its exit status checked.
+//! output read with its exit status checked and against its schema in `docs/schema`.
 
 #![allow(dead_code)]
 
@@ -25,13 +25,33 @@ pub fn signing_target(access_key: &str, secret_key: &str) -> (tokio::runtime::Ru
     (rt, sim)
 }
 
-/// The JSON a successful command printed on stdout.
-pub fn json_of(out: &std::process::Output) -> serde_json::Value {
+/// The JSON a successful command printed on stdout, valid against `docs/schema/NAME`.
+pub fn json_of(out: &std::process::Output, schema: &str) -> serde_json::Value {
     assert!(
         out.status.success(),
         "exit {:?}: {}",
         out.status.code(),
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("JSON on stdout")
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let errors = schema_violations(schema, &value);
+    assert!(
+        errors.is_empty(),
+        "{schema} violations: {errors:#?}\n{value:#}"
+    );
+    value
+}
+
+/// What `value` breaks of the schema `docs/schema/NAME`.
+pub fn schema_violations(schema: &str, value: &serde_json::Value) -> Vec<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs/schema")
+        .join(schema);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let schema: serde_json::Value = serde_json::from_str(&text).expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    validator
+        .iter_errors(value)
+        .map(|e| format!("{e} at {}", e.instance_path))
+        .collect()
 }
