@@ -126,7 +126,7 @@ export function RoundsCharts(props: { rows: SummaryRow[]; index?: IndexReport | 
   const { rows } = props;
   const [metric, setMetric] = useState("ops_per_sec");
   const keys = roundSeriesKeys(rows);
-  if (!keys.length) return <Empty title="This run has no rounds yet." />;
+  if (!keys.length) return <Empty title="Nothing to compare across rounds: no round phase has finished." />;
   const m = METRICS[metric];
   const shards = roundShardRows(rows);
   const marks = roundMarkSpecs(roundMarks(props.index, rows, props.runStartedAt));
