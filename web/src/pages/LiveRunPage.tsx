@@ -155,7 +155,12 @@ export function LiveRunPage() {
             <div style={{ width: `${Math.round((fraction ?? 0) * 100)}%` }} />
           </div>
           <div className="muted">
-            {fraction != null ? `${Math.round(fraction * 100)} %` : "end not known in advance"} · {fmtDuration(state.progress?.elapsed_s)}
+            {state.progress == null
+              ? "measuring the first second…"
+              : fraction != null
+                ? `${Math.round(fraction * 100)} %`
+                : "end not known in advance"}{" "}
+            · {fmtDuration(state.progress?.elapsed_s)}
           </div>
         </div>
         <div className="card">
