@@ -138,10 +138,18 @@ impl Skip {
     /// The counts that leave the last `keep` events of each kind: the log is read once
     /// to count them (line by line).
     async fn older_than_last(dir: &Path, keep: u64) -> Skip {
+        /// Just the name of a logged event: the rest of the line is skipped, not built.
+        #[derive(Deserialize)]
+        struct Named<'a> {
+            #[serde(borrow)]
+            event: &'a str,
+        }
         let mut counts = Skip::default();
         if let Some(mut log) = EventLog::open(dir).await {
-            while let Some(e) = log.next().await {
-                if let Some(n) = counts.counter(&e.name) {
+            while let Some(line) = log.next_line().await {
+                if let Ok(named) = serde_json::from_str::<Named<'_>>(&line)
+                    && let Some(n) = counts.counter(named.event)
+                {
                     *n += 1;
                 }
             }
@@ -185,12 +193,16 @@ impl EventLog {
 
     /// The next well-formed event (a torn last line is skipped).
     async fn next(&mut self) -> Option<LiveEvent> {
-        while let Ok(Some(line)) = self.0.next_line().await {
+        while let Some(line) = self.next_line().await {
             if let Some(e) = LiveEvent::from_log_line(&line) {
                 return Some(e);
             }
         }
         None
+    }
+
+    async fn next_line(&mut self) -> Option<String> {
+        self.0.next_line().await.ok().flatten()
     }
 }
 
