@@ -119,12 +119,10 @@ pub(crate) async fn run(
         }
     }
     let mut buckets_deleted = 0;
-    let stopped = ctx.cancel.is_cancelled();
-    if stopped {
-        let done = counters.event(objects, started);
+    if ctx.cancel.is_cancelled() {
         problems.push(format!(
             "stopped before cleanup ended: {} of {objects} objects deleted; the buckets are kept",
-            done.deleted
+            counters.deleted.load(Ordering::Relaxed)
         ));
     } else if cleanup.buckets {
         for name in &manifest.created_buckets {

@@ -329,13 +329,19 @@ fn next_lt(xml: &[u8], from: usize) -> Option<usize> {
 
 /// The content of the `<Contents>` element starting at or after `xml[pos..]` (after
 /// whitespace), if that is what comes next.
-fn next_contents(xml: &[u8], mut pos: usize) -> Option<usize> {
-    while xml.get(pos).is_some_and(u8::is_ascii_whitespace) {
-        pos += 1;
-    }
+fn next_contents(xml: &[u8], pos: usize) -> Option<usize> {
+    let pos = skip_space(xml, pos);
     xml[pos..]
         .starts_with(b"<Contents>")
         .then_some(pos + b"<Contents>".len())
+}
+
+/// The first index at or after `pos` that is not XML whitespace.
+fn skip_space(xml: &[u8], mut pos: usize) -> usize {
+    while xml.get(pos).is_some_and(u8::is_ascii_whitespace) {
+        pos += 1;
+    }
+    pos
 }
 
 /// Reads a `<Contents>` element written the way S3 servers write it — child elements
@@ -351,9 +357,7 @@ fn plain_contents(
 ) -> Result<Option<(ListEntry, usize)>, String> {
     let mut entry = empty_entry();
     loop {
-        while xml.get(pos).is_some_and(u8::is_ascii_whitespace) {
-            pos += 1;
-        }
+        pos = skip_space(xml, pos);
         if xml.get(pos) != Some(&b'<') {
             return Ok(None);
         }
