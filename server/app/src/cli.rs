@@ -212,6 +212,16 @@ pub struct ListArgs {
     #[arg(long, value_name = "FILE")]
     pub keys: Option<PathBuf>,
 
+    /// Save the listing's progress to this file every --checkpoint-every seconds and
+    /// when stopped or failed; if the file exists, resume from it (the key file is cut
+    /// back to what the checkpoint accounts for). Removed once the listing completes.
+    #[arg(long, value_name = "FILE", conflicts_with = "head")]
+    pub checkpoint: Option<PathBuf>,
+
+    /// Seconds between checkpoints.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..), requires = "checkpoint")]
+    pub checkpoint_every: u64,
+
     /// HEAD every listed object to read its user metadata (x-amz-meta-*), which LIST
     /// does not return; the listers feed a bounded queue of keys to the HEAD workers.
     #[arg(long)]

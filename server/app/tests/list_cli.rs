@@ -212,3 +212,109 @@ fn bad_input_is_a_clear_error() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("AWS_ACCESS_KEY_ID"), "{err}");
 }
+
+#[test]
+fn a_checkpoint_resumes_the_listing_and_goes_when_it_completes() {
+    let (_rt, sim) = target();
+    let endpoint = sim.endpoint();
+    let dir = tempfile::tempdir().unwrap();
+    let mut keys: Vec<(String, u64)> = (0..KEYS)
+        .map(|i| (format!("data/{:02}/{i:06}.bin", i % 25), i % 100))
+        .collect();
+    keys.sort();
+    // As a listing stopped after 1000 keys leaves things: their lines in the key file
+    // (and a line cut short after the checkpoint), the rest of the range to do.
+    let keys_file = dir.path().join("keys.jsonl");
+    let mut written = String::new();
+    for (key, _) in &keys[..1000] {
+        written.push_str(&format!("{{\"key\":\"{key}\"}}\n"));
+    }
+    std::fs::write(&keys_file, format!("{written}{{\"key\":\"data/cut")).unwrap();
+    let checkpoint = dir.path().join("list.checkpoint");
+    let saved = serde_json::json!({
+        "version": 1, "bucket": "cli-list", "prefix": "data/", "mode": { "mode": "serial" },
+        "page_size": 200, "report_depth": null, "keys_file": true,
+        "keys_file_bytes": written.len(), "keys": 1000,
+        "bytes": keys[..1000].iter().map(|(_, s)| s).sum::<u64>(),
+        "requests": 5, "errors": 0, "ranges": 0, "cuts": 0, "seconds": 2.0,
+        "started_unix_s": 1_790_000_000u64,
+        "todo": [{ "prefix": "data/", "after": keys[999].0, "end": "open",
+                   "exclude": null, "probe_first": false }],
+        "cells": null, "report": null
+    });
+    std::fs::write(&checkpoint, saved.to_string()).unwrap();
+    let args = |prefix: &'static str| {
+        vec![
+            "list".to_string(),
+            "cli-list".into(),
+            "--endpoint".into(),
+            endpoint.clone(),
+            "--prefix".into(),
+            prefix.into(),
+            "--mode".into(),
+            "serial".into(),
+            "--page-size".into(),
+            "200".into(),
+            "--keys".into(),
+            keys_file.display().to_string(),
+            "--checkpoint".into(),
+            checkpoint.display().to_string(),
+        ]
+    };
+    let run = |args: Vec<String>| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        keystorm(&args).output().unwrap()
+    };
+
+    // Another listing's checkpoint is refused, naming the difference.
+    let out = run(args("logs/"));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("is of another listing: it lists prefix \"data/\""),
+        "{err}"
+    );
+    let mut without_keys = args("data/");
+    without_keys.drain(10..12);
+    let out = run(without_keys);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("it writes a key file"), "{err}");
+
+    let mut resume = args("data/");
+    resume.push("--json".into());
+    let out = run(resume);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(err.contains("resuming: 1000 keys were listed"), "{err}");
+    let v = json_of(&out, "list-output.schema.json");
+    assert_eq!(v["keys"], KEYS);
+    assert_eq!(v["bytes"], (0..KEYS).map(|i| i % 100).sum::<u64>());
+    assert_eq!(v["complete"], true);
+    assert!(v["seconds"].as_f64().unwrap() > 2.0, "time before counts");
+    let mut listed: Vec<String> = std::io::BufReader::new(std::fs::File::open(&keys_file).unwrap())
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(&l.unwrap()).unwrap();
+            v["key"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(listed.len() as u64, KEYS, "each key once");
+    listed.sort();
+    assert!(listed.iter().eq(keys.iter().map(|(k, _)| k)));
+    assert!(
+        !checkpoint.exists(),
+        "a completed listing leaves no checkpoint"
+    );
+
+    // A checkpoint that is not one is a clear error.
+    std::fs::write(&checkpoint, "{ not json").unwrap();
+    let out = run(args("data/"));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("is not a listing checkpoint"), "{err}");
+    // Checkpoints do not go with the HEAD scan (its lines come from the HEAD workers).
+    let mut with_head = args("data/");
+    with_head.push("--head".into());
+    let out = run(with_head);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -20,7 +20,7 @@ const BUCKET: &str = "listing";
 /// Puts `keys` straight into the target's store (sizes only: the test is about listing).
 fn seed(sim: &SimHandle, keys: impl IntoIterator<Item = (String, u64)>) {
     sim.store().create_bucket(BUCKET);
-    seed_into(sim, BUCKET, keys);
+    common::put_sized(sim, BUCKET, keys);
 }
 
 /// The keys and bytes the target holds under `prefix`.
@@ -37,16 +37,6 @@ fn truth(sim: &SimHandle, prefix: &str) -> (BTreeSet<String>, u64) {
         }
     }
     (keys, bytes)
-}
-
-fn modes() -> Vec<ListMode> {
-    vec![
-        ListMode::Serial,
-        ListMode::base62_prefix(1),
-        ListMode::base62_prefix(2),
-        ListMode::adaptive_from_folders(),
-        ListMode::Adaptive { delimiter: None },
-    ]
 }
 
 fn job(prefix: &str, mode: ListMode) -> ListJob {
@@ -66,7 +56,7 @@ async fn every_mode_lists_exactly(sim: &SimHandle, client: &S3Client, prefix: &s
     let (keys, bytes) = truth(sim, prefix);
     assert!(!keys.is_empty());
     let dir = tempfile::tempdir().unwrap();
-    for mode in modes() {
+    for mode in common::list_modes() {
         let path = dir.path().join("keys.jsonl");
         let sink: KeySink = Arc::new(Mutex::new(std::io::BufWriter::new(
             std::fs::File::create(&path).unwrap(),
@@ -78,6 +68,7 @@ async fn every_mode_lists_exactly(sim: &SimHandle, client: &S3Client, prefix: &s
             ListOutputs {
                 keys_file: Some(sink),
                 entries: None,
+                checkpoint: None,
             },
             CancellationToken::new(),
         )
@@ -318,7 +309,7 @@ async fn list_phases_list_every_bucket_in_their_mode() {
     );
     // Keys of other runs in the same buckets stay out of the listing.
     sim.store().create_bucket("lst-a");
-    seed_into(&sim, "lst-a", (0..50).map(|i| (format!("other/{i}"), 1)));
+    common::put_sized(&sim, "lst-a", (0..50).map(|i| (format!("other/{i}"), 1)));
     let dir = tempfile::tempdir().unwrap();
     let listings = Arc::new(Listings::default());
     let outcome = common::run_observed(&text, dir.path(), listings.clone()).await;
@@ -341,23 +332,5 @@ async fn list_phases_list_every_bucket_in_their_mode() {
             .map(|r| r.stats.keys)
             .sum();
         assert_eq!(keys, 3000, "{phase}");
-    }
-}
-
-fn seed_into(sim: &SimHandle, bucket: &str, keys: impl IntoIterator<Item = (String, u64)>) {
-    let b = sim.store().bucket(bucket).expect("bucket");
-    for (key, size) in keys {
-        b.put(
-            key.into_bytes().into(),
-            keystorm_sim::Object {
-                size,
-                etag: [1; 16],
-                last_modified_ms: keystorm_sim::now_ms(),
-                content_type: None,
-                metadata: Box::new([]),
-                data: None,
-                parts: 0,
-            },
-        );
     }
 }

@@ -108,6 +108,7 @@ async fn every_mode_lists_exactly_what_rgw_holds_and_heads_read_its_metadata() {
         let outputs = ListOutputs {
             keys_file: Some(sink),
             entries: None,
+            checkpoint: None,
         };
         let o = listing::list(
             &client,

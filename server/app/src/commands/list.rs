@@ -4,12 +4,15 @@
 //! user metadata as the listing streams.
 
 use std::io::IsTerminal;
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
-use keystorm_engine::listing::{self, ListJob, ListMode, ListOutcome, PageEvent, PageObserver};
+use keystorm_engine::listing::{
+    self, ListCheckpoint, ListJob, ListMode, ListOutcome, PageEvent, PageObserver,
+};
 use keystorm_engine::metrics::{Percentiles, micros, new_histogram, process_cpu_time};
 use keystorm_engine::scan::{self, HeadEvent, HeadObserver, MetadataSummary, ScanJob};
 use serde::Serialize;
@@ -81,20 +84,43 @@ fn record(h: &Mutex<Histogram<u64>>, start: Instant, end: Instant) {
 
 pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
     let job = job(args)?;
+    let resume = match &args.checkpoint {
+        Some(path) => resume_from(path, &job, args.keys.is_some())?,
+        None => None,
+    };
     let pool = args.concurrency + if args.head { args.head_concurrency } else { 0 };
     let client = super::target::connect(&args.target, pool as usize).await?;
 
     let keys_out = match &args.keys {
         Some(path) => {
-            let file = std::fs::File::create(path).map_err(|e| {
-                CliError::bad_input(format!("cannot create {}: {e}", path.display()))
-            })?;
+            let file = match &resume {
+                Some(r) => r
+                    .reopen_key_file(path)
+                    .map_err(|e| CliError::bad_input(e.to_string()))?,
+                None => std::fs::File::create(path).map_err(|e| {
+                    CliError::bad_input(format!("cannot create {}: {e}", path.display()))
+                })?,
+            };
             let sink: listing::KeySink =
                 Arc::new(Mutex::new(std::io::BufWriter::with_capacity(1 << 20, file)));
             Some(sink)
         }
         None => None,
     };
+    let keys_before = resume.as_ref().map_or(0, |r| r.keys);
+    if let Some(r) = &resume {
+        eprintln!(
+            "resuming: {} keys were listed in {:.1} s before; {} ranges left",
+            r.keys,
+            r.seconds,
+            r.todo.len()
+        );
+    }
+    let checkpoint = args.checkpoint.as_ref().map(|path| listing::Checkpointing {
+        path: path.clone(),
+        every: Duration::from_secs(args.checkpoint_every),
+        resume,
+    });
     let progress = Arc::new(Progress {
         keys: AtomicU64::new(0),
         heads: AtomicU64::new(0),
@@ -125,11 +151,18 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         let outputs = listing::ListOutputs {
             keys_file: keys_out,
             entries: None,
+            checkpoint,
         };
         listing::list(&client, &job, progress.clone(), outputs, stop.clone())
             .await
             .map(|l| (l, None))
-            .map_err(|e| e.to_string())
+            .map_err(|e| match &args.checkpoint {
+                Some(path) => format!(
+                    "{e}\nprogress saved to {}: run the same command again to resume",
+                    path.display()
+                ),
+                None => e.to_string(),
+            })
     };
     let cpu = process_cpu_time().saturating_sub(cpu_before).as_secs_f64();
     on_ctrl_c.abort();
@@ -157,8 +190,8 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
     let report = ListReport {
         keys_per_sec: outcome.keys_per_sec(),
         client_cpu_s: cpu,
-        client_cpu_us_per_1000_keys: if outcome.keys > 0 {
-            cpu * 1e6 / outcome.keys as f64 * 1000.0
+        client_cpu_us_per_1000_keys: if outcome.keys > keys_before {
+            cpu * 1e6 / (outcome.keys - keys_before) as f64 * 1000.0
         } else {
             0.0
         },
@@ -174,6 +207,12 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         print_human(&report);
     }
     if interrupted {
+        if let Some(path) = &args.checkpoint {
+            eprintln!(
+                "progress saved to {}: run the same command again to resume",
+                path.display()
+            );
+        }
         return Ok(exit::INTERRUPTED);
     }
     if head_errors > 0 {
@@ -182,6 +221,20 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         )));
     }
     Ok(exit::OK)
+}
+
+/// The checkpoint at `path` if there is one, checked to be of this listing.
+fn resume_from(
+    path: &Path,
+    job: &ListJob,
+    keys_file: bool,
+) -> Result<Option<ListCheckpoint>, CliError> {
+    let checkpoint = ListCheckpoint::read(path).map_err(|e| CliError::bad_input(e.to_string()))?;
+    if let Some(c) = &checkpoint {
+        c.check_matches(job, keys_file, path)
+            .map_err(|e| CliError::bad_input(e.to_string()))?;
+    }
+    Ok(checkpoint)
 }
 
 fn job(args: &ListArgs) -> Result<ListJob, CliError> {

@@ -9,14 +9,15 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use super::checkpoint::{CheckpointError, Checkpointing, ListCheckpoint};
 use super::density::keys_left;
 use super::prefix_cells::{PrefixCells, gap};
-use super::queue::Queue;
+use super::queue::{Queue, Start};
 use super::range::{KeyRange, Verdict};
 use super::split::CharSet;
 use super::{
-    ListError, ListJob, ListMode, ListOutcome, ListOutputs, PageEvent, PageObserver, ReportBuilder,
-    Totals, backoff,
+    KeySink, ListError, ListJob, ListMode, ListOutcome, ListOutputs, PageEvent, PageObserver,
+    ReportBuilder, SpaceReport, Totals, backoff,
 };
 use crate::ops::ErrorClass;
 use crate::s3::{ListEntry, ListPage, ListRequest, S3Client};
@@ -30,7 +31,9 @@ const LAST_PAGE_MARGIN: f64 = 1.25;
 /// ... plus this many.
 const LAST_PAGE_EXTRA: u32 = 16;
 
-/// Lists `job.bucket` under `job.prefix` completely (or until `stop`).
+/// Lists `job.bucket` under `job.prefix` completely (or until `stop`), from the
+/// checkpoint `outputs.checkpoint` resumes if it has one, saving progress to it as it
+/// goes if asked.
 pub async fn list(
     client: &S3Client,
     job: &ListJob,
@@ -42,24 +45,79 @@ pub async fn list(
     let now_s = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let (queue, listers) = match &job.mode {
-        ListMode::Serial => (Queue::new(vec![KeyRange::whole(&job.prefix)], None), 1),
-        ListMode::Prefix { depth, alphabet } => (
-            Queue::new(
-                Vec::new(),
-                Some(PrefixCells::new(&job.prefix, alphabet, *depth)),
-            ),
-            job.concurrency.max(1),
-        ),
-        ListMode::Adaptive { delimiter } => {
-            let seeds = match delimiter {
-                Some(d) => seed_from_folders(client, job, d, observer.as_ref()).await,
-                None => vec![KeyRange::whole(&job.prefix)],
+    let resume = outputs.checkpoint.as_ref().and_then(|c| c.resume.clone());
+    let started_unix_s = resume.as_ref().map_or(now_s, |r| r.started_unix_s);
+    let seconds_before = resume.as_ref().map_or(0.0, |r| r.seconds);
+    let report = |so_far: Option<SpaceReport>| {
+        job.report_depth.map(|d| match so_far {
+            Some(r) => ReportBuilder::resume(&job.prefix, r, started_unix_s),
+            None => ReportBuilder::new(&job.prefix, d, started_unix_s),
+        })
+    };
+    let listers = match job.mode {
+        ListMode::Serial => 1,
+        _ => job.concurrency.max(1),
+    };
+    let queue = match resume {
+        Some(r) => {
+            let cells = match (&job.mode, r.cells) {
+                (ListMode::Prefix { depth, alphabet }, Some(position)) => {
+                    Some(PrefixCells::new(&job.prefix, alphabet, *depth).resume_at(position))
+                }
+                _ => None,
             };
-            (Queue::new(seeds, None), job.concurrency.max(1))
+            let start = Start {
+                counted: Totals {
+                    keys: r.keys,
+                    bytes: r.bytes,
+                    requests: r.requests,
+                    errors: r.errors,
+                    report: report(r.report),
+                },
+                ranges: r.ranges,
+                cuts: r.cuts,
+                keys_file_bytes: r.keys_file_bytes,
+            };
+            Queue::new(r.todo, cells, listers as usize, start)
+        }
+        None => {
+            let (ready, cells) = match &job.mode {
+                ListMode::Serial => (vec![KeyRange::whole(&job.prefix)], None),
+                ListMode::Prefix { depth, alphabet } => (
+                    Vec::new(),
+                    Some(PrefixCells::new(&job.prefix, alphabet, *depth)),
+                ),
+                ListMode::Adaptive { delimiter } => {
+                    let seeds = match delimiter {
+                        Some(d) => seed_from_folders(client, job, d, observer.as_ref()).await,
+                        None => vec![KeyRange::whole(&job.prefix)],
+                    };
+                    (seeds, None)
+                }
+            };
+            let start = Start {
+                counted: Totals {
+                    report: report(None),
+                    ..Totals::default()
+                },
+                ..Start::default()
+            };
+            Queue::new(ready, cells, listers as usize, start)
         }
     };
     let queue = Arc::new(queue);
+    let mut checkpoint = ListCheckpoint::of(job, outputs.keys_file.is_some(), started_unix_s);
+    let saving = CancellationToken::new();
+    let saver = outputs.checkpoint.as_ref().map(|c| {
+        tokio::spawn(save_every(
+            queue.clone(),
+            c.clone(),
+            checkpoint.clone(),
+            outputs.keys_file.clone(),
+            (started, seconds_before),
+            saving.clone(),
+        ))
+    });
     let mut tasks = JoinSet::new();
     for id in 0..listers as usize {
         let lister = Lister {
@@ -71,9 +129,7 @@ pub async fn list(
             outputs: outputs.clone(),
             stop: stop.clone(),
             totals: Totals {
-                report: job
-                    .report_depth
-                    .map(|d| ReportBuilder::new(&job.prefix, d, now_s)),
+                report: report(None),
                 ..Totals::default()
             },
             chars: CharSet::default(),
@@ -100,8 +156,9 @@ pub async fn list(
             }
         }
     }
-    if let Some(e) = failure {
-        return Err(e);
+    saving.cancel();
+    if let Some(saver) = saver {
+        let _ = saver.await;
     }
     drop(outputs.entries);
     if let Some(out) = &outputs.keys_file {
@@ -110,22 +167,91 @@ pub async fn list(
             .flush()
             .map_err(ListError::KeyFile)?;
     }
+    let seconds = seconds_before + started.elapsed().as_secs_f64();
+    let complete = failure.is_none() && !stop.is_cancelled();
+    if let Some(c) = &outputs.checkpoint {
+        if complete {
+            remove_checkpoint(&c.path)?;
+        } else {
+            checkpoint.seconds = seconds;
+            queue
+                .checkpoint(&mut checkpoint, outputs.keys_file.as_ref())
+                .map_err(ListError::KeyFile)?;
+            checkpoint.write(&c.path)?;
+        }
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let mut counted = queue.take_counted();
+    counted.merge(totals);
     let (ranges, cuts) = queue.counts();
     Ok(ListOutcome {
         bucket: job.bucket.clone(),
         prefix: job.prefix.clone(),
         mode: job.mode.clone(),
         concurrency: listers,
-        keys: totals.keys,
-        bytes: totals.bytes,
-        requests: totals.requests,
-        errors: totals.errors,
+        keys: counted.keys,
+        bytes: counted.bytes,
+        requests: counted.requests,
+        errors: counted.errors,
         ranges,
         cuts,
-        seconds: started.elapsed().as_secs_f64(),
-        complete: !stop.is_cancelled(),
-        report: totals.report.map(ReportBuilder::finish),
+        seconds,
+        complete,
+        report: counted.report.map(ReportBuilder::finish),
     })
+}
+
+/// Saves the listing's progress every `c.every` until `done`; a save that fails is
+/// logged and tried again at the next tick (the final save, at the end, reports it).
+async fn save_every(
+    queue: Arc<Queue>,
+    c: Checkpointing,
+    mut checkpoint: ListCheckpoint,
+    keys_file: Option<KeySink>,
+    (started, seconds_before): (Instant, f64),
+    done: CancellationToken,
+) {
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(c.every) => {}
+            _ = done.cancelled() => return,
+        }
+        checkpoint.seconds = seconds_before + started.elapsed().as_secs_f64();
+        let taken = queue.checkpoint(&mut checkpoint, keys_file.as_ref());
+        let saved = match taken {
+            Ok(()) => {
+                let (snapshot, path) = (checkpoint.clone(), c.path.clone());
+                tokio::task::spawn_blocking(move || snapshot.write(&path))
+                    .await
+                    .unwrap_or_else(|e| {
+                        Err(CheckpointError::Write {
+                            path: c.path.display().to_string(),
+                            source: std::io::Error::other(e),
+                        })
+                    })
+                    .map_err(|e| e.to_string())
+            }
+            Err(e) => Err(format!("cannot flush the key file: {e}")),
+        };
+        if let Err(e) = saved {
+            tracing::warn!("listing checkpoint not saved: {e}");
+        }
+    }
+}
+
+/// A finished listing has nothing to resume: its checkpoint goes.
+fn remove_checkpoint(path: &std::path::Path) -> Result<(), ListError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(ListError::Checkpoint(CheckpointError::Write {
+                path: path.display().to_string(),
+                source: e,
+            }))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// One delimiter page: its common prefixes become whole-folder ranges, with gap ranges
@@ -182,9 +308,9 @@ struct Lister {
 
 impl Lister {
     async fn run(mut self) -> Result<Totals, (Totals, ListError)> {
-        while let Some(range) = self.queue.take().await {
+        while let Some(range) = self.queue.take(self.id).await {
             let r = self.list_range(range).await;
-            self.queue.finish();
+            self.queue.finish(self.id, matches!(r, Ok(true)));
             if let Err(e) = r {
                 self.queue.close();
                 return Err((self.totals, e));
@@ -193,7 +319,8 @@ impl Lister {
         Ok(self.totals)
     }
 
-    async fn list_range(&mut self, mut range: KeyRange) -> Result<(), ListError> {
+    /// Lists `range`; `Ok(true)` once it is all listed, `Ok(false)` if stopped first.
+    async fn list_range(&mut self, mut range: KeyRange) -> Result<bool, ListError> {
         let adaptive = matches!(self.job.mode, ListMode::Adaptive { .. });
         let mut token: Option<String> = None;
         let mut probe = range.probe_first;
@@ -201,7 +328,7 @@ impl Lister {
         loop {
             if self.stop.is_cancelled() {
                 self.queue.close();
-                return Ok(());
+                return Ok(false);
             }
             let request = ListRequest {
                 prefix: (!range.prefix.is_empty()).then(|| range.prefix.clone()),
@@ -228,13 +355,27 @@ impl Lister {
                 .flatten();
             let last = entries.last().map(|e| e.key.clone());
             let received = entries.len();
-            let (taken, stopped) = self.keep(&range, &mut entries)?;
+            let (taken, stopped) = self.keep(&range, &mut entries);
+            let mut position = range.clone();
+            if last.is_some() {
+                position.after.clone_from(&last);
+            }
+            position.probe_first = false;
+            self.queue
+                .page_done(
+                    self.id,
+                    &position,
+                    &mut self.totals,
+                    &self.line,
+                    self.outputs.keys_file.as_ref(),
+                )
+                .map_err(ListError::KeyFile)?;
             if let Some(tx) = &self.outputs.entries {
                 for e in entries {
                     if tx.send(e).await.is_err() {
                         // The consumer is gone (it stopped): so is the point of listing.
                         self.queue.close();
-                        return Ok(());
+                        return Ok(false);
                     }
                 }
             }
@@ -245,7 +386,7 @@ impl Lister {
                 outcome: Ok(taken),
             });
             if stopped || !is_truncated {
-                return Ok(());
+                return Ok(true);
             }
             token = next_continuation_token;
             match (&token, &last) {
@@ -265,7 +406,7 @@ impl Lister {
             if adaptive && let (Some(first), Some(last)) = (&first, &last) {
                 self.queue.learn(&self.chars);
                 if self.worth_cutting(&range, first, last, received) {
-                    self.queue.offer_cut(&mut range, last);
+                    self.queue.offer_cut(self.id, &mut range, last);
                 }
                 page_size = self.next_page_size(&range, first, last, received);
             }
@@ -348,13 +489,9 @@ impl Lister {
         }
     }
 
-    /// Keeps in `entries` only the keys `range` owns, counting them (and writing them
-    /// to the key file); returns how many and whether the page went past the range's end.
-    fn keep(
-        &mut self,
-        range: &KeyRange,
-        entries: &mut Vec<ListEntry>,
-    ) -> Result<(u64, bool), ListError> {
+    /// Keeps in `entries` only the keys `range` owns, counting them (and making their
+    /// key-file lines); returns how many and whether the page went past the range's end.
+    fn keep(&mut self, range: &KeyRange, entries: &mut Vec<ListEntry>) -> (u64, bool) {
         let mut taken = 0;
         let mut stopped = false;
         self.line.clear();
@@ -385,15 +522,7 @@ impl Lister {
                 }
             }
         });
-        if let Some(out) = &self.outputs.keys_file
-            && !self.line.is_empty()
-        {
-            out.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .write_all(self.line.as_bytes())
-                .map_err(ListError::KeyFile)?;
-        }
-        Ok((taken, stopped))
+        (taken, stopped)
     }
 }
 

@@ -5,9 +5,11 @@
 //! folders, skew, odd characters).
 //!
 //! Every mode lists each key exactly once (see [`range`]); counts, bytes, the space
-//! report and the optional key file are added up per lister and merged at the end, so
-//! memory does not grow with the bucket.
+//! report and the optional key file are added up page by page, so memory does not grow
+//! with the bucket, and a listing can save its progress and resume (see
+//! [`checkpoint`]).
 
+pub mod checkpoint;
 mod density;
 mod lister;
 mod prefix_cells;
@@ -21,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+pub use checkpoint::{CheckpointError, Checkpointing, ListCheckpoint};
 pub use lister::list;
 pub use prefix_cells::BASE62_ALPHABET;
 pub use report::{ReportBuilder, SpaceReport, Tally};
@@ -112,6 +115,8 @@ pub type KeySink = Arc<Mutex<dyn std::io::Write + Send>>;
 pub struct ListOutputs {
     pub keys_file: Option<KeySink>,
     pub entries: Option<tokio::sync::mpsc::Sender<ListEntry>>,
+    /// Save progress to a checkpoint file as the listing goes (and resume from one).
+    pub checkpoint: Option<Checkpointing>,
 }
 
 /// Why a listing did not finish.
@@ -125,6 +130,8 @@ pub enum ListError {
     },
     #[error("cannot write the key file: {0}")]
     KeyFile(std::io::Error),
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
 }
 
 /// A finished (or stopped) listing.
@@ -160,7 +167,7 @@ impl ListOutcome {
     }
 }
 
-/// Per-lister totals, merged at the end.
+/// What was counted: a page's, a lister's or the whole listing's.
 #[derive(Default)]
 struct Totals {
     keys: u64,
@@ -180,6 +187,21 @@ impl Totals {
             (Some(mine), Some(theirs)) => mine.merge(&theirs),
             (None, theirs) => self.report = theirs,
             _ => {}
+        }
+    }
+
+    /// Adds a page's counts and resets them for the next page.
+    fn merge_page(&mut self, page: &mut Totals) {
+        self.keys += std::mem::take(&mut page.keys);
+        self.bytes += std::mem::take(&mut page.bytes);
+        self.requests += std::mem::take(&mut page.requests);
+        self.errors += std::mem::take(&mut page.errors);
+        if let Some(theirs) = &mut page.report {
+            match &mut self.report {
+                Some(mine) => mine.merge(theirs),
+                None => self.report = Some(theirs.clone()),
+            }
+            theirs.clear();
         }
     }
 

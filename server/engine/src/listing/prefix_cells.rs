@@ -8,6 +8,8 @@
 //! its own, probed with a one-key page because it is almost always empty. Cells are
 //! produced one at a time from counters: 62³ prefixes cost no memory.
 
+use serde::{Deserialize, Serialize};
+
 use super::range::{KeyRange, RangeEnd};
 
 /// The largest Unicode scalar: `Q` + `c` + this is after every key starting `Q` + `c`
@@ -35,7 +37,32 @@ pub struct PrefixCells {
     pending: Vec<KeyRange>,
 }
 
+/// How far the cells were handed out, for a checkpoint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellsPosition {
+    pub next_leaf: u64,
+    pub next_inner: u64,
+    pub pending: Vec<KeyRange>,
+}
+
 impl PrefixCells {
+    /// How far the cells were handed out.
+    pub fn position(&self) -> CellsPosition {
+        CellsPosition {
+            next_leaf: self.next_leaf,
+            next_inner: self.next_inner,
+            pending: self.pending.clone(),
+        }
+    }
+
+    /// The cells of a listing resumed at `position`.
+    pub fn resume_at(mut self, position: CellsPosition) -> PrefixCells {
+        self.next_leaf = position.next_leaf.min(self.leaves);
+        self.next_inner = position.next_inner.min(self.inner);
+        self.pending = position.pending;
+        self
+    }
+
     /// `depth` is at least 1; the alphabet is deduplicated and sorted.
     pub fn new(prefix: &str, alphabet: &str, depth: u32) -> PrefixCells {
         let mut chars: Vec<char> = alphabet.chars().collect();

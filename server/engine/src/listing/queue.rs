@@ -4,15 +4,21 @@
 //!
 //! Ranges are only cut while a lister waits for work, and never more than there are
 //! waiting listers, so the queue holds at most `concurrency` ranges.
+//!
+//! The queue is also the listing's ledger: listers hand in each page's count and
+//! key-file lines under its lock, along with where their range now stands, so a
+//! checkpoint taken under that lock is one consistent cut of the whole listing.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
 use tokio::sync::Notify;
 
+use super::checkpoint::ListCheckpoint;
 use super::prefix_cells::PrefixCells;
 use super::range::KeyRange;
 use super::split::{CharSet, midpoint};
+use super::{KeySink, Totals};
 
 /// At most this many new ranges from one cut.
 const MAX_PIECES_PER_CUT: usize = 8;
@@ -32,10 +38,30 @@ struct State {
     chars: CharSet,
     ranges: u64,
     cuts: u64,
+    /// Each lister's range, from just after the last key it handed in.
+    in_flight: Vec<Option<KeyRange>>,
+    /// What the listers handed in (and what a resumed listing had counted before).
+    counted: Totals,
+    /// Bytes of key-file lines handed in.
+    keys_file_bytes: u64,
+}
+
+/// Where a listing starts from: fresh, or a checkpoint's counts.
+#[derive(Default)]
+pub(crate) struct Start {
+    pub counted: Totals,
+    pub ranges: u64,
+    pub cuts: u64,
+    pub keys_file_bytes: u64,
 }
 
 impl Queue {
-    pub fn new(ready: Vec<KeyRange>, cells: Option<PrefixCells>) -> Queue {
+    pub fn new(
+        ready: Vec<KeyRange>,
+        cells: Option<PrefixCells>,
+        listers: usize,
+        start: Start,
+    ) -> Queue {
         Queue {
             state: Mutex::new(State {
                 ready: ready.into(),
@@ -44,8 +70,11 @@ impl Queue {
                 waiting: 0,
                 closed: false,
                 chars: CharSet::default(),
-                ranges: 0,
-                cuts: 0,
+                ranges: start.ranges,
+                cuts: start.cuts,
+                in_flight: vec![None; listers],
+                counted: start.counted,
+                keys_file_bytes: start.keys_file_bytes,
             }),
             changed: Notify::new(),
         }
@@ -55,9 +84,9 @@ impl Queue {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The next range to list, waiting while busy listers may still cut theirs; `None`
-    /// when all is listed (or the queue was closed).
-    pub async fn take(&self) -> Option<KeyRange> {
+    /// The next range for lister `id`, waiting while busy listers may still cut theirs;
+    /// `None` when all is listed (or the queue was closed).
+    pub async fn take(&self, id: usize) -> Option<KeyRange> {
         loop {
             let notified = self.changed.notified();
             tokio::pin!(notified);
@@ -73,6 +102,7 @@ impl Queue {
                 if let Some(r) = next {
                     s.busy += 1;
                     s.ranges += 1;
+                    s.in_flight[id] = Some(r.clone());
                     return Some(r);
                 }
                 if s.busy == 0 {
@@ -89,10 +119,14 @@ impl Queue {
         }
     }
 
-    /// A lister finished its range.
-    pub fn finish(&self) {
+    /// Lister `id` is done with its range: all of it listed (`listed`), or stopped or
+    /// failed part way, which leaves the rest for a checkpoint.
+    pub fn finish(&self, id: usize, listed: bool) {
         let mut s = self.lock();
         s.busy -= 1;
+        if listed {
+            s.in_flight[id] = None;
+        }
         if s.busy == 0 {
             drop(s);
             self.changed.notify_waiters();
@@ -110,9 +144,70 @@ impl Queue {
         self.lock().chars.merge(chars);
     }
 
-    /// If listers wait and nothing is queued, cuts the rest of `range` (everything after
-    /// `last`, the last key listed) into pieces for them; `range` keeps the first.
-    pub fn offer_cut(&self, range: &mut KeyRange, last: &str) {
+    /// Lister `id` read a page of its range: counts what it kept (`page`, reset for the
+    /// next page) and writes its key-file `lines`; the range now stands at `position`.
+    pub fn page_done(
+        &self,
+        id: usize,
+        position: &KeyRange,
+        page: &mut Totals,
+        lines: &str,
+        keys_file: Option<&KeySink>,
+    ) -> std::io::Result<()> {
+        let mut s = self.lock();
+        if let Some(out) = keys_file
+            && !lines.is_empty()
+        {
+            out.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .write_all(lines.as_bytes())?;
+            s.keys_file_bytes += lines.len() as u64;
+        }
+        s.counted.merge_page(page);
+        s.in_flight[id] = Some(position.clone());
+        Ok(())
+    }
+
+    /// Everything the listers handed in, taken out at the end.
+    pub fn take_counted(&self) -> Totals {
+        std::mem::take(&mut self.lock().counted)
+    }
+
+    /// The listing's progress in `into` (which names the job): what is left, what was
+    /// counted, and the key file flushed up to the length the counts account for.
+    pub fn checkpoint(
+        &self,
+        into: &mut ListCheckpoint,
+        keys_file: Option<&KeySink>,
+    ) -> std::io::Result<()> {
+        let s = self.lock();
+        if let Some(out) = keys_file {
+            out.lock().unwrap_or_else(|e| e.into_inner()).flush()?;
+        }
+        into.keys_file_bytes = s.keys_file_bytes;
+        into.keys = s.counted.keys;
+        into.bytes = s.counted.bytes;
+        into.requests = s.counted.requests;
+        into.errors = s.counted.errors;
+        into.report = s.counted.report.as_ref().map(|r| r.report().clone());
+        into.todo = s
+            .in_flight
+            .iter()
+            .flatten()
+            .chain(&s.ready)
+            .cloned()
+            .collect();
+        // Ranges being listed are handed out (and counted) again on resuming.
+        into.ranges = s.ranges - s.in_flight.iter().flatten().count() as u64;
+        into.cuts = s.cuts;
+        into.cells = s.cells.as_ref().map(PrefixCells::position);
+        Ok(())
+    }
+
+    /// If listers wait and nothing is queued, cuts the rest of lister `id`'s `range`
+    /// (everything after `last`, the last key listed) into pieces for them; `range`
+    /// keeps the first.
+    pub fn offer_cut(&self, id: usize, range: &mut KeyRange, last: &str) {
         let mut s = self.lock();
         let hungry = s.waiting.saturating_sub(s.ready.len());
         if hungry == 0 || s.closed {
@@ -126,6 +221,9 @@ impl Queue {
         }
         s.cuts += cut.len() as u64;
         s.ready.extend(cut);
+        if let Some(position) = &mut s.in_flight[id] {
+            position.end = range.end.clone();
+        }
         drop(s);
         self.changed.notify_waiters();
     }
@@ -164,13 +262,74 @@ fn bisect(
 mod tests {
     use super::*;
     use crate::listing::range::{RangeEnd, Verdict};
+    use crate::listing::{ListJob, ListMode};
 
-    #[test]
-    fn a_cut_covers_the_rest_once() {
+    fn base62() -> CharSet {
         let mut chars = CharSet::default();
         crate::listing::prefix_cells::BASE62_ALPHABET
             .chars()
             .for_each(|c| chars.add(c));
+        chars
+    }
+
+    #[tokio::test]
+    async fn a_checkpoint_right_after_a_cut_owns_every_key_once() {
+        let queue = std::sync::Arc::new(Queue::new(
+            vec![KeyRange::whole("p/")],
+            None,
+            2,
+            Start::default(),
+        ));
+        queue.learn(&base62());
+        let mut range = queue.take(0).await.expect("a range");
+        // Lister 0 read a page up to p/0x; lister 1 waits for work.
+        let mut position = range.clone();
+        position.after = Some("p/0x".into());
+        queue
+            .page_done(0, &position, &mut Totals::default(), "", None)
+            .unwrap();
+        let waiter = tokio::spawn({
+            let queue = queue.clone();
+            async move { queue.take(1).await }
+        });
+        while queue.lock().waiting == 0 {
+            tokio::task::yield_now().await;
+        }
+        queue.offer_cut(0, &mut range, "p/0x");
+        assert_ne!(range.end, RangeEnd::Open, "the range was cut");
+        let job = ListJob {
+            bucket: "b".into(),
+            prefix: "p/".into(),
+            mode: ListMode::Serial,
+            concurrency: 2,
+            page_size: 1000,
+            retries: 0,
+            report_depth: None,
+        };
+        let mut checkpoint = ListCheckpoint::of(&job, false, 0);
+        queue.checkpoint(&mut checkpoint, None).unwrap();
+        for key in ["p/0y", "p/1", "p/A", "p/M0", "p/a", "p/zz", "p/~"] {
+            let owners = checkpoint
+                .todo
+                .iter()
+                .filter(|r| r.verdict(key) == Verdict::Take)
+                .count();
+            assert_eq!(owners, 1, "{key}");
+        }
+        // Keys up to the position were counted already: nobody lists them again.
+        assert!(
+            checkpoint
+                .todo
+                .iter()
+                .all(|r| r.verdict("p/0x") != Verdict::Take)
+        );
+        queue.close();
+        let _ = waiter.await;
+    }
+
+    #[test]
+    fn a_cut_covers_the_rest_once() {
+        let chars = base62();
         let mut range = KeyRange::whole("p/");
         let mut out = Vec::new();
         bisect(&mut range, "p/0x", 7, &chars, &mut out);

@@ -6,8 +6,11 @@
 //! (`Before`). Ranges cut at the same boundary string (`(a, m]` and `(m, b)`) share no
 //! key and miss none, whatever the keys are, which is what makes splitting safe.
 
+use serde::{Deserialize, Serialize};
+
 /// Where a range ends.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RangeEnd {
     /// Every key under the prefix after the start.
     Open,
@@ -19,7 +22,7 @@ pub enum RangeEnd {
 
 /// The keys under `prefix`, after `after` (exclusive), up to `end`, except those
 /// starting with `exclude` (a prefix another range lists whole).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KeyRange {
     pub prefix: String,
     pub after: Option<String>,

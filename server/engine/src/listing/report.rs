@@ -130,6 +130,28 @@ impl ReportBuilder {
         merge_capped(&mut r.by_size, &o.by_size, usize::MAX);
     }
 
+    /// A builder going on from `report`, the report so far of a resumed listing.
+    pub fn resume(listing_prefix: &str, report: SpaceReport, now_s: u64) -> ReportBuilder {
+        ReportBuilder {
+            report,
+            listing_prefix_len: listing_prefix.len(),
+            now_s,
+        }
+    }
+
+    /// Starts over (for the next page), keeping the grouping depth.
+    pub fn clear(&mut self) {
+        self.report = SpaceReport {
+            prefix_depth: self.report.prefix_depth,
+            ..SpaceReport::default()
+        };
+    }
+
+    /// The report so far.
+    pub fn report(&self) -> &SpaceReport {
+        &self.report
+    }
+
     pub fn finish(self) -> SpaceReport {
         self.report
     }

@@ -109,6 +109,7 @@ pub async fn scan(
     let outputs = ListOutputs {
         keys_file: None,
         entries: Some(tx),
+        checkpoint: None,
     };
     let listing = listing::list(client, &job.list, list_observer, outputs, stop.clone()).await;
     let mut tally = Tally::default();

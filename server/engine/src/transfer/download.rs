@@ -55,6 +55,7 @@ pub async fn download(
     let outputs = ListOutputs {
         keys_file: None,
         entries: Some(tx),
+        checkpoint: None,
     };
     let listed = listing::list(client, &job.list, pages, outputs, stop.clone()).await;
     while set.join_next().await.is_some() {}

@@ -150,3 +150,38 @@ pub async fn rgw_client(pool_size: usize) -> S3Client {
     .await
     .expect("client")
 }
+
+/// Every listing mode, with the variants worth telling apart.
+pub fn list_modes() -> Vec<keystorm_engine::listing::ListMode> {
+    use keystorm_engine::listing::ListMode;
+    vec![
+        ListMode::Serial,
+        ListMode::base62_prefix(1),
+        ListMode::base62_prefix(2),
+        ListMode::adaptive_from_folders(),
+        ListMode::Adaptive { delimiter: None },
+    ]
+}
+
+/// Puts objects of the given sizes (no data) straight into the target's `bucket`.
+pub fn put_sized(
+    sim: &keystorm_sim::SimHandle,
+    bucket: &str,
+    keys: impl IntoIterator<Item = (String, u64)>,
+) {
+    let b = sim.store().bucket(bucket).expect("bucket");
+    for (key, size) in keys {
+        b.put(
+            key.into_bytes().into(),
+            keystorm_sim::Object {
+                size,
+                etag: [1; 16],
+                last_modified_ms: keystorm_sim::now_ms(),
+                content_type: None,
+                metadata: Box::new([]),
+                data: None,
+                parts: 0,
+            },
+        );
+    }
+}
