@@ -8,13 +8,12 @@ mod common;
 use std::collections::BTreeSet;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use keystorm_engine::listing::{
     self, Checkpointing, KeySink, ListCheckpoint, ListJob, ListMode, ListOutcome, ListOutputs,
-    PageEvent, PageObserver,
+    PageObserver,
 };
 use keystorm_engine::s3::S3Client;
 use keystorm_sim::SimHandle;
@@ -67,21 +66,6 @@ fn job(mode: ListMode) -> ListJob {
         page_size: 50,
         retries: 0,
         report_depth: Some(1),
-    }
-}
-
-/// Runs `f` at page `at` (counting every page of the listing).
-struct AtPage<F> {
-    pages: AtomicU64,
-    at: u64,
-    f: F,
-}
-
-impl<F: Fn() + Send + Sync> PageObserver for AtPage<F> {
-    fn page(&self, _: PageEvent) {
-        if self.pages.fetch_add(1, Ordering::SeqCst) + 1 == self.at {
-            (self.f)();
-        }
     }
 }
 
@@ -188,11 +172,7 @@ async fn a_stopped_listing_resumes_to_every_key_once() {
         let saved = dir.path().join("list.checkpoint");
         let stop = CancellationToken::new();
         let stopper = stop.clone();
-        let observer = Arc::new(AtPage {
-            pages: AtomicU64::new(0),
-            at: 30,
-            f: move || stopper.cancel(),
-        });
+        let observer = Arc::new(common::AtPage::new(30, move || stopper.cancel()));
         let first = list_into(
             &client,
             &job,
@@ -229,13 +209,9 @@ async fn a_checkpoint_taken_while_listing_resumes_exactly() {
         let crash: PathBuf = dir.path().join("crash.checkpoint");
         let _ = std::fs::remove_file(&crash);
         let (from, to) = (saved.clone(), crash.clone());
-        let observer = Arc::new(AtPage {
-            pages: AtomicU64::new(0),
-            at: 40,
-            f: move || {
-                std::fs::copy(&from, &to).expect("a checkpoint was saved by page 40");
-            },
-        });
+        let observer = Arc::new(common::AtPage::new(40, move || {
+            std::fs::copy(&from, &to).expect("a checkpoint was saved by page 40");
+        }));
         let whole = list_into(
             &client,
             &job,

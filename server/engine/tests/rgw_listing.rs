@@ -1,6 +1,7 @@
 //! The listing modes and the HEAD scan against a real Ceph RGW (`scripts/ceph-up.sh`):
 //! every mode lists exactly the keys written — folders, a skewed prefix, and keys
-//! with spaces, unicode and `%+&` — and the HEAD scan reads back their metadata.
+//! with spaces, unicode and `%+&` — a listing stopped and resumed from its checkpoint
+//! lists each of them once, and the HEAD scan reads back their metadata.
 //!
 //! Compiled with the `rgw-tests` feature (`scripts/test.sh` turns it on with the
 //! cluster up); it fails, rather than skips, when the cluster is not configured.
@@ -13,7 +14,9 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use keystorm_engine::listing::{self, KeySink, ListJob, ListMode, ListOutputs};
+use keystorm_engine::listing::{
+    self, Checkpointing, KeySink, ListCheckpoint, ListJob, ListMode, ListOutputs,
+};
 use keystorm_engine::s3::S3Client;
 use keystorm_engine::scan::{self, ScanJob};
 use tokio::task::JoinSet;
@@ -133,6 +136,78 @@ async fn every_mode_lists_exactly_what_rgw_holds_and_heads_read_its_metadata() {
             got.into_iter().collect::<BTreeSet<_>>() == want,
             "{mode:?}: keys differ"
         );
+    }
+
+    // Stopped part way and resumed from its checkpoint, each mode still lists every key
+    // once: resuming goes on with `start-after` from each range's last key, which RGW
+    // must honour for these keys too.
+    for mode in [ListMode::Serial, ListMode::Adaptive { delimiter: None }] {
+        let path = dir.path().join("resumed.jsonl");
+        let saved = dir.path().join("list.checkpoint");
+        let job = ListJob {
+            bucket: bucket.clone(),
+            prefix: "t/".into(),
+            mode: mode.clone(),
+            concurrency: 4,
+            page_size: 50,
+            retries: 1,
+            report_depth: None,
+        };
+        let stop = CancellationToken::new();
+        let stopper = stop.clone();
+        let mut resume = None;
+        let mut file = std::fs::File::create(&path).unwrap();
+        // First stopped at its eighth page, then resumed to the end.
+        let runs = [
+            (
+                Arc::new(common::AtPage::new(8, move || stopper.cancel()))
+                    as Arc<dyn listing::PageObserver>,
+                stop,
+            ),
+            (Arc::new(()), CancellationToken::new()),
+        ];
+        for (n, (observer, stop)) in runs.into_iter().enumerate() {
+            let sink: KeySink = Arc::new(Mutex::new(std::io::BufWriter::new(file)));
+            let outputs = ListOutputs {
+                keys_file: Some(sink),
+                entries: None,
+                checkpoint: Some(Checkpointing {
+                    path: saved.clone(),
+                    every: std::time::Duration::from_secs(3600),
+                    resume: resume.take(),
+                }),
+            };
+            let o = listing::list(&client, &job, observer, outputs, stop)
+                .await
+                .unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+            assert_eq!(o.complete, n == 1, "{mode:?} run {n}");
+            if n == 1 {
+                assert_eq!((o.keys, o.bytes), (want.len() as u64, bytes), "{mode:?}");
+                break;
+            }
+            let c = ListCheckpoint::read(&saved).unwrap().expect("saved");
+            assert!(c.keys > 0 && c.keys < want.len() as u64, "{mode:?}");
+            file = c.reopen_key_file(&path).unwrap();
+            resume = Some(c);
+        }
+        let listed: Vec<String> = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v["key"].as_str().unwrap().to_string()
+            })
+            .collect();
+        assert_eq!(
+            listed.len(),
+            want.len(),
+            "{mode:?}: resumed, a key listed twice"
+        );
+        assert!(
+            listed.into_iter().collect::<BTreeSet<_>>() == want,
+            "{mode:?}"
+        );
+        assert!(!saved.exists(), "{mode:?}");
     }
 
     let scan_job = ScanJob {

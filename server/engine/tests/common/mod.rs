@@ -185,3 +185,29 @@ pub fn put_sized(
         );
     }
 }
+
+/// Runs `f` once, at page `at` of a listing (counting every page, any lister's).
+pub struct AtPage<F> {
+    pub at: u64,
+    pub f: F,
+    pub pages: std::sync::atomic::AtomicU64,
+}
+
+impl<F: Fn() + Send + Sync> AtPage<F> {
+    pub fn new(at: u64, f: F) -> AtPage<F> {
+        AtPage {
+            at,
+            f,
+            pages: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+}
+
+impl<F: Fn() + Send + Sync> keystorm_engine::listing::PageObserver for AtPage<F> {
+    fn page(&self, _: keystorm_engine::listing::PageEvent) {
+        use std::sync::atomic::Ordering;
+        if self.pages.fetch_add(1, Ordering::SeqCst) + 1 == self.at {
+            (self.f)();
+        }
+    }
+}
