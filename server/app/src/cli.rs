@@ -219,7 +219,7 @@ pub struct ListArgs {
     pub checkpoint: Option<PathBuf>,
 
     /// Seconds between checkpoints.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..), requires = "checkpoint")]
+    #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..), requires = "checkpoint")]
     pub checkpoint_every: u64,
 
     /// HEAD every listed object to read its user metadata (x-amz-meta-*), which LIST
