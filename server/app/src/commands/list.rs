@@ -128,7 +128,7 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         head_latency: Mutex::new(new_histogram()),
     });
     let stop = CancellationToken::new();
-    let ticker = tokio::spawn(show_progress(progress.clone(), stop.clone()));
+    let ticker = tokio::spawn(show_progress(progress.clone(), keys_before, stop.clone()));
     let on_ctrl_c = super::target::stop_on_ctrl_c(&stop);
     let cpu_before = process_cpu_time();
     let result = if args.head {
@@ -267,8 +267,9 @@ fn job(args: &ListArgs) -> Result<ListJob, CliError> {
     })
 }
 
-/// One line a second on stderr while listing (only on a terminal, or with -v).
-async fn show_progress(progress: Arc<Progress>, stop: CancellationToken) {
+/// One line a second on stderr while listing (only on a terminal); a
+/// resumed listing counts the `keys_before` it had listed, its rate is this run's.
+async fn show_progress(progress: Arc<Progress>, keys_before: u64, stop: CancellationToken) {
     if !std::io::stderr().is_terminal() {
         return;
     }
@@ -284,7 +285,11 @@ async fn show_progress(progress: Arc<Progress>, stop: CancellationToken) {
                 if heads > 0 {
                     eprint!("\r{keys} keys listed, {heads} HEADs in {s:.0} s ({:.0} HEAD/s)   ", heads as f64 / s);
                 } else {
-                    eprint!("\r{keys} keys listed in {s:.0} s ({:.0} keys/s)   ", keys as f64 / s);
+                    eprint!(
+                        "\r{} keys listed in {s:.0} s ({:.0} keys/s)   ",
+                        keys_before + keys,
+                        keys as f64 / s
+                    );
                 }
             }
             _ = stop.cancelled() => {
