@@ -157,11 +157,11 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
             .await
             .map(|l| (l, None))
             .map_err(|e| match &args.checkpoint {
-                Some(path) => format!(
-                    "{e}\nprogress saved to {}: run the same command again to resume",
-                    path.display()
-                ),
-                None => e.to_string(),
+                // A failed checkpoint saved nothing to point to.
+                Some(path) if !matches!(e, listing::ListError::Checkpoint(_)) => {
+                    format!("{e}\n{}", saved_to(path))
+                }
+                _ => e.to_string(),
             })
     };
     let cpu = process_cpu_time().saturating_sub(cpu_before).as_secs_f64();
@@ -208,10 +208,7 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
     }
     if interrupted {
         if let Some(path) = &args.checkpoint {
-            eprintln!(
-                "progress saved to {}: run the same command again to resume",
-                path.display()
-            );
+            eprintln!("{}", saved_to(path));
         }
         return Ok(exit::INTERRUPTED);
     }
@@ -221,6 +218,14 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         )));
     }
     Ok(exit::OK)
+}
+
+/// Where a stopped listing's progress went, and how to go on.
+fn saved_to(path: &Path) -> String {
+    format!(
+        "progress saved to {}: run the same command again to resume",
+        path.display()
+    )
 }
 
 /// The checkpoint at `path` if there is one, checked to be of this listing.

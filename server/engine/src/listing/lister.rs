@@ -223,15 +223,10 @@ async fn save_every(
         let saved = match taken {
             Ok(()) => {
                 let (snapshot, path) = (checkpoint.clone(), c.path.clone());
-                tokio::task::spawn_blocking(move || snapshot.write(&path))
-                    .await
-                    .unwrap_or_else(|e| {
-                        Err(CheckpointError::Write {
-                            path: c.path.display().to_string(),
-                            source: std::io::Error::other(e),
-                        })
-                    })
-                    .map_err(|e| e.to_string())
+                match tokio::task::spawn_blocking(move || snapshot.write(&path)).await {
+                    Ok(written) => written.map_err(|e| e.to_string()),
+                    Err(e) => Err(e.to_string()),
+                }
             }
             Err(e) => Err(format!("cannot flush the key file: {e}")),
         };
@@ -356,15 +351,10 @@ impl Lister {
             let last = entries.last().map(|e| e.key.clone());
             let received = entries.len();
             let (taken, stopped) = self.keep(&range, &mut entries);
-            let mut position = range.clone();
-            if last.is_some() {
-                position.after.clone_from(&last);
-            }
-            position.probe_first = false;
             self.queue
                 .page_done(
                     self.id,
-                    &position,
+                    last.as_deref(),
                     &mut self.totals,
                     &self.line,
                     self.outputs.keys_file.as_ref(),

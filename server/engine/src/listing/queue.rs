@@ -145,11 +145,12 @@ impl Queue {
     }
 
     /// Lister `id` read a page of its range: counts what it kept (`page`, reset for the
-    /// next page) and writes its key-file `lines`; the range now stands at `position`.
+    /// next page) and writes its key-file `lines`; the range now goes on after `last`,
+    /// the page's last key.
     pub fn page_done(
         &self,
         id: usize,
-        position: &KeyRange,
+        last: Option<&str>,
         page: &mut Totals,
         lines: &str,
         keys_file: Option<&KeySink>,
@@ -164,7 +165,13 @@ impl Queue {
             s.keys_file_bytes += lines.len() as u64;
         }
         s.counted.merge_page(page);
-        s.in_flight[id] = Some(position.clone());
+        if let (Some(range), Some(last)) = (&mut s.in_flight[id], last) {
+            match &mut range.after {
+                Some(after) => after.replace_range(.., last),
+                None => range.after = Some(last.to_string()),
+            }
+            range.probe_first = false;
+        }
         Ok(())
     }
 
@@ -283,10 +290,8 @@ mod tests {
         queue.learn(&base62());
         let mut range = queue.take(0).await.expect("a range");
         // Lister 0 read a page up to p/0x; lister 1 waits for work.
-        let mut position = range.clone();
-        position.after = Some("p/0x".into());
         queue
-            .page_done(0, &position, &mut Totals::default(), "", None)
+            .page_done(0, Some("p/0x"), &mut Totals::default(), "", None)
             .unwrap();
         let waiter = tokio::spawn({
             let queue = queue.clone();
