@@ -99,6 +99,7 @@ fn saving_to(path: &Path, every: Duration) -> Checkpointing {
         path: path.to_path_buf(),
         every,
         resume: None,
+        on_save: None,
     }
 }
 
@@ -126,9 +127,8 @@ async fn resume_and_check(
         job,
         file,
         Checkpointing {
-            path: path.clone(),
-            every: Duration::from_secs(3600),
             resume: Some(checkpoint),
+            ..saving_to(&path, Duration::from_secs(3600))
         },
         Arc::new(()),
         CancellationToken::new(),
@@ -197,8 +197,9 @@ async fn a_stopped_listing_resumes_to_every_key_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_checkpoint_taken_while_listing_resumes_exactly() {
-    // Pages take 2 ms, checkpoints come every 1 ms: the copy made at page 40 is one
-    // the listers were busy around, as a crash would find it.
+    // Checkpoints come every millisecond; at page 40 the lister there waits for one to
+    // be saved and copies it: a checkpoint the other listers were busy around, as a
+    // crash would find it.
     let (_sim, client, keys, bytes) = target(Some(Duration::from_millis(2))).await;
     let truth = (keys, bytes);
     let dir = tempfile::tempdir().unwrap();
@@ -209,14 +210,24 @@ async fn a_checkpoint_taken_while_listing_resumes_exactly() {
         let crash: PathBuf = dir.path().join("crash.checkpoint");
         let _ = std::fs::remove_file(&crash);
         let (from, to) = (saved.clone(), crash.clone());
+        let (told, saves) = std::sync::mpsc::sync_channel(1);
+        let saves = Mutex::new(saves);
         let observer = Arc::new(common::AtPage::new(40, move || {
-            std::fs::copy(&from, &to).expect("a checkpoint was saved by page 40");
+            let saves = saves.lock().unwrap();
+            saves
+                .recv_timeout(Duration::from_secs(60))
+                .expect("a checkpoint is saved while listing");
+            std::fs::copy(&from, &to).expect("the saved checkpoint");
+        }));
+        let mut checkpointing = saving_to(&saved, Duration::from_millis(1));
+        checkpointing.on_save = Some(Arc::new(move || {
+            let _ = told.try_send(());
         }));
         let whole = list_into(
             &client,
             &job,
             std::fs::File::create(&keys_path).unwrap(),
-            saving_to(&saved, Duration::from_millis(1)),
+            checkpointing,
             observer,
             CancellationToken::new(),
         )

@@ -175,6 +175,7 @@ async fn every_mode_lists_exactly_what_rgw_holds_and_heads_read_its_metadata() {
                     path: saved.clone(),
                     every: std::time::Duration::from_secs(3600),
                     resume: resume.take(),
+                    on_save: None,
                 }),
             };
             let o = listing::list(&client, &job, observer, outputs, stop)

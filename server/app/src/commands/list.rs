@@ -120,6 +120,7 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         path: path.clone(),
         every: Duration::from_secs(args.checkpoint_every),
         resume,
+        on_save: None,
     });
     let progress = Arc::new(Progress {
         keys: AtomicU64::new(0),

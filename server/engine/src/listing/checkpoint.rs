@@ -12,6 +12,7 @@
 
 use std::io::{Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -24,12 +25,18 @@ use super::{ListJob, ListMode};
 /// The checkpoint format's version; a file of another version is refused.
 const VERSION: u32 = 1;
 
+/// Told after every periodic save.
+pub type SaveHook = Arc<dyn Fn() + Send + Sync>;
+
 /// Where and how often a listing saves its progress, and the progress it resumes from.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Checkpointing {
     pub path: PathBuf,
     pub every: Duration,
     pub resume: Option<ListCheckpoint>,
+    /// Called after each periodic save (a progress display, or a test that must see a
+    /// save made while listers are busy).
+    pub on_save: Option<SaveHook>,
 }
 
 /// A listing's progress, as saved.

@@ -230,8 +230,13 @@ async fn save_every(
             }
             Err(e) => Err(format!("cannot flush the key file: {e}")),
         };
-        if let Err(e) = saved {
-            tracing::warn!("listing checkpoint not saved: {e}");
+        match saved {
+            Ok(()) => {
+                if let Some(hook) = &c.on_save {
+                    hook();
+                }
+            }
+            Err(e) => tracing::warn!("listing checkpoint not saved: {e}"),
         }
     }
 }
