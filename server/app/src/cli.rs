@@ -105,15 +105,22 @@ pub struct RunArgs {
     #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
     pub labels: Vec<(String, String)>,
 
-    /// Continue an interrupted run (its id or folder) where it stopped.
+    /// Continue an interrupted or killed run (its id or folder) where it stopped, with
+    /// the endpoint, index layout, client and labels it began with (flags given again
+    /// must agree).
     #[arg(long, value_name = "RUN", conflicts_with = "workload")]
     pub resume: Option<String>,
 
     /// Bucket index layout instead of the workload's `buckets.index`: `dynamic`, or a
     /// shard count to create the buckets pre-sharded. Labels the run `index=...` unless
     /// --label index=... is given.
-    #[arg(long, value_name = "dynamic|SHARDS", value_parser = parse_index, conflicts_with = "resume")]
+    #[arg(long, value_name = "dynamic|SHARDS", value_parser = parse_index)]
     pub index: Option<keystorm_engine::plan::IndexLayout>,
+
+    /// S3 client instead of the workload's `target.client`: `fast` (hyper + aws-sigv4)
+    /// or `sdk` (aws-sdk-s3).
+    #[arg(long, value_enum, value_name = "fast|sdk")]
+    pub client: Option<ClientArg>,
 
     /// Progress display: bars on a terminal, one plain line per second otherwise.
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
@@ -121,6 +128,21 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub results: ResultsArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClientArg {
+    Fast,
+    Sdk,
+}
+
+impl From<ClientArg> for keystorm_engine::s3::ClientKind {
+    fn from(c: ClientArg) -> Self {
+        match c {
+            ClientArg::Fast => keystorm_engine::s3::ClientKind::Fast,
+            ClientArg::Sdk => keystorm_engine::s3::ClientKind::Sdk,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -83,8 +83,12 @@ pub fn summary_table(rows: &[SummaryRow]) -> Table {
     for r in rows {
         let s = &r.stats;
         let l = &s.latency_us;
+        let phase = match r.part_label() {
+            "" => r.phase.clone(),
+            part => format!("{} ({part})", r.phase),
+        };
         t.row(vec![
-            r.phase.clone(),
+            phase,
             r.round.map(|n| n.to_string()).unwrap_or_else(|| "-".into()),
             r.op.to_string(),
             r.objects_at_start.to_string(),

@@ -1,161 +1,80 @@
-//! Process-level behaviour against a target in its own process: a fill killed with
-//! SIGKILL shows as killed and resumes to exactly N objects (and cannot be resumed
-//! while it still runs), and SIGINT stops a run cleanly (exit 130,
-//! results written, resumable). Waiting is on the run's own progress output.
+//! Process-level crash and resume of fills, against `keystorm sim` in a process of its
+//! own: a fill killed with SIGKILL in the middle of its phase, under load, resumes from
+//! its last checkpoint (not from zero) to exactly N objects; SIGINT stops cleanly and
+//! keeps what the stopped phase measured; a resume runs with the endpoint and labels the
+//! run began with, and refuses other ones. Waiting is on what the run writes.
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, ChildStderr, Command, Stdio};
+mod process_support;
 
-use keystorm_engine::s3::{
-    ClientConfig, ClientKind, Credentials, ListRequest, S3Client, TlsConfig,
+use std::process::Stdio;
+
+use keystorm_engine::ops::ErrorClass;
+use keystorm_engine::s3::ListRequest;
+use process_support::{
+    client, count_objects, interrupt, intervals, keystorm, kill_9, read_json, resume, start_sim,
+    summary_rows, the_run, wait_for_checkpoint, workload, write_workload,
 };
 
-const BIN: &str = env!("CARGO_BIN_EXE_keystorm");
-
-struct Sim {
-    child: Child,
-    endpoint: String,
+fn fill(endpoint: &str, bucket: &str, objects: u64, rate: u64) -> String {
+    workload(
+        bucket,
+        endpoint,
+        "size: 6B",
+        &format!(
+            "before:\n  - {{ name: fill, op: put, concurrency: 16, rate: {rate}, until_objects: {objects} }}\n"
+        ),
+    )
 }
 
-impl Drop for Sim {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `keystorm sim --port 0`, waiting for the line that says where it listens.
-fn start_sim() -> Sim {
-    let mut child = Command::new(BIN)
-        .args(["sim", "--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let endpoint = line
-        .trim()
-        .strip_prefix("keystorm sim listening on ")
-        .unwrap_or_else(|| panic!("unexpected sim output {line:?}"))
-        .to_string();
-    Sim { child, endpoint }
-}
-
-fn workload(dir: &Path, endpoint: &str, objects: u64, rate: u64) -> std::path::PathBuf {
-    let text = format!(
-        "name: crash\ntarget: {{ endpoint: \"{endpoint}\" }}\nbuckets: {{ names: [crash] }}\nobjects: {{ size: 6B }}\nbefore:\n  - {{ name: fill, op: put, concurrency: 8, rate: {rate}, until_objects: {objects} }}\n"
-    );
-    let p = dir.join("crash.yaml");
-    std::fs::write(&p, text).unwrap();
-    p
-}
-
-fn keystorm(args: &[&str], results: &Path) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(args)
-        .arg("--results")
-        .arg(results)
-        .env("AWS_ACCESS_KEY_ID", "any")
-        .env("AWS_SECRET_ACCESS_KEY", "any");
-    c
-}
-
-/// Reads progress lines until one reports live objects; returns the run id.
-fn wait_for_progress(stderr: ChildStderr) -> (String, BufReader<ChildStderr>) {
-    let mut reader = BufReader::new(stderr);
-    let mut run_id = None;
-    let mut line = String::new();
-    loop {
-        line.clear();
-        let n = reader.read_line(&mut line).unwrap();
-        assert!(n > 0, "run ended before reporting progress");
-        if let Some(rest) = line.strip_prefix("run ") {
-            run_id = rest.split_whitespace().next().map(str::to_string);
-        }
-        if let Some(objects) = line.trim().rsplit("objects ").next()
-            && line.contains("| objects ")
-            && objects.parse::<u64>().is_ok_and(|n| n > 0)
-        {
-            return (run_id.expect("run id printed first"), reader);
-        }
-    }
-}
-
-async fn count_objects(endpoint: &str, bucket: &str) -> u64 {
-    let client = S3Client::connect(&ClientConfig {
-        kind: ClientKind::Fast,
-        endpoint: endpoint.to_string(),
-        region: "us-east-1".into(),
-        path_style: true,
-        credentials: Credentials {
-            access_key_id: "any".into(),
-            secret_access_key: "any".into(),
-            session_token: None,
-        },
-        tls: TlsConfig::default(),
-        timeout: None,
-        retries: 0,
-        pool_size: 1,
-        checksums: false,
-        payload_signing: false,
-    })
-    .await
-    .unwrap();
-    let mut n = 0;
-    let mut req = ListRequest::default();
-    loop {
-        let page = client.list_objects_v2(bucket, &req).await.unwrap();
-        n += page.entries.len() as u64;
-        match page.next_continuation_token.filter(|_| page.is_truncated) {
-            Some(t) => req.continuation_token = Some(t),
-            None => return n,
-        }
-    }
+fn head_of(checkpoint: &serde_json::Value) -> u64 {
+    checkpoint["window"]["head"].as_u64().unwrap()
 }
 
 #[tokio::test]
-async fn a_fill_killed_with_sigkill_resumes_to_exactly_n() {
-    let sim = start_sim();
+async fn a_fill_killed_mid_phase_resumes_from_its_last_checkpoint() {
+    const N: u64 = 40_000;
+    let sim = start_sim(&["--storage", "size-only"]);
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results");
-    let wl = workload(dir.path(), &sim.endpoint, 15000, 3000);
+    let wl = write_workload(dir.path(), "crash", &fill(&sim.endpoint, "crash", N, 4000));
     let mut run = keystorm(
-        &["run", wl.to_str().unwrap(), "--progress", "plain"],
+        &["run", wl.to_str().unwrap(), "--progress", "quiet"],
         &results,
     )
-    .stderr(Stdio::piped())
     .stdout(Stdio::null())
     .spawn()
     .unwrap();
-    let (run_id, _reader) = wait_for_progress(run.stderr.take().unwrap());
+    let run_dir = the_run(&results);
+    // Deep into the phase, with puts in flight: the checkpoint saved during the phase
+    // holds the fill's progress.
+    let saved = wait_for_checkpoint(&run_dir, "a checkpoint 8,000 objects into the fill", |c| {
+        head_of(c) >= 8_000
+    });
+    assert_eq!(saved["completed"], 0, "{saved:#}");
+    assert_eq!(saved["current"]["name"], "fill");
+
     // A run still going cannot be resumed a second time.
-    let twice = keystorm(
-        &["run", "--resume", &run_id, "--progress", "quiet"],
-        &results,
-    )
-    .output()
-    .unwrap();
-    assert!(!twice.status.success());
+    let twice = resume(&run_dir, &results, &[]);
+    assert_eq!(twice.status.code(), Some(2));
     let why = String::from_utf8_lossy(&twice.stderr);
     assert!(
         why.contains(&format!("is still going (process {}", run.id())),
         "{why}"
     );
-    run.kill().unwrap(); // SIGKILL: no chance to write anything more
-    run.wait().unwrap();
-    let partial = count_objects(&sim.endpoint, "crash").await;
-    assert!(partial > 0 && partial < 15000, "killed mid-fill: {partial}");
-    let manifest = std::fs::read_to_string(results.join(&run_id).join("manifest.json")).unwrap();
+
+    kill_9(&mut run);
+    let at_kill = count_objects(&sim.endpoint, "crash").await;
+    let checkpoint = read_json(&run_dir.join("checkpoint.json")).unwrap();
+    let saved_head = head_of(&checkpoint);
     assert!(
-        manifest.contains("\"running\""),
-        "a killed run's manifest still says running"
+        saved_head >= 8_000 && saved_head <= at_kill && at_kill < N,
+        "saved {saved_head}, {at_kill} objects at the kill"
     );
+    let manifest = read_json(&run_dir.join("manifest.json")).unwrap();
+    assert_eq!(manifest["status"], "running", "a killed run cannot say so");
     // ... but its process is gone, and that is what is shown.
-    for command in [&["ls"][..], &["show", run_id.as_str()][..]] {
+    let id = run_dir.file_name().unwrap().to_str().unwrap();
+    for command in [&["ls"][..], &["show", id][..]] {
         let out = keystorm(command, &results).output().unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(
@@ -165,29 +84,54 @@ async fn a_fill_killed_with_sigkill_resumes_to_exactly_n() {
         );
     }
 
-    let out = keystorm(
-        &["run", "--resume", &run_id, "--progress", "quiet"],
-        &results,
-    )
-    .output()
-    .unwrap();
+    let out = resume(&run_dir, &results, &[]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(count_objects(&sim.endpoint, "crash").await, 15000);
-    let manifest = std::fs::read_to_string(results.join(&run_id).join("manifest.json")).unwrap();
-    assert!(manifest.contains("\"completed\""));
+    assert_eq!(count_objects(&sim.endpoint, "crash").await, N);
+    let manifest = read_json(&run_dir.join("manifest.json")).unwrap();
+    assert_eq!(manifest["status"], "completed");
+
+    // The killed part's row is built from its intervals; the resumed part wrote only
+    // what the checkpoint did not account for.
+    let rows = summary_rows(&run_dir);
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    assert_eq!(rows[0]["interrupted"], true);
+    assert!(rows[0]["resumed"].is_null());
+    // Every put the checkpoint counts was measured before it was saved.
+    let measured_before_kill = rows[0]["ops"].as_u64().unwrap();
+    assert!(
+        measured_before_kill >= saved_head && measured_before_kill <= at_kill,
+        "{measured_before_kill} measured, {saved_head} saved, {at_kill} written"
+    );
+    assert_eq!(rows[1]["resumed"], true);
+    assert_eq!(rows[1]["objects_at_start"].as_u64(), Some(saved_head));
+    assert_eq!(rows[1]["ops"].as_u64(), Some(N - saved_head));
+
+    // The resumed intervals follow on: their numbers and times after the killed ones.
+    let fill: Vec<(u64, f64)> = intervals(&run_dir)
+        .iter()
+        .map(|r| (r["interval"].as_u64().unwrap(), r["t_s"].as_f64().unwrap()))
+        .collect();
+    assert!(
+        fill.windows(2).all(|w| w[1].0 > w[0].0 && w[1].1 > w[0].1),
+        "{fill:?}"
+    );
 }
 
 #[tokio::test]
-async fn sigint_stops_cleanly_with_results_and_exit_130() {
-    let sim = start_sim();
+async fn sigint_stops_cleanly_keeping_what_the_phase_measured() {
+    let sim = start_sim(&[]);
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results");
-    let wl = workload(dir.path(), &sim.endpoint, 1_000_000, 2000);
-    let mut run = keystorm(
+    let wl = write_workload(
+        dir.path(),
+        "crash",
+        &fill(&sim.endpoint, "crash", 1_000_000, 2000),
+    );
+    let run = keystorm(
         &["run", wl.to_str().unwrap(), "--progress", "plain"],
         &results,
     )
@@ -195,31 +139,135 @@ async fn sigint_stops_cleanly_with_results_and_exit_130() {
     .stdout(Stdio::piped())
     .spawn()
     .unwrap();
-    let (run_id, mut reader) = wait_for_progress(run.stderr.take().unwrap());
-    // SAFETY: plain FFI call sending a signal to our own child process.
-    unsafe {
-        libc::kill(run.id() as libc::pid_t, libc::SIGINT);
-    }
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut reader, &mut rest).unwrap();
-    let status = run.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{rest}");
-    assert!(rest.contains(&format!("--resume {run_id}")), "{rest}");
-    let run_dir = results.join(&run_id);
-    let manifest: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run_dir.join("manifest.json")).unwrap())
-            .unwrap();
+    let run_dir = the_run(&results);
+    wait_for_checkpoint(&run_dir, "a few objects written", |c| head_of(c) >= 1_000);
+    interrupt(&run);
+    let out = run.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let id = run_dir.file_name().unwrap().to_str().unwrap();
+    assert!(stderr.contains(&format!("--resume {id}")), "{stderr}");
+
+    let manifest = read_json(&run_dir.join("manifest.json")).unwrap();
     assert_eq!(manifest["status"], "interrupted");
     assert!(manifest["ended_at"].is_string());
-    let intervals = std::fs::read_to_string(run_dir.join("intervals.jsonl")).unwrap();
-    assert!(intervals.lines().count() >= 1);
-    let checkpoint: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(run_dir.join("checkpoint.json")).unwrap())
-            .unwrap();
-    let head = checkpoint["window"]["head"].as_u64().unwrap();
+    let checkpoint = read_json(&run_dir.join("checkpoint.json")).unwrap();
+    let head = head_of(&checkpoint);
     assert_eq!(
         head,
         count_objects(&sim.endpoint, "crash").await,
-        "checkpoint matches the target"
+        "a clean stop saves exactly what the target holds"
     );
+    // The stopped phase's figures are kept: in the table printed, and in summary.json.
+    let rows = summary_rows(&run_dir);
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!(rows[0]["interrupted"], true);
+    assert_eq!(rows[0]["ops"].as_u64(), Some(head));
+    let table = String::from_utf8_lossy(&out.stdout);
+    let line = table
+        .lines()
+        .find(|l| l.starts_with("fill (interrupted)"))
+        .unwrap_or_else(|| panic!("no row for the stopped phase:\n{table}"));
+    assert!(line.contains(&format!(" {head} ")), "{line}");
+}
+
+#[tokio::test]
+async fn a_resume_uses_the_endpoint_and_labels_the_run_began_with() {
+    let sim = start_sim(&[]);
+    let other = start_sim(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    // The workload names the embedded target; the command line points it elsewhere.
+    let wl = write_workload(
+        dir.path(),
+        "crash",
+        &fill("embedded", "moved", 30_000, 3000),
+    );
+    let mut run = keystorm(
+        &[
+            "run",
+            wl.to_str().unwrap(),
+            "--endpoint",
+            &sim.endpoint,
+            "--label",
+            "host=a",
+            "--progress",
+            "quiet",
+        ],
+        &results,
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    let run_dir = the_run(&results);
+    wait_for_checkpoint(&run_dir, "a checkpoint mid-fill", |c| head_of(c) >= 1_000);
+    interrupt(&run);
+    assert_eq!(run.wait().unwrap().code(), Some(130));
+    let manifest = read_json(&run_dir.join("manifest.json")).unwrap();
+    assert_eq!(manifest["overrides"]["endpoint"], sim.endpoint.as_str());
+
+    // Flags given again must agree; nothing is touched when they do not.
+    for (flags, says) in [
+        (vec!["--endpoint", other.endpoint.as_str()], "--endpoint"),
+        (vec!["--label", "host=b"], "--label host=b"),
+        (vec!["--client", "sdk"], "--client sdk"),
+    ] {
+        let out = resume(&run_dir, &results, &flags);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(says) && err.contains("resumed run"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+    let untouched = client(&other.endpoint)
+        .await
+        .list_objects_v2("moved", &ListRequest::default())
+        .await;
+    assert!(
+        untouched.is_err_and(|e| e.class == ErrorClass::Http(404)),
+        "the other endpoint has no such bucket"
+    );
+
+    let out = resume(&run_dir, &results, &["--label", "host=a"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(count_objects(&sim.endpoint, "moved").await, 30_000);
+    let manifest = read_json(&run_dir.join("manifest.json")).unwrap();
+    assert_eq!(manifest["status"], "completed");
+    assert_eq!(manifest["labels"]["host"], "a");
+}
+
+#[tokio::test]
+async fn a_stopped_run_on_the_embedded_target_offers_no_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let wl = write_workload(
+        dir.path(),
+        "crash",
+        &fill("embedded", "inside", 1_000_000, 2000),
+    );
+    let run = keystorm(
+        &["run", wl.to_str().unwrap(), "--progress", "quiet"],
+        &results,
+    )
+    .stderr(Stdio::piped())
+    .stdout(Stdio::null())
+    .spawn()
+    .unwrap();
+    let run_dir = the_run(&results);
+    wait_for_checkpoint(&run_dir, "a checkpoint mid-fill", |c| head_of(c) >= 500);
+    interrupt(&run);
+    let out = run.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(!stderr.contains("--resume"), "{stderr}");
+    assert!(stderr.contains("cannot be resumed"), "{stderr}");
+    // Asked anyway, it says why not.
+    let again = resume(&run_dir, &results, &[]);
+    let why = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(again.status.code(), Some(2), "{why}");
+    assert!(why.contains("embedded target"), "{why}");
 }

@@ -81,6 +81,20 @@ impl ErrorClass {
         }
     }
 
+    /// The class a [`label`](Self::label) names (an unknown label is `Other`).
+    pub fn from_label(label: &str) -> ErrorClass {
+        match label {
+            "slowdown" => ErrorClass::SlowDown,
+            "timeout" => ErrorClass::Timeout,
+            "connection" => ErrorClass::Connection,
+            other => other
+                .strip_prefix("http_")
+                .and_then(|s| s.parse().ok())
+                .map(ErrorClass::Http)
+                .unwrap_or(ErrorClass::Other),
+        }
+    }
+
     /// Class of an HTTP error status (503 always counts as SlowDown).
     pub fn from_status(status: u16) -> ErrorClass {
         if status == 503 {

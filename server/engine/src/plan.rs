@@ -32,6 +32,9 @@ pub struct Plan {
     pub after: Vec<PhasePlan>,
     pub cleanup: CleanupPlan,
     pub stalls: StallPlan,
+    /// How often a running phase saves its progress to the checkpoint.
+    #[serde(with = "humantime_serde_dur")]
+    pub checkpoint_every: Duration,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -99,6 +99,7 @@ async fn every_object_is_headed_once_with_the_metadata_written() {
         counts.clone(),
         counts.clone(),
         Some(sink),
+        None,
         CancellationToken::new(),
     )
     .await

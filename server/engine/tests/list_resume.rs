@@ -100,6 +100,8 @@ fn saving_to(path: &Path, every: Duration) -> Checkpointing {
         every,
         resume: None,
         on_save: None,
+        keep_complete: false,
+        consumer: None,
     }
 }
 

@@ -176,6 +176,8 @@ async fn every_mode_lists_exactly_what_rgw_holds_and_heads_read_its_metadata() {
                     every: std::time::Duration::from_secs(3600),
                     resume: resume.take(),
                     on_save: None,
+                    keep_complete: false,
+                    consumer: None,
                 }),
             };
             let o = listing::list(&client, &job, observer, outputs, stop)
@@ -228,6 +230,7 @@ async fn every_mode_lists_exactly_what_rgw_holds_and_heads_read_its_metadata() {
         &scan_job,
         Arc::new(()),
         Arc::new(()),
+        None,
         None,
         CancellationToken::new(),
     )

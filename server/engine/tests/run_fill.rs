@@ -89,6 +89,19 @@ async fn an_interrupted_fill_resumes_with_nothing_skipped() {
     let checkpoint = keystorm_engine::results::ResultStore::read_checkpoint(&first.dir).unwrap();
     assert_eq!(checkpoint.completed, 0, "the fill did not finish");
     assert_eq!(checkpoint.window, first.window);
+    let position = checkpoint.position.expect("the stopped phase's position");
+    assert!(
+        position.open_part.is_none(),
+        "a clean stop wrote its part's rows"
+    );
+    // What the stopped part measured is kept, marked as such, in the outcome and on disk.
+    let stopped_rows = &first.summary.rows;
+    assert_eq!(stopped_rows.len(), 1, "{stopped_rows:?}");
+    assert!(stopped_rows[0].interrupted && !stopped_rows[0].resumed);
+    assert_eq!(stopped_rows[0].stats.ops, stopped_at, "every finished put");
+    let on_disk = keystorm_engine::results::ResultStore::read_summary(&first.dir).unwrap();
+    assert_eq!(&on_disk.rows, stopped_rows);
+    assert_eq!(on_disk.totals[0].stats.ops, stopped_at);
 
     let second = common::run_with(
         &text,
@@ -103,6 +116,17 @@ async fn an_interrupted_fill_resumes_with_nothing_skipped() {
     let client = common::client(&sim.endpoint()).await;
     let keys = common::list_all(&client, "resume").await;
     assert_eq!(keys.len(), 12000);
+    // The resumed part wrote only what was left, and says it is a resumed part.
+    let rows = &second.summary.rows;
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(rows[1].resumed && !rows[1].interrupted);
+    assert_eq!(rows[1].objects_at_start, stopped_at);
+    assert_eq!(
+        rows[1].stats.ops,
+        12000 - stopped_at,
+        "nothing written twice"
+    );
+    assert_eq!(second.summary.totals[0].stats.ops, 12000);
     let manifest = keystorm_engine::results::ResultStore::read_manifest(&first.dir).unwrap();
     assert_eq!(manifest.status, RunStatus::Completed);
     assert_eq!(manifest.resumed_at.len(), 1);

@@ -475,6 +475,11 @@ export interface components {
             /** @description The command line that started the run. */
             command_line: string[];
             /**
+             * @description What the command line changed of the workload (endpoint, index layout, client),
+             *     reused by a resume.
+             */
+            overrides?: components["schemas"]["RunOverrides"];
+            /**
              * Format: int64
              * @description Peak resident memory of the keystorm process, in KiB (with `embedded`, the
              *     target's memory is included).
@@ -819,6 +824,15 @@ export interface components {
             endpoint: string;
             headline: components["schemas"]["Headline"][];
         };
+        /** @description The workload's settings a run replaced. */
+        RunOverrides: {
+            /** @description `--endpoint`: the URL used instead of the workload's target endpoint. */
+            endpoint?: string | null;
+            /** @description `--index`: the bucket index layout used instead of `buckets.index`. */
+            index?: Record<string, never> | null;
+            /** @description `--client`: the S3 client used instead of `target.client`. */
+            client?: string | null;
+        };
         RunStarted: {
             run_id: string;
         };
@@ -977,6 +991,16 @@ export interface components {
             /** @description Bucket index when the phase started and ended (tracked targets only). */
             index_at_start?: components["schemas"]["BucketIndex"][];
             index_at_end?: components["schemas"]["BucketIndex"][];
+            /**
+             * @description The phase stopped before its end (Ctrl-C, a stop request, a crash): the row
+             *     covers what was measured until then. A resume adds a `resumed` row for the rest.
+             */
+            interrupted?: boolean;
+            /**
+             * @description The row covers only what a resumed run measured of the phase; the part before
+             *     the resume has its own `interrupted` row.
+             */
+            resumed?: boolean;
         };
         /** @description Objects and their bytes. */
         Tally: {
@@ -1043,7 +1067,7 @@ export interface components {
         WindowState: {
             /**
              * Format: int64
-             * @description First live index.
+             * @description First live index (in a checkpoint: every delete below it finished).
              */
             tail: number;
             /**

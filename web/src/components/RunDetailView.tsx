@@ -19,7 +19,10 @@ import {
 } from "../lib/bucket-index";
 import { intervalPoint, pointSpan } from "../lib/live";
 import { ninesOf } from "../lib/nines";
-import { METRICS, objectsAtPhaseStart, placeLabel, roundSeriesKeys, roundsTable, seriesName } from "../lib/rounds";
+import { METRICS, objectsAtPhaseStart, partLabel, placeLabel, roundSeriesKeys, roundsTable, seriesName } from "../lib/rounds";
+
+const PART_HELP =
+  "interrupted: the phase stopped before its end, and this row covers what was measured until then; resumed: the row covers what the resumed run measured";
 
 export interface PhaseChoice {
   section: string;
@@ -102,7 +105,14 @@ export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
         {rows.map((r, i) => (
           <tr key={i}>
             <td>{placeLabel(r)}</td>
-            <td>{r.phase}</td>
+            <td>
+              {r.phase}
+              {partLabel(r) && (
+                <span className="badge part" data-testid="row-part" title={PART_HELP}>
+                  {partLabel(r)}
+                </span>
+              )}
+            </td>
             <td>{r.op}</td>
             <td className="num">{fmtCount(r.objects_at_start)}</td>
             <td className="num">{fmtCount(r.ops)}</td>

@@ -7,7 +7,7 @@ import { fmtLatency, fmtMiBs, fmtRate } from "./format";
 import { applyEvent, initialLive } from "./live";
 import { downsampleRows, lttb } from "./lttb";
 import { NINES_TICKS, ninesLabel, ninesOf } from "./nines";
-import { objectsAtPhaseStart, roundCount, roundsTable, roundSeriesKeys } from "./rounds";
+import { objectsAtPhaseStart, partLabel, roundCount, roundsTable, roundSeriesKeys } from "./rounds";
 import { fitEnds, fmtKeyCount, humanDuration, parseKeyCount, predictSeconds } from "./scaling";
 
 function row(p: Partial<SummaryRow> & { phase: string; op: SummaryRow["op"] }): SummaryRow {
@@ -236,5 +236,14 @@ describe("list scaling", () => {
       { keys: 20_000, "serial fit": 2.5 },
     ]);
     expect(fitEnds({ ...line, fit: null }, 20_000)).toEqual([]);
+  });
+});
+
+describe("partLabel", () => {
+  it("says which part of its phase a row covers", () => {
+    expect(partLabel({})).toBe("");
+    expect(partLabel({ interrupted: true })).toBe("interrupted");
+    expect(partLabel({ resumed: true })).toBe("resumed");
+    expect(partLabel({ resumed: true, interrupted: true })).toBe("resumed + interrupted");
   });
 });

@@ -52,6 +52,15 @@ export function roundCount(rows: SummaryRow[]): number {
   return rows.reduce((m, r) => (r.section === "round" && r.round != null ? Math.max(m, r.round) : m), 0);
 }
 
+/**
+ * What part of its phase a row covers: `interrupted` (stopped before its end: what was
+ * measured until then), `resumed` (only what a resumed run measured), both, or "" for a
+ * whole phase.
+ */
+export function partLabel(r: { interrupted?: boolean; resumed?: boolean }): string {
+  return [r.resumed ? "resumed" : "", r.interrupted ? "interrupted" : ""].filter(Boolean).join(" + ");
+}
+
 /** Where a row sits in the run: `before`, `round N` or `after`. */
 export function placeLabel(r: { section: string; round?: number | null }): string {
   return r.section === "round" ? `round ${r.round}` : r.section;

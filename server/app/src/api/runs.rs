@@ -183,7 +183,10 @@ pub async fn start(
     let options = RunOptions {
         results_root: state.config.results_dir.clone(),
         labels: req.labels.clone(),
-        endpoint_override: endpoint,
+        overrides: keystorm_engine::results::RunOverrides {
+            endpoint,
+            ..Default::default()
+        },
         resume: None,
         workload_file: file,
         command_line,

@@ -121,6 +121,8 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         every: Duration::from_secs(args.checkpoint_every),
         resume,
         on_save: None,
+        keep_complete: false,
+        consumer: None,
     });
     let progress = Arc::new(Progress {
         keys: AtomicU64::new(0),
@@ -143,6 +145,7 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
             progress.clone(),
             progress.clone(),
             keys_out,
+            None,
             stop.clone(),
         )
         .await

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use keystorm_engine::executor::{self, RunOptions};
-use keystorm_engine::results::{RunStatus, find_run};
+use keystorm_engine::results::{RunOverrides, RunStatus, find_run};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::RunArgs;
@@ -35,10 +35,9 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
             }
         },
     };
-    let (mut plan, text) = super::load(&workload_path)?;
+    let (plan, text) = super::load(&workload_path)?;
     let mut labels: BTreeMap<String, String> = args.labels.iter().cloned().collect();
-    if let Some(layout) = args.index {
-        plan.set_index(layout);
+    if let (Some(layout), None) = (args.index, &resume_dir) {
         labels
             .entry("index".to_string())
             .or_insert_with(|| layout.label());
@@ -49,7 +48,11 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
             None => root,
         },
         labels,
-        endpoint_override: args.endpoint.clone(),
+        overrides: RunOverrides {
+            endpoint: args.endpoint.clone(),
+            index: args.index,
+            client: args.client.map(Into::into),
+        },
         resume: resume_dir,
         workload_file: Some(workload_path.display().to_string()),
         command_line: std::env::args().collect(),
@@ -59,7 +62,10 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
     let progress = Arc::new(Progress::new(args.progress, plan.rounds.count));
     let outcome = executor::run(plan, &text, options, progress, cancel).await;
     watcher.abort();
-    let outcome = outcome.map_err(|e| CliError::failed(e.to_string()))?;
+    let outcome = outcome.map_err(|e| match e {
+        executor::RunError::BadInput(m) => CliError::bad_input(m),
+        e => CliError::failed(e.to_string()),
+    })?;
 
     print!("{}", crate::table::summary_table(&outcome.summary.rows));
     eprintln!(
@@ -71,10 +77,18 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
     match outcome.status {
         RunStatus::Completed => Ok(exit::OK),
         RunStatus::Interrupted => {
-            eprintln!(
-                "resume with: keystorm run --resume {} (after Ctrl-C or a crash)",
-                outcome.run_id
-            );
+            if outcome.resumable {
+                eprintln!(
+                    "resume with: keystorm run --resume {} (after Ctrl-C or a crash)",
+                    outcome.run_id
+                );
+            } else {
+                eprintln!(
+                    "the embedded target's objects ended with this process, so the run cannot \
+                     be resumed; run the workload again (or against a store of its own with \
+                     --endpoint URL, to make it resumable)"
+                );
+            }
             Ok(exit::INTERRUPTED)
         }
         _ => Err(CliError::failed(format!(

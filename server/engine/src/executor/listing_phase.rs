@@ -4,14 +4,22 @@
 //! bytes and space report kept for a `listing` event when the phase ends. A metadata
 //! scan (`op: head`, `keys: bucket`) also HEADs every listed key, each HEAD recorded as
 //! a `head` operation, and keeps what the metadata held for a `metadata_scan` event.
+//!
+//! A listing of billions of keys runs for hours, so each bucket's listing saves its
+//! progress in the run folder (`listing-N.checkpoint.json`, N the bucket's place) every
+//! `checkpoint_every`, and a resumed phase lists only what is left. A bucket listed
+//! completely keeps its checkpoint until the phase is done, so a resume does not list it
+//! again.
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
 use super::pass_recorders::PassRecorders;
 use super::{MetadataScanEvent, RunContext, RunEvent};
-use crate::listing::{self, ListJob, ListOutcome, ListOutputs};
+use crate::listing::{self, Checkpointing, ListCheckpoint, ListJob, ListOutcome, ListOutputs};
 use crate::metrics::Recorder;
 use crate::plan::{ListingPlan, PhasePlan};
 use crate::results::PhaseRef;
@@ -29,8 +37,35 @@ pub(crate) struct ListingTask {
     retries: u32,
     observer: Arc<PassRecorders>,
     stop: CancellationToken,
+    progress: ListingProgress,
     /// One outcome per bucket listed (a handful: one per bucket of the workload).
     pub outcomes: Arc<Mutex<Vec<ScanOrList>>>,
+}
+
+/// Where a listing phase saves each bucket's progress, and whether it resumes.
+pub(crate) struct ListingProgress {
+    /// The run folder.
+    pub dir: PathBuf,
+    pub every: Duration,
+    /// Continue from the saved progress (a resumed phase), rather than start over.
+    pub resume: bool,
+}
+
+/// The checkpoint file of the listing of the workload's `bucket`-th bucket.
+fn checkpoint_path(dir: &Path, bucket: usize) -> PathBuf {
+    dir.join(format!("listing-{bucket}.checkpoint.json"))
+}
+
+/// Removes the listing checkpoints of a finished phase (or stale ones of an earlier
+/// phase); a file that is not there is fine.
+pub(crate) fn forget_progress(dir: &Path, buckets: usize) -> std::io::Result<()> {
+    for b in 0..buckets {
+        match std::fs::remove_file(checkpoint_path(dir, b)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// What one bucket's pass gave.
@@ -46,6 +81,7 @@ impl ListingTask {
         listing: &ListingPlan,
         recorders: &[Recorder],
         stop: CancellationToken,
+        progress: ListingProgress,
     ) -> ListingTask {
         ListingTask {
             client: ctx.client.clone(),
@@ -60,13 +96,46 @@ impl ListingTask {
             retries: ctx.plan.target.retries,
             observer: Arc::new(PassRecorders::new(recorders)),
             stop,
+            progress,
             outcomes: Arc::new(Mutex::new(Vec::new())),
         }
     }
 
+    /// Saving the listing of the `bucket`-th bucket, from its saved progress when the
+    /// phase resumes.
+    fn checkpointing(&self, bucket: usize, job: &ListJob) -> Result<Checkpointing, String> {
+        let path = checkpoint_path(&self.progress.dir, bucket);
+        let resume = if self.progress.resume {
+            let saved = ListCheckpoint::read(&path).map_err(|e| e.to_string())?;
+            match saved {
+                Some(c) => {
+                    c.check_matches(job, false, &path)
+                        .map_err(|e| e.to_string())?;
+                    Some(c)
+                }
+                None => None,
+            }
+        } else {
+            None
+        };
+        Ok(Checkpointing {
+            path,
+            every: self.progress.every,
+            resume,
+            on_save: None,
+            keep_complete: true,
+            consumer: None,
+        })
+    }
+
     /// Lists (or scans) every bucket; returns a warning if one failed.
     pub async fn run(self) -> Option<String> {
-        for bucket in &self.buckets {
+        if !self.progress.resume
+            && let Err(e) = forget_progress(&self.progress.dir, self.buckets.len())
+        {
+            return Some(format!("cannot remove an old listing checkpoint: {e}"));
+        }
+        for (n, bucket) in self.buckets.iter().enumerate() {
             if self.stop.is_cancelled() {
                 return None;
             }
@@ -78,6 +147,10 @@ impl ListingTask {
                 page_size: self.page_size,
                 retries: self.retries,
                 report_depth: self.listing.report_depth,
+            };
+            let checkpoint = match self.checkpointing(n, &job) {
+                Ok(c) => c,
+                Err(e) => return Some(format!("bucket {bucket}: {e}")),
             };
             let done = match self.listing.scan_listers {
                 Some(_) => {
@@ -91,6 +164,7 @@ impl ListingTask {
                         self.observer.clone(),
                         self.observer.clone(),
                         None,
+                        Some(checkpoint),
                         self.stop.clone(),
                     )
                     .await
@@ -101,7 +175,10 @@ impl ListingTask {
                     &self.client,
                     &job,
                     self.observer.clone(),
-                    ListOutputs::default(),
+                    ListOutputs {
+                        checkpoint: Some(checkpoint),
+                        ..ListOutputs::default()
+                    },
                     self.stop.clone(),
                 )
                 .await

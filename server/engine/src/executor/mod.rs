@@ -3,6 +3,7 @@
 //! results as it goes. Observers see every step (progress bars, later the live UI).
 
 mod cleanup;
+mod crashed_part;
 mod listing_phase;
 mod op;
 mod pass_recorders;
@@ -30,7 +31,7 @@ use crate::keyspace::{Keyspace, Window, WindowState};
 use crate::plan::{Endpoint, PhaseEnd, Plan};
 use crate::results::{
     Checkpoint, FORMAT_VERSION, IntervalRecord, Manifest, PhaseRef, ResultStore, ResultsError,
-    RunStatus, Summary, SummaryRow, new_run_id, timestamp,
+    RunOverrides, RunStatus, Summary, SummaryRow, new_run_id, timestamp,
 };
 
 /// How to run, beyond what the workload says.
@@ -39,8 +40,9 @@ pub struct RunOptions {
     /// Folder holding one sub-folder per run.
     pub results_root: PathBuf,
     pub labels: BTreeMap<String, String>,
-    /// Replaces the workload's endpoint (e.g. the same workload against another store).
-    pub endpoint_override: Option<String>,
+    /// What to use instead of the workload's settings (e.g. the same workload against
+    /// another store); recorded in the manifest, and reused by a resume.
+    pub overrides: RunOverrides,
     /// Continue this interrupted run (its folder) instead of starting a new one.
     pub resume: Option<PathBuf>,
     pub workload_file: Option<String>,
@@ -157,6 +159,9 @@ pub struct RunOutcome {
     pub error: Option<String>,
     pub summary: Summary,
     pub window: WindowState,
+    /// Whether `keystorm run --resume` can continue the run: not on the embedded
+    /// target, whose objects end with the process.
+    pub resumable: bool,
 }
 
 /// Failures before any result folder exists, or of the result folder itself.
@@ -164,6 +169,9 @@ pub struct RunOutcome {
 pub enum RunError {
     #[error("{0}")]
     Setup(String),
+    /// What the caller asked cannot be (a resume with other settings than the run's).
+    #[error("{0}")]
+    BadInput(String),
     #[error(transparent)]
     Results(#[from] ResultsError),
 }
@@ -177,6 +185,9 @@ pub(crate) struct RunContext {
     pub store: std::sync::Mutex<ResultStore>,
     pub observer: Arc<dyn Observer>,
     pub run_start: Instant,
+    /// Time from the run's first start to `run_start` (zero unless resumed), so the
+    /// times of a resumed run's intervals follow on from the earlier ones.
+    pub time_offset: std::time::Duration,
     pub cancel: CancellationToken,
     /// Polls the bucket index when the target has an admin API to ask.
     pub tracker: Option<crate::rgw::tracker::IndexTracker>,
@@ -191,6 +202,11 @@ impl RunContext {
         let id = self.store().write_event(&e);
         self.observer.event(id, &e);
         id
+    }
+
+    /// Seconds from the run's first start to `at`.
+    pub fn t_s(&self, at: Instant) -> f64 {
+        (at.saturating_duration_since(self.run_start) + self.time_offset).as_secs_f64()
     }
 
     /// The phase running at `at` and its interval number.
@@ -221,7 +237,7 @@ impl RunContext {
 
 /// Runs `plan` to the end (or until `cancel`), writing results under the options' root.
 pub async fn run(
-    plan: Plan,
+    mut plan: Plan,
     workload_text: &str,
     options: RunOptions,
     observer: Arc<dyn Observer>,
@@ -231,21 +247,32 @@ pub async fn run(
         Some(dir) => Some(resume_state(dir)?),
         None => None,
     };
+    let overrides = match &resume {
+        Some((_, manifest, _, _)) => {
+            check_labels_agree(&options.labels, &manifest.labels)?;
+            manifest
+                .run_overrides()
+                .for_resume(&options.overrides)
+                .map_err(|e| RunError::BadInput(e.to_string()))?
+        }
+        None => options.overrides.clone(),
+    };
+    overrides.apply(&mut plan);
     if resume.is_some()
         && matches!(plan.target.endpoint, Endpoint::Embedded { .. })
-        && options.endpoint_override.is_none()
+        && overrides.endpoint.is_none()
     {
-        return Err(RunError::Setup(
+        return Err(RunError::BadInput(
             "cannot resume a run on the embedded target: its objects lived in the process \
-             that stopped; resume against a real endpoint (--endpoint URL)"
+             that stopped; run the workload again"
                 .to_string(),
         ));
     }
 
-    let mut target = target::Target::connect(&plan, options.endpoint_override.as_deref()).await?;
+    let mut target = target::Target::connect(&plan, overrides.endpoint.as_deref()).await?;
     let embedded = target.is_embedded();
     let started = SystemTime::now();
-    let (mut manifest, store, window_state, completed, mut summary, run_totals) = match resume {
+    let (mut manifest, store, checkpoint, mut summary, run_totals) = match resume {
         Some((dir, mut manifest, checkpoint, summary)) => {
             manifest.status = RunStatus::Running;
             manifest.process = crate::results::ProcessId::current();
@@ -255,14 +282,7 @@ pub async fn run(
             manifest.resumed_at.push(timestamp(started));
             let store = ResultStore::open_append(&dir)?;
             let totals = totals::read(&dir)?;
-            (
-                manifest,
-                store,
-                checkpoint.window,
-                checkpoint.completed,
-                summary,
-                totals,
-            )
+            (manifest, store, checkpoint, summary, totals)
         }
         None => {
             let run_id = new_run_id(&plan.name, started);
@@ -284,6 +304,7 @@ pub async fn run(
                 created_buckets: Vec::new(),
                 resumed_at: Vec::new(),
                 command_line: options.command_line.clone(),
+                overrides: overrides.clone(),
                 peak_rss_kib: None,
                 process: crate::results::ProcessId::current(),
                 cleanup: None,
@@ -305,20 +326,29 @@ pub async fn run(
                 rows: Vec::new(),
                 totals: Vec::new(),
             };
-            let window = WindowState {
-                tail: 0,
-                head: plan.keyspace.existing,
+            let checkpoint = Checkpoint {
+                format_version: FORMAT_VERSION,
+                window: WindowState {
+                    tail: 0,
+                    head: plan.keyspace.existing,
+                },
+                current: None,
+                completed: 0,
+                position: None,
             };
             (
                 manifest,
                 store,
-                window,
-                0,
+                checkpoint,
                 summary,
                 totals::RunTotals::default(),
             )
         }
     };
+    let time_offset = humantime::parse_rfc3339(&manifest.started_at)
+        .ok()
+        .and_then(|first| started.duration_since(first).ok())
+        .unwrap_or_default();
     let dir = store.dir().to_path_buf();
     let phase_count = schedule(&plan).len();
 
@@ -326,10 +356,11 @@ pub async fn run(
     let ctx = RunContext {
         client: target.client.clone(),
         keyspace,
-        window: Arc::new(Window::new(window_state)),
+        window: Arc::new(Window::new(checkpoint.window)),
         store: std::sync::Mutex::new(store),
         observer: observer.clone(),
         run_start: Instant::now(),
+        time_offset,
         cancel: cancel.clone(),
         tracker: target.take_tracker(&plan),
         current_phase: std::sync::Mutex::new(None),
@@ -350,7 +381,7 @@ pub async fn run(
                 &mut manifest,
                 &mut summary,
                 run_totals,
-                completed,
+                checkpoint,
                 embedded,
             )
             .await;
@@ -396,7 +427,33 @@ pub async fn run(
         error,
         summary,
         window: ctx.window.state(),
+        resumable: !embedded,
     })
+}
+
+/// Labels given again to a resume must be the run's own.
+fn check_labels_agree(
+    given: &BTreeMap<String, String>,
+    recorded: &BTreeMap<String, String>,
+) -> Result<(), RunError> {
+    for (k, v) in given {
+        match recorded.get(k) {
+            Some(r) if r == v => {}
+            Some(r) => {
+                return Err(RunError::BadInput(format!(
+                    "--label {k}={v} differs from the run's label {k}={r}: a resumed run keeps \
+                     its labels (leave --label out; labels can be edited in the UI afterwards)"
+                )));
+            }
+            None => {
+                return Err(RunError::BadInput(format!(
+                    "--label {k}={v}: the run has no label {k}; a resumed run keeps its labels \
+                     (leave --label out)"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Why the phases stopped early.
@@ -410,7 +467,7 @@ async fn run_phases(
     manifest: &mut Manifest,
     summary: &mut Summary,
     mut run_totals: totals::RunTotals,
-    completed: usize,
+    checkpoint: Checkpoint,
     embedded: bool,
 ) -> Result<RunStatus, PhaseFailure> {
     let fail = |status: RunStatus| {
@@ -419,6 +476,7 @@ async fn run_phases(
             message: e.to_string(),
         }
     };
+    let completed = checkpoint.completed;
     if completed == 0 {
         let created = target::ensure_buckets(ctx, embedded)
             .await
@@ -426,7 +484,12 @@ async fn run_phases(
                 status: RunStatus::Failed,
                 message,
             })?;
-        manifest.created_buckets = created;
+        // A run resumed in its first phase created its buckets the first time.
+        for bucket in created {
+            if !manifest.created_buckets.contains(&bucket) {
+                manifest.created_buckets.push(bucket);
+            }
+        }
     }
     if let Some(t) = &ctx.tracker {
         t.mark_ready();
@@ -436,63 +499,68 @@ async fn run_phases(
         .map_err(fail(RunStatus::Failed))?;
 
     let phases = schedule(&ctx.plan);
+    // Where the phase a resumed run stopped in got to.
+    let mut resume = checkpoint
+        .position
+        .filter(|_| checkpoint.current.as_ref() == phases.get(completed).map(|p| &p.phase_ref));
     for (n, scheduled) in phases.iter().enumerate().skip(completed) {
         if ctx.cancel.is_cancelled() {
             return Ok(RunStatus::Interrupted);
         }
-        ctx.store()
-            .write_checkpoint(&Checkpoint {
-                format_version: FORMAT_VERSION,
-                window: ctx.window.state(),
-                current: Some(scheduled.phase_ref.clone()),
-                completed: n,
-            })
-            .map_err(fail(RunStatus::Failed))?;
-        let outcome = phase::run(ctx, scheduled, n).await;
-        let outcome = match outcome {
-            Ok(o) => o,
-            Err(message) => {
-                return Err(PhaseFailure {
-                    status: RunStatus::Failed,
-                    message,
+        let mut from = resume.take();
+        if let Some(position) = &mut from
+            && let Some(part) = position.open_part.take()
+        {
+            // The process running this part died before writing its rows.
+            let closed = crashed_part::close(ctx.store().dir(), scheduled, &part, summary)
+                .map_err(fail(RunStatus::Failed))?;
+            position.next_interval = position.next_interval.max(closed.next_interval);
+            position.operations = part.operations_before + closed.operations;
+            position.elapsed_s = part.elapsed_before_s + closed.elapsed_s;
+            if !closed.rows.is_empty() {
+                summary.rows.extend(closed.rows.iter().cloned());
+                run_totals.add_phase(&closed.totals, closed.measured);
+                write_summary(ctx, summary, &run_totals).map_err(fail(RunStatus::Failed))?;
+                ctx.emit(RunEvent::PhaseFinished {
+                    phase: scheduled.phase_ref.clone(),
+                    rows: closed.rows,
                 });
             }
-        };
-        let interrupted = ctx.cancel.is_cancelled();
-        if !interrupted || outcome.aborted.is_some() {
-            summary.rows.extend(outcome.rows.iter().cloned());
-            run_totals.add_phase(&outcome.totals, outcome.measured);
-            summary.totals = run_totals.rows();
-            let store = ctx.store();
-            store
-                .write_summary(summary)
-                .map_err(fail(RunStatus::Failed))?;
-            totals::write(store.dir(), &run_totals).map_err(fail(RunStatus::Failed))?;
-            store
-                .write_checkpoint(&Checkpoint {
-                    format_version: FORMAT_VERSION,
-                    window: ctx.window.state(),
-                    current: None,
-                    completed: n + 1,
-                })
-                .map_err(fail(RunStatus::Failed))?;
-            drop(store);
-            ctx.emit(RunEvent::PhaseFinished {
-                phase: scheduled.phase_ref.clone(),
-                rows: outcome.rows,
-            });
-        } else {
-            // Interrupted mid-phase: keep the checkpoint on this phase so a resume redoes
-            // it, but record where the window got to.
-            ctx.store()
-                .write_checkpoint(&Checkpoint {
-                    format_version: FORMAT_VERSION,
-                    window: ctx.window.state(),
-                    current: Some(scheduled.phase_ref.clone()),
-                    completed: n,
-                })
-                .map_err(fail(RunStatus::Failed))?;
         }
+        let outcome = phase::run(ctx, scheduled, n, from)
+            .await
+            .map_err(|message| PhaseFailure {
+                status: RunStatus::Failed,
+                message,
+            })?;
+        // Stopped before its end: the rows are kept (marked interrupted) and the
+        // checkpoint stays on this phase, so a resume continues it.
+        let interrupted = ctx.cancel.is_cancelled() && outcome.aborted.is_none();
+        summary.rows.extend(outcome.rows.iter().cloned());
+        run_totals.add_phase(&outcome.totals, outcome.measured);
+        write_summary(ctx, summary, &run_totals).map_err(fail(RunStatus::Failed))?;
+        if interrupted {
+            save_checkpoint(
+                ctx,
+                ctx.window.checkpoint_state(),
+                n,
+                Some((scheduled.phase_ref.clone(), outcome.position)),
+            )
+            .map_err(fail(RunStatus::Failed))?;
+        } else {
+            save_checkpoint(ctx, ctx.window.checkpoint_state(), n + 1, None)
+                .map_err(fail(RunStatus::Failed))?;
+            let dir = ctx.store().dir().to_path_buf();
+            if let Err(e) = listing_phase::forget_progress(&dir, ctx.plan.buckets.names.len()) {
+                ctx.emit(RunEvent::Warning {
+                    message: format!("cannot remove a finished listing's checkpoint: {e}"),
+                });
+            }
+        }
+        ctx.emit(RunEvent::PhaseFinished {
+            phase: scheduled.phase_ref.clone(),
+            rows: outcome.rows,
+        });
         if let Some(message) = outcome.aborted {
             return Err(PhaseFailure {
                 status: RunStatus::Aborted,
@@ -506,18 +574,51 @@ async fn run_phases(
     Ok(RunStatus::Completed)
 }
 
+/// Rewrites `summary.json`, `summary.csv` and `totals.json` with the rows so far.
+fn write_summary(
+    ctx: &RunContext,
+    summary: &mut Summary,
+    run_totals: &totals::RunTotals,
+) -> Result<(), ResultsError> {
+    summary.totals = run_totals.rows();
+    let store = ctx.store();
+    store.write_summary(summary)?;
+    totals::write(store.dir(), run_totals)
+}
+
+/// Saves where the run stands: the window's watermarks (writes above them are redone by
+/// a resume), `completed` phases done, and the phase running with how far it got.
+pub(crate) fn save_checkpoint(
+    ctx: &RunContext,
+    window: WindowState,
+    completed: usize,
+    current: Option<(PhaseRef, crate::results::PhasePosition)>,
+) -> Result<(), ResultsError> {
+    let (current, position) = match current {
+        Some((phase, position)) => (Some(phase), Some(position)),
+        None => (None, None),
+    };
+    ctx.store().write_checkpoint(&Checkpoint {
+        format_version: FORMAT_VERSION,
+        window,
+        current,
+        completed,
+        position,
+    })
+}
+
 type ResumeState = (PathBuf, Manifest, Checkpoint, Summary);
 
 fn resume_state(dir: &std::path::Path) -> Result<ResumeState, RunError> {
     let manifest = ResultStore::read_manifest(dir)?;
     if manifest.status == RunStatus::Completed {
-        return Err(RunError::Setup(format!(
+        return Err(RunError::BadInput(format!(
             "run {} completed; there is nothing to resume",
             manifest.run_id
         )));
     }
     if manifest.running_here() {
-        return Err(RunError::Setup(format!(
+        return Err(RunError::BadInput(format!(
             "run {} is still going (process {} on this host); stop it before resuming",
             manifest.run_id,
             manifest.process.map_or(0, |p| p.pid)

@@ -16,6 +16,15 @@ use crate::s3::{ListRequest, S3Client};
 pub(crate) struct OpResult {
     finished: Instant,
     outcome: Result<Moved, ErrorClass>,
+    /// The window's record of a write, made once the result is recorded (see
+    /// [`OpRunner::settle`]).
+    settle: Option<Settle>,
+}
+
+/// A write the window learns of after its result is recorded.
+enum Settle {
+    Put { index: u64, ok: bool },
+    Delete { index: u64 },
 }
 
 #[derive(Default)]
@@ -87,6 +96,16 @@ impl OpRunner {
         self.window.puts_settled()
     }
 
+    /// Tells the window a recorded write finished. A checkpoint's watermarks therefore
+    /// never run ahead of the recorded intervals: every write below them was measured.
+    pub fn settle(&self, result: &OpResult) {
+        match result.settle {
+            Some(Settle::Put { index, ok }) => self.window.finish_put(index, ok),
+            Some(Settle::Delete { index }) => self.window.finish_delete(index),
+            None => {}
+        }
+    }
+
     pub async fn run(
         &mut self,
         op: OpKind,
@@ -115,16 +134,19 @@ impl OpRunner {
             .client
             .put_object(bucket, &self.key, body, &metadata)
             .await;
-        let finished = Instant::now();
-        self.window.finish_put(i, r.is_ok());
+        let settle = Settle::Put {
+            index: i,
+            ok: r.is_ok(),
+        };
         done(
             start,
-            finished,
+            Instant::now(),
             r.map(|_| Moved {
                 bytes,
                 ..Moved::default()
             }),
         )
+        .settling(settle)
     }
 
     async fn read(&mut self, op: OpKind, rng: &mut fastrand::Rng, selection: Selection) -> Outcome {
@@ -166,6 +188,7 @@ impl OpRunner {
         let start = Instant::now();
         let r = self.client.delete_object(bucket, &self.key).await;
         done(start, Instant::now(), r.map(|_| Moved::default()))
+            .settling(Settle::Delete { index: i })
     }
 
     /// One page, starting after a random live key (or at the start of the prefix).
@@ -207,6 +230,16 @@ fn done(start: Instant, finished: Instant, r: Result<Moved, crate::ops::OpError>
         result: OpResult {
             finished,
             outcome: r.map_err(|e| e.class),
+            settle: None,
         },
+    }
+}
+
+impl Outcome {
+    fn settling(mut self, settle: Settle) -> Outcome {
+        if let Outcome::Done { result, .. } = &mut self {
+            result.settle = Some(settle);
+        }
+        self
     }
 }

@@ -1,6 +1,8 @@
-//! One phase: start its workers, collect an interval every second, decide when it ends
-//! (duration, operation count, fill target, one listing pass, error budget, Ctrl-C),
-//! and turn its merged histograms into summary rows.
+//! One phase: start its workers, collect an interval every second, save how far it got
+//! every `checkpoint_every`, decide when it ends (duration, operation count, fill
+//! target, one listing pass, error budget, Ctrl-C), and turn its merged histograms into
+//! summary rows. A resumed phase continues from its saved position: the rest of its
+//! duration or operations, its interval numbers following on.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -11,16 +13,17 @@ use tokio::task::JoinSet;
 use tokio::time::MissedTickBehavior;
 use tokio_util::sync::CancellationToken;
 
-use super::listing_phase::{self, ListingTask};
+use super::listing_phase::{self, ListingProgress, ListingTask};
 use super::sequence::ScheduledPhase;
 use super::stalls::StallDetector;
 use super::transfer_phase::{self, TransferTask};
 use super::worker::Worker;
 use super::{RunContext, RunEvent};
+use crate::keyspace::WindowState;
 use crate::metrics::{IntervalStats, Recorder, process_cpu_time};
 use crate::ops::OpKind;
 use crate::plan::{PhaseEnd, PhaseWork};
-use crate::results::{IntervalRecord, StallEvent, SummaryRow, timestamp};
+use crate::results::{IntervalRecord, PartStart, PhasePosition, StallEvent, SummaryRow, timestamp};
 
 /// Recorders per phase at most; workers share them round-robin.
 const MAX_RECORDERS: usize = 8;
@@ -42,8 +45,12 @@ pub struct PhaseProgress {
 
 /// State shared by a phase's workers.
 pub(crate) struct PhaseShared {
-    /// Operations started (for operation-count ends and open-loop slots).
+    /// Operations started (for operation-count ends and open-loop slots); a resumed
+    /// phase starts at the operations its earlier parts finished.
     pub issued: AtomicU64,
+    /// How long this part of a `duration` phase runs: the duration, less what earlier
+    /// parts ran.
+    pub run_for: Option<Duration>,
     /// Open-loop schedule slots handed out.
     pub slots: AtomicU64,
     pub stop: CancellationToken,
@@ -64,18 +71,26 @@ pub(crate) struct PhaseOutcome {
     pub totals: IntervalStats,
     pub measured: Duration,
     pub aborted: Option<String>,
+    /// How far the phase got over all its parts, its rows written (for a checkpoint
+    /// of a phase stopped before its end).
+    pub position: PhasePosition,
 }
 
+/// Runs the phase at `position` in the schedule, from the start or, with `resume`,
+/// from where an earlier run of it stopped.
 pub(crate) async fn run(
     ctx: &RunContext,
     scheduled: &ScheduledPhase,
     position: usize,
+    resume: Option<PhasePosition>,
 ) -> Result<PhaseOutcome, String> {
     let p = &scheduled.plan;
     let pref = &scheduled.phase_ref;
     if let Some(t) = &ctx.tracker {
         t.poll_once(ctx).await;
     }
+    let resumed = resume.is_some();
+    let before = resume.unwrap_or_default();
     let index_at_start = ctx.index_snapshot();
     let objects_at_start = ctx.window.state().len();
     let started_at = timestamp(SystemTime::now());
@@ -89,14 +104,48 @@ pub(crate) async fn run(
         index: index_at_start.clone(),
     });
 
+    let start = Instant::now();
     let shared = Arc::new(PhaseShared {
-        issued: AtomicU64::new(0),
+        issued: AtomicU64::new(before.operations),
+        run_for: match p.end {
+            PhaseEnd::Duration(d) => {
+                Some(d.saturating_sub(Duration::from_secs_f64(before.elapsed_s)))
+            }
+            _ => None,
+        },
         slots: AtomicU64::new(0),
         stop: ctx.cancel.child_token(),
-        start: Instant::now(),
+        start,
         empty_warned: AtomicBool::new(false),
     });
     ctx.set_phase(Some((pref.clone(), shared.start)));
+    let mut saver = ProgressSaver {
+        completed: position,
+        before: before.clone(),
+        part: PartStart {
+            first_interval: before.next_interval,
+            t_s: ctx.t_s(start),
+            started_at: started_at.clone(),
+            objects_at_start,
+            resumed,
+            operations_before: before.operations,
+            elapsed_before_s: before.elapsed_s,
+            client_cpu_s: 0.0,
+            index_at_start: index_at_start.clone(),
+        },
+        start,
+        cpu_at_start,
+        every: ctx.plan.checkpoint_every,
+        last_save: start,
+    };
+    saver.save(
+        ctx,
+        scheduled,
+        before.next_interval,
+        &IntervalStats::default(),
+        start,
+        ctx.window.checkpoint_state(),
+    )?;
     let writes = p
         .work
         .ops()
@@ -115,7 +164,12 @@ pub(crate) async fn run(
         .filter(|_| p.end == PhaseEnd::ListOnce && p.transfer.is_none())
     {
         Some(plan) => {
-            let task = ListingTask::new(ctx, p, plan, &recorders, shared.stop.clone());
+            let progress = ListingProgress {
+                dir: ctx.store().dir().to_path_buf(),
+                every: ctx.plan.checkpoint_every,
+                resume: resumed,
+            };
+            let task = ListingTask::new(ctx, p, plan, &recorders, shared.stop.clone(), progress);
             let outcomes = task.outcomes.clone();
             workers.spawn(task.run());
             Some(outcomes)
@@ -150,13 +204,13 @@ pub(crate) async fn run(
     );
     ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let warmup_intervals = p.warmup.as_secs_f64().ceil() as u64;
-    let deadline = match p.end {
-        PhaseEnd::Duration(d) => Some(d),
-        _ => None,
-    };
+    let deadline = shared.run_for;
+    if deadline.is_some_and(|d| d.is_zero()) {
+        shared.stop.cancel();
+    }
     let mut totals = IntervalStats::default();
     let mut all = IntervalStats::default();
-    let mut interval = 0u64;
+    let mut interval = before.next_interval;
     let mut interval_start = shared.start;
     let mut aborted = None;
     let mut warnings = Vec::new();
@@ -165,11 +219,14 @@ pub(crate) async fn run(
         tokio::select! {
             _ = ticker.tick() => {
                 let now = Instant::now();
+                // Taken before the drain: every write below these marks is in `stats` or
+                // an earlier interval.
+                let settled = ctx.window.checkpoint_state();
                 let stats = drain(&recorders);
                 let warmup = interval < warmup_intervals;
-                emit_interval(ctx, scheduled, &shared, interval, interval_start, now, warmup, &stats, &all)?;
+                emit_interval(ctx, scheduled, &shared, &before, interval, interval_start, now, warmup, &stats, &all)?;
                 if !warmup && let Some(d) = &mut stalls {
-                    let t_s = interval_start.duration_since(ctx.run_start).as_secs_f64();
+                    let t_s = ctx.t_s(interval_start);
                     let dur = now.duration_since(interval_start).as_secs_f64();
                     if let Some(s) = d.observe(interval, t_s, dur, &stats) {
                         emit_stall(ctx, s);
@@ -183,6 +240,9 @@ pub(crate) async fn run(
                 interval_start = now;
                 if deadline.is_some_and(|d| now.duration_since(shared.start) >= d) {
                     shared.stop.cancel();
+                }
+                if saver.due(now) {
+                    saver.save(ctx, scheduled, interval, &all, now, settled)?;
                 }
                 if aborted.is_none()
                     && let Some(msg) = error_budget_exceeded(p.max_error_rate, &all)
@@ -213,6 +273,7 @@ pub(crate) async fn run(
             ctx,
             scheduled,
             &shared,
+            &before,
             interval,
             interval_start,
             end,
@@ -221,7 +282,7 @@ pub(crate) async fn run(
             &all,
         )?;
         if !warmup && let Some(d) = &mut stalls {
-            let t_s = interval_start.duration_since(ctx.run_start).as_secs_f64();
+            let t_s = ctx.t_s(interval_start);
             let dur = end.duration_since(interval_start).as_secs_f64();
             if let Some(s) = d.observe(interval, t_s, dur, &stats) {
                 emit_stall(ctx, s);
@@ -231,6 +292,7 @@ pub(crate) async fn run(
         if !warmup {
             totals.merge(&stats);
         }
+        interval += 1;
     }
     if let Some(s) = stalls.as_mut().and_then(|d| d.finish()) {
         emit_stall(ctx, s);
@@ -258,29 +320,121 @@ pub(crate) async fn run(
         .saturating_sub(cpu_at_start)
         .as_secs_f64();
     let elapsed = end.duration_since(shared.start);
-    let measured = elapsed.saturating_sub(Duration::from_secs(warmup_intervals));
-    let rows = totals
-        .active()
-        .map(|(op, s)| SummaryRow {
-            section: pref.section,
-            round: pref.round,
-            phase: pref.name.clone(),
-            op,
-            objects_at_start,
-            started_at: started_at.clone(),
-            duration_s: measured.as_secs_f64(),
-            client_cpu_s,
-            stats: s.summarize(measured),
-            index_at_start: index_at_start.clone(),
-            index_at_end: index_at_end.clone(),
-        })
-        .collect();
+    // Warm-up left for this part: what the intervals before it did not cover.
+    let warmup_left = warmup_intervals.saturating_sub(before.next_interval);
+    let measured = elapsed.saturating_sub(Duration::from_secs(warmup_left));
+    let interrupted = ctx.cancel.is_cancelled();
+    let rows = summary_rows(
+        &totals,
+        pref,
+        &saver.part,
+        measured,
+        client_cpu_s,
+        &index_at_end,
+        interrupted,
+    );
     Ok(PhaseOutcome {
         rows,
         totals,
         measured,
         aborted,
+        position: saver.position(interval, &all, end, false),
     })
+}
+
+/// The summary rows of one part of a phase: one per operation it ran.
+pub(crate) fn summary_rows(
+    totals: &IntervalStats,
+    phase: &crate::results::PhaseRef,
+    part: &PartStart,
+    measured: Duration,
+    client_cpu_s: f64,
+    index_at_end: &[crate::results::BucketIndex],
+    interrupted: bool,
+) -> Vec<SummaryRow> {
+    totals
+        .active()
+        .map(|(op, s)| SummaryRow {
+            section: phase.section,
+            round: phase.round,
+            phase: phase.name.clone(),
+            op,
+            objects_at_start: part.objects_at_start,
+            started_at: part.started_at.clone(),
+            duration_s: measured.as_secs_f64(),
+            client_cpu_s,
+            stats: s.summarize(measured),
+            index_at_start: part.index_at_start.clone(),
+            index_at_end: index_at_end.to_vec(),
+            interrupted,
+            resumed: part.resumed,
+        })
+        .collect()
+}
+
+/// Saves the phase's progress to the run's checkpoint: when it starts, then every
+/// `checkpoint_every` while it runs.
+struct ProgressSaver {
+    completed: usize,
+    /// Where earlier parts of the phase got.
+    before: PhasePosition,
+    part: PartStart,
+    /// When this part started.
+    start: Instant,
+    cpu_at_start: Duration,
+    every: Duration,
+    last_save: Instant,
+}
+
+impl ProgressSaver {
+    fn due(&self, now: Instant) -> bool {
+        now.duration_since(self.last_save) >= self.every
+    }
+
+    /// Where the phase stands: the operations finished so far (`all` holds this part's,
+    /// so an operation still in flight is redone by a resume), its running time, and the
+    /// part whose rows are still to write, if `open`.
+    fn position(
+        &self,
+        next_interval: u64,
+        all: &IntervalStats,
+        now: Instant,
+        open: bool,
+    ) -> PhasePosition {
+        let elapsed = now.saturating_duration_since(self.start);
+        PhasePosition {
+            operations: self.before.operations + all.total_ops() + all.total_errors(),
+            elapsed_s: self.before.elapsed_s + elapsed.as_secs_f64(),
+            next_interval,
+            open_part: open.then(|| PartStart {
+                client_cpu_s: process_cpu_time()
+                    .saturating_sub(self.cpu_at_start)
+                    .as_secs_f64(),
+                ..self.part.clone()
+            }),
+        }
+    }
+
+    fn save(
+        &mut self,
+        ctx: &RunContext,
+        scheduled: &ScheduledPhase,
+        next_interval: u64,
+        all: &IntervalStats,
+        now: Instant,
+        window: WindowState,
+    ) -> Result<(), String> {
+        let position = self.position(next_interval, all, now, true);
+        super::save_checkpoint(
+            ctx,
+            window,
+            self.completed,
+            Some((scheduled.phase_ref.clone(), position)),
+        )
+        .map_err(|e| e.to_string())?;
+        self.last_save = now;
+        Ok(())
+    }
 }
 
 fn emit_stall(ctx: &RunContext, mut stall: StallEvent) {
@@ -329,12 +483,13 @@ fn emit_interval(
     ctx: &RunContext,
     scheduled: &ScheduledPhase,
     shared: &PhaseShared,
+    before: &PhasePosition,
     interval: u64,
     from: Instant,
     to: Instant,
     warmup: bool,
     stats: &IntervalStats,
-    before: &IntervalStats,
+    earlier: &IntervalStats,
 ) -> Result<(), String> {
     let p = &scheduled.plan;
     let duration = to.duration_since(from);
@@ -344,7 +499,7 @@ fn emit_interval(
         round: scheduled.phase_ref.round,
         phase: scheduled.phase_ref.name.clone(),
         interval,
-        t_s: from.duration_since(ctx.run_start).as_secs_f64(),
+        t_s: ctx.t_s(from),
         duration_s: duration.as_secs_f64(),
         warmup,
         window,
@@ -358,11 +513,12 @@ fn emit_interval(
     ctx.store()
         .write_interval(&record, stats)
         .map_err(|e| e.to_string())?;
-    let elapsed = to.duration_since(shared.start);
-    let ops = before.total_ops() + stats.total_ops();
+    let elapsed = to.duration_since(shared.start) + Duration::from_secs_f64(before.elapsed_s);
+    let ops = earlier.total_ops() + stats.total_ops();
+    let finished = before.operations + ops + earlier.total_errors() + stats.total_errors();
     let fraction = match p.end {
         PhaseEnd::Duration(d) => Some(elapsed.as_secs_f64() / d.as_secs_f64()),
-        PhaseEnd::Operations(n) => Some(ops as f64 / n.max(1) as f64),
+        PhaseEnd::Operations(n) => Some(finished as f64 / n.max(1) as f64),
         PhaseEnd::UntilObjects(n) if p.work == PhaseWork::Single(OpKind::Put) => {
             Some(window.len() as f64 / n.max(1) as f64)
         }
@@ -376,7 +532,7 @@ fn emit_interval(
             elapsed_s: elapsed.as_secs_f64(),
             fraction,
             ops,
-            errors: before.total_errors() + stats.total_errors(),
+            errors: earlier.total_errors() + stats.total_errors(),
             objects: window.len(),
         },
     });

@@ -76,19 +76,6 @@ fn decode(s: &str) -> Result<Histogram<u64>, String> {
         .map_err(|e| format!("{e:?}"))
 }
 
-fn parse_class(label: &str) -> ErrorClass {
-    match label {
-        "slowdown" => ErrorClass::SlowDown,
-        "timeout" => ErrorClass::Timeout,
-        "connection" => ErrorClass::Connection,
-        other => other
-            .strip_prefix("http_")
-            .and_then(|s| s.parse().ok())
-            .map(ErrorClass::Http)
-            .unwrap_or(ErrorClass::Other),
-    }
-}
-
 pub(crate) fn write(dir: &Path, totals: &RunTotals) -> Result<(), ResultsError> {
     let path = dir.join(TOTALS_FILE);
     let format = |message: String| ResultsError::Format {
@@ -145,7 +132,11 @@ pub(crate) fn read(dir: &Path) -> Result<RunTotals, ResultsError> {
             ops: s.ops,
             bytes: s.bytes,
             keys: s.keys,
-            errors: s.errors.iter().map(|(c, n)| (parse_class(c), *n)).collect(),
+            errors: s
+                .errors
+                .iter()
+                .map(|(c, n)| (ErrorClass::from_label(c), *n))
+                .collect(),
         };
     }
     Ok(totals)

@@ -93,6 +93,7 @@ impl Worker {
                 } => {
                     let start = intended.unwrap_or(latency_from);
                     self.recorder.with(|s| result.record(s.op_mut(op), start));
+                    self.runner.settle(&result);
                 }
                 Outcome::NothingToDo => match (&self.plan.work, op) {
                     (PhaseWork::Single(OpKind::Put), _) => {
@@ -148,7 +149,7 @@ impl Worker {
         };
         let slot = self.shared.slot();
         let intended = self.shared.start + Duration::from_secs_f64(slot as f64 / rate);
-        if let PhaseEnd::Duration(d) = self.plan.end
+        if let Some(d) = self.shared.run_for
             && intended >= self.shared.start + d
         {
             return None;

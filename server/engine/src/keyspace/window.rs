@@ -4,6 +4,11 @@
 //! so readers never pick a key still being written. Deletes take the tail and wait for
 //! any in-flight read of that very key, so a mix never reads a key that is gone. All
 //! bookkeeping is bounded by the number of requests in flight, never by the key count.
+//!
+//! Keys finish out of order, so what a checkpoint may save is each end's contiguous
+//! watermark ([`Window::checkpoint_state`]): every put below `head` finished, every
+//! delete below `tail` finished. A resume from it redoes the writes above either mark
+//! (a PUT or DELETE done twice leaves the same bucket) and never skips one.
 
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Mutex;
@@ -15,7 +20,7 @@ use tokio::sync::Notify;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WindowState {
-    /// First live index.
+    /// First live index (in a checkpoint: every delete below it finished).
     pub tail: u64,
     /// One past the last index whose put finished (all puts below it finished).
     pub head: u64,
@@ -47,6 +52,11 @@ struct Inner {
     reading: HashMap<u64, u32>,
     /// Deletes waiting for a read of their key to finish.
     deletes_waiting: usize,
+    /// All deletes below this finished (`<= tail`).
+    deleted: u64,
+    /// Deletes at or above `deleted` that finished out of order (at most the deletes
+    /// in flight).
+    deleted_ahead: BTreeSet<u64>,
 }
 
 /// A window shared between workers; all methods are cheap and never await while locked.
@@ -63,6 +73,7 @@ impl Window {
                 tail: state.tail,
                 head: state.head,
                 next_put: state.head,
+                deleted: state.tail,
                 ..Inner::default()
             }),
             read_finished: Notify::new(),
@@ -79,6 +90,17 @@ impl Window {
         let g = self.lock();
         WindowState {
             tail: g.tail,
+            head: g.head,
+        }
+    }
+
+    /// The window as a checkpoint saves it: the contiguous watermarks of finished
+    /// deletes (`tail`) and finished puts (`head`). Writes in flight above either mark
+    /// are not counted, so a resume redoes them.
+    pub fn checkpoint_state(&self) -> WindowState {
+        let g = self.lock();
+        WindowState {
+            tail: g.deleted,
             head: g.head,
         }
     }
@@ -114,18 +136,24 @@ impl Window {
             g.retry.push_back(i);
             return;
         }
-        if i == g.head {
-            g.head += 1;
-            loop {
-                let next = g.head;
-                if !g.finished_ahead.remove(&next) {
-                    break;
-                }
-                g.head += 1;
-            }
-        } else if i > g.head {
-            g.finished_ahead.insert(i);
-        }
+        let Inner {
+            head,
+            finished_ahead,
+            ..
+        } = &mut *g;
+        advance_watermark(head, finished_ahead, i);
+    }
+
+    /// Records the end of a delete taken with `begin_delete`, whether it succeeded or
+    /// not (a failed delete is counted as an error, not tried again).
+    pub fn finish_delete(&self, i: u64) {
+        let mut g = self.lock();
+        let Inner {
+            deleted,
+            deleted_ahead,
+            ..
+        } = &mut *g;
+        advance_watermark(deleted, deleted_ahead, i);
     }
 
     /// True when every reserved put has finished and none waits for a retry.
@@ -187,6 +215,19 @@ impl Window {
             notified.await;
             self.lock().deletes_waiting -= 1;
         }
+    }
+}
+
+/// Moves a contiguous watermark over `i` (and whatever finished ahead of it), or keeps
+/// `i` aside until the indices below it finish.
+fn advance_watermark(mark: &mut u64, ahead: &mut BTreeSet<u64>, i: u64) {
+    if i == *mark {
+        *mark += 1;
+        while ahead.remove(mark) {
+            *mark += 1;
+        }
+    } else if i > *mark {
+        ahead.insert(i);
     }
 }
 
@@ -253,6 +294,38 @@ mod tests {
         assert_eq!(w.begin_delete(Some(1)).await, None);
         assert_eq!(w.state(), WindowState { tail: 2, head: 3 });
         assert_eq!(w.begin_read(|_| 0), Some(2));
+    }
+
+    #[tokio::test]
+    async fn the_checkpoint_keeps_deletes_in_flight_above_the_tail() {
+        let w = Window::new(WindowState { tail: 10, head: 20 });
+        let a = w.begin_delete(None).await.unwrap();
+        let b = w.begin_delete(None).await.unwrap();
+        let c = w.begin_delete(None).await.unwrap();
+        assert_eq!((a, b, c), (10, 11, 12));
+        w.finish_delete(c);
+        w.finish_delete(b);
+        assert_eq!(w.state().tail, 13, "readers never see a key being deleted");
+        assert_eq!(
+            w.checkpoint_state(),
+            WindowState { tail: 10, head: 20 },
+            "10 is still being deleted: a resume deletes it again"
+        );
+        w.finish_delete(a);
+        assert_eq!(w.checkpoint_state(), WindowState { tail: 13, head: 20 });
+    }
+
+    #[test]
+    fn the_checkpoint_head_stops_below_a_put_in_flight() {
+        let w = Window::new(WindowState { tail: 0, head: 5 });
+        let slow = w.begin_put(None).unwrap();
+        for _ in 0..3 {
+            let i = w.begin_put(None).unwrap();
+            w.finish_put(i, true);
+        }
+        assert_eq!(w.checkpoint_state(), WindowState { tail: 0, head: 5 });
+        w.finish_put(slow, true);
+        assert_eq!(w.checkpoint_state(), WindowState { tail: 0, head: 9 });
     }
 
     #[tokio::test]

@@ -18,6 +18,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::prefix_cells::CellsPosition;
+use super::quiesce::ConsumerCut;
 use super::range::KeyRange;
 use super::report::SpaceReport;
 use super::{ListJob, ListMode};
@@ -37,6 +38,14 @@ pub struct Checkpointing {
     /// Called after each periodic save (a progress display, or a test that must see a
     /// save made while listers are busy).
     pub on_save: Option<SaveHook>,
+    /// Keep the checkpoint of a completed listing (nothing left to list: resuming it
+    /// gives the totals at once) instead of removing it; for a listing inside a
+    /// workload's phase, whose checkpoint goes when the phase is done.
+    pub keep_complete: bool,
+    /// The consumer of the listed keys, cut together with the listing (a HEAD scan).
+    /// The listing then saves only periodic, paused cuts; the consumer saves the last
+    /// one itself once it has finished every key.
+    pub consumer: Option<ConsumerCut>,
 }
 
 /// A listing's progress, as saved.
@@ -67,6 +76,9 @@ pub struct ListCheckpoint {
     /// Prefix mode: the cells not handed out yet.
     pub cells: Option<CellsPosition>,
     pub report: Option<SpaceReport>,
+    /// What the consumer of the listed keys had done at the cut (a scan's tally).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consumer: Option<serde_json::Value>,
 }
 
 /// Why a checkpoint cannot be read or used.
@@ -113,6 +125,29 @@ impl ListCheckpoint {
             todo: Vec::new(),
             cells: None,
             report: None,
+            consumer: None,
+        }
+    }
+
+    /// The checkpoint of `job` listed completely, as `outcome` says: nothing left to
+    /// list, so resuming it gives the totals at once.
+    pub fn completed(
+        job: &ListJob,
+        outcome: &super::ListOutcome,
+        started_unix_s: u64,
+        consumer: Option<serde_json::Value>,
+    ) -> ListCheckpoint {
+        ListCheckpoint {
+            keys: outcome.keys,
+            bytes: outcome.bytes,
+            requests: outcome.requests,
+            errors: outcome.errors,
+            ranges: outcome.ranges,
+            cuts: outcome.cuts,
+            seconds: outcome.seconds,
+            report: outcome.report.clone(),
+            consumer,
+            ..ListCheckpoint::of(job, false, started_unix_s)
         }
     }
 

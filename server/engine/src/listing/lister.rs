@@ -116,6 +116,7 @@ pub async fn list(
             outputs.keys_file.clone(),
             (started, seconds_before),
             saving.clone(),
+            stop.clone(),
         ))
     });
     let mut tasks = JoinSet::new();
@@ -170,7 +171,9 @@ pub async fn list(
     let seconds = seconds_before + started.elapsed().as_secs_f64();
     let complete = failure.is_none() && !stop.is_cancelled();
     if let Some(c) = &outputs.checkpoint {
-        if complete {
+        if c.consumer.is_some() {
+            // Its consumer saves the last cut once it has finished every key.
+        } else if complete && !c.keep_complete {
             remove_checkpoint(&c.path)?;
         } else {
             checkpoint.seconds = seconds;
@@ -212,14 +215,27 @@ async fn save_every(
     keys_file: Option<KeySink>,
     (started, seconds_before): (Instant, f64),
     done: CancellationToken,
+    stop: CancellationToken,
 ) {
     loop {
         tokio::select! {
             _ = tokio::time::sleep(c.every) => {}
             _ = done.cancelled() => return,
         }
+        // With a consumer, the cut waits until it has finished every key queued, and
+        // no page is handed in meanwhile; a stop ends the wait (the consumer stops too).
+        let pause = match &c.consumer {
+            Some(consumer) => tokio::select! {
+                p = consumer.quiesce.pause() => Some(p),
+                _ = done.cancelled() => return,
+                _ = stop.cancelled() => return,
+            },
+            None => None,
+        };
         checkpoint.seconds = seconds_before + started.elapsed().as_secs_f64();
         let taken = queue.checkpoint(&mut checkpoint, keys_file.as_ref());
+        checkpoint.consumer = c.consumer.as_ref().map(|consumer| (consumer.state)());
+        drop(pause);
         let saved = match taken {
             Ok(()) => {
                 let (snapshot, path) = (checkpoint.clone(), c.path.clone());
@@ -356,6 +372,18 @@ impl Lister {
             let last = entries.last().map(|e| e.key.clone());
             let received = entries.len();
             let (taken, stopped) = self.keep(&range, &mut entries);
+            // A checkpoint that cuts the consumer too waits while a page is handed in
+            // and its keys queued.
+            let quiesce = self
+                .outputs
+                .checkpoint
+                .as_ref()
+                .and_then(|c| c.consumer.as_ref())
+                .map(|c| c.quiesce.clone());
+            let page = match &quiesce {
+                Some(q) => Some(q.page().await),
+                None => None,
+            };
             self.queue
                 .page_done(
                     self.id,
@@ -372,8 +400,12 @@ impl Lister {
                         self.queue.close();
                         return Ok(false);
                     }
+                    if let Some(q) = &quiesce {
+                        q.queued();
+                    }
                 }
             }
+            drop(page);
             self.observer.page(PageEvent {
                 lister: self.id,
                 start,

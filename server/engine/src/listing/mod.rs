@@ -14,6 +14,7 @@ mod density;
 mod lister;
 mod prefix_cells;
 mod queue;
+pub mod quiesce;
 mod range;
 pub mod report;
 mod split;
@@ -26,6 +27,7 @@ use serde::{Deserialize, Serialize};
 pub use checkpoint::{CheckpointError, Checkpointing, ListCheckpoint};
 pub use lister::list;
 pub use prefix_cells::BASE62_ALPHABET;
+pub use quiesce::{ConsumerCut, Quiesce};
 pub use report::{ReportBuilder, SpaceReport, Tally};
 
 use crate::ops::ErrorClass;

@@ -12,7 +12,7 @@ use super::{CredentialSource, humantime_serde_dur};
 use crate::ops::OpKind;
 
 /// How a bucket's index is laid out when keystorm creates it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum IndexLayout {
     /// The target's default shard count; RGW reshards it as it grows.

@@ -1,5 +1,6 @@
-//! The checkpoint: the keyspace window and where in the workload the run stands, so
-//! `keystorm run --resume` continues an interrupted run with nothing skipped.
+//! The checkpoint: the keyspace window, where in the workload the run stands and how far
+//! its running phase got, so `keystorm run --resume` continues an interrupted or crashed
+//! run with nothing skipped.
 
 use serde::{Deserialize, Serialize};
 
@@ -18,13 +19,60 @@ pub struct PhaseRef {
     pub name: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// `checkpoint.json`: where the run stands, saved when a phase starts, every
+/// `checkpoint_every` while it runs, and when it ends or stops. A resume continues from
+/// here: the phases before `completed` are done, and the current one continues from
+/// its position, so a crash costs at most the work since the last save.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {
     pub format_version: u32,
-    /// Every index in `[tail, head)` was written and not deleted.
+    /// Every index below `head` was written, every index below `tail` deleted; writes
+    /// above either mark may or may not have happened, and a resume redoes them.
     pub window: WindowState,
     /// The phase running when the checkpoint was taken; `None` once all phases finished.
     pub current: Option<PhaseRef>,
     /// Phases that finished, in order.
     pub completed: usize,
+    /// How far the current phase got (absent between phases, and in runs recorded
+    /// before phases saved their progress: those redo the phase whole).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<PhasePosition>,
+}
+
+/// How far the running phase got, over all the parts it ran in (a part is its stretch
+/// in one process: the first run, then each resume).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhasePosition {
+    /// Operations finished (successes and failures): an `operations: N` phase does the
+    /// rest.
+    pub operations: u64,
+    /// Seconds the phase ran, warm-up included: a `duration` phase runs the rest.
+    pub elapsed_s: f64,
+    /// Number of the phase's next interval, so a resumed phase's intervals follow on.
+    pub next_interval: u64,
+    /// The part still running when the checkpoint was saved, whose summary rows are not
+    /// written yet. A part that stopped cleanly wrote its rows and leaves this out; after
+    /// a crash, a resume builds the part's rows from its recorded intervals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_part: Option<PartStart>,
+}
+
+/// Where a part of a phase began, for building its summary rows from the interval files.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PartStart {
+    /// Its first interval.
+    pub first_interval: u64,
+    /// Seconds from the run's start to its first interval.
+    pub t_s: f64,
+    pub started_at: String,
+    pub objects_at_start: u64,
+    /// Whether the part continued the phase after a resume.
+    pub resumed: bool,
+    /// Operations finished and seconds run by the phase's parts before this one.
+    pub operations_before: u64,
+    pub elapsed_before_s: f64,
+    /// CPU seconds keystorm spent in the part up to the checkpoint.
+    pub client_cpu_s: f64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub index_at_start: Vec<super::BucketIndex>,
 }

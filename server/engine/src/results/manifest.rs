@@ -65,6 +65,10 @@ pub struct Manifest {
     pub resumed_at: Vec<String>,
     /// The command line that started the run.
     pub command_line: Vec<String>,
+    /// What the command line changed of the workload (endpoint, index layout, client),
+    /// reused by a resume.
+    #[serde(default, skip_serializing_if = "super::RunOverrides::is_empty")]
+    pub overrides: super::RunOverrides,
     /// Peak resident memory of the keystorm process, in KiB (with `embedded`, the
     /// target's memory is included).
     #[serde(default)]
@@ -91,6 +95,16 @@ impl Manifest {
         match self.status {
             RunStatus::Running if self.process_alive_here() == Some(false) => RunStatus::Killed,
             s => s,
+        }
+    }
+
+    /// What the run's command line changed of its workload; for runs recorded before
+    /// these were kept apart, read back from the command line.
+    pub fn run_overrides(&self) -> super::RunOverrides {
+        if self.overrides.is_empty() {
+            super::RunOverrides::from_command_line(&self.command_line)
+        } else {
+            self.overrides.clone()
         }
     }
 

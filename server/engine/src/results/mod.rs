@@ -9,14 +9,18 @@ mod index;
 mod interval_points;
 mod listings;
 mod manifest;
+mod overrides;
 mod process;
 pub mod scaling;
 mod store;
 mod summary;
 
-pub use checkpoint::{Checkpoint, PhaseRef};
+pub use checkpoint::{Checkpoint, PartStart, PhasePosition, PhaseRef};
 pub use cleanup::CleanupEvent;
-pub use hlog::{HLOG_FILE, HlogWriter, read_merged, tag as hlog_tag};
+pub use hlog::{
+    HLOG_FILE, HlogWriter, for_each_line as for_each_hlog_line, read_merged,
+    start_ms_of as hlog_start_ms, tag as hlog_tag,
+};
 pub use index::{
     BucketIndex, EventPosition, IndexPollingEvent, ReshardEvent, StallEvent, shards_cell,
 };
@@ -25,6 +29,7 @@ pub use listings::{
     ListingRecord, ListingsReport, MetadataScanRecord, ScalingLine, TransferRecord, read_listings,
 };
 pub use manifest::{Manifest, RunStatus};
+pub use overrides::{OverrideMismatch, RunOverrides};
 pub use process::ProcessId;
 pub use store::{ResultStore, ResultsError, find_run, list_runs, new_run_id};
 pub use summary::{IntervalRecord, Section, Summary, SummaryRow, TotalRow, csv_field, write_csv};

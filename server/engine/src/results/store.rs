@@ -2,7 +2,7 @@
 //! summary, manifest and checkpoint atomically, and reading past runs back.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -89,16 +89,20 @@ impl ResultStore {
         Ok(store)
     }
 
-    /// Opens an existing run folder to append to it (resume).
+    /// Opens an existing run folder to append to it (resume). A line a killed run left
+    /// half-written at the end of a file is cut off first, so the next line starts on a
+    /// line of its own.
     pub fn open_append(dir: &Path) -> Result<ResultStore, ResultsError> {
         let open = |name: &str| {
             let p = dir.join(name);
-            OpenOptions::new()
+            let file = OpenOptions::new()
                 .create(true)
                 .append(true)
+                .read(true)
                 .open(&p)
-                .map(BufWriter::new)
-                .map_err(io_err(&p))
+                .map_err(io_err(&p))?;
+            cut_torn_line(&file).map_err(io_err(&p))?;
+            Ok(BufWriter::new(file))
         };
         // Event ids continue after the events an interrupted run already logged.
         let next_event_id = count_lines(&dir.join(EVENTS_FILE))?;
@@ -282,22 +286,58 @@ fn write_json_atomic(path: &Path, value: &impl Serialize) -> Result<(), ResultsE
     write_atomic(path, &buf)
 }
 
-/// Writes to a temporary file beside `path` and renames it over, so readers (and a
-/// crash) never see a half-written file.
+/// Writes to a temporary file beside `path`, syncs it and renames it over, so readers
+/// (and a crash, of the process or of the machine) never see a half-written file.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
     let tmp = path.with_extension("tmp");
-    fs::write(&tmp, bytes).map_err(io_err(&tmp))?;
+    let mut file = File::create(&tmp).map_err(io_err(&tmp))?;
+    file.write_all(bytes).map_err(io_err(&tmp))?;
+    file.sync_all().map_err(io_err(&tmp))?;
     fs::rename(&tmp, path).map_err(io_err(path))
 }
 
-/// Lines in a file; 0 when it does not exist yet.
+/// Lines in a file, read in blocks (the event log of a long run is large); 0 when it
+/// does not exist yet.
 fn count_lines(path: &Path) -> Result<u64, ResultsError> {
-    match fs::read(path) {
-        Ok(bytes) => Ok(bytes.iter().filter(|b| **b == b'\n').count() as u64),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
-        Err(e) => Err(ResultsError::Io {
-            path: path.to_path_buf(),
-            source: e,
-        }),
+    let mut file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+        Err(e) => return Err(io_err(path)(e)),
+    };
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut lines = 0u64;
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return Ok(lines),
+            Ok(n) => lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_err(path)(e)),
+        }
     }
+}
+
+/// Cuts a file back to just after its last line break, dropping a line a killed
+/// process left half-written. Reads only the file's end.
+fn cut_torn_line(file: &File) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    let mut end = len;
+    let mut buf = [0u8; 4096];
+    while end > 0 {
+        let start = end.saturating_sub(buf.len() as u64);
+        let chunk = &mut buf[..(end - start) as usize];
+        file.read_exact_at(chunk, start)?;
+        if let Some(i) = memchr::memrchr(b'\n', chunk) {
+            let keep = start + i as u64 + 1;
+            if keep < len {
+                file.set_len(keep)?;
+            }
+            return Ok(());
+        }
+        end = start;
+    }
+    if len > 0 {
+        file.set_len(0)?;
+    }
+    Ok(())
 }

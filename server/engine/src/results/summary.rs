@@ -50,6 +50,30 @@ pub struct SummaryRow {
     pub index_at_start: Vec<super::BucketIndex>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub index_at_end: Vec<super::BucketIndex>,
+    /// The phase stopped before its end (Ctrl-C, a stop request, a crash): the row
+    /// covers what was measured until then. A resume adds a `resumed` row for the rest.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub interrupted: bool,
+    /// The row covers only what a resumed run measured of the phase; the part before
+    /// the resume has its own `interrupted` row.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub resumed: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl SummaryRow {
+    /// `interrupted`, `resumed`, both joined by `+`, or nothing for a whole phase.
+    pub fn part_label(&self) -> &'static str {
+        match (self.resumed, self.interrupted) {
+            (false, false) => "",
+            (false, true) => "interrupted",
+            (true, false) => "resumed",
+            (true, true) => "resumed+interrupted",
+        }
+    }
 }
 
 /// `summary.json`: every finished phase's rows, and per-operation totals of the run.
@@ -106,7 +130,7 @@ fn is_one(n: &u64) -> bool {
     *n == 1
 }
 
-const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes,shards_at_start,shards_at_end";
+const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes,shards_at_start,shards_at_end,part";
 
 /// A CSV field, quoted when it holds a comma, quote or line break.
 pub fn csv_field(s: &str) -> String {
@@ -135,7 +159,7 @@ pub fn write_csv(rows: &[SummaryRow], out: &mut impl Write) -> std::io::Result<(
             .join(";");
         writeln!(
             out,
-            "{},{},{},{},{},{},{:.3},{:.3},{},{},{:.6},{:.3},{},{:.3},{},{:.3},{},{:.1},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.3},{:.3},{},{},{:.6},{:.3},{},{:.3},{},{:.3},{},{:.1},{},{},{},{},{},{},{},{},{},{},{}",
             r.section.as_str(),
             r.round.map(|n| n.to_string()).unwrap_or_default(),
             csv_field(&r.phase),
@@ -164,6 +188,7 @@ pub fn write_csv(rows: &[SummaryRow], out: &mut impl Write) -> std::io::Result<(
             csv_field(&classes),
             super::shards_cell(&r.index_at_start),
             super::shards_cell(&r.index_at_end),
+            r.part_label(),
         )?;
     }
     Ok(())

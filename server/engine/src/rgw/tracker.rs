@@ -164,7 +164,7 @@ impl IndexTracker {
             answers.push(self.poll_bucket(bucket).await);
         }
         let cost = started.elapsed();
-        let t = ctx.run_start.elapsed().as_secs_f64();
+        let t = ctx.t_s(Instant::now());
         let position = ctx.position(Instant::now());
         let mut events = Vec::new();
         {

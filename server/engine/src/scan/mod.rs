@@ -3,19 +3,26 @@
 //! queue of keys to HEAD workers on the shared connection pool; the queue's bound keeps
 //! memory fixed and lets the listers run only as far ahead as the HEADs can follow.
 //! LIST pages and HEADs are measured separately.
+//!
+//! A scan saves its progress with its listing's checkpoint: both are cut together (see
+//! [`crate::listing::quiesce`]), so a resumed scan HEADs only the keys of the pages the
+//! cut did not account for, and its tally of metadata counts every object once.
 
 mod metadata;
 
 use std::fmt::Write as _;
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, Mutex};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 pub use metadata::{MetadataName, MetadataSummary};
 
-use crate::listing::{self, KeySink, ListError, ListJob, ListOutcome, ListOutputs, PageObserver};
+use crate::listing::{
+    self, CheckpointError, Checkpointing, ConsumerCut, KeySink, ListCheckpoint, ListError, ListJob,
+    ListOutcome, ListOutputs, PageObserver, Quiesce,
+};
 use crate::ops::ErrorClass;
 use crate::pool::{QueueWorker, spawn_pool};
 use crate::s3::{HeadOutcome, ListEntry, S3Client};
@@ -55,6 +62,8 @@ pub enum ScanError {
     List(#[from] ListError),
     #[error("cannot write the output file: {0}")]
     Output(std::io::Error),
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -83,40 +92,88 @@ impl ScanOutcome {
 }
 
 /// Lists the job's keys and HEADs every one; `out` gets a JSON line per object (key,
-/// size, ETag, last-modified, metadata).
+/// size, ETag, last-modified, metadata). With `progress`, the scan saves its progress
+/// with the listing's and resumes from what it saved.
 pub async fn scan(
     client: &S3Client,
     job: &ScanJob,
     list_observer: Arc<dyn PageObserver>,
     head_observer: Arc<dyn HeadObserver>,
     out: Option<KeySink>,
+    progress: Option<Checkpointing>,
     stop: CancellationToken,
 ) -> Result<ScanOutcome, ScanError> {
     let started = Instant::now();
-    let workers = (0..job.head_concurrency.max(1) as usize)
+    let resumed = progress.as_ref().and_then(|c| c.resume.as_ref());
+    let before: Tally = match resumed.and_then(|r| r.consumer.clone()) {
+        Some(saved) => serde_json::from_value(saved).map_err(|e| CheckpointError::Format {
+            path: progress
+                .as_ref()
+                .map_or(String::new(), |c| c.path.display().to_string()),
+            message: format!("its scan tally: {e}"),
+        })?,
+        None => Tally::default(),
+    };
+    let started_unix_s = resumed.map_or_else(
+        || {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+        },
+        |r| r.started_unix_s,
+    );
+    let quiesce = Arc::new(Quiesce::default());
+    let tallies: Arc<Vec<Mutex<Tally>>> = Arc::new(
+        (0..job.head_concurrency.max(1))
+            .map(|_| Mutex::new(Tally::default()))
+            .collect(),
+    );
+    let workers = (0..tallies.len())
         .map(|worker| HeadWorker {
             worker,
             client: client.clone(),
             bucket: job.list.bucket.clone(),
             observer: head_observer.clone(),
             out: out.clone(),
-            tally: Tally::default(),
+            tallies: tallies.clone(),
+            quiesce: progress.is_some().then(|| quiesce.clone()),
             line: String::new(),
             failure: None,
         })
         .collect();
     let (tx, mut heads) = spawn_pool(workers, QUEUE_PER_WORKER, &stop);
+    // The tally so far: what earlier runs saved plus every worker's.
+    let so_far = {
+        let (tallies, before) = (tallies.clone(), before.clone());
+        move || {
+            let mut t = before.clone();
+            for mine in tallies.iter() {
+                t.merge(&mine.lock().unwrap_or_else(|e| e.into_inner()));
+            }
+            t.seconds = before.seconds + started.elapsed().as_secs_f64();
+            t
+        }
+    };
+    let checkpoint = progress.map(|c| Checkpointing {
+        consumer: Some(ConsumerCut {
+            quiesce: quiesce.clone(),
+            state: Arc::new({
+                let so_far = so_far.clone();
+                move || serde_json::to_value(so_far()).unwrap_or_default()
+            }),
+        }),
+        ..c
+    });
     let outputs = ListOutputs {
         keys_file: None,
         entries: Some(tx),
-        checkpoint: None,
+        checkpoint: checkpoint.clone(),
     };
     let listing = listing::list(client, &job.list, list_observer, outputs, stop.clone()).await;
-    let mut tally = Tally::default();
     let mut failure = None;
     while let Some(joined) = heads.join_next().await {
         match joined {
-            Ok(Ok(t)) => tally.merge(t),
+            Ok(Ok(())) => {}
             Ok(Err(e)) => {
                 failure.get_or_insert(e);
             }
@@ -137,27 +194,51 @@ pub async fn scan(
             .flush()
             .map_err(ScanError::Output)?;
     }
+    let tally = so_far();
+    if let Some(c) = &checkpoint
+        && listing.complete
+        && !stop.is_cancelled()
+    {
+        // Every key listed was HEADed: the last cut is the whole scan. A stopped scan
+        // keeps its last periodic cut instead (the keys it had queued were dropped).
+        if c.keep_complete {
+            let value = serde_json::to_value(&tally).unwrap_or_default();
+            ListCheckpoint::completed(&job.list, &listing, started_unix_s, Some(value))
+                .write(&c.path)?;
+        } else if let Err(e) = std::fs::remove_file(&c.path)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            return Err(CheckpointError::Write {
+                path: c.path.display().to_string(),
+                source: e,
+            }
+            .into());
+        }
+    }
     Ok(ScanOutcome {
         listing,
         heads: tally.heads,
         head_errors: tally.errors,
         missing: tally.missing,
         head_concurrency: job.head_concurrency.max(1),
-        seconds: started.elapsed().as_secs_f64(),
+        seconds: tally.seconds,
         metadata: tally.metadata,
     })
 }
 
-#[derive(Default)]
+/// What the HEADs found, and how long the scan ran (over all its runs, when resumed).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Tally {
     heads: u64,
     errors: u64,
     missing: u64,
+    #[serde(default)]
+    seconds: f64,
     metadata: MetadataSummary,
 }
 
 impl Tally {
-    fn merge(&mut self, other: Tally) {
+    fn merge(&mut self, other: &Tally) {
         self.heads += other.heads;
         self.errors += other.errors;
         self.missing += other.missing;
@@ -171,16 +252,45 @@ struct HeadWorker {
     bucket: String,
     observer: Arc<dyn HeadObserver>,
     out: Option<KeySink>,
-    tally: Tally,
+    /// Every worker's tally; this one writes its own (`worker`), a checkpoint reads all.
+    tallies: Arc<Vec<Mutex<Tally>>>,
+    /// Told of every key done, when the scan saves its progress.
+    quiesce: Option<Arc<Quiesce>>,
     line: String,
     /// Why the output could not be written (the worker stops there).
     failure: Option<std::io::Error>,
 }
 
+impl HeadWorker {
+    fn tally(&self) -> std::sync::MutexGuard<'_, Tally> {
+        self.tallies[self.worker]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+}
+
 impl QueueWorker<ListEntry> for HeadWorker {
-    type Done = Result<Tally, std::io::Error>;
+    type Done = Result<(), std::io::Error>;
 
     async fn one(&mut self, entry: ListEntry) -> bool {
+        let going_on = self.head(entry).await;
+        if let Some(q) = &self.quiesce {
+            q.consumed();
+        }
+        going_on
+    }
+
+    fn done(self) -> Self::Done {
+        match self.failure {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+impl HeadWorker {
+    /// HEADs one key and counts what it found; `false` when the output failed.
+    async fn head(&mut self, entry: ListEntry) -> bool {
         let start = Instant::now();
         let r = self.client.head_object(&self.bucket, &entry.key).await;
         let end = Instant::now();
@@ -192,8 +302,11 @@ impl QueueWorker<ListEntry> for HeadWorker {
         });
         match r {
             Ok(head) => {
-                self.tally.heads += 1;
-                self.tally.metadata.add(&head.metadata);
+                {
+                    let mut tally = self.tally();
+                    tally.heads += 1;
+                    tally.metadata.add(&head.metadata);
+                }
                 if let Some(out) = &self.out {
                     self.line.clear();
                     object_line(&mut self.line, &entry.key, &head);
@@ -208,20 +321,14 @@ impl QueueWorker<ListEntry> for HeadWorker {
                 }
             }
             Err(e) => {
-                self.tally.errors += 1;
+                let mut tally = self.tally();
+                tally.errors += 1;
                 if e.class == ErrorClass::Http(404) {
-                    self.tally.missing += 1;
+                    tally.missing += 1;
                 }
             }
         }
         true
-    }
-
-    fn done(self) -> Self::Done {
-        match self.failure {
-            Some(e) => Err(e),
-            None => Ok(self.tally),
-        }
     }
 }
 

@@ -34,6 +34,9 @@ pub struct RawWorkload {
     pub cleanup: Option<RawCleanup>,
     /// When an interval counts as a write stall.
     pub stalls: Option<S<RawStalls>>,
+    /// How often a running phase saves how far it got (`5s`), so a crash costs at most
+    /// that much work.
+    pub checkpoint_every: Option<S<RawDuration>>,
 }
 
 #[derive(Debug, Deserialize)]

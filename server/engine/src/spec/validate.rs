@@ -45,6 +45,10 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 const DEFAULT_CONCURRENCY: i64 = 16;
 const MAX_CONCURRENCY: i64 = 100_000;
 const MAX_OBJECT_SIZE: u64 = 5 << 30;
+/// How often a running phase saves its progress unless `checkpoint_every` says.
+const DEFAULT_CHECKPOINT_EVERY: Duration = Duration::from_secs(5);
+const MIN_CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+const MAX_CHECKPOINT_EVERY: Duration = Duration::from_secs(3600);
 
 pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
     let name = raw.name.value.trim().to_string();
@@ -54,6 +58,19 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
     let buckets = buckets(raw.buckets)?;
     let target = target(raw.target, buckets.index.is_some(), warnings)?;
     let stalls = super::rgw::stalls(raw.stalls)?;
+    let checkpoint_every = match &raw.checkpoint_every {
+        Some(v) => {
+            let every = duration(v, "checkpoint_every")?;
+            if !(MIN_CHECKPOINT_EVERY..=MAX_CHECKPOINT_EVERY).contains(&every) {
+                return at(
+                    loc_of(v),
+                    "`checkpoint_every` is between 1s and 1h: a crash costs at most this much work",
+                );
+            }
+            every
+        }
+        None => DEFAULT_CHECKPOINT_EVERY,
+    };
     let keyspace = keyspace(raw.keyspace)?;
     let objects = objects(raw.objects)?;
 
@@ -127,6 +144,7 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
         after: strip(after),
         cleanup,
         stalls,
+        checkpoint_every,
     })
 }
 

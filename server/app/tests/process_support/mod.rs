@@ -1,0 +1,209 @@
+//! What the tests that start keystorm as processes share: `keystorm sim` as a target of
+//! its own, the `keystorm` command with throwaway credentials, waiting on what a run
+//! writes (its checkpoint, its progress lines) with a deadline, signals, and counting a
+//! bucket's objects through S3.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use keystorm_engine::s3::{
+    ClientConfig, ClientKind, Credentials, ListRequest, S3Client, TlsConfig,
+};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_keystorm");
+
+/// How long a test waits for something a run should do before it fails.
+pub const DEADLINE: Duration = Duration::from_secs(120);
+
+/// `keystorm sim` in a process of its own, killed when dropped.
+pub struct Sim {
+    child: Child,
+    pub endpoint: String,
+}
+
+impl Drop for Sim {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `keystorm sim --port 0 ARGS...`, once it says where it listens.
+pub fn start_sim(args: &[&str]) -> Sim {
+    let mut child = Command::new(BIN)
+        .args(["sim", "--port", "0"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let endpoint = line
+        .trim()
+        .strip_prefix("keystorm sim listening on ")
+        .unwrap_or_else(|| panic!("unexpected sim output {line:?}"))
+        .to_string();
+    Sim { child, endpoint }
+}
+
+/// `keystorm ARGS... --results RESULTS` with throwaway keys in the environment.
+pub fn keystorm(args: &[&str], results: &Path) -> Command {
+    let mut c = Command::new(BIN);
+    c.args(args)
+        .arg("--results")
+        .arg(results)
+        .env("AWS_ACCESS_KEY_ID", "any")
+        .env("AWS_SECRET_ACCESS_KEY", "any");
+    c
+}
+
+/// A workload `name` writing bucket `name` at `endpoint` and saving its progress every
+/// second: `objects` is the inside of its `objects` map, `phases` its phase sections.
+pub fn workload(name: &str, endpoint: &str, objects: &str, phases: &str) -> String {
+    format!(
+        "name: {name}\ntarget: {{ endpoint: \"{endpoint}\" }}\nbuckets: {{ names: [{name}] }}\n\
+         objects: {{ {objects} }}\ncheckpoint_every: 1s\n{phases}"
+    )
+}
+
+/// Writes `text` as `NAME.yaml` in `dir`.
+pub fn write_workload(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(format!("{name}.yaml"));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// The only run folder under `results`, once there is one.
+pub fn the_run(results: &Path) -> PathBuf {
+    wait_for("the run's folder", || {
+        let entries = std::fs::read_dir(results).ok()?;
+        entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .find(|p| p.join("manifest.json").is_file())
+    })
+}
+
+/// Waits until `check` gives something, looking again every few milliseconds; fails
+/// the test after [`DEADLINE`].
+pub fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = check() {
+            return v;
+        }
+        assert!(start.elapsed() < DEADLINE, "gave up waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A JSON file of the run folder, if it is there and whole.
+pub fn read_json(path: &Path) -> Option<serde_json::Value> {
+    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+}
+
+/// Waits until the run's checkpoint satisfies `ready`; returns it.
+pub fn wait_for_checkpoint(
+    run: &Path,
+    what: &str,
+    ready: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    wait_for(what, || {
+        read_json(&run.join("checkpoint.json")).filter(|c| ready(c))
+    })
+}
+
+/// Kills the process with SIGKILL: it gets no chance to write anything more.
+pub fn kill_9(child: &mut Child) {
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// Sends SIGINT, as Ctrl-C does.
+pub fn interrupt(child: &Child) {
+    // SAFETY: plain FFI call sending a signal to our own child process.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+}
+
+/// `keystorm run --resume RUN` to its end; returns its output.
+pub fn resume(run: &Path, results: &Path, extra: &[&str]) -> std::process::Output {
+    let id = run.file_name().unwrap().to_str().unwrap();
+    keystorm(&["run", "--resume", id, "--progress", "quiet"], results)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// The rows of the run's `summary.json`.
+pub fn summary_rows(run: &Path) -> Vec<serde_json::Value> {
+    read_json(&run.join("summary.json")).expect("summary.json")["rows"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// Every line of the run's `intervals.jsonl`.
+pub fn intervals(run: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(run.join("intervals.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("whole interval lines"))
+        .collect()
+}
+
+/// The last event named `name` in the run's `events.jsonl`.
+pub fn last_event(run: &Path, name: &str) -> serde_json::Value {
+    std::fs::read_to_string(run.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .rev()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("whole event lines"))
+        .find(|e| e["event"] == name)
+        .unwrap_or_else(|| panic!("no {name} event"))
+}
+
+pub async fn client(endpoint: &str) -> S3Client {
+    S3Client::connect(&ClientConfig {
+        kind: ClientKind::Fast,
+        endpoint: endpoint.to_string(),
+        region: "us-east-1".into(),
+        path_style: true,
+        credentials: Credentials {
+            access_key_id: "any".into(),
+            secret_access_key: "any".into(),
+            session_token: None,
+        },
+        tls: TlsConfig::default(),
+        timeout: None,
+        retries: 0,
+        pool_size: 1,
+        checksums: false,
+        payload_signing: false,
+    })
+    .await
+    .unwrap()
+}
+
+/// Objects in `bucket`, counted by listing it.
+pub async fn count_objects(endpoint: &str, bucket: &str) -> u64 {
+    let client = client(endpoint).await;
+    let mut n = 0;
+    let mut req = ListRequest::default();
+    loop {
+        let page = client.list_objects_v2(bucket, &req).await.unwrap();
+        n += page.entries.len() as u64;
+        match page.next_continuation_token.filter(|_| page.is_truncated) {
+            Some(t) => req.continuation_token = Some(t),
+            None => return n,
+        }
+    }
+}

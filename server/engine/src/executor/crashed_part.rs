@@ -1,0 +1,154 @@
+//! Closing the part of a phase that a crash cut short. A process killed without warning
+//! (kill -9, out of memory, a reboot) never wrote that part's summary rows, but its
+//! intervals are on disk, flushed every second. A resume builds the rows from them:
+//! counters from `intervals.jsonl`, latency from the merge of the part's lines in
+//! `histograms.hlog` (exact, as a phase's own merge), marked `interrupted`. Read line by
+//! line, so memory stays the same however long the part ran.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use super::phase::summary_rows;
+use super::sequence::ScheduledPhase;
+use crate::metrics::IntervalStats;
+use crate::ops::{ErrorClass, OpKind};
+use crate::results::{
+    BucketIndex, HLOG_FILE, INTERVALS_FILE, IntervalQuery, PartStart, ResultsError, Summary,
+    SummaryRow, for_each_hlog_line, for_each_interval, hlog_start_ms, hlog_tag,
+};
+
+/// What the crashed part measured.
+pub(crate) struct ClosedPart {
+    /// Its rows; empty when they were written before the crash, or it measured nothing.
+    pub rows: Vec<SummaryRow>,
+    /// Its measured (warm-up free) statistics and time, for the run's totals.
+    pub totals: IntervalStats,
+    pub measured: Duration,
+    /// Operations finished and seconds run in the part, warm-up included.
+    pub operations: u64,
+    pub elapsed_s: f64,
+    /// The number after the part's last recorded interval.
+    pub next_interval: u64,
+}
+
+/// Builds the rows of `part` of `scheduled` from the run folder `dir`, unless `summary`
+/// already holds them.
+pub(crate) fn close(
+    dir: &std::path::Path,
+    scheduled: &ScheduledPhase,
+    part: &PartStart,
+    summary: &Summary,
+) -> Result<ClosedPart, ResultsError> {
+    let phase = &scheduled.phase_ref;
+    let query = IntervalQuery {
+        section: Some(phase.section.as_str()),
+        round: phase.round,
+        phase: Some(&phase.name),
+        max_points: None,
+    };
+    // Intervals of earlier parts have earlier times (a resumed run's times follow on).
+    let first_ms = hlog_start_ms(part.t_s);
+    let mut closed = ClosedPart {
+        rows: Vec::new(),
+        totals: IntervalStats::default(),
+        measured: Duration::ZERO,
+        operations: 0,
+        elapsed_s: 0.0,
+        next_interval: part.first_interval,
+    };
+    let mut index_at_end: Vec<BucketIndex> = Vec::new();
+    let mut measured_s = 0.0;
+    let intervals = dir.join(INTERVALS_FILE);
+    for_each_interval(dir, &query, |r| {
+        if r.interval < part.first_interval || hlog_start_ms(r.t_s) < first_ms {
+            return Ok(());
+        }
+        closed.next_interval = closed.next_interval.max(r.interval + 1);
+        closed.elapsed_s += r.duration_s;
+        for s in r.ops.values() {
+            closed.operations += s.ops + s.errors;
+        }
+        if !r.index.is_empty() {
+            index_at_end = r.index.clone();
+        }
+        if r.warmup {
+            return Ok(());
+        }
+        measured_s += r.duration_s;
+        for (op, s) in &r.ops {
+            let mine = closed.totals.op_mut(*op);
+            mine.ops += s.ops;
+            mine.bytes += s.bytes;
+            mine.keys += s.keys;
+            for (class, n) in &s.error_classes {
+                *mine
+                    .errors
+                    .entry(ErrorClass::from_label(class))
+                    .or_insert(0) += n;
+            }
+        }
+        Ok(())
+    })
+    .map_err(|source| ResultsError::Io {
+        path: intervals,
+        source,
+    })?;
+    closed.measured = Duration::from_secs_f64(measured_s);
+
+    let round = phase
+        .round
+        .map_or_else(|| "-".to_string(), |r| r.to_string());
+    let tags: HashMap<String, OpKind> = OpKind::ALL
+        .into_iter()
+        .map(|op| {
+            let parts = [phase.section.as_str(), &round, &phase.name, op.as_str()];
+            (hlog_tag(&parts), op)
+        })
+        .collect();
+    let hlog = dir.join(HLOG_FILE);
+    let read = for_each_hlog_line(
+        &hlog,
+        |line| {
+            line.get("Tag=".len()..)
+                .and_then(|rest| rest.split(',').next())
+                .is_some_and(|tag| tags.contains_key(tag))
+        },
+        |line| {
+            if line.start_ms >= first_ms
+                && let Some(op) = tags.get(line.tag)
+            {
+                // One precision everywhere, so adding cannot fail.
+                let _ = closed.totals.op_mut(*op).latency.add(&line.histogram);
+            }
+        },
+    );
+    match read {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => return Err(ResultsError::Io { path: hlog, source }),
+    }
+
+    let written = summary.rows.iter().any(|r| {
+        r.section == phase.section
+            && r.round == phase.round
+            && r.phase == phase.name
+            && r.started_at == part.started_at
+    });
+    if !written {
+        closed.rows = summary_rows(
+            &closed.totals,
+            phase,
+            part,
+            closed.measured,
+            part.client_cpu_s,
+            &index_at_end,
+            true,
+        );
+    }
+    if written || closed.rows.is_empty() {
+        // Already counted in the totals, or nothing to count.
+        closed.totals = IntervalStats::default();
+        closed.measured = Duration::ZERO;
+    }
+    Ok(closed)
+}
