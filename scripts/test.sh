@@ -21,7 +21,7 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 
 # The tests against a real Ceph RGW are compiled in with these features.
-rgw_features="keystorm-sim/rgw-tests,keystorm-engine/rgw-tests"
+rgw_features="keystorm-sim/rgw-tests,keystorm-engine/rgw-tests,keystorm/rgw-tests"
 
 step "cargo clippy (warnings are errors)"
 cargo clippy --locked --workspace --all-targets --features "$rgw_features" -- -D warnings

@@ -46,6 +46,8 @@ export function LiveRunPage() {
   const [stopping, setStopping] = useState(false);
   /** How the run stands when it ended without a `finished` event (its process died). */
   const [ended, setEnded] = useState<RunStatus | null>(null);
+  /** Whether `keystorm run --resume` can continue it: not on the embedded target. */
+  const [resumable, setResumable] = useState(false);
 
   useEffect(() => {
     // The page draws the last MAX_LIVE_POINTS seconds: older per-second events of a run
@@ -73,6 +75,7 @@ export function LiveRunPage() {
             finished = true;
             source.close();
             setEnded(d.info.status);
+            setResumable(d.manifest.endpoint !== "embedded");
             setConnError(null);
           }
         })
@@ -137,8 +140,14 @@ export function LiveRunPage() {
       {ended === "killed" && (
         <div className="state warn" data-testid="run-killed">
           The process running this run is gone (killed, out of memory, crashed, or the machine restarted). Results up to
-          its last interval are kept; <span className="mono">keystorm run --resume {id}</span> continues it against a
-          real endpoint.
+          its last interval are kept;{" "}
+          {resumable ? (
+            <>
+              <span className="mono">keystorm run --resume {id}</span> continues it from its last checkpoint.
+            </>
+          ) : (
+            <>its objects lived in the embedded target of that process, so it cannot be resumed: run the workload again.</>
+          )}
         </div>
       )}
       <div className="cards">
