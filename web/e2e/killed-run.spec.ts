@@ -90,7 +90,7 @@ test("a killed run shows as killed, not running, with the command that resumes i
     await expect(page.getByTestId("run-killed")).toContainText(`keystorm run --resume ${runId}`);
     await expect(page.locator(".title-row .badge")).toHaveText("killed");
     await expect(page.getByTestId("stop-run")).toHaveCount(0);
-    await screenshot(page, "killed-run", false);
+    await screenshot(page, "killed-run");
   } finally {
     sim.stop();
   }

@@ -68,7 +68,7 @@ test("list time against objects, fitted and extrapolated", async ({ page, reques
   await expect(serial).toHaveText("–");
   await page.getByTestId("extrapolate-input").fill("67 billion");
   await page.getByTestId("listings").scrollIntoViewIfNeeded();
-  await screenshot(page, "list-scaling", true);
+  await screenshot(page, "list-scaling");
 
   // The offline report carries the same listings, chart and fits.
   await openReport(page, request, id);
@@ -76,7 +76,7 @@ test("list time against objects, fitted and extrapolated", async ({ page, reques
   await expect(page.getByTestId("list-scaling-chart").locator(".recharts-scatter-symbol")).toHaveCount(2 * ROUNDS);
   await expect(page.getByTestId("extrapolated-serial")).not.toHaveText("–");
   await page.getByTestId("listings").scrollIntoViewIfNeeded();
-  await screenshot(page, "report-list-scaling", false);
+  await screenshot(page, "report-list-scaling");
 });
 
 const SCAN_WORKLOAD = `name: e2e-metadata-scan
@@ -109,7 +109,7 @@ test("a metadata scan's HEADs and metadata on the run page", async ({ page, requ
   await expect(team.locator("td").nth(2)).toHaveText("4");
   await expect(team.locator("td").nth(3)).toHaveText('"team-0" (100), "team-1" (100), "team-2" (100), "team-3" (100)');
   await page.getByTestId("scans-and-transfers").scrollIntoViewIfNeeded();
-  await screenshot(page, "metadata-scan", false);
+  await screenshot(page, "metadata-scan");
 
   // Cleanup ran after the scan: one DeleteObjects batch for the 400 objects.
   await expect(page.getByTestId("cleanup-fact")).toHaveText(/^deleted 400 of 400 objects in 1 request · \d+\.\d s$/);

@@ -1,8 +1,8 @@
 // Helpers for the browser tests: the server's address, starting a run and waiting for
 // it through the API, and screenshots of each page.
 import { type APIRequestContext, type Page, expect } from "@playwright/test";
-import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { STATE_FILE } from "./global-setup";
 
@@ -13,17 +13,15 @@ export function url(path: string): string {
   return base + path;
 }
 
-/** Saves a full-page screenshot to e2e/screenshots/NAME.png (and to docs/screenshots). */
-export async function screenshot(page: Page, name: string, alsoDocs = false): Promise<void> {
+/**
+ * Saves a full-page screenshot to e2e/screenshots/NAME.png (ignored by git). The images
+ * in docs/screenshots are refreshed from there by scripts/screenshots.sh, never by a
+ * test run.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
   const dir = join(here, "screenshots");
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  if (alsoDocs) {
-    const docs = resolve(here, "../../docs/screenshots");
-    mkdirSync(docs, { recursive: true });
-    copyFileSync(file, join(docs, `${name}.png`));
-  }
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
 }
 
 /** Starts a run (waiting while another one holds the server) and returns its id. */

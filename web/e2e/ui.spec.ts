@@ -47,7 +47,7 @@ test.describe.serial("keystorm UI", () => {
     await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveCount(1);
     await expect(page.getByTestId("interval-chart")).toBeVisible();
     await expect(page.getByTestId("rounds-table").locator("tbody tr")).toHaveCount(7);
-    await screenshot(page, "run-detail", true);
+    await screenshot(page, "run-detail");
   });
 
   test("two runs compare by round with a delta table", async ({ page }) => {
@@ -72,7 +72,7 @@ test.describe.serial("keystorm UI", () => {
     await expect(delta).not.toContainText("before · fill · put");
     await page.getByTestId("delta-scope").selectOption("all");
     await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveCount(2);
-    await screenshot(page, "compare", true);
+    await screenshot(page, "compare");
   });
 
   test("the editor marks a broken line while typing", async ({ page }) => {

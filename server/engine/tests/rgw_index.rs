@@ -210,6 +210,46 @@ async fn a_dynamic_reshard_is_recorded_with_the_stall_where_the_target_resharded
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reshard_first_seen_by_a_phase_closing_poll_is_placed_in_that_phase() {
+    let sim = start_target(keystorm_sim::SimConfig {
+        storage: keystorm_sim::Storage::SizeOnly,
+        index: keystorm_sim::IndexConfig {
+            dynamic: true,
+            max_objs_per_shard: 10,
+            check_interval: Duration::from_millis(20),
+            reshard_time_per_object: Duration::from_micros(10),
+            retry_step: Duration::from_millis(50),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .await;
+    let results = tempfile::tempdir().unwrap();
+    // Polled once an hour: the only polls that can see the reshards are the ones that
+    // close each phase.
+    let text = common::workload(
+        &sim.endpoint(),
+        &format!(
+            "{}buckets:\n  names: [late]\n  index: dynamic\nobjects: {{ size: 10B }}\nbefore:\n  - {{ name: fill, op: put, concurrency: 4, until_objects: 400 }}\nrounds:\n  count: 1\n  phases:\n    - {{ name: read, op: get, concurrency: 4, operations: 400 }}\n",
+            ADMIN.replace("300ms", "1h")
+        ),
+    );
+    let (events, outcome) = run_observed(&text, results.path()).await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    assert!(!sim.reshards().is_empty(), "the target resharded");
+    let reshards = events.reshards();
+    assert!(!reshards.is_empty(), "the closing polls saw a reshard");
+    for (_, r) in &reshards {
+        let end = r
+            .end
+            .as_ref()
+            .unwrap_or_else(|| panic!("no phase for {r:?}"));
+        assert!(["fill", "read"].contains(&end.phase.name.as_str()), "{r:?}");
+    }
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn injected_faults_are_counted_by_class_exactly_and_the_run_finishes() {
     let sim = start_target(keystorm_sim::SimConfig {
         faults: keystorm_sim::FaultConfig {

@@ -297,10 +297,12 @@ pub(crate) async fn run(
     if let Some(s) = stalls.as_mut().and_then(|d| d.finish()) {
         emit_stall(ctx, s);
     }
-    ctx.set_phase(None);
+    // The closing poll belongs to the phase that just ran: a reshard it sees ending
+    // ended while this phase was running, so it is placed in this phase.
     if let Some(t) = &ctx.tracker {
         t.poll_once(ctx).await;
     }
+    ctx.set_phase(None);
     let index_at_end = ctx.index_snapshot();
     let outcomes =
         listing.map(|l| std::mem::take(&mut *l.lock().unwrap_or_else(|e| e.into_inner())));
