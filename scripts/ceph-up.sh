@@ -218,7 +218,7 @@ mon max pg per osd = 1000
 # radosgw's first start: about 1 s instead of 9 s
 paxos propose interval = 0.1
 paxos min wait = 0.01
-# Small or nearly full disks: the mon refuses to start at or below `crit` percent free,
+# Small or nearly full disks: the mon refuses to start at or below "crit" percent free,
 # and the percentage is rounded down (4 GiB free of 250 GiB reads as 1 %). Its store
 # holds a few MiB here (object data lives in memory), so only a full disk should stop it.
 mon data avail warn = 1

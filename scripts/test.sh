@@ -29,7 +29,13 @@ cargo clippy --locked --workspace --all-targets --features "$rgw_features" -- -D
 step "Ceph RGW on loopback (scripts/ceph-up.sh)"
 export KEYSTORM_CEPH_DIR="${KEYSTORM_CEPH_DIR:-${TMPDIR:-/tmp}/keystorm-ceph}"
 trap 'scripts/ceph-down.sh' EXIT
-scripts/ceph-up.sh
+mkdir -p target
+scripts/ceph-up.sh 2>&1 | tee target/ceph-up.log
+# A shell mistake in the script (a stray backtick, an unset command) must not pass quietly.
+if grep -q "command not found" target/ceph-up.log; then
+  echo "error: scripts/ceph-up.sh ran into a shell error (see target/ceph-up.log)" >&2
+  exit 1
+fi
 export KEYSTORM_RGW_ENV="$KEYSTORM_CEPH_DIR/rgw.env"
 set -a
 # shellcheck source=/dev/null
@@ -37,7 +43,6 @@ set -a
 set +a
 
 step "cargo test"
-mkdir -p target
 cargo test --locked --workspace --features "$rgw_features" 2>&1 | tee target/test-output.txt
 
 # One closing line over all test binaries.

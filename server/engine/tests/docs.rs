@@ -1,0 +1,236 @@
+//! The docs against the product. The workloads they show are workloads keystorm
+//! accepts: every ```yaml block in README.md and docs/*.md validates — a whole workload
+//! as written, a fragment (a few top-level sections) on top of a minimal workload — and
+//! the README's demo is exactly workloads/demo.yaml (outlines that are not YAML are
+//! fenced as `text`). Every table has its header, so none renders as stray text, and
+//! the phase table lists every operation keystorm accepts.
+
+use std::path::{Path, PathBuf};
+
+use keystorm_engine::spec::parse_workload;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The documents whose YAML blocks are checked.
+fn documents() -> Vec<PathBuf> {
+    let mut docs = vec![repo().join("README.md")];
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(repo().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    docs.extend(pages);
+    docs
+}
+
+/// One fenced ```yaml block: where it starts (1-based line of its first line) and text.
+struct Block {
+    line: usize,
+    text: String,
+}
+
+fn yaml_blocks(markdown: &str) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let mut open: Option<Block> = None;
+    for (i, line) in markdown.lines().enumerate() {
+        match &mut open {
+            None if line.trim_start() == "```yaml" => {
+                open = Some(Block {
+                    line: i + 2,
+                    text: String::new(),
+                })
+            }
+            Some(_) if line.trim_start().starts_with("```") => blocks.push(open.take().unwrap()),
+            Some(b) => {
+                b.text.push_str(line);
+                b.text.push('\n');
+            }
+            None => {}
+        }
+    }
+    assert!(open.is_none(), "an unclosed ```yaml block");
+    blocks
+}
+
+/// The top-level keys of a YAML block (lines that start with `key:`).
+fn top_level_keys(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| !l.starts_with([' ', '#', '-']) && !l.trim().is_empty())
+        .filter_map(|l| l.split_once(':').map(|(k, _)| k.trim().to_string()))
+        .collect()
+}
+
+/// A minimal workload a fragment is laid over: the fragment's sections replace these.
+const BASE: &[(&str, &str)] = &[
+    ("name", "name: docs-fragment\n"),
+    ("buckets", "buckets: { names: [docs-fragment] }\n"),
+    (
+        "before",
+        "before:\n  - { name: fill, op: put, operations: 10 }\n",
+    ),
+];
+
+fn as_workload(block: &Block) -> String {
+    let keys = top_level_keys(&block.text);
+    if keys.iter().any(|k| k == "name") {
+        return block.text.clone();
+    }
+    // The fragment comes first, so its line numbers in errors are its own.
+    let mut text = block.text.clone();
+    for (key, section) in BASE {
+        if !keys.iter().any(|k| k == key) {
+            text.push_str(section);
+        }
+    }
+    text
+}
+
+#[test]
+fn every_yaml_block_in_the_docs_is_a_valid_workload_or_fragment() {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for doc in documents() {
+        let markdown = std::fs::read_to_string(&doc).unwrap();
+        let name = doc
+            .strip_prefix(repo())
+            .unwrap_or(&doc)
+            .display()
+            .to_string();
+        for block in yaml_blocks(&markdown) {
+            checked += 1;
+            if let Err(e) = parse_workload(&as_workload(&block), "block") {
+                // Line L of the block is line block.line + L - 1 of the document.
+                let (line, message) = match &e {
+                    keystorm_engine::spec::SpecError::Invalid { line, message, .. } => {
+                        (block.line + line - 1, message.clone())
+                    }
+                    other => (block.line, other.to_string()),
+                };
+                failures.push(format!("{name}:{line}: {message}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(checked >= 6, "only {checked} yaml blocks found");
+}
+
+#[test]
+fn the_readme_demo_is_workloads_demo_yaml() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let block = yaml_blocks(&readme)
+        .into_iter()
+        .find(|b| b.text.starts_with("name: demo"))
+        .expect("the README shows the demo workload");
+    let (shown, _) = parse_workload(&block.text, "README.md").unwrap();
+    let file = std::fs::read_to_string(repo().join("workloads/demo.yaml")).unwrap();
+    let (demo, _) = parse_workload(&file, "workloads/demo.yaml").unwrap();
+    assert_eq!(
+        serde_json::to_value(&shown).unwrap(),
+        serde_json::to_value(&demo).unwrap(),
+        "README.md's demo and workloads/demo.yaml differ"
+    );
+}
+
+#[test]
+fn a_broken_fragment_is_caught() {
+    let block = Block {
+        line: 1,
+        text: "objects: { size: 1KiB-4KiB, sise: 3 }\n".into(),
+    };
+    assert!(parse_workload(&as_workload(&block), "x").is_err());
+    let block = Block {
+        line: 1,
+        text: "objects: { size: 1KiB-4KiB }\n".into(),
+    };
+    assert!(parse_workload(&as_workload(&block), "x").is_ok());
+}
+
+/// The markdown tables of a document: runs of lines that start with `|`, with the line
+/// each starts at.
+fn tables(markdown: &str) -> Vec<(usize, Vec<&str>)> {
+    let mut tables: Vec<(usize, Vec<&str>)> = Vec::new();
+    let mut in_code = false;
+    let mut previous_was_row = false;
+    for (i, line) in markdown.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+        }
+        let row = !in_code && line.starts_with('|');
+        if row && previous_was_row {
+            tables.last_mut().unwrap().1.push(line);
+        } else if row {
+            tables.push((i + 1, vec![line]));
+        }
+        previous_was_row = row;
+    }
+    tables
+}
+
+#[test]
+fn every_table_in_the_docs_starts_with_a_header() {
+    let mut broken = Vec::new();
+    for doc in documents() {
+        let markdown = std::fs::read_to_string(&doc).unwrap();
+        let name = doc
+            .strip_prefix(repo())
+            .unwrap_or(&doc)
+            .display()
+            .to_string();
+        for (line, rows) in tables(&markdown) {
+            let separator = rows.get(1).is_some_and(|r| {
+                r.trim_matches('|').split('|').all(|cell| {
+                    cell.trim().trim_matches(':').chars().all(|c| c == '-')
+                        && !cell.trim().is_empty()
+                })
+            });
+            if !separator {
+                broken.push(format!(
+                    "{name}:{line}: a table without a header row: {}",
+                    rows[0]
+                ));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+#[test]
+fn a_table_split_by_a_blank_line_is_caught() {
+    let split = "| a | b |\n|---|---|\n| 1 | 2 |\n\n| 3 | 4 |\n";
+    let found = tables(split);
+    assert_eq!(found.len(), 2);
+    assert_eq!(found[1], (5, vec!["| 3 | 4 |"]));
+}
+
+#[test]
+fn the_phase_table_lists_every_operation_keystorm_accepts() {
+    // The accepted operations, as keystorm itself names them when it refuses one.
+    let refused = parse_workload(
+        "name: ops\nbuckets: { names: [ops-check] }\nbefore:\n  - { op: no-such-op }\n",
+        "ops",
+    )
+    .unwrap_err()
+    .to_string();
+    let accepted: Vec<&str> = refused
+        .split_once("use one of ")
+        .unwrap_or_else(|| panic!("no list of operations in {refused:?}"))
+        .1
+        .split(", ")
+        .map(str::trim)
+        .collect();
+    assert!(accepted.len() >= 7, "{accepted:?}");
+    let page = std::fs::read_to_string(repo().join("docs/workload-format.md")).unwrap();
+    let op_row = page
+        .lines()
+        .find(|l| l.starts_with("| `op` |"))
+        .expect("docs/workload-format.md has an `op` row");
+    for op in accepted {
+        assert!(
+            op_row.contains(&format!("`{op}`")),
+            "the `op` row does not list {op}: {op_row}"
+        );
+    }
+}
