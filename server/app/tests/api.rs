@@ -499,6 +499,41 @@ async fn bad_requests_get_json_4xx_never_5xx() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn path_segments_that_are_not_utf8_get_the_json_error_shape() {
+    let s = Server::start().await;
+    let text = json!({"text": rounds_workload("x", 1)}).to_string();
+    let cases: Vec<(&str, &str, Option<&[u8]>)> = vec![
+        ("GET", "/api/runs/%FF", None),
+        ("GET", "/api/runs/%C3%28/intervals", None),
+        ("GET", "/api/runs/%FF/events", None),
+        ("GET", "/api/runs/%FF/index", None),
+        ("GET", "/api/runs/%FF/listings", None),
+        (
+            "GET",
+            "/api/runs/%FF/distribution?section=before&phase=p&op=put",
+            None,
+        ),
+        ("GET", "/api/runs/x/export/%FF", None),
+        ("PATCH", "/api/runs/%FF", Some(b"{}")),
+        ("POST", "/api/runs/%FF/stop", None),
+        ("DELETE", "/api/runs/%FF", None),
+        ("GET", "/api/workloads/%FF", None),
+        ("PUT", "/api/workloads/%E2%82", Some(text.as_bytes())),
+    ];
+    for (method, path, body) in cases {
+        let r = s.request(method, path, body, &[]).await;
+        assert_eq!(r.status, 400, "{method} {path}: {}", r.text());
+        assert_eq!(
+            r.headers["content-type"],
+            "application/json",
+            "{method} {path}: {}",
+            r.text()
+        );
+        assert_eq!(r.error_code(), "bad_request", "{method} {path}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cross_site_requests_are_refused() {
     let s = Server::start().await;
     let body = json!({"workload": "rounds"}).to_string();

@@ -3,14 +3,14 @@
 //! at log-spaced percentiles for a "nines" axis.
 
 use axum::Json;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use hdrhistogram::Histogram;
 use keystorm_engine::results::{HLOG_FILE, hlog_tag, read_merged};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::AppState;
-use super::error::{ApiError, ApiQuery, ApiResult, ErrorBody};
+use super::error::{ApiError, ApiPath, ApiQuery, ApiResult, ErrorBody};
 use super::run_files::run_dir;
 
 #[derive(Debug, Deserialize, IntoParams)]
@@ -49,7 +49,7 @@ const NINES: u32 = 6;
     responses((status = 200, body = Distribution), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn distribution(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(id): ApiPath<String>,
     ApiQuery(q): ApiQuery<DistributionQuery>,
 ) -> ApiResult<Json<Distribution>> {
     let dir = run_dir(&state.config.results_dir, &id)?;

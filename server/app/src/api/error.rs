@@ -1,9 +1,10 @@
 //! The one error shape of the API: a 4xx (or 5xx when keystorm itself failed) with
 //! `{"error": code, "detail": message}`, plus `line`/`column` for workload errors.
-//! Extractor rejections are mapped here too, so even malformed requests get JSON.
+//! Extractor rejections (body, query and path) are mapped here too, so even malformed
+//! requests get JSON.
 
 use axum::Json;
-use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
 use axum::extract::{FromRequest, FromRequestParts};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -103,6 +104,12 @@ impl From<QueryRejection> for ApiError {
     }
 }
 
+impl From<PathRejection> for ApiError {
+    fn from(r: PathRejection) -> Self {
+        ApiError::bad_request(r.body_text())
+    }
+}
+
 impl From<keystorm_engine::results::ResultsError> for ApiError {
     fn from(e: keystorm_engine::results::ResultsError) -> Self {
         use keystorm_engine::results::ResultsError;
@@ -122,5 +129,10 @@ pub struct ApiJson<T>(pub T);
 #[derive(Debug, FromRequestParts)]
 #[from_request(via(axum::extract::Query), rejection(ApiError))]
 pub struct ApiQuery<T>(pub T);
+
+/// `Path<T>` whose rejections (a segment that is not UTF-8, say) are [`ApiError`]s.
+#[derive(Debug, FromRequestParts)]
+#[from_request(via(axum::extract::Path), rejection(ApiError))]
+pub struct ApiPath<T>(pub T);
 
 pub type ApiResult<T> = Result<T, ApiError>;

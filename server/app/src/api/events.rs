@@ -9,7 +9,7 @@ use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
@@ -21,7 +21,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use utoipa::IntoParams;
 
 use super::AppState;
-use super::error::{ApiQuery, ApiResult, ErrorBody};
+use super::error::{ApiPath, ApiQuery, ApiResult, ErrorBody};
 use super::hub::LiveEvent;
 use super::run_files::run_dir;
 
@@ -41,7 +41,7 @@ pub struct EventsQuery {
         (status = 404, body = ErrorBody)))]
 pub async fn stream(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(id): ApiPath<String>,
     ApiQuery(query): ApiQuery<EventsQuery>,
     headers: HeaderMap,
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use axum::body::Body;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use keystorm_engine::results::{
@@ -13,7 +13,7 @@ use keystorm_engine::results::{
 };
 
 use super::AppState;
-use super::error::{ApiError, ApiResult, ErrorBody};
+use super::error::{ApiError, ApiPath, ApiResult, ErrorBody};
 use super::run_files::{read_summary, run_dir, run_info};
 use super::runs::DEFAULT_MAX_POINTS;
 use super::streamed;
@@ -25,7 +25,7 @@ use super::streamed;
         (status = 404, body = ErrorBody)))]
 pub async fn export(
     State(state): State<AppState>,
-    UrlPath((id, file)): UrlPath<(String, String)>,
+    ApiPath((id, file)): ApiPath<(String, String)>,
 ) -> ApiResult<Response> {
     let dir = run_dir(&state.config.results_dir, &id)?;
     let (content_type, body): (&str, Body) = match file.as_str() {

@@ -5,13 +5,13 @@
 use std::io::BufRead;
 
 use axum::Json;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use keystorm_engine::results::{EVENTS_FILE, IndexPollingEvent, ReshardEvent, StallEvent};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::AppState;
-use super::error::{ApiResult, ErrorBody};
+use super::error::{ApiPath, ApiResult, ErrorBody};
 use super::run_files::run_dir;
 
 /// A reshard with its id in the run's event log (stalls refer to it by that id).
@@ -58,7 +58,7 @@ struct Line {
     responses((status = 200, body = IndexReport), (status = 404, body = ErrorBody)))]
 pub async fn index(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<IndexReport>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
     Ok(Json(read_index(&dir)))

@@ -2,11 +2,11 @@
 //! time against key count with a fitted line — the list-scaling experiment's chart.
 
 use axum::Json;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use keystorm_engine::results::{ListingsReport, read_listings};
 
 use super::AppState;
-use super::error::{ApiResult, ErrorBody};
+use super::error::{ApiPath, ApiResult, ErrorBody};
 use super::run_files::run_dir;
 
 #[utoipa::path(get, path = "/api/runs/{id}/listings", operation_id = "run_listings", tag = "runs",
@@ -14,7 +14,7 @@ use super::run_files::run_dir;
     responses((status = 200, body = ListingsReport), (status = 404, body = ErrorBody)))]
 pub async fn listings(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<ListingsReport>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
     Ok(Json(read_listings(&dir)))

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use axum::Json;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use keystorm_engine::executor::RunOptions;
 use keystorm_engine::results::{
@@ -17,7 +17,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::AppState;
 use super::active::{StartRequest, check_labels};
-use super::error::{ApiError, ApiJson, ApiQuery, ApiResult, ErrorBody};
+use super::error::{ApiError, ApiJson, ApiPath, ApiQuery, ApiResult, ErrorBody};
 use super::run_files::{
     RunInfo, read_annotations, read_summary, run_dir, run_info, write_annotations,
 };
@@ -103,7 +103,7 @@ pub async fn list(State(state): State<AppState>) -> ApiResult<Json<Vec<RunInfo>>
     responses((status = 200, body = RunDetail), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<Json<RunDetail>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
     let manifest = ResultStore::read_manifest(&dir)?;
@@ -210,7 +210,7 @@ pub async fn start(
     responses((status = 202, body = RunStarted), (status = 409, body = ErrorBody)))]
 pub async fn stop(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<(StatusCode, Json<RunStarted>)> {
     run_dir(&state.config.results_dir, &id)?;
     if state.active.stop(&id) {
@@ -229,7 +229,7 @@ pub async fn stop(
     responses((status = 200, body = RunInfo), (status = 404, body = ErrorBody)))]
 pub async fn edit(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(req): ApiJson<EditRunRequest>,
 ) -> ApiResult<Json<RunInfo>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
@@ -254,7 +254,7 @@ pub async fn edit(
     responses((status = 204), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn delete(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> ApiResult<StatusCode> {
     let dir = run_dir(&state.config.results_dir, &id)?;
     if state.active.is_running(&id) {
@@ -273,7 +273,7 @@ pub async fn delete(
     responses((status = 200, body = [IntervalRecord]), (status = 404, body = ErrorBody)))]
 pub async fn intervals(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(id): ApiPath<String>,
     ApiQuery(filter): ApiQuery<IntervalFilter>,
 ) -> ApiResult<Json<Vec<IntervalRecord>>> {
     let dir = run_dir(&state.config.results_dir, &id)?;

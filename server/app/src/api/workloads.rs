@@ -5,14 +5,14 @@
 use std::path::{Path, PathBuf};
 
 use axum::Json;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use keystorm_engine::spec::{SpecError, parse_workload, redact_secrets};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::AppState;
-use super::error::{ApiError, ApiJson, ApiResult};
+use super::error::{ApiError, ApiJson, ApiPath, ApiResult};
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct WorkloadInfo {
@@ -159,7 +159,7 @@ pub async fn list(State(state): State<AppState>) -> ApiResult<Json<Vec<WorkloadI
     responses((status = 200, body = WorkloadText), (status = 404, body = super::error::ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
-    UrlPath(name): UrlPath<String>,
+    ApiPath(name): ApiPath<String>,
 ) -> ApiResult<Json<WorkloadText>> {
     let (_, text) = read_workload(&state.config.workloads_dir, &name)?;
     Ok(Json(WorkloadText {
@@ -238,7 +238,7 @@ pub fn problem_of(e: &SpecError) -> Problem {
         (status = 409, body = super::error::ErrorBody), (status = 422, body = super::error::ErrorBody)))]
 pub async fn save(
     State(state): State<AppState>,
-    UrlPath(name): UrlPath<String>,
+    ApiPath(name): ApiPath<String>,
     ApiJson(req): ApiJson<SaveRequest>,
 ) -> ApiResult<(StatusCode, Json<WorkloadInfo>)> {
     let path = workload_path(&state.config.workloads_dir, &name)?;
