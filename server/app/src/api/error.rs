@@ -5,10 +5,11 @@
 
 use axum::Json;
 use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
-use axum::extract::{FromRequest, FromRequestParts};
+use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use utoipa::ToSchema;
 
 /// Body of every error response.
@@ -120,10 +121,35 @@ impl From<keystorm_engine::results::ResultsError> for ApiError {
     }
 }
 
-/// `Json<T>` whose rejections are [`ApiError`]s.
-#[derive(Debug, FromRequest)]
-#[from_request(via(axum::Json), rejection(ApiError))]
+/// `Json<T>` whose rejections are [`ApiError`]s, and whose body must be a JSON object:
+/// serde alone would also read a struct from an array of its fields in order.
+#[derive(Debug)]
 pub struct ApiJson<T>(pub T);
+
+impl<S, T> FromRequest<S> for ApiJson<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let Json(value) = Json::<serde_json::Value>::from_request(request, state).await?;
+        let wrong_shape =
+            |detail: String| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad_json", detail);
+        if !value.is_object() {
+            return Err(wrong_shape(
+                "the body must be a JSON object ({...}), not an array or a single value"
+                    .to_string(),
+            ));
+        }
+        serde_json::from_value(value).map(ApiJson).map_err(|e| {
+            wrong_shape(format!(
+                "Failed to deserialize the JSON body into the target type: {e}"
+            ))
+        })
+    }
+}
 
 /// `Query<T>` whose rejections are [`ApiError`]s.
 #[derive(Debug, FromRequestParts)]

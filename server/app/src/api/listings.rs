@@ -7,14 +7,15 @@ use keystorm_engine::results::{ListingsReport, read_listings};
 
 use super::AppState;
 use super::error::{ApiPath, ApiResult, ErrorBody};
+use super::params::RunIdParam;
 use super::run_files::run_dir;
 
 #[utoipa::path(get, path = "/api/runs/{id}/listings", operation_id = "run_listings", tag = "runs",
-    params(("id" = String, Path, description = "run id")),
+    params(RunIdParam),
     responses((status = 200, body = ListingsReport), (status = 404, body = ErrorBody)))]
 pub async fn listings(
     State(state): State<AppState>,
-    ApiPath(id): ApiPath<String>,
+    ApiPath(RunIdParam { id }): ApiPath<RunIdParam>,
 ) -> ApiResult<Json<ListingsReport>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
     Ok(Json(read_listings(&dir)))
