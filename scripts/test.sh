@@ -2,8 +2,8 @@
 # The whole test suite: formatting, lints, the Rust tests against real servers on
 # loopback (the embedded S3 target, started by the tests themselves, and a throwaway
 # single-node Ceph RGW from scripts/ceph-up.sh, stopped again when this script exits),
-# the web UI's unit tests, and the end-to-end tests in Debian's Chromium against the
-# real binary.
+# the HTTP API fuzzed with schemathesis (scripts/fuzz-api.sh), the web UI's unit tests,
+# and the end-to-end tests in Debian's Chromium against the real binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,6 +52,9 @@ awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-
 # The cluster is only for the Rust tests: free its CPU and memory for the web steps.
 scripts/ceph-down.sh
 trap - EXIT
+
+step "HTTP API fuzzing (schemathesis against keystorm serve)"
+scripts/fuzz-api.sh
 
 step "web UI: typecheck and unit tests (vitest)"
 npm run typecheck

@@ -499,6 +499,174 @@ async fn bad_requests_get_json_4xx_never_5xx() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn path_segments_that_are_not_utf8_get_the_json_error_shape() {
+    let s = Server::start().await;
+    let text = json!({"text": rounds_workload("x", 1)}).to_string();
+    let cases: Vec<(&str, &str, Option<&[u8]>)> = vec![
+        ("GET", "/api/runs/%FF", None),
+        ("GET", "/api/runs/%C3%28/intervals", None),
+        ("GET", "/api/runs/%FF/events", None),
+        ("GET", "/api/runs/%FF/index", None),
+        ("GET", "/api/runs/%FF/listings", None),
+        (
+            "GET",
+            "/api/runs/%FF/distribution?section=before&phase=p&op=put",
+            None,
+        ),
+        ("GET", "/api/runs/x/export/%FF", None),
+        ("PATCH", "/api/runs/%FF", Some(b"{}")),
+        ("POST", "/api/runs/%FF/stop", None),
+        ("DELETE", "/api/runs/%FF", None),
+        ("GET", "/api/workloads/%FF", None),
+        ("PUT", "/api/workloads/%E2%82", Some(text.as_bytes())),
+    ];
+    for (method, path, body) in cases {
+        let r = s.request(method, path, body, &[]).await;
+        assert_eq!(r.status, 400, "{method} {path}: {}", r.text());
+        assert_eq!(
+            r.headers["content-type"],
+            "application/json",
+            "{method} {path}: {}",
+            r.text()
+        );
+        assert_eq!(r.error_code(), "bad_request", "{method} {path}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn label_values_are_limited_in_characters_not_bytes() {
+    let s = Server::start().await;
+    // 256 characters of two bytes each: within the documented limit of 256 characters.
+    let wide = "é".repeat(256);
+    let r = s
+        .post(
+            "/api/runs",
+            json!({"workload": "rounds", "labels": {"site": wide}}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["run_id"].as_str().unwrap().to_string();
+    s.events(&id, None, |e| e.name == "finished").await;
+    let info = s.get(&format!("/api/runs/{id}")).await.json();
+    assert_eq!(info["info"]["labels"]["site"], wide.as_str());
+
+    let wider = "ü".repeat(256);
+    let r = s
+        .patch(
+            &format!("/api/runs/{id}"),
+            json!({"labels": {"site": wider}}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["labels"]["site"], wider.as_str());
+    // One character more is refused, whatever its width.
+    let r = s
+        .patch(
+            &format!("/api/runs/{id}"),
+            json!({"labels": {"site": "v".repeat(257)}}),
+        )
+        .await;
+    assert_eq!((r.status, r.error_code().as_str()), (400, "bad_request"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_bodies_must_be_json_objects_not_arrays() {
+    let s = Server::start().await;
+    let id = s.start_yaml(&rounds_workload("arrays", 1)).await;
+    s.events(&id, None, |e| e.name == "finished").await;
+    // serde reads a struct from an array of its fields in order; the API must not.
+    let text = serde_json::to_string(&rounds_workload("x", 1)).unwrap();
+    let cases = [
+        ("POST", "/api/runs".to_string(), r#"["rounds"]"#.to_string()),
+        (
+            "POST",
+            "/api/runs".to_string(),
+            format!("[null, {text}, null, {{}}]"),
+        ),
+        (
+            "PATCH",
+            format!("/api/runs/{id}"),
+            "[null, null]".to_string(),
+        ),
+        (
+            "PATCH",
+            format!("/api/runs/{id}"),
+            r#"[null, "notes"]"#.to_string(),
+        ),
+        (
+            "POST",
+            "/api/workloads/validate".to_string(),
+            format!("[{text}]"),
+        ),
+        (
+            "PUT",
+            "/api/workloads/arrays".to_string(),
+            format!("[{text}, true]"),
+        ),
+    ];
+    for (method, path, body) in &cases {
+        let r = s.request(method, path, Some(body.as_bytes()), &[]).await;
+        assert_eq!(r.status, 422, "{method} {path} {body}: {}", r.text());
+        assert_eq!(r.error_code(), "bad_json", "{method} {path} {body}");
+    }
+    // Nothing was started, annotated or saved.
+    let runs = s.get("/api/runs").await.json();
+    assert_eq!(runs.as_array().unwrap().len(), 1, "{runs}");
+    assert_eq!(runs[0]["notes"], "");
+    assert!(!s.workloads().join("arrays.yaml").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_last_event_id_that_is_no_event_id_is_refused() {
+    let s = Server::start().await;
+    let id = s.start_yaml(&rounds_workload("resume", 1)).await;
+    let all = s.events(&id, None, |e| e.name == "finished").await;
+    let path = format!("/api/runs/{id}/events");
+    for bad in ["abc", "-1", "1.5", "9223372036854775808", ""] {
+        let r = s
+            .request("GET", &path, None, &[("last-event-id", bad)])
+            .await;
+        assert_eq!(r.status, 400, "{bad}: {}", r.text());
+        assert_eq!(r.error_code(), "bad_request", "{bad}");
+    }
+    // Without the header: the whole log.
+    let r = s.get(&path).await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    let ids = r.text().lines().filter(|l| l.starts_with("id: ")).count();
+    assert_eq!(ids, all.len());
+    // A real id resumes after it.
+    let r = s
+        .request("GET", &path, None, &[("last-event-id", "0")])
+        .await;
+    assert_eq!(r.status, 200);
+    assert!(!r.text().contains("id: 0\n"), "{}", r.text());
+    assert!(r.text().contains("id: 1\n"), "{}", r.text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_section_that_does_not_exist_is_refused_not_answered_empty() {
+    let s = Server::start().await;
+    let id = s.start_yaml(&rounds_workload("sections", 1)).await;
+    s.events(&id, None, |e| e.name == "finished").await;
+    let ok = s
+        .get(&format!("/api/runs/{id}/intervals?section=round"))
+        .await;
+    assert_eq!(ok.status, 200, "{}", ok.text());
+    assert!(!ok.json().as_array().unwrap().is_empty());
+    for query in [
+        "intervals?section=rounds",
+        "intervals?section=",
+        "intervals?max_points=4294967296",
+        "distribution?section=middle&phase=read&op=get",
+        "distribution?section=round&round=1&phase=read&op=fly",
+    ] {
+        let r = s.get(&format!("/api/runs/{id}/{query}")).await;
+        assert_eq!(r.status, 400, "{query}: {}", r.text());
+        assert_eq!(r.error_code(), "bad_request", "{query}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cross_site_requests_are_refused() {
     let s = Server::start().await;
     let body = json!({"workload": "rounds"}).to_string();

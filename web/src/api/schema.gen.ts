@@ -282,9 +282,11 @@ export interface components {
             latency_us: number;
         };
         EditRunRequest: {
+            /** @description Labels: keys of 1-64 letters, digits, '-', '_' or '.'; values of at most 256 characters, none of them a control character. */
             labels?: {
                 [key: string]: string;
             } | null;
+            /** @description Replaces the run's notes (at most 64 KiB). */
             notes?: string | null;
         };
         /** @description Body of every error response. */
@@ -926,12 +928,13 @@ export interface components {
             id: number;
         };
         StartRunRequest: {
-            /** @description A workload of the workloads folder, by name. */
+            /** @description A workload of the workloads folder, by name (give this or `yaml`). */
             workload?: string | null;
-            /** @description Workload YAML text. */
+            /** @description Workload YAML text (give this or `workload`). */
             yaml?: string | null;
             /** @description Use this endpoint instead of the workload's. */
             endpoint?: string | null;
+            /** @description Labels: keys of 1-64 letters, digits, '-', '_' or '.'; values of at most 256 characters, none of them a control character. */
             labels?: {
                 [key: string]: string;
             };
@@ -1140,6 +1143,33 @@ export interface operations {
                     "application/json": components["schemas"]["RunStarted"];
                 };
             };
+            /** @description a parameter out of its format, a body that is not JSON, or a request the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1149,6 +1179,24 @@ export interface operations {
                 };
             };
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not `Content-Type: application/json` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1171,7 +1219,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description run id */
+                /**
+                 * @description Run id, e.g. `20261122-154000-demo-3f9a`: letters, digits, `-` and `_`, in
+                 *     parts joined by single dots; at most 128 characters.
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1184,6 +1235,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunDetail"];
+                };
+            };
+            /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             404: {
@@ -1201,7 +1261,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description run id */
+                /**
+                 * @description Run id, e.g. `20261122-154000-demo-3f9a`: letters, digits, `-` and `_`, in
+                 *     parts joined by single dots; at most 128 characters.
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1213,6 +1276,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             404: {
                 headers: {
@@ -1237,7 +1327,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description run id */
+                /**
+                 * @description Run id, e.g. `20261122-154000-demo-3f9a`: letters, digits, `-` and `_`, in
+                 *     parts joined by single dots; at most 128 characters.
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1256,7 +1349,61 @@ export interface operations {
                     "application/json": components["schemas"]["RunInfo"];
                 };
             };
+            /** @description a parameter out of its format, a body that is not JSON, or a request the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not `Content-Type: application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description JSON of the wrong shape (a missing or unknown field, a wrong type), or a workload that does not validate */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1269,17 +1416,18 @@ export interface operations {
     run_distribution: {
         parameters: {
             query: {
-                /** @description `before`, `round` or `after`. */
-                section: string;
-                /** @description Round number (rounds only). */
+                section: components["schemas"]["Section"];
+                /** @description Round number (needed with `section=round`, ignored otherwise). */
                 round?: number;
                 phase: string;
-                /** @description `put`, `get`, `head`, `list` or `delete`. */
-                op: string;
+                op: components["schemas"]["OpKind"];
             };
             header?: never;
             path: {
-                /** @description run id */
+                /**
+                 * @description Run id, e.g. `20261122-154000-demo-3f9a`: letters, digits, `-` and `_`, in
+                 *     parts joined by single dots; at most 128 characters.
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1324,10 +1472,13 @@ export interface operations {
             };
             header?: {
                 /** @description resume after this event id */
-                "Last-Event-ID"?: number | null;
+                "Last-Event-ID"?: number;
             };
             path: {
-                /** @description run id */
+                /**
+                 * @description Run id, e.g. `20261122-154000-demo-3f9a`: letters, digits, `-` and `_`, in
+                 *     parts joined by single dots; at most 128 characters.
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1341,6 +1492,15 @@ export interface operations {
                 };
                 content: {
                     "text/event-stream": unknown;
+                };
+            };
+            /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             404: {
@@ -1358,10 +1518,13 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description run id */
+                /**
+                 * @description Run id, e.g. `20261122-154000-demo-3f9a`: letters, digits, `-` and `_`, in
+                 *     parts joined by single dots; at most 128 characters.
+                 */
                 id: string;
-                /** @description summary.csv, intervals.csv, histograms.hlog or report.html */
-                file: string;
+                /** @description which file */
+                file: "summary.csv" | "intervals.csv" | "histograms.hlog" | "report.html";
             };
             cookie?: never;
         };
@@ -1372,7 +1535,20 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/csv": string;
+                    "text/plain": string;
+                    "text/html": string;
+                };
+            };
+            /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
             };
             404: {
                 headers: {
@@ -1389,7 +1565,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description run id */
+                /**
+                 * @description Run id, e.g. `20261122-154000-demo-3f9a`: letters, digits, `-` and `_`, in
+                 *     parts joined by single dots; at most 128 characters.
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1402,6 +1581,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IndexReport"];
+                };
+            };
+            /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             404: {
@@ -1417,8 +1605,7 @@ export interface operations {
     run_intervals: {
         parameters: {
             query?: {
-                /** @description `before`, `round` or `after`. */
-                section?: string;
+                section?: components["schemas"]["Section"];
                 round?: number;
                 phase?: string;
                 /**
@@ -1431,7 +1618,10 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description run id */
+                /**
+                 * @description Run id, e.g. `20261122-154000-demo-3f9a`: letters, digits, `-` and `_`, in
+                 *     parts joined by single dots; at most 128 characters.
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1444,6 +1634,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IntervalRecord"][];
+                };
+            };
+            /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             404: {
@@ -1461,7 +1660,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description run id */
+                /**
+                 * @description Run id, e.g. `20261122-154000-demo-3f9a`: letters, digits, `-` and `_`, in
+                 *     parts joined by single dots; at most 128 characters.
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1474,6 +1676,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ListingsReport"];
+                };
+            };
+            /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             404: {
@@ -1491,7 +1702,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description run id */
+                /**
+                 * @description Run id, e.g. `20261122-154000-demo-3f9a`: letters, digits, `-` and `_`, in
+                 *     parts joined by single dots; at most 128 characters.
+                 */
                 id: string;
             };
             cookie?: never;
@@ -1504,6 +1718,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunStarted"];
+                };
+            };
+            /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             409: {
@@ -1575,6 +1824,60 @@ export interface operations {
                     "application/json": components["schemas"]["ValidateResponse"];
                 };
             };
+            /** @description a parameter out of its format, a body that is not JSON, or a request the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not `Content-Type: application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description JSON of the wrong shape (a missing or unknown field, a wrong type), or a workload that does not validate */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     read_workload: {
@@ -1582,7 +1885,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description workload name (file name without .yaml) */
+                /**
+                 * @description Workload name (the file name without `.yaml`, which may be added): 1-64
+                 *     letters, digits, `-` or `_`.
+                 */
                 name: string;
             };
             cookie?: never;
@@ -1595,6 +1901,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WorkloadText"];
+                };
+            };
+            /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             404: {
@@ -1612,7 +1927,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description workload name (file name without .yaml) */
+                /**
+                 * @description Workload name (the file name without `.yaml`, which may be added): 1-64
+                 *     letters, digits, `-` or `_`.
+                 */
                 name: string;
             };
             cookie?: never;
@@ -1639,7 +1957,52 @@ export interface operations {
                     "application/json": components["schemas"]["WorkloadInfo"];
                 };
             };
+            /** @description a parameter out of its format, a body that is not JSON, or a request the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not `Content-Type: application/json` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -189,7 +189,7 @@ pub fn check_labels(labels: &BTreeMap<String, String>) -> Result<(), ApiError> {
                 "label key {k:?}: 1-64 letters, digits, '-', '_' or '.'"
             )));
         }
-        if v.len() > 256 || v.chars().any(char::is_control) {
+        if v.chars().count() > 256 || v.chars().any(char::is_control) {
             return Err(ApiError::bad_request(format!(
                 "label {k}: the value must be at most 256 printable characters"
             )));

@@ -3,26 +3,27 @@
 //! at log-spaced percentiles for a "nines" axis.
 
 use axum::Json;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use hdrhistogram::Histogram;
-use keystorm_engine::results::{HLOG_FILE, hlog_tag, read_merged};
+use keystorm_engine::ops::OpKind;
+use keystorm_engine::results::{HLOG_FILE, Section, hlog_tag, read_merged};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::AppState;
-use super::error::{ApiError, ApiQuery, ApiResult, ErrorBody};
+use super::error::{ApiError, ApiPath, ApiQuery, ApiResult, ErrorBody};
+use super::params::RunIdParam;
 use super::run_files::run_dir;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct DistributionQuery {
-    /// `before`, `round` or `after`.
-    pub section: String,
-    /// Round number (rounds only).
+    pub section: Section,
+    /// Round number (needed with `section=round`, ignored otherwise).
+    #[param(format = Int64, minimum = 0, maximum = 4294967295_u32)]
     pub round: Option<u32>,
     pub phase: String,
-    /// `put`, `get`, `head`, `list` or `delete`.
-    pub op: String,
+    pub op: OpKind,
 }
 
 #[derive(Debug, Serialize, ToSchema, PartialEq)]
@@ -45,30 +46,22 @@ const STEPS_PER_NINE: u32 = 10;
 const NINES: u32 = 6;
 
 #[utoipa::path(get, path = "/api/runs/{id}/distribution", operation_id = "run_distribution", tag = "runs",
-    params(("id" = String, Path, description = "run id"), DistributionQuery),
+    params(RunIdParam, DistributionQuery),
     responses((status = 200, body = Distribution), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn distribution(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(RunIdParam { id }): ApiPath<RunIdParam>,
     ApiQuery(q): ApiQuery<DistributionQuery>,
 ) -> ApiResult<Json<Distribution>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
-    if !matches!(q.section.as_str(), "before" | "round" | "after") {
-        return Err(ApiError::bad_request(
-            "section is one of before, round, after",
-        ));
-    }
-    if !matches!(q.op.as_str(), "put" | "get" | "head" | "list" | "delete") {
-        return Err(ApiError::bad_request(
-            "op is one of put, get, head, list, delete",
-        ));
-    }
-    let round = match (q.section.as_str(), q.round) {
-        ("round", Some(r)) => r.to_string(),
-        ("round", None) => return Err(ApiError::bad_request("round is needed for section=round")),
+    let round = match (q.section, q.round) {
+        (Section::Round, Some(r)) => r.to_string(),
+        (Section::Round, None) => {
+            return Err(ApiError::bad_request("round is needed for section=round"));
+        }
         _ => "-".to_string(),
     };
-    let tag = hlog_tag(&[&q.section, &round, &q.phase, &q.op]);
+    let tag = hlog_tag(&[q.section.as_str(), &round, &q.phase, q.op.as_str()]);
     let path = dir.join(HLOG_FILE);
     let hist = tokio::task::spawn_blocking(move || read_merged(&path, &tag))
         .await
@@ -77,7 +70,8 @@ pub async fn distribution(
     if hist.is_empty() {
         return Err(ApiError::not_found(format!(
             "no {} operations recorded for phase {:?} in that section and round",
-            q.op, q.phase
+            q.op.as_str(),
+            q.phase
         )));
     }
     Ok(Json(Distribution {

@@ -1,13 +1,15 @@
 //! The one error shape of the API: a 4xx (or 5xx when keystorm itself failed) with
 //! `{"error": code, "detail": message}`, plus `line`/`column` for workload errors.
-//! Extractor rejections are mapped here too, so even malformed requests get JSON.
+//! Extractor rejections (body, query and path) are mapped here too, so even malformed
+//! requests get JSON.
 
 use axum::Json;
-use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::extract::{FromRequest, FromRequestParts};
+use axum::extract::rejection::{JsonRejection, PathRejection, QueryRejection};
+use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use utoipa::ToSchema;
 
 /// Body of every error response.
@@ -103,6 +105,12 @@ impl From<QueryRejection> for ApiError {
     }
 }
 
+impl From<PathRejection> for ApiError {
+    fn from(r: PathRejection) -> Self {
+        ApiError::bad_request(r.body_text())
+    }
+}
+
 impl From<keystorm_engine::results::ResultsError> for ApiError {
     fn from(e: keystorm_engine::results::ResultsError) -> Self {
         use keystorm_engine::results::ResultsError;
@@ -113,14 +121,44 @@ impl From<keystorm_engine::results::ResultsError> for ApiError {
     }
 }
 
-/// `Json<T>` whose rejections are [`ApiError`]s.
-#[derive(Debug, FromRequest)]
-#[from_request(via(axum::Json), rejection(ApiError))]
+/// `Json<T>` whose rejections are [`ApiError`]s, and whose body must be a JSON object:
+/// serde alone would also read a struct from an array of its fields in order.
+#[derive(Debug)]
 pub struct ApiJson<T>(pub T);
+
+impl<S, T> FromRequest<S> for ApiJson<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, ApiError> {
+        let Json(value) = Json::<serde_json::Value>::from_request(request, state).await?;
+        let wrong_shape =
+            |detail: String| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, "bad_json", detail);
+        if !value.is_object() {
+            return Err(wrong_shape(
+                "the body must be a JSON object ({...}), not an array or a single value"
+                    .to_string(),
+            ));
+        }
+        serde_json::from_value(value).map(ApiJson).map_err(|e| {
+            wrong_shape(format!(
+                "Failed to deserialize the JSON body into the target type: {e}"
+            ))
+        })
+    }
+}
 
 /// `Query<T>` whose rejections are [`ApiError`]s.
 #[derive(Debug, FromRequestParts)]
 #[from_request(via(axum::extract::Query), rejection(ApiError))]
 pub struct ApiQuery<T>(pub T);
+
+/// `Path<T>` whose rejections (a segment that is not UTF-8, say) are [`ApiError`]s.
+#[derive(Debug, FromRequestParts)]
+#[from_request(via(axum::extract::Path), rejection(ApiError))]
+pub struct ApiPath<T>(pub T);
 
 pub type ApiResult<T> = Result<T, ApiError>;

@@ -9,7 +9,7 @@ use std::convert::Infallible;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
@@ -21,8 +21,9 @@ use tokio_stream::wrappers::ReceiverStream;
 use utoipa::IntoParams;
 
 use super::AppState;
-use super::error::{ApiQuery, ApiResult, ErrorBody};
+use super::error::{ApiError, ApiPath, ApiQuery, ApiResult, ErrorBody};
 use super::hub::LiveEvent;
+use super::params::RunIdParam;
 use super::run_files::run_dir;
 
 #[derive(Debug, Default, Deserialize, IntoParams)]
@@ -31,31 +32,30 @@ pub struct EventsQuery {
     /// Of the per-second events (`interval`, `cleanup`) already logged, send only the
     /// last `recent` of each kind; every other event is sent. Applies to a stream
     /// started without `Last-Event-ID` (a reconnect gets everything after its id).
-    pub recent: Option<u64>,
+    #[param(format = Int64, minimum = 0, maximum = 4294967295_u32)]
+    pub recent: Option<u32>,
 }
 
 #[utoipa::path(get, path = "/api/runs/{id}/events", operation_id = "run_events", tag = "live",
-    params(("id" = String, Path, description = "run id"), EventsQuery,
-        ("Last-Event-ID" = Option<u64>, Header, description = "resume after this event id")),
+    params(RunIdParam, EventsQuery,
+        ("Last-Event-ID" = Option<i64>, Header, nullable = false, minimum = 0,
+            description = "resume after this event id")),
     responses((status = 200, description = "text/event-stream of run events (see RunEvent)", content_type = "text/event-stream"),
         (status = 404, body = ErrorBody)))]
 pub async fn stream(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(RunIdParam { id }): ApiPath<RunIdParam>,
     ApiQuery(query): ApiQuery<EventsQuery>,
     headers: HeaderMap,
 ) -> ApiResult<Sse<impl Stream<Item = Result<Event, Infallible>>>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
-    let after = headers
-        .get("last-event-id")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
+    let after = last_event_id(&headers)?;
     // Subscribe before reading the log so nothing falls between the two.
     let live = state.active.hub_of(&id).map(|hub| hub.subscribe());
     let (tx, rx) = mpsc::channel(256);
     // Without a position to resume from, the per-second events older than the last
     // `recent` of their kind are left out of the replay.
-    let recent = query.recent.filter(|_| after.is_none());
+    let recent = query.recent.map(u64::from).filter(|_| after.is_none());
     tokio::spawn(pump(dir, after, recent, live, tx));
     let stream = ReceiverStream::new(rx).map(|e: LiveEvent| {
         Ok(Event::default()
@@ -64,6 +64,22 @@ pub async fn stream(
             .data(e.data))
     });
     Ok(Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+}
+
+/// The event id a reconnecting client has seen last: none without the header; anything
+/// but an event id (an empty value too, which a browser never sends) is a 400 rather
+/// than a replay from a position the client did not ask for.
+fn last_event_id(headers: &HeaderMap) -> ApiResult<Option<u64>> {
+    let Some(value) = headers.get("last-event-id") else {
+        return Ok(None);
+    };
+    let text = value.to_str().unwrap_or("\u{fffd}").trim();
+    match text.parse::<i64>() {
+        Ok(id) if id >= 0 => Ok(Some(id as u64)),
+        _ => Err(ApiError::bad_request(format!(
+            "Last-Event-ID {text:?} is not an event id (a whole number from 0)"
+        ))),
+    }
 }
 
 /// Sends the log after `after` (without the older per-second events when `recent` is

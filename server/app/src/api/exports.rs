@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use axum::body::Body;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use keystorm_engine::results::{
@@ -13,28 +13,61 @@ use keystorm_engine::results::{
 };
 
 use super::AppState;
-use super::error::{ApiError, ApiResult, ErrorBody};
+use super::error::{ApiError, ApiPath, ApiResult, ErrorBody};
+use super::params::RunIdParam;
 use super::run_files::{read_summary, run_dir, run_info};
 use super::runs::DEFAULT_MAX_POINTS;
 use super::streamed;
+use utoipa::ToSchema;
+
+/// The files a run can be exported as.
+#[derive(Debug, Clone, Copy, ToSchema)]
+pub enum ExportFile {
+    #[schema(rename = "summary.csv")]
+    SummaryCsv,
+    #[schema(rename = "intervals.csv")]
+    IntervalsCsv,
+    #[schema(rename = "histograms.hlog")]
+    HistogramsHlog,
+    #[schema(rename = "report.html")]
+    ReportHtml,
+}
+
+impl ExportFile {
+    fn named(file: &str) -> Option<ExportFile> {
+        match file {
+            "summary.csv" => Some(ExportFile::SummaryCsv),
+            "intervals.csv" => Some(ExportFile::IntervalsCsv),
+            "histograms.hlog" => Some(ExportFile::HistogramsHlog),
+            "report.html" => Some(ExportFile::ReportHtml),
+            _ => None,
+        }
+    }
+}
 
 #[utoipa::path(get, path = "/api/runs/{id}/export/{file}", operation_id = "export_run_file", tag = "exports",
-    params(("id" = String, Path, description = "run id"),
-        ("file" = String, Path, description = "summary.csv, intervals.csv, histograms.hlog or report.html")),
-    responses((status = 200, description = "the file, as an attachment"),
+    params(RunIdParam,
+        ("file" = inline(ExportFile), Path, description = "which file")),
+    responses((status = 200, description = "the file, as an attachment",
+            content((String = "text/csv"), (String = "text/plain"), (String = "text/html"))),
         (status = 404, body = ErrorBody)))]
 pub async fn export(
     State(state): State<AppState>,
-    UrlPath((id, file)): UrlPath<(String, String)>,
+    ApiPath((id, file)): ApiPath<(String, String)>,
 ) -> ApiResult<Response> {
     let dir = run_dir(&state.config.results_dir, &id)?;
-    let (content_type, body): (&str, Body) = match file.as_str() {
-        "summary.csv" => (
+    let Some(export) = ExportFile::named(&file) else {
+        return Err(ApiError::not_found(format!(
+            "no export {file:?}: use summary.csv, intervals.csv, histograms.hlog or report.html"
+        )));
+    };
+    let (content_type, body): (&str, Body) = match export {
+        ExportFile::SummaryCsv => (
             "text/csv; charset=utf-8",
             file_body(&dir, SUMMARY_CSV_FILE)?,
         ),
-        "histograms.hlog" => ("text/plain; charset=utf-8", file_body(&dir, HLOG_FILE)?),
-        "intervals.csv" => (
+        ExportFile::HistogramsHlog => ("text/plain; charset=utf-8", file_body(&dir, HLOG_FILE)?),
+        ExportFile::IntervalsCsv => (
             "text/csv; charset=utf-8",
             // Every interval as recorded, converted as it is read.
             streamed::body(move |out| {
@@ -44,7 +77,7 @@ pub async fn export(
                 })
             }),
         ),
-        "report.html" => {
+        ExportFile::ReportHtml => {
             let manifest = ResultStore::read_manifest(&dir)?;
             let data = serde_json::json!({
                 "info": run_info(&dir, &manifest),
@@ -62,11 +95,6 @@ pub async fn export(
                 "text/html; charset=utf-8",
                 Body::from(super::ui::report(&data)?),
             )
-        }
-        other => {
-            return Err(ApiError::not_found(format!(
-                "no export {other:?}: use summary.csv, intervals.csv, histograms.hlog or report.html"
-            )));
         }
     };
     let disposition = format!("attachment; filename=\"{id}-{file}\"");

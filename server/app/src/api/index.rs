@@ -5,13 +5,14 @@
 use std::io::BufRead;
 
 use axum::Json;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use keystorm_engine::results::{EVENTS_FILE, IndexPollingEvent, ReshardEvent, StallEvent};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::AppState;
-use super::error::{ApiResult, ErrorBody};
+use super::error::{ApiPath, ApiResult, ErrorBody};
+use super::params::RunIdParam;
 use super::run_files::run_dir;
 
 /// A reshard with its id in the run's event log (stalls refer to it by that id).
@@ -54,11 +55,11 @@ struct Line {
 }
 
 #[utoipa::path(get, path = "/api/runs/{id}/index", operation_id = "run_index", tag = "runs",
-    params(("id" = String, Path, description = "run id")),
+    params(RunIdParam),
     responses((status = 200, body = IndexReport), (status = 404, body = ErrorBody)))]
 pub async fn index(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(RunIdParam { id }): ApiPath<RunIdParam>,
 ) -> ApiResult<Json<IndexReport>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
     Ok(Json(read_index(&dir)))

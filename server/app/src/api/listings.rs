@@ -2,19 +2,20 @@
 //! time against key count with a fitted line — the list-scaling experiment's chart.
 
 use axum::Json;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use keystorm_engine::results::{ListingsReport, read_listings};
 
 use super::AppState;
-use super::error::{ApiResult, ErrorBody};
+use super::error::{ApiPath, ApiResult, ErrorBody};
+use super::params::RunIdParam;
 use super::run_files::run_dir;
 
 #[utoipa::path(get, path = "/api/runs/{id}/listings", operation_id = "run_listings", tag = "runs",
-    params(("id" = String, Path, description = "run id")),
+    params(RunIdParam),
     responses((status = 200, body = ListingsReport), (status = 404, body = ErrorBody)))]
 pub async fn listings(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(RunIdParam { id }): ApiPath<RunIdParam>,
 ) -> ApiResult<Json<ListingsReport>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
     Ok(Json(read_listings(&dir)))

@@ -13,6 +13,8 @@ mod hub;
 mod index;
 mod listings;
 mod openapi;
+mod openapi_errors;
+mod params;
 mod prometheus;
 mod run_files;
 mod runs;

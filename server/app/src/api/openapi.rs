@@ -18,6 +18,7 @@ use keystorm_engine::results::{
 
 use super::distribution::{Distribution, DistributionPoint};
 use super::error::ErrorBody;
+use super::openapi_errors::SharedErrors;
 use super::run_files::{Headline, RunInfo};
 use super::runs::{EditRunRequest, RunDetail, RunStarted, StartRunRequest};
 use super::workloads::{
@@ -27,6 +28,7 @@ use super::workloads::{
 
 #[derive(OpenApi)]
 #[openapi(
+    modifiers(&SharedErrors),
     info(
         title = "keystorm",
         description = "Start S3 benchmark runs, watch them live, read and compare their results. See docs/api.md."

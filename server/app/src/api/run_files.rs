@@ -47,15 +47,21 @@ pub struct Annotations {
     pub notes: String,
 }
 
-/// Run ids as keystorm makes them: letters, digits, `-`, `_`, `.`; never `..`.
+/// Run ids as keystorm makes them: letters, digits, `-` and `_`, in parts joined by
+/// single dots (so never `.`, `..` or a hidden name); at most 128 characters. The
+/// OpenAPI document states the same rule ([`super::params::RunIdParam`]).
+pub fn is_run_id(id: &str) -> bool {
+    id.len() <= 128
+        && id.split('.').all(|part| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_'))
+        })
+}
+
 pub fn run_dir(root: &Path, id: &str) -> Result<PathBuf, ApiError> {
-    let ok = !id.is_empty()
-        && id.len() <= 128
-        && !id.contains("..")
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if !ok {
+    if !is_run_id(id) {
         return Err(ApiError::bad_request(format!("bad run id {id:?}")));
     }
     let dir = root.join(id);

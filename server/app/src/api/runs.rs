@@ -4,12 +4,12 @@
 use std::collections::BTreeMap;
 
 use axum::Json;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use keystorm_engine::executor::RunOptions;
 use keystorm_engine::results::{
-    IntervalQuery, IntervalRecord, Manifest, ResultStore, Summary, WORKLOAD_FILE, list_runs,
-    read_intervals,
+    IntervalQuery, IntervalRecord, Manifest, ResultStore, Section, Summary, WORKLOAD_FILE,
+    list_runs, read_intervals,
 };
 use keystorm_engine::spec::{SpecError, parse_workload};
 use serde::{Deserialize, Serialize};
@@ -17,7 +17,8 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::AppState;
 use super::active::{StartRequest, check_labels};
-use super::error::{ApiError, ApiJson, ApiQuery, ApiResult, ErrorBody};
+use super::error::{ApiError, ApiJson, ApiPath, ApiQuery, ApiResult, ErrorBody};
+use super::params::{RunIdParam, labels_schema, optional_labels_schema};
 use super::run_files::{
     RunInfo, read_annotations, read_summary, run_dir, run_info, write_annotations,
 };
@@ -36,13 +37,16 @@ pub struct RunDetail {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StartRunRequest {
-    /// A workload of the workloads folder, by name.
+    /// A workload of the workloads folder, by name (give this or `yaml`).
+    #[schema(pattern = r"^[A-Za-z0-9_-]{1,64}(\.yaml)?$")]
     pub workload: Option<String>,
-    /// Workload YAML text.
+    /// Workload YAML text (give this or `workload`).
     pub yaml: Option<String>,
     /// Use this endpoint instead of the workload's.
+    #[schema(pattern = "^https?://")]
     pub endpoint: Option<String>,
     #[serde(default)]
+    #[schema(schema_with = labels_schema)]
     pub labels: BTreeMap<String, String>,
 }
 
@@ -54,22 +58,26 @@ pub struct RunStarted {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EditRunRequest {
+    /// Replaces the run's labels.
+    #[schema(schema_with = optional_labels_schema)]
     pub labels: Option<BTreeMap<String, String>>,
+    /// Replaces the run's notes (at most 64 KiB).
     pub notes: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct IntervalFilter {
-    /// `before`, `round` or `after`.
-    pub section: Option<String>,
+    pub section: Option<Section>,
+    #[param(format = Int64, minimum = 0, maximum = 4294967295_u32)]
     pub round: Option<u32>,
     pub phase: Option<String>,
     /// At most this many points per phase (default 2000): longer phases come back with
     /// consecutive intervals merged into one point each (`merged` says how many), their
     /// latency percentiles read from the merged histograms. Every interval as recorded:
     /// the `intervals.csv` and `histograms.hlog` exports.
-    pub max_points: Option<usize>,
+    #[param(format = Int64, minimum = 1, maximum = 4294967295_u32)]
+    pub max_points: Option<u32>,
 }
 
 /// Points per phase the intervals API returns unless asked otherwise: more than a chart
@@ -78,7 +86,7 @@ pub const DEFAULT_MAX_POINTS: usize = 2000;
 
 impl IntervalFilter {
     fn max_points(&self) -> ApiResult<usize> {
-        match self.max_points.unwrap_or(DEFAULT_MAX_POINTS) {
+        match self.max_points.map_or(DEFAULT_MAX_POINTS, |n| n as usize) {
             0 => Err(ApiError::bad_request(
                 "max_points must be at least 1 (every interval: the intervals.csv export)",
             )),
@@ -99,11 +107,11 @@ pub async fn list(State(state): State<AppState>) -> ApiResult<Json<Vec<RunInfo>>
 }
 
 #[utoipa::path(get, path = "/api/runs/{id}", operation_id = "read_run", tag = "runs",
-    params(("id" = String, Path, description = "run id")),
+    params(RunIdParam),
     responses((status = 200, body = RunDetail), (status = 404, body = ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(RunIdParam { id }): ApiPath<RunIdParam>,
 ) -> ApiResult<Json<RunDetail>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
     let manifest = ResultStore::read_manifest(&dir)?;
@@ -206,11 +214,12 @@ pub async fn start(
 }
 
 #[utoipa::path(post, path = "/api/runs/{id}/stop", operation_id = "stop_run", tag = "runs",
-    params(("id" = String, Path, description = "run id")),
-    responses((status = 202, body = RunStarted), (status = 409, body = ErrorBody)))]
+    params(RunIdParam),
+    responses((status = 202, body = RunStarted), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
 pub async fn stop(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(RunIdParam { id }): ApiPath<RunIdParam>,
 ) -> ApiResult<(StatusCode, Json<RunStarted>)> {
     run_dir(&state.config.results_dir, &id)?;
     if state.active.stop(&id) {
@@ -224,12 +233,12 @@ pub async fn stop(
 }
 
 #[utoipa::path(patch, path = "/api/runs/{id}", operation_id = "edit_run", tag = "runs",
-    params(("id" = String, Path, description = "run id")),
+    params(RunIdParam),
     request_body = EditRunRequest,
     responses((status = 200, body = RunInfo), (status = 404, body = ErrorBody)))]
 pub async fn edit(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(RunIdParam { id }): ApiPath<RunIdParam>,
     ApiJson(req): ApiJson<EditRunRequest>,
 ) -> ApiResult<Json<RunInfo>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
@@ -250,11 +259,11 @@ pub async fn edit(
 }
 
 #[utoipa::path(delete, path = "/api/runs/{id}", operation_id = "delete_run", tag = "runs",
-    params(("id" = String, Path, description = "run id")),
+    params(RunIdParam),
     responses((status = 204), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn delete(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(RunIdParam { id }): ApiPath<RunIdParam>,
 ) -> ApiResult<StatusCode> {
     let dir = run_dir(&state.config.results_dir, &id)?;
     if state.active.is_running(&id) {
@@ -269,18 +278,18 @@ pub async fn delete(
 }
 
 #[utoipa::path(get, path = "/api/runs/{id}/intervals", operation_id = "run_intervals", tag = "runs",
-    params(("id" = String, Path, description = "run id"), IntervalFilter),
+    params(RunIdParam, IntervalFilter),
     responses((status = 200, body = [IntervalRecord]), (status = 404, body = ErrorBody)))]
 pub async fn intervals(
     State(state): State<AppState>,
-    UrlPath(id): UrlPath<String>,
+    ApiPath(RunIdParam { id }): ApiPath<RunIdParam>,
     ApiQuery(filter): ApiQuery<IntervalFilter>,
 ) -> ApiResult<Json<Vec<IntervalRecord>>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
     let max_points = filter.max_points()?;
     let records = tokio::task::spawn_blocking(move || {
         let query = IntervalQuery {
-            section: filter.section.as_deref(),
+            section: filter.section.map(Section::as_str),
             round: filter.round,
             phase: filter.phase.as_deref(),
             max_points: Some(max_points),

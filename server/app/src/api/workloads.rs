@@ -5,14 +5,15 @@
 use std::path::{Path, PathBuf};
 
 use axum::Json;
-use axum::extract::{Path as UrlPath, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use keystorm_engine::spec::{SpecError, parse_workload, redact_secrets};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::AppState;
-use super::error::{ApiError, ApiJson, ApiResult};
+use super::error::{ApiError, ApiJson, ApiPath, ApiResult};
+use super::params::WorkloadNameParam;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct WorkloadInfo {
@@ -155,11 +156,11 @@ pub async fn list(State(state): State<AppState>) -> ApiResult<Json<Vec<WorkloadI
 }
 
 #[utoipa::path(get, path = "/api/workloads/{name}", operation_id = "read_workload", tag = "workloads",
-    params(("name" = String, Path, description = "workload name (file name without .yaml)")),
+    params(WorkloadNameParam),
     responses((status = 200, body = WorkloadText), (status = 404, body = super::error::ErrorBody)))]
 pub async fn read(
     State(state): State<AppState>,
-    UrlPath(name): UrlPath<String>,
+    ApiPath(WorkloadNameParam { name }): ApiPath<WorkloadNameParam>,
 ) -> ApiResult<Json<WorkloadText>> {
     let (_, text) = read_workload(&state.config.workloads_dir, &name)?;
     Ok(Json(WorkloadText {
@@ -232,13 +233,13 @@ pub fn problem_of(e: &SpecError) -> Problem {
 }
 
 #[utoipa::path(put, path = "/api/workloads/{name}", operation_id = "save_workload", tag = "workloads",
-    params(("name" = String, Path, description = "workload name (file name without .yaml)")),
+    params(WorkloadNameParam),
     request_body = SaveRequest,
     responses((status = 201, body = WorkloadInfo), (status = 200, body = WorkloadInfo),
         (status = 409, body = super::error::ErrorBody), (status = 422, body = super::error::ErrorBody)))]
 pub async fn save(
     State(state): State<AppState>,
-    UrlPath(name): UrlPath<String>,
+    ApiPath(WorkloadNameParam { name }): ApiPath<WorkloadNameParam>,
     ApiJson(req): ApiJson<SaveRequest>,
 ) -> ApiResult<(StatusCode, Json<WorkloadInfo>)> {
     let path = workload_path(&state.config.workloads_dir, &name)?;

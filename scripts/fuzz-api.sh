@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# Fuzzes the HTTP API of `keystorm serve` with schemathesis, driven by the API's own
+# OpenAPI document: a bounded number of examples per operation, a fixed seed, every
+# check schemathesis has. Passes only with no response >= 500, no response outside the
+# document (status, content type, body schema) and no panic in the server's log.
+#
+# The server and schemathesis run in a network namespace of their own that has nothing
+# but a loopback interface, so whatever endpoint a fuzzed `POST /api/runs` names, no
+# request leaves the machine (nor reaches another server on its loopback). The server
+# gets a temporary workloads folder with one tiny workload (the only workload a fuzzed
+# run can start: 20 PUTs and 20 GETs of 1 KiB on the embedded target), a temporary
+# results folder holding one finished run, a random token, and a cap on the size of any
+# file it writes. Everything is removed at the end.
+#
+# Environment: KEYSTORM_FUZZ_EXAMPLES (per operation and phase, default 100),
+# KEYSTORM_FUZZ_SEED (default 1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+examples=${KEYSTORM_FUZZ_EXAMPLES:-100}
+seed=${KEYSTORM_FUZZ_SEED:-1}
+venv=target/fuzz-venv
+requirements=scripts/fuzz-requirements.txt
+
+# --- inside the namespace: serve, fuzz, check the log -------------------------------
+if [ "${1:-}" = "--inside" ]; then
+  isolated=$2
+  bin=$root/target/debug/keystorm
+  st=$root/$venv/bin/schemathesis
+  py=$root/$venv/bin/python
+  if [ "$isolated" = yes ]; then
+    ip link set lo up
+  fi
+
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/keystorm-fuzz.XXXXXX")
+  server=
+  cleanup() {
+    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; fi
+    rm -rf "$tmp"
+  }
+  trap cleanup EXIT
+  mkdir -p "$tmp/workloads" "$tmp/results" "$tmp/out"
+  cat >"$tmp/workloads/fuzz-tiny.yaml" <<'EOF'
+# The only workload a fuzzed run can start: a few kilobytes on the embedded target.
+name: fuzz-tiny
+target: { endpoint: embedded }
+buckets: { names: [fuzz-tiny] }
+objects: { size: 1KiB }
+before:
+  - { name: fill, op: put, concurrency: 2, until_objects: 20 }
+rounds:
+  count: 1
+  phases:
+    - { name: read, op: get, concurrency: 2, operations: 20 }
+EOF
+  # A finished run, so the per-run routes are fuzzed against real result files.
+  "$bin" run "$tmp/workloads/fuzz-tiny.yaml" --results "$tmp/results" --progress quiet \
+    >"$tmp/out/seed-run.txt" 2>&1 || { cat "$tmp/out/seed-run.txt" >&2; exit 1; }
+  run_id=$(ls "$tmp/results")
+
+  KEYSTORM_FUZZ_TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+  export KEYSTORM_FUZZ_TOKEN
+  : >"$tmp/out/serve.out"
+  (
+    # No file the server writes may pass 64 MiB.
+    ulimit -f 65536
+    exec env -u KEYSTORM_DEFAULT_ENDPOINT KEYSTORM_TOKEN="$KEYSTORM_FUZZ_TOKEN" "$bin" serve \
+      --port 0 --workloads "$tmp/workloads" --results "$tmp/results"
+  ) >"$tmp/out/serve.out" 2>"$tmp/out/serve.log" &
+  server=$!
+  url=
+  for _ in $(seq 300); do
+    url=$(sed -n 's/.*serving \(http:[^ ]*\).*/\1/p' "$tmp/out/serve.out" | head -n1)
+    [ -n "$url" ] && break
+    kill -0 "$server" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$url" ]; then
+    echo "error: keystorm serve did not start:" >&2
+    cat "$tmp/out/serve.out" "$tmp/out/serve.log" >&2
+    exit 1
+  fi
+
+  # The finished run first (its routes without DELETE, which would remove it), then
+  # the whole API. Without a private network, no run is started at all.
+  cp "$root/scripts/fuzz-api.toml" "$tmp/api.toml"
+  cp "$root/scripts/fuzz-api.toml" "$tmp/seeded.toml"
+  cat >>"$tmp/seeded.toml" <<EOF
+
+[[operations]]
+include-path-regex = '^/api/runs/\{id\}'
+parameters = { "path.id" = "$run_id" }
+EOF
+  exclude=()
+  if [ "$isolated" != yes ]; then
+    exclude=(--exclude-operation-id start_run)
+  fi
+  status=0
+  for phase in seeded api; do
+    if [ "$phase" = seeded ]; then
+      select=(--include-path-regex '^/api/runs/\{id\}' --exclude-method DELETE)
+    else
+      select=("${exclude[@]}")
+    fi
+    (cd "$tmp" && "$st" --config-file "$tmp/$phase.toml" run "$url/api/openapi.json" \
+      --checks all --max-examples "$examples" --seed "$seed" \
+      --generation-database none --no-color --wait-for-schema 30 \
+      --report ndjson --report-ndjson-path "$tmp/out/$phase.ndjson" \
+      "${select[@]}") >"$tmp/out/$phase.txt" 2>&1 || status=1
+  done
+
+  kill "$server"
+  wait "$server" || true
+  server=
+  # Kept for a look afterwards (target/ is not tracked); the token is in none of them.
+  rm -rf "$root/target/fuzz-api"
+  cp -r "$tmp/out" "$root/target/fuzz-api"
+
+  # Requests made and responses >= 500, from schemathesis's event log.
+  read -r requests server_errors < <("$py" - "$tmp/out/seeded.ndjson" "$tmp/out/api.ndjson" <<'EOF'
+import json, sys
+
+requests = errors = 0
+for path in sys.argv[1:]:
+    with open(path) as f:
+        for line in f:
+            event = json.loads(line)
+            finished = event.get("ScenarioFinished")
+            if not finished:
+                continue
+            for interaction in (finished["recorder"].get("interactions") or {}).values():
+                requests += 1
+                response = interaction.get("response") or {}
+                if (response.get("status_code") or 0) >= 500:
+                    errors += 1
+print(requests, errors)
+EOF
+  )
+  panics=$(grep -c panicked "$tmp/out/serve.log" || true)
+  version=$("$st" --version | awk '{print $NF}')
+
+  if [ "$status" != 0 ] || [ "$panics" != 0 ] || [ "$server_errors" != 0 ]; then
+    for phase in seeded api; do
+      echo "--- schemathesis, $phase phase" >&2
+      cat "$tmp/out/$phase.txt" >&2
+    done
+    echo "--- keystorm serve log" >&2
+    cat "$tmp/out/serve.log" >&2
+    status=1
+  fi
+  network="private loopback"
+  [ "$isolated" = yes ] || network="host loopback, POST /api/runs left out"
+  verdict=passed
+  [ "$status" = 0 ] || verdict=FAILED
+  echo "fuzz-api: $verdict: schemathesis $version, $requests requests ($examples examples per operation, seed $seed, $network): $server_errors responses >= 500, $panics panics, schemathesis checks $( [ "$status" = 0 ] && echo clean || echo failed)"
+  exit "$status"
+fi
+
+# --- outside: tools, binary, then the namespace --------------------------------------
+if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' 2>/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv ||
+      { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv; }
+  else
+    echo "error: python3 cannot make a venv; install python3-venv" >&2
+    exit 1
+  fi
+fi
+if [ ! -x "$venv/bin/schemathesis" ] || ! cmp -s "$requirements" "$venv/requirements.txt"; then
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r "$requirements"
+  cp "$requirements" "$venv/requirements.txt"
+fi
+
+cargo build --locked -q -p keystorm
+
+# A network namespace with only loopback in it: as root directly, otherwise inside a
+# user namespace. Where neither can be made, fuzz on the host's loopback without
+# starting runs.
+if [ "$(id -u)" = 0 ]; then
+  netns=(unshare --net)
+else
+  netns=(unshare --net --map-root-user)
+fi
+if command -v unshare >/dev/null 2>&1 && command -v ip >/dev/null 2>&1 &&
+  "${netns[@]}" true 2>/dev/null; then
+  exec "${netns[@]}" "$0" --inside yes
+fi
+echo "warning: no network namespace could be made; POST /api/runs is left out" >&2
+exec "$0" --inside no
