@@ -29,7 +29,8 @@ pub struct Cli {
 pub enum Command {
     /// Run a workload and write its results.
     Run(RunArgs),
-    /// Check a workload file and summarise its plan; exit 2 with file:line:column on error.
+    /// Check workload files and summarise each plan, one line per file; exit 2 with
+    /// file:line:column if any is wrong.
     Validate(ValidateArgs),
     /// List past runs in the results folder.
     Ls(ResultsArgs),
@@ -155,8 +156,9 @@ pub enum ProgressMode {
 
 #[derive(Debug, clap::Args)]
 pub struct ValidateArgs {
-    /// Workload file (YAML).
-    pub workload: PathBuf,
+    /// Workload files (YAML), e.g. `workloads/*.yaml`.
+    #[arg(required = true, value_name = "WORKLOAD")]
+    pub workloads: Vec<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -230,7 +232,8 @@ pub struct ListArgs {
     pub report_depth: u32,
 
     /// Write every key (key, size, etag, last_modified; with --head also metadata) to
-    /// this file as JSON lines.
+    /// this file as JSON lines; `-` writes them to standard output and the report to
+    /// standard error.
     #[arg(long, value_name = "FILE")]
     pub keys: Option<PathBuf>,
 
@@ -349,10 +352,11 @@ pub struct DownloadArgs {
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Every regular file under DIR is PUT to PREFIX + its path (symbolic \
-links are not followed); files above --parts-above go up as multipart uploads. A file \
-whose object already exists with the same size and ETag is skipped. Exit codes: 0 all \
-moved or already there, 1 some files failed, 2 bad arguments."
+    after_help = "Every regular file under DIR is PUT to PREFIX + its path; symbolic \
+links are counted and skipped unless --follow-symlinks is given. Files above \
+--parts-above go up as multipart uploads. A file whose object already exists with the \
+same size and ETag is skipped. Exit codes: 0 all moved or already there, 1 some files \
+failed, 2 bad arguments."
 )]
 pub struct UploadArgs {
     /// Local folder to upload.
@@ -364,6 +368,11 @@ pub struct UploadArgs {
     /// Put in front of every key, e.g. `backup/`.
     #[arg(long, default_value = "")]
     pub prefix: String,
+
+    /// Upload what symbolic links point to, under the link's path (a link back to a
+    /// folder above it is skipped, so loops end); without it links are skipped.
+    #[arg(long)]
+    pub follow_symlinks: bool,
 
     #[command(flatten)]
     pub transfer: TransferArgs,

@@ -5,6 +5,8 @@
 //! line on stderr and an exit code: 0 success, 1 a run that failed or was aborted,
 //! 2 bad input (workload, arguments), 130 interrupted.
 
+#[macro_use]
+mod output;
 pub mod api;
 pub mod cli;
 mod commands;
@@ -80,14 +82,16 @@ where
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            stderrln!("error: cannot start the async runtime: {e}");
             return ExitCode::from(exit::FAILED);
         }
     };
-    match runtime.block_on(run_cli(cli)) {
+    let result = runtime.block_on(run_cli(cli));
+    output::flush();
+    match result {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {}", e.message);
+            stderrln!("error: {}", e.message);
             ExitCode::from(e.code)
         }
     }

@@ -88,7 +88,7 @@ impl Progress {
     fn say(&self, text: String) {
         match self.bar().as_ref() {
             Some(bar) => bar.println(text),
-            None => eprintln!("{text}"),
+            None => stderrln!("{text}"),
         }
     }
 }
@@ -96,7 +96,7 @@ impl Progress {
 impl Observer for Progress {
     fn event(&self, _id: u64, event: &RunEvent) {
         match (self.mode, event) {
-            (ProgressMode::Quiet, RunEvent::Warning { message }) => eprintln!("warning: {message}"),
+            (ProgressMode::Quiet, RunEvent::Warning { message }) => stderrln!("warning: {message}"),
             (ProgressMode::Quiet, _) => {}
             (
                 _,
@@ -107,7 +107,7 @@ impl Observer for Progress {
                     ..
                 },
             ) => {
-                eprintln!("run {run_id} on {endpoint}; results in {}", dir.display());
+                stderrln!("run {run_id} on {endpoint}; results in {}", dir.display());
             }
             (ProgressMode::Bars, RunEvent::PhaseStarted { phase, end, .. }) => {
                 let bar = match end {
@@ -144,7 +144,7 @@ impl Observer for Progress {
                     bar.finish_and_clear();
                 }
                 let ops: u64 = rows.iter().map(|r| r.stats.ops).sum();
-                eprintln!("{}: done, {ops} operations", self.phase_label(phase));
+                stderrln!("{}: done, {ops} operations", self.phase_label(phase));
             }
             (
                 ProgressMode::Plain,
@@ -155,7 +155,7 @@ impl Observer for Progress {
                     ..
                 },
             ) => {
-                eprintln!(
+                stderrln!(
                     "{}: started, concurrency {concurrency}, {objects} objects",
                     self.phase_label(phase)
                 );
@@ -168,7 +168,7 @@ impl Observer for Progress {
                     progress,
                 },
             ) => {
-                eprintln!(
+                stderrln!(
                     "[{:>6.1}s] {}{}: {} | objects {}",
                     record.t_s + record.duration_s,
                     self.phase_label(phase),
@@ -179,13 +179,13 @@ impl Observer for Progress {
             }
             (ProgressMode::Plain, RunEvent::PhaseFinished { phase, rows }) => {
                 let ops: u64 = rows.iter().map(|r| r.stats.ops).sum();
-                eprintln!("{}: done, {ops} operations", self.phase_label(phase));
+                stderrln!("{}: done, {ops} operations", self.phase_label(phase));
             }
             (_, RunEvent::Cleanup(c)) if c.done => {
                 if let Some(bar) = self.bar().take() {
                     bar.finish_and_clear();
                 }
-                eprintln!("cleanup: done, {}", c.describe());
+                stderrln!("cleanup: done, {}", c.describe());
             }
             (ProgressMode::Bars, RunEvent::Cleanup(c)) => {
                 let mut slot = self.bar();
@@ -196,7 +196,7 @@ impl Observer for Progress {
                 bar.set_message(c.describe());
             }
             (ProgressMode::Plain, RunEvent::Cleanup(c)) => {
-                eprintln!("cleanup: {}", c.describe());
+                stderrln!("cleanup: {}", c.describe());
             }
             (_, RunEvent::Warning { message }) => self.say(format!("warning: {message}")),
             (_, RunEvent::Reshard(r)) => self.say(format!(

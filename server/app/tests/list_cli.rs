@@ -184,7 +184,10 @@ fn bad_input_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("http_404") && !err.contains("panicked"),
+        err.contains(&format!(
+            "bucket \"no-such-bucket\" does not exist at {}",
+            sim.endpoint()
+        )) && !err.contains("panicked"),
         "{err}"
     );
 

@@ -171,20 +171,188 @@ fn bad_input_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("below 5MiB"));
 
+    let missing = format!("bucket \"no-such-bucket\" does not exist at {endpoint}");
     let out = keystorm(&["upload", d, "no-such-bucket", "--endpoint", &endpoint]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("bucket no-such-bucket does not exist"),
-        "{err}"
-    );
+    assert!(err.contains(&missing), "{err}");
 
     let out = keystorm(&["download", "no-such-bucket", d, "--endpoint", &endpoint]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&missing) && !err.contains("panicked"), "{err}");
+}
+
+/// `keystorm ARGS` to its end, failing the test if it runs past the deadline (a walk
+/// that loops forever).
+fn keystorm_within(args: &[&str], deadline: std::time::Duration) -> std::process::Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env("AWS_ACCESS_KEY_ID", "xfer-key")
+        .env("AWS_SECRET_ACCESS_KEY", "xfer-secret")
+        .env_remove("KEYSTORM_ENDPOINT")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > deadline {
+            let _ = child.kill();
+            panic!("keystorm {args:?} still going after {deadline:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// The keys under `prefix`, as `keystorm list --keys -` writes them.
+fn keys_under(endpoint: &str, prefix: &str) -> Vec<String> {
+    let out = keystorm(&[
+        "list",
+        "cli-xfer",
+        "--endpoint",
+        endpoint,
+        "--prefix",
+        prefix,
+        "--keys",
+        "-",
+    ]);
     assert!(
-        err.contains("http_404") && !err.contains("panicked"),
-        "{err}"
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut keys: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("JSON lines");
+            v["key"].as_str().unwrap().to_string()
+        })
+        .collect();
+    keys.sort();
+    keys
+}
+
+#[test]
+fn symbolic_links_are_counted_when_skipped_and_followed_on_request_without_looping() {
+    let (_rt, sim) = target();
+    let endpoint = sim.endpoint();
+    let src = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let s = src.path();
+    std::fs::create_dir(s.join("sub")).unwrap();
+    std::fs::write(s.join("a.txt"), b"a").unwrap();
+    std::fs::write(s.join("sub/b.txt"), b"b").unwrap();
+    std::fs::write(elsewhere.path().join("c.txt"), b"c").unwrap();
+    std::fs::write(elsewhere.path().join("d.txt"), b"d").unwrap();
+    use std::os::unix::fs::symlink as link;
+    link(elsewhere.path().join("c.txt"), s.join("link-file")).unwrap();
+    link(elsewhere.path(), s.join("link-dir")).unwrap();
+    // Back up to the folder being uploaded: followed, it would never end.
+    link("..", s.join("sub/loop")).unwrap();
+    let dir = s.to_str().unwrap();
+    let deadline = std::time::Duration::from_secs(60);
+
+    let out = keystorm_within(
+        &[
+            "upload",
+            dir,
+            "cli-xfer",
+            "--prefix",
+            "plain/",
+            "--endpoint",
+            &endpoint,
+            "--json",
+        ],
+        deadline,
+    );
+    let v = json_of(&out, "transfer-output.schema.json");
+    assert_eq!(
+        (v["objects"].as_u64(), v["symlinks_skipped"].as_u64()),
+        (Some(2), Some(3)),
+        "{v}"
+    );
+    assert_eq!(
+        keys_under(&endpoint, "plain/"),
+        ["plain/a.txt", "plain/sub/b.txt"]
+    );
+
+    // The summary says so, and how to follow them.
+    let out = keystorm_within(
+        &[
+            "upload",
+            dir,
+            "cli-xfer",
+            "--prefix",
+            "plain/",
+            "--endpoint",
+            &endpoint,
+        ],
+        deadline,
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("skipped 3 symbolic links: --follow-symlinks uploads what they point to"),
+        "{text}"
+    );
+
+    let out = keystorm_within(
+        &[
+            "upload",
+            dir,
+            "cli-xfer",
+            "--prefix",
+            "followed/",
+            "--endpoint",
+            &endpoint,
+            "--follow-symlinks",
+            "--json",
+        ],
+        deadline,
+    );
+    let v = json_of(&out, "transfer-output.schema.json");
+    assert_eq!(
+        (
+            v["objects"].as_u64(),
+            v["symlinks_skipped"].as_u64(),
+            v["failed"].as_u64()
+        ),
+        (Some(5), Some(1), Some(0)),
+        "{v}"
+    );
+    assert_eq!(
+        keys_under(&endpoint, "followed/"),
+        [
+            "followed/a.txt",
+            "followed/link-dir/c.txt",
+            "followed/link-dir/d.txt",
+            "followed/link-file",
+            "followed/sub/b.txt",
+        ]
+    );
+    // The linked file went up with its target's bytes.
+    let back = tempfile::tempdir().unwrap();
+    let out = keystorm(&[
+        "download",
+        "cli-xfer",
+        back.path().to_str().unwrap(),
+        "--prefix",
+        "followed/",
+        "--endpoint",
+        &endpoint,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(back.path().join("link-file")).unwrap(), b"c");
+    assert_eq!(
+        std::fs::read(back.path().join("link-dir/d.txt")).unwrap(),
+        b"d"
     );
 }
 

@@ -38,6 +38,7 @@ async fn a_folder_round_trips_through_rgw_with_multipart() {
         bucket: bucket.clone(),
         prefix: "t/".into(),
         settings,
+        follow_symlinks: false,
     };
     let o = transfer::upload(&client, &up, Arc::new(()), CancellationToken::new())
         .await

@@ -129,6 +129,7 @@ async fn upload_then_download_is_byte_identical_and_resumes() {
         bucket: "xfer".into(),
         prefix: "up/".into(),
         settings: settings(),
+        follow_symlinks: false,
     };
     let requests = Arc::new(Requests::default());
     let o = transfer::upload(&client, &up, requests.clone(), CancellationToken::new())

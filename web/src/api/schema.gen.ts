@@ -1036,6 +1036,12 @@ export interface components {
             skipped_bytes: number;
             /** Format: int64 */
             failed: number;
+            /**
+             * Format: int64
+             * @description Symbolic links an upload did not follow (all of them, or with `follow_symlinks`
+             *     those leading back to a folder above them).
+             */
+            symlinks_skipped?: number;
             /** Format: double */
             seconds: number;
             /**

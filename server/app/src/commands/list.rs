@@ -3,6 +3,7 @@
 //! the page latency and client CPU it cost; with `--head`, HEAD every object for its
 //! user metadata as the listing streams.
 
+use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -90,8 +91,16 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
     };
     let pool = args.concurrency + if args.head { args.head_concurrency } else { 0 };
     let client = super::target::connect(&args.target, pool as usize).await?;
+    super::target::require_bucket(&client, &args.target, &args.bucket).await?;
 
     let keys_out = match &args.keys {
+        Some(_) if keys_to_stdout(args) => {
+            let sink: listing::KeySink = Arc::new(Mutex::new(std::io::BufWriter::with_capacity(
+                1 << 16,
+                crate::output::Stdout,
+            )));
+            Some(sink)
+        }
         Some(path) => {
             let file = match &resume {
                 Some(r) => r
@@ -109,7 +118,7 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
     };
     let keys_before = resume.as_ref().map_or(0, |r| r.keys);
     if let Some(r) = &resume {
-        eprintln!(
+        stderrln!(
             "resuming: {} keys were listed in {:.1} s before; {} ranges left",
             r.keys,
             r.seconds,
@@ -203,16 +212,20 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         outcome,
         head,
     };
-    if args.json {
-        let text =
-            serde_json::to_string_pretty(&report).map_err(|e| CliError::failed(e.to_string()))?;
-        println!("{text}");
+    let text = if args.json {
+        serde_json::to_string_pretty(&report).map_err(|e| CliError::failed(e.to_string()))? + "\n"
     } else {
-        print_human(&report);
+        human(&report)
+    };
+    // With the keys on standard output, the report must not mix with them.
+    if keys_to_stdout(args) {
+        stderr!("{text}");
+    } else {
+        stdout!("{text}");
     }
     if interrupted {
         if let Some(path) = &args.checkpoint {
-            eprintln!("{}", saved_to(path));
+            stderrln!("{}", saved_to(path));
         }
         return Ok(exit::INTERRUPTED);
     }
@@ -246,9 +259,20 @@ fn resume_from(
     Ok(checkpoint)
 }
 
+/// `--keys -`: the keys go to standard output, the report to standard error.
+fn keys_to_stdout(args: &ListArgs) -> bool {
+    args.keys.as_deref() == Some(Path::new("-"))
+}
+
 fn job(args: &ListArgs) -> Result<ListJob, CliError> {
     if args.bucket.trim().is_empty() {
         return Err(CliError::bad_input("the bucket name is empty"));
+    }
+    if keys_to_stdout(args) && args.checkpoint.is_some() {
+        return Err(CliError::bad_input(
+            "--checkpoint needs --keys FILE, not -: a resumed listing cuts its key file back \
+             to the checkpoint, which standard output cannot be",
+        ));
     }
     let mode = match args.mode {
         ListModeArg::Serial => ListMode::Serial,
@@ -292,9 +316,9 @@ async fn show_progress(progress: Arc<Progress>, keys_before: u64, stop: Cancella
                 let heads = progress.heads.load(Ordering::Relaxed);
                 let s = start.elapsed().as_secs_f64();
                 if heads > 0 {
-                    eprint!("\r{keys} keys listed, {heads} HEADs in {s:.0} s ({:.0} HEAD/s)   ", heads as f64 / s);
+                    stderr!("\r{keys} keys listed, {heads} HEADs in {s:.0} s ({:.0} HEAD/s)   ", heads as f64 / s);
                 } else {
-                    eprint!(
+                    stderr!(
                         "\r{} keys listed in {s:.0} s ({:.0} keys/s)   ",
                         keys_before + keys,
                         keys as f64 / s
@@ -302,21 +326,24 @@ async fn show_progress(progress: Arc<Progress>, keys_before: u64, stop: Cancella
                 }
             }
             _ = stop.cancelled() => {
-                eprintln!();
+                stderrln!();
                 return;
             }
         }
     }
 }
 
-fn print_human(r: &ListReport) {
+/// The report as text, for a person.
+fn human(r: &ListReport) -> String {
+    let mut out = String::new();
     let o = &r.outcome;
     let state = if o.complete {
         "listed"
     } else {
         "stopped after"
     };
-    println!(
+    let _ = writeln!(
+        out,
         "{state} {} keys, {} ({} bytes) in s3://{}/{} — {:.2} s, {:.0} keys/s",
         o.keys,
         human_bytes(o.bytes),
@@ -326,7 +353,8 @@ fn print_human(r: &ListReport) {
         o.seconds,
         r.keys_per_sec
     );
-    println!(
+    let _ = writeln!(
+        out,
         "mode {} with {} lister(s): {} requests ({} failed), {} ranges ({} cut while listing)",
         o.mode.name(),
         o.concurrency,
@@ -336,7 +364,8 @@ fn print_human(r: &ListReport) {
         o.cuts
     );
     let l = &r.page_latency_us;
-    println!(
+    let _ = writeln!(
+        out,
         "page latency p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; client CPU {:.2} s ({:.0} µs per 1000 keys)",
         l.p50 as f64 / 1000.0,
         l.p99 as f64 / 1000.0,
@@ -345,7 +374,8 @@ fn print_human(r: &ListReport) {
         r.client_cpu_us_per_1000_keys
     );
     if let Some(h) = &r.head {
-        println!(
+        let _ = writeln!(
+            out,
             "HEAD: {} objects ({} failed, {} gone since listed) with {} in flight — {:.0} HEAD/s, p50 {:.1} ms, p99 {:.1} ms",
             h.heads,
             h.errors,
@@ -356,7 +386,8 @@ fn print_human(r: &ListReport) {
             h.latency_us.p99 as f64 / 1000.0
         );
         let m = &h.metadata;
-        println!(
+        let _ = writeln!(
+            out,
             "metadata: {} names over {} objects ({} without metadata)",
             m.names.len(),
             m.objects,
@@ -369,7 +400,8 @@ fn print_human(r: &ListReport) {
                 .map(|(v, c)| format!("{v:?} {c}"))
                 .collect();
             let more = n.values.len().saturating_sub(5) as u64 + u64::from(n.other_values > 0);
-            println!(
+            let _ = writeln!(
+                out,
                 "  {name:<24} {:>12} objects: {}{}",
                 n.objects,
                 shown.join(", "),
@@ -384,9 +416,10 @@ fn print_human(r: &ListReport) {
             ("by suffix", &report.by_suffix),
             ("by size", &report.by_size),
         ] {
-            println!("\n{title}:");
+            let _ = writeln!(out, "\n{title}:");
             for (name, t) in table {
-                println!(
+                let _ = writeln!(
+                    out,
                     "  {:<24} {:>14} objects {:>12}",
                     if name.is_empty() { "(empty)" } else { name },
                     t.objects,
@@ -395,6 +428,7 @@ fn print_human(r: &ListReport) {
             }
         }
     }
+    out
 }
 
 fn human_bytes(b: u64) -> String {

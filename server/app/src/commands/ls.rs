@@ -8,7 +8,7 @@ pub fn ls(args: &ResultsArgs) -> Result<u8, CliError> {
     let runs = keystorm_engine::results::list_runs(&args.results)
         .map_err(|e| CliError::failed(e.to_string()))?;
     if runs.is_empty() {
-        println!("no runs in {}", args.results.display());
+        stdoutln!("no runs in {}", args.results.display());
         return Ok(exit::OK);
     }
     let mut t = Table::new(&["run", "workload", "status", "started", "endpoint", "labels"]);
@@ -29,6 +29,6 @@ pub fn ls(args: &ResultsArgs) -> Result<u8, CliError> {
             labels,
         ]);
     }
-    print!("{t}");
+    stdout!("{t}");
     Ok(exit::OK)
 }

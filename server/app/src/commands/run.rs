@@ -3,11 +3,10 @@
 //! exits at once.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use keystorm_engine::executor::{self, RunOptions};
-use keystorm_engine::results::{RunOverrides, RunStatus, find_run};
+use keystorm_engine::results::{RunOverrides, RunStatus};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::RunArgs;
@@ -18,12 +17,7 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
     let root = args.results.results.clone();
     let (workload_path, resume_dir) = match &args.resume {
         Some(id) => {
-            let as_path = PathBuf::from(id);
-            let dir = if as_path.join("manifest.json").is_file() {
-                as_path
-            } else {
-                find_run(&root, id).map_err(|e| CliError::bad_input(e.to_string()))?
-            };
+            let dir = super::run_dir(&root, id)?;
             (dir.join(keystorm_engine::results::WORKLOAD_FILE), Some(dir))
         }
         None => match &args.workload {
@@ -58,7 +52,7 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
         command_line: std::env::args().collect(),
     };
     let cancel = CancellationToken::new();
-    let watcher = tokio::spawn(watch_interrupts(cancel.clone()));
+    let watcher = tokio::spawn(watch_interrupts(cancel.clone(), shutdown_signal()));
     let progress = Arc::new(Progress::new(args.progress, plan.rounds.count));
     let outcome = executor::run(plan, &text, options, progress, cancel).await;
     watcher.abort();
@@ -67,8 +61,11 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
         e => CliError::failed(e.to_string()),
     })?;
 
-    print!("{}", crate::table::summary_table(&outcome.summary.rows));
-    eprintln!(
+    // A run that failed before any phase finished has no table to show.
+    if !outcome.summary.rows.is_empty() {
+        stdout!("{}", crate::table::summary_table(&outcome.summary.rows));
+    }
+    stderrln!(
         "run {} {}; results in {}",
         outcome.run_id,
         outcome.status.as_str(),
@@ -78,12 +75,12 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
         RunStatus::Completed => Ok(exit::OK),
         RunStatus::Interrupted => {
             if outcome.resumable {
-                eprintln!(
+                stderrln!(
                     "resume with: keystorm run --resume {} (after Ctrl-C or a crash)",
                     outcome.run_id
                 );
             } else {
-                eprintln!(
+                stderrln!(
                     "the embedded target's objects ended with this process, so the run cannot \
                      be resumed; run the workload again (or against a store of its own with \
                      --endpoint URL, to make it resumable)"
@@ -100,9 +97,9 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
 }
 
 /// First Ctrl-C (or SIGTERM): stop cleanly. Second: leave at once.
-async fn watch_interrupts(cancel: CancellationToken) {
-    shutdown_signal().await;
-    eprintln!(
+async fn watch_interrupts(cancel: CancellationToken, first: impl std::future::Future<Output = ()>) {
+    first.await;
+    stderrln!(
         "stopping: finishing in-flight requests and writing results (Ctrl-C again to quit now)"
     );
     cancel.cancel();
@@ -110,24 +107,33 @@ async fn watch_interrupts(cancel: CancellationToken) {
     std::process::exit(i32::from(exit::INTERRUPTED));
 }
 
-pub(crate) async fn shutdown_signal() {
+/// Ctrl-C or SIGTERM. The handlers are in place when this returns, not when the future
+/// is first polled: a signal that comes right after a server said it is ready (scripts
+/// wait for that line, then stop it) must not meet the default action and kill it.
+pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
+        let interrupt = signal(SignalKind::interrupt());
+        let terminate = signal(SignalKind::terminate());
+        async move {
+            match (interrupt, terminate) {
+                (Ok(mut interrupt), Ok(mut terminate)) => {
+                    tokio::select! {
+                        _ = interrupt.recv() => {}
+                        _ = terminate.recv() => {}
+                    }
                 }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
+                _ => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }

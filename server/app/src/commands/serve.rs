@@ -35,8 +35,9 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
     let local = listener
         .local_addr()
         .map_err(|e| CliError::failed(e.to_string()))?;
+    let stop = super::run::shutdown_signal();
     // One line that scripts can wait for and parse.
-    println!("keystorm serving http://{local}");
+    stdoutln!("keystorm serving http://{local}");
 
     if let Some(name) = &args.start {
         crate::api::start_named(&state, name)
@@ -48,9 +49,17 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
     let app = router(state);
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
-            super::run::shutdown_signal().await;
-            eprintln!("stopping: letting the current run write its results");
-            active.stop_and_wait().await;
+            stop.await;
+            match active.current() {
+                Some(run) => {
+                    match &run.run_id {
+                        Some(id) => stderrln!("stopping: letting run {id} write its results"),
+                        None => stderrln!("stopping: letting the run being set up end"),
+                    }
+                    active.stop_and_wait().await;
+                }
+                None => stderrln!("stopping: no run in progress"),
+            }
         })
         .await
         .map_err(|e| CliError::failed(format!("server error: {e}")))?;

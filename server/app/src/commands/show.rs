@@ -1,32 +1,24 @@
 //! `keystorm show RUN`: a past run's summary as a table (or JSON).
 
-use std::path::PathBuf;
-
 use keystorm_engine::results::scaling::human_duration;
-use keystorm_engine::results::{ListingsReport, ResultStore, find_run, read_listings};
+use keystorm_engine::results::{ListingsReport, ResultStore, read_listings};
 
 use crate::cli::ShowArgs;
 use crate::table::Table;
 use crate::{CliError, exit};
 
 pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
-    let as_path = PathBuf::from(&args.run);
-    let dir = if as_path.join("manifest.json").is_file() {
-        as_path
-    } else {
-        find_run(&args.results.results, &args.run)
-            .map_err(|e| CliError::bad_input(e.to_string()))?
-    };
+    let dir = super::run_dir(&args.results.results, &args.run)?;
     let manifest = ResultStore::read_manifest(&dir).map_err(|e| CliError::failed(e.to_string()))?;
     let summary = ResultStore::read_summary_or_empty(&dir, &manifest.run_id)
         .map_err(|e| CliError::failed(e.to_string()))?;
     if args.json {
         let text =
             serde_json::to_string_pretty(&summary).map_err(|e| CliError::failed(e.to_string()))?;
-        println!("{text}");
+        stdoutln!("{text}");
         return Ok(exit::OK);
     }
-    println!(
+    stdoutln!(
         "run {} — workload {} on {} — {} (started {})",
         manifest.run_id,
         manifest.workload,
@@ -35,12 +27,12 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
         manifest.started_at
     );
     if summary.rows.is_empty() {
-        println!("no phase has finished yet");
+        stdoutln!("no phase has finished yet");
     } else {
-        print!("{}", crate::table::summary_table(&summary.rows));
+        stdout!("{}", crate::table::summary_table(&summary.rows));
     }
     if let Some(c) = &manifest.cleanup {
-        println!("cleanup: {}", c.describe());
+        stdoutln!("cleanup: {}", c.describe());
     }
     let report = read_listings(&dir);
     print_listings(&report, args.extrapolate);
@@ -90,12 +82,15 @@ fn print_metadata_scans(report: &ListingsReport) {
             format!("{rate:.0}"),
         ]);
     }
-    print!("\nmetadata scans:\n{t}");
+    stdout!("\nmetadata scans:\n{t}");
     for r in &report.metadata_scans {
         let m = &r.scan.metadata;
-        println!(
+        stdoutln!(
             "{} / {}: {} objects, {} without metadata",
-            r.scan.phase.name, r.scan.bucket, m.objects, m.without_metadata
+            r.scan.phase.name,
+            r.scan.bucket,
+            m.objects,
+            m.without_metadata
         );
         for (name, n) in &m.names {
             let shown: Vec<String> = n
@@ -104,7 +99,7 @@ fn print_metadata_scans(report: &ListingsReport) {
                 .map(|(v, c)| format!("{v:?} {c}"))
                 .collect();
             let more = n.values.len().saturating_sub(3);
-            println!(
+            stdoutln!(
                 "  {name}: {} objects; {}{}{}",
                 n.objects,
                 shown.join(", "),
@@ -121,7 +116,7 @@ fn print_metadata_scans(report: &ListingsReport) {
             );
         }
         if m.other_names > 0 {
-            println!("  {} more names past the cap", m.other_names);
+            stdoutln!("  {} more names past the cap", m.other_names);
         }
     }
 }
@@ -165,10 +160,10 @@ fn print_transfers(report: &ListingsReport) {
             format!("{:.1}", o.per_stream.max),
         ]);
     }
-    print!("\ntransfers:\n{t}");
+    stdout!("\ntransfers:\n{t}");
     for r in &report.transfers {
         for f in &r.outcome.failures {
-            println!("  {}: {f}", r.phase.name);
+            stdoutln!("  {}: {f}", r.phase.name);
         }
     }
 }
@@ -200,10 +195,10 @@ fn print_listings(report: &ListingsReport, extrapolate: Option<f64>) {
             format!("{:.0}", o.keys_per_sec()),
         ]);
     }
-    print!("\ncomplete listings:\n{t}");
+    stdout!("\ncomplete listings:\n{t}");
     for line in &report.lines {
         let Some(fit) = &line.fit else { continue };
-        println!(
+        stdoutln!(
             "{}: list time = {:.3} s + {:.3} µs per key (R² {:.4}, {} sizes; {:.0} keys/s)",
             line.phase,
             fit.intercept_s,
@@ -213,7 +208,7 @@ fn print_listings(report: &ListingsReport, extrapolate: Option<f64>) {
             fit.keys_per_sec()
         );
         if let Some(keys) = extrapolate {
-            println!(
+            stdoutln!(
                 "  at this rate, {keys:.3e} keys take {} ({} with {} lister{})",
                 human_duration(fit.seconds_for(keys)),
                 line.mode,

@@ -77,12 +77,13 @@ fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
 pub async fn sim(args: &SimArgs) -> Result<u8, CliError> {
     let config = config(args)?;
     let addr = std::net::SocketAddr::new(args.bind, args.port);
+    let stop = super::run::shutdown_signal();
     let handle = keystorm_sim::start(addr, config)
         .await
         .map_err(|e| CliError::failed(format!("cannot listen on {addr}: {e}")))?;
     // One line that scripts can wait for and parse.
-    println!("keystorm sim listening on {}", handle.endpoint());
-    super::run::shutdown_signal().await;
+    stdoutln!("keystorm sim listening on {}", handle.endpoint());
+    stop.await;
     handle.shutdown().await;
     Ok(exit::OK)
 }

@@ -2,6 +2,7 @@
 //! `upload`): endpoint and signing from the command line, keys from the environment
 //! or a profile, checked before anything is sent.
 
+use keystorm_engine::ops::ErrorClass;
 use keystorm_engine::plan::CredentialSource;
 use keystorm_engine::s3::{ClientConfig, ClientKind, S3Client, TlsConfig};
 
@@ -10,18 +11,19 @@ use crate::cli::TargetArgs;
 
 /// The fast client for `target`, with a pool for `pool_size` requests in flight.
 pub async fn connect(target: &TargetArgs, pool_size: usize) -> Result<S3Client, CliError> {
-    let credentials = keystorm_engine::s3::credentials::resolve(&match &target.profile {
+    let endpoint = endpoint(target)?;
+    let source = match &target.profile {
         Some(p) => CredentialSource::Profile(p.clone()),
         None => CredentialSource::Default,
-    })
-    .await
-    .map_err(|e| CliError::bad_input(e.to_string()))?;
-    let endpoint = target.endpoint.trim_end_matches('/').to_string();
-    if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
-        return Err(CliError::bad_input(format!(
-            "--endpoint {endpoint:?} must start with http:// or https://"
-        )));
-    }
+    };
+    let credentials = keystorm_engine::s3::credentials::resolve(&source)
+        .await
+        .map_err(|e| {
+            CliError::bad_input(match source {
+                CredentialSource::Default => format!("{e}; or name a profile with --profile"),
+                _ => format!("{e} (--profile)"),
+            })
+        })?;
     S3Client::connect(&ClientConfig {
         kind: ClientKind::Fast,
         endpoint,
@@ -42,12 +44,46 @@ pub async fn connect(target: &TargetArgs, pool_size: usize) -> Result<S3Client, 
     .map_err(|e| CliError::failed(format!("cannot set up the S3 client: {}", e.message)))
 }
 
+/// The endpoint as requests address it: http(s), without a trailing slash.
+pub fn endpoint(target: &TargetArgs) -> Result<String, CliError> {
+    let endpoint = target.endpoint.trim_end_matches('/').to_string();
+    if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+        return Err(CliError::bad_input(format!(
+            "--endpoint {endpoint:?} must start with http:// or https://"
+        )));
+    }
+    Ok(endpoint)
+}
+
+/// Fails with the bucket and the endpoint named unless the bucket is there, before any
+/// work (or local folder) is started for it.
+pub async fn require_bucket(
+    client: &S3Client,
+    target: &TargetArgs,
+    bucket: &str,
+) -> Result<(), CliError> {
+    let endpoint = endpoint(target)?;
+    match client.bucket_exists(bucket).await {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(CliError::failed(format!(
+            "bucket {bucket:?} does not exist at {endpoint}"
+        ))),
+        Err(e) if e.class == ErrorClass::Http(403) => Err(CliError::failed(format!(
+            "bucket {bucket:?} at {endpoint}: access denied (HTTP 403): the keys are not \
+             accepted there, or may not use this bucket"
+        ))),
+        Err(e) => Err(CliError::failed(format!(
+            "cannot reach bucket {bucket:?} at {endpoint}: {e}"
+        ))),
+    }
+}
+
 /// Stops the work on Ctrl-C (finishing what is in flight).
 pub fn stop_on_ctrl_c(stop: &tokio_util::sync::CancellationToken) -> tokio::task::JoinHandle<()> {
     let stop = stop.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("stopping: finishing the requests in flight");
+            stderrln!("stopping: finishing the requests in flight");
             stop.cancel();
         }
     })

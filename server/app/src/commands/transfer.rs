@@ -43,7 +43,14 @@ fn pool(t: &TransferArgs) -> usize {
 }
 
 pub async fn download(args: &DownloadArgs) -> Result<u8, CliError> {
+    if args.dir.exists() && !args.dir.is_dir() {
+        return Err(CliError::bad_input(format!(
+            "{} is there and is not a folder",
+            args.dir.display()
+        )));
+    }
     let client = super::target::connect(&args.target, pool(&args.transfer)).await?;
+    super::target::require_bucket(&client, &args.target, &args.bucket).await?;
     let job = DownloadJob {
         list: ListJob {
             bucket: args.bucket.clone(),
@@ -63,9 +70,8 @@ pub async fn download(args: &DownloadArgs) -> Result<u8, CliError> {
     finish(
         r.map_err(|e| e.to_string()),
         &args.transfer,
-        stop,
-        ticker,
-        ctrl_c,
+        false,
+        (stop, ticker, ctrl_c),
     )
     .await
 }
@@ -78,11 +84,13 @@ pub async fn upload(args: &UploadArgs) -> Result<u8, CliError> {
         )));
     }
     let client = super::target::connect(&args.target, pool(&args.transfer)).await?;
+    super::target::require_bucket(&client, &args.target, &args.bucket).await?;
     let job = UploadJob {
         dir: args.dir.clone(),
         bucket: args.bucket.clone(),
         prefix: args.prefix.clone(),
         settings: settings(&args.transfer),
+        follow_symlinks: args.follow_symlinks,
     };
     let moved = Arc::new(Moved::default());
     let (stop, ticker, ctrl_c) = start(&moved);
@@ -90,9 +98,8 @@ pub async fn upload(args: &UploadArgs) -> Result<u8, CliError> {
     finish(
         r.map_err(|e| e.to_string()),
         &args.transfer,
-        stop,
-        ticker,
-        ctrl_c,
+        args.follow_symlinks,
+        (stop, ticker, ctrl_c),
     )
     .await
 }
@@ -113,9 +120,8 @@ fn start(moved: &Arc<Moved>) -> Tasks {
 async fn finish(
     result: Result<TransferOutcome, String>,
     args: &TransferArgs,
-    stop: CancellationToken,
-    ticker: tokio::task::JoinHandle<()>,
-    ctrl_c: tokio::task::JoinHandle<()>,
+    follow_symlinks: bool,
+    (stop, ticker, ctrl_c): Tasks,
 ) -> Result<u8, CliError> {
     ctrl_c.abort();
     let interrupted = stop.is_cancelled();
@@ -124,9 +130,9 @@ async fn finish(
     let o = result.map_err(CliError::failed)?;
     if args.json {
         let text = serde_json::to_string_pretty(&o).map_err(|e| CliError::failed(e.to_string()))?;
-        println!("{text}");
+        stdoutln!("{text}");
     } else {
-        print_human(&o);
+        print_human(&o, follow_symlinks);
     }
     if interrupted {
         return Ok(exit::INTERRUPTED);
@@ -154,18 +160,18 @@ async fn show_progress(moved: Arc<Moved>, stop: CancellationToken) {
             _ = tick.tick() => {
                 let mib = moved.0.load(Ordering::Relaxed) as f64 / 1048576.0;
                 let s = start.elapsed().as_secs_f64();
-                eprint!("\r{mib:.1} MiB moved in {s:.0} s ({:.1} MiB/s)   ", mib / s);
+                stderr!("\r{mib:.1} MiB moved in {s:.0} s ({:.1} MiB/s)   ", mib / s);
             }
             _ = stop.cancelled() => {
-                eprintln!();
+                stderrln!();
                 return;
             }
         }
     }
 }
 
-fn print_human(o: &TransferOutcome) {
-    println!(
+fn print_human(o: &TransferOutcome, follow_symlinks: bool) {
+    stdoutln!(
         "{}: {} objects, {:.2} MiB in {:.2} s — {:.1} MiB/s; {} already complete ({:.2} MiB) skipped; {} failed",
         o.direction,
         o.objects,
@@ -178,12 +184,28 @@ fn print_human(o: &TransferOutcome) {
     );
     let s = &o.per_stream;
     if s.streams > 0 {
-        println!(
+        stdoutln!(
             "per stream (objects of 1 MiB or more, {}): min {:.1}, p50 {:.1}, p90 {:.1}, max {:.1} MiB/s",
-            s.streams, s.min, s.p50, s.p90, s.max
+            s.streams,
+            s.min,
+            s.p50,
+            s.p90,
+            s.max
+        );
+    }
+    if o.symlinks_skipped > 0 {
+        stdoutln!(
+            "skipped {} symbolic link{}{}",
+            o.symlinks_skipped,
+            if o.symlinks_skipped == 1 { "" } else { "s" },
+            if follow_symlinks {
+                " leading back to a folder above them (a loop)"
+            } else {
+                ": --follow-symlinks uploads what they point to"
+            }
         );
     }
     for f in &o.failures {
-        println!("  failed: {f}");
+        stdoutln!("  failed: {f}");
     }
 }

@@ -1,4 +1,7 @@
-//! `keystorm validate FILE`: parse and validate only, and say what would run.
+//! `keystorm validate FILE...`: parse and validate only, and say what would run; one
+//! line per file (shells expand `workloads/*.yaml`), exit 2 if any file is wrong.
+
+use std::path::Path;
 
 use crate::cli::ValidateArgs;
 use crate::{CliError, exit};
@@ -6,21 +9,43 @@ use keystorm_engine::executor::schedule;
 use keystorm_engine::plan::Endpoint;
 
 pub fn validate(args: &ValidateArgs) -> Result<u8, CliError> {
-    let (plan, _) = super::load(&args.workload)?;
+    let mut failed = 0;
+    for path in &args.workloads {
+        match one(path) {
+            Ok(line) => stdoutln!("{line}"),
+            Err(e) => {
+                failed += 1;
+                stderrln!("error: {}", e.message);
+            }
+        }
+    }
+    Ok(if failed == 0 {
+        exit::OK
+    } else {
+        exit::BAD_INPUT
+    })
+}
+
+/// The summary line of a valid workload.
+fn one(path: &Path) -> Result<String, CliError> {
+    let (plan, _) = super::load(path)?;
     let phases = schedule(&plan);
     let endpoint = match &plan.target.endpoint {
         Endpoint::Embedded { .. } => "embedded".to_string(),
         Endpoint::Url(u) => u.clone(),
     };
-    println!(
-        "{}: ok — workload {:?} on {endpoint}: {} phases before, {} round(s) of {}, {} after ({} phases in all)",
-        args.workload.display(),
+    Ok(format!(
+        "{}: ok — workload {:?} on {endpoint}: {} before, {} of {}, {} after ({} in all)",
+        path.display(),
         plan.name,
-        plan.before.len(),
-        plan.rounds.count,
-        plan.rounds.phases.len(),
+        count(plan.before.len(), "phase"),
+        count(plan.rounds.count as usize, "round"),
+        count(plan.rounds.phases.len(), "phase"),
         plan.after.len(),
-        phases.len()
-    );
-    Ok(exit::OK)
+        count(phases.len(), "phase"),
+    ))
+}
+
+fn count(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }

@@ -478,7 +478,7 @@ async fn run_phases(
     };
     let completed = checkpoint.completed;
     if completed == 0 {
-        let created = target::ensure_buckets(ctx, embedded)
+        let created = target::ensure_buckets(ctx, embedded, &manifest.endpoint)
             .await
             .map_err(|message| PhaseFailure {
                 status: RunStatus::Failed,

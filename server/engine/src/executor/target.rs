@@ -54,7 +54,7 @@ impl Target {
             }
         };
         if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
-            return Err(RunError::Setup(format!(
+            return Err(RunError::BadInput(format!(
                 "endpoint {endpoint:?} must start with http:// or https://"
             )));
         }
@@ -65,9 +65,10 @@ impl Target {
                 session_token: None,
             }
         } else {
-            crate::s3::credentials::resolve(&stored_or_default(&t.credentials))
+            let source = stored_or_default(&t.credentials);
+            crate::s3::credentials::resolve(&source)
                 .await
-                .map_err(|e| RunError::Setup(e.to_string()))?
+                .map_err(|e| credentials_error(&e, &source, "target.credentials"))?
         };
         let pool_size = super::schedule(plan)
             .iter()
@@ -97,11 +98,16 @@ impl Target {
             t.embedded.rgw_like.then_some(config.credentials.clone())
         } else {
             match &t.rgw.admin {
-                Some(a) => Some(
-                    crate::s3::credentials::resolve(&stored_or_default(&a.credentials))
-                        .await
-                        .map_err(|e| RunError::Setup(format!("rgw.admin: {e}")))?,
-                ),
+                Some(a) => {
+                    let source = stored_or_default(&a.credentials);
+                    Some(
+                        crate::s3::credentials::resolve(&source)
+                            .await
+                            .map_err(|e| {
+                                credentials_error(&e, &source, "target.rgw.admin.credentials")
+                            })?,
+                    )
+                }
                 None => None,
             }
         };
@@ -154,11 +160,17 @@ impl Target {
 }
 
 /// Creates missing buckets when the workload allows it (pre-sharded if it says so);
-/// returns the ones created.
+/// returns the ones created. `endpoint` names the target in messages.
 pub(crate) async fn ensure_buckets(
     ctx: &RunContext,
     embedded: bool,
+    endpoint: &str,
 ) -> Result<Vec<String>, String> {
+    let at = if embedded {
+        "the embedded target"
+    } else {
+        endpoint
+    };
     let admin = ctx.tracker.as_ref().map(|t| t.admin());
     let preshard = match ctx.plan.buckets.index {
         Some(IndexLayout::Shards(n)) => Some((
@@ -173,7 +185,13 @@ pub(crate) async fn ensure_buckets(
             .client
             .bucket_exists(name)
             .await
-            .map_err(|e| format!("bucket {name}: {e}"))?;
+            .map_err(|e| match e.class {
+                crate::ops::ErrorClass::Http(403) => format!(
+                    "bucket {name:?} at {at}: access denied (HTTP 403): the keys are not \
+                     accepted there, or may not use this bucket"
+                ),
+                _ => format!("bucket {name:?} at {at}: {e}"),
+            })?;
         if exists {
             if let (Some((_, n)), Some(admin)) = (&preshard, admin)
                 && let Ok(stats) = admin.bucket_stats(name).await
@@ -191,7 +209,7 @@ pub(crate) async fn ensure_buckets(
         }
         if !ctx.plan.buckets.create {
             return Err(format!(
-                "bucket {name} does not exist (set `buckets.create: true` to create it)"
+                "bucket {name:?} does not exist at {at} (set `buckets.create: true` to create it)"
             ));
         }
         let made = ctx
@@ -209,6 +227,24 @@ pub(crate) async fn ensure_buckets(
         }
     }
     Ok(created)
+}
+
+/// Missing keys are bad input (exit code 2): the message says what to set, including
+/// the workload `field` that chooses where they come from.
+fn credentials_error(
+    e: &crate::s3::credentials::CredentialsError,
+    source: &crate::plan::CredentialSource,
+    field: &str,
+) -> RunError {
+    use crate::plan::CredentialSource;
+    RunError::BadInput(match source {
+        CredentialSource::Default => {
+            format!("{e}; or say where they are in the workload's `{field}` (env: or profile:)")
+        }
+        CredentialSource::Env { .. } => format!("{e} (the workload's `{field}.env` names it)"),
+        CredentialSource::Profile(_) => format!("{e} (the workload's `{field}.profile`)"),
+        CredentialSource::Inline { .. } => format!("{field}: {e}"),
+    })
 }
 
 /// A resumed run reads the workload kept with its results, where an inline secret is

@@ -79,6 +79,7 @@ impl TransferTask {
                     bucket: self.bucket.clone(),
                     prefix: self.prefix.clone(),
                     settings: self.plan.settings,
+                    follow_symlinks: false,
                 };
                 transfer::upload(
                     &self.client,

@@ -46,10 +46,19 @@ pub async fn resolve(source: &CredentialSource) -> Result<Credentials, Credentia
                     secret_access_key,
                     session_token: optional_var("AWS_SESSION_TOKEN"),
                 }),
-                _ => from_profile(None).await.map_err(|e| {
+                (key, secret) => from_profile(None).await.map_err(|e| {
+                    let unset = match (key, secret) {
+                        (None, None) => "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set",
+                        (None, Some(_)) => "AWS_ACCESS_KEY_ID is not set",
+                        _ => "AWS_SECRET_ACCESS_KEY is not set",
+                    };
+                    let profile = match optional_var("AWS_PROFILE") {
+                        Some(p) => format!("[{p}] (the profile AWS_PROFILE names)"),
+                        None => "[default] (AWS_PROFILE picks another profile)".to_string(),
+                    };
                     CredentialsError(format!(
-                        "none found: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY are not set and \
-                         the default profile gave none ({}); set `target.credentials`",
+                        "none found: {unset}, and {}; set both variables, or put the keys \
+                         in ~/.aws/credentials under {profile}",
                         e.0
                     ))
                 }),

@@ -7,6 +7,7 @@ mod rgw;
 mod template;
 mod transfer;
 mod validate;
+mod yaml_error;
 
 use std::path::Path;
 
@@ -54,34 +55,13 @@ pub fn parse_workload(text: &str, file: &str) -> Result<(Plan, Vec<SpecWarning>)
         return Err(invalid(1, 1, "the workload file is empty".to_string()));
     }
     let raw: raw::RawWorkload = serde_saphyr::from_str(text).map_err(|e| {
-        let (line, column) = e
-            .location()
-            .map(|l| (l.line() as usize, l.column() as usize))
-            .unwrap_or((1, 1));
-        invalid(line, column, yaml_message(&e))
+        let (line, column, message) = yaml_error::describe(&e, text);
+        invalid(line, column, message)
     })?;
     let mut warnings = Vec::new();
     let plan =
         validate::validate(raw, &mut warnings).map_err(|l| invalid(l.line, l.column, l.message))?;
     Ok((plan, warnings))
-}
-
-/// The YAML library's message without its own position suffix or tuning hints.
-fn yaml_message(e: &serde_saphyr::Error) -> String {
-    let options = serde_saphyr::render_options! { snippets: serde_saphyr::SnippetMode::Off };
-    let mut m = e.render_with_options(options);
-    if let Some(i) = m.rfind(" at line ") {
-        m.truncate(i);
-    }
-    if let Some(i) = m.find(", set DuplicateKeyPolicy") {
-        m.truncate(i);
-    }
-    let m = m.replace("expected one of ", "expected one of: ");
-    m.lines()
-        .next()
-        .unwrap_or("invalid YAML")
-        .trim()
-        .to_string()
 }
 
 /// Reads and validates a workload file.

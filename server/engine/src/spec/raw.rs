@@ -162,7 +162,7 @@ pub struct RawBuckets {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "`index` is `dynamic` or `{shards: N}`")]
 pub enum RawIndex {
     Name(String),
     Shards { shards: i64 },
@@ -204,7 +204,10 @@ pub struct RawObjects {
 
 /// `6B` / `1KiB-4KiB` / `1024` / `{4KiB: 70, 1MiB: 30}`.
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "a size is `4KiB`, a range `1KiB-4KiB` or whole-number weights `{4KiB: 70, 1MiB: 30}`"
+)]
 pub enum RawSize {
     Bytes(u64),
     Text(String),
@@ -213,7 +216,10 @@ pub enum RawSize {
 
 /// `5s`, `2m30s`; `none` for timeouts; a bare number is refused with a hint.
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "a duration is a number with a unit, e.g. `30s`, `250ms`, `2m30s` or `1h`"
+)]
 pub enum RawDuration {
     Number(f64),
     Text(String),
@@ -274,7 +280,7 @@ pub struct RawPhase {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, expecting = "select is `uniform` or `{zipf: 1.1}`")]
 pub enum RawSelect {
     Name(String),
     Zipf { zipf: f64 },

@@ -37,7 +37,12 @@ pub async fn download(
     observer: Arc<dyn TransferObserver>,
     stop: CancellationToken,
 ) -> Result<TransferOutcome, TransferError> {
-    std::fs::create_dir_all(&job.dir).map_err(TransferError::Folder)?;
+    let created = create_dir(&job.dir).map_err(|e| {
+        TransferError::Folder(std::io::Error::new(
+            e.kind(),
+            format!("cannot create {}: {e}", job.dir.display()),
+        ))
+    })?;
     let tally = Arc::new(Tally::new());
     let workers = (0..job.settings.concurrency.max(1) as usize)
         .map(|worker| Worker {
@@ -59,8 +64,33 @@ pub async fn download(
     };
     let listed = listing::list(client, &job.list, pages, outputs, stop.clone()).await;
     while set.join_next().await.is_some() {}
+    if listed.is_err() {
+        remove_if_empty(&created);
+    }
     listed?;
     Ok(tally.outcome("download", !stop.is_cancelled()))
+}
+
+/// Creates `dir` and its missing parents up front (so a folder that cannot be made is
+/// one error, not one per object); returns the folders it created, innermost first.
+fn create_dir(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let created: Vec<PathBuf> = dir
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && std::fs::symlink_metadata(d).is_err())
+        .map(Path::to_path_buf)
+        .collect();
+    std::fs::create_dir_all(dir)?;
+    Ok(created)
+}
+
+/// Removes the folders a failed download created, as long as they are empty: a
+/// download that never got going leaves nothing behind, and nothing else is touched.
+fn remove_if_empty(created: &[PathBuf]) {
+    for d in created {
+        if std::fs::remove_dir(d).is_err() {
+            return;
+        }
+    }
 }
 
 struct Worker {

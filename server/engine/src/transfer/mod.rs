@@ -12,6 +12,7 @@ mod download;
 pub mod etag;
 pub mod paths;
 mod upload;
+mod walk;
 
 use std::sync::Mutex;
 use std::time::Instant;
@@ -110,6 +111,10 @@ pub struct TransferOutcome {
     pub skipped: u64,
     pub skipped_bytes: u64,
     pub failed: u64,
+    /// Symbolic links an upload did not follow (all of them, or with `follow_symlinks`
+    /// those leading back to a folder above them).
+    #[serde(default)]
+    pub symlinks_skipped: u64,
     pub seconds: f64,
     /// Bytes moved / seconds, in MiB/s.
     pub mib_per_sec: f64,
@@ -133,6 +138,7 @@ struct TallyInner {
     skipped: u64,
     skipped_bytes: u64,
     failed: u64,
+    symlinks_skipped: u64,
     failures: Vec<String>,
     /// KiB/s of each object of at least 1 MiB.
     rates: Histogram<u64>,
@@ -148,6 +154,7 @@ impl Tally {
                 skipped: 0,
                 skipped_bytes: 0,
                 failed: 0,
+                symlinks_skipped: 0,
                 failures: Vec::new(),
                 rates: Histogram::new_with_bounds(1, 1 << 40, 3)
                     .expect("static histogram bounds are valid"),
@@ -177,6 +184,10 @@ impl Tally {
         t.skipped_bytes += bytes;
     }
 
+    pub fn symlink_skipped(&self) {
+        self.lock().symlinks_skipped += 1;
+    }
+
     pub fn failed(&self, message: String) {
         let mut t = self.lock();
         t.failed += 1;
@@ -196,6 +207,7 @@ impl Tally {
             skipped: t.skipped,
             skipped_bytes: t.skipped_bytes,
             failed: t.failed,
+            symlinks_skipped: t.symlinks_skipped,
             seconds,
             mib_per_sec: if seconds > 0.0 {
                 t.bytes as f64 / 1048576.0 / seconds

@@ -9,13 +9,12 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
-use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    PARTIAL_SUFFIX, QUEUE_PER_WORKER, RequestEvent, Tally, TransferError, TransferObserver,
-    TransferOutcome, TransferSettings, etag, paths, ranges,
+    QUEUE_PER_WORKER, RequestEvent, Tally, TransferError, TransferObserver, TransferOutcome,
+    TransferSettings, etag, paths, ranges, walk,
 };
 use crate::ops::{ErrorClass, OpKind};
 use crate::pool::{QueueWorker, spawn_pool};
@@ -28,9 +27,13 @@ pub struct UploadJob {
     /// Put in front of every key.
     pub prefix: String,
     pub settings: TransferSettings,
+    /// Upload what symbolic links point to (under the link's path) instead of skipping
+    /// them; a link back to a folder above it is still skipped.
+    pub follow_symlinks: bool,
 }
 
-/// Uploads every regular file under the job's folder (symbolic links are not followed).
+/// Uploads every regular file under the job's folder (symbolic links are counted and
+/// skipped unless the job follows them).
 pub async fn upload(
     client: &S3Client,
     job: &UploadJob,
@@ -47,7 +50,7 @@ pub async fn upload(
         Ok(true) => {}
         Ok(false) => {
             return Err(TransferError::Bucket(format!(
-                "{} does not exist (create it first)",
+                "{:?} does not exist (create it first)",
                 job.bucket
             )));
         }
@@ -64,47 +67,11 @@ pub async fn upload(
         })
         .collect();
     let (tx, mut set) = spawn_pool(workers, QUEUE_PER_WORKER, &stop);
-    let walked = walk(&job.dir, &tx, &stop, &tally).await;
+    let walked = walk::walk(&job.dir, job.follow_symlinks, &tx, &stop, &tally).await;
     drop(tx);
     while set.join_next().await.is_some() {}
     walked.map_err(TransferError::Folder)?;
     Ok(tally.outcome("upload", !stop.is_cancelled()))
-}
-
-/// Sends every regular file under `root`, depth first with one open folder listing
-/// per level (memory follows the depth of the tree, not its size), skipping links and
-/// partial downloads.
-async fn walk(
-    root: &Path,
-    tx: &mpsc::Sender<(PathBuf, u64)>,
-    stop: &CancellationToken,
-    tally: &Tally,
-) -> std::io::Result<()> {
-    let mut open = vec![std::fs::read_dir(root)?];
-    while let Some(listing) = open.last_mut() {
-        let Some(entry) = listing.next() else {
-            open.pop();
-            continue;
-        };
-        if stop.is_cancelled() {
-            return Ok(());
-        }
-        let entry = entry?;
-        let kind = entry.file_type()?;
-        let path = entry.path();
-        if kind.is_dir() {
-            match std::fs::read_dir(&path) {
-                Ok(sub) => open.push(sub),
-                Err(e) => tally.failed(format!("cannot read {}: {e}", path.display())),
-            }
-        } else if kind.is_file()
-            && !path.to_string_lossy().ends_with(PARTIAL_SUFFIX)
-            && tx.send((path, entry.metadata()?.len())).await.is_err()
-        {
-            return Ok(());
-        }
-    }
-    Ok(())
 }
 
 struct Worker {
