@@ -407,6 +407,13 @@ pub struct SimArgs {
     #[arg(long)]
     pub no_multi_delete: bool,
 
+    /// Memory the target may hold (object bytes, keys, metadata and a fixed overhead
+    /// per object, by its own count) before writes get 507 InsufficientStorage; reads,
+    /// lists and deletes go on, and deletes make room [default: half of the machine's
+    /// memory, or of the cgroup's limit].
+    #[arg(long, value_name = "SIZE", value_parser = parse_max_memory)]
+    pub max_memory: Option<u64>,
+
     /// Access key to verify request signatures with (with --secret-key).
     #[arg(long, requires = "secret_key", env = "KEYSTORM_SIM_ACCESS_KEY")]
     pub access_key: Option<String>,
@@ -585,6 +592,13 @@ fn parse_index(s: &str) -> Result<keystorm_engine::plan::IndexLayout, String> {
 
 fn parse_byte_size(s: &str) -> Result<u64, String> {
     keystorm_engine::size::parse_size(s)
+}
+
+fn parse_max_memory(s: &str) -> Result<u64, String> {
+    match parse_byte_size(s)? {
+        n if n < 64 << 10 => Err(format!("{s:?} is below 64KiB, too little to hold anything")),
+        n => Ok(n),
+    }
 }
 
 fn parse_part_size(s: &str) -> Result<u64, String> {

@@ -37,10 +37,14 @@ fn target() -> (tokio::runtime::Runtime, SimHandle) {
             vec![]
         };
         let key = format!("data/{:02}/{i:06}.bin", i % 25);
-        bucket.put(key.into_bytes().into(), object(i % 100, &meta));
+        bucket
+            .put(key.as_bytes(), object(i % 100, &meta))
+            .expect("within the budget");
     }
     for i in 0..7 {
-        bucket.put(format!("logs/{i}").into_bytes().into(), object(1, &[]));
+        bucket
+            .put(format!("logs/{i}").as_bytes(), object(1, &[]))
+            .expect("within the budget");
     }
     (rt, sim)
 }

@@ -124,18 +124,20 @@ fn target_with_keys(n: u64) -> (tokio::runtime::Runtime, SimHandle) {
     sim.store().create_bucket("pipe");
     let bucket = sim.store().bucket("pipe").unwrap();
     for i in 0..n {
-        bucket.put(
-            format!("keys/{i:08}").into_bytes().into(),
-            Object {
-                size: i % 100,
-                etag: [7; 16],
-                last_modified_ms: keystorm_sim::now_ms(),
-                content_type: None,
-                metadata: Default::default(),
-                data: None,
-                parts: 0,
-            },
-        );
+        bucket
+            .put(
+                format!("keys/{i:08}").as_bytes(),
+                Object {
+                    size: i % 100,
+                    etag: [7; 16],
+                    last_modified_ms: keystorm_sim::now_ms(),
+                    content_type: None,
+                    metadata: Default::default(),
+                    data: None,
+                    parts: 0,
+                },
+            )
+            .expect("the default budget holds 20,000 size-only keys");
     }
     (rt, sim)
 }

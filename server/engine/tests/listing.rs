@@ -29,8 +29,8 @@ fn truth(sim: &SimHandle, prefix: &str) -> (BTreeSet<String>, u64) {
     let objects = bucket.read();
     let mut keys = BTreeSet::new();
     let mut bytes = 0;
-    for (k, o) in objects.iter() {
-        let k = String::from_utf8(k.to_vec()).expect("utf-8 key");
+    for o in objects.iter() {
+        let k = String::from_utf8(o.key.to_vec()).expect("utf-8 key");
         if k.starts_with(prefix) {
             bytes += o.size;
             keys.insert(k);

@@ -642,7 +642,7 @@ fn rgw_index_settings_become_the_plan() {
 
 #[test]
 fn embedded_imitations_become_the_target_config() {
-    let text = "name: r\ntarget:\n  endpoint: embedded\n  embedded:\n    index: { shards: 7, dynamic: true, max_objs_per_shard: 50, retry_step: 1s, list_time_per_shard: 100us }\n    latency: { put: 2ms, list: 1ms..3ms, get: exp:1ms, head: \"lognormal:1ms,10ms\" }\n    faults: { slow_down: 0.1, reset: 0.05, stall: 0.01, key_error: 0.9, stall_time: 2s, seed: 9, ops: [put, delete] }\nbuckets: { name: bkt }\nbefore:\n  - { op: put, operations: 10 }\n";
+    let text = "name: r\ntarget:\n  endpoint: embedded\n  embedded:\n    index: { shards: 7, dynamic: true, max_objs_per_shard: 50, retry_step: 1s, list_time_per_shard: 100us }\n    latency: { put: 2ms, list: 1ms..3ms, get: exp:1ms, head: \"lognormal:1ms,10ms\" }\n    faults: { slow_down: 0.1, reset: 0.05, stall: 0.01, key_error: 0.9, stall_time: 2s, seed: 9, ops: [put, delete] }\n    max_memory: 512MiB\nbuckets: { name: bkt }\nbefore:\n  - { op: put, operations: 10 }\n";
     let (plan, _) = parse_workload(text, "w.yaml").unwrap();
     let c = plan.target.embedded.sim_config();
     assert_eq!(c.index.default_shards, 7);
@@ -677,6 +677,27 @@ fn embedded_imitations_become_the_target_config() {
     assert_eq!(
         c.faults.ops,
         [keystorm_sim::ObjectOp::Put, keystorm_sim::ObjectOp::Delete]
+    );
+    assert_eq!(c.max_memory, Some(512 << 20));
+    let (plain, _) = parse_workload(
+        "name: r\nbuckets: { name: bkt }\nbefore:\n  - { op: put, operations: 10 }\n",
+        "w.yaml",
+    )
+    .unwrap();
+    assert_eq!(
+        plain.target.embedded.sim_config().max_memory,
+        None,
+        "the target's own default"
+    );
+    let (bytes, _) = parse_workload(
+        "name: r\ntarget:\n  embedded: { max_memory: 1048576 }\nbuckets: { name: bkt }\nbefore:\n  - { op: put, operations: 10 }\n",
+        "w.yaml",
+    )
+    .unwrap();
+    assert_eq!(
+        bytes.target.embedded.sim_config().max_memory,
+        Some(1 << 20),
+        "a bare number is bytes"
     );
 }
 
@@ -750,6 +771,30 @@ fn rgw_mistakes_are_reported_with_positions() {
         4,
         20,
         "unknown pre-shard method",
+    );
+    expect_error(
+        &format!(
+            "name: e\ntarget:\n  embedded:\n    max_memory: lots\nbuckets: {{ name: bkt }}\n{put}"
+        ),
+        4,
+        17,
+        "`embedded.max_memory`: \"lots\" is not a size",
+    );
+    expect_error(
+        &format!(
+            "name: e\ntarget:\n  embedded:\n    max_memory: 1KiB\nbuckets: {{ name: bkt }}\n{put}"
+        ),
+        4,
+        17,
+        "must be at least 64KiB",
+    );
+    expect_error(
+        &format!(
+            "name: e\ntarget:\n  embedded:\n    max_memory: {{ 1GiB: 1 }}\nbuckets: {{ name: bkt }}\n{put}"
+        ),
+        4,
+        17,
+        "`embedded.max_memory` is one size",
     );
     expect_error(
         &format!("name: e\nbuckets: {{ name: bkt }}\nstalls: {{ throughput_below: 1.5 }}\n{put}"),

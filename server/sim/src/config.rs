@@ -1,5 +1,6 @@
 //! How the embedded target behaves beyond plain S3: the RGW-like bucket index
-//! (shards, dynamic resharding, write stalls), latency injection and fault injection.
+//! (shards, dynamic resharding, write stalls), latency injection and fault injection,
+//! and the memory budget.
 //! Plain data; the workload parser (engine) and `keystorm sim` both build it.
 
 use std::time::Duration;
@@ -21,6 +22,11 @@ pub struct SimConfig {
     /// Answer DeleteObjects (multi-object delete) with 501 NotImplemented, as stores
     /// without it do; single DELETEs still work.
     pub no_multi_delete: bool,
+    /// Bytes the target may hold by its own accounting (object bytes, keys, metadata
+    /// and a fixed overhead per object) before it refuses writes with 507
+    /// InsufficientStorage; `None`: half of the machine's memory (or of the cgroup's
+    /// limit).
+    pub max_memory: Option<u64>,
 }
 
 /// RGW's bucket index, imitated: every bucket has index shards; with `dynamic` on, a

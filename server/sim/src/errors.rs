@@ -25,6 +25,8 @@ pub enum S3Error {
     InvalidPart,
     InvalidPartOrder,
     EntityTooSmall,
+    /// A write past the target's memory budget.
+    InsufficientStorage,
 }
 
 impl S3Error {
@@ -49,6 +51,7 @@ impl S3Error {
             S3Error::InvalidPart => "InvalidPart",
             S3Error::InvalidPartOrder => "InvalidPartOrder",
             S3Error::EntityTooSmall => "EntityTooSmall",
+            S3Error::InsufficientStorage => "InsufficientStorage",
         }
     }
 
@@ -71,6 +74,7 @@ impl S3Error {
             | S3Error::InvalidPartOrder
             | S3Error::EntityTooSmall => StatusCode::BAD_REQUEST,
             S3Error::NoSuchUpload => StatusCode::NOT_FOUND,
+            S3Error::InsufficientStorage => StatusCode::INSUFFICIENT_STORAGE,
         }
     }
 
@@ -107,6 +111,7 @@ impl S3Error {
             S3Error::EntityTooSmall => {
                 "Your proposed upload is smaller than the minimum allowed object size."
             }
+            S3Error::InsufficientStorage => "The target's memory budget is full.",
         }
     }
 

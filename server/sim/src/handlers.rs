@@ -7,13 +7,15 @@ use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, header};
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
-use md5::{Digest, Md5};
 
 use crate::Storage;
 use crate::body::SimBody;
+use crate::budget::OverBudget;
 use crate::errors::S3Error;
 use crate::inject::Fault;
 use crate::list::{self, ListParams, V2Response};
+use crate::objects::{meta_len, size_only_etag};
+use crate::payload::{self, MAX_BODY};
 use crate::request::{Op, Parsed, parse};
 use crate::server::{Reset, State};
 use crate::store::{DeleteBucketError, Object, now_ms};
@@ -22,9 +24,6 @@ use crate::xml::{HEADER, NS, element, iso8601};
 mod multipart;
 
 static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
-
-/// Largest request body accepted (S3's single-PUT limit is larger; this is a test target).
-const MAX_BODY: usize = 1 << 30;
 
 /// S3's limit on key length, in bytes.
 const MAX_KEY: usize = 1024;
@@ -152,7 +151,7 @@ async fn faulty(ctx: &Ctx<'_>, body: Incoming, fault: Fault) -> Result<Resp, Res
         Fault::Reset => return Err(Reset),
         Fault::SlowDown | Fault::InternalError => {
             // Read what the client sends first, so the connection stays usable.
-            let _ = read_body(ctx, body).await;
+            payload::drain(body).await;
             let e = match fault {
                 Fault::SlowDown => S3Error::SlowDown,
                 _ => S3Error::InternalError,
@@ -165,9 +164,7 @@ async fn faulty(ctx: &Ctx<'_>, body: Incoming, fault: Fault) -> Result<Resp, Res
                 return Ok(Response::from_parts(parts, stalled));
             }
         }
-        Fault::Stall => {
-            let _ = read_body(ctx, body).await;
-        }
+        Fault::Stall => payload::drain(body).await,
     }
     tokio::time::sleep(stall).await;
     Err(Reset)
@@ -203,17 +200,7 @@ async fn read_body(ctx: &Ctx<'_>, body: Incoming) -> Result<Bytes, Box<Resp>> {
             )
         })?
         .to_bytes();
-    let chunked = ctx
-        .headers
-        .get(header::CONTENT_ENCODING)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.contains("aws-chunked"))
-        || ctx
-            .headers
-            .get("x-amz-content-sha256")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("STREAMING-"));
-    if chunked {
+    if payload::aws_chunked(&ctx.headers) {
         return crate::chunked::decode(&collected)
             .map(Bytes::from)
             .map_err(|m| Box::new(ctx.error(S3Error::InvalidArgument, Some(&m))));
@@ -409,41 +396,68 @@ async fn put_object(ctx: &Ctx<'_>, body: Incoming) -> Resp {
         // Drain nothing: the connection closes after an error with an unread body.
         return ctx.error(S3Error::NoSuchBucket, None);
     };
-    if ctx.parsed.key.len() > MAX_KEY {
+    let key = ctx.parsed.key.as_bytes();
+    if key.len() > MAX_KEY {
         return ctx.error(S3Error::KeyTooLongError, None);
     }
-    let data = match read_body(ctx, body).await {
-        Ok(d) => d,
-        Err(r) => return *r,
-    };
+    let keep = ctx.state.store.storage == Storage::Memory;
     let metadata = user_metadata(&ctx.headers);
-    let content_type = ctx
+    let content_type: Option<Box<str>> = ctx
         .headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .map(Into::into);
-    let size = data.len() as u64;
-    let (etag, data) = match ctx.state.store.storage {
-        Storage::Memory => (Md5::digest(&data).into(), Some(data)),
+    // Room for the announced body is taken before it is read, so a full target
+    // refuses it without holding it.
+    let announced = payload::announced_len(&ctx.headers).unwrap_or(0);
+    let cost = crate::budget::object_cost(
+        key.len(),
+        keep.then_some(announced as usize),
+        meta_len(content_type.as_deref(), &metadata),
+    );
+    let budget = &ctx.state.store.budget;
+    let reservation = match budget.reserve(cost.saturating_sub(bucket.cost_of(key))) {
+        Ok(r) => r,
+        Err(e) => return refuse(ctx, body, e).await,
+    };
+    let payload = match payload::read(body, &ctx.headers, keep).await {
+        Ok(p) => p,
+        Err(m) => return ctx.error(S3Error::InvalidArgument, Some(&m)),
+    };
+    let etag = match ctx.state.store.storage {
+        Storage::Memory => payload.md5,
         // No bytes kept: a stable stand-in for the MD5, from the size.
-        Storage::SizeOnly => (Md5::digest(size.to_le_bytes()).into(), None),
+        Storage::SizeOnly => size_only_etag(payload.len),
     };
     let object = Object {
-        size,
+        size: payload.len,
         etag,
         last_modified_ms: now_ms(),
         content_type,
         metadata,
-        data,
+        data: payload.data,
         parts: 0,
     };
-    let etag_header = object.etag_header();
+    let etag_header = crate::store::etag_header(&etag, 0);
     index_writable(ctx, &bucket).await;
-    bucket.put(ctx.parsed.key.as_bytes().into(), object);
+    if let Err(e) = bucket.put_freeing(key, object, reservation.bytes()) {
+        return ctx.error(S3Error::InsufficientStorage, Some(&e.to_string()));
+    }
+    reservation.commit();
     ctx.ok(StatusCode::OK)
         .header(header::ETAG, etag_header)
         .body(SimBody::empty())
         .unwrap_or_else(|_| Response::new(SimBody::empty()))
+}
+
+/// Answers a write the memory budget has no room for, with the budget's message. The
+/// body is read and dropped first (unless the client waits for `100 Continue` and so
+/// sends none), so the client gets the answer rather than a closed connection.
+async fn refuse(ctx: &Ctx<'_>, body: Incoming, e: OverBudget) -> Resp {
+    if !payload::expects_continue(&ctx.headers) {
+        payload::drain(body).await;
+    }
+    ctx.error(S3Error::InsufficientStorage, Some(&e.to_string()))
 }
 
 /// `Range: bytes=a-b | a- | -n` against `size`: `Ok(None)` = whole object,
@@ -530,12 +544,12 @@ fn get_object(ctx: &Ctx<'_>) -> Resp {
         .header(header::ACCEPT_RANGES, "bytes")
         .header(
             header::CONTENT_TYPE,
-            obj.content_type.as_deref().unwrap_or("binary/octet-stream"),
+            obj.content_type().unwrap_or("binary/octet-stream"),
         );
     if let Some((a, b)) = range {
         r = r.header(header::CONTENT_RANGE, format!("bytes {a}-{b}/{}", obj.size));
     }
-    for (k, v) in obj.metadata.iter() {
+    for (k, v) in obj.metadata() {
         if let Ok(v) = HeaderValue::from_str(v) {
             r = r.header(format!("x-amz-meta-{k}"), v);
         }
@@ -543,8 +557,10 @@ fn get_object(ctx: &Ctx<'_>) -> Resp {
     let body = if ctx.method == Method::HEAD {
         SimBody::empty()
     } else {
-        match &obj.data {
-            Some(d) => SimBody::bytes(d.slice(start as usize..(start + len) as usize)),
+        match obj.data {
+            Some(d) => SimBody::bytes(
+                Bytes::from_owner(d.clone()).slice(start as usize..(start + len) as usize),
+            ),
             None => SimBody::Zeros(len),
         }
     };

@@ -4,7 +4,10 @@
 //! a process of its own (`keystorm sim`) for benchmarks.
 //!
 //! Objects live in memory, bytes and all, or — in `size-only` mode — as sizes and
-//! metadata only, so millions of keys fit.
+//! metadata only, so millions of keys fit; packed, at little more than their bytes and
+//! keys (`objects`). A memory budget (`budget`) turns writes away with 507
+//! InsufficientStorage before the process could outgrow the machine, keeping what it
+//! holds.
 //!
 //! Beyond plain S3 it imitates what matters of Ceph RGW for benchmarks: a sharded
 //! bucket index with dynamic resharding that blocks writes (`index`, `reshard`), the
@@ -13,15 +16,20 @@
 
 mod admin;
 mod body;
+mod budget;
 mod chunked;
 mod config;
+mod data;
 mod delay;
 mod errors;
 mod handlers;
 mod index;
 mod inject;
 mod list;
+mod machine;
 mod multipart;
+mod objects;
+mod payload;
 mod request;
 mod reshard;
 mod rgw_json;
@@ -35,11 +43,15 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+pub use budget::{OverBudget, human as human_bytes};
 pub use config::{
     Delay, FaultConfig, FaultCounts, IndexConfig, LatencyConfig, ObjectOp, SimConfig,
 };
+pub use data::Data;
 pub use delay::DelayParseError;
 pub use index::IndexView;
+pub use machine::default_budget;
+pub use objects::{Meta, ObjectRef, size_only_etag};
 pub use request::Op;
 pub use reshard::ReshardRecord;
 pub use store::{Object, Store, now_ms};
@@ -106,6 +118,11 @@ impl SimHandle {
         self.state.requests[op as usize].load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// (bytes held, budget): the target's memory use by its own accounting.
+    pub fn memory(&self) -> (u64, u64) {
+        (self.store.budget.used(), self.store.budget.limit())
+    }
+
     /// Objects in `bucket`, or `None` if there is no such bucket.
     pub fn object_count(&self, bucket: &str) -> Option<u64> {
         self.store.object_count(bucket)
@@ -122,7 +139,8 @@ impl SimHandle {
 pub async fn start(addr: SocketAddr, config: SimConfig) -> std::io::Result<SimHandle> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let addr = listener.local_addr()?;
-    let store = Arc::new(Store::new(config.storage, config.index.clone()));
+    let budget = config.max_memory.unwrap_or_else(machine::default_budget);
+    let store = Arc::new(Store::new(config.storage, config.index.clone(), budget));
     let stop = CancellationToken::new();
     let state = Arc::new(server::State {
         store: store.clone(),

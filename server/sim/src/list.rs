@@ -6,7 +6,7 @@
 use std::fmt::Write;
 use std::ops::Bound;
 
-use crate::store::{Object, Objects};
+use crate::store::{ObjectRef, Objects};
 use crate::xml::{Dates, HEADER, NS, element, escape};
 
 pub struct ListParams<'a> {
@@ -18,7 +18,7 @@ pub struct ListParams<'a> {
 }
 
 pub enum Entry<'a> {
-    Object(&'a [u8], &'a Object),
+    Object(ObjectRef<'a>),
     Prefix(String),
 }
 
@@ -65,17 +65,11 @@ pub fn list<'a>(objects: &'a Objects, p: &ListParams<'_>) -> Page<'a> {
         Bound::Included(start)
     };
     'scan: loop {
-        let upper = match &end {
-            Some(e) => Bound::Excluded(e.as_slice()),
-            None => Bound::Unbounded,
-        };
-        if let (Bound::Included(c) | Bound::Excluded(c), Bound::Excluded(e)) = (&cursor, upper)
-            && c.as_slice() >= e
-        {
-            break;
-        }
-        let range = objects.range::<[u8], _>((cursor.as_ref().map(|v| v.as_slice()), upper));
-        for (key, obj) in range {
+        for obj in objects.iter_from(cursor.as_ref().map(|v| v.as_slice())) {
+            let key = obj.key;
+            if end.as_deref().is_some_and(|e| key >= e) {
+                break 'scan;
+            }
             if entries.len() >= p.max_keys {
                 // An empty page is never truncated (as RGW and S3 answer `max-keys=0`),
                 // so a client looping while truncated always ends.
@@ -105,7 +99,7 @@ pub fn list<'a>(objects: &'a Objects, p: &ListParams<'_>) -> Page<'a> {
                 }
             }
             last_key = Some(key);
-            entries.push(Entry::Object(key, obj));
+            entries.push(Entry::Object(obj));
         }
         break;
     }
@@ -153,7 +147,8 @@ fn plain_key(key: &[u8]) -> bool {
 /// temporary strings: a page of a thousand of them is the hottest thing the target
 /// writes. Everything between the key and the size has a fixed length (for a single
 /// PUT's ETag) and is assembled on the stack, then copied once.
-fn write_object(out: &mut Vec<u8>, dates: &mut Dates, key: &[u8], obj: &Object, url: bool) {
+fn write_object(out: &mut Vec<u8>, dates: &mut Dates, obj: &ObjectRef<'_>, url: bool) {
+    let key = obj.key;
     out.extend_from_slice(b"<Contents><Key>");
     if !url && plain_key(key) {
         out.extend_from_slice(key);
@@ -195,7 +190,7 @@ fn write_entries(head: String, page: &Page<'_>, url: bool) -> Vec<u8> {
     let mut dates = Dates::default();
     for e in &page.entries {
         match e {
-            Entry::Object(key, obj) => write_object(&mut out, &mut dates, key, obj, url),
+            Entry::Object(obj) => write_object(&mut out, &mut dates, obj, url),
             Entry::Prefix(p) => {
                 let _ = write!(
                     prefixes,
@@ -286,29 +281,29 @@ mod tests {
     use super::*;
 
     fn objects(keys: &[&str]) -> Objects {
-        keys.iter()
-            .map(|k| {
-                (
-                    k.as_bytes().into(),
-                    Object {
-                        size: 1,
-                        etag: [0; 16],
-                        last_modified_ms: 0,
-                        content_type: None,
-                        metadata: Box::new([]),
-                        data: None,
-                        parts: 0,
-                    },
-                )
-            })
-            .collect()
+        let mut o = Objects::new(0);
+        for k in keys {
+            o.insert(
+                k.as_bytes(),
+                crate::store::Object {
+                    size: 1,
+                    etag: [0; 16],
+                    last_modified_ms: 0,
+                    content_type: None,
+                    metadata: Box::new([]),
+                    data: None,
+                    parts: 0,
+                },
+            );
+        }
+        o
     }
 
     fn names(page: &Page<'_>) -> Vec<String> {
         page.entries
             .iter()
             .map(|e| match e {
-                Entry::Object(k, _) => String::from_utf8_lossy(k).into_owned(),
+                Entry::Object(o) => String::from_utf8_lossy(o.key).into_owned(),
                 Entry::Prefix(p) => format!("P:{p}"),
             })
             .collect()
@@ -316,15 +311,21 @@ mod tests {
 
     #[test]
     fn contents_are_written_as_s3_writes_them() {
-        let mut obj = objects(&["k"]).remove(b"k".as_slice()).unwrap();
-        obj.size = 1234;
-        obj.etag = [0xab; 16];
-        obj.last_modified_ms = 1_795_000_000_123;
+        let mut obj = ObjectRef {
+            key: b"",
+            size: 1234,
+            etag: [0xab; 16],
+            last_modified_ms: 1_795_000_000_123,
+            parts: 0,
+            meta: None,
+            data: None,
+        };
         let mut dates = Dates::default();
         for (parts, key, url) in [(0, "a&b", false), (3, "dir/x y", true), (0, "plain", false)] {
             obj.parts = parts;
+            obj.key = key.as_bytes();
             let mut out = Vec::new();
-            write_object(&mut out, &mut dates, key.as_bytes(), &obj, url);
+            write_object(&mut out, &mut dates, &obj, url);
             let etag = if parts > 0 {
                 format!("{}-{parts}", "ab".repeat(16))
             } else {

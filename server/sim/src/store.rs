@@ -1,119 +1,17 @@
-//! Buckets and objects. Keys are ordered (listing is a range scan from the marker,
-//! never a full scan per page) and stored as bytes so prefix bounds are exact.
-//! Per-object overhead is kept small so millions of size-only objects fit.
+//! Buckets: their objects (see `objects`), usage totals kept with every change, the
+//! RGW-like index, and the memory budget every write is charged against.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use bytes::Bytes;
-
+use crate::budget::{Budget, OverBudget};
 use crate::index::{BucketIndex, InstanceIds};
 use crate::reshard::ReshardLog;
 use crate::{IndexConfig, Storage};
 
-/// One stored object.
-#[derive(Debug, Clone)]
-pub struct Object {
-    pub size: u64,
-    pub etag: [u8; 16],
-    /// Milliseconds since the Unix epoch.
-    pub last_modified_ms: u64,
-    pub content_type: Option<Box<str>>,
-    /// User metadata, names lower-case without `x-amz-meta-`.
-    pub metadata: Box<[(Box<str>, Box<str>)]>,
-    /// `None` in size-only mode.
-    pub data: Option<Bytes>,
-    /// Parts of a multipart upload (0: a single PUT); the ETag then ends in `-parts`.
-    pub parts: u32,
-}
-
-impl Object {
-    pub fn etag_header(&self) -> String {
-        match self.parts {
-            0 => format!("\"{}\"", hex::encode(self.etag)),
-            n => format!("\"{}-{n}\"", hex::encode(self.etag)),
-        }
-    }
-}
-
-pub type Objects = BTreeMap<Key, Object>;
-
-/// Key bytes kept inside the key itself up to this length.
-const INLINE_KEY: usize = 30;
-
-/// An object key. Keys up to 30 bytes (most keys a load generator writes) sit inline
-/// in the map's nodes, so a listing walks node memory in order instead of following
-/// one heap pointer per key: on a bucket of millions that pointer is a cache miss, and
-/// was most of what a list page cost the target. Longer keys live on the heap.
-#[derive(Debug, Clone)]
-pub enum Key {
-    Inline { len: u8, bytes: [u8; INLINE_KEY] },
-    Heap(Box<[u8]>),
-}
-
-impl From<&[u8]> for Key {
-    fn from(key: &[u8]) -> Key {
-        if key.len() <= INLINE_KEY {
-            let mut bytes = [0; INLINE_KEY];
-            bytes[..key.len()].copy_from_slice(key);
-            Key::Inline {
-                len: key.len() as u8,
-                bytes,
-            }
-        } else {
-            Key::Heap(key.into())
-        }
-    }
-}
-
-impl From<Vec<u8>> for Key {
-    fn from(key: Vec<u8>) -> Key {
-        if key.len() <= INLINE_KEY {
-            Key::from(key.as_slice())
-        } else {
-            Key::Heap(key.into_boxed_slice())
-        }
-    }
-}
-
-impl std::ops::Deref for Key {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
-        match self {
-            Key::Inline { len, bytes } => &bytes[..usize::from(*len)],
-            Key::Heap(b) => b,
-        }
-    }
-}
-
-impl std::borrow::Borrow<[u8]> for Key {
-    fn borrow(&self) -> &[u8] {
-        self
-    }
-}
-
-impl PartialEq for Key {
-    fn eq(&self, other: &Key) -> bool {
-        **self == **other
-    }
-}
-
-impl Eq for Key {}
-
-impl PartialOrd for Key {
-    fn partial_cmp(&self, other: &Key) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Key {
-    fn cmp(&self, other: &Key) -> std::cmp::Ordering {
-        (**self).cmp(&**other)
-    }
-}
+pub use crate::objects::{Object, ObjectRef, Objects, etag_header};
 
 #[derive(Debug)]
 pub struct Bucket {
@@ -124,6 +22,7 @@ pub struct Bucket {
     /// with every change of `objects`, so usage is read without a scan.
     size: AtomicU64,
     size_actual: AtomicU64,
+    budget: Arc<Budget>,
 }
 
 /// RGW rounds each object up to 4 KiB for its allocated size.
@@ -149,6 +48,8 @@ pub struct Store {
     buckets: RwLock<BTreeMap<String, Arc<Bucket>>>,
     /// Multipart uploads in progress, by upload id.
     pub uploads: crate::multipart::Uploads,
+    /// What the target may hold, shared with every bucket.
+    pub budget: Arc<Budget>,
 }
 
 pub fn now_ms() -> u64 {
@@ -159,7 +60,8 @@ pub fn now_ms() -> u64 {
 }
 
 impl Store {
-    pub fn new(storage: Storage, index_config: IndexConfig) -> Store {
+    /// A target holding at most `max_memory` bytes by its own accounting.
+    pub fn new(storage: Storage, index_config: IndexConfig, max_memory: u64) -> Store {
         Store {
             storage,
             index_config,
@@ -167,6 +69,7 @@ impl Store {
             instance_ids: InstanceIds::new(),
             buckets: RwLock::new(BTreeMap::new()),
             uploads: crate::multipart::Uploads::default(),
+            budget: Arc::new(Budget::new(max_memory)),
         }
     }
 
@@ -188,9 +91,10 @@ impl Store {
             name.to_string(),
             Arc::new(Bucket {
                 created_ms: now_ms(),
-                objects: RwLock::new(BTreeMap::new()),
+                objects: RwLock::new(Objects::default()),
                 size: AtomicU64::new(0),
                 size_actual: AtomicU64::new(0),
+                budget: self.budget.clone(),
                 index: BucketIndex::new(
                     self.index_config
                         .default_shards
@@ -262,14 +166,31 @@ impl Bucket {
         }
     }
 
-    /// Stores `object` under `key`, replacing what was there.
-    pub fn put(&self, key: Key, object: Object) {
+    /// Stores `object` under `key`, replacing what was there, unless the memory budget
+    /// has no room for it.
+    pub fn put(&self, key: &[u8], object: Object) -> Result<(), OverBudget> {
+        self.put_freeing(key, object, 0)
+    }
+
+    /// [`put`](Self::put) for a write that also frees `freed` bytes of budget it
+    /// took before (a reservation, the parts of a completed multipart upload).
+    pub fn put_freeing(&self, key: &[u8], object: Object, freed: u64) -> Result<(), OverBudget> {
         let size = object.size;
+        let cost = object.cost(key.len());
         let mut objects = self.write();
+        let old = objects.get(key).map_or(0, |o| o.cost());
+        self.budget.charge(cost, old + freed)?;
         if let Some(old) = objects.insert(key, object) {
             self.account(old.size, false);
         }
         self.account(size, true);
+        Ok(())
+    }
+
+    /// What writing an object of `cost` under `key` would free: the cost of the
+    /// object there now, if any.
+    pub fn cost_of(&self, key: &[u8]) -> u64 {
+        self.read().get(key).map_or(0, |o| o.cost())
     }
 
     /// Removes these keys (missing ones are fine).
@@ -278,6 +199,7 @@ impl Bucket {
         for k in keys {
             if let Some(old) = objects.remove(k) {
                 self.account(old.size, false);
+                self.budget.release(old.cost);
             }
         }
     }
@@ -309,35 +231,42 @@ mod tests {
     }
 
     #[test]
-    fn keys_order_as_bytes_whether_inline_or_not() {
-        let long = [b'a'; 31];
-        let keys: Vec<&[u8]> = vec![b"", b"a", &long, b"ab", b"a\xff", &long[..30], b"b"];
-        let mut map = BTreeMap::new();
-        for k in &keys {
-            map.insert(Key::from(*k), ());
-        }
-        let mut sorted = keys.clone();
-        sorted.sort();
-        let walked: Vec<&[u8]> = map.keys().map(|k| &**k).collect();
-        assert_eq!(walked, sorted);
-        assert!(matches!(Key::from(&long[..30]), Key::Inline { .. }));
-        assert!(matches!(Key::from(&long[..]), Key::Heap(_)));
-        assert!(map.contains_key(&long[..]));
-        assert_eq!(std::mem::size_of::<Key>(), 32);
-    }
-
-    #[test]
     fn usage_follows_puts_overwrites_and_deletes() {
-        let store = Store::new(Storage::SizeOnly, IndexConfig::default());
+        let store = Store::new(Storage::SizeOnly, IndexConfig::default(), u64::MAX);
         assert!(store.create_bucket("b"));
         let b = store.bucket("b").unwrap();
-        b.put(b"a".as_slice().into(), object(10));
-        b.put(b"b".as_slice().into(), object(5000));
-        b.put(b"a".as_slice().into(), object(20));
+        b.put(b"a", object(10)).unwrap();
+        b.put(b"b", object(5000)).unwrap();
+        b.put(b"a", object(20)).unwrap();
         let u = b.usage();
         assert_eq!((u.objects, u.size, u.size_actual), (2, 5020, 4096 + 8192));
         b.delete([b"a".as_slice(), b"missing".as_slice()]);
         let u = b.usage();
         assert_eq!((u.objects, u.size, u.size_actual), (1, 5000, 8192));
+    }
+
+    #[test]
+    fn the_budget_follows_puts_overwrites_and_deletes() {
+        let with_bytes = |n: usize| Object {
+            data: Some(crate::data::Data::from(vec![7; n].as_slice())),
+            ..object(n as u64)
+        };
+        let one = with_bytes(1000).cost(1);
+        let store = Store::new(Storage::Memory, IndexConfig::default(), 2 * one);
+        store.create_bucket("b");
+        let b = store.bucket("b").unwrap();
+        b.put(b"a", with_bytes(1000)).unwrap();
+        b.put(b"b", with_bytes(1000)).unwrap();
+        assert_eq!(store.budget.used(), 2 * one);
+        let e = b.put(b"c", with_bytes(1000)).unwrap_err();
+        assert_eq!(e.wanted, one);
+        // An overwrite of the same size fits in a full budget; a larger one does not.
+        b.put(b"a", with_bytes(1000)).unwrap();
+        assert!(b.put(b"a", with_bytes(1001)).is_err());
+        assert_eq!(b.read().get(b"a").unwrap().data.unwrap().len(), 1000);
+        b.delete([b"b".as_slice()]);
+        assert_eq!(store.budget.used(), one);
+        b.put(b"c", with_bytes(1000)).unwrap();
+        assert_eq!(b.usage().objects, 2);
     }
 }

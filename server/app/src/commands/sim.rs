@@ -1,5 +1,6 @@
 //! `keystorm sim`: the embedded S3 target as a process of its own, until Ctrl-C, with
-//! its RGW-like bucket index and its latency and fault injection set from flags.
+//! its RGW-like bucket index, its latency and fault injection and its memory budget
+//! set from flags.
 
 use crate::cli::{SimArgs, SimFault, SimOp, SimStorage};
 use crate::{CliError, exit};
@@ -71,6 +72,7 @@ fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
         latency,
         faults,
         no_multi_delete: args.no_multi_delete,
+        max_memory: args.max_memory,
     })
 }
 
@@ -81,6 +83,15 @@ pub async fn sim(args: &SimArgs) -> Result<u8, CliError> {
     let handle = keystorm_sim::start(addr, config)
         .await
         .map_err(|e| CliError::failed(format!("cannot listen on {addr}: {e}")))?;
+    let (_, budget) = handle.memory();
+    let origin = match args.max_memory {
+        Some(_) => "--max-memory",
+        None => "half of this machine's memory; change it with --max-memory",
+    };
+    eprintln!(
+        "keystorm sim: memory budget {} ({origin})",
+        keystorm_sim::human_bytes(budget)
+    );
     // One line that scripts can wait for and parse.
     stdoutln!("keystorm sim listening on {}", handle.endpoint());
     stop.await;
@@ -117,6 +128,7 @@ mod tests {
         assert_eq!(c.faults.stall_time, Duration::from_secs(5));
         assert_eq!(c.faults.slow_down, 0.0);
         assert!(c.faults.ops.is_empty() && !c.no_multi_delete);
+        assert_eq!(c.max_memory, None, "the target works out its default");
     }
 
     #[test]
@@ -158,6 +170,8 @@ mod tests {
             "--fault-ops",
             "get,delete",
             "--no-multi-delete",
+            "--max-memory",
+            "2MiB",
         ])
         .unwrap();
         let ms = Duration::from_millis;
@@ -197,6 +211,7 @@ mod tests {
             [keystorm_sim::ObjectOp::Get, keystorm_sim::ObjectOp::Delete]
         );
         assert!(c.no_multi_delete);
+        assert_eq!(c.max_memory, Some(2 << 20));
     }
 
     #[test]
@@ -225,6 +240,8 @@ mod tests {
             ),
             (&["--stall-time", "0ms"], "longer than zero"),
             (&["--fault-seed=-1"], "--fault-seed"),
+            (&["--max-memory", "lots"], "not a size"),
+            (&["--max-memory", "1KiB"], "below 64KiB"),
         ];
         for (args, expected) in cases {
             let e = parse(args).unwrap_err();

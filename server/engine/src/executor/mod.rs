@@ -4,6 +4,7 @@
 
 mod cleanup;
 mod crashed_part;
+mod first_errors;
 mod listing_phase;
 mod op;
 mod pass_recorders;
@@ -193,6 +194,8 @@ pub(crate) struct RunContext {
     pub tracker: Option<crate::rgw::tracker::IndexTracker>,
     /// The running phase and when it started.
     pub current_phase: std::sync::Mutex<Option<(PhaseRef, Instant)>>,
+    /// The first failure of each error class, shown once as a warning.
+    pub first_errors: Arc<first_errors::FirstErrors>,
 }
 
 impl RunContext {
@@ -364,6 +367,7 @@ pub async fn run(
         cancel: cancel.clone(),
         tracker: target.take_tracker(&plan),
         current_phase: std::sync::Mutex::new(None),
+        first_errors: Arc::default(),
         plan,
     };
     ctx.emit(RunEvent::Started {

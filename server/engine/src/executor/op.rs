@@ -8,14 +8,14 @@ use super::RunContext;
 use super::worker::pick_offset;
 use crate::keyspace::{Keyspace, Window};
 use crate::metrics::{OpStats, micros};
-use crate::ops::{ErrorClass, OpKind};
+use crate::ops::{OpError, OpKind};
 use crate::plan::{PhaseEnd, PhasePlan, PhaseWork, Selection};
 use crate::s3::{ListRequest, S3Client};
 
 /// What a finished request produced.
 pub(crate) struct OpResult {
     finished: Instant,
-    outcome: Result<Moved, ErrorClass>,
+    outcome: Result<Moved, OpError>,
     /// The window's record of a write, made once the result is recorded (see
     /// [`OpRunner::settle`]).
     settle: Option<Settle>,
@@ -35,6 +35,11 @@ struct Moved {
 }
 
 impl OpResult {
+    /// The failure, if the request failed.
+    pub fn error(&self) -> Option<&OpError> {
+        self.outcome.as_ref().err()
+    }
+
     /// Records into `stats`, latency measured from `start`.
     pub fn record(&self, stats: &mut OpStats, start: Instant) {
         match &self.outcome {
@@ -45,7 +50,7 @@ impl OpResult {
                     let _ = stats.ttfb.record(micros(t));
                 }
             }
-            Err(class) => stats.record_error(*class),
+            Err(e) => stats.record_error(e.class),
         }
     }
 }
@@ -229,7 +234,7 @@ fn done(start: Instant, finished: Instant, r: Result<Moved, crate::ops::OpError>
         latency_from: start,
         result: OpResult {
             finished,
-            outcome: r.map_err(|e| e.class),
+            outcome: r,
             settle: None,
         },
     }

@@ -57,6 +57,8 @@ pub(crate) struct PhaseShared {
     pub start: Instant,
     /// Set once a worker found nothing to read, so the warning is given once.
     pub empty_warned: AtomicBool,
+    /// The run's first failure of each error class (shown as warnings).
+    pub first_errors: Arc<super::first_errors::FirstErrors>,
 }
 
 impl PhaseShared {
@@ -117,6 +119,7 @@ pub(crate) async fn run(
         stop: ctx.cancel.child_token(),
         start,
         empty_warned: AtomicBool::new(false),
+        first_errors: ctx.first_errors.clone(),
     });
     ctx.set_phase(Some((pref.clone(), shared.start)));
     let mut saver = ProgressSaver {
@@ -238,6 +241,7 @@ pub(crate) async fn run(
                 }
                 interval += 1;
                 interval_start = now;
+                warn_first_errors(ctx, &pref.name, &shared);
                 if deadline.is_some_and(|d| now.duration_since(shared.start) >= d) {
                     shared.stop.cancel();
                 }
@@ -312,6 +316,7 @@ pub(crate) async fn run(
     if let Some(outcome) = &transfer {
         transfer_phase::emit(ctx, pref, outcome);
     }
+    warn_first_errors(ctx, &pref.name, &shared);
     for w in warnings {
         ctx.emit(RunEvent::Warning {
             message: format!("phase {}: {w}", pref.name),
@@ -461,6 +466,15 @@ fn drain(recorders: &[Recorder]) -> IntervalStats {
         r.drain_into(&mut stats);
     }
     stats
+}
+
+/// Shows the first failures of error classes met since the last look.
+fn warn_first_errors(ctx: &RunContext, phase: &str, shared: &PhaseShared) {
+    for m in shared.first_errors.take() {
+        ctx.emit(RunEvent::Warning {
+            message: format!("phase {phase}: {m}"),
+        });
+    }
 }
 
 fn error_budget_exceeded(max: Option<f64>, all: &IntervalStats) -> Option<String> {

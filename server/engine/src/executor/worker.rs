@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use rand_distr::Distribution;
 
 use super::RunContext;
+use super::first_errors::Seen;
 use super::op::{OpRunner, Outcome};
 use super::phase::PhaseShared;
 use crate::metrics::Recorder;
@@ -27,6 +28,8 @@ pub(crate) struct Worker {
     /// Cumulative mix weights, for a weighted pick.
     mix: Vec<(OpKind, u32)>,
     mix_total: u32,
+    /// Error classes already passed on to the run's first errors.
+    seen: Seen,
 }
 
 /// What the worker should do next.
@@ -67,6 +70,7 @@ impl Worker {
             ),
             mix,
             mix_total,
+            seen: Seen::default(),
         }
     }
 
@@ -93,6 +97,9 @@ impl Worker {
                 } => {
                     let start = intended.unwrap_or(latency_from);
                     self.recorder.with(|s| result.record(s.op_mut(op), start));
+                    if let Some(e) = result.error() {
+                        self.seen.note(e, &self.shared.first_errors);
+                    }
                     self.runner.settle(&result);
                 }
                 Outcome::NothingToDo => match (&self.plan.work, op) {

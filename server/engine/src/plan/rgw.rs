@@ -117,6 +117,8 @@ pub struct EmbeddedPlan {
     /// Added latency per operation, as written (`2ms`, `1ms..3ms`, `exp:1ms`).
     pub latency: BTreeMap<OpKind, DelayPlan>,
     pub faults: FaultsPlan,
+    /// Memory budget in bytes (`None`: the target's default, half the machine's).
+    pub max_memory: Option<u64>,
 }
 
 impl EmbeddedPlan {
@@ -151,6 +153,7 @@ impl EmbeddedPlan {
                 seed: self.faults.seed,
                 ops: self.faults.ops.iter().map(|&op| object_op(op)).collect(),
             },
+            max_memory: self.max_memory,
             ..Default::default()
         }
     }

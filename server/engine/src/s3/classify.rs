@@ -42,3 +42,32 @@ pub fn status(status: u16, code: Option<&str>, what: &str) -> OpError {
         _ => OpError::new(class, format!("{what}: HTTP {status}")),
     }
 }
+
+/// `err` with S3's `<Message>` added, when the error document had one: what the target
+/// says went wrong (e.g. which budget is full and how to raise it) reaches the user.
+pub fn with_message(mut err: OpError, message: Option<&str>) -> OpError {
+    if let Some(m) = message.map(str::trim).filter(|m| !m.is_empty()) {
+        err.message = format!("{}: {m}", err.message);
+    }
+    err
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_follow_the_status_and_code() {
+        let e = with_message(
+            status(507, Some("InsufficientStorage"), "PUT"),
+            Some("full"),
+        );
+        assert_eq!(e.class, ErrorClass::Http(507));
+        assert_eq!(e.message, "PUT: HTTP 507 InsufficientStorage: full");
+        let e = with_message(status(503, None, "GET"), Some("  "));
+        assert_eq!(
+            (e.class, e.message.as_str()),
+            (ErrorClass::SlowDown, "GET: HTTP 503")
+        );
+    }
+}

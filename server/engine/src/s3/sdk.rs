@@ -39,9 +39,10 @@ where
     E: ProvideErrorMetadata + std::error::Error + 'static,
 {
     match &e {
-        SdkError::ServiceError(se) => {
-            classify::status(se.raw().status().as_u16(), se.err().code(), what)
-        }
+        SdkError::ServiceError(se) => classify::with_message(
+            classify::status(se.raw().status().as_u16(), se.err().code(), what),
+            se.err().message(),
+        ),
         SdkError::TimeoutError(_) => {
             OpError::new(ErrorClass::Timeout, format!("{what}: timed out"))
         }

@@ -93,6 +93,8 @@ pub struct RawEmbedded {
     pub latency: Option<S<BTreeMap<String, S<String>>>>,
     /// Injected failures.
     pub faults: Option<S<RawFaults>>,
+    /// Memory budget (`512MiB`, `4GiB`): writes past it get 507 InsufficientStorage.
+    pub max_memory: Option<S<RawSize>>,
 }
 
 #[derive(Debug, Deserialize)]

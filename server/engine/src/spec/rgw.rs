@@ -1,5 +1,5 @@
 //! Validation of the workload's Ceph RGW parts: `buckets.index`, `target.rgw`,
-//! `target.embedded` (index imitation, latency, faults) and `stalls`. Same rules as
+//! `target.embedded` (index imitation, latency, faults, memory budget) and `stalls`. Same rules as
 //! the rest of the spec: every error points at the value at fault.
 
 use std::collections::BTreeMap;
@@ -138,7 +138,38 @@ pub fn embedded(raw: Option<&Spanned<RawEmbedded>>, index_set: bool) -> R<Embedd
     if let Some(f) = &e.faults {
         plan.faults = faults(f)?;
     }
+    if let Some(m) = &e.max_memory {
+        plan.max_memory = Some(max_memory(m)?);
+    }
     Ok(plan)
+}
+
+/// Smallest budget accepted: room for a few objects at least.
+const MIN_MAX_MEMORY: u64 = 64 << 10;
+
+/// `embedded.max_memory`: a size such as `512MiB`.
+fn max_memory(m: &Spanned<RawSize>) -> R<u64> {
+    let text = match &m.value {
+        RawSize::Bytes(n) => n.to_string(),
+        RawSize::Text(t) => t.clone(),
+        RawSize::Weighted(_) => {
+            return at(
+                loc_of(m),
+                "`embedded.max_memory` is one size, e.g. `512MiB` or `4GiB`",
+            );
+        }
+    };
+    let n = match crate::size::parse_size(&text) {
+        Ok(n) => n,
+        Err(e) => return at(loc_of(m), format!("`embedded.max_memory`: {e}")),
+    };
+    if n < MIN_MAX_MEMORY {
+        return at(
+            loc_of(m),
+            format!("`embedded.max_memory` must be at least 64KiB, not {text}"),
+        );
+    }
+    Ok(n)
 }
 
 /// An object operation named in `latency` or `faults.ops`.

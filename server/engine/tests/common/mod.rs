@@ -172,7 +172,7 @@ pub fn put_sized(
     let b = sim.store().bucket(bucket).expect("bucket");
     for (key, size) in keys {
         b.put(
-            key.into_bytes().into(),
+            key.as_bytes(),
             keystorm_sim::Object {
                 size,
                 etag: [1; 16],
@@ -182,7 +182,8 @@ pub fn put_sized(
                 data: None,
                 parts: 0,
             },
-        );
+        )
+        .expect("within the target's memory budget");
     }
 }
 

@@ -4,13 +4,15 @@
 
 use http::{Response, StatusCode, header};
 use hyper::body::Incoming;
-use md5::{Digest, Md5};
 
-use super::{Ctx, MAX_KEY, Resp, index_writable, read_body, user_metadata};
+use super::{Ctx, MAX_KEY, Resp, index_writable, read_body, refuse, user_metadata};
 use crate::Storage;
 use crate::body::SimBody;
+use crate::budget::part_cost;
 use crate::errors::S3Error;
-use crate::multipart::{CompleteError, MAX_PART_NUMBER, Part, Upload};
+use crate::multipart::{CompleteError, MAX_PART_NUMBER, Part, PartError, Upload};
+use crate::objects::meta_len;
+use crate::payload;
 use crate::store::{Object, now_ms};
 use crate::xml::{HEADER, NS, element};
 
@@ -50,24 +52,36 @@ pub(super) async fn upload_part(ctx: &Ctx<'_>, body: Incoming) -> Resp {
             );
         }
     };
-    let data = match read_body(ctx, body).await {
-        Ok(d) => d,
-        Err(r) => return *r,
+    let keep = ctx.state.store.storage == Storage::Memory;
+    let announced = payload::announced_len(&ctx.headers).unwrap_or(0);
+    let budget = &ctx.state.store.budget;
+    let reservation = match budget.reserve(part_cost(keep.then_some(announced as usize))) {
+        Ok(r) => r,
+        Err(e) => return refuse(ctx, body, e).await,
     };
-    let md5: [u8; 16] = Md5::digest(&data).into();
+    let payload = match payload::read(body, &ctx.headers, keep).await {
+        Ok(p) => p,
+        Err(m) => return ctx.error(S3Error::InvalidArgument, Some(&m)),
+    };
+    let md5 = payload.md5;
     let part = Part {
-        size: data.len() as u64,
+        size: payload.len,
         md5,
-        data: (ctx.state.store.storage == Storage::Memory).then_some(data),
+        data: payload.data,
     };
     let id = ctx.parsed.param("uploadId").unwrap_or("");
-    if !ctx
+    let target = (id, ctx.parsed.bucket.as_str(), ctx.parsed.key.as_str());
+    match ctx
         .state
         .store
         .uploads
-        .put_part(id, &ctx.parsed.bucket, &ctx.parsed.key, number, part)
+        .put_part(target, number, part, budget, reservation.bytes())
     {
-        return ctx.error(S3Error::NoSuchUpload, None);
+        Ok(()) => reservation.commit(),
+        Err(PartError::NoSuchUpload) => return ctx.error(S3Error::NoSuchUpload, None),
+        Err(PartError::OverBudget(e)) => {
+            return ctx.error(S3Error::InsufficientStorage, Some(&e.to_string()));
+        }
     }
     ctx.ok(StatusCode::OK)
         .header(header::ETAG, format!("\"{}\"", hex::encode(md5)))
@@ -88,26 +102,35 @@ pub(super) async fn complete(ctx: &Ctx<'_>, body: Incoming) -> Resp {
         Err(m) => return ctx.error(S3Error::MalformedXml, Some(&m)),
     };
     let id = ctx.parsed.param("uploadId").unwrap_or("");
-    let done =
-        match ctx
-            .state
-            .store
-            .uploads
-            .complete(id, &ctx.parsed.bucket, &ctx.parsed.key, &listed)
-        {
-            Ok(d) => d,
-            Err(e) => {
-                return ctx.error(
-                    match e {
-                        CompleteError::NoSuchUpload => S3Error::NoSuchUpload,
-                        CompleteError::InvalidPart => S3Error::InvalidPart,
-                        CompleteError::InvalidPartOrder => S3Error::InvalidPartOrder,
-                        CompleteError::EntityTooSmall => S3Error::EntityTooSmall,
-                    },
-                    None,
-                );
-            }
-        };
+    let keep = ctx.state.store.storage == Storage::Memory;
+    let budget = &ctx.state.store.budget;
+    let fits = |upload: &Upload, size: u64, held: u64| {
+        let cost = crate::budget::object_cost(
+            upload.key.len(),
+            keep.then_some(size as usize),
+            meta_len(upload.content_type.as_deref(), &upload.metadata),
+        );
+        budget.check(cost, held + bucket.cost_of(upload.key.as_bytes()))
+    };
+    let done = match ctx.state.store.uploads.complete(
+        id,
+        &ctx.parsed.bucket,
+        &ctx.parsed.key,
+        &listed,
+        fits,
+    ) {
+        Ok(d) => d,
+        Err(e) => {
+            let (code, message) = match e {
+                CompleteError::NoSuchUpload => (S3Error::NoSuchUpload, None),
+                CompleteError::InvalidPart => (S3Error::InvalidPart, None),
+                CompleteError::InvalidPartOrder => (S3Error::InvalidPartOrder, None),
+                CompleteError::EntityTooSmall => (S3Error::EntityTooSmall, None),
+                CompleteError::OverBudget(e) => (S3Error::InsufficientStorage, Some(e.to_string())),
+            };
+            return ctx.error(code, message.as_deref());
+        }
+    };
     let object = Object {
         size: done.size,
         etag: done.etag,
@@ -117,9 +140,14 @@ pub(super) async fn complete(ctx: &Ctx<'_>, body: Incoming) -> Resp {
         data: done.data,
         parts: done.parts,
     };
-    let etag = object.etag_header();
+    let etag = crate::store::etag_header(&object.etag, object.parts);
     index_writable(ctx, &bucket).await;
-    bucket.put(done.key.as_bytes().into(), object);
+    // The object takes the parts' place in the budget (checked above; this fails only
+    // if other writes took the room meanwhile, and then the parts are gone all the same).
+    if let Err(e) = bucket.put_freeing(done.key.as_bytes(), object, done.held) {
+        ctx.state.store.budget.release(done.held);
+        return ctx.error(S3Error::InsufficientStorage, Some(&e.to_string()));
+    }
     let mut body = format!("{HEADER}<CompleteMultipartUploadResult xmlns=\"{NS}\">");
     element(&mut body, "Bucket", &done.bucket);
     element(&mut body, "Key", &done.key);
@@ -130,14 +158,15 @@ pub(super) async fn complete(ctx: &Ctx<'_>, body: Incoming) -> Resp {
 
 pub(super) fn abort(ctx: &Ctx<'_>) -> Resp {
     let id = ctx.parsed.param("uploadId").unwrap_or("");
-    if !ctx
+    let Some(held) = ctx
         .state
         .store
         .uploads
         .abort(id, &ctx.parsed.bucket, &ctx.parsed.key)
-    {
+    else {
         return ctx.error(S3Error::NoSuchUpload, None);
-    }
+    };
+    ctx.state.store.budget.release(held);
     ctx.ok(StatusCode::NO_CONTENT)
         .body(SimBody::empty())
         .unwrap_or_else(|_| Response::new(SimBody::empty()))

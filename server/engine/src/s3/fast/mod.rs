@@ -183,10 +183,9 @@ impl FastClient {
             .await
             .map(|b| b.to_bytes())
             .unwrap_or_default();
-        Err(classify::status(
-            status,
-            xml::error_code(&body).as_deref(),
-            what,
+        Err(classify::with_message(
+            classify::status(status, xml::error_code(&body).as_deref(), what),
+            xml::error_message(&body).as_deref(),
         ))
     }
 

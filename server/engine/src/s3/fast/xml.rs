@@ -493,6 +493,21 @@ pub fn error_code(xml: &[u8]) -> Option<String> {
     code
 }
 
+/// The `<Message>` of an S3 error document, if the body is one and has it.
+pub fn error_message(xml: &[u8]) -> Option<String> {
+    let mut message = None;
+    walk(
+        xml,
+        &mut Ends(|path: &[&[u8]], text: &str| {
+            if is(path, &[b"Error", b"Message"]) {
+                message = Some(text.to_string());
+            }
+        }),
+    )
+    .ok()?;
+    message
+}
+
 /// `(key, code)` of every `<Error>` in a DeleteObjects result.
 pub fn delete_errors(xml: &[u8]) -> Result<Vec<(String, String)>, String> {
     let mut errors = Vec::new();
@@ -556,7 +571,9 @@ mod tests {
     fn reads_error_codes_and_delete_errors() {
         let e = b"<?xml version=\"1.0\"?><Error><Code>NoSuchKey</Code><Message>x</Message></Error>";
         assert_eq!(error_code(e).as_deref(), Some("NoSuchKey"));
+        assert_eq!(error_message(e).as_deref(), Some("x"));
         assert_eq!(error_code(b"not xml <"), None);
+        assert_eq!(error_message(b"<Error><Code>A</Code></Error>"), None);
         let d = b"<DeleteResult><Deleted><Key>a</Key></Deleted><Error><Key>b</Key><Code>AccessDenied</Code></Error></DeleteResult>";
         assert_eq!(
             delete_errors(d).unwrap(),
