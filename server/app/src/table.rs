@@ -100,22 +100,32 @@ pub fn summary_table(rows: &[SummaryRow]) -> Table {
             latency(l.p99),
             latency(l.p999),
             latency(l.max),
-            if s.errors == 0 {
-                "0".to_string()
-            } else {
-                format!(
-                    "{} ({})",
-                    s.errors,
-                    s.error_classes
-                        .iter()
-                        .map(|(c, n)| format!("{c}={n}"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                )
-            },
+            errors_cell(s),
         ]);
     }
     t
+}
+
+/// Failed operations with their classes, and the retries when there were any:
+/// `3 (timeout=3); retries 812`.
+fn errors_cell(s: &keystorm_engine::metrics::OpSummary) -> String {
+    let mut cell = if s.errors == 0 {
+        "0".to_string()
+    } else {
+        format!(
+            "{} ({})",
+            s.errors,
+            s.error_classes
+                .iter()
+                .map(|(c, n)| format!("{c}={n}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        )
+    };
+    if s.retries > 0 {
+        cell.push_str(&format!("; retries {}", s.retries));
+    }
+    cell
 }
 
 #[cfg(test)]

@@ -213,6 +213,29 @@ async fn deletes_that_fail_are_counted_said_and_leave_the_objects() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_workload_s_retries_do_not_multiply_cleanup_s_own() {
+    // Every delete fails with a 500; the workload retries each operation twice.
+    let sim = start_failing_deletes(keystorm_sim::FaultConfig {
+        internal_error: 1.0,
+        ..Default::default()
+    })
+    .await;
+    let text = common::workload(
+        &sim.endpoint(),
+        &format!(
+            "  retries: 2\n{}",
+            fill("retrying", 300, "cleanup: { objects: true }\n")
+        ),
+    );
+    let (events, _) = run_warned(&text).await;
+
+    // Cleanup's three tries of its one batch, each a single request, each counted.
+    let last = events.last().expect("a cleanup event");
+    assert_eq!(sim.requests(Op::DeleteObjects), 3);
+    assert_eq!((last.requests, last.failed), (3, 300));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn keys_that_fail_alone_are_sent_again() {
     // Three keys in ten fail by themselves in every DeleteObjects answer.
     let sim = start_failing_deletes(keystorm_sim::FaultConfig {

@@ -1,6 +1,7 @@
 //! The three listing modes against the embedded target: each lists exactly the keys
 //! the target holds — count, bytes, and every key once — on uniform base-62 keys, a
-//! skewed set, folder-like keys, keys with odd characters, and a million keys.
+//! skewed set, folder-like keys, keys with odd characters, and a million keys; and
+//! counts every page request once when pages fail and are retried.
 
 mod common;
 
@@ -271,6 +272,47 @@ async fn a_listing_of_a_missing_bucket_fails_with_its_range() {
     .await
     .expect_err("no such bucket");
     assert!(err.to_string().contains("http_404"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_page_request_is_counted_once_when_pages_fail_and_are_retried() {
+    // One LIST in five fails with a 500; the client would retry each call three times.
+    let sim = keystorm_sim::start(
+        "127.0.0.1:0".parse().unwrap(),
+        keystorm_sim::SimConfig {
+            credentials: Some((common::ACCESS_KEY.into(), common::SECRET_KEY.into())),
+            faults: keystorm_sim::FaultConfig {
+                internal_error: 0.2,
+                seed: 9,
+                ops: vec![keystorm_sim::ObjectOp::List],
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    seed(&sim, (0..3000).map(|i| (format!("f/{i:05}"), 1)));
+    let client = common::client_retrying(&sim.endpoint(), 3).await;
+    let mut j = job("f/", ListMode::Serial);
+    j.page_size = 100;
+    j.retries = 5;
+    let o = listing::list(
+        &client,
+        &j,
+        Arc::new(()),
+        ListOutputs::default(),
+        CancellationToken::new(),
+    )
+    .await
+    .expect("listing");
+
+    assert!(o.complete && o.keys == 3000, "{o:?}");
+    let injected = sim.fault_counts().internal_error;
+    assert!(injected > 0, "some pages failed");
+    assert_eq!(o.requests, sim.requests(keystorm_sim::Op::ListObjectsV2));
+    assert_eq!(o.errors, injected, "each failed page counted once");
+    assert_eq!(o.requests - o.errors, 30, "30 pages listed");
 }
 
 async fn list_once(client: &S3Client, prefix: &str, mode: ListMode) -> ListOutcome {

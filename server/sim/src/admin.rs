@@ -2,8 +2,11 @@
 //! counts, instance id) and bucket-instance metadata (reshard status), answered with
 //! RGW's JSON shapes (see `rgw_json`); plus the target's own calls —
 //! `POST /admin/bucket?reshard&bucket=B&num-shards=N` as the stand-in for
-//! `radosgw-admin bucket reshard` (RGW has no HTTP call for it) and
-//! `GET /admin/keystorm/faults` with the injected-fault counts.
+//! `radosgw-admin bucket reshard` (RGW has no HTTP call for it),
+//! `GET /admin/keystorm/faults` with the injected-fault counts (in all, and per
+//! operation group under `ops`) and `GET /admin/keystorm/requests` with the requests
+//! received per S3 operation, so a client in another process can check its own
+//! accounting against the target's.
 //!
 //! Admin calls get neither injected latency nor injected faults.
 
@@ -89,8 +92,9 @@ pub async fn handle(state: &State, method: &Method, path: &str, query: Option<&s
                 None => error(StatusCode::NOT_FOUND, "NoSuchKey"),
             }
         }
-        (&Method::GET, "/admin/keystorm/faults") => {
-            json_response(StatusCode::OK, &json!(state.injector.counts()))
+        (&Method::GET, "/admin/keystorm/faults") => json_response(StatusCode::OK, &faults(state)),
+        (&Method::GET, "/admin/keystorm/requests") => {
+            json_response(StatusCode::OK, &requests(state))
         }
         // `/admin/reshard`: Pacific has no HTTP call for the reshard queue either.
         (
@@ -98,10 +102,34 @@ pub async fn handle(state: &State, method: &Method, path: &str, query: Option<&s
             "/admin/bucket"
             | "/admin/metadata/bucket.instance"
             | "/admin/keystorm/faults"
+            | "/admin/keystorm/requests"
             | "/admin/reshard",
         ) => error(StatusCode::METHOD_NOT_ALLOWED, "MethodNotAllowed"),
         _ => error(StatusCode::NOT_FOUND, "NoSuchKey"),
     }
+}
+
+/// The injected faults by kind, in all and per operation group.
+fn faults(state: &State) -> Value {
+    let mut doc = json!(state.injector.counts());
+    let ops: serde_json::Map<String, Value> = crate::ObjectOp::ALL
+        .into_iter()
+        .map(|op| (op.name().to_string(), json!(state.injector.counts_of(op))))
+        .collect();
+    doc["ops"] = Value::Object(ops);
+    doc
+}
+
+/// The requests received per S3 operation (admin calls are not counted).
+fn requests(state: &State) -> Value {
+    let counts: serde_json::Map<String, Value> = crate::Op::ALL
+        .into_iter()
+        .map(|op| {
+            let n = state.requests[op as usize].load(std::sync::atomic::Ordering::Relaxed);
+            (op.name().to_string(), json!(n))
+        })
+        .collect();
+    Value::Object(counts)
 }
 
 /// `POST /admin/bucket?reshard&bucket=B&num-shards=N`: reshards now and answers when

@@ -136,6 +136,27 @@ pub enum ObjectOp {
     Delete,
 }
 
+impl ObjectOp {
+    pub const ALL: [ObjectOp; 5] = [
+        ObjectOp::Put,
+        ObjectOp::Get,
+        ObjectOp::Head,
+        ObjectOp::List,
+        ObjectOp::Delete,
+    ];
+
+    /// `put`, `get`, `head`, `list` or `delete`, as workloads name them.
+    pub fn name(self) -> &'static str {
+        match self {
+            ObjectOp::Put => "put",
+            ObjectOp::Get => "get",
+            ObjectOp::Head => "head",
+            ObjectOp::List => "list",
+            ObjectOp::Delete => "delete",
+        }
+    }
+}
+
 /// How many faults the target injected, by kind.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct FaultCounts {
@@ -145,4 +166,18 @@ pub struct FaultCounts {
     pub stall: u64,
     /// Keys of multi-object deletes that failed alone.
     pub key_error: u64,
+}
+
+impl std::ops::Add for FaultCounts {
+    type Output = FaultCounts;
+
+    fn add(self, o: FaultCounts) -> FaultCounts {
+        FaultCounts {
+            slow_down: self.slow_down + o.slow_down,
+            internal_error: self.internal_error + o.internal_error,
+            reset: self.reset + o.reset,
+            stall: self.stall + o.stall,
+            key_error: self.key_error + o.key_error,
+        }
+    }
 }

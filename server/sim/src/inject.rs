@@ -29,7 +29,9 @@ pub struct Injector {
     /// One generator for every draw, so a seed gives the same faults to the same
     /// sequence of requests.
     rng: Mutex<fastrand::Rng>,
-    counts: [AtomicU64; 5],
+    /// Faults injected, by operation group (as `kind` numbers them) and fault kind
+    /// (slow down, internal error, reset, stall, key error).
+    counts: [[AtomicU64; 5]; 5],
 }
 
 /// The number `kind` gives an operation group.
@@ -126,7 +128,9 @@ impl Injector {
             Fault::Reset => 2,
             Fault::Stall => 3,
         };
-        self.counts[slot].fetch_add(1, Ordering::Relaxed);
+        // `kind` is known to be Some here.
+        let group = kind(op).unwrap_or(0);
+        self.counts[group][slot].fetch_add(1, Ordering::Relaxed);
         Some(fault)
     }
 
@@ -138,7 +142,7 @@ impl Injector {
         }
         let fails = self.rng().f64() < f.key_error;
         if fails {
-            self.counts[4].fetch_add(1, Ordering::Relaxed);
+            self.counts[group(ObjectOp::Delete)][4].fetch_add(1, Ordering::Relaxed);
         }
         fails
     }
@@ -147,8 +151,17 @@ impl Injector {
         self.faults.stall_time
     }
 
+    /// The faults injected into every operation.
     pub fn counts(&self) -> FaultCounts {
-        let c = |i: usize| self.counts[i].load(Ordering::Relaxed);
+        ObjectOp::ALL
+            .into_iter()
+            .map(|op| self.counts_of(op))
+            .fold(FaultCounts::default(), |a, b| a + b)
+    }
+
+    /// The faults injected into the requests of one operation group.
+    pub fn counts_of(&self, op: ObjectOp) -> FaultCounts {
+        let c = |i: usize| self.counts[group(op)][i].load(Ordering::Relaxed);
         FaultCounts {
             slow_down: c(0),
             internal_error: c(1),

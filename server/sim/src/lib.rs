@@ -113,6 +113,13 @@ impl SimHandle {
         self.state.injector.counts()
     }
 
+    /// The faults the target injected so far into the requests of one operation group
+    /// (`Put` includes multipart parts, `List` both list versions, `Delete` both
+    /// delete calls).
+    pub fn fault_counts_of(&self, op: ObjectOp) -> FaultCounts {
+        self.state.injector.counts_of(op)
+    }
+
     /// Requests of operation `op` the target received so far (admin calls aside).
     pub fn requests(&self, op: Op) -> u64 {
         self.state.requests[op as usize].load(std::sync::atomic::Ordering::Relaxed)

@@ -29,7 +29,61 @@ pub enum Op {
 impl Op {
     /// How many operations there are (for per-operation counters).
     pub const COUNT: usize = Op::Unsupported as usize + 1;
+
+    /// Every operation, in the order of their numbers.
+    pub const ALL: [Op; Op::COUNT] = [
+        Op::ListBuckets,
+        Op::CreateBucket,
+        Op::HeadBucket,
+        Op::DeleteBucket,
+        Op::ListObjectsV2,
+        Op::ListObjectsV1,
+        Op::GetBucketLocation,
+        Op::DeleteObjects,
+        Op::PutObject,
+        Op::GetObject,
+        Op::HeadObject,
+        Op::DeleteObject,
+        Op::CreateMultipartUpload,
+        Op::UploadPart,
+        Op::CompleteMultipartUpload,
+        Op::AbortMultipartUpload,
+        Op::Unsupported,
+    ];
+
+    /// S3's name of the operation (`PutObject`); `Unsupported` for what the target
+    /// does not answer.
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::ListBuckets => "ListBuckets",
+            Op::CreateBucket => "CreateBucket",
+            Op::HeadBucket => "HeadBucket",
+            Op::DeleteBucket => "DeleteBucket",
+            Op::ListObjectsV2 => "ListObjectsV2",
+            Op::ListObjectsV1 => "ListObjectsV1",
+            Op::GetBucketLocation => "GetBucketLocation",
+            Op::DeleteObjects => "DeleteObjects",
+            Op::PutObject => "PutObject",
+            Op::GetObject => "GetObject",
+            Op::HeadObject => "HeadObject",
+            Op::DeleteObject => "DeleteObject",
+            Op::CreateMultipartUpload => "CreateMultipartUpload",
+            Op::UploadPart => "UploadPart",
+            Op::CompleteMultipartUpload => "CompleteMultipartUpload",
+            Op::AbortMultipartUpload => "AbortMultipartUpload",
+            Op::Unsupported => "Unsupported",
+        }
+    }
 }
+
+// `ALL` lists the operations by number, so `Op::ALL[op as usize] == op`.
+const _: () = {
+    let mut i = 0;
+    while i < Op::COUNT {
+        assert!(Op::ALL[i] as usize == i);
+        i += 1;
+    }
+};
 
 #[derive(Debug)]
 pub struct Parsed {

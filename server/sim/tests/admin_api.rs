@@ -1,7 +1,7 @@
 //! The embedded target's RGW admin API over raw HTTP with SigV4, as keystorm's index
 //! tracker calls it: bucket stats and bucket-instance metadata before, during and
 //! after a reshard, the reshard call that pre-shards an empty bucket, errors in RGW's
-//! JSON shape, the injected-fault counts, and signatures checked like the rest.
+//! JSON shape, the injected-fault and received-request counts, and signatures checked like the rest.
 
 mod support;
 
@@ -208,11 +208,12 @@ async fn errors_have_rgw_shapes_and_signatures_are_checked() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_fault_counts_are_served_as_json() {
+async fn the_fault_and_request_counts_are_served_as_json() {
     let sim = start(SimConfig {
         faults: keystorm_sim::FaultConfig {
             slow_down: 1.0,
             seed: 3,
+            ops: vec![keystorm_sim::ObjectOp::Head],
             ..Default::default()
         },
         ..Default::default()
@@ -220,18 +221,56 @@ async fn the_fault_counts_are_served_as_json() {
     .await;
     let c = support::client_without_retries(&sim, None);
     let admin = Admin::new(&sim);
-    // Bucket calls get no faults; object calls all do here.
+    // Bucket calls get no faults; HEADs all do here, PUTs none.
     c.create_bucket().bucket("faulty").send().await.unwrap();
+    put(&c, "faulty", "k").await;
     for _ in 0..3 {
         let e = c.head_object().bucket("faulty").key("k").send().await;
         assert!(e.is_err());
     }
     let counts = admin.get("/admin/keystorm/faults").await;
     assert_eq!(counts.status, 200);
+    let none = serde_json::json!({ "slow_down": 0, "internal_error": 0, "reset": 0, "stall": 0, "key_error": 0 });
     assert_eq!(
         counts.json,
-        serde_json::json!({ "slow_down": 3, "internal_error": 0, "reset": 0, "stall": 0, "key_error": 0 })
+        serde_json::json!({
+            "slow_down": 3, "internal_error": 0, "reset": 0, "stall": 0, "key_error": 0,
+            "ops": {
+                "put": none,
+                "get": none,
+                "head": { "slow_down": 3, "internal_error": 0, "reset": 0, "stall": 0, "key_error": 0 },
+                "list": none,
+                "delete": none,
+            }
+        })
     );
     assert_eq!(sim.fault_counts().slow_down, 3);
+    assert_eq!(
+        sim.fault_counts_of(keystorm_sim::ObjectOp::Head).slow_down,
+        3
+    );
+    assert_eq!(
+        sim.fault_counts_of(keystorm_sim::ObjectOp::Put).slow_down,
+        0
+    );
+
+    let requests = admin.get("/admin/keystorm/requests").await;
+    assert_eq!(requests.status, 200);
+    let r = requests.json.as_object().unwrap();
+    assert_eq!(
+        r.len(),
+        keystorm_sim::Op::COUNT,
+        "every operation is listed"
+    );
+    assert_eq!(r["CreateBucket"], 1);
+    assert_eq!(r["PutObject"], 1);
+    assert_eq!(
+        r["HeadObject"], 3,
+        "a request that drew a fault is received too"
+    );
+    assert_eq!(r["GetObject"], 0);
+    let sum: u64 = r.values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(sum, 5, "admin calls are not counted: {r:?}");
+    assert_eq!(sim.requests(keystorm_sim::Op::HeadObject), 3);
     sim.shutdown().await;
 }

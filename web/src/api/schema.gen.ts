@@ -564,13 +564,33 @@ export interface components {
         OpKind: "put" | "get" | "head" | "list" | "delete";
         /** @description The numbers reported for one operation over a span of time. */
         OpSummary: {
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Successful operations.
+             */
             ops: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Failed operations: every attempt failed, or the last failure was not retriable.
+             */
             errors: number;
-            /** Format: double */
+            /**
+             * Format: double
+             * @description `errors / (ops + errors)`: per operation, retries aside.
+             */
             error_rate: number;
+            /** @description Failed operations by the class of their last attempt. */
             error_classes: components["schemas"]["BTreeMap"];
+            /**
+             * Format: int64
+             * @description Attempts after a failed one; all attempts are `ops + errors + retries`.
+             */
+            retries?: number;
+            /**
+             * @description Failed attempts by class, the retried ones and each failed operation's last:
+             *     they add up to `errors + retries`.
+             */
+            attempt_error_classes?: components["schemas"]["BTreeMap"];
             /** Format: double */
             ops_per_sec: number;
             /** Format: int64 */

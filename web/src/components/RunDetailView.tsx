@@ -31,6 +31,17 @@ export interface PhaseChoice {
   op: string;
 }
 
+/** Failed operations by class, and failed attempts (retried ones included) when retries happened. */
+export function errorsTitle(r: SummaryRow): string {
+  const classes = (m: Record<string, number> | undefined) =>
+    Object.entries(m ?? {})
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(", ");
+  const ops = classes(r.error_classes);
+  if (!r.retries) return ops;
+  return `failed operations: ${ops || "none"}; failed attempts: ${classes(r.attempt_error_classes)}`;
+}
+
 function choiceKey(c: PhaseChoice): string {
   return `${c.section}|${c.round ?? ""}|${c.phase}|${c.op}`;
 }
@@ -122,8 +133,14 @@ export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
             <td className="num">{fmtLatency(r.latency_us.p99)}</td>
             <td className="num">{fmtLatency(r.latency_us.p999)}</td>
             <td className="num">{fmtLatency(r.latency_us.max)}</td>
-            <td className={`num ${r.errors ? "bad" : ""}`} title={Object.entries(r.error_classes).map(([k, v]) => `${k}: ${v}`).join(", ")}>
+            <td className={`num ${r.errors ? "bad" : ""}`} title={errorsTitle(r)}>
               {fmtCount(r.errors)}
+              {r.retries ? (
+                <span className="muted" data-testid="row-retries">
+                  {" "}
+                  +{fmtCount(r.retries)} retried
+                </span>
+              ) : null}
             </td>
           </tr>
         ))}

@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use keystorm_engine::results::{
-    HLOG_FILE, IntervalQuery, IntervalRecord, ResultStore, SUMMARY_CSV_FILE, csv_field,
+    HLOG_FILE, IntervalQuery, IntervalRecord, ResultStore, SUMMARY_CSV_FILE, class_cell, csv_field,
     for_each_interval, read_intervals, shards_cell,
 };
 
@@ -122,20 +122,15 @@ fn file_body(dir: &std::path::Path, name: &str) -> ApiResult<Body> {
     }))
 }
 
-const INTERVALS_CSV_HEADER: &str = "section,round,phase,interval,t_s,duration_s,warmup,tail,head,op,ops,errors,ops_per_sec,bytes,mib_per_sec,keys,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,error_classes,shards,bucket_objects,resharding";
+const INTERVALS_CSV_HEADER: &str = "section,round,phase,interval,t_s,duration_s,warmup,tail,head,op,ops,errors,ops_per_sec,bytes,mib_per_sec,keys,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,error_classes,shards,bucket_objects,resharding,retries,attempt_error_classes";
 
 /// The lines of one interval, one per operation, `.` decimals.
 pub fn write_interval_rows(out: &mut impl Write, r: &IntervalRecord) -> std::io::Result<()> {
     for (op, s) in &r.ops {
         let l = &s.latency_us;
-        let classes: Vec<String> = s
-            .error_classes
-            .iter()
-            .map(|(c, n)| format!("{c}={n}"))
-            .collect();
         writeln!(
             out,
-            "{},{},{},{},{:.3},{:.3},{},{},{},{},{},{},{:.3},{},{:.3},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{:.3},{:.3},{},{},{},{},{},{},{:.3},{},{:.3},{},{},{},{},{},{},{},{},{},{},{},{}",
             r.section.as_str(),
             r.round.map(|n| n.to_string()).unwrap_or_default(),
             csv_field(&r.phase),
@@ -157,7 +152,7 @@ pub fn write_interval_rows(out: &mut impl Write, r: &IntervalRecord) -> std::io:
             l.p99,
             l.p999,
             l.max,
-            classes.join(";"),
+            class_cell(&s.error_classes),
             shards_cell(&r.index),
             r.index
                 .iter()
@@ -169,6 +164,8 @@ pub fn write_interval_rows(out: &mut impl Write, r: &IntervalRecord) -> std::io:
                 .map(|b| if b.resharding { "1" } else { "0" })
                 .collect::<Vec<_>>()
                 .join(";"),
+            s.retries,
+            csv_field(&class_cell(&s.attempt_error_classes)),
         )?;
     }
     Ok(())

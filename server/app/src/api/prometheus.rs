@@ -18,6 +18,7 @@ struct Series {
     ops: u64,
     bytes: u64,
     errors: BTreeMap<String, u64>,
+    retries: u64,
     /// (quantile, microseconds) of the last interval with operations.
     quantiles: Vec<(&'static str, u64)>,
 }
@@ -71,6 +72,7 @@ impl LiveMetrics {
                     let e = s.series.entry(key).or_default();
                     e.ops += o.ops;
                     e.bytes += o.bytes;
+                    e.retries += o.retries;
                     for (class, n) in &o.error_classes {
                         *e.errors.entry(class.clone()).or_insert(0) += n;
                     }
@@ -129,6 +131,10 @@ impl LiveMetrics {
                     escape(class)
                 );
             }
+        }
+        out.push_str("# HELP keystorm_retries_total Attempts after a failed one (retried operations are counted once in ops or errors).\n# TYPE keystorm_retries_total counter\n");
+        for (k, v) in &s.series {
+            let _ = writeln!(out, "keystorm_retries_total{{{}}} {}", labels(k), v.retries);
         }
         out.push_str("# HELP keystorm_latency_us Latency quantiles of the last interval, microseconds.\n# TYPE keystorm_latency_us gauge\n");
         for (k, v) in &s.series {

@@ -95,7 +95,8 @@ pub(crate) async fn run(
         for _ in 0..workers {
             let deleter = Deleter {
                 window: ctx.window.clone(),
-                client: ctx.client.clone(),
+                // `retried` below retries and counts every request itself.
+                client: ctx.client.without_retries(),
                 keyspace: ctx.keyspace.clone(),
                 buckets: ctx.plan.buckets.names.clone(),
                 counters: counters.clone(),

@@ -86,6 +86,16 @@ pub(crate) fn close(
                     .entry(ErrorClass::from_label(class))
                     .or_insert(0) += n;
             }
+            // The retried attempts are the failed ones less each failed operation's last.
+            for (class, n) in &s.attempt_error_classes {
+                let last = s.error_classes.get(class).copied().unwrap_or(0);
+                if *n > last {
+                    *mine
+                        .retried
+                        .entry(ErrorClass::from_label(class))
+                        .or_insert(0) += n - last;
+                }
+            }
         }
         Ok(())
     })

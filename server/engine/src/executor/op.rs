@@ -1,5 +1,6 @@
 //! Running one S3 operation on a computed key: choosing the index from the window,
-//! issuing the request, keeping the window right, and shaping the result for recording.
+//! issuing the request (and its retries, each one counted by the class of the attempt
+//! it follows), keeping the window right, and shaping the result for recording.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -8,14 +9,17 @@ use super::RunContext;
 use super::worker::pick_offset;
 use crate::keyspace::{Keyspace, Window};
 use crate::metrics::{OpStats, micros};
-use crate::ops::{OpError, OpKind};
+use crate::ops::{ErrorClass, OpError, OpKind};
 use crate::plan::{PhaseEnd, PhasePlan, PhaseWork, Selection};
-use crate::s3::{ListRequest, S3Client};
+use crate::s3::{ListRequest, S3Client, retry};
 
-/// What a finished request produced.
+/// What a finished operation produced.
 pub(crate) struct OpResult {
     finished: Instant,
     outcome: Result<Moved, OpError>,
+    /// The classes of its failed attempts that were tried again (empty, without an
+    /// allocation, unless one was; at most the workload's `retries`).
+    retried: Vec<ErrorClass>,
     /// The window's record of a write, made once the result is recorded (see
     /// [`OpRunner::settle`]).
     settle: Option<Settle>,
@@ -35,13 +39,17 @@ struct Moved {
 }
 
 impl OpResult {
-    /// The failure, if the request failed.
+    /// The failure, if the operation failed.
     pub fn error(&self) -> Option<&OpError> {
         self.outcome.as_ref().err()
     }
 
-    /// Records into `stats`, latency measured from `start`.
+    /// Records into `stats`, latency measured from `start`: the operation with its
+    /// retries, all in the interval it finished in.
     pub fn record(&self, stats: &mut OpStats, start: Instant) {
+        for class in &self.retried {
+            stats.record_retry(*class);
+        }
         match &self.outcome {
             Ok(m) => {
                 stats.record_ok(self.finished.saturating_duration_since(start), m.bytes);
@@ -65,7 +73,9 @@ pub(crate) enum Outcome {
 }
 
 pub(crate) struct OpRunner {
+    /// One attempt per call: the retries are made (and counted) here.
     client: S3Client,
+    retries: u32,
     keyspace: Keyspace,
     window: Arc<Window>,
     buckets: Arc<[String]>,
@@ -85,7 +95,8 @@ impl OpRunner {
         };
         let prefix = ctx.keyspace.prefix();
         OpRunner {
-            client: ctx.client.clone(),
+            client: ctx.client.without_retries(),
+            retries: ctx.client.retries(),
             keyspace: ctx.keyspace.clone(),
             window: ctx.window.clone(),
             buckets: ctx.plan.buckets.names.clone().into(),
@@ -134,24 +145,24 @@ impl OpRunner {
         let body = self.keyspace.body(i);
         let bytes = body.len() as u64;
         let metadata = self.keyspace.metadata(i);
+        let (client, key) = (&self.client, self.key.as_str());
+        let mut retried = Vec::new();
         let start = Instant::now();
-        let r = self
-            .client
-            .put_object(bucket, &self.key, body, &metadata)
-            .await;
+        let r = retry::run(
+            self.retries,
+            |c| retried.push(c),
+            || client.put_object(bucket, key, body.clone(), &metadata),
+        )
+        .await;
         let settle = Settle::Put {
             index: i,
             ok: r.is_ok(),
         };
-        done(
-            start,
-            Instant::now(),
-            r.map(|_| Moved {
-                bytes,
-                ..Moved::default()
-            }),
-        )
-        .settling(settle)
+        let moved = r.map(|_| Moved {
+            bytes,
+            ..Moved::default()
+        });
+        done(start, Instant::now(), moved, retried).settling(settle)
     }
 
     async fn read(&mut self, op: OpKind, rng: &mut fastrand::Rng, selection: Selection) -> Outcome {
@@ -163,25 +174,33 @@ impl OpRunner {
         };
         self.keyspace.key_into(i, &mut self.key);
         let bucket = &self.buckets[self.keyspace.bucket_index(i)];
+        let (client, key) = (&self.client, self.key.as_str());
+        let mut retried = Vec::new();
         let start = Instant::now();
         let r = if op == OpKind::Get {
-            self.client
-                .get_object(bucket, &self.key, None)
-                .await
-                .map(|g| Moved {
-                    bytes: g.bytes,
-                    keys: 0,
-                    ttfb: Some(g.ttfb),
-                })
+            retry::run(
+                self.retries,
+                |c| retried.push(c),
+                || client.get_object(bucket, key, None),
+            )
+            .await
+            .map(|g| Moved {
+                bytes: g.bytes,
+                keys: 0,
+                ttfb: Some(g.ttfb),
+            })
         } else {
-            self.client
-                .head_object(bucket, &self.key)
-                .await
-                .map(|_| Moved::default())
+            retry::run(
+                self.retries,
+                |c| retried.push(c),
+                || client.head_object(bucket, key),
+            )
+            .await
+            .map(|_| Moved::default())
         };
         let finished = Instant::now();
         self.window.finish_read(i);
-        done(start, finished, r)
+        done(start, finished, r, retried)
     }
 
     async fn delete(&mut self) -> Outcome {
@@ -190,9 +209,16 @@ impl OpRunner {
         };
         self.keyspace.key_into(i, &mut self.key);
         let bucket = &self.buckets[self.keyspace.bucket_index(i)];
+        let (client, key) = (&self.client, self.key.as_str());
+        let mut retried = Vec::new();
         let start = Instant::now();
-        let r = self.client.delete_object(bucket, &self.key).await;
-        done(start, Instant::now(), r.map(|_| Moved::default()))
+        let r = retry::run(
+            self.retries,
+            |c| retried.push(c),
+            || client.delete_object(bucket, key),
+        )
+        .await;
+        done(start, Instant::now(), r.map(|_| Moved::default()), retried)
             .settling(Settle::Delete { index: i })
     }
 
@@ -213,28 +239,35 @@ impl OpRunner {
             keys_and_sizes_only: true,
             ..ListRequest::default()
         };
+        let (client, bucket) = (&self.client, self.buckets[bucket].as_str());
+        let mut retried = Vec::new();
         let start = Instant::now();
-        let r = self
-            .client
-            .list_objects_v2(&self.buckets[bucket], &request)
-            .await;
-        done(
-            start,
-            Instant::now(),
-            r.map(|page| Moved {
-                keys: page.entries.len() as u64,
-                ..Moved::default()
-            }),
+        let r = retry::run(
+            self.retries,
+            |c| retried.push(c),
+            || client.list_objects_v2(bucket, &request),
         )
+        .await;
+        let moved = r.map(|page| Moved {
+            keys: page.entries.len() as u64,
+            ..Moved::default()
+        });
+        done(start, Instant::now(), moved, retried)
     }
 }
 
-fn done(start: Instant, finished: Instant, r: Result<Moved, crate::ops::OpError>) -> Outcome {
+fn done(
+    start: Instant,
+    finished: Instant,
+    r: Result<Moved, OpError>,
+    retried: Vec<ErrorClass>,
+) -> Outcome {
     Outcome::Done {
         latency_from: start,
         result: OpResult {
             finished,
             outcome: r,
+            retried,
             settle: None,
         },
     }

@@ -27,8 +27,8 @@ use crate::results::{IntervalRecord, PartStart, PhasePosition, StallEvent, Summa
 
 /// Recorders per phase at most; workers share them round-robin.
 const MAX_RECORDERS: usize = 8;
-/// Error-rate checks wait for this many attempts, so one early failure does not abort.
-const MIN_ATTEMPTS_FOR_ERROR_RATE: u64 = 20;
+/// Error-rate checks wait for this many operations, so one early failure does not abort.
+const MIN_OPERATIONS_FOR_ERROR_RATE: u64 = 20;
 
 /// How far a phase has got, for progress bars and the live view.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -479,15 +479,16 @@ fn warn_first_errors(ctx: &RunContext, phase: &str, shared: &PhaseShared) {
 
 fn error_budget_exceeded(max: Option<f64>, all: &IntervalStats) -> Option<String> {
     let max = max?;
+    // Per operation: an operation that succeeded on a retry did not fail.
     let errors = all.total_errors();
-    let attempts = all.total_ops() + errors;
-    if attempts < MIN_ATTEMPTS_FOR_ERROR_RATE {
+    let operations = all.total_ops() + errors;
+    if operations < MIN_OPERATIONS_FOR_ERROR_RATE {
         return None;
     }
-    let rate = errors as f64 / attempts as f64;
+    let rate = errors as f64 / operations as f64;
     (rate > max).then(|| {
         format!(
-            "error rate {:.1}% exceeds max_error_rate {:.1}% ({errors} of {attempts} operations failed)",
+            "error rate {:.1}% exceeds max_error_rate {:.1}% ({errors} of {operations} operations failed)",
             rate * 100.0,
             max * 100.0
         )

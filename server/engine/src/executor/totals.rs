@@ -55,8 +55,22 @@ struct StoredOp {
     bytes: u64,
     keys: u64,
     errors: BTreeMap<String, u64>,
+    /// Failed attempts that were retried, by class (absent in runs recorded before).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    retried: BTreeMap<String, u64>,
     latency: String,
     ttfb: String,
+}
+
+fn labelled(counts: &BTreeMap<ErrorClass, u64>) -> BTreeMap<String, u64> {
+    counts.iter().map(|(c, n)| (c.label(), *n)).collect()
+}
+
+fn classed(counts: &BTreeMap<String, u64>) -> BTreeMap<ErrorClass, u64> {
+    counts
+        .iter()
+        .map(|(c, n)| (ErrorClass::from_label(c), *n))
+        .collect()
 }
 
 fn encode(h: &Histogram<u64>) -> Result<String, String> {
@@ -91,7 +105,8 @@ pub(crate) fn write(dir: &Path, totals: &RunTotals) -> Result<(), ResultsError> 
                 ops: s.ops,
                 bytes: s.bytes,
                 keys: s.keys,
-                errors: s.errors.iter().map(|(c, n)| (c.label(), *n)).collect(),
+                errors: labelled(&s.errors),
+                retried: labelled(&s.retried),
                 latency: encode(&s.latency).map_err(format)?,
                 ttfb: encode(&s.ttfb).map_err(format)?,
             },
@@ -132,11 +147,8 @@ pub(crate) fn read(dir: &Path) -> Result<RunTotals, ResultsError> {
             ops: s.ops,
             bytes: s.bytes,
             keys: s.keys,
-            errors: s
-                .errors
-                .iter()
-                .map(|(c, n)| (ErrorClass::from_label(c), *n))
-                .collect(),
+            errors: classed(&s.errors),
+            retried: classed(&s.retried),
         };
     }
     Ok(totals)
@@ -159,11 +171,13 @@ mod tests {
         phase
             .op_mut(OpKind::Put)
             .record_error(ErrorClass::Http(404));
+        phase.op_mut(OpKind::Get).record_retry(ErrorClass::Timeout);
         let mut totals = RunTotals::default();
         totals.add_phase(&phase, Duration::from_secs(3));
         write(dir.path(), &totals).unwrap();
         let back = read(dir.path()).unwrap();
         assert_eq!(back.rows(), totals.rows());
+        assert_eq!(back.stats.op(OpKind::Get).retries(), 1, "retries are kept");
         assert_eq!(
             back.stats.op(OpKind::Get).latency,
             phase.op(OpKind::Get).latency

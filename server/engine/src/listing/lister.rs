@@ -41,6 +41,9 @@ pub async fn list(
     outputs: ListOutputs,
     stop: CancellationToken,
 ) -> Result<ListOutcome, ListError> {
+    // Every page request is one page event: the listers retry a failed page themselves
+    // (`job.retries` times, after a back-off), so the client makes one attempt per call.
+    let client = &client.without_retries();
     let started = Instant::now();
     let now_s = SystemTime::now()
         .duration_since(UNIX_EPOCH)

@@ -32,8 +32,12 @@ pub struct OpStats {
     pub bytes: u64,
     /// Keys returned by LIST pages.
     pub keys: u64,
-    /// Failed operations by class.
+    /// Failed operations by class (the class of their last attempt).
     pub errors: BTreeMap<ErrorClass, u64>,
+    /// Failed attempts that were tried again, by class: an operation's attempts are
+    /// one plus its retries, so all attempts are `ops + errors + retries()`, and the
+    /// failed ones `errors + retried` class by class.
+    pub retried: BTreeMap<ErrorClass, u64>,
 }
 
 impl Default for OpStats {
@@ -45,6 +49,7 @@ impl Default for OpStats {
             bytes: 0,
             keys: 0,
             errors: BTreeMap::new(),
+            retried: BTreeMap::new(),
         }
     }
 }
@@ -66,12 +71,22 @@ impl OpStats {
         *self.errors.entry(class).or_insert(0) += 1;
     }
 
+    /// A failed attempt of class `class` that was tried again.
+    pub fn record_retry(&mut self, class: ErrorClass) {
+        *self.retried.entry(class).or_insert(0) += 1;
+    }
+
     pub fn error_total(&self) -> u64 {
         self.errors.values().sum()
     }
 
+    /// Attempts after a failed one.
+    pub fn retries(&self) -> u64 {
+        self.retried.values().sum()
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.ops == 0 && self.errors.is_empty()
+        self.ops == 0 && self.errors.is_empty() && self.retried.is_empty()
     }
 
     /// Adds `other` exactly: histograms merge bucket by bucket, counters add.
@@ -85,6 +100,9 @@ impl OpStats {
         for (class, n) in &other.errors {
             *self.errors.entry(*class).or_insert(0) += n;
         }
+        for (class, n) in &other.retried {
+            *self.retried.entry(*class).or_insert(0) += n;
+        }
     }
 
     /// Rates and percentiles over `elapsed`.
@@ -92,6 +110,10 @@ impl OpStats {
         let secs = elapsed.as_secs_f64();
         let per_sec = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
         let errors: ErrorCounts = self.errors.iter().map(|(c, n)| (c.label(), *n)).collect();
+        let mut attempt_errors = errors.clone();
+        for (class, n) in &self.retried {
+            *attempt_errors.entry(class.label()).or_insert(0) += n;
+        }
         let error_total = self.error_total();
         let attempts = self.ops + error_total;
         OpSummary {
@@ -103,6 +125,8 @@ impl OpStats {
                 0.0
             },
             error_classes: errors,
+            retries: self.retries(),
+            attempt_error_classes: attempt_errors,
             ops_per_sec: per_sec(self.ops),
             bytes: self.bytes,
             mib_per_sec: per_sec(self.bytes) / (1024.0 * 1024.0),
@@ -148,10 +172,21 @@ impl Percentiles {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OpSummary {
+    /// Successful operations.
     pub ops: u64,
+    /// Failed operations: every attempt failed, or the last failure was not retriable.
     pub errors: u64,
+    /// `errors / (ops + errors)`: per operation, retries aside.
     pub error_rate: f64,
+    /// Failed operations by the class of their last attempt.
     pub error_classes: ErrorCounts,
+    /// Attempts after a failed one; all attempts are `ops + errors + retries`.
+    #[serde(default)]
+    pub retries: u64,
+    /// Failed attempts by class, the retried ones and each failed operation's last:
+    /// they add up to `errors + retries`.
+    #[serde(default)]
+    pub attempt_error_classes: ErrorCounts,
     pub ops_per_sec: f64,
     pub bytes: u64,
     pub mib_per_sec: f64,
@@ -254,6 +289,31 @@ mod tests {
         assert!((sum.mib_per_sec - 30.0).abs() < 1e-9);
         assert_eq!(sum.error_classes.get("http_404"), Some(&10));
         assert!(sum.latency_us.p50 >= 1999 && sum.latency_us.p50 <= 2001);
+    }
+
+    #[test]
+    fn retries_count_attempts_apart_from_operations() {
+        let mut s = OpStats::default();
+        // Two operations succeed, one after a retried 503; one fails after a retried
+        // timeout with a reset.
+        s.record_ok(Duration::from_millis(1), 0);
+        s.record_retry(ErrorClass::SlowDown);
+        s.record_ok(Duration::from_millis(1), 0);
+        s.record_retry(ErrorClass::Timeout);
+        s.record_error(ErrorClass::Connection);
+        let mut merged = OpStats::default();
+        merged.merge(&s);
+        merged.merge(&s);
+        let sum = merged.summarize(Duration::from_secs(1));
+        assert_eq!((sum.ops, sum.errors, sum.retries), (4, 2, 4));
+        assert!((sum.error_rate - 2.0 / 6.0).abs() < 1e-9, "per operation");
+        assert_eq!(sum.error_classes.get("connection"), Some(&2));
+        assert_eq!(sum.error_classes.len(), 1);
+        let attempts: ErrorCounts = [("connection", 2), ("slowdown", 2), ("timeout", 2)]
+            .into_iter()
+            .map(|(c, n)| (c.to_string(), n))
+            .collect();
+        assert_eq!(sum.attempt_error_classes, attempts);
     }
 
     #[test]

@@ -170,8 +170,12 @@ fn add_interval(point: &mut IntervalRecord, r: IntervalRecord) {
         mine.errors += s.errors;
         mine.bytes += s.bytes;
         mine.keys += s.keys;
+        mine.retries += s.retries;
         for (class, n) in s.error_classes {
             *mine.error_classes.entry(class).or_default() += n;
+        }
+        for (class, n) in s.attempt_error_classes {
+            *mine.attempt_error_classes.entry(class).or_default() += n;
         }
     }
 }

@@ -32,7 +32,9 @@ pub use manifest::{Manifest, RunStatus};
 pub use overrides::{OverrideMismatch, RunOverrides};
 pub use process::ProcessId;
 pub use store::{ResultStore, ResultsError, find_run, list_runs, new_run_id};
-pub use summary::{IntervalRecord, Section, Summary, SummaryRow, TotalRow, csv_field, write_csv};
+pub use summary::{
+    IntervalRecord, Section, Summary, SummaryRow, TotalRow, class_cell, csv_field, write_csv,
+};
 
 /// Version of every result file format; bumped on incompatible changes.
 pub const FORMAT_VERSION: u32 = 1;

@@ -130,7 +130,7 @@ fn is_one(n: &u64) -> bool {
     *n == 1
 }
 
-const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes,shards_at_start,shards_at_end,part";
+const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes,shards_at_start,shards_at_end,part,retries,attempt_error_classes";
 
 /// A CSV field, quoted when it holds a comma, quote or line break.
 pub fn csv_field(s: &str) -> String {
@@ -139,6 +139,15 @@ pub fn csv_field(s: &str) -> String {
     } else {
         s.to_string()
     }
+}
+
+/// Error counts as `class=count` pairs joined by `;`.
+pub fn class_cell(counts: &crate::metrics::ErrorCounts) -> String {
+    counts
+        .iter()
+        .map(|(c, n)| format!("{c}={n}"))
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 /// Writes the summary rows as CSV (`.` decimal separator, one header line).
@@ -151,15 +160,11 @@ pub fn write_csv(rows: &[SummaryRow], out: &mut impl Write) -> std::io::Result<(
             .ttfb_us
             .map(|t| (t.p50.to_string(), t.p99.to_string()))
             .unwrap_or_default();
-        let classes = s
-            .error_classes
-            .iter()
-            .map(|(c, n)| format!("{c}={n}"))
-            .collect::<Vec<_>>()
-            .join(";");
+        let classes = class_cell(&s.error_classes);
+        let attempt_classes = class_cell(&s.attempt_error_classes);
         writeln!(
             out,
-            "{},{},{},{},{},{},{:.3},{:.3},{},{},{:.6},{:.3},{},{:.3},{},{:.3},{},{:.1},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.3},{:.3},{},{},{:.6},{:.3},{},{:.3},{},{:.3},{},{:.1},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             r.section.as_str(),
             r.round.map(|n| n.to_string()).unwrap_or_default(),
             csv_field(&r.phase),
@@ -189,6 +194,8 @@ pub fn write_csv(rows: &[SummaryRow], out: &mut impl Write) -> std::io::Result<(
             super::shards_cell(&r.index_at_start),
             super::shards_cell(&r.index_at_end),
             r.part_label(),
+            s.retries,
+            csv_field(&attempt_classes),
         )?;
     }
     Ok(())

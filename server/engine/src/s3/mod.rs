@@ -3,12 +3,15 @@
 //! `sdk` is aws-sdk-s3 (full compatibility); `fast` is a lean hyper + aws-sigv4 +
 //! quick-xml client for the hot operations, because the SDK spends several times more
 //! client CPU per request than the request itself needs. Dispatch is a plain enum so
-//! the hot path has no boxing and no dynamic futures.
+//! the hot path has no boxing and no dynamic futures. Both make one attempt per call;
+//! retries are keystorm's own (`retry`), so they behave and count the same whichever
+//! client runs.
 
 mod classify;
 pub mod config;
 pub mod credentials;
 pub mod fast;
+pub mod retry;
 pub mod sdk;
 
 use bytes::Bytes;
@@ -72,35 +75,72 @@ pub struct DeleteManyOutcome {
     pub errors: Vec<(String, String)>,
 }
 
-/// A shared S3 client; clone is cheap (it shares the connection pool).
+/// A shared S3 client; clone is cheap (it shares the connection pool). Each call is
+/// retried as configured, by one loop for both backends ([`retry`]).
 #[derive(Clone)]
-pub enum S3Client {
+pub struct S3Client {
+    backend: Backend,
+    retries: u32,
+}
+
+/// The client that makes the attempts: one request per call.
+#[derive(Clone)]
+enum Backend {
     Fast(std::sync::Arc<fast::FastClient>),
     Sdk(sdk::SdkClient),
 }
 
 macro_rules! dispatch {
     ($self:ident, $c:ident => $call:expr) => {
-        match $self {
-            S3Client::Fast($c) => $call,
-            S3Client::Sdk($c) => $call,
+        match &$self.backend {
+            Backend::Fast($c) => $call,
+            Backend::Sdk($c) => $call,
         }
+    };
+}
+
+/// One call of `$call` on the backend per attempt, retried as configured. What the
+/// call uses is copied into each attempt, so it must be references or `Copy`.
+macro_rules! retried {
+    ($self:ident, $c:ident => $call:expr) => {
+        retry::run($self.retries, |_| {}, || async move {
+            dispatch!($self, $c => $call.await)
+        })
+        .await
     };
 }
 
 impl S3Client {
     /// Builds the client the config asks for, with its pool sized to the concurrency.
     pub async fn connect(config: &ClientConfig) -> Result<S3Client, OpError> {
-        Ok(match config.kind {
-            ClientKind::Fast => S3Client::Fast(std::sync::Arc::new(fast::FastClient::new(config)?)),
-            ClientKind::Sdk => S3Client::Sdk(sdk::SdkClient::new(config).await?),
+        let backend = match config.kind {
+            ClientKind::Fast => Backend::Fast(std::sync::Arc::new(fast::FastClient::new(config)?)),
+            ClientKind::Sdk => Backend::Sdk(sdk::SdkClient::new(config).await?),
+        };
+        Ok(S3Client {
+            backend,
+            retries: config.retries,
         })
     }
 
     pub fn kind(&self) -> ClientKind {
-        match self {
-            S3Client::Fast(_) => ClientKind::Fast,
-            S3Client::Sdk(_) => ClientKind::Sdk,
+        match self.backend {
+            Backend::Fast(_) => ClientKind::Fast,
+            Backend::Sdk(_) => ClientKind::Sdk,
+        }
+    }
+
+    /// Retries after a failed attempt (of a 5xx, timeout or connection failure).
+    pub fn retries(&self) -> u32 {
+        self.retries
+    }
+
+    /// The same client (sharing its pool) making one attempt per call, for callers
+    /// that retry on their own and count every attempt (see [`retry::run`]).
+    pub fn without_retries(&self) -> S3Client {
+        S3Client {
+            backend: self.backend.clone(),
+            retries: 0,
         }
     }
 
@@ -112,20 +152,23 @@ impl S3Client {
         body: Bytes,
         metadata: &[(String, String)],
     ) -> Result<(), OpError> {
-        dispatch!(self, c => c.put_object(bucket, key, body, metadata).await)
+        let body = &body;
+        retried!(self, c => c.put_object(bucket, key, body.clone(), metadata))
     }
 
-    /// GetObject, optionally a byte range (inclusive, as in the Range header).
+    /// GetObject, optionally a byte range (inclusive, as in the Range header). The body
+    /// is discarded, so a failure while reading it is retried like any other.
     pub async fn get_object(
         &self,
         bucket: &str,
         key: &str,
         range: Option<(u64, u64)>,
     ) -> Result<GetOutcome, OpError> {
-        dispatch!(self, c => c.get_object(bucket, key, range).await)
+        retried!(self, c => c.get_object(bucket, key, range))
     }
 
-    /// GetObject streaming the body through `sink` (a file, for downloads).
+    /// GetObject streaming the body through `sink` (a file, for downloads). A failed
+    /// attempt is retried only while `sink` has not been given any bytes.
     pub async fn get_object_to(
         &self,
         bucket: &str,
@@ -133,7 +176,19 @@ impl S3Client {
         range: Option<(u64, u64)>,
         sink: &mut (dyn FnMut(&[u8]) -> std::io::Result<()> + Send),
     ) -> Result<GetOutcome, OpError> {
-        dispatch!(self, c => c.get_object_to(bucket, key, range, sink).await)
+        let mut left = self.retries;
+        loop {
+            let mut delivered = false;
+            let mut counting = |chunk: &[u8]| {
+                delivered |= !chunk.is_empty();
+                sink(chunk)
+            };
+            let r = dispatch!(self, c => c.get_object_to(bucket, key, range, &mut counting).await);
+            match r {
+                Err(e) if left > 0 && !delivered && retry::retriable(e.class) => left -= 1,
+                r => return r,
+            }
+        }
     }
 
     /// CreateMultipartUpload with user metadata; returns the upload id.
@@ -143,7 +198,7 @@ impl S3Client {
         key: &str,
         metadata: &[(String, String)],
     ) -> Result<String, OpError> {
-        dispatch!(self, c => c.create_multipart_upload(bucket, key, metadata).await)
+        retried!(self, c => c.create_multipart_upload(bucket, key, metadata))
     }
 
     /// UploadPart `number` (1-based); returns the part's ETag.
@@ -155,7 +210,8 @@ impl S3Client {
         number: u32,
         body: Bytes,
     ) -> Result<String, OpError> {
-        dispatch!(self, c => c.upload_part(bucket, key, upload_id, number, body).await)
+        let body = &body;
+        retried!(self, c => c.upload_part(bucket, key, upload_id, number, body.clone()))
     }
 
     /// CompleteMultipartUpload from (part number, ETag) in ascending order; returns the
@@ -167,7 +223,7 @@ impl S3Client {
         upload_id: &str,
         parts: &[(u32, String)],
     ) -> Result<String, OpError> {
-        dispatch!(self, c => c.complete_multipart_upload(bucket, key, upload_id, parts).await)
+        retried!(self, c => c.complete_multipart_upload(bucket, key, upload_id, parts))
     }
 
     pub async fn abort_multipart_upload(
@@ -176,20 +232,20 @@ impl S3Client {
         key: &str,
         upload_id: &str,
     ) -> Result<(), OpError> {
-        dispatch!(self, c => c.abort_multipart_upload(bucket, key, upload_id).await)
+        retried!(self, c => c.abort_multipart_upload(bucket, key, upload_id))
     }
 
     /// GetObject returning the body, for verification and tests (not the hot path).
     pub async fn get_object_bytes(&self, bucket: &str, key: &str) -> Result<Bytes, OpError> {
-        dispatch!(self, c => c.get_object_bytes(bucket, key).await)
+        retried!(self, c => c.get_object_bytes(bucket, key))
     }
 
     pub async fn head_object(&self, bucket: &str, key: &str) -> Result<HeadOutcome, OpError> {
-        dispatch!(self, c => c.head_object(bucket, key).await)
+        retried!(self, c => c.head_object(bucket, key))
     }
 
     pub async fn delete_object(&self, bucket: &str, key: &str) -> Result<(), OpError> {
-        dispatch!(self, c => c.delete_object(bucket, key).await)
+        retried!(self, c => c.delete_object(bucket, key))
     }
 
     /// DeleteObjects (up to 1000 keys).
@@ -198,7 +254,7 @@ impl S3Client {
         bucket: &str,
         keys: &[String],
     ) -> Result<DeleteManyOutcome, OpError> {
-        dispatch!(self, c => c.delete_objects(bucket, keys).await)
+        retried!(self, c => c.delete_objects(bucket, keys))
     }
 
     /// One ListObjectsV2 page.
@@ -207,20 +263,20 @@ impl S3Client {
         bucket: &str,
         request: &ListRequest,
     ) -> Result<ListPage, OpError> {
-        dispatch!(self, c => c.list_objects_v2(bucket, request).await)
+        retried!(self, c => c.list_objects_v2(bucket, request))
     }
 
     /// CreateBucket; `Ok(true)` if created, `Ok(false)` if it already existed and is ours.
     pub async fn create_bucket(&self, bucket: &str) -> Result<bool, OpError> {
-        dispatch!(self, c => c.create_bucket(bucket).await)
+        retried!(self, c => c.create_bucket(bucket))
     }
 
     /// HeadBucket; `Ok(false)` on 404.
     pub async fn bucket_exists(&self, bucket: &str) -> Result<bool, OpError> {
-        dispatch!(self, c => c.bucket_exists(bucket).await)
+        retried!(self, c => c.bucket_exists(bucket))
     }
 
     pub async fn delete_bucket(&self, bucket: &str) -> Result<(), OpError> {
-        dispatch!(self, c => c.delete_bucket(bucket).await)
+        retried!(self, c => c.delete_bucket(bucket))
     }
 }

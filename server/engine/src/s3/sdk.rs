@@ -1,9 +1,12 @@
 //! The `sdk` client: aws-sdk-s3 with every measurement-distorting default set
 //! explicitly (retries, request checksums, payload signing, stalled-stream protection,
-//! pool size), for full compatibility with any S3 endpoint.
+//! pool size), for full compatibility with any S3 endpoint. The SDK's own retries are
+//! off: one call is one request, and keystorm's retry loop (`s3::retry`) retries both
+//! clients alike. A GET's body is read within what is left of the timeout, as the
+//! fast client does, so a stalled body is a timeout with either client.
 
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use aws_sdk_s3::Client;
 use aws_sdk_s3::config::retry::RetryConfig;
@@ -32,6 +35,8 @@ use crate::ops::{ErrorClass, OpError};
 pub struct SdkClient {
     client: Client,
     payload_signing: bool,
+    /// The whole request's limit, body included (the SDK's covers the headers only).
+    timeout: Option<Duration>,
 }
 
 fn classify<E>(e: SdkError<E, HttpResponse>, what: &str) -> OpError
@@ -116,11 +121,6 @@ impl SdkClient {
             None,
             "keystorm",
         );
-        let retry = if config.retries == 0 {
-            RetryConfig::disabled()
-        } else {
-            RetryConfig::standard().with_max_attempts(config.retries + 1)
-        };
         let mut timeouts = TimeoutConfig::builder();
         if let Some(t) = config.timeout {
             timeouts = timeouts.operation_timeout(t);
@@ -131,7 +131,7 @@ impl SdkClient {
             .region(Region::new(config.region.clone()))
             .force_path_style(config.path_style)
             .credentials_provider(credentials)
-            .retry_config(retry)
+            .retry_config(RetryConfig::disabled())
             .timeout_config(timeouts.build())
             .request_checksum_calculation(if config.checksums {
                 RequestChecksumCalculation::WhenSupported
@@ -145,6 +145,7 @@ impl SdkClient {
         Ok(SdkClient {
             client: Client::from_conf(s3_config),
             payload_signing: config.payload_signing,
+            timeout: config.timeout,
         })
     }
 
@@ -200,26 +201,52 @@ impl SdkClient {
             .send()
             .await
             .map_err(|e| classify(e, "GET"))?;
+        let headers_at = start.elapsed();
         let mut body = out.body;
         let mut bytes = 0u64;
         let mut ttfb = None;
-        while let Some(chunk) = body.next().await {
-            let chunk = chunk.map_err(|e| {
-                OpError::new(
-                    ErrorClass::Connection,
-                    format!("GET body: {}", classify::chain(&e)),
-                )
-            })?;
-            ttfb.get_or_insert_with(|| start.elapsed());
-            bytes += chunk.len() as u64;
-            sink(&chunk).map_err(|e| {
-                OpError::new(ErrorClass::Other, format!("GET body: cannot write: {e}"))
-            })?;
-        }
+        let stream = async {
+            while let Some(chunk) = body.next().await {
+                let chunk = chunk.map_err(|e| {
+                    OpError::new(
+                        ErrorClass::Connection,
+                        format!("GET body: {}", classify::chain(&e)),
+                    )
+                })?;
+                ttfb.get_or_insert_with(|| start.elapsed());
+                bytes += chunk.len() as u64;
+                sink(&chunk).map_err(|e| {
+                    OpError::new(ErrorClass::Other, format!("GET body: cannot write: {e}"))
+                })?;
+            }
+            Ok::<(), OpError>(())
+        };
+        self.within_timeout(headers_at, stream, "GET").await?;
         Ok(GetOutcome {
             bytes,
-            ttfb: ttfb.unwrap_or_else(|| start.elapsed()),
+            ttfb: ttfb.unwrap_or(headers_at),
         })
+    }
+
+    /// Runs `body` (reading a response body) within what is left of the timeout after
+    /// `spent`.
+    async fn within_timeout<T>(
+        &self,
+        spent: Duration,
+        body: impl Future<Output = Result<T, OpError>>,
+        what: &str,
+    ) -> Result<T, OpError> {
+        match self.timeout {
+            Some(t) => tokio::time::timeout(t.saturating_sub(spent), body)
+                .await
+                .map_err(|_| {
+                    OpError::new(
+                        ErrorClass::Timeout,
+                        format!("{what}: body not read within {t:?}"),
+                    )
+                })?,
+            None => body.await,
+        }
     }
 
     pub async fn create_multipart_upload(
@@ -321,6 +348,7 @@ impl SdkClient {
     }
 
     pub async fn get_object_bytes(&self, bucket: &str, key: &str) -> Result<Bytes, OpError> {
+        let start = Instant::now();
         let out = self
             .client
             .get_object()
@@ -329,11 +357,14 @@ impl SdkClient {
             .send()
             .await
             .map_err(|e| classify(e, "GET"))?;
-        out.body
-            .collect()
-            .await
-            .map(|d| d.into_bytes())
-            .map_err(|e| OpError::new(ErrorClass::Connection, format!("GET body: {e}")))
+        let body = async {
+            out.body
+                .collect()
+                .await
+                .map(|d| d.into_bytes())
+                .map_err(|e| OpError::new(ErrorClass::Connection, format!("GET body: {e}")))
+        };
+        self.within_timeout(start.elapsed(), body, "GET").await
     }
 
     pub async fn head_object(&self, bucket: &str, key: &str) -> Result<HeadOutcome, OpError> {

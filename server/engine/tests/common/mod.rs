@@ -79,8 +79,24 @@ pub async fn client_of(endpoint: &str, pool_size: usize) -> S3Client {
     connect(endpoint, ClientKind::Fast, pool_size).await
 }
 
-async fn connect(endpoint: &str, kind: ClientKind, pool_size: usize) -> S3Client {
+/// The fast client retrying each call up to `retries` times.
+pub async fn client_retrying(endpoint: &str, retries: u32) -> S3Client {
     S3Client::connect(&ClientConfig {
+        retries,
+        ..config(endpoint, ClientKind::Fast, 16)
+    })
+    .await
+    .expect("client")
+}
+
+async fn connect(endpoint: &str, kind: ClientKind, pool_size: usize) -> S3Client {
+    S3Client::connect(&config(endpoint, kind, pool_size))
+        .await
+        .expect("client")
+}
+
+fn config(endpoint: &str, kind: ClientKind, pool_size: usize) -> ClientConfig {
+    ClientConfig {
         kind,
         endpoint: endpoint.to_string(),
         region: "us-east-1".to_string(),
@@ -96,9 +112,7 @@ async fn connect(endpoint: &str, kind: ClientKind, pool_size: usize) -> S3Client
         pool_size,
         checksums: false,
         payload_signing: false,
-    })
-    .await
-    .expect("client")
+    }
 }
 
 /// Every key in `bucket`, by listing (test-sized buckets only).

@@ -50,7 +50,6 @@ pub struct FastClient {
     base: uri::Base,
     signer: std::sync::Arc<sign::Signer>,
     timeout: Option<Duration>,
-    retries: u32,
     region: String,
 }
 
@@ -107,13 +106,12 @@ impl FastClient {
                 config.payload_signing,
             )),
             timeout: config.timeout,
-            retries: config.retries,
             region: config.region.clone(),
         })
     }
 
-    /// Builds, signs and sends one request; retries per the config on 5xx, timeouts
-    /// and connection errors. The response comes back with its body unread.
+    /// Builds, signs and sends one request, once (retries are the caller's, see
+    /// `s3::retry`). The response comes back with its body unread.
     async fn send(&self, r: Req<'_>) -> Result<Response, OpError> {
         let Req {
             method,
@@ -125,20 +123,7 @@ impl FastClient {
             what,
         } = r;
         let uri = self.base.uri(bucket, key, query);
-        let mut attempt = 0;
-        loop {
-            let result = self
-                .attempt(&method, &uri, headers, body.clone(), what)
-                .await;
-            let retry = match &result {
-                Ok(r) => r.status().is_server_error(),
-                Err(e) => matches!(e.class, ErrorClass::Timeout | ErrorClass::Connection),
-            };
-            if !retry || attempt >= self.retries {
-                return result;
-            }
-            attempt += 1;
-        }
+        self.attempt(&method, &uri, headers, body, what).await
     }
 
     async fn attempt(

@@ -1,0 +1,44 @@
+// The phases table's errors cell: failed operations, and the retries next to them with
+// the failed attempts by class in the title when a workload retried.
+import { cleanup, render, screen } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SummaryRow } from "../api/types";
+import { RoundsPhasesTable, errorsTitle } from "./RunDetailView";
+
+afterEach(cleanup);
+
+const base = {
+  section: "round",
+  round: 1,
+  phase: "read",
+  op: "get",
+  objects_at_start: 100,
+  started_at: "2026-11-22T10:00:03Z",
+  duration_s: 5,
+  client_cpu_s: 1,
+  ops: 1000,
+  errors: 2,
+  error_rate: 0.002,
+  error_classes: { timeout: 2 },
+  ops_per_sec: 200,
+  bytes: 0,
+  mib_per_sec: 0,
+  keys: 0,
+  keys_per_sec: 0,
+  latency_us: { min: 1, mean: 2, p50: 100, p90: 200, p99: 1000, p999: 2000, max: 3000 },
+} as SummaryRow;
+
+describe("errors cell", () => {
+  it("shows no retries for a run without them", () => {
+    render(<RoundsPhasesTable rows={[{ ...base, retries: 0, attempt_error_classes: { timeout: 2 } }]} />);
+    expect(screen.queryByTestId("row-retries")).toBeNull();
+    expect(errorsTitle(base)).toBe("timeout: 2");
+  });
+
+  it("shows the retries and the failed attempts by class", () => {
+    const row = { ...base, retries: 40, attempt_error_classes: { slowdown: 30, timeout: 12 } };
+    render(<RoundsPhasesTable rows={[row]} />);
+    expect(screen.getByTestId("row-retries").textContent).toContain("+40 retried");
+    expect(errorsTitle(row)).toBe("failed operations: timeout: 2; failed attempts: slowdown: 30, timeout: 12");
+  });
+});
