@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 
 use crate::body::SimBody;
 use crate::request::parse_query;
-use crate::reshard::MAX_SHARDS;
+use crate::reshard_log::MAX_SHARDS;
 use crate::rgw_json;
-use crate::server::State;
+use crate::state::State;
 
 type Resp = Response<SimBody>;
 

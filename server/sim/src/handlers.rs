@@ -11,14 +11,15 @@ use hyper::body::Incoming;
 use crate::Storage;
 use crate::body::SimBody;
 use crate::budget::OverBudget;
+use crate::clock::now_ms;
 use crate::errors::S3Error;
 use crate::inject::Fault;
 use crate::list::{self, ListParams, V2Response};
 use crate::objects::{meta_len, size_only_etag};
 use crate::payload::{self, MAX_BODY};
 use crate::request::{Op, Parsed, parse};
-use crate::server::{Reset, State};
-use crate::store::{DeleteBucketError, Object, now_ms};
+use crate::state::{Reset, State};
+use crate::store::{DeleteBucketError, Object};
 use crate::xml::{HEADER, NS, element, iso8601};
 
 mod multipart;

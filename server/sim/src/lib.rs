@@ -18,6 +18,7 @@ mod admin;
 mod body;
 mod budget;
 mod chunked;
+mod clock;
 mod config;
 mod data;
 mod delay;
@@ -32,9 +33,11 @@ mod objects;
 mod payload;
 mod request;
 mod reshard;
+mod reshard_log;
 mod rgw_json;
 mod server;
 mod sigv4;
+mod state;
 mod store;
 mod xml;
 
@@ -44,6 +47,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 pub use budget::{OverBudget, human as human_bytes};
+pub use clock::now_ms;
 pub use config::{
     Delay, FaultConfig, FaultCounts, IndexConfig, LatencyConfig, ObjectOp, SimConfig,
 };
@@ -53,8 +57,8 @@ pub use index::IndexView;
 pub use machine::default_budget;
 pub use objects::{Meta, ObjectRef, size_only_etag};
 pub use request::Op;
-pub use reshard::ReshardRecord;
-pub use store::{Object, Store, now_ms};
+pub use reshard_log::ReshardRecord;
+pub use store::{Object, Store};
 
 /// What the target keeps of each object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -71,7 +75,7 @@ pub enum Storage {
 pub struct SimHandle {
     addr: SocketAddr,
     store: Arc<Store>,
-    state: Arc<server::State>,
+    state: Arc<state::State>,
     stop: CancellationToken,
     task: tokio::task::JoinHandle<()>,
 }
@@ -149,7 +153,7 @@ pub async fn start(addr: SocketAddr, config: SimConfig) -> std::io::Result<SimHa
     let budget = config.max_memory.unwrap_or_else(machine::default_budget);
     let store = Arc::new(Store::new(config.storage, config.index.clone(), budget));
     let stop = CancellationToken::new();
-    let state = Arc::new(server::State {
+    let state = Arc::new(state::State {
         store: store.clone(),
         credentials: config.credentials,
         injector: inject::Injector::new(config.latency, config.faults),

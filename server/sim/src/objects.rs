@@ -149,7 +149,7 @@ pub struct Objects {
 
 impl Default for Objects {
     fn default() -> Self {
-        Objects::new(crate::store::now_ms())
+        Objects::new(crate::clock::now_ms())
     }
 }
 

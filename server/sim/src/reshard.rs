@@ -1,71 +1,17 @@
 //! Resharding a bucket's index, as RGW does it: the reshard thread that looks at every
 //! bucket each `check_interval` and reshards those past `shards × max_objs_per_shard`
 //! to the next prime ≥ 2 × objects / max_objs_per_shard, the reshard itself (time in
-//! proportion to the objects it moves, writes blocked meanwhile), and the bounded log
-//! of reshards that tests read to know where the target resharded.
+//! proportion to the objects it moves, writes blocked meanwhile). What it did goes to
+//! the store's [`ReshardLog`](crate::reshard_log::ReshardLog).
 
-use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use tokio_util::sync::CancellationToken;
 
 use crate::IndexConfig;
+use crate::reshard_log::{MAX_SHARDS, ReshardRecord};
 use crate::store::{Bucket, Store};
-
-/// Reshards remembered by the target.
-const RESHARD_LOG: usize = 1000;
-/// RGW's limit on index shards.
-pub const MAX_SHARDS: u32 = 65521;
-
-/// A reshard the target did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReshardRecord {
-    pub bucket: String,
-    /// Shards before.
-    pub from: u32,
-    /// Shards after.
-    pub to: u32,
-    /// Objects moved.
-    pub objects: u64,
-    pub started: SystemTime,
-    pub ended: SystemTime,
-    /// Started by the target itself (past the threshold), not by the admin call.
-    pub dynamic: bool,
-}
-
-/// The target's reshard log (the last 1000) and how many passes the reshard thread
-/// made over the buckets.
-#[derive(Debug, Default)]
-pub struct ReshardLog {
-    records: Mutex<VecDeque<ReshardRecord>>,
-    checks: AtomicU64,
-}
-
-impl ReshardLog {
-    fn push(&self, r: ReshardRecord) {
-        let mut log = self.records.lock().unwrap_or_else(|p| p.into_inner());
-        log.push_back(r);
-        if log.len() > RESHARD_LOG {
-            log.pop_front();
-        }
-    }
-
-    pub fn all(&self) -> Vec<ReshardRecord> {
-        self.records
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .cloned()
-            .collect()
-    }
-
-    /// Passes of the reshard thread over all buckets so far.
-    pub fn checks(&self) -> u64 {
-        self.checks.load(Ordering::Acquire)
-    }
-}
 
 /// Reshards `bucket` to `to` shards and returns when done; writes block meanwhile.
 /// `false` when a reshard of the bucket was already running. The reshard runs in a
@@ -163,7 +109,7 @@ pub async fn reshard_thread(store: Arc<Store>, config: IndexConfig, stop: Cancel
                 }
             }
         }
-        store.reshards.checks.fetch_add(1, Ordering::AcqRel);
+        store.reshards.count_check();
     }
 }
 

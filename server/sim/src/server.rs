@@ -9,28 +9,7 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use crate::store::Store;
-
-pub(crate) struct State {
-    pub store: Arc<Store>,
-    pub credentials: Option<(String, String)>,
-    pub injector: crate::inject::Injector,
-    pub no_multi_delete: bool,
-    /// Requests received, by operation (admin calls not counted).
-    pub requests: [std::sync::atomic::AtomicU64; crate::request::Op::COUNT],
-}
-
-/// An injected reset: the service fails, so hyper drops the connection unanswered.
-#[derive(Debug)]
-pub(crate) struct Reset;
-
-impl std::fmt::Display for Reset {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("connection reset by fault injection")
-    }
-}
-
-impl std::error::Error for Reset {}
+use crate::state::State;
 
 pub(crate) async fn serve(listener: TcpListener, state: Arc<State>, stop: CancellationToken) {
     loop {

@@ -4,11 +4,10 @@
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::budget::{Budget, OverBudget};
 use crate::index::{BucketIndex, InstanceIds};
-use crate::reshard::ReshardLog;
+use crate::reshard_log::ReshardLog;
 use crate::{IndexConfig, Storage};
 
 pub use crate::objects::{Object, ObjectRef, Objects, etag_header};
@@ -52,13 +51,6 @@ pub struct Store {
     pub budget: Arc<Budget>,
 }
 
-pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
-
 impl Store {
     /// A target holding at most `max_memory` bytes by its own accounting.
     pub fn new(storage: Storage, index_config: IndexConfig, max_memory: u64) -> Store {
@@ -90,7 +82,7 @@ impl Store {
         b.insert(
             name.to_string(),
             Arc::new(Bucket {
-                created_ms: now_ms(),
+                created_ms: crate::clock::now_ms(),
                 objects: RwLock::new(Objects::default()),
                 size: AtomicU64::new(0),
                 size_actual: AtomicU64::new(0),
@@ -98,7 +90,7 @@ impl Store {
                 index: BucketIndex::new(
                     self.index_config
                         .default_shards
-                        .clamp(1, crate::reshard::MAX_SHARDS),
+                        .clamp(1, crate::reshard_log::MAX_SHARDS),
                     self.instance_ids.next(),
                 ),
             }),

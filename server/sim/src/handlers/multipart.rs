@@ -9,11 +9,12 @@ use super::{Ctx, MAX_KEY, Resp, index_writable, read_body, refuse, user_metadata
 use crate::Storage;
 use crate::body::SimBody;
 use crate::budget::part_cost;
+use crate::clock::now_ms;
 use crate::errors::S3Error;
 use crate::multipart::{CompleteError, MAX_PART_NUMBER, Part, PartError, Upload};
 use crate::objects::meta_len;
 use crate::payload;
-use crate::store::{Object, now_ms};
+use crate::store::Object;
 use crate::xml::{HEADER, NS, element};
 
 pub(super) fn create(ctx: &Ctx<'_>) -> Resp {
