@@ -128,3 +128,30 @@ fn reads_back_what_the_writer_appends_and_continues_its_ids() {
     assert!(log.next_event().is_none());
     assert!(EventReader::open(&dir.path().join("none")).is_none());
 }
+
+#[tokio::test]
+async fn the_async_reader_reads_what_the_sync_reader_reads() {
+    let last = FIXTURE.lines().last().unwrap();
+    let text = format!("{FIXTURE}{}", &last[..10]);
+    let mut sync = EventReader::new(Cursor::new(text.as_bytes()));
+    let mut log = AsyncEventReader::new(text.as_bytes());
+    let mut read = 0;
+    while let Some(raw) = log.next_raw().await {
+        assert_eq!(Some(raw), sync.next_raw());
+        read += 1;
+    }
+    assert_eq!(sync.next_raw(), None);
+    assert_eq!(read, FIXTURE.lines().count());
+
+    let mut log = AsyncEventReader::new(text.as_bytes());
+    let mut heads = AsyncEventReader::new(text.as_bytes());
+    while let Some(head) = heads.next_head().await {
+        let event = log.next_event().await.unwrap();
+        assert_eq!(event.id, head.id);
+        assert_eq!(
+            serde_json::to_value(&event.event).unwrap()["event"],
+            head.name
+        );
+    }
+    assert!(log.next_event().await.is_none());
+}
