@@ -155,3 +155,15 @@ async fn the_async_reader_reads_what_the_sync_reader_reads() {
     }
     assert!(log.next_event().await.is_none());
 }
+
+#[test]
+fn a_recorded_line_read_and_written_again_is_the_same_line() {
+    let mut log = EventReader::new(Cursor::new(FIXTURE.as_bytes()));
+    for line in FIXTURE.lines() {
+        let logged = log.next_event().unwrap();
+        assert_eq!(
+            super::line::encode(logged.id, &logged.event).as_deref(),
+            Some(line)
+        );
+    }
+}
