@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::ops::OpKind;
 use crate::s3::ClientKind;
@@ -277,7 +277,7 @@ impl PhaseWork {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PhaseEnd {
     #[serde(with = "humantime_serde_dur")]
@@ -313,6 +313,12 @@ mod humantime_serde_dur {
 
     pub fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&humantime::format_duration(*d).to_string())
+    }
+
+    /// Read back from the event log (`{"duration": "30s"}`).
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let text = <String as serde::Deserialize>::deserialize(d)?;
+        humantime::parse_duration(&text).map_err(serde::de::Error::custom)
     }
 }
 

@@ -13,7 +13,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
-use keystorm_engine::results::EVENTS_FILE;
+use keystorm_engine::results::AsyncEventReader;
 use serde::Deserialize;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::StreamExt;
@@ -154,18 +154,10 @@ impl Skip {
     /// The counts that leave the last `keep` events of each kind: the log is read once
     /// to count them (line by line).
     async fn older_than_last(dir: &Path, keep: u64) -> Skip {
-        /// Just the name of a logged event: the rest of the line is skipped, not built.
-        #[derive(Deserialize)]
-        struct Named<'a> {
-            #[serde(borrow)]
-            event: &'a str,
-        }
         let mut counts = Skip::default();
-        if let Some(mut log) = EventLog::open(dir).await {
-            while let Some(line) = log.next_line().await {
-                if let Ok(named) = serde_json::from_str::<Named<'_>>(&line)
-                    && let Some(n) = counts.counter(named.event)
-                {
+        if let Some(mut log) = AsyncEventReader::open(dir).await {
+            while let Some(head) = log.next_head().await {
+                if let Some(n) = counts.counter(&head.name) {
                     *n += 1;
                 }
             }
@@ -196,32 +188,6 @@ impl Skip {
     }
 }
 
-/// A run's event log, read line by line (constant memory, however long the run).
-struct EventLog(tokio::io::Lines<tokio::io::BufReader<tokio::fs::File>>);
-
-impl EventLog {
-    /// `None` before the run has logged anything.
-    async fn open(dir: &Path) -> Option<EventLog> {
-        use tokio::io::AsyncBufReadExt;
-        let file = tokio::fs::File::open(dir.join(EVENTS_FILE)).await.ok()?;
-        Some(EventLog(tokio::io::BufReader::new(file).lines()))
-    }
-
-    /// The next well-formed event (a torn last line is skipped).
-    async fn next(&mut self) -> Option<LiveEvent> {
-        while let Some(line) = self.next_line().await {
-            if let Some(e) = LiveEvent::from_log_line(&line) {
-                return Some(e);
-            }
-        }
-        None
-    }
-
-    async fn next_line(&mut self) -> Option<String> {
-        self.0.next_line().await.ok().flatten()
-    }
-}
-
 async fn replay(dir: &Path, next: &mut u64, tx: &mpsc::Sender<LiveEvent>) -> Replay {
     replay_skipping(dir, next, &mut Skip::default(), tx).await
 }
@@ -233,11 +199,11 @@ async fn replay_skipping(
     skip: &mut Skip,
     tx: &mpsc::Sender<LiveEvent>,
 ) -> Replay {
-    let Some(mut log) = EventLog::open(dir).await else {
+    let Some(mut log) = AsyncEventReader::open(dir).await else {
         return Replay::More;
     };
     let mut finished = false;
-    while let Some(e) = log.next().await {
+    while let Some(e) = log.next_raw().await.map(LiveEvent::from) {
         finished = e.is_final();
         if e.id < *next {
             continue;

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use keystorm_engine::executor::RunEvent;
+use keystorm_engine::results::RawEvent;
 use tokio::sync::broadcast;
 
 /// One logged event: id in the run's log, SSE event name, JSON data.
@@ -16,28 +17,24 @@ pub struct LiveEvent {
 }
 
 impl LiveEvent {
-    /// From a run event as the engine serializes it (`{"event", "data"}`).
+    /// From a run event, as it is logged.
     pub fn from_run_event(id: u64, event: &RunEvent) -> Option<LiveEvent> {
-        let value = serde_json::to_value(event).ok()?;
-        Some(LiveEvent {
-            id,
-            name: value.get("event")?.as_str()?.to_string(),
-            data: value.get("data").map(|d| d.to_string()).unwrap_or_default(),
-        })
-    }
-
-    /// From one line of `events.jsonl`; `None` for a torn or foreign line.
-    pub fn from_log_line(line: &str) -> Option<LiveEvent> {
-        let value: serde_json::Value = serde_json::from_str(line).ok()?;
-        Some(LiveEvent {
-            id: value.get("id")?.as_u64()?,
-            name: value.get("event")?.as_str()?.to_string(),
-            data: value.get("data").map(|d| d.to_string()).unwrap_or_default(),
-        })
+        RawEvent::of(id, event).map(LiveEvent::from)
     }
 
     pub fn is_final(&self) -> bool {
         self.name == "finished"
+    }
+}
+
+/// From a line of the run's `events.jsonl`.
+impl From<RawEvent> for LiveEvent {
+    fn from(raw: RawEvent) -> LiveEvent {
+        LiveEvent {
+            id: raw.id,
+            name: raw.name,
+            data: raw.data,
+        }
     }
 }
 

@@ -2,12 +2,12 @@
 //! stalls and what polling cost — read from the run's event log, so the detail and
 //! compare pages can mark them on the charts.
 
-use std::io::BufRead;
-
 use axum::Json;
 use axum::extract::State;
-use keystorm_engine::results::{EVENTS_FILE, IndexPollingEvent, ReshardEvent, StallEvent};
-use serde::{Deserialize, Serialize};
+use keystorm_engine::results::{
+    EventReader, IndexPollingEvent, Logged, ReshardEvent, RunEvent, StallEvent,
+};
+use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::AppState;
@@ -39,21 +39,6 @@ pub struct IndexReport {
     pub polling: Option<IndexPollingEvent>,
 }
 
-#[derive(Deserialize)]
-#[serde(tag = "event", content = "data", rename_all = "snake_case")]
-enum IndexLine {
-    Reshard(ReshardEvent),
-    Stall(StallEvent),
-    IndexPolling(IndexPollingEvent),
-}
-
-#[derive(Deserialize)]
-struct Line {
-    id: u64,
-    #[serde(flatten)]
-    event: IndexLine,
-}
-
 #[utoipa::path(get, path = "/api/runs/{id}/index", operation_id = "run_index", tag = "runs",
     params(RunIdParam),
     responses((status = 200, body = IndexReport), (status = 404, body = ErrorBody)))]
@@ -68,36 +53,16 @@ pub async fn index(
 /// Reads the event log line by line, keeping only index events (a handful per run).
 pub fn read_index(dir: &std::path::Path) -> IndexReport {
     let mut report = IndexReport::default();
-    let Ok(file) = std::fs::File::open(dir.join(EVENTS_FILE)) else {
+    let Some(mut log) = EventReader::open(dir) else {
         return report;
     };
-    for line in std::io::BufReader::new(file).lines() {
-        let Ok(line) = line else { break };
-        // Cheap pre-filter: most lines are intervals.
-        if ![
-            "\"event\":\"reshard\"",
-            "\"event\":\"stall\"",
-            "\"event\":\"index_polling\"",
-        ]
-        .iter()
-        .any(|tag| line.contains(tag))
-        {
-            continue;
-        }
-        match serde_json::from_str::<Line>(&line) {
-            Ok(Line {
-                id,
-                event: IndexLine::Reshard(event),
-            }) => report.reshards.push(ReshardRecord { id, event }),
-            Ok(Line {
-                id,
-                event: IndexLine::Stall(event),
-            }) => report.stalls.push(StallRecord { id, event }),
-            Ok(Line {
-                event: IndexLine::IndexPolling(event),
-                ..
-            }) => report.polling = Some(event),
-            Err(_) => {}
+    // Most lines are intervals: only these events are built.
+    while let Some(Logged { id, event }) = log.next_of(&["reshard", "stall", "index_polling"]) {
+        match event {
+            RunEvent::Reshard(event) => report.reshards.push(ReshardRecord { id, event }),
+            RunEvent::Stall(event) => report.stalls.push(StallRecord { id, event }),
+            RunEvent::IndexPolling(event) => report.polling = Some(event),
+            _ => {}
         }
     }
     report

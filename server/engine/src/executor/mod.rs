@@ -2,6 +2,7 @@
 //! each with closed- or open-loop workers, collects one interval a second, and writes
 //! results as it goes. Observers see every step (progress bars, later the live UI).
 
+mod checkpoint;
 mod cleanup;
 mod crashed_part;
 mod first_errors;
@@ -25,14 +26,17 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::results::CleanupEvent;
 pub use crate::results::EventPosition;
+pub use crate::results::{MetadataScanEvent, RunEvent};
 pub use phase::PhaseProgress;
 pub use sequence::{ScheduledPhase, schedule};
 
+use checkpoint::save_checkpoint;
+
 use crate::keyspace::{Keyspace, Window, WindowState};
-use crate::plan::{Endpoint, PhaseEnd, Plan};
+use crate::plan::{Endpoint, Plan};
 use crate::results::{
-    Checkpoint, FORMAT_VERSION, IntervalRecord, Manifest, PhaseRef, ResultStore, ResultsError,
-    RunOverrides, RunStatus, Summary, SummaryRow, new_run_id, timestamp,
+    Checkpoint, FORMAT_VERSION, Manifest, PhaseRef, ResultStore, ResultsError, RunOverrides,
+    RunStatus, Summary, new_run_id, timestamp,
 };
 
 /// How to run, beyond what the workload says.
@@ -48,94 +52,6 @@ pub struct RunOptions {
     pub resume: Option<PathBuf>,
     pub workload_file: Option<String>,
     pub command_line: Vec<String>,
-}
-
-/// What observers are told while a run goes. Every event is also appended to the run's
-/// `events.jsonl` (serialized as `{"id", "event", "data"}`), so a finished run can be
-/// replayed exactly as it was watched.
-#[derive(Debug, Clone, serde::Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(tag = "event", content = "data", rename_all = "snake_case")]
-pub enum RunEvent {
-    Started {
-        run_id: String,
-        /// The results folder (a local path: kept out of the event log).
-        #[serde(skip)]
-        #[cfg_attr(feature = "openapi", schema(ignore))]
-        dir: PathBuf,
-        endpoint: String,
-        /// How many phases the run has (before + rounds × round phases + after).
-        phases: usize,
-    },
-    PhaseStarted {
-        phase: PhaseRef,
-        /// 0-based position among all the run's phases.
-        position: usize,
-        /// How the phase ends: `{"duration": "30s"}`, `{"operations": N}`,
-        /// `{"until_objects": N}` or `"list_once"`.
-        #[cfg_attr(feature = "openapi", schema(value_type = Object))]
-        end: PhaseEnd,
-        concurrency: u32,
-        objects: u64,
-        /// Bucket index at the start (tracked targets only).
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        index: Vec<crate::results::BucketIndex>,
-    },
-    Interval {
-        phase: PhaseRef,
-        record: Box<IntervalRecord>,
-        progress: PhaseProgress,
-    },
-    PhaseFinished {
-        phase: PhaseRef,
-        rows: Vec<SummaryRow>,
-    },
-    Warning {
-        message: String,
-    },
-    /// A bucket's index shard count changed (seen by polling the admin API).
-    Reshard(crate::results::ReshardEvent),
-    /// Consecutive intervals of a phase whose writes stalled.
-    Stall(crate::results::StallEvent),
-    /// What polling the bucket index cost over the run.
-    IndexPolling(crate::results::IndexPollingEvent),
-    /// A complete listing of one bucket finished: keys, bytes, mode, and the space
-    /// report when the phase asked for one.
-    Listing {
-        phase: PhaseRef,
-        outcome: crate::listing::ListOutcome,
-    },
-    /// A metadata scan of one bucket finished (its listing follows as `listing`).
-    MetadataScan(MetadataScanEvent),
-    /// A download or upload phase finished its pass.
-    Transfer {
-        phase: PhaseRef,
-        outcome: crate::transfer::TransferOutcome,
-    },
-    /// Cleanup's progress (`cleanup` in the workload): every second while it deletes,
-    /// and once at the end (`done`).
-    Cleanup(CleanupEvent),
-    Finished {
-        status: RunStatus,
-        error: Option<String>,
-    },
-}
-
-/// What a metadata scan (`op: head`, `keys: bucket`) of one bucket found.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct MetadataScanEvent {
-    pub phase: PhaseRef,
-    pub bucket: String,
-    /// HEADs that answered.
-    pub heads: u64,
-    /// HEADs that failed (404s included).
-    pub head_errors: u64,
-    /// Keys gone between LIST and HEAD.
-    pub missing: u64,
-    pub head_concurrency: u32,
-    pub seconds: f64,
-    pub metadata: crate::scan::MetadataSummary,
 }
 
 /// Receives run events with their id in the run's event log (0, 1, 2, ...); called from
@@ -543,17 +459,16 @@ async fn run_phases(
         summary.rows.extend(outcome.rows.iter().cloned());
         run_totals.add_phase(&outcome.totals, outcome.measured);
         write_summary(ctx, summary, &run_totals).map_err(fail(RunStatus::Failed))?;
-        if interrupted {
-            save_checkpoint(
-                ctx,
-                ctx.window.checkpoint_state(),
-                n,
-                Some((scheduled.phase_ref.clone(), outcome.position)),
-            )
-            .map_err(fail(RunStatus::Failed))?;
+        // An interrupted phase stays current, with how far it got; a finished one counts
+        // as completed.
+        let (completed, current) = if interrupted {
+            (n, Some((scheduled.phase_ref.clone(), outcome.position)))
         } else {
-            save_checkpoint(ctx, ctx.window.checkpoint_state(), n + 1, None)
-                .map_err(fail(RunStatus::Failed))?;
+            (n + 1, None)
+        };
+        save_checkpoint(ctx, ctx.window.checkpoint_state(), completed, current)
+            .map_err(fail(RunStatus::Failed))?;
+        if !interrupted {
             let dir = ctx.store().dir().to_path_buf();
             if let Err(e) = listing_phase::forget_progress(&dir, ctx.plan.buckets.names.len()) {
                 ctx.emit(RunEvent::Warning {
@@ -588,27 +503,6 @@ fn write_summary(
     let store = ctx.store();
     store.write_summary(summary)?;
     totals::write(store.dir(), run_totals)
-}
-
-/// Saves where the run stands: the window's watermarks (writes above them are redone by
-/// a resume), `completed` phases done, and the phase running with how far it got.
-pub(crate) fn save_checkpoint(
-    ctx: &RunContext,
-    window: WindowState,
-    completed: usize,
-    current: Option<(PhaseRef, crate::results::PhasePosition)>,
-) -> Result<(), ResultsError> {
-    let (current, position) = match current {
-        Some((phase, position)) => (Some(phase), Some(position)),
-        None => (None, None),
-    };
-    ctx.store().write_checkpoint(&Checkpoint {
-        format_version: FORMAT_VERSION,
-        window,
-        current,
-        completed,
-        position,
-    })
 }
 
 type ResumeState = (PathBuf, Manifest, Checkpoint, Summary);

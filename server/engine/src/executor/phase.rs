@@ -31,7 +31,7 @@ const MAX_RECORDERS: usize = 8;
 const MIN_OPERATIONS_FOR_ERROR_RATE: u64 = 20;
 
 /// How far a phase has got, for progress bars and the live view.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PhaseProgress {
     pub elapsed_s: f64,

@@ -3,14 +3,13 @@
 //! list-scaling experiment's result — with the metadata scans and bulk transfers of
 //! the same run, shared by `keystorm show` and the HTTP API.
 
-use std::io::BufRead;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::PhaseRef;
+use super::events::{EventReader, Logged, MetadataScanEvent, RunEvent};
 use super::scaling::{LinearFit, ScalingPoint};
-use super::{EVENTS_FILE, PhaseRef};
-use crate::executor::MetadataScanEvent;
 use crate::listing::ListOutcome;
 use crate::transfer::TransferOutcome;
 
@@ -67,78 +66,31 @@ pub struct ListingsReport {
     pub transfers: Vec<TransferRecord>,
 }
 
-#[derive(Deserialize)]
-#[serde(tag = "event", content = "data", rename_all = "snake_case")]
-enum Event {
-    PhaseStarted {
-        objects: u64,
-    },
-    Listing {
-        phase: PhaseRef,
-        outcome: Box<ListOutcome>,
-    },
-    MetadataScan(Box<MetadataScanEvent>),
-    Transfer {
-        phase: PhaseRef,
-        outcome: Box<TransferOutcome>,
-    },
-}
-
-#[derive(Deserialize)]
-struct Line {
-    id: u64,
-    #[serde(flatten)]
-    event: Event,
-}
-
 /// Reads the run folder's event log; a run without listings gives an empty report.
 pub fn read_listings(dir: &Path) -> ListingsReport {
     let mut report = ListingsReport::default();
-    let Ok(file) = std::fs::File::open(dir.join(EVENTS_FILE)) else {
+    let Some(mut log) = EventReader::open(dir) else {
         return report;
     };
     let mut objects_at_start = None;
-    for line in std::io::BufReader::new(file).lines() {
-        let Ok(line) = line else { break };
-        // Cheap pre-filter: most lines are intervals.
-        const WANTED: [&str; 4] = [
-            "\"event\":\"listing\"",
-            "\"event\":\"phase_started\"",
-            "\"event\":\"metadata_scan\"",
-            "\"event\":\"transfer\"",
-        ];
-        if !WANTED.iter().any(|w| line.contains(w)) {
-            continue;
-        }
-        match serde_json::from_str::<Line>(&line) {
-            Ok(Line {
-                event: Event::PhaseStarted { objects, .. },
-                ..
-            }) => objects_at_start = Some(objects),
-            Ok(Line {
-                id,
-                event: Event::Listing { phase, outcome },
-            }) => report.listings.push(ListingRecord {
+    // Most lines are intervals: only these events are built.
+    const WANTED: [&str; 4] = ["listing", "phase_started", "metadata_scan", "transfer"];
+    while let Some(Logged { id, event }) = log.next_of(&WANTED) {
+        match event {
+            RunEvent::PhaseStarted { objects, .. } => objects_at_start = Some(objects),
+            RunEvent::Listing { phase, outcome } => report.listings.push(ListingRecord {
                 id,
                 phase,
-                outcome: *outcome,
+                outcome,
                 objects_at_start,
             }),
-            Ok(Line {
-                id,
-                event: Event::MetadataScan(scan),
-            }) => report
-                .metadata_scans
-                .push(MetadataScanRecord { id, scan: *scan }),
-            Ok(Line {
-                id,
-                event: Event::Transfer { phase, outcome },
-            }) => report.transfers.push(TransferRecord {
-                id,
-                phase,
-                outcome: *outcome,
-            }),
-            Err(_) => {}
+            RunEvent::MetadataScan(scan) => {
+                report.metadata_scans.push(MetadataScanRecord { id, scan })
+            }
+            RunEvent::Transfer { phase, outcome } => {
+                report.transfers.push(TransferRecord { id, phase, outcome })
+            }
+            _ => {}
         }
     }
     report.lines = lines_of(&report.listings);

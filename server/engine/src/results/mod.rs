@@ -4,6 +4,7 @@
 
 mod checkpoint;
 mod cleanup;
+mod events;
 mod hlog;
 mod index;
 mod interval_points;
@@ -17,6 +18,10 @@ mod summary;
 
 pub use checkpoint::{Checkpoint, PartStart, PhasePosition, PhaseRef};
 pub use cleanup::CleanupEvent;
+pub use events::{
+    AsyncEventReader, EventHead, EventReader, EventWriter, Logged, MetadataScanEvent, RawEvent,
+    RunEvent,
+};
 pub use hlog::{
     HLOG_FILE, HlogWriter, for_each_line as for_each_hlog_line, read_merged,
     start_ms_of as hlog_start_ms, tag as hlog_tag,

@@ -2,16 +2,17 @@
 //! summary, manifest and checkpoint atomically, and reading past runs back.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::events::{EventWriter, RunEvent};
 use super::hlog::{HLOG_FILE, HlogWriter, tag};
 use super::{
-    CHECKPOINT_FILE, Checkpoint, EVENTS_FILE, INTERVALS_FILE, IntervalRecord, MANIFEST_FILE,
-    Manifest, PLAN_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE, Summary, WORKLOAD_FILE, write_csv,
+    CHECKPOINT_FILE, Checkpoint, INTERVALS_FILE, IntervalRecord, MANIFEST_FILE, Manifest,
+    PLAN_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE, Summary, WORKLOAD_FILE, write_csv,
 };
 use crate::metrics::IntervalStats;
 
@@ -63,8 +64,7 @@ pub struct ResultStore {
     intervals: BufWriter<File>,
     hlog: BufWriter<File>,
     hlog_writer: HlogWriter,
-    events: BufWriter<File>,
-    next_event_id: u64,
+    events: EventWriter,
 }
 
 impl ResultStore {
@@ -104,15 +104,12 @@ impl ResultStore {
             cut_torn_line(&file).map_err(io_err(&p))?;
             Ok(BufWriter::new(file))
         };
-        // Event ids continue after the events an interrupted run already logged.
-        let next_event_id = count_lines(&dir.join(EVENTS_FILE))?;
         Ok(ResultStore {
             dir: dir.to_path_buf(),
             intervals: open(INTERVALS_FILE)?,
             hlog: open(HLOG_FILE)?,
             hlog_writer: HlogWriter::default(),
-            events: open(EVENTS_FILE)?,
-            next_event_id,
+            events: EventWriter::open(dir)?,
         })
     }
 
@@ -163,28 +160,9 @@ impl ResultStore {
         self.hlog.flush().map_err(io_err(&hp))
     }
 
-    /// Appends one event as `{"id": n, "event": ..., "data": ...}` and flushes it;
-    /// returns its id. `event` must serialize as an `event`/`data` tagged object.
-    /// Errors are swallowed (and the id still used): the log is for watching, the
-    /// interval files are what results rely on.
-    pub fn write_event(&mut self, event: &impl Serialize) -> u64 {
-        let id = self.next_event_id;
-        self.next_event_id += 1;
-        let line = match serde_json::to_value(event) {
-            Ok(serde_json::Value::Object(fields)) => {
-                let mut record = serde_json::Map::with_capacity(3);
-                record.insert("id".into(), id.into());
-                record.extend(fields);
-                serde_json::Value::Object(record).to_string()
-            }
-            _ => return id,
-        };
-        let _ = self
-            .events
-            .write_all(line.as_bytes())
-            .and_then(|_| self.events.write_all(b"\n"))
-            .and_then(|_| self.events.flush());
-        id
+    /// Appends one event to the log and returns its id (see [`EventWriter::append`]).
+    pub fn write_event(&mut self, event: &RunEvent) -> u64 {
+        self.events.append(event)
     }
 
     pub fn write_summary(&self, summary: &Summary) -> Result<(), ResultsError> {
@@ -199,7 +177,8 @@ impl ResultStore {
         write_json_atomic(&self.dir.join(MANIFEST_FILE), manifest)
     }
 
-    pub fn write_checkpoint(&self, checkpoint: &Checkpoint) -> Result<(), ResultsError> {
+    /// Only [`crate::executor`]'s `save_checkpoint` calls this.
+    pub(crate) fn write_checkpoint(&self, checkpoint: &Checkpoint) -> Result<(), ResultsError> {
         write_json_atomic(&self.dir.join(CHECKPOINT_FILE), checkpoint)
     }
 
@@ -296,29 +275,9 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
     fs::rename(&tmp, path).map_err(io_err(path))
 }
 
-/// Lines in a file, read in blocks (the event log of a long run is large); 0 when it
-/// does not exist yet.
-fn count_lines(path: &Path) -> Result<u64, ResultsError> {
-    let mut file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
-        Err(e) => return Err(io_err(path)(e)),
-    };
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut lines = 0u64;
-    loop {
-        match file.read(&mut buf) {
-            Ok(0) => return Ok(lines),
-            Ok(n) => lines += memchr::memchr_iter(b'\n', &buf[..n]).count() as u64,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(io_err(path)(e)),
-        }
-    }
-}
-
 /// Cuts a file back to just after its last line break, dropping a line a killed
 /// process left half-written. Reads only the file's end.
-fn cut_torn_line(file: &File) -> std::io::Result<()> {
+pub(super) fn cut_torn_line(file: &File) -> std::io::Result<()> {
     use std::os::unix::fs::FileExt;
     let len = file.metadata()?.len();
     let mut end = len;

@@ -1,0 +1,99 @@
+//! The run's events: what observers are told while a run goes, and what its
+//! `events.jsonl` holds, one per line. Read back by the same types, so the writer and
+//! every reader agree on the format.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::executor::PhaseProgress;
+use crate::plan::PhaseEnd;
+use crate::results::{CleanupEvent, IntervalRecord, PhaseRef, RunStatus, SummaryRow};
+
+/// What observers are told while a run goes. Every event is also appended to the run's
+/// `events.jsonl` (serialized as `{"id", "event", "data"}`), so a finished run can be
+/// replayed exactly as it was watched.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(tag = "event", content = "data", rename_all = "snake_case")]
+pub enum RunEvent {
+    Started {
+        run_id: String,
+        /// The results folder (a local path: kept out of the event log).
+        #[serde(skip)]
+        #[cfg_attr(feature = "openapi", schema(ignore))]
+        dir: PathBuf,
+        endpoint: String,
+        /// How many phases the run has (before + rounds × round phases + after).
+        phases: usize,
+    },
+    PhaseStarted {
+        phase: PhaseRef,
+        /// 0-based position among all the run's phases.
+        position: usize,
+        /// How the phase ends: `{"duration": "30s"}`, `{"operations": N}`,
+        /// `{"until_objects": N}` or `"list_once"`.
+        #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+        end: PhaseEnd,
+        concurrency: u32,
+        objects: u64,
+        /// Bucket index at the start (tracked targets only).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        index: Vec<crate::results::BucketIndex>,
+    },
+    Interval {
+        phase: PhaseRef,
+        record: Box<IntervalRecord>,
+        progress: PhaseProgress,
+    },
+    PhaseFinished {
+        phase: PhaseRef,
+        rows: Vec<SummaryRow>,
+    },
+    Warning {
+        message: String,
+    },
+    /// A bucket's index shard count changed (seen by polling the admin API).
+    Reshard(crate::results::ReshardEvent),
+    /// Consecutive intervals of a phase whose writes stalled.
+    Stall(crate::results::StallEvent),
+    /// What polling the bucket index cost over the run.
+    IndexPolling(crate::results::IndexPollingEvent),
+    /// A complete listing of one bucket finished: keys, bytes, mode, and the space
+    /// report when the phase asked for one.
+    Listing {
+        phase: PhaseRef,
+        outcome: crate::listing::ListOutcome,
+    },
+    /// A metadata scan of one bucket finished (its listing follows as `listing`).
+    MetadataScan(MetadataScanEvent),
+    /// A download or upload phase finished its pass.
+    Transfer {
+        phase: PhaseRef,
+        outcome: crate::transfer::TransferOutcome,
+    },
+    /// Cleanup's progress (`cleanup` in the workload): every second while it deletes,
+    /// and once at the end (`done`).
+    Cleanup(CleanupEvent),
+    Finished {
+        status: RunStatus,
+        error: Option<String>,
+    },
+}
+
+/// What a metadata scan (`op: head`, `keys: bucket`) of one bucket found.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MetadataScanEvent {
+    pub phase: PhaseRef,
+    pub bucket: String,
+    /// HEADs that answered.
+    pub heads: u64,
+    /// HEADs that failed (404s included).
+    pub head_errors: u64,
+    /// Keys gone between LIST and HEAD.
+    pub missing: u64,
+    pub head_concurrency: u32,
+    pub seconds: f64,
+    pub metadata: crate::scan::MetadataSummary,
+}
