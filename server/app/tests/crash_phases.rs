@@ -36,19 +36,34 @@ fn fill_then(keys: u64, after: &str) -> String {
     )
 }
 
-/// Kills the run once the checkpoint of its first bucket's listing satisfies `far`;
-/// returns that checkpoint as the kill left it.
+/// Kills the run once the checkpoint of its first bucket's listing (phase `phase`)
+/// satisfies `far` and an interval of the phase is on disk, so the killed part has
+/// measurements to keep (the listing's saves and the interval log tick independently;
+/// under load the first save can come before the first interval line); returns the
+/// listing's checkpoint as the kill left it.
 fn kill_when_listing_saved(
     run: &mut Child,
     run_dir: &std::path::Path,
+    phase: &str,
     far: impl Fn(&serde_json::Value) -> bool,
 ) -> serde_json::Value {
     let path = run_dir.join("listing-0.checkpoint.json");
-    let saved = wait_for("the listing's own checkpoint", || {
-        read_json(&path).filter(|c| far(c))
+    let saved = wait_for("the listing's own checkpoint and an interval of it", || {
+        let saved = read_json(&path).filter(|c| far(c))?;
+        measured(run_dir, phase).then_some(saved)
     });
     kill_9(run);
     read_json(&path).unwrap_or(saved)
+}
+
+/// Whether `intervals.jsonl` holds a whole line of phase `phase` (the run is live: its
+/// last line may be half written).
+fn measured(run_dir: &std::path::Path, phase: &str) -> bool {
+    std::fs::read_to_string(run_dir.join("intervals.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .any(|r| r["phase"] == phase)
 }
 
 /// Whether the checkpoint is in phase `name` and `position` satisfies `far`.
@@ -197,7 +212,9 @@ async fn a_listing_killed_mid_phase_lists_only_what_it_had_not() {
         ),
     );
     let (mut run, results, run_dir) = start(dir.path(), &text);
-    let saved = kill_when_listing_saved(&mut run, &run_dir, |c| c["keys"].as_u64() >= Some(5_000));
+    let saved = kill_when_listing_saved(&mut run, &run_dir, "census", |c| {
+        c["keys"].as_u64() >= Some(5_000)
+    });
     let listed_before = saved["keys"].as_u64().unwrap();
     assert!(listed_before < KEYS, "{saved:#}");
 
@@ -287,7 +304,7 @@ async fn a_metadata_scan_killed_mid_phase_heads_only_what_it_had_not() {
         ),
     );
     let (mut run, results, run_dir) = start(dir.path(), &text);
-    let saved = kill_when_listing_saved(&mut run, &run_dir, |c| {
+    let saved = kill_when_listing_saved(&mut run, &run_dir, "scan", |c| {
         c["consumer"]["heads"].as_u64() >= Some(3_000)
     });
     // One cut of both: every key the listing counted was HEADed, and no other.
