@@ -4,6 +4,7 @@
 
 mod cleanup;
 mod crashed_part;
+mod draws;
 mod first_errors;
 mod listing_phase;
 mod op;
