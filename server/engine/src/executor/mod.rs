@@ -5,6 +5,7 @@
 mod checkpoint;
 mod cleanup;
 mod crashed_part;
+mod draws;
 mod first_errors;
 mod listing_phase;
 mod op;

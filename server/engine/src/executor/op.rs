@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::RunContext;
-use super::worker::pick_offset;
+use super::draws::OpDraw;
 use crate::keyspace::{Keyspace, Window};
 use crate::metrics::{OpStats, micros};
 use crate::ops::{ErrorClass, OpError, OpKind};
@@ -122,17 +122,12 @@ impl OpRunner {
         }
     }
 
-    pub async fn run(
-        &mut self,
-        op: OpKind,
-        rng: &mut fastrand::Rng,
-        selection: Selection,
-    ) -> Outcome {
+    pub async fn run(&mut self, op: OpKind, draw: &mut OpDraw, selection: Selection) -> Outcome {
         match op {
             OpKind::Put => self.put().await,
-            OpKind::Get | OpKind::Head => self.read(op, rng, selection).await,
+            OpKind::Get | OpKind::Head => self.read(op, draw, selection).await,
             OpKind::Delete => self.delete().await,
-            OpKind::List => self.list_page(rng).await,
+            OpKind::List => self.list_page(draw).await,
         }
     }
 
@@ -165,11 +160,8 @@ impl OpRunner {
         done(start, Instant::now(), moved, retried).settling(settle)
     }
 
-    async fn read(&mut self, op: OpKind, rng: &mut fastrand::Rng, selection: Selection) -> Outcome {
-        let Some(i) = self
-            .window
-            .begin_read(|len| pick_offset(selection, rng, len))
-        else {
+    async fn read(&mut self, op: OpKind, draw: &mut OpDraw, selection: Selection) -> Outcome {
+        let Some(i) = self.window.begin_read(|len| draw.offset(selection, len)) else {
             return Outcome::NothingToDo;
         };
         self.keyspace.key_into(i, &mut self.key);
@@ -223,12 +215,12 @@ impl OpRunner {
     }
 
     /// One page, starting after a random live key (or at the start of the prefix).
-    async fn list_page(&mut self, rng: &mut fastrand::Rng) -> Outcome {
+    async fn list_page(&mut self, draw: &mut OpDraw) -> Outcome {
         let state = self.window.state();
         let (bucket, start_after) = if state.is_empty() {
-            (rng.usize(0..self.buckets.len()), None)
+            (draw.below(self.buckets.len() as u64) as usize, None)
         } else {
-            let i = state.tail + rng.u64(0..state.len());
+            let i = state.tail + draw.below(state.len());
             (self.keyspace.bucket_index(i), Some(self.keyspace.key(i)))
         };
         let request = ListRequest {

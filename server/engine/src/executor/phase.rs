@@ -196,6 +196,7 @@ pub(crate) async fn run(
             p,
             shared.clone(),
             recorders[id as usize % recorders.len()].clone(),
+            position,
             id,
         );
         workers.spawn(worker.run());

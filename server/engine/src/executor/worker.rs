@@ -6,15 +6,14 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use rand_distr::Distribution;
-
 use super::RunContext;
+use super::draws::{OpDraw, WorkerDraws};
 use super::first_errors::Seen;
 use super::op::{OpRunner, Outcome};
 use super::phase::PhaseShared;
 use crate::metrics::Recorder;
 use crate::ops::OpKind;
-use crate::plan::{PhaseEnd, PhasePlan, PhaseWork, Selection};
+use crate::plan::{PhaseEnd, PhasePlan, PhaseWork};
 
 /// How long a fill worker waits before looking again for failed puts to redo.
 const RETRY_POLL: Duration = Duration::from_millis(2);
@@ -24,7 +23,10 @@ pub(crate) struct Worker {
     plan: PhasePlan,
     shared: Arc<PhaseShared>,
     recorder: Recorder,
-    rng: fastrand::Rng,
+    /// Where this worker's per-operation choices come from.
+    draws: WorkerDraws,
+    /// How many operations this worker has drawn so far.
+    sequence: u64,
     /// Cumulative mix weights, for a weighted pick.
     mix: Vec<(OpKind, u32)>,
     mix_total: u32,
@@ -34,7 +36,7 @@ pub(crate) struct Worker {
 
 /// What the worker should do next.
 enum Next {
-    Go(OpKind),
+    Go(OpKind, OpDraw),
     Done,
 }
 
@@ -44,6 +46,7 @@ impl Worker {
         plan: &PhasePlan,
         shared: Arc<PhaseShared>,
         recorder: Recorder,
+        phase: usize,
         id: u32,
     ) -> Worker {
         let (mix, mix_total) = match &plan.work {
@@ -65,9 +68,8 @@ impl Worker {
             plan: plan.clone(),
             shared,
             recorder,
-            rng: fastrand::Rng::with_seed(
-                ctx.plan.keyspace.seed ^ (u64::from(id) << 32) ^ fastrand::u64(..),
-            ),
+            draws: WorkerDraws::new(ctx.plan.keyspace.seed, phase, id),
+            sequence: 0,
             mix,
             mix_total,
             seen: Seen::default(),
@@ -80,8 +82,8 @@ impl Worker {
             if self.shared.stop.is_cancelled() {
                 return None;
             }
-            let op = match self.next_op() {
-                Next::Go(op) => op,
+            let (op, mut draw) = match self.next_op() {
+                Next::Go(op, draw) => (op, draw),
                 Next::Done => return None,
             };
             let intended = match self.pace().await {
@@ -89,7 +91,7 @@ impl Worker {
                 None => return None,
             };
             let selection = self.plan.selection;
-            let outcome = self.runner.run(op, &mut self.rng, selection).await;
+            let outcome = self.runner.run(op, &mut draw, selection).await;
             match outcome {
                 Outcome::Done {
                     latency_from,
@@ -132,19 +134,13 @@ impl Worker {
         {
             return Next::Done;
         }
-        match &self.plan.work {
-            PhaseWork::Single(op) => Next::Go(*op),
-            PhaseWork::Mix(_) => {
-                let pick = self.rng.u32(0..self.mix_total);
-                let op = self
-                    .mix
-                    .iter()
-                    .find(|(_, upto)| pick < *upto)
-                    .map(|(op, _)| *op)
-                    .unwrap_or(OpKind::Get);
-                Next::Go(op)
-            }
-        }
+        let mut draw = self.draws.op(self.sequence);
+        self.sequence += 1;
+        let op = match &self.plan.work {
+            PhaseWork::Single(op) => *op,
+            PhaseWork::Mix(_) => draw.mix_op(&self.mix, self.mix_total),
+        };
+        Next::Go(op, draw)
     }
 
     /// Open loop: waits for this operation's slot and returns its intended start (from
@@ -168,35 +164,5 @@ impl Worker {
             }
         }
         Some(Some(intended))
-    }
-}
-
-/// Offset into a window of `len` live objects for the selection (0 = tail, oldest).
-pub(crate) fn pick_offset(selection: Selection, rng: &mut fastrand::Rng, len: u64) -> u64 {
-    match selection {
-        Selection::Uniform => rng.u64(0..len),
-        Selection::Zipf { exponent } => {
-            // Rank 1 is the newest key (the head).
-            let rank = rand_distr::Zipf::new(len as f64, exponent)
-                .map(|z| z.sample(&mut ZipfRng(rng)) as u64)
-                .unwrap_or(1)
-                .clamp(1, len);
-            len - rank
-        }
-    }
-}
-
-/// Lets rand_distr draw from fastrand.
-struct ZipfRng<'a>(&'a mut fastrand::Rng);
-
-impl rand::RngCore for ZipfRng<'_> {
-    fn next_u32(&mut self) -> u32 {
-        self.0.u32(..)
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.0.u64(..)
-    }
-    fn fill_bytes(&mut self, dst: &mut [u8]) {
-        self.0.fill(dst)
     }
 }
