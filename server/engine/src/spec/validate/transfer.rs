@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use super::raw::RawPhase;
-use super::validate::{R, at, in_range, loc_of};
+use super::values::{R, at, in_range, loc_of};
 use crate::plan::{TransferDirection, TransferPlan};
+use crate::spec::raw::RawPhase;
 use crate::transfer::TransferSettings;
 
 /// Listers feeding a download unless `list_concurrency` says.
@@ -67,7 +67,11 @@ pub(super) fn plan(p: &RawPhase) -> R<Option<TransferPlan>> {
         );
     }
     let defaults = TransferSettings::default();
-    let size = |field: &str, v: &Option<super::raw::S<String>>, default: u64, min: u64| -> R<u64> {
+    let size = |field: &str,
+                v: &Option<crate::spec::raw::S<String>>,
+                default: u64,
+                min: u64|
+     -> R<u64> {
         match v {
             None => Ok(default),
             Some(s) => match crate::size::parse_size(&s.value) {
