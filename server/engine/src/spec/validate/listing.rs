@@ -4,13 +4,11 @@
 
 use serde_saphyr::Location;
 
+use super::concurrency::listers;
 use super::values::{R, at, in_range, loc_of};
 use crate::listing::ListMode;
 use crate::plan::*;
 use crate::spec::raw::*;
-
-/// Listers feeding a metadata scan's HEAD workers unless `list_concurrency` says.
-const DEFAULT_SCAN_LISTERS: u32 = 4;
 
 /// The listing settings of a complete-listing or scan phase; an error where they are
 /// given to any other phase.
@@ -44,11 +42,7 @@ pub(super) fn listing_plan(p: &RawPhase, loc: &Location, end: &PhaseEnd) -> R<Op
             "`list_concurrency` applies to scans (`op: head` with `keys: bucket`); a list phase's listers are its `concurrency`",
         );
     }
-    let scan_listers = match (&p.list_concurrency, scan) {
-        (Some(n), true) => Some(in_range(n, "list_concurrency", 1, 4096)? as u32),
-        (None, true) => Some(DEFAULT_SCAN_LISTERS),
-        _ => None,
-    };
+    let scan_listers = if scan { Some(listers(p)?) } else { None };
     let mode_name = p.mode.as_ref().map_or("serial", |m| m.value.trim());
     let only_for = |field: &str, l: Option<&Location>, mode: &str| match l {
         Some(l) if mode_name != mode => at(

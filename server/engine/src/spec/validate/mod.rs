@@ -3,6 +3,7 @@
 //! workload; this one puts the sections together and checks what spans them.
 
 mod buckets;
+mod concurrency;
 mod end;
 mod keyspace;
 mod listing;

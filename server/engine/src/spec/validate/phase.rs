@@ -3,6 +3,7 @@
 
 use serde_saphyr::Spanned;
 
+use super::concurrency::concurrency;
 use super::end::{end, warmup};
 use super::listing::listing_plan;
 use super::phases::NamedPhase;
@@ -13,23 +14,17 @@ use crate::ops::OpKind;
 use crate::plan::*;
 use crate::spec::raw::RawPhase;
 
-const DEFAULT_CONCURRENCY: i64 = 16;
-const MAX_CONCURRENCY: i64 = 100_000;
-
 pub(super) fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
     let loc = *loc_of(&raw);
     let p = raw.value;
-    let transfer = super::transfer::plan(&p)?;
+    let concurrency = concurrency(&p)?;
+    let transfer = super::transfer::plan(&p, concurrency)?;
     let work = work(&p, &loc, section, transfer.as_ref())?;
     let single = match &work {
         PhaseWork::Single(k) => Some(*k),
         PhaseWork::Mix(_) => None,
     };
     let (name, name_given) = name(&p, transfer.as_ref(), single)?;
-    let concurrency = match &p.concurrency {
-        Some(c) => in_range(c, "concurrency", 1, MAX_CONCURRENCY)? as u32,
-        None => DEFAULT_CONCURRENCY as u32,
-    };
     let rate = rate(&p)?;
     let end = end(&p, &loc, &name, single, transfer.is_some())?;
     let warmup = warmup(&p, &end)?;
