@@ -204,7 +204,10 @@ pub struct PhasePlan {
     /// Unique within its section; rounds reuse their phase names in every round.
     pub name: String,
     pub work: PhaseWork,
-    /// Closed-loop workers, or the maximum requests in flight for an open loop.
+    /// What the phase runs in parallel: closed-loop workers (or the maximum requests in
+    /// flight for an open loop) of an ops phase or a mix, listers of a complete listing,
+    /// HEAD workers of a metadata scan, objects moving at once in a transfer (the same
+    /// value as its `settings.concurrency`).
     pub concurrency: u32,
     /// Open loop at this many operations per second; `None` = closed loop.
     pub rate: Option<f64>,
@@ -242,7 +245,7 @@ pub struct TransferPlan {
     /// Listing prefix (download) or key prefix (upload); `None`: the keyspace's.
     pub prefix: Option<String>,
     pub settings: crate::transfer::TransferSettings,
-    /// Listers feeding a download.
+    /// Listers feeding a download (`list_concurrency`, as a scan's `scan_listers`).
     pub list_concurrency: u32,
 }
 

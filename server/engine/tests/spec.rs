@@ -972,3 +972,65 @@ fn download_and_upload_phases_are_read_and_checked() {
         "one bucket",
     );
 }
+
+/// One phase of each kind, its settings after a `concurrency` given first.
+const EVERY_PHASE_KIND: [&str; 6] = [
+    "op: put, operations: 1",
+    "mix: { get: 1, put: 1 }, operations: 1",
+    "op: list",
+    "op: head, keys: bucket",
+    "op: download, dir: ./restore",
+    "op: upload, dir: ./data",
+];
+
+#[test]
+fn concurrency_has_one_limit_for_every_phase_kind() {
+    for kind in EVERY_PHASE_KIND {
+        for bad in [0, 100_001] {
+            expect_error(
+                &format!("{HEAD}after:\n  - {{ concurrency: {bad}, {kind} }}\n"),
+                4,
+                20,
+                &format!("`concurrency` must be between 1 and 100000, not {bad}"),
+            );
+        }
+        for good in [1, 100_000] {
+            let text = format!("{HEAD}after:\n  - {{ concurrency: {good}, {kind} }}\n");
+            let plan = parse_workload(&text, "w.yaml")
+                .unwrap_or_else(|e| panic!("{kind}: {e}"))
+                .0;
+            let p = &plan.after[0];
+            assert_eq!(p.concurrency, good, "{kind}");
+            if let Some(t) = &p.transfer {
+                assert_eq!(t.settings.concurrency, good, "{kind}");
+            }
+        }
+    }
+}
+
+#[test]
+fn list_concurrency_has_one_limit_for_scans_and_downloads() {
+    for kind in ["op: head, keys: bucket", "op: download, dir: ./restore"] {
+        for bad in [0, 4097] {
+            expect_error(
+                &format!("{HEAD}after:\n  - {{ list_concurrency: {bad}, {kind} }}\n"),
+                4,
+                25,
+                &format!("`list_concurrency` must be between 1 and 4096, not {bad}"),
+            );
+        }
+        for (given, listers) in [("list_concurrency: 4096, ", 4096), ("", 4)] {
+            let text = format!("{HEAD}after:\n  - {{ {given}{kind} }}\n");
+            let plan = parse_workload(&text, "w.yaml")
+                .unwrap_or_else(|e| panic!("{kind}: {e}"))
+                .0;
+            let p = &plan.after[0];
+            let got = match (&p.listing, &p.transfer) {
+                (Some(l), None) => l.scan_listers,
+                (None, Some(t)) => Some(t.list_concurrency),
+                other => panic!("{kind}: neither a scan nor a transfer: {other:?}"),
+            };
+            assert_eq!(got, Some(listers), "{kind}");
+        }
+    }
+}

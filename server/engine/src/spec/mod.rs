@@ -5,7 +5,6 @@ mod raw;
 mod redact;
 mod rgw;
 mod template;
-mod transfer;
 mod validate;
 mod yaml_error;
 

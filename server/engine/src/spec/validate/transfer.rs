@@ -4,17 +4,16 @@
 
 use std::path::PathBuf;
 
-use super::raw::RawPhase;
-use super::validate::{R, at, in_range, loc_of};
+use super::concurrency::listers;
+use super::values::{R, at, in_range, loc_of};
 use crate::plan::{TransferDirection, TransferPlan};
+use crate::spec::raw::RawPhase;
 use crate::transfer::TransferSettings;
 
-/// Listers feeding a download unless `list_concurrency` says.
-const DEFAULT_LISTERS: i64 = 4;
-
 /// The transfer of a download or upload phase; `None` for any other phase, which may
-/// not carry transfer fields.
-pub(super) fn plan(p: &RawPhase) -> R<Option<TransferPlan>> {
+/// not carry transfer fields. `concurrency` is the phase's, already checked: the
+/// objects moving at once.
+pub(super) fn plan(p: &RawPhase, concurrency: u32) -> R<Option<TransferPlan>> {
     let direction = match p.op.as_ref().map(|o| o.value.trim()) {
         Some("download") => TransferDirection::Download,
         Some("upload") => TransferDirection::Upload,
@@ -67,7 +66,11 @@ pub(super) fn plan(p: &RawPhase) -> R<Option<TransferPlan>> {
         );
     }
     let defaults = TransferSettings::default();
-    let size = |field: &str, v: &Option<super::raw::S<String>>, default: u64, min: u64| -> R<u64> {
+    let size = |field: &str,
+                v: &Option<crate::spec::raw::S<String>>,
+                default: u64,
+                min: u64|
+     -> R<u64> {
         match v {
             None => Ok(default),
             Some(s) => match crate::size::parse_size(&s.value) {
@@ -83,10 +86,7 @@ pub(super) fn plan(p: &RawPhase) -> R<Option<TransferPlan>> {
         }
     };
     let settings = TransferSettings {
-        concurrency: match &p.concurrency {
-            Some(c) => in_range(c, "concurrency", 1, 4096)? as u32,
-            None => defaults.concurrency,
-        },
+        concurrency,
         part_size: size("part_size", &p.part_size, defaults.part_size, 5 << 20)?,
         parts_above: size("parts_above", &p.parts_above, defaults.parts_above, 0)?,
         part_concurrency: match &p.part_concurrency {
@@ -100,9 +100,6 @@ pub(super) fn plan(p: &RawPhase) -> R<Option<TransferPlan>> {
         dir: PathBuf::from(dir.value.trim()),
         prefix: p.prefix.as_ref().map(|x| x.value.clone()),
         settings,
-        list_concurrency: match &p.list_concurrency {
-            Some(n) => in_range(n, "list_concurrency", 1, 4096)? as u32,
-            None => DEFAULT_LISTERS as u32,
-        },
+        list_concurrency: listers(p)?,
     }))
 }

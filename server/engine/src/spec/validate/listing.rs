@@ -1,0 +1,98 @@
+//! The settings of a complete listing or metadata scan (`mode`, `prefix_depth`,
+//! `alphabet`, `delimiter`, `report`, `prefix`, `list_concurrency`), refused on any
+//! other phase.
+
+use serde_saphyr::Location;
+
+use super::concurrency::listers;
+use super::values::{R, at, in_range, loc_of};
+use crate::listing::ListMode;
+use crate::plan::*;
+use crate::spec::raw::*;
+
+/// The listing settings of a complete-listing or scan phase; an error where they are
+/// given to any other phase.
+pub(super) fn listing_plan(p: &RawPhase, loc: &Location, end: &PhaseEnd) -> R<Option<ListingPlan>> {
+    let scan =
+        *end == PhaseEnd::ListOnce && p.op.as_ref().is_some_and(|op| op.value.trim() == "head");
+    if *end != PhaseEnd::ListOnce {
+        let given = [
+            ("mode", p.mode.as_ref().map(loc_of)),
+            ("prefix_depth", p.prefix_depth.as_ref().map(loc_of)),
+            ("alphabet", p.alphabet.as_ref().map(loc_of)),
+            ("delimiter", p.delimiter.as_ref().map(loc_of)),
+            ("report", p.report.as_ref().map(loc_of)),
+            ("prefix", p.prefix.as_ref().map(loc_of)),
+            ("list_concurrency", p.list_concurrency.as_ref().map(loc_of)),
+        ];
+        if let Some((field, Some(l))) = given.into_iter().find(|(_, l)| l.is_some()) {
+            return at(
+                l,
+                format!(
+                    "`{field}` applies to complete listings only (`op: list` without \
+                     `duration` or `operations`, or `op: head` with `keys: bucket`)"
+                ),
+            );
+        }
+        return Ok(None);
+    }
+    if let Some(l) = p.list_concurrency.as_ref().filter(|_| !scan) {
+        return at(
+            loc_of(l),
+            "`list_concurrency` applies to scans (`op: head` with `keys: bucket`); a list phase's listers are its `concurrency`",
+        );
+    }
+    let scan_listers = if scan { Some(listers(p)?) } else { None };
+    let mode_name = p.mode.as_ref().map_or("serial", |m| m.value.trim());
+    let only_for = |field: &str, l: Option<&Location>, mode: &str| match l {
+        Some(l) if mode_name != mode => at(
+            l,
+            format!("`{field}` applies to `mode: {mode}` listings, not `{mode_name}`"),
+        ),
+        _ => Ok(()),
+    };
+    only_for(
+        "prefix_depth",
+        p.prefix_depth.as_ref().map(loc_of),
+        "prefix",
+    )?;
+    only_for("alphabet", p.alphabet.as_ref().map(loc_of), "prefix")?;
+    only_for("delimiter", p.delimiter.as_ref().map(loc_of), "adaptive")?;
+    let mode = match mode_name {
+        "serial" => ListMode::Serial,
+        "prefix" => {
+            let depth = match &p.prefix_depth {
+                Some(d) => in_range(d, "prefix_depth", 1, 4)? as u32,
+                None => 1,
+            };
+            let alphabet = match &p.alphabet {
+                Some(a) if a.value.is_empty() => {
+                    return at(loc_of(a), "`alphabet` must not be empty");
+                }
+                Some(a) => a.value.clone(),
+                None => crate::listing::BASE62_ALPHABET.to_string(),
+            };
+            ListMode::Prefix { depth, alphabet }
+        }
+        "adaptive" => ListMode::Adaptive {
+            delimiter: match &p.delimiter {
+                Some(d) if d.value.is_empty() => None,
+                Some(d) => Some(d.value.clone()),
+                None => Some("/".to_string()),
+            },
+        },
+        other => {
+            let l = p.mode.as_ref().map(loc_of).unwrap_or(loc);
+            return at(
+                l,
+                format!("unknown list mode {other:?}; use `serial`, `prefix` or `adaptive`"),
+            );
+        }
+    };
+    Ok(Some(ListingPlan {
+        mode,
+        report_depth: p.report.as_ref().is_some_and(|r| r.value).then_some(1),
+        prefix: p.prefix.as_ref().map(|x| x.value.clone()),
+        scan_listers,
+    }))
+}

@@ -1,0 +1,142 @@
+//! Raw workload -> [`Plan`]: defaults filled in, every rule checked, every error
+//! pointing at the line and column of the value at fault. One file per section of the
+//! workload; this one puts the sections together and checks what spans them.
+
+mod buckets;
+mod concurrency;
+mod end;
+mod keyspace;
+mod listing;
+mod objects;
+mod phase;
+mod phases;
+mod select;
+mod target;
+mod transfer;
+mod values;
+mod window;
+mod work;
+
+use std::time::Duration;
+
+use super::SpecWarning;
+use super::raw::*;
+use crate::plan::*;
+use buckets::buckets;
+use keyspace::keyspace;
+use objects::objects;
+use phases::{PhaseAt, phases};
+use target::target;
+use window::check_window;
+
+pub(super) use target::{credentials, endpoint_url};
+pub(super) use values::{Located, R, at, duration, in_range, loc_of, positive};
+
+/// How often a running phase saves its progress unless `checkpoint_every` says.
+const DEFAULT_CHECKPOINT_EVERY: Duration = Duration::from_secs(5);
+const MIN_CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
+const MAX_CHECKPOINT_EVERY: Duration = Duration::from_secs(3600);
+
+pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
+    let name = raw.name.value.trim().to_string();
+    if name.is_empty() {
+        return at(loc_of(&raw.name), "`name` must not be empty");
+    }
+    let buckets = buckets(raw.buckets)?;
+    let target = target(raw.target, buckets.index.is_some(), warnings)?;
+    let stalls = super::rgw::stalls(raw.stalls)?;
+    let checkpoint_every = match &raw.checkpoint_every {
+        Some(v) => {
+            let every = duration(v, "checkpoint_every")?;
+            if !(MIN_CHECKPOINT_EVERY..=MAX_CHECKPOINT_EVERY).contains(&every) {
+                return at(
+                    loc_of(v),
+                    "`checkpoint_every` is between 1s and 1h: a crash costs at most this much work",
+                );
+            }
+            every
+        }
+        None => DEFAULT_CHECKPOINT_EVERY,
+    };
+    let keyspace = keyspace(raw.keyspace)?;
+    let objects = objects(raw.objects)?;
+
+    let before = phases(raw.before.unwrap_or_default(), "before")?;
+    let rounds = match raw.rounds {
+        Some(r) => {
+            let loc = *loc_of(&r);
+            let count = match &r.value.count {
+                Some(c) => positive(c, "rounds.count")? as u32,
+                None => 1,
+            };
+            if r.value.phases.is_empty() {
+                return at(
+                    &loc,
+                    "`rounds.phases` is empty: give the phases each round runs",
+                );
+            }
+            RoundsAt {
+                count,
+                phases: phases(r.value.phases, "rounds")?,
+            }
+        }
+        None => RoundsAt {
+            count: 0,
+            phases: Vec::new(),
+        },
+    };
+    let after = phases(raw.after.unwrap_or_default(), "after")?;
+    if before.is_empty() && rounds.phases.is_empty() && after.is_empty() {
+        return at(
+            loc_of(&raw.name),
+            "the workload has no phases: add `before`, `rounds` or `after`",
+        );
+    }
+    check_window(keyspace.existing, &before, &rounds, &after)?;
+    if buckets.names.len() > 1
+        && let Some((_, loc)) = before
+            .iter()
+            .chain(&rounds.phases)
+            .chain(&after)
+            .find(|(p, _)| p.transfer.is_some())
+    {
+        return at(
+            loc,
+            format!(
+                "a download or upload phase works on one bucket, and the workload names {}",
+                buckets.names.len()
+            ),
+        );
+    }
+    let cleanup = raw
+        .cleanup
+        .map(|c| CleanupPlan {
+            objects: c.objects.unwrap_or(false),
+            buckets: c.buckets.unwrap_or(false),
+        })
+        .unwrap_or_default();
+    let strip = |v: Vec<PhaseAt>| v.into_iter().map(|(p, _)| p).collect();
+    Ok(Plan {
+        name,
+        description: raw.description,
+        target,
+        buckets,
+        keyspace,
+        objects,
+        before: strip(before),
+        rounds: RoundsPlan {
+            count: rounds.count,
+            phases: strip(rounds.phases),
+        },
+        after: strip(after),
+        cleanup,
+        stalls,
+        checkpoint_every,
+    })
+}
+
+/// Rounds with each phase's position, before they become a plan.
+struct RoundsAt {
+    count: u32,
+    phases: Vec<PhaseAt>,
+}

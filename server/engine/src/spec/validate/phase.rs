@@ -1,0 +1,112 @@
+//! One phase: each of its settings validated by the file of its section, in the order
+//! the errors are reported, and put together into a [`PhasePlan`].
+
+use serde_saphyr::Spanned;
+
+use super::concurrency::concurrency;
+use super::end::{end, warmup};
+use super::listing::listing_plan;
+use super::phases::NamedPhase;
+use super::select::selection;
+use super::values::{R, at, in_range, loc_of};
+use super::work::work;
+use crate::ops::OpKind;
+use crate::plan::*;
+use crate::spec::raw::RawPhase;
+
+pub(super) fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
+    let loc = *loc_of(&raw);
+    let p = raw.value;
+    let concurrency = concurrency(&p)?;
+    let transfer = super::transfer::plan(&p, concurrency)?;
+    let work = work(&p, &loc, section, transfer.as_ref())?;
+    let single = match &work {
+        PhaseWork::Single(k) => Some(*k),
+        PhaseWork::Mix(_) => None,
+    };
+    let (name, name_given) = name(&p, transfer.as_ref(), single)?;
+    let rate = rate(&p)?;
+    let end = end(&p, &loc, &name, single, transfer.is_some())?;
+    let warmup = warmup(&p, &end)?;
+    let selection = selection(&p, &work)?;
+    let page_size = match &p.page_size {
+        Some(v) => in_range(v, "page_size", 1, 1000)? as u32,
+        None => 1000,
+    };
+    let max_error_rate = max_error_rate(&p)?;
+    let listing = if transfer.is_some() {
+        None
+    } else {
+        listing_plan(&p, &loc, &end)?
+    };
+    Ok(NamedPhase {
+        name: name.clone(),
+        name_given,
+        plan: PhasePlan {
+            name,
+            work,
+            concurrency,
+            rate,
+            warmup,
+            end,
+            selection,
+            page_size,
+            max_error_rate,
+            listing,
+            transfer,
+        },
+    })
+}
+
+/// The phase's name and whether it was given; a default one names what the phase does.
+fn name(
+    p: &RawPhase,
+    transfer: Option<&TransferPlan>,
+    single: Option<OpKind>,
+) -> R<(String, bool)> {
+    Ok(match &p.name {
+        Some(n) if n.value.trim().is_empty() => {
+            return at(loc_of(n), "phase `name` must not be empty");
+        }
+        Some(n) => (n.value.trim().to_string(), true),
+        None => (
+            match (transfer, single) {
+                (Some(t), _) if t.direction == TransferDirection::Upload => "upload".into(),
+                (Some(_), _) => "download".into(),
+                (None, Some(k)) => k.as_str().to_string(),
+                (None, None) => "mix".into(),
+            },
+            false,
+        ),
+    })
+}
+
+/// The operations-per-second cap, if any.
+fn rate(p: &RawPhase) -> R<Option<f64>> {
+    match &p.rate {
+        Some(r) if !(r.value > 0.0 && r.value.is_finite()) => at(
+            loc_of(r),
+            format!(
+                "`rate` must be a positive number of operations per second, not {}",
+                r.value
+            ),
+        ),
+        Some(r) => Ok(Some(r.value)),
+        None => Ok(None),
+    }
+}
+
+/// The fraction of failed operations that stops the phase, if any.
+fn max_error_rate(p: &RawPhase) -> R<Option<f64>> {
+    match &p.max_error_rate {
+        Some(v) if !(0.0..=1.0).contains(&v.value) => at(
+            loc_of(v),
+            format!(
+                "`max_error_rate` is a fraction between 0 and 1, not {}",
+                v.value
+            ),
+        ),
+        Some(v) => Ok(Some(v.value)),
+        None => Ok(None),
+    }
+}

@@ -1,0 +1,55 @@
+//! A section's list of phases: each phase validated, names made unique (a repeated
+//! default name gets a suffix, a repeated given name is an error).
+
+use std::collections::HashSet;
+
+use serde_saphyr::{Location, Spanned};
+
+use super::phase::phase;
+use super::values::{R, at, loc_of};
+use crate::plan::PhasePlan;
+use crate::spec::raw::RawPhase;
+
+/// A phase with the position of its entry, for window checks.
+pub(super) type PhaseAt = (PhasePlan, Location);
+
+pub(super) fn phases(raw: Vec<Spanned<RawPhase>>, section: &str) -> R<Vec<PhaseAt>> {
+    let mut out: Vec<PhaseAt> = Vec::new();
+    let mut names: HashSet<String> = HashSet::new();
+    for p in raw {
+        let loc = *loc_of(&p);
+        let plan = phase(p, section)?;
+        let mut name = plan.name.clone();
+        if names.contains(&name) {
+            if plan.name_given {
+                return at(
+                    &loc,
+                    format!("phase name {name:?} is used twice in `{section}`"),
+                );
+            }
+            let mut n = 2;
+            while names.contains(&format!("{name}-{n}")) {
+                n += 1;
+            }
+            name = format!("{name}-{n}");
+        }
+        names.insert(name.clone());
+        let mut plan = plan.plan;
+        plan.name = name;
+        out.push((plan, loc));
+    }
+    Ok(out)
+}
+
+pub(super) struct NamedPhase {
+    pub(super) name: String,
+    pub(super) name_given: bool,
+    pub(super) plan: PhasePlan,
+}
+
+impl std::ops::Deref for NamedPhase {
+    type Target = PhasePlan;
+    fn deref(&self) -> &PhasePlan {
+        &self.plan
+    }
+}
