@@ -5,7 +5,7 @@
 use crate::keyspace::WindowState;
 use crate::results::{Checkpoint, FORMAT_VERSION, PhasePosition, PhaseRef, ResultsError};
 
-use super::RunContext;
+use super::context::RunContext;
 
 /// Saves where the run stands: the window's watermarks (writes above them are redone by
 /// a resume), `completed` phases done, and the phase running with how far it got.

@@ -12,9 +12,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use super::{RunContext, RunEvent};
+use super::context::RunContext;
 use crate::keyspace::{Keyspace, Window};
 use crate::ops::{ErrorClass, OpError};
+use crate::results::RunEvent;
 use crate::results::{CleanupEvent, Manifest};
 use crate::s3::S3Client;
 use tokio_util::sync::CancellationToken;

@@ -17,12 +17,13 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+use super::context::RunContext;
 use super::pass_recorders::PassRecorders;
-use super::{MetadataScanEvent, RunContext, RunEvent};
 use crate::listing::{self, Checkpointing, ListCheckpoint, ListJob, ListOutcome, ListOutputs};
 use crate::metrics::Recorder;
 use crate::plan::{ListingPlan, PhasePlan};
 use crate::results::PhaseRef;
+use crate::results::{MetadataScanEvent, RunEvent};
 use crate::s3::S3Client;
 use crate::scan::{self, ScanJob, ScanOutcome};
 

@@ -4,13 +4,17 @@
 
 mod checkpoint;
 mod cleanup;
+mod context;
 mod crashed_part;
 mod draws;
+mod error;
 mod first_errors;
 mod listing_phase;
+mod observer;
 mod op;
 mod pass_recorders;
 mod phase;
+mod phase_shared;
 mod sequence;
 mod stalls;
 mod target;
@@ -28,16 +32,19 @@ use tokio_util::sync::CancellationToken;
 pub use crate::results::CleanupEvent;
 pub use crate::results::EventPosition;
 pub use crate::results::{MetadataScanEvent, RunEvent};
+pub use error::RunError;
+pub use observer::{NoObserver, Observer};
 pub use phase::PhaseProgress;
 pub use sequence::{ScheduledPhase, schedule};
 
 use checkpoint::save_checkpoint;
+use context::RunContext;
 
 use crate::keyspace::{Keyspace, Window, WindowState};
 use crate::plan::{Endpoint, Plan};
 use crate::results::{
-    Checkpoint, FORMAT_VERSION, Manifest, PhaseRef, ResultStore, ResultsError, RunOverrides,
-    RunStatus, Summary, new_run_id, timestamp,
+    Checkpoint, FORMAT_VERSION, Manifest, ResultStore, ResultsError, RunOverrides, RunStatus,
+    Summary, new_run_id, timestamp,
 };
 
 /// How to run, beyond what the workload says.
@@ -55,19 +62,6 @@ pub struct RunOptions {
     pub command_line: Vec<String>,
 }
 
-/// Receives run events with their id in the run's event log (0, 1, 2, ...); called from
-/// the collector task, so keep it quick.
-pub trait Observer: Send + Sync {
-    fn event(&self, id: u64, event: &RunEvent);
-}
-
-/// An observer that ignores everything.
-pub struct NoObserver;
-
-impl Observer for NoObserver {
-    fn event(&self, _id: u64, _event: &RunEvent) {}
-}
-
 /// The end of a run.
 #[derive(Debug, Clone)]
 pub struct RunOutcome {
@@ -80,79 +74,6 @@ pub struct RunOutcome {
     /// Whether `keystorm run --resume` can continue the run: not on the embedded
     /// target, whose objects end with the process.
     pub resumable: bool,
-}
-
-/// Failures before any result folder exists, or of the result folder itself.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error("{0}")]
-    Setup(String),
-    /// What the caller asked cannot be (a resume with other settings than the run's).
-    #[error("{0}")]
-    BadInput(String),
-    #[error(transparent)]
-    Results(#[from] ResultsError),
-}
-
-/// Everything phases share.
-pub(crate) struct RunContext {
-    pub plan: Plan,
-    pub client: crate::s3::S3Client,
-    pub keyspace: Keyspace,
-    pub window: Arc<Window>,
-    pub store: std::sync::Mutex<ResultStore>,
-    pub observer: Arc<dyn Observer>,
-    pub run_start: Instant,
-    /// Time from the run's first start to `run_start` (zero unless resumed), so the
-    /// times of a resumed run's intervals follow on from the earlier ones.
-    pub time_offset: std::time::Duration,
-    pub cancel: CancellationToken,
-    /// Polls the bucket index when the target has an admin API to ask.
-    pub tracker: Option<crate::rgw::tracker::IndexTracker>,
-    /// The running phase and when it started.
-    pub current_phase: std::sync::Mutex<Option<(PhaseRef, Instant)>>,
-    /// The first failure of each error class, shown once as a warning.
-    pub first_errors: Arc<first_errors::FirstErrors>,
-}
-
-impl RunContext {
-    /// Logs the event to `events.jsonl` and tells the observer. A log that cannot be
-    /// written does not stop the run (the interval files are what results rely on).
-    pub fn emit(&self, e: RunEvent) -> u64 {
-        let id = self.store().write_event(&e);
-        self.observer.event(id, &e);
-        id
-    }
-
-    /// Seconds from the run's first start to `at`.
-    pub fn t_s(&self, at: Instant) -> f64 {
-        (at.saturating_duration_since(self.run_start) + self.time_offset).as_secs_f64()
-    }
-
-    /// The phase running at `at` and its interval number.
-    pub fn position(&self, at: Instant) -> Option<EventPosition> {
-        let current = self.current_phase.lock().unwrap_or_else(|p| p.into_inner());
-        current.as_ref().map(|(phase, start)| EventPosition {
-            phase: phase.clone(),
-            interval: at.saturating_duration_since(*start).as_secs(),
-        })
-    }
-
-    pub fn set_phase(&self, phase: Option<(PhaseRef, Instant)>) {
-        *self.current_phase.lock().unwrap_or_else(|p| p.into_inner()) = phase;
-    }
-
-    /// The bucket index as last polled (empty without tracking).
-    pub fn index_snapshot(&self) -> Vec<crate::results::BucketIndex> {
-        self.tracker
-            .as_ref()
-            .map(|t| t.snapshot())
-            .unwrap_or_default()
-    }
-
-    pub fn store(&self) -> std::sync::MutexGuard<'_, ResultStore> {
-        self.store.lock().unwrap_or_else(|p| p.into_inner())
-    }
 }
 
 /// Runs `plan` to the end (or until `cancel`), writing results under the options' root.

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::RunContext;
+use super::context::RunContext;
 use super::draws::OpDraw;
 use crate::keyspace::{Keyspace, Window};
 use crate::metrics::{OpStats, micros};

@@ -5,24 +5,25 @@
 //! duration or operations, its interval numbers following on.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde::Serialize;
 use tokio::task::JoinSet;
 use tokio::time::MissedTickBehavior;
-use tokio_util::sync::CancellationToken;
 
+use super::context::RunContext;
 use super::listing_phase::{self, ListingProgress, ListingTask};
+use super::phase_shared::PhaseShared;
 use super::sequence::ScheduledPhase;
 use super::stalls::StallDetector;
 use super::transfer_phase::{self, TransferTask};
 use super::worker::Worker;
-use super::{RunContext, RunEvent};
 use crate::keyspace::WindowState;
 use crate::metrics::{IntervalStats, Recorder, process_cpu_time};
 use crate::ops::OpKind;
 use crate::plan::{PhaseEnd, PhaseWork};
+use crate::results::RunEvent;
 use crate::results::{IntervalRecord, PartStart, PhasePosition, StallEvent, SummaryRow, timestamp};
 
 /// Recorders per phase at most; workers share them round-robin.
@@ -41,31 +42,6 @@ pub struct PhaseProgress {
     pub errors: u64,
     /// Live objects in the keyspace window.
     pub objects: u64,
-}
-
-/// State shared by a phase's workers.
-pub(crate) struct PhaseShared {
-    /// Operations started (for operation-count ends and open-loop slots); a resumed
-    /// phase starts at the operations its earlier parts finished.
-    pub issued: AtomicU64,
-    /// How long this part of a `duration` phase runs: the duration, less what earlier
-    /// parts ran.
-    pub run_for: Option<Duration>,
-    /// Open-loop schedule slots handed out.
-    pub slots: AtomicU64,
-    pub stop: CancellationToken,
-    pub start: Instant,
-    /// Set once a worker found nothing to read, so the warning is given once.
-    pub empty_warned: AtomicBool,
-    /// The run's first failure of each error class (shown as warnings).
-    pub first_errors: Arc<super::first_errors::FirstErrors>,
-}
-
-impl PhaseShared {
-    /// The next open-loop slot number.
-    pub fn slot(&self) -> u64 {
-        self.slots.fetch_add(1, Ordering::Relaxed)
-    }
 }
 
 pub(crate) struct PhaseOutcome {
@@ -433,7 +409,7 @@ impl ProgressSaver {
         window: WindowState,
     ) -> Result<(), String> {
         let position = self.position(next_interval, all, now, true);
-        super::save_checkpoint(
+        super::checkpoint::save_checkpoint(
             ctx,
             window,
             self.completed,

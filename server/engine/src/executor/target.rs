@@ -1,7 +1,8 @@
 //! The target a run talks to: the embedded simulator started in-process, or a real
 //! endpoint; the shared client sized to the largest phase; buckets made ready.
 
-use super::{RunContext, RunError};
+use super::context::RunContext;
+use super::error::RunError;
 use crate::plan::{EmbeddedStorage, Endpoint, IndexLayout, Plan};
 use crate::s3::{ClientConfig, S3Client, TlsConfig};
 
@@ -70,7 +71,7 @@ impl Target {
                 .await
                 .map_err(|e| credentials_error(&e, &source, "target.credentials"))?
         };
-        let pool_size = super::schedule(plan)
+        let pool_size = super::sequence::schedule(plan)
             .iter()
             .map(|p| p.plan.concurrency as usize)
             .max()
@@ -197,7 +198,7 @@ pub(crate) async fn ensure_buckets(
                 && let Ok(stats) = admin.bucket_stats(name).await
                 && stats.num_shards != *n
             {
-                ctx.emit(super::RunEvent::Warning {
+                ctx.emit(crate::results::RunEvent::Warning {
                     message: format!(
                         "bucket {name} already exists with {} index shards; `index: {{shards: {n}}}` \
                          applies only to buckets keystorm creates",

@@ -7,12 +7,13 @@ use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
+use super::context::RunContext;
 use super::pass_recorders::PassRecorders;
-use super::{RunContext, RunEvent};
 use crate::listing::{ListJob, ListMode};
 use crate::metrics::Recorder;
 use crate::plan::{TransferDirection, TransferPlan};
 use crate::results::PhaseRef;
+use crate::results::RunEvent;
 use crate::s3::S3Client;
 use crate::transfer::{self, DownloadJob, TransferOutcome, UploadJob};
 

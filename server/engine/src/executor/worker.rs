@@ -6,11 +6,11 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::RunContext;
+use super::context::RunContext;
 use super::draws::{OpDraw, WorkerDraws};
 use super::first_errors::Seen;
 use super::op::{OpRunner, Outcome};
-use super::phase::PhaseShared;
+use super::phase_shared::PhaseShared;
 use crate::metrics::Recorder;
 use crate::ops::OpKind;
 use crate::plan::{PhaseEnd, PhasePlan, PhaseWork};

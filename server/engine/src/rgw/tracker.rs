@@ -15,8 +15,8 @@ use hdrhistogram::Histogram;
 use tokio_util::sync::CancellationToken;
 
 use super::AdminClient;
-use crate::executor::{EventPosition, RunContext, RunEvent};
 use crate::results::{BucketIndex, IndexPollingEvent, ReshardEvent};
+use crate::results::{EventPosition, RunEvent};
 
 /// Stalls and reshards this far apart (seconds, between their windows) are linked:
 /// writers blocked by a reshard back off in 5-second steps, so the stall they make
@@ -24,6 +24,18 @@ use crate::results::{BucketIndex, IndexPollingEvent, ReshardEvent};
 const LINK_WINDOW_S: f64 = 15.0;
 /// Recent events kept for linking.
 const RECENT: usize = 64;
+
+/// What the tracker needs of the run it serves: its clock, where it is, and its event
+/// log. The executor's run context provides it; the tracker names no executor type, so
+/// the executor depends on the tracker and not the other way round.
+pub(crate) trait RunLog {
+    /// Seconds from the run's first start to `at`.
+    fn t_s(&self, at: Instant) -> f64;
+    /// The phase running at `at` and its interval number.
+    fn position(&self, at: Instant) -> Option<EventPosition>;
+    /// Logs the event and tells the run's observer; its id in the event log.
+    fn emit(&self, e: RunEvent) -> u64;
+}
 
 pub(crate) struct IndexTracker {
     admin: AdminClient,
@@ -136,7 +148,7 @@ impl IndexTracker {
     }
 
     /// Polls until `stop`, from the moment the buckets are ready.
-    pub async fn run(&self, ctx: &RunContext, stop: CancellationToken) {
+    pub async fn run(&self, ctx: &impl RunLog, stop: CancellationToken) {
         tokio::select! {
             _ = stop.cancelled() => return,
             _ = self.ready.cancelled() => {}
@@ -152,7 +164,7 @@ impl IndexTracker {
     }
 
     /// Polls every bucket once and records what changed.
-    pub async fn poll_once(&self, ctx: &RunContext) {
+    pub async fn poll_once(&self, ctx: &impl RunLog) {
         let seq = {
             let mut state = self.state();
             state.started += 1;

@@ -1,0 +1,17 @@
+//! Who watches a run: the progress line of the CLI, the live page of the server, tests.
+//! Every event the run logs is handed to its observer with its id in the event log.
+
+use crate::results::RunEvent;
+
+/// Receives run events with their id in the run's event log (0, 1, 2, ...); called from
+/// the collector task, so keep it quick.
+pub trait Observer: Send + Sync {
+    fn event(&self, id: u64, event: &RunEvent);
+}
+
+/// An observer that ignores everything.
+pub struct NoObserver;
+
+impl Observer for NoObserver {
+    fn event(&self, _id: u64, _event: &RunEvent) {}
+}

@@ -1,0 +1,34 @@
+//! What a phase's workers share while it runs: the operations issued, the open-loop
+//! slots, the stop token, and the run's first errors. The phase builds it and the
+//! workers read it, so it stands apart from both and neither imports the other for it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+/// State shared by a phase's workers.
+pub(crate) struct PhaseShared {
+    /// Operations started (for operation-count ends and open-loop slots); a resumed
+    /// phase starts at the operations its earlier parts finished.
+    pub issued: AtomicU64,
+    /// How long this part of a `duration` phase runs: the duration, less what earlier
+    /// parts ran.
+    pub run_for: Option<Duration>,
+    /// Open-loop schedule slots handed out.
+    pub slots: AtomicU64,
+    pub stop: CancellationToken,
+    pub start: Instant,
+    /// Set once a worker found nothing to read, so the warning is given once.
+    pub empty_warned: AtomicBool,
+    /// The run's first failure of each error class (shown as warnings).
+    pub first_errors: Arc<super::first_errors::FirstErrors>,
+}
+
+impl PhaseShared {
+    /// The next open-loop slot number.
+    pub fn slot(&self) -> u64 {
+        self.slots.fetch_add(1, Ordering::Relaxed)
+    }
+}
