@@ -23,6 +23,10 @@ pub struct Cli {
 
     #[command(subcommand)]
     pub command: Command,
+
+    /// The words of the command line, as given (a run records them).
+    #[arg(skip)]
+    pub command_line: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -557,10 +561,10 @@ fn parse_keyed<T: ValueEnum>(s: &str, what: &str) -> Result<(T, String), String>
 
 fn parse_latency(s: &str) -> Result<(SimOp, keystorm_sim::Delay), String> {
     let (op, dist) = parse_keyed::<SimOp>(s, "OP=DIST")?;
-    let delay = dist.parse::<keystorm_sim::Delay>().map_err(|e| {
+    let delay = dist.parse::<keystorm_engine::plan::Delay>().map_err(|e| {
         format!("{e}; write e.g. `2ms`, `1ms..3ms`, `exp:2ms` or `lognormal:2ms,20ms`")
     })?;
-    Ok((op, delay))
+    Ok((op, keystorm_embedded::sim_delay(delay)))
 }
 
 fn parse_fault(s: &str) -> Result<(SimFault, f64), String> {

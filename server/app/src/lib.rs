@@ -1,61 +1,30 @@
 //! keystorm's command line: `run`, `validate`, `ls`, `show`, `sim` and `serve` (the
 //! HTTP API and web UI in [`api`]).
 //!
-//! `main` stays thin; [`run_cli`] is what tests call. Errors surface as one clear
-//! line on stderr and an exit code: 0 success, 1 a run that failed or was aborted,
-//! 2 bad input (workload, arguments), 130 interrupted.
+//! `main` stays thin: [`main_with_args`] parses and runs a command line. Tests that
+//! need no process of their own call [`run_captured`], which runs one in-process and
+//! hands back its exit code and what it printed. Errors surface as one clear line on
+//! stderr and an exit code: 0 success, 1 a run that failed or was aborted, 2 bad input
+//! (workload, arguments), 130 interrupted.
 
 #[macro_use]
 mod output;
 pub mod api;
 pub mod cli;
 mod commands;
+mod error;
+pub mod exit;
 mod progress;
 mod table;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
 
 pub use cli::Cli;
-
-/// Exit codes.
-pub mod exit {
-    pub const OK: u8 = 0;
-    pub const FAILED: u8 = 1;
-    pub const BAD_INPUT: u8 = 2;
-    pub const INTERRUPTED: u8 = 130;
-}
-
-/// An error with the exit code it deserves.
-#[derive(Debug)]
-pub struct CliError {
-    pub code: u8,
-    pub message: String,
-}
-
-impl CliError {
-    pub fn bad_input(message: impl Into<String>) -> CliError {
-        CliError {
-            code: exit::BAD_INPUT,
-            message: message.into(),
-        }
-    }
-
-    pub fn failed(message: impl Into<String>) -> CliError {
-        CliError {
-            code: exit::FAILED,
-            message: message.into(),
-        }
-    }
-}
-
-impl From<anyhow::Error> for CliError {
-    fn from(e: anyhow::Error) -> Self {
-        CliError::failed(format!("{e:#}"))
-    }
-}
+pub use error::CliError;
 
 /// Parses `args` and runs the command on a fresh tokio runtime.
 pub fn main_with_args<I, T>(args: I) -> ExitCode
@@ -63,16 +32,12 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match parse(args) {
         Ok(cli) => cli,
         Err(e) => {
             // clap prints help/version to stdout and usage errors to stderr.
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() {
-                exit::BAD_INPUT
-            } else {
-                exit::OK
-            });
+            return ExitCode::from(clap_exit_code(&e));
         }
     };
     init_logging(cli.verbose);
@@ -88,18 +53,121 @@ where
     };
     let result = runtime.block_on(run_cli(cli));
     output::flush();
-    match result {
-        Ok(code) => ExitCode::from(code),
+    ExitCode::from(report(result))
+}
+
+/// What a command run in-process ended with.
+#[derive(Debug)]
+pub struct Finished {
+    /// The exit code the process would have had.
+    pub code: u8,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+impl Finished {
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+}
+
+/// Runs a command line in this process, as `main` would, on a runtime of its own, and
+/// returns its exit code and what it printed instead of printing it. `args` starts with
+/// the program name, like `std::env::args()`.
+pub fn run_captured<I, T>(args: I) -> Finished
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    run_captured_words(args.into_iter().map(Into::into).collect())
+}
+
+fn run_captured_words(words: Vec<OsString>) -> Finished {
+    let cli = match parse(words) {
+        Ok(cli) => cli,
         Err(e) => {
-            stderrln!("error: {}", e.message);
-            ExitCode::from(e.code)
+            let text = e.render().to_string().into_bytes();
+            let (stdout, stderr) = if e.use_stderr() {
+                (Vec::new(), text)
+            } else {
+                (text, Vec::new())
+            };
+            return Finished {
+                code: clap_exit_code(&e),
+                stdout,
+                stderr,
+            };
         }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            return Finished {
+                code: exit::FAILED,
+                stdout: Vec::new(),
+                stderr: format!("error: cannot start the async runtime: {e}\n").into_bytes(),
+            };
+        }
+    };
+    let captured = Arc::new(output::Captured::default());
+    let command = Box::pin(run_cli(cli));
+    let code = runtime.block_on(output::capture(Arc::clone(&captured), async {
+        report(command.await)
+    }));
+    let (stdout, stderr) = captured.take();
+    Finished {
+        code,
+        stdout,
+        stderr,
     }
 }
 
 /// Runs a parsed command; returns the exit code for a normal end.
 pub async fn run_cli(cli: Cli) -> Result<u8, CliError> {
     commands::dispatch(cli).await
+}
+
+/// The command line parsed, remembering its words (a run records them).
+fn parse<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let words: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let mut cli = Cli::try_parse_from(&words)?;
+    cli.command_line = words
+        .iter()
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
+    Ok(cli)
+}
+
+/// Help and version end with 0; a usage error with 2.
+fn clap_exit_code(e: &clap::Error) -> u8 {
+    if e.use_stderr() {
+        exit::BAD_INPUT
+    } else {
+        exit::OK
+    }
+}
+
+/// The exit code of a command's result, its error printed as one line on stderr.
+fn report(result: Result<u8, CliError>) -> u8 {
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            stderrln!("error: {}", e.message);
+            e.code
+        }
+    }
 }
 
 fn init_logging(verbose: u8) {

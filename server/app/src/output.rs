@@ -8,9 +8,14 @@
 //! HTTP sockets (`serve`, `sim`, a run) is an error on that connection, never the end
 //! of the process. Only a failed write to standard output restores its default action,
 //! just before raising it.
+//!
+//! A command run in-process by [`crate::run_captured`] (the way tests call the command
+//! line) prints into the buffers of a [`Captured`] instead: the task that runs the
+//! command carries them, and the tasks it starts with [`spawn`] inherit them.
 
 use std::fmt;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
+use std::sync::{Arc, Mutex};
 
 /// `print!` that never panics: see the module documentation.
 macro_rules! stdout {
@@ -46,8 +51,83 @@ macro_rules! stderrln {
     };
 }
 
+/// What a command run in-process printed: its standard output and standard error.
+#[derive(Debug, Default)]
+pub struct Captured {
+    stdout: Mutex<Vec<u8>>,
+    stderr: Mutex<Vec<u8>>,
+}
+
+impl Captured {
+    /// Takes what was printed so far: (standard output, standard error).
+    pub fn take(&self) -> (Vec<u8>, Vec<u8>) {
+        (
+            std::mem::take(&mut *lock(&self.stdout)),
+            std::mem::take(&mut *lock(&self.stderr)),
+        )
+    }
+}
+
+fn lock(buffer: &Mutex<Vec<u8>>) -> std::sync::MutexGuard<'_, Vec<u8>> {
+    buffer
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+tokio::task_local! {
+    static CAPTURE: Arc<Captured>;
+}
+
+/// Runs `command` with everything it prints going into `captured`.
+pub async fn capture<F: Future>(captured: Arc<Captured>, command: F) -> F::Output {
+    CAPTURE.scope(captured, command).await
+}
+
+/// `tokio::spawn` for a task that prints: it prints where its parent does.
+pub fn spawn<F>(task: F) -> tokio::task::JoinHandle<F::Output>
+where
+    F: Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    match CAPTURE.try_with(Arc::clone) {
+        Ok(captured) => tokio::spawn(CAPTURE.scope(captured, task)),
+        Err(_) => tokio::spawn(task),
+    }
+}
+
+/// Where the current task prints, kept by an object whose methods other tasks call
+/// (the run's progress observer), so that what it prints goes where its owner's does.
+#[derive(Clone, Debug, Default)]
+pub struct Printer(Option<Arc<Captured>>);
+
+impl Printer {
+    /// Where the calling task prints now.
+    pub fn current() -> Printer {
+        Printer(CAPTURE.try_with(Arc::clone).ok())
+    }
+
+    /// Runs `f`, its printing going where this printer's does.
+    pub fn run<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.0 {
+            Some(captured) => CAPTURE.sync_scope(Arc::clone(captured), f),
+            None => f(),
+        }
+    }
+}
+
+/// Whether standard error is a terminal a person watches (never for captured output).
+pub fn stderr_is_terminal() -> bool {
+    CAPTURE.try_with(|_| ()).is_err() && io::stderr().is_terminal()
+}
+
 /// Writes to standard output; a closed pipe ends the process like `cat`.
 pub fn out(args: fmt::Arguments) {
+    if CAPTURE
+        .try_with(|c| lock(&c.stdout).write_fmt(args))
+        .is_ok()
+    {
+        return;
+    }
     let result = io::stdout().lock().write_fmt(args);
     if let Err(e) = result {
         stdout_failed(e);
@@ -56,6 +136,12 @@ pub fn out(args: fmt::Arguments) {
 
 /// Writes to standard error, dropping what cannot be written.
 pub fn err(args: fmt::Arguments) {
+    if CAPTURE
+        .try_with(|c| lock(&c.stderr).write_fmt(args))
+        .is_ok()
+    {
+        return;
+    }
     let _ = io::stderr().lock().write_fmt(args);
 }
 
@@ -73,6 +159,9 @@ pub struct Stdout;
 
 impl Write for Stdout {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if let Ok(written) = CAPTURE.try_with(|c| lock(&c.stdout).write(buf)) {
+            return written;
+        }
         io::stdout().lock().write(buf).map_err(quit_on_broken_pipe)
     }
 

@@ -1,7 +1,6 @@
 //! What a run shows while it goes: a progress bar per running phase on a terminal,
 //! one plain line per interval otherwise (logs, CI), or nothing.
 
-use std::io::IsTerminal;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -11,6 +10,7 @@ use keystorm_engine::plan::PhaseEnd;
 use keystorm_engine::results::{IntervalRecord, PhaseRef};
 
 use crate::cli::ProgressMode;
+use crate::output::Printer;
 use crate::table::latency;
 
 /// Resolution of bars whose end is known (per mille).
@@ -20,12 +20,13 @@ pub struct Progress {
     mode: ProgressMode,
     bar: Mutex<Option<ProgressBar>>,
     rounds: u32,
+    printer: Printer,
 }
 
 impl Progress {
     pub fn new(mode: ProgressMode, rounds: u32) -> Progress {
         let mode = match mode {
-            ProgressMode::Auto if std::io::stderr().is_terminal() => ProgressMode::Bars,
+            ProgressMode::Auto if crate::output::stderr_is_terminal() => ProgressMode::Bars,
             ProgressMode::Auto => ProgressMode::Plain,
             m => m,
         };
@@ -33,6 +34,7 @@ impl Progress {
             mode,
             bar: Mutex::new(None),
             rounds,
+            printer: Printer::current(),
         }
     }
 
@@ -95,6 +97,12 @@ impl Progress {
 
 impl Observer for Progress {
     fn event(&self, _id: u64, event: &RunEvent) {
+        self.printer.run(|| self.show(event));
+    }
+}
+
+impl Progress {
+    fn show(&self, event: &RunEvent) {
         match (self.mode, event) {
             (ProgressMode::Quiet, RunEvent::Warning { message }) => stderrln!("warning: {message}"),
             (ProgressMode::Quiet, _) => {}

@@ -1,15 +1,15 @@
 //! The command line as a user meets it: help, validation errors as one line with
 //! file:line:column and exit code 2, a run on the embedded target with its summary,
-//! and the past-run commands.
+//! and the past-run commands. They run in-process (`in_process`); only the check that
+//! reads `KEYSTORM_TOKEN` from the environment starts the binary.
+
+mod in_process;
 
 use std::path::Path;
 
 use assert_cmd::Command;
+use in_process::keystorm;
 use predicates::prelude::*;
-
-fn keystorm() -> Command {
-    Command::cargo_bin("keystorm").unwrap()
-}
 
 fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
     let p = dir.join(name);
@@ -31,28 +31,23 @@ rounds:
 
 #[test]
 fn help_documents_every_command() {
-    let out = keystorm().arg("--help").assert().success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let text = keystorm().arg("--help").success().stdout();
     for cmd in ["run", "validate", "ls", "show", "list", "sim", "serve"] {
         assert!(text.contains(cmd), "help lacks {cmd}");
     }
-    keystorm()
-        .args(["run", "--help"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("--resume").and(predicate::str::contains("--label")));
+    let text = keystorm().args(["run", "--help"]).success().stdout();
+    assert!(
+        text.contains("--resume") && text.contains("--label"),
+        "{text}"
+    );
 }
 
 #[test]
 fn a_valid_workload_validates() {
     let dir = tempfile::tempdir().unwrap();
     let f = write(dir.path(), "ok.yaml", SMALL);
-    keystorm()
-        .arg("validate")
-        .arg(&f)
-        .assert()
-        .success()
-        .stdout(predicate::str::contains("ok"));
+    let out = keystorm().arg("validate").arg(&f).success().stdout();
+    assert!(out.contains("ok"), "{out}");
 }
 
 #[test]
@@ -63,8 +58,7 @@ fn a_bad_workload_gets_one_line_with_line_and_column_and_exit_2() {
         "objects: { size: 1KiB, colour: red }",
     );
     let f = write(dir.path(), "bad.yaml", &bad);
-    let out = keystorm().arg("validate").arg(&f).assert().code(2);
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let stderr = keystorm().arg("validate").arg(&f).code(2).stderr();
     assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
     assert!(
         stderr.contains("bad.yaml:4:"),
@@ -75,14 +69,14 @@ fn a_bad_workload_gets_one_line_with_line_and_column_and_exit_2() {
 
     // The same error stops `run` before anything starts.
     let results = dir.path().join("results");
-    keystorm()
+    let stderr = keystorm()
         .arg("run")
         .arg(&f)
         .arg("--results")
         .arg(&results)
-        .assert()
         .code(2)
-        .stderr(predicate::str::contains("bad.yaml:4:"));
+        .stderr();
+    assert!(stderr.contains("bad.yaml:4:"), "{stderr}");
     assert!(
         !results.exists(),
         "no result folder for a workload that never ran"
@@ -97,33 +91,32 @@ fn a_bad_size_unit_is_reported_where_it_stands() {
         "unit.yaml",
         &SMALL.replace("size: 1KiB", "size: 1KB-4XB"),
     );
-    keystorm()
-        .arg("validate")
-        .arg(&f)
-        .assert()
-        .code(2)
-        .stderr(predicate::str::contains("unit.yaml:4:").and(predicate::str::contains("XB")));
+    let stderr = keystorm().arg("validate").arg(&f).code(2).stderr();
+    assert!(
+        stderr.contains("unit.yaml:4:") && stderr.contains("XB"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn missing_files_and_bad_arguments_exit_2() {
-    keystorm()
+    let stderr = keystorm()
         .args(["validate", "does-not-exist.yaml"])
-        .assert()
         .code(2)
-        .stderr(predicate::str::contains("does-not-exist.yaml"));
+        .stderr();
+    assert!(stderr.contains("does-not-exist.yaml"), "{stderr}");
     keystorm()
         .args(["run", "--label", "novalue", "x.yaml"])
-        .assert()
         .code(2);
-    keystorm().arg("frobnicate").assert().code(2);
+    let stderr = keystorm().arg("frobnicate").code(2).stderr();
+    assert!(stderr.contains("frobnicate"), "{stderr}");
     let dir = tempfile::tempdir().unwrap();
-    keystorm()
+    let stderr = keystorm()
         .args(["show", "no-such-run", "--results"])
         .arg(dir.path())
-        .assert()
         .code(2)
-        .stderr(predicate::str::contains("no-such-run"));
+        .stderr();
+    assert!(stderr.contains("no-such-run"), "{stderr}");
 }
 
 #[test]
@@ -143,10 +136,8 @@ fn a_run_prints_its_summary_and_is_listed_and_shown() {
             "--results",
         ])
         .arg(&results)
-        .assert()
         .success();
-    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    let stderr = String::from_utf8(out.get_output().stderr.clone()).unwrap();
+    let (stdout, stderr) = (out.stdout(), out.stderr());
     assert!(
         stdout.contains("p99.9") && stdout.contains("ops/s"),
         "{stdout}"
@@ -170,25 +161,27 @@ fn a_run_prints_its_summary_and_is_listed_and_shown() {
     let runs: Vec<_> = std::fs::read_dir(&results).unwrap().collect();
     assert_eq!(runs.len(), 1);
     let run_id = runs[0].as_ref().unwrap().file_name().into_string().unwrap();
-    keystorm()
+    let listed = keystorm()
         .arg("ls")
         .arg("--results")
         .arg(&results)
-        .assert()
         .success()
-        .stdout(
-            predicate::str::contains(&run_id).and(predicate::str::contains("purpose=cli-test")),
-        );
-    keystorm()
+        .stdout();
+    assert!(
+        listed.contains(&run_id) && listed.contains("purpose=cli-test"),
+        "{listed}"
+    );
+    let shown = keystorm()
         .args(["show", &run_id[..run_id.len() - 3], "--results"])
         .arg(&results)
-        .assert()
         .success()
-        .stdout(
-            predicate::str::contains("completed")
-                .and(predicate::str::contains("fill"))
-                .and(predicate::str::contains(format!("cleanup: {cleanup}"))),
-        );
+        .stdout();
+    assert!(
+        shown.contains("completed")
+            && shown.contains("fill")
+            && shown.contains(&format!("cleanup: {cleanup}")),
+        "{shown}"
+    );
     let manifest: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(results.join(&run_id).join("manifest.json")).unwrap(),
     )
@@ -196,10 +189,17 @@ fn a_run_prints_its_summary_and_is_listed_and_shown() {
     assert_eq!(manifest["status"], "completed");
     assert_eq!(manifest["labels"]["purpose"], "cli-test");
     assert_eq!(manifest["endpoint"], "embedded");
+    // The run records the command line it was given.
+    let words = manifest["command_line"].as_array().expect("command_line");
+    assert_eq!(words[0], "keystorm");
+    assert!(words.iter().any(|w| w == "purpose=cli-test"), "{words:?}");
 }
 
 #[test]
 fn serving_beyond_loopback_needs_a_token() {
+    // The token may come from the environment: this one runs the binary, whose
+    // environment it controls.
+    let keystorm = || Command::cargo_bin("keystorm").unwrap();
     keystorm()
         .args(["serve", "--bind", "0.0.0.0", "--port", "0"])
         .env_remove("KEYSTORM_TOKEN")
@@ -223,14 +223,17 @@ fn a_missing_bucket_without_create_fails_with_exit_1() {
         "buckets: { names: [absent], create: false }",
     );
     let f = write(dir.path(), "nocreate.yaml", &text);
-    keystorm()
+    let stderr = keystorm()
         .arg("run")
         .arg(&f)
         .args(["--progress", "quiet", "--results"])
         .arg(dir.path().join("results"))
-        .assert()
         .code(1)
-        .stderr(predicate::str::contains("absent").and(predicate::str::contains("does not exist")));
+        .stderr();
+    assert!(
+        stderr.contains("absent") && stderr.contains("does not exist"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -257,7 +260,6 @@ rounds:
         .arg(&f)
         .args(["--progress", "quiet", "--results"])
         .arg(&results)
-        .assert()
         .success();
     let run = std::fs::read_dir(&results)
         .unwrap()
@@ -265,12 +267,11 @@ rounds:
         .find(|e| e.path().join("manifest.json").is_file())
         .expect("a run folder");
     let id = run.file_name().into_string().unwrap();
-    let out = keystorm()
+    let text = keystorm()
         .args(["show", &id, "--extrapolate", "67e9", "--results"])
         .arg(&results)
-        .assert()
-        .success();
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+        .success()
+        .stdout();
     // Six listings (two phases × three rounds) of 1500, 3000 and 4500 keys.
     let listings = text
         .split("complete listings:")
@@ -299,10 +300,10 @@ rounds:
         2,
         "{text}"
     );
-    keystorm()
+    let stderr = keystorm()
         .args(["show", &id, "--extrapolate", "many", "--results"])
         .arg(&results)
-        .assert()
         .code(2)
-        .stderr(predicate::str::contains("not a key count"));
+        .stderr();
+    assert!(stderr.contains("not a key count"), "{stderr}");
 }

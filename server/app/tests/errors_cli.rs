@@ -2,10 +2,13 @@
 //! named with its endpoint (and a download that never got going leaves no folder), a
 //! workload's bad flow-map value is explained at its line and column with the forms
 //! the field takes (no serde internals), and `validate` checks many files at once.
+//! `validate` runs in-process; the commands that read credentials from the
+//! environment run the binary, whose environment the test sets.
 
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod in_process;
 mod process_support;
 
 use process_support::{BIN, start_sim};
@@ -145,9 +148,10 @@ fn validate_error(dir: &Path, embedded: &str, objects: &str, phase: &str) -> Str
         .replace("OBJECTS", objects)
         .replace("PHASE", phase);
     let f = write(dir, "flow.yaml", &text);
-    let out = keystorm(&["validate", &f]);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(2), "{text}\n{err}");
+    let err = in_process::keystorm()
+        .args(["validate", &f])
+        .code(2)
+        .stderr();
     assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
     for internal in [
         "Option<",
@@ -192,8 +196,9 @@ fn a_comma_cut_flow_map_value_is_explained_with_the_accepted_forms() {
         .replace("EMBEDDED", "{ latency: { put: \"lognormal:1ms,10ms\" } }")
         .replace("OBJECTS", "{ size: 1KiB }")
         .replace("PHASE", fill);
-    let out = keystorm(&["validate", &write(d, "quoted.yaml", &text)]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    in_process::keystorm()
+        .args(["validate", &write(d, "quoted.yaml", &text)])
+        .success();
 
     let cases = [
         // sizes, durations, mixes: cut by a comma, or of the wrong kind
@@ -301,9 +306,10 @@ fn validate_checks_every_file_given_and_exits_2_if_any_is_wrong() {
     let missing = d.join("missing.yaml");
     let missing = missing.to_str().unwrap();
 
-    let out = keystorm(&["validate", &a, &c]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stdout = in_process::keystorm()
+        .args(["validate", &a, &c])
+        .success()
+        .stdout();
     let lines: Vec<&str> = stdout.lines().collect();
     assert_eq!(lines.len(), 2, "{stdout}");
     assert!(lines[0].starts_with(&format!("{a}: ok")), "{stdout}");
@@ -311,10 +317,10 @@ fn validate_checks_every_file_given_and_exits_2_if_any_is_wrong() {
     assert!(lines[1].contains("\"other\""), "{stdout}");
 
     // Each file is checked even after one failed; the exit code says some did.
-    let out = keystorm(&["validate", &b, &a, missing, &c]);
-    assert_eq!(out.status.code(), Some(2));
-    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
-    let err = stderr(&out);
+    let out = in_process::keystorm()
+        .args(["validate", &b, &a, missing, &c])
+        .code(2);
+    let (stdout, err) = (out.stdout(), out.stderr());
     assert_eq!(stdout.lines().count(), 2, "{stdout}");
     let errors: Vec<&str> = err.lines().collect();
     assert_eq!(errors.len(), 2, "{err}");
@@ -325,7 +331,7 @@ fn validate_checks_every_file_given_and_exits_2_if_any_is_wrong() {
     assert!(errors[1].contains(missing), "{err}");
 
     // No file at all is a usage error.
-    assert_eq!(keystorm(&["validate"]).status.code(), Some(2));
+    in_process::keystorm().arg("validate").code(2);
 }
 
 #[test]

@@ -12,8 +12,14 @@ use serde::{Deserialize, Serialize};
 use crate::ops::OpKind;
 use crate::s3::ClientKind;
 
+mod credentials;
+mod delay;
+mod humantime_serde_dur;
+mod humantime_serde_opt;
 mod rgw;
 
+pub use credentials::CredentialSource;
+pub use delay::{Delay, DelayParseError};
 pub use rgw::*;
 
 /// A whole workload, ready to run.
@@ -80,28 +86,6 @@ pub enum EmbeddedStorage {
     Memory,
     /// Only sizes and metadata kept, so millions of keys fit.
     SizeOnly,
-}
-
-/// Where credentials come from. Serialized without the secret itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CredentialSource {
-    /// Environment variables holding the access key, secret key and optional session token.
-    Env {
-        access_key_var: String,
-        secret_key_var: String,
-        session_token_var: String,
-    },
-    /// A named profile from the AWS shared config/credentials files.
-    Profile(String),
-    /// Written in the workload (allowed, with a warning). The secret is skipped on output.
-    Inline {
-        access_key_id: String,
-        #[serde(skip)]
-        secret_access_key: String,
-    },
-    /// Defaults: env vars if set, otherwise the default profile; for `embedded`, fixed keys.
-    Default,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -311,27 +295,15 @@ pub struct CleanupPlan {
     pub buckets: bool,
 }
 
-mod humantime_serde_dur {
-    use std::time::Duration;
-
-    pub fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&humantime::format_duration(*d).to_string())
-    }
-
-    /// Read back from the event log (`{"duration": "30s"}`).
-    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        let text = <String as serde::Deserialize>::deserialize(d)?;
-        humantime::parse_duration(&text).map_err(serde::de::Error::custom)
-    }
-}
-
-mod humantime_serde_opt {
-    use std::time::Duration;
-
-    pub fn serialize<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
-        match d {
-            Some(d) => s.serialize_str(&humantime::format_duration(*d).to_string()),
-            None => s.serialize_none(),
+impl Plan {
+    /// Overrides the buckets' index layout (`keystorm run --index`). On the embedded
+    /// target this turns the RGW imitation on, with dynamic resharding unless the
+    /// workload configured the imitation itself.
+    pub fn set_index(&mut self, layout: IndexLayout) {
+        if !self.target.embedded.rgw_like {
+            self.target.embedded.index.dynamic = true;
         }
+        self.target.embedded.rgw_like = true;
+        self.buckets.index = Some(layout);
     }
 }

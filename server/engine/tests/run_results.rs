@@ -195,3 +195,33 @@ fn base64_decode(s: &str) -> Vec<u8> {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.decode(s).unwrap()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_embedded_workload_needs_a_program_that_provides_the_embedded_target() {
+    // The engine knows the embedded target only through `RunOptions::embedded`: without
+    // it the run is refused before anything is written, and says what to do instead.
+    let dir = tempfile::tempdir().unwrap();
+    let options = keystorm_engine::executor::RunOptions {
+        results_root: dir.path().to_path_buf(),
+        ..Default::default()
+    };
+    let refused = keystorm_engine::executor::run(
+        common::plan(WORKLOAD),
+        WORKLOAD,
+        options,
+        std::sync::Arc::new(keystorm_engine::executor::NoObserver),
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await
+    .expect_err("no embedded target to start");
+    assert!(
+        matches!(refused, keystorm_engine::executor::RunError::BadInput(_)),
+        "{refused:?}"
+    );
+    let message = refused.to_string();
+    assert!(
+        message.contains("no embedded target") && message.contains("--endpoint"),
+        "{message}"
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}

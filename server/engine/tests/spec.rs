@@ -644,7 +644,7 @@ fn rgw_index_settings_become_the_plan() {
 fn embedded_imitations_become_the_target_config() {
     let text = "name: r\ntarget:\n  endpoint: embedded\n  embedded:\n    index: { shards: 7, dynamic: true, max_objs_per_shard: 50, retry_step: 1s, list_time_per_shard: 100us }\n    latency: { put: 2ms, list: 1ms..3ms, get: exp:1ms, head: \"lognormal:1ms,10ms\" }\n    faults: { slow_down: 0.1, reset: 0.05, stall: 0.01, key_error: 0.9, stall_time: 2s, seed: 9, ops: [put, delete] }\n    max_memory: 512MiB\nbuckets: { name: bkt }\nbefore:\n  - { op: put, operations: 10 }\n";
     let (plan, _) = parse_workload(text, "w.yaml").unwrap();
-    let c = plan.target.embedded.sim_config();
+    let c = keystorm_embedded::sim_config(&plan.target.embedded);
     assert_eq!(c.index.default_shards, 7);
     assert!(c.index.dynamic);
     assert_eq!(c.index.max_objs_per_shard, 50);
@@ -685,7 +685,7 @@ fn embedded_imitations_become_the_target_config() {
     )
     .unwrap();
     assert_eq!(
-        plain.target.embedded.sim_config().max_memory,
+        keystorm_embedded::sim_config(&plain.target.embedded).max_memory,
         None,
         "the target's own default"
     );
@@ -695,7 +695,7 @@ fn embedded_imitations_become_the_target_config() {
     )
     .unwrap();
     assert_eq!(
-        bytes.target.embedded.sim_config().max_memory,
+        keystorm_embedded::sim_config(&bytes.target.embedded).max_memory,
         Some(1 << 20),
         "a bare number is bytes"
     );

@@ -5,8 +5,6 @@
 
 use std::time::Duration;
 
-use crate::Storage;
-
 /// How the target behaves.
 #[derive(Debug, Clone, Default)]
 pub struct SimConfig {
@@ -180,4 +178,14 @@ impl std::ops::Add for FaultCounts {
             key_error: self.key_error + o.key_error,
         }
     }
+}
+
+/// What the target keeps of each object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Storage {
+    /// Object bytes in memory.
+    #[default]
+    Memory,
+    /// Sizes and metadata only; GET returns zero bytes of the recorded length.
+    SizeOnly,
 }

@@ -4,74 +4,28 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
-use http::{HeaderMap, HeaderValue, Method, Response, StatusCode, header};
-use http_body_util::BodyExt;
+use http::{HeaderValue, Method, Response, StatusCode, header};
 use hyper::body::Incoming;
 
 use crate::Storage;
 use crate::body::SimBody;
-use crate::budget::OverBudget;
 use crate::clock::now_ms;
 use crate::errors::S3Error;
 use crate::inject::Fault;
 use crate::list::{self, ListParams, V2Response};
 use crate::objects::{meta_len, size_only_etag};
-use crate::payload::{self, MAX_BODY};
-use crate::request::{Op, Parsed, parse};
+use crate::payload;
+use crate::request::{Op, parse};
 use crate::state::{Reset, State};
 use crate::store::{DeleteBucketError, Object};
 use crate::xml::{HEADER, NS, element, iso8601};
 
+mod context;
 mod multipart;
 
+use context::{Ctx, MAX_KEY, Resp, index_writable, read_body, refuse, user_metadata};
+
 static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
-
-/// S3's limit on key length, in bytes.
-const MAX_KEY: usize = 1024;
-
-type Resp = Response<SimBody>;
-
-/// Everything a handler needs besides the body.
-struct Ctx<'a> {
-    state: &'a State,
-    parsed: Parsed,
-    headers: HeaderMap,
-    method: Method,
-    request_id: String,
-}
-
-impl Ctx<'_> {
-    fn error(&self, e: S3Error, message: Option<&str>) -> Resp {
-        let mut r = Response::builder().status(e.status());
-        r = r.header("x-amz-request-id", &self.request_id);
-        if self.method == Method::HEAD {
-            return r
-                .body(SimBody::empty())
-                .unwrap_or_else(|_| Response::new(SimBody::empty()));
-        }
-        let body = e.xml(
-            message.unwrap_or(e.default_message()),
-            &self.parsed.resource(),
-            &self.request_id,
-        );
-        r.header(header::CONTENT_TYPE, "application/xml")
-            .body(SimBody::bytes(body))
-            .unwrap_or_else(|_| Response::new(SimBody::empty()))
-    }
-
-    fn ok(&self, status: StatusCode) -> http::response::Builder {
-        Response::builder()
-            .status(status)
-            .header("x-amz-request-id", &self.request_id)
-    }
-
-    fn xml(&self, status: StatusCode, body: impl Into<Bytes>) -> Resp {
-        self.ok(status)
-            .header(header::CONTENT_TYPE, "application/xml")
-            .body(SimBody::bytes(body))
-            .unwrap_or_else(|_| Response::new(SimBody::empty()))
-    }
-}
 
 pub(crate) async fn handle(state: &State, req: http::Request<Incoming>) -> Result<Resp, Reset> {
     let (parts, body) = req.into_parts();
@@ -180,33 +134,6 @@ async fn list_cost(ctx: &Ctx<'_>, response: Resp) -> Resp {
         tokio::time::sleep(per_shard.saturating_mul(bucket.index.shards())).await;
     }
     response
-}
-
-/// Waits while the bucket's index is being resharded (RGW blocks index writes).
-async fn index_writable(ctx: &Ctx<'_>, bucket: &crate::store::Bucket) {
-    bucket
-        .index
-        .wait_writable(ctx.state.store.index_config.retry_step)
-        .await;
-}
-
-async fn read_body(ctx: &Ctx<'_>, body: Incoming) -> Result<Bytes, Box<Resp>> {
-    let collected = http_body_util::Limited::new(body, MAX_BODY)
-        .collect()
-        .await
-        .map_err(|e| {
-            ctx.error(
-                S3Error::InvalidArgument,
-                Some(&format!("cannot read the body: {e}")),
-            )
-        })?
-        .to_bytes();
-    if payload::aws_chunked(&ctx.headers) {
-        return crate::chunked::decode(&collected)
-            .map(Bytes::from)
-            .map_err(|m| Box::new(ctx.error(S3Error::InvalidArgument, Some(&m))));
-    }
-    Ok(collected)
 }
 
 fn valid_bucket_name(name: &str) -> bool {
@@ -375,17 +302,6 @@ fn list_v1(ctx: &Ctx<'_>) -> Resp {
     ctx.xml(StatusCode::OK, body)
 }
 
-fn user_metadata(headers: &HeaderMap) -> Box<[(Box<str>, Box<str>)]> {
-    headers
-        .iter()
-        .filter_map(|(name, value)| {
-            let n = name.as_str().strip_prefix("x-amz-meta-")?;
-            let v = value.to_str().ok()?;
-            Some((n.into(), v.into()))
-        })
-        .collect()
-}
-
 async fn put_object(ctx: &Ctx<'_>, body: Incoming) -> Resp {
     if ctx.headers.contains_key("x-amz-copy-source") {
         return ctx.error(
@@ -449,16 +365,6 @@ async fn put_object(ctx: &Ctx<'_>, body: Incoming) -> Resp {
         .header(header::ETAG, etag_header)
         .body(SimBody::empty())
         .unwrap_or_else(|_| Response::new(SimBody::empty()))
-}
-
-/// Answers a write the memory budget has no room for, with the budget's message. The
-/// body is read and dropped first (unless the client waits for `100 Continue` and so
-/// sends none), so the client gets the answer rather than a closed connection.
-async fn refuse(ctx: &Ctx<'_>, body: Incoming, e: OverBudget) -> Resp {
-    if !payload::expects_continue(&ctx.headers) {
-        payload::drain(body).await;
-    }
-    ctx.error(S3Error::InsufficientStorage, Some(&e.to_string()))
 }
 
 /// `Range: bytes=a-b | a- | -n` against `size`: `Ok(None)` = whole object,

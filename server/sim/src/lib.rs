@@ -49,26 +49,15 @@ use tokio_util::sync::CancellationToken;
 pub use budget::{OverBudget, human as human_bytes};
 pub use clock::now_ms;
 pub use config::{
-    Delay, FaultConfig, FaultCounts, IndexConfig, LatencyConfig, ObjectOp, SimConfig,
+    Delay, FaultConfig, FaultCounts, IndexConfig, LatencyConfig, ObjectOp, SimConfig, Storage,
 };
 pub use data::Data;
-pub use delay::DelayParseError;
 pub use index::IndexView;
 pub use machine::default_budget;
 pub use objects::{Meta, ObjectRef, size_only_etag};
 pub use request::Op;
 pub use reshard_log::ReshardRecord;
 pub use store::{Object, Store};
-
-/// What the target keeps of each object.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Storage {
-    /// Object bytes in memory.
-    #[default]
-    Memory,
-    /// Sizes and metadata only; GET returns zero bytes of the recorded length.
-    SizeOnly,
-}
 
 /// A running target. `shutdown` stops it; dropping the handle leaves it running until
 /// the runtime ends.

@@ -31,7 +31,10 @@ async fn latency_is_added_per_operation() {
                 low: MS(60),
                 high: MS(90),
             }),
-            head: Some("lognormal:20ms,40ms".parse().unwrap()),
+            head: Some(Delay::LogNormal {
+                median: MS(20),
+                p99: MS(40),
+            }),
             list: Some(Delay::Fixed(MS(80))),
             delete: Some(Delay::Fixed(MS(70))),
         },

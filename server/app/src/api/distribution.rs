@@ -10,10 +10,10 @@ use keystorm_engine::results::{HLOG_FILE, Section, hlog_tag, read_merged};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::AppState;
 use super::error::{ApiError, ApiPath, ApiQuery, ApiResult, ErrorBody};
 use super::params::RunIdParam;
 use super::run_files::run_dir;
+use super::state::AppState;
 
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -20,11 +20,11 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::ReceiverStream;
 use utoipa::IntoParams;
 
-use super::AppState;
 use super::error::{ApiError, ApiPath, ApiQuery, ApiResult, ErrorBody};
 use super::hub::LiveEvent;
 use super::params::RunIdParam;
 use super::run_files::run_dir;
+use super::state::AppState;
 
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]

@@ -12,11 +12,11 @@ use keystorm_engine::results::{
     for_each_interval, read_intervals, shards_cell,
 };
 
-use super::AppState;
 use super::error::{ApiError, ApiPath, ApiResult, ErrorBody};
 use super::params::RunIdParam;
 use super::run_files::{read_summary, run_dir, run_info};
 use super::runs::DEFAULT_MAX_POINTS;
+use super::state::AppState;
 use super::streamed;
 use utoipa::ToSchema;
 

@@ -10,10 +10,10 @@ use keystorm_engine::results::{
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use super::AppState;
 use super::error::{ApiPath, ApiResult, ErrorBody};
 use super::params::RunIdParam;
 use super::run_files::run_dir;
+use super::state::AppState;
 
 /// A reshard with its id in the run's event log (stalls refer to it by that id).
 #[derive(Debug, Clone, Serialize, ToSchema)]

@@ -5,10 +5,10 @@ use axum::Json;
 use axum::extract::State;
 use keystorm_engine::results::{ListingsReport, read_listings};
 
-use super::AppState;
 use super::error::{ApiPath, ApiResult, ErrorBody};
 use super::params::RunIdParam;
 use super::run_files::run_dir;
+use super::state::AppState;
 
 #[utoipa::path(get, path = "/api/runs/{id}/listings", operation_id = "run_listings", tag = "runs",
     params(RunIdParam),

@@ -12,6 +12,7 @@ mod exports;
 mod hub;
 mod index;
 mod listings;
+mod metrics;
 mod openapi;
 mod openapi_errors;
 mod params;
@@ -19,62 +20,29 @@ mod prometheus;
 mod run_files;
 mod runs;
 mod security;
+mod state;
+mod status;
 mod streamed;
 mod ui;
 mod workloads;
 
-use std::path::PathBuf;
-use std::sync::Arc;
-
-use axum::Json;
-use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::routing::{get, post};
-use serde::Serialize;
-use utoipa::ToSchema;
+use axum::{Json, Router};
 
 pub use active::Active;
 pub use error::{ApiError, ErrorBody};
 pub use openapi::openapi_json;
+pub use state::{AppState, ServeConfig};
+pub use status::Status;
 
 /// Largest request body accepted (workload YAML is far smaller).
 pub const BODY_LIMIT: usize = 1024 * 1024;
 
-/// How the server was started.
-#[derive(Debug, Clone)]
-pub struct ServeConfig {
-    pub workloads_dir: PathBuf,
-    pub results_dir: PathBuf,
-    /// Required on state-changing calls when set (always set off loopback).
-    pub token: Option<String>,
-    /// Dev mode: proxy the UI to this Vite dev server.
-    pub ui_dev_url: Option<String>,
-    /// Endpoint for runs started without one (e.g. the S3 store beside keystorm in
-    /// docker compose); `None` keeps each workload's own target.
-    pub default_endpoint: Option<String>,
-}
-
-#[derive(Clone)]
-pub struct AppState {
-    pub config: Arc<ServeConfig>,
-    pub active: Arc<Active>,
-    pub metrics: Arc<prometheus::LiveMetrics>,
-}
-
-impl AppState {
-    pub fn new(config: ServeConfig) -> AppState {
-        AppState {
-            config: Arc::new(config),
-            active: Arc::new(Active::default()),
-            metrics: Arc::new(prometheus::LiveMetrics::default()),
-        }
-    }
-}
-
 /// The whole application: API, metrics and UI.
 pub fn router(state: AppState) -> Router {
     let api = Router::new()
-        .route("/status", get(status))
+        .route("/status", get(status::status))
         .route("/openapi.json", get(openapi::serve))
         .route("/workloads", get(workloads::list))
         .route("/workloads/validate", post(workloads::validate))
@@ -98,7 +66,7 @@ pub fn router(state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed);
     Router::new()
         .nest("/api", api)
-        .route("/metrics", get(prometheus::metrics))
+        .route("/metrics", get(metrics::metrics))
         .fallback(ui::serve)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -106,25 +74,6 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(state)
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Status {
-    pub version: String,
-    /// The run going now, if any.
-    pub running: Option<String>,
-    /// Whether state-changing calls need a bearer token.
-    pub token_required: bool,
-}
-
-#[utoipa::path(get, path = "/api/status", operation_id = "status", tag = "status",
-    responses((status = 200, body = Status)))]
-async fn status(State(state): State<AppState>) -> Json<Status> {
-    Json(Status {
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        running: state.active.current().and_then(|a| a.run_id),
-        token_required: state.config.token.is_some(),
-    })
 }
 
 async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {

@@ -34,7 +34,7 @@ use super::workloads::{
         description = "Start S3 benchmark runs, watch them live, read and compare their results. See docs/api.md."
     ),
     paths(
-        super::status,
+        super::status::status,
         super::workloads::list,
         super::workloads::read,
         super::workloads::validate,
@@ -53,7 +53,7 @@ use super::workloads::{
         super::exports::export,
     ),
     components(schemas(
-        super::Status,
+        super::status::Status,
         ErrorBody,
         WorkloadInfo,
         WorkloadText,

@@ -6,12 +6,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::Mutex;
 
-use axum::extract::State;
-use axum::http::header;
-use axum::response::IntoResponse;
 use keystorm_engine::executor::RunEvent;
-
-use super::AppState;
 
 #[derive(Default, Clone)]
 struct Series {
@@ -195,14 +190,4 @@ fn escape(s: &str) -> String {
     s.replace('\\', "\\\\")
         .replace('"', "\\\"")
         .replace('\n', "\\n")
-}
-
-pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
-    (
-        [(
-            header::CONTENT_TYPE,
-            "text/plain; version=0.0.4; charset=utf-8",
-        )],
-        state.metrics.render(),
-    )
 }

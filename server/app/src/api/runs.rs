@@ -15,13 +15,13 @@ use keystorm_engine::spec::{SpecError, parse_workload};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::AppState;
 use super::active::{StartRequest, check_labels};
 use super::error::{ApiError, ApiJson, ApiPath, ApiQuery, ApiResult, ErrorBody};
 use super::params::{RunIdParam, labels_schema, optional_labels_schema};
 use super::run_files::{
     RunInfo, read_annotations, read_summary, run_dir, run_info, write_annotations,
 };
+use super::state::AppState;
 use super::workloads::{problem_of, read_workload};
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -198,6 +198,7 @@ pub async fn start(
         resume: None,
         workload_file: file,
         command_line,
+        embedded: Some(std::sync::Arc::new(keystorm_embedded::SimTargets)),
     };
     let run_id = state
         .active

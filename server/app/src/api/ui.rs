@@ -9,8 +9,8 @@ use axum::http::{StatusCode, Uri, header};
 use axum::response::{Html, IntoResponse, Response};
 use rust_embed::RustEmbed;
 
-use super::AppState;
 use super::error::ApiError;
+use super::state::AppState;
 
 #[derive(RustEmbed)]
 #[folder = "../../web/dist"]

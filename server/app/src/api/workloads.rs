@@ -11,9 +11,9 @@ use keystorm_engine::spec::{SpecError, parse_workload, redact_secrets};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use super::AppState;
 use super::error::{ApiError, ApiJson, ApiPath, ApiResult};
 use super::params::WorkloadNameParam;
+use super::state::AppState;
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct WorkloadInfo {

@@ -4,7 +4,6 @@
 //! user metadata as the listing streams.
 
 use std::fmt::Write as _;
-use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -140,7 +139,7 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         head_latency: Mutex::new(new_histogram()),
     });
     let stop = CancellationToken::new();
-    let ticker = tokio::spawn(show_progress(progress.clone(), keys_before, stop.clone()));
+    let ticker = crate::output::spawn(show_progress(progress.clone(), keys_before, stop.clone()));
     let on_ctrl_c = super::target::stop_on_ctrl_c(&stop);
     let cpu_before = process_cpu_time();
     let result = if args.head {
@@ -303,7 +302,7 @@ fn job(args: &ListArgs) -> Result<ListJob, CliError> {
 /// One line a second on stderr while listing (only on a terminal); a
 /// resumed listing counts the `keys_before` it had listed, its rate is this run's.
 async fn show_progress(progress: Arc<Progress>, keys_before: u64, stop: CancellationToken) {
-    if !std::io::stderr().is_terminal() {
+    if !crate::output::stderr_is_terminal() {
         return;
     }
     let start = std::time::Instant::now();

@@ -13,11 +13,11 @@ use crate::cli::RunArgs;
 use crate::progress::Progress;
 use crate::{CliError, exit};
 
-pub async fn run(args: RunArgs) -> Result<u8, CliError> {
+pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliError> {
     let root = args.results.results.clone();
     let (workload_path, resume_dir) = match &args.resume {
         Some(id) => {
-            let dir = super::run_dir(&root, id)?;
+            let dir = super::inputs::run_dir(&root, id)?;
             (dir.join(keystorm_engine::results::WORKLOAD_FILE), Some(dir))
         }
         None => match &args.workload {
@@ -29,7 +29,7 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
             }
         },
     };
-    let (plan, text) = super::load(&workload_path)?;
+    let (plan, text) = super::inputs::load(&workload_path)?;
     let mut labels: BTreeMap<String, String> = args.labels.iter().cloned().collect();
     if let (Some(layout), None) = (args.index, &resume_dir) {
         labels
@@ -49,10 +49,11 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
         },
         resume: resume_dir,
         workload_file: Some(workload_path.display().to_string()),
-        command_line: std::env::args().collect(),
+        command_line,
+        embedded: Some(std::sync::Arc::new(keystorm_embedded::SimTargets)),
     };
     let cancel = CancellationToken::new();
-    let watcher = tokio::spawn(watch_interrupts(cancel.clone(), shutdown_signal()));
+    let watcher = crate::output::spawn(watch_interrupts(cancel.clone(), shutdown_signal()));
     let progress = Arc::new(Progress::new(args.progress, plan.rounds.count));
     let outcome = executor::run(plan, &text, options, progress, cancel).await;
     watcher.abort();

@@ -8,7 +8,7 @@ use crate::table::Table;
 use crate::{CliError, exit};
 
 pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
-    let dir = super::run_dir(&args.results.results, &args.run)?;
+    let dir = super::inputs::run_dir(&args.results.results, &args.run)?;
     let manifest = ResultStore::read_manifest(&dir).map_err(|e| CliError::failed(e.to_string()))?;
     let summary = ResultStore::read_summary_or_empty(&dir, &manifest.run_id)
         .map_err(|e| CliError::failed(e.to_string()))?;

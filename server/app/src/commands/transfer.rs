@@ -2,7 +2,6 @@
 //! once, large ones in parallel parts, resuming where an earlier pass stopped; a
 //! progress line on a terminal, and the aggregate and per-stream MiB/s at the end.
 
-use std::io::IsTerminal;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -112,7 +111,7 @@ type Tasks = (
 
 fn start(moved: &Arc<Moved>) -> Tasks {
     let stop = CancellationToken::new();
-    let ticker = tokio::spawn(show_progress(moved.clone(), stop.child_token()));
+    let ticker = crate::output::spawn(show_progress(moved.clone(), stop.child_token()));
     let ctrl_c = super::target::stop_on_ctrl_c(&stop);
     (stop, ticker, ctrl_c)
 }
@@ -149,7 +148,7 @@ async fn finish(
 
 /// A line a second on stderr (only on a terminal).
 async fn show_progress(moved: Arc<Moved>, stop: CancellationToken) {
-    if !std::io::stderr().is_terminal() {
+    if !crate::output::stderr_is_terminal() {
         return;
     }
     let start = Instant::now();

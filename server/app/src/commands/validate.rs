@@ -28,7 +28,7 @@ pub fn validate(args: &ValidateArgs) -> Result<u8, CliError> {
 
 /// The summary line of a valid workload.
 fn one(path: &Path) -> Result<String, CliError> {
-    let (plan, _) = super::load(path)?;
+    let (plan, _) = super::inputs::load(path)?;
     let phases = schedule(&plan);
     let endpoint = match &plan.target.endpoint {
         Endpoint::Embedded { .. } => "embedded".to_string(),

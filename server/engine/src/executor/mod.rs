@@ -7,6 +7,7 @@ mod cleanup;
 mod context;
 mod crashed_part;
 mod draws;
+mod embedded;
 mod error;
 mod first_errors;
 mod listing_phase;
@@ -31,10 +32,11 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::results::CleanupEvent;
 pub use crate::results::EventPosition;
+pub use crate::results::PhaseProgress;
 pub use crate::results::{MetadataScanEvent, RunEvent};
+pub use embedded::{EmbeddedTarget, EmbeddedTargets, StartError, Starting};
 pub use error::RunError;
 pub use observer::{NoObserver, Observer};
-pub use phase::PhaseProgress;
 pub use sequence::{ScheduledPhase, schedule};
 
 use checkpoint::save_checkpoint;
@@ -60,6 +62,9 @@ pub struct RunOptions {
     pub resume: Option<PathBuf>,
     pub workload_file: Option<String>,
     pub command_line: Vec<String>,
+    /// What starts the target of a workload with `endpoint: embedded` (none: such a
+    /// workload is refused).
+    pub embedded: Option<Arc<dyn EmbeddedTargets>>,
 }
 
 /// The end of a run.
@@ -110,7 +115,12 @@ pub async fn run(
         ));
     }
 
-    let mut target = target::Target::connect(&plan, overrides.endpoint.as_deref()).await?;
+    let mut target = target::Target::connect(
+        &plan,
+        overrides.endpoint.as_deref(),
+        options.embedded.as_deref(),
+    )
+    .await?;
     let embedded = target.is_embedded();
     let started = SystemTime::now();
     let (mut manifest, store, checkpoint, mut summary, run_totals) = match resume {

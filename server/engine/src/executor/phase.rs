@@ -8,7 +8,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::time::{Duration, Instant, SystemTime};
 
-use serde::Serialize;
 use tokio::task::JoinSet;
 use tokio::time::MissedTickBehavior;
 
@@ -23,26 +22,13 @@ use crate::keyspace::WindowState;
 use crate::metrics::{IntervalStats, Recorder, process_cpu_time};
 use crate::ops::OpKind;
 use crate::plan::{PhaseEnd, PhaseWork};
-use crate::results::RunEvent;
 use crate::results::{IntervalRecord, PartStart, PhasePosition, StallEvent, SummaryRow, timestamp};
+use crate::results::{PhaseProgress, RunEvent};
 
 /// Recorders per phase at most; workers share them round-robin.
 const MAX_RECORDERS: usize = 8;
 /// Error-rate checks wait for this many operations, so one early failure does not abort.
 const MIN_OPERATIONS_FOR_ERROR_RATE: u64 = 20;
-
-/// How far a phase has got, for progress bars and the live view.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, serde::Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct PhaseProgress {
-    pub elapsed_s: f64,
-    /// 0..=1 when the end is known in advance.
-    pub fraction: Option<f64>,
-    pub ops: u64,
-    pub errors: u64,
-    /// Live objects in the keyspace window.
-    pub objects: u64,
-}
 
 pub(crate) struct PhaseOutcome {
     pub rows: Vec<SummaryRow>,

@@ -1,9 +1,10 @@
-//! The target a run talks to: the embedded simulator started in-process, or a real
+//! The target a run talks to: an embedded target started in-process, or a real
 //! endpoint; the shared client sized to the largest phase; buckets made ready.
 
 use super::context::RunContext;
+use super::embedded::{EmbeddedTarget, EmbeddedTargets};
 use super::error::RunError;
-use crate::plan::{EmbeddedStorage, Endpoint, IndexLayout, Plan};
+use crate::plan::{Endpoint, IndexLayout, Plan};
 use crate::s3::{ClientConfig, S3Client, TlsConfig};
 
 /// Access keys the embedded target is started with (it verifies signatures).
@@ -14,15 +15,19 @@ pub(crate) struct Target {
     pub client: S3Client,
     /// What results show as the endpoint: `embedded` or the URL.
     pub display: String,
-    sim: Option<keystorm_sim::SimHandle>,
+    embedded: Option<Box<dyn EmbeddedTarget>>,
     /// The admin API, when the target has one keystorm may use.
     admin: Option<crate::rgw::AdminClient>,
 }
 
 impl Target {
-    pub async fn connect(plan: &Plan, endpoint_override: Option<&str>) -> Result<Target, RunError> {
+    pub async fn connect(
+        plan: &Plan,
+        endpoint_override: Option<&str>,
+        embedded_targets: Option<&dyn EmbeddedTargets>,
+    ) -> Result<Target, RunError> {
         let t = &plan.target;
-        let (endpoint, display, sim, embedded) = match (endpoint_override, &t.endpoint) {
+        let (endpoint, display, started, embedded) = match (endpoint_override, &t.endpoint) {
             (Some(url), _) => (
                 url.trim_end_matches('/').to_string(),
                 url.to_string(),
@@ -31,25 +36,28 @@ impl Target {
             ),
             (None, Endpoint::Url(url)) => (url.clone(), url.clone(), None, false),
             (None, Endpoint::Embedded { storage }) => {
-                let config = keystorm_sim::SimConfig {
-                    storage: match storage {
-                        EmbeddedStorage::Memory => keystorm_sim::Storage::Memory,
-                        EmbeddedStorage::SizeOnly => keystorm_sim::Storage::SizeOnly,
-                    },
-                    credentials: Some((
-                        EMBEDDED_ACCESS_KEY.to_string(),
-                        EMBEDDED_SECRET_KEY.to_string(),
-                    )),
-                    ..t.embedded.sim_config()
-                };
-                let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-                let handle = keystorm_sim::start(addr, config).await.map_err(|e| {
-                    RunError::Setup(format!("cannot start the embedded target: {e}"))
+                let targets = embedded_targets.ok_or_else(|| {
+                    RunError::BadInput(
+                        "this program has no embedded target: give the workload an endpoint \
+                         URL (or --endpoint URL)"
+                            .to_string(),
+                    )
                 })?;
+                let started = targets
+                    .start(
+                        &t.embedded,
+                        *storage,
+                        EMBEDDED_ACCESS_KEY,
+                        EMBEDDED_SECRET_KEY,
+                    )
+                    .await
+                    .map_err(|e| {
+                        RunError::Setup(format!("cannot start the embedded target: {e}"))
+                    })?;
                 (
-                    handle.endpoint(),
+                    started.endpoint(),
                     "embedded".to_string(),
-                    Some(handle),
+                    Some(started),
                     true,
                 )
             }
@@ -135,7 +143,7 @@ impl Target {
         Ok(Target {
             client,
             display,
-            sim,
+            embedded: started,
             admin,
         })
     }
@@ -152,11 +160,11 @@ impl Target {
     }
 
     pub fn is_embedded(&self) -> bool {
-        self.sim.is_some()
+        self.embedded.is_some()
     }
 
     pub async fn shutdown(self) {
-        drop(self.sim);
+        drop(self.embedded);
     }
 }
 

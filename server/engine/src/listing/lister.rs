@@ -11,16 +11,22 @@ use tokio_util::sync::CancellationToken;
 
 use super::checkpoint::{CheckpointError, Checkpointing, ListCheckpoint};
 use super::density::keys_left;
+use super::error::ListError;
+use super::job::{ListJob, ListMode, ListOutcome};
+use super::outputs::{KeySink, ListOutputs, PageEvent, PageObserver};
 use super::prefix_cells::{PrefixCells, gap};
 use super::queue::{Queue, Start};
 use super::range::{KeyRange, Verdict};
+use super::report::{ReportBuilder, SpaceReport};
 use super::split::CharSet;
-use super::{
-    KeySink, ListError, ListJob, ListMode, ListOutcome, ListOutputs, PageEvent, PageObserver,
-    ReportBuilder, SpaceReport, Totals, backoff,
-};
+use super::totals::Totals;
 use crate::ops::ErrorClass;
 use crate::s3::{ListEntry, ListPage, ListRequest, S3Client};
+
+/// Pause before retry `n` (1-based) of a failed page.
+fn backoff(n: u32) -> std::time::Duration {
+    std::time::Duration::from_millis(100u64 << n.min(6))
+}
 
 /// Every how many keys of a page one is sampled for the cut characters.
 const SAMPLE_EVERY: usize = 16;

@@ -15,10 +15,11 @@ use std::sync::Mutex;
 use tokio::sync::Notify;
 
 use super::checkpoint::ListCheckpoint;
+use super::outputs::KeySink;
 use super::prefix_cells::PrefixCells;
 use super::range::KeyRange;
 use super::split::{CharSet, midpoint};
-use super::{KeySink, Totals};
+use super::totals::Totals;
 
 /// At most this many new ranges from one cut.
 const MAX_PIECES_PER_CUT: usize = 8;

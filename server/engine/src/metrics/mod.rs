@@ -12,10 +12,6 @@ mod stats;
 pub use cpu::{peak_rss_kib, process_cpu_time};
 pub use recorder::Recorder;
 pub use stats::{
-    ErrorCounts, IntervalStats, OpStats, OpSummary, Percentiles, micros, new_histogram,
+    ErrorCounts, IntervalStats, MAX_LATENCY_US, OpStats, OpSummary, Percentiles,
+    SIGNIFICANT_DIGITS, micros, new_histogram,
 };
-
-/// Highest latency a histogram can hold, in microseconds (one hour).
-pub const MAX_LATENCY_US: u64 = 3_600_000_000;
-/// Significant decimal digits kept by every histogram.
-pub const SIGNIFICANT_DIGITS: u8 = 3;

@@ -6,8 +6,12 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use super::{MAX_LATENCY_US, SIGNIFICANT_DIGITS};
 use crate::ops::{ErrorClass, OpKind};
+
+/// Highest latency a histogram can hold, in microseconds (one hour).
+pub const MAX_LATENCY_US: u64 = 3_600_000_000;
+/// Significant decimal digits kept by every histogram.
+pub const SIGNIFICANT_DIGITS: u8 = 3;
 
 /// A histogram with the precision every keystorm histogram shares, so any two merge
 /// exactly. It grows with the largest value recorded (values are clamped to one hour),

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{CredentialSource, humantime_serde_dur};
+use super::credentials::CredentialSource;
+use super::humantime_serde_dur;
 use crate::ops::OpKind;
 
 /// How a bucket's index is laid out when keystorm creates it.
@@ -28,19 +29,6 @@ impl IndexLayout {
             IndexLayout::Dynamic => "dynamic".to_string(),
             IndexLayout::Shards(n) => format!("shards-{n}"),
         }
-    }
-}
-
-impl super::Plan {
-    /// Overrides the buckets' index layout (`keystorm run --index`). On the embedded
-    /// target this turns the RGW imitation on, with dynamic resharding unless the
-    /// workload configured the imitation itself.
-    pub fn set_index(&mut self, layout: IndexLayout) {
-        if !self.target.embedded.rgw_like {
-            self.target.embedded.index.dynamic = true;
-        }
-        self.target.embedded.rgw_like = true;
-        self.buckets.index = Some(layout);
     }
 }
 
@@ -121,56 +109,7 @@ pub struct EmbeddedPlan {
     pub max_memory: Option<u64>,
 }
 
-impl EmbeddedPlan {
-    /// The target's configuration (storage and credentials are set by the caller).
-    pub fn sim_config(&self) -> keystorm_sim::SimConfig {
-        let i = &self.index;
-        let delay = |op| self.latency.get(&op).map(|d: &DelayPlan| d.delay);
-        keystorm_sim::SimConfig {
-            index: keystorm_sim::IndexConfig {
-                default_shards: i.shards,
-                dynamic: i.dynamic,
-                max_objs_per_shard: i.max_objs_per_shard,
-                check_interval: i.check_interval,
-                reshard_time_per_object: i.reshard_time_per_object,
-                retry_step: i.retry_step,
-                list_time_per_shard: i.list_time_per_shard,
-            },
-            latency: keystorm_sim::LatencyConfig {
-                put: delay(OpKind::Put),
-                get: delay(OpKind::Get),
-                head: delay(OpKind::Head),
-                list: delay(OpKind::List),
-                delete: delay(OpKind::Delete),
-            },
-            faults: keystorm_sim::FaultConfig {
-                slow_down: self.faults.slow_down,
-                internal_error: self.faults.internal_error,
-                reset: self.faults.reset,
-                stall: self.faults.stall,
-                key_error: self.faults.key_error,
-                stall_time: self.faults.stall_time,
-                seed: self.faults.seed,
-                ops: self.faults.ops.iter().map(|&op| object_op(op)).collect(),
-            },
-            max_memory: self.max_memory,
-            ..Default::default()
-        }
-    }
-}
-
-/// The injection group of a phase operation.
-fn object_op(op: OpKind) -> keystorm_sim::ObjectOp {
-    match op {
-        OpKind::Put => keystorm_sim::ObjectOp::Put,
-        OpKind::Get => keystorm_sim::ObjectOp::Get,
-        OpKind::Head => keystorm_sim::ObjectOp::Head,
-        OpKind::List => keystorm_sim::ObjectOp::List,
-        OpKind::Delete => keystorm_sim::ObjectOp::Delete,
-    }
-}
-
-/// The embedded target's bucket index (see `keystorm_sim::IndexConfig`).
+/// The embedded target's imitation of an RGW bucket index.
 #[derive(Debug, Clone, Serialize)]
 pub struct EmbeddedIndexPlan {
     pub shards: u32,
@@ -188,15 +127,16 @@ pub struct EmbeddedIndexPlan {
 
 impl Default for EmbeddedIndexPlan {
     fn default() -> Self {
-        let d = keystorm_sim::IndexConfig::default();
+        // RGW's own defaults (`rgw_override_bucket_index_max_shards` 11,
+        // `rgw_max_objs_per_shard` 100000); the embedded target starts with the same.
         EmbeddedIndexPlan {
-            shards: d.default_shards,
-            dynamic: d.dynamic,
-            max_objs_per_shard: d.max_objs_per_shard,
-            check_interval: d.check_interval,
-            reshard_time_per_object: d.reshard_time_per_object,
-            retry_step: d.retry_step,
-            list_time_per_shard: d.list_time_per_shard,
+            shards: 11,
+            dynamic: false,
+            max_objs_per_shard: 100_000,
+            check_interval: Duration::from_secs(1),
+            reshard_time_per_object: Duration::from_micros(10),
+            retry_step: Duration::from_secs(5),
+            list_time_per_shard: Duration::ZERO,
         }
     }
 }
@@ -206,7 +146,7 @@ impl Default for EmbeddedIndexPlan {
 pub struct DelayPlan {
     pub text: String,
     #[serde(skip)]
-    pub delay: keystorm_sim::Delay,
+    pub delay: super::Delay,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

@@ -4,20 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::summary::Section;
+use super::phase_ref::PhaseRef;
 use crate::keyspace::WindowState;
-
-/// A phase's place in the workload.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct PhaseRef {
-    pub section: Section,
-    /// 1-based round number for round phases.
-    pub round: Option<u32>,
-    /// Position of the phase within its section (or within a round).
-    pub index: usize,
-    pub name: String,
-}
 
 /// `checkpoint.json`: where the run stands, saved when a phase starts, every
 /// `checkpoint_every` while it runs, and when it ends or stops. A resume continues from

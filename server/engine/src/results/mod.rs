@@ -4,23 +4,32 @@
 
 mod checkpoint;
 mod cleanup;
+mod error;
 mod events;
+mod files;
 mod hlog;
 mod index;
 mod interval_points;
 mod listings;
 mod manifest;
 mod overrides;
+mod phase_ref;
 mod process;
 pub mod scaling;
 mod store;
 mod summary;
+mod torn_line;
 
-pub use checkpoint::{Checkpoint, PartStart, PhasePosition, PhaseRef};
+pub use checkpoint::{Checkpoint, PartStart, PhasePosition};
 pub use cleanup::CleanupEvent;
+pub use error::ResultsError;
 pub use events::{
-    AsyncEventReader, EventHead, EventReader, EventWriter, Logged, MetadataScanEvent, RawEvent,
-    RunEvent,
+    AsyncEventReader, EventHead, EventReader, EventWriter, Logged, MetadataScanEvent,
+    PhaseProgress, RawEvent, RunEvent,
+};
+pub use files::{
+    ANNOTATIONS_FILE, CHECKPOINT_FILE, EVENTS_FILE, FORMAT_VERSION, INTERVALS_FILE, MANIFEST_FILE,
+    PLAN_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE, WORKLOAD_FILE, timestamp,
 };
 pub use hlog::{
     HLOG_FILE, HlogWriter, for_each_line as for_each_hlog_line, read_merged,
@@ -35,27 +44,9 @@ pub use listings::{
 };
 pub use manifest::{Manifest, RunStatus};
 pub use overrides::{OverrideMismatch, RunOverrides};
+pub use phase_ref::{PhaseRef, Section};
 pub use process::ProcessId;
-pub use store::{ResultStore, ResultsError, find_run, list_runs, new_run_id};
+pub use store::{ResultStore, find_run, list_runs, new_run_id};
 pub use summary::{
-    IntervalRecord, Section, Summary, SummaryRow, TotalRow, class_cell, csv_field, write_csv,
+    IntervalRecord, Summary, SummaryRow, TotalRow, class_cell, csv_field, write_csv,
 };
-
-/// Version of every result file format; bumped on incompatible changes.
-pub const FORMAT_VERSION: u32 = 1;
-
-pub const WORKLOAD_FILE: &str = "workload.yaml";
-pub const PLAN_FILE: &str = "plan.json";
-pub const MANIFEST_FILE: &str = "manifest.json";
-pub const INTERVALS_FILE: &str = "intervals.jsonl";
-pub const SUMMARY_JSON_FILE: &str = "summary.json";
-pub const SUMMARY_CSV_FILE: &str = "summary.csv";
-pub const CHECKPOINT_FILE: &str = "checkpoint.json";
-pub const EVENTS_FILE: &str = "events.jsonl";
-/// Labels and notes edited after the run (the manifest stays as recorded).
-pub const ANNOTATIONS_FILE: &str = "annotations.json";
-
-/// Seconds since the Unix epoch as an RFC 3339 UTC timestamp.
-pub fn timestamp(t: std::time::SystemTime) -> String {
-    humantime::format_rfc3339_millis(t).to_string()
-}

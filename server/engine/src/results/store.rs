@@ -8,27 +8,15 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::error::ResultsError;
 use super::events::{EventWriter, RunEvent};
 use super::hlog::{HLOG_FILE, HlogWriter, tag};
+use super::torn_line::cut_torn_line;
 use super::{
     CHECKPOINT_FILE, Checkpoint, INTERVALS_FILE, IntervalRecord, MANIFEST_FILE, Manifest,
     PLAN_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE, Summary, WORKLOAD_FILE, write_csv,
 };
 use crate::metrics::IntervalStats;
-
-#[derive(Debug, thiserror::Error)]
-pub enum ResultsError {
-    #[error("{path}: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{path}: not a keystorm result file: {message}")]
-    Format { path: PathBuf, message: String },
-    #[error("no run {0:?} in the results folder")]
-    NoSuchRun(String),
-}
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ResultsError + '_ {
     move |source| ResultsError::Io {
@@ -273,30 +261,4 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
     file.write_all(bytes).map_err(io_err(&tmp))?;
     file.sync_all().map_err(io_err(&tmp))?;
     fs::rename(&tmp, path).map_err(io_err(path))
-}
-
-/// Cuts a file back to just after its last line break, dropping a line a killed
-/// process left half-written. Reads only the file's end.
-pub(super) fn cut_torn_line(file: &File) -> std::io::Result<()> {
-    use std::os::unix::fs::FileExt;
-    let len = file.metadata()?.len();
-    let mut end = len;
-    let mut buf = [0u8; 4096];
-    while end > 0 {
-        let start = end.saturating_sub(buf.len() as u64);
-        let chunk = &mut buf[..(end - start) as usize];
-        file.read_exact_at(chunk, start)?;
-        if let Some(i) = memchr::memrchr(b'\n', chunk) {
-            let keep = start + i as u64 + 1;
-            if keep < len {
-                file.set_len(keep)?;
-            }
-            return Ok(());
-        }
-        end = start;
-    }
-    if len > 0 {
-        file.set_len(0)?;
-    }
-    Ok(())
 }

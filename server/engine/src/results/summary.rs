@@ -4,29 +4,10 @@ use std::io::Write;
 
 use serde::{Deserialize, Serialize};
 
+use super::phase_ref::Section;
 use crate::keyspace::WindowState;
 use crate::metrics::OpSummary;
 use crate::ops::OpKind;
-
-/// Where a phase sits in the workload.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum Section {
-    Before,
-    Round,
-    After,
-}
-
-impl Section {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Section::Before => "before",
-            Section::Round => "round",
-            Section::After => "after",
-        }
-    }
-}
 
 /// One operation of one phase of one round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

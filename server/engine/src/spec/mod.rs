@@ -6,6 +6,7 @@ mod redact;
 mod rgw;
 mod template;
 mod validate;
+mod warning;
 mod yaml_error;
 
 use std::path::Path;
@@ -14,6 +15,7 @@ use crate::plan::Plan;
 
 pub use redact::{REDACTED, redact_secrets};
 pub use template::parse_template;
+pub use warning::SpecWarning;
 
 /// A workload that could not be turned into a plan.
 #[derive(Debug, thiserror::Error)]
@@ -32,14 +34,6 @@ pub enum SpecError {
         column: usize,
         message: String,
     },
-}
-
-/// Something allowed but worth telling the user (e.g. inline secrets).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpecWarning {
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
 }
 
 /// Parses and validates workload text. `file` is used in messages only.

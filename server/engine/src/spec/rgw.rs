@@ -192,7 +192,7 @@ fn latency(raw: &BTreeMap<String, Spanned<String>>) -> R<BTreeMap<OpKind, DelayP
     let mut out = BTreeMap::new();
     for (op, text) in raw {
         let kind = object_op(op, "latency").or_else(|m| at(loc_of(text), m))?;
-        let delay = text.value.trim().parse::<keystorm_sim::Delay>().map_err(|e| {
+        let delay = text.value.trim().parse::<crate::plan::Delay>().map_err(|e| {
             super::validate::Located {
                 line: text.referenced.line() as usize,
                 column: text.referenced.column() as usize,

@@ -12,10 +12,9 @@ use std::time::Instant;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::{
-    PARTIAL_SUFFIX, QUEUE_PER_WORKER, RequestEvent, Tally, TransferError, TransferObserver,
-    TransferOutcome, TransferSettings, etag, paths, ranges,
-};
+use super::settings::{PARTIAL_SUFFIX, QUEUE_PER_WORKER, TransferSettings, ranges};
+use super::tally::{RequestEvent, Tally, TransferError, TransferObserver, TransferOutcome};
+use super::{etag, paths};
 use crate::listing::{self, ListJob, ListOutputs, PageObserver};
 use crate::ops::OpKind;
 use crate::pool::{QueueWorker, spawn_pool};

@@ -12,10 +12,9 @@ use bytes::Bytes;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::{
-    QUEUE_PER_WORKER, RequestEvent, Tally, TransferError, TransferObserver, TransferOutcome,
-    TransferSettings, etag, paths, ranges, walk,
-};
+use super::settings::{QUEUE_PER_WORKER, TransferSettings, ranges};
+use super::tally::{RequestEvent, Tally, TransferError, TransferObserver, TransferOutcome};
+use super::{etag, paths, walk};
 use crate::ops::{ErrorClass, OpKind};
 use crate::pool::{QueueWorker, spawn_pool};
 use crate::s3::S3Client;

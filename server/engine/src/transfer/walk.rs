@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::{PARTIAL_SUFFIX, Tally};
+use super::settings::PARTIAL_SUFFIX;
+use super::tally::Tally;
 
 /// Sends `(path, size)` of every regular file under `root`, skipping partial downloads.
 pub(crate) async fn walk(

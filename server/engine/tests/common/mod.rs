@@ -50,6 +50,7 @@ pub async fn run_with(
     let options = RunOptions {
         results_root: results.to_path_buf(),
         resume,
+        embedded: Some(Arc::new(keystorm_embedded::SimTargets)),
         ..RunOptions::default()
     };
     executor::run(plan(text), text, options, observer, cancel)

@@ -5,7 +5,7 @@
 use http::{Response, StatusCode, header};
 use hyper::body::Incoming;
 
-use super::{Ctx, MAX_KEY, Resp, index_writable, read_body, refuse, user_metadata};
+use super::context::{Ctx, MAX_KEY, Resp, index_writable, read_body, refuse, user_metadata};
 use crate::Storage;
 use crate::body::SimBody;
 use crate::budget::part_cost;

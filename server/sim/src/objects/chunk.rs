@@ -6,9 +6,9 @@
 
 use std::sync::Arc;
 
-use super::Meta;
 use super::column::{Column, grow, trim};
 use super::entry::{self, Fields};
+use super::meta::Meta;
 use crate::data::Data;
 
 /// A chunk past this many bytes of entries is split in two.

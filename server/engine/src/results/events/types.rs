@@ -6,9 +6,21 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::executor::PhaseProgress;
 use crate::plan::PhaseEnd;
 use crate::results::{CleanupEvent, IntervalRecord, PhaseRef, RunStatus, SummaryRow};
+
+/// How far a phase has got, for progress bars and the live view.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PhaseProgress {
+    pub elapsed_s: f64,
+    /// 0..=1 when the end is known in advance.
+    pub fraction: Option<f64>,
+    pub ops: u64,
+    pub errors: u64,
+    /// Live objects in the keyspace window.
+    pub objects: u64,
+}
 
 /// What observers are told while a run goes. Every event is also appended to the run's
 /// `events.jsonl` (serialized as `{"id", "event", "data"}`), so a finished run can be

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::RunEvent;
 use super::line::encode;
-use crate::results::store::cut_torn_line;
+use crate::results::torn_line::cut_torn_line;
 use crate::results::{EVENTS_FILE, ResultsError};
 
 /// `events.jsonl` open for appending, with the id the next event gets.

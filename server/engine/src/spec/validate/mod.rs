@@ -2,6 +2,7 @@
 //! pointing at the line and column of the value at fault. One file per section of the
 //! workload; this one puts the sections together and checks what spans them.
 
+mod access;
 mod buckets;
 mod concurrency;
 mod end;
@@ -25,11 +26,11 @@ use crate::plan::*;
 use buckets::buckets;
 use keyspace::keyspace;
 use objects::objects;
-use phases::{PhaseAt, phases};
+use phases::{PhaseAt, RoundsAt, phases};
 use target::target;
 use window::check_window;
 
-pub(super) use target::{credentials, endpoint_url};
+pub(super) use access::{credentials, endpoint_url};
 pub(super) use values::{Located, R, at, duration, in_range, loc_of, positive};
 
 /// How often a running phase saves its progress unless `checkpoint_every` says.
@@ -133,10 +134,4 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
         stalls,
         checkpoint_every,
     })
-}
-
-/// Rounds with each phase's position, before they become a plan.
-struct RoundsAt {
-    count: u32,
-    phases: Vec<PhaseAt>,
 }

@@ -6,7 +6,6 @@ use serde_saphyr::Spanned;
 use super::concurrency::concurrency;
 use super::end::{end, warmup};
 use super::listing::listing_plan;
-use super::phases::NamedPhase;
 use super::select::selection;
 use super::values::{R, at, in_range, loc_of};
 use super::work::work;
@@ -108,5 +107,19 @@ fn max_error_rate(p: &RawPhase) -> R<Option<f64>> {
         ),
         Some(v) => Ok(Some(v.value)),
         None => Ok(None),
+    }
+}
+
+/// A validated phase and whether its name was written or made up.
+pub(super) struct NamedPhase {
+    pub(super) name: String,
+    pub(super) name_given: bool,
+    pub(super) plan: PhasePlan,
+}
+
+impl std::ops::Deref for NamedPhase {
+    type Target = PhasePlan;
+    fn deref(&self) -> &PhasePlan {
+        &self.plan
     }
 }

@@ -41,15 +41,8 @@ pub(super) fn phases(raw: Vec<Spanned<RawPhase>>, section: &str) -> R<Vec<PhaseA
     Ok(out)
 }
 
-pub(super) struct NamedPhase {
-    pub(super) name: String,
-    pub(super) name_given: bool,
-    pub(super) plan: PhasePlan,
-}
-
-impl std::ops::Deref for NamedPhase {
-    type Target = PhasePlan;
-    fn deref(&self) -> &PhasePlan {
-        &self.plan
-    }
+/// Rounds with each phase's position, before they become a plan.
+pub(super) struct RoundsAt {
+    pub(super) count: u32,
+    pub(super) phases: Vec<PhaseAt>,
 }

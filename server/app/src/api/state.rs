@@ -1,0 +1,40 @@
+//! What every handler of the API shares: how the server was started, the run it
+//! drives, and the live metrics.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::active::Active;
+use super::prometheus::LiveMetrics;
+
+/// How the server was started.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    pub workloads_dir: PathBuf,
+    pub results_dir: PathBuf,
+    /// Required on state-changing calls when set (always set off loopback).
+    pub token: Option<String>,
+    /// Dev mode: proxy the UI to this Vite dev server.
+    pub ui_dev_url: Option<String>,
+    /// Endpoint for runs started without one (e.g. the S3 store beside keystorm in
+    /// docker compose); `None` keeps each workload's own target.
+    pub default_endpoint: Option<String>,
+}
+
+/// Shared by every handler.
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<ServeConfig>,
+    pub active: Arc<Active>,
+    pub metrics: Arc<LiveMetrics>,
+}
+
+impl AppState {
+    pub fn new(config: ServeConfig) -> AppState {
+        AppState {
+            config: Arc::new(config),
+            active: Arc::new(Active::default()),
+            metrics: Arc::new(LiveMetrics::default()),
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! The simulator wired in as the embedded target of runs. The engine is a client of
+//! stores and knows the embedded target only through its
+//! [`EmbeddedTargets`](keystorm_engine::executor::EmbeddedTargets) trait; the simulator
+//! knows nothing of workloads. This crate is the one place that knows both: it turns a
+//! plan's `target.embedded` section (index imitation, latency, faults, memory budget)
+//! into a [`SimConfig`] and starts the simulator with it.
+
+use keystorm_engine::executor::{EmbeddedTarget, EmbeddedTargets, Starting};
+use keystorm_engine::ops::OpKind;
+use keystorm_engine::plan::{Delay, EmbeddedPlan, EmbeddedStorage};
+use keystorm_sim::{FaultConfig, IndexConfig, LatencyConfig, ObjectOp, SimConfig, SimHandle};
+
+/// Starts the simulator for runs whose workload says `endpoint: embedded`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SimTargets;
+
+impl EmbeddedTargets for SimTargets {
+    fn start<'a>(
+        &'a self,
+        plan: &'a EmbeddedPlan,
+        storage: EmbeddedStorage,
+        access_key: &'a str,
+        secret_key: &'a str,
+    ) -> Starting<'a> {
+        Box::pin(async move {
+            let config = SimConfig {
+                storage: match storage {
+                    EmbeddedStorage::Memory => keystorm_sim::Storage::Memory,
+                    EmbeddedStorage::SizeOnly => keystorm_sim::Storage::SizeOnly,
+                },
+                credentials: Some((access_key.to_string(), secret_key.to_string())),
+                ..sim_config(plan)
+            };
+            let addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+            let handle = keystorm_sim::start(addr, config).await?;
+            Ok(Box::new(Running(handle)) as Box<dyn EmbeddedTarget>)
+        })
+    }
+}
+
+/// A started simulator; dropping the handle stops it.
+struct Running(SimHandle);
+
+impl EmbeddedTarget for Running {
+    fn endpoint(&self) -> String {
+        self.0.endpoint()
+    }
+}
+
+/// The simulator's configuration for a plan's embedded section (storage and
+/// credentials are left at their defaults for the caller to set).
+pub fn sim_config(plan: &EmbeddedPlan) -> SimConfig {
+    let i = &plan.index;
+    let delay = |op| plan.latency.get(&op).map(|d| sim_delay(d.delay));
+    SimConfig {
+        index: IndexConfig {
+            default_shards: i.shards,
+            dynamic: i.dynamic,
+            max_objs_per_shard: i.max_objs_per_shard,
+            check_interval: i.check_interval,
+            reshard_time_per_object: i.reshard_time_per_object,
+            retry_step: i.retry_step,
+            list_time_per_shard: i.list_time_per_shard,
+        },
+        latency: LatencyConfig {
+            put: delay(OpKind::Put),
+            get: delay(OpKind::Get),
+            head: delay(OpKind::Head),
+            list: delay(OpKind::List),
+            delete: delay(OpKind::Delete),
+        },
+        faults: FaultConfig {
+            slow_down: plan.faults.slow_down,
+            internal_error: plan.faults.internal_error,
+            reset: plan.faults.reset,
+            stall: plan.faults.stall,
+            key_error: plan.faults.key_error,
+            stall_time: plan.faults.stall_time,
+            seed: plan.faults.seed,
+            ops: plan.faults.ops.iter().map(|&op| object_op(op)).collect(),
+        },
+        max_memory: plan.max_memory,
+        ..Default::default()
+    }
+}
+
+/// The simulator's draw for a latency the workload wrote.
+pub fn sim_delay(delay: Delay) -> keystorm_sim::Delay {
+    match delay {
+        Delay::Fixed(d) => keystorm_sim::Delay::Fixed(d),
+        Delay::Uniform { low, high } => keystorm_sim::Delay::Uniform { low, high },
+        Delay::Exponential { mean } => keystorm_sim::Delay::Exponential { mean },
+        Delay::LogNormal { median, p99 } => keystorm_sim::Delay::LogNormal { median, p99 },
+    }
+}
+
+/// The injection group of a phase operation.
+fn object_op(op: OpKind) -> ObjectOp {
+    match op {
+        OpKind::Put => ObjectOp::Put,
+        OpKind::Get => ObjectOp::Get,
+        OpKind::Head => ObjectOp::Head,
+        OpKind::List => ObjectOp::List,
+        OpKind::Delete => ObjectOp::Delete,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plan_without_an_index_section_starts_the_simulator_with_its_defaults() {
+        let from_plan = sim_config(&EmbeddedPlan::default()).index;
+        let sim = IndexConfig::default();
+        assert_eq!(from_plan.default_shards, sim.default_shards);
+        assert_eq!(from_plan.dynamic, sim.dynamic);
+        assert_eq!(from_plan.max_objs_per_shard, sim.max_objs_per_shard);
+        assert_eq!(from_plan.check_interval, sim.check_interval);
+        assert_eq!(
+            from_plan.reshard_time_per_object,
+            sim.reshard_time_per_object
+        );
+        assert_eq!(from_plan.retry_step, sim.retry_step);
+        assert_eq!(from_plan.list_time_per_shard, sim.list_time_per_shard);
+    }
+
+    #[test]
+    fn every_latency_form_keeps_its_parameters() {
+        let ms = std::time::Duration::from_millis;
+        for (text, expected) in [
+            ("2ms", keystorm_sim::Delay::Fixed(ms(2))),
+            (
+                "1ms..3ms",
+                keystorm_sim::Delay::Uniform {
+                    low: ms(1),
+                    high: ms(3),
+                },
+            ),
+            ("exp:2ms", keystorm_sim::Delay::Exponential { mean: ms(2) }),
+            (
+                "lognormal:2ms,20ms",
+                keystorm_sim::Delay::LogNormal {
+                    median: ms(2),
+                    p99: ms(20),
+                },
+            ),
+        ] {
+            assert_eq!(sim_delay(text.parse().unwrap()), expected, "{text}");
+        }
+    }
+}
