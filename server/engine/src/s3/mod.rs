@@ -2,11 +2,13 @@
 //!
 //! `sdk` is aws-sdk-s3 (full compatibility); `fast` is a lean hyper + aws-sigv4 +
 //! quick-xml client for the hot operations, because the SDK spends several times more
-//! client CPU per request than the request itself needs. Dispatch is a plain enum so
-//! the hot path has no boxing and no dynamic futures. Both make one attempt per call;
+//! client CPU per request than the request itself needs. Both implement the calls of
+//! [`backend`], written once. Dispatch is a plain enum so the hot path has no boxing
+//! and no dynamic futures. Both make one attempt per call;
 //! retries are keystorm's own (`retry`), so they behave and count the same whichever
 //! client runs.
 
+mod backend;
 mod classify;
 pub mod config;
 pub mod credentials;
@@ -21,6 +23,7 @@ pub use config::{ClientConfig, ClientKind, Credentials, TlsConfig};
 pub use types::{DeleteManyOutcome, GetOutcome, HeadOutcome, ListEntry, ListPage, ListRequest};
 
 use crate::ops::OpError;
+use backend::{MultipartCalls, ObjectCalls};
 
 /// A shared S3 client; clone is cheap (it shares the connection pool). Each call is
 /// retried as configured, by one loop for both backends ([`retry`]).

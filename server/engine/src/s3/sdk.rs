@@ -25,6 +25,7 @@ use aws_smithy_http_client::tls;
 use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use bytes::Bytes;
 
+use super::backend::{MultipartCalls, ObjectCalls};
 use super::{
     ClientConfig, DeleteManyOutcome, GetOutcome, HeadOutcome, ListEntry, ListPage, ListRequest,
     classify,
@@ -149,7 +150,30 @@ impl SdkClient {
         })
     }
 
-    pub async fn put_object(
+    /// Runs `body` (reading a response body) within what is left of the timeout after
+    /// `spent`.
+    async fn within_timeout<T>(
+        &self,
+        spent: Duration,
+        body: impl Future<Output = Result<T, OpError>>,
+        what: &str,
+    ) -> Result<T, OpError> {
+        match self.timeout {
+            Some(t) => tokio::time::timeout(t.saturating_sub(spent), body)
+                .await
+                .map_err(|_| {
+                    OpError::new(
+                        ErrorClass::Timeout,
+                        format!("{what}: body not read within {t:?}"),
+                    )
+                })?,
+            None => body.await,
+        }
+    }
+}
+
+impl ObjectCalls for SdkClient {
+    async fn put_object(
         &self,
         bucket: &str,
         key: &str,
@@ -173,7 +197,7 @@ impl SdkClient {
         r.map(|_| ()).map_err(|e| classify(e, "PUT"))
     }
 
-    pub async fn get_object(
+    async fn get_object(
         &self,
         bucket: &str,
         key: &str,
@@ -184,7 +208,7 @@ impl SdkClient {
     }
 
     /// GetObject streaming the body through `sink` chunk by chunk.
-    pub async fn get_object_to(
+    async fn get_object_to(
         &self,
         bucket: &str,
         key: &str,
@@ -228,126 +252,7 @@ impl SdkClient {
         })
     }
 
-    /// Runs `body` (reading a response body) within what is left of the timeout after
-    /// `spent`.
-    async fn within_timeout<T>(
-        &self,
-        spent: Duration,
-        body: impl Future<Output = Result<T, OpError>>,
-        what: &str,
-    ) -> Result<T, OpError> {
-        match self.timeout {
-            Some(t) => tokio::time::timeout(t.saturating_sub(spent), body)
-                .await
-                .map_err(|_| {
-                    OpError::new(
-                        ErrorClass::Timeout,
-                        format!("{what}: body not read within {t:?}"),
-                    )
-                })?,
-            None => body.await,
-        }
-    }
-
-    pub async fn create_multipart_upload(
-        &self,
-        bucket: &str,
-        key: &str,
-        metadata: &[(String, String)],
-    ) -> Result<String, OpError> {
-        let meta: Option<HashMap<String, String>> =
-            (!metadata.is_empty()).then(|| metadata.iter().cloned().collect());
-        let out = self
-            .client
-            .create_multipart_upload()
-            .bucket(bucket)
-            .key(key)
-            .set_metadata(meta)
-            .send()
-            .await
-            .map_err(|e| classify(e, "CreateMultipartUpload"))?;
-        out.upload_id
-            .ok_or_else(|| OpError::new(ErrorClass::Other, "CreateMultipartUpload: no UploadId"))
-    }
-
-    pub async fn upload_part(
-        &self,
-        bucket: &str,
-        key: &str,
-        upload_id: &str,
-        number: u32,
-        body: Bytes,
-    ) -> Result<String, OpError> {
-        let req = self
-            .client
-            .upload_part()
-            .bucket(bucket)
-            .key(key)
-            .upload_id(upload_id)
-            .part_number(number as i32)
-            .body(ByteStream::from(body));
-        let r = if self.payload_signing {
-            req.send().await
-        } else {
-            req.customize().disable_payload_signing().send().await
-        };
-        r.map_err(|e| classify(e, "UploadPart"))?
-            .e_tag
-            .ok_or_else(|| OpError::new(ErrorClass::Other, "UploadPart: no ETag"))
-    }
-
-    pub async fn complete_multipart_upload(
-        &self,
-        bucket: &str,
-        key: &str,
-        upload_id: &str,
-        parts: &[(u32, String)],
-    ) -> Result<String, OpError> {
-        let completed = CompletedMultipartUpload::builder()
-            .set_parts(Some(
-                parts
-                    .iter()
-                    .map(|(n, etag)| {
-                        CompletedPart::builder()
-                            .part_number(*n as i32)
-                            .e_tag(etag)
-                            .build()
-                    })
-                    .collect(),
-            ))
-            .build();
-        let out = self
-            .client
-            .complete_multipart_upload()
-            .bucket(bucket)
-            .key(key)
-            .upload_id(upload_id)
-            .multipart_upload(completed)
-            .send()
-            .await
-            .map_err(|e| classify(e, "CompleteMultipartUpload"))?;
-        out.e_tag
-            .ok_or_else(|| OpError::new(ErrorClass::Other, "CompleteMultipartUpload: no ETag"))
-    }
-
-    pub async fn abort_multipart_upload(
-        &self,
-        bucket: &str,
-        key: &str,
-        upload_id: &str,
-    ) -> Result<(), OpError> {
-        self.client
-            .abort_multipart_upload()
-            .bucket(bucket)
-            .key(key)
-            .upload_id(upload_id)
-            .send()
-            .await
-            .map(|_| ())
-            .map_err(|e| classify(e, "AbortMultipartUpload"))
-    }
-
-    pub async fn get_object_bytes(&self, bucket: &str, key: &str) -> Result<Bytes, OpError> {
+    async fn get_object_bytes(&self, bucket: &str, key: &str) -> Result<Bytes, OpError> {
         let start = Instant::now();
         let out = self
             .client
@@ -367,7 +272,7 @@ impl SdkClient {
         self.within_timeout(start.elapsed(), body, "GET").await
     }
 
-    pub async fn head_object(&self, bucket: &str, key: &str) -> Result<HeadOutcome, OpError> {
+    async fn head_object(&self, bucket: &str, key: &str) -> Result<HeadOutcome, OpError> {
         let out = self
             .client
             .head_object()
@@ -395,7 +300,7 @@ impl SdkClient {
         })
     }
 
-    pub async fn delete_object(&self, bucket: &str, key: &str) -> Result<(), OpError> {
+    async fn delete_object(&self, bucket: &str, key: &str) -> Result<(), OpError> {
         self.client
             .delete_object()
             .bucket(bucket)
@@ -406,7 +311,7 @@ impl SdkClient {
             .map_err(|e| classify(e, "DELETE"))
     }
 
-    pub async fn delete_objects(
+    async fn delete_objects(
         &self,
         bucket: &str,
         keys: &[String],
@@ -445,7 +350,7 @@ impl SdkClient {
         })
     }
 
-    pub async fn list_objects_v2(
+    async fn list_objects_v2(
         &self,
         bucket: &str,
         request: &ListRequest,
@@ -485,7 +390,7 @@ impl SdkClient {
         })
     }
 
-    pub async fn create_bucket(&self, bucket: &str) -> Result<bool, OpError> {
+    async fn create_bucket(&self, bucket: &str) -> Result<bool, OpError> {
         let region = self
             .client
             .config()
@@ -516,7 +421,7 @@ impl SdkClient {
         }
     }
 
-    pub async fn bucket_exists(&self, bucket: &str) -> Result<bool, OpError> {
+    async fn bucket_exists(&self, bucket: &str) -> Result<bool, OpError> {
         match self.client.head_bucket().bucket(bucket).send().await {
             Ok(_) => Ok(true),
             Err(e) if http_status(&e) == Some(404) => Ok(false),
@@ -524,7 +429,7 @@ impl SdkClient {
         }
     }
 
-    pub async fn delete_bucket(&self, bucket: &str) -> Result<(), OpError> {
+    async fn delete_bucket(&self, bucket: &str) -> Result<(), OpError> {
         self.client
             .delete_bucket()
             .bucket(bucket)
@@ -532,5 +437,105 @@ impl SdkClient {
             .await
             .map(|_| ())
             .map_err(|e| classify(e, "DeleteBucket"))
+    }
+}
+
+impl MultipartCalls for SdkClient {
+    async fn create_multipart_upload(
+        &self,
+        bucket: &str,
+        key: &str,
+        metadata: &[(String, String)],
+    ) -> Result<String, OpError> {
+        let meta: Option<HashMap<String, String>> =
+            (!metadata.is_empty()).then(|| metadata.iter().cloned().collect());
+        let out = self
+            .client
+            .create_multipart_upload()
+            .bucket(bucket)
+            .key(key)
+            .set_metadata(meta)
+            .send()
+            .await
+            .map_err(|e| classify(e, "CreateMultipartUpload"))?;
+        out.upload_id
+            .ok_or_else(|| OpError::new(ErrorClass::Other, "CreateMultipartUpload: no UploadId"))
+    }
+
+    async fn upload_part(
+        &self,
+        bucket: &str,
+        key: &str,
+        upload_id: &str,
+        number: u32,
+        body: Bytes,
+    ) -> Result<String, OpError> {
+        let req = self
+            .client
+            .upload_part()
+            .bucket(bucket)
+            .key(key)
+            .upload_id(upload_id)
+            .part_number(number as i32)
+            .body(ByteStream::from(body));
+        let r = if self.payload_signing {
+            req.send().await
+        } else {
+            req.customize().disable_payload_signing().send().await
+        };
+        r.map_err(|e| classify(e, "UploadPart"))?
+            .e_tag
+            .ok_or_else(|| OpError::new(ErrorClass::Other, "UploadPart: no ETag"))
+    }
+
+    async fn complete_multipart_upload(
+        &self,
+        bucket: &str,
+        key: &str,
+        upload_id: &str,
+        parts: &[(u32, String)],
+    ) -> Result<String, OpError> {
+        let completed = CompletedMultipartUpload::builder()
+            .set_parts(Some(
+                parts
+                    .iter()
+                    .map(|(n, etag)| {
+                        CompletedPart::builder()
+                            .part_number(*n as i32)
+                            .e_tag(etag)
+                            .build()
+                    })
+                    .collect(),
+            ))
+            .build();
+        let out = self
+            .client
+            .complete_multipart_upload()
+            .bucket(bucket)
+            .key(key)
+            .upload_id(upload_id)
+            .multipart_upload(completed)
+            .send()
+            .await
+            .map_err(|e| classify(e, "CompleteMultipartUpload"))?;
+        out.e_tag
+            .ok_or_else(|| OpError::new(ErrorClass::Other, "CompleteMultipartUpload: no ETag"))
+    }
+
+    async fn abort_multipart_upload(
+        &self,
+        bucket: &str,
+        key: &str,
+        upload_id: &str,
+    ) -> Result<(), OpError> {
+        self.client
+            .abort_multipart_upload()
+            .bucket(bucket)
+            .key(key)
+            .upload_id(upload_id)
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| classify(e, "AbortMultipartUpload"))
     }
 }

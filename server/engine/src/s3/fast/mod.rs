@@ -22,6 +22,7 @@ use super::{
     ClientConfig, DeleteManyOutcome, GetOutcome, HeadOutcome, ListPage, ListRequest, classify,
 };
 use crate::ops::{ErrorClass, OpError};
+use crate::s3::backend::ObjectCalls;
 
 pub(crate) type Http = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
 
@@ -190,8 +191,10 @@ impl FastClient {
             .map(|b| b.to_bytes())
             .map_err(|e| classify::transport(&e, what))
     }
+}
 
-    pub async fn put_object(
+impl ObjectCalls for FastClient {
+    async fn put_object(
         &self,
         bucket: &str,
         key: &str,
@@ -216,7 +219,7 @@ impl FastClient {
         self.read_body(r, "PUT").await.map(|_| ())
     }
 
-    pub async fn get_object(
+    async fn get_object(
         &self,
         bucket: &str,
         key: &str,
@@ -227,7 +230,7 @@ impl FastClient {
     }
 
     /// GetObject streaming the body through `sink` chunk by chunk.
-    pub async fn get_object_to(
+    async fn get_object_to(
         &self,
         bucket: &str,
         key: &str,
@@ -286,7 +289,7 @@ impl FastClient {
         })
     }
 
-    pub async fn get_object_bytes(&self, bucket: &str, key: &str) -> Result<Bytes, OpError> {
+    async fn get_object_bytes(&self, bucket: &str, key: &str) -> Result<Bytes, OpError> {
         let r = self
             .send(Req {
                 method: Method::GET,
@@ -302,7 +305,7 @@ impl FastClient {
         self.read_body(r, "GET").await
     }
 
-    pub async fn head_object(&self, bucket: &str, key: &str) -> Result<HeadOutcome, OpError> {
+    async fn head_object(&self, bucket: &str, key: &str) -> Result<HeadOutcome, OpError> {
         let r = self
             .send(Req {
                 method: Method::HEAD,
@@ -341,7 +344,7 @@ impl FastClient {
         })
     }
 
-    pub async fn delete_object(&self, bucket: &str, key: &str) -> Result<(), OpError> {
+    async fn delete_object(&self, bucket: &str, key: &str) -> Result<(), OpError> {
         let r = self
             .send(Req {
                 method: Method::DELETE,
@@ -357,7 +360,7 @@ impl FastClient {
         self.read_body(r, "DELETE").await.map(|_| ())
     }
 
-    pub async fn delete_objects(
+    async fn delete_objects(
         &self,
         bucket: &str,
         keys: &[String],
@@ -399,7 +402,7 @@ impl FastClient {
         })
     }
 
-    pub async fn list_objects_v2(
+    async fn list_objects_v2(
         &self,
         bucket: &str,
         request: &ListRequest,
@@ -438,7 +441,7 @@ impl FastClient {
             .map_err(|m| OpError::new(ErrorClass::Other, format!("LIST: {m}")))
     }
 
-    pub async fn create_bucket(&self, bucket: &str) -> Result<bool, OpError> {
+    async fn create_bucket(&self, bucket: &str) -> Result<bool, OpError> {
         let body = if self.region != "us-east-1" && !self.region.is_empty() {
             Bytes::from(format!(
                 "<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><LocationConstraint>{}</LocationConstraint></CreateBucketConfiguration>",
@@ -469,7 +472,7 @@ impl FastClient {
         self.read_body(r, "CreateBucket").await.map(|_| true)
     }
 
-    pub async fn bucket_exists(&self, bucket: &str) -> Result<bool, OpError> {
+    async fn bucket_exists(&self, bucket: &str) -> Result<bool, OpError> {
         let r = self
             .send(Req {
                 method: Method::HEAD,
@@ -488,7 +491,7 @@ impl FastClient {
         }
     }
 
-    pub async fn delete_bucket(&self, bucket: &str) -> Result<(), OpError> {
+    async fn delete_bucket(&self, bucket: &str) -> Result<(), OpError> {
         let r = self
             .send(Req {
                 method: Method::DELETE,

@@ -6,10 +6,11 @@ use http::Method;
 
 use super::{FastClient, Req, meta_headers, meta_names, xml};
 use crate::ops::{ErrorClass, OpError};
+use crate::s3::backend::MultipartCalls;
 use crate::s3::classify;
 
-impl FastClient {
-    pub async fn create_multipart_upload(
+impl MultipartCalls for FastClient {
+    async fn create_multipart_upload(
         &self,
         bucket: &str,
         key: &str,
@@ -37,7 +38,7 @@ impl FastClient {
     }
 
     /// Uploads part `number`; returns its ETag.
-    pub async fn upload_part(
+    async fn upload_part(
         &self,
         bucket: &str,
         key: &str,
@@ -70,7 +71,7 @@ impl FastClient {
 
     /// Completes the upload from its parts (number and ETag, ascending); returns the
     /// object's ETag.
-    pub async fn complete_multipart_upload(
+    async fn complete_multipart_upload(
         &self,
         bucket: &str,
         key: &str,
@@ -114,7 +115,7 @@ impl FastClient {
             .ok_or_else(|| OpError::new(ErrorClass::Other, format!("{what}: no ETag")))
     }
 
-    pub async fn abort_multipart_upload(
+    async fn abort_multipart_upload(
         &self,
         bucket: &str,
         key: &str,
