@@ -595,7 +595,7 @@ fn parse_index(s: &str) -> Result<keystorm_engine::plan::IndexLayout, String> {
 }
 
 fn parse_byte_size(s: &str) -> Result<u64, String> {
-    keystorm_engine::size::parse_size(s)
+    keystorm_engine::size::parse_size(s).map_err(|e| e.to_string())
 }
 
 fn parse_max_memory(s: &str) -> Result<u64, String> {

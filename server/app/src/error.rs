@@ -4,7 +4,8 @@
 use crate::exit;
 
 /// An error with the exit code it deserves.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
 pub struct CliError {
     pub code: u8,
     pub message: String,

@@ -3,9 +3,25 @@
 /// Units accepted after a number; a bare number is bytes.
 pub const UNITS_HELP: &str = "B, KiB, MiB, GiB, TiB (binary) or KB, MB, GB, TB (decimal)";
 
+/// Why a text is not a size.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    #[error("{text:?} is not a size: expected a number and a unit ({UNITS_HELP})")]
+    NoNumber { text: String },
+    #[error("unknown size unit {unit:?} in {text:?}; use {UNITS_HELP}")]
+    UnknownUnit { unit: String, text: String },
+    #[error("{text:?} is not a size: {number:?} is not a number")]
+    NotANumber { text: String, number: String },
+    #[error("size {text:?} is too large")]
+    TooLarge { text: String },
+    #[error("size {text:?} is not a whole number of bytes")]
+    Fractional { text: String },
+}
+
 /// Parses a byte size with an optional binary (KiB, MiB, GiB, TiB) or decimal
 /// (KB, MB, GB, TB) unit; a bare number is bytes. Units are case-insensitive.
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub fn parse_size(text: &str) -> Result<u64, SizeError> {
+    let owned = || text.to_string();
     let s = text.trim();
     let split = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -13,9 +29,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     let (number, unit) = s.split_at(split);
     let unit = unit.trim();
     if number.is_empty() {
-        return Err(format!(
-            "{text:?} is not a size: expected a number and a unit ({UNITS_HELP})"
-        ));
+        return Err(SizeError::NoNumber { text: owned() });
     }
     let multiplier: u64 = match unit.to_ascii_lowercase().as_str() {
         "" | "b" => 1,
@@ -28,25 +42,27 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "gb" => 1_000_000_000,
         "tb" => 1_000_000_000_000,
         _ => {
-            return Err(format!(
-                "unknown size unit {unit:?} in {text:?}; use {UNITS_HELP}"
-            ));
+            return Err(SizeError::UnknownUnit {
+                unit: unit.to_string(),
+                text: owned(),
+            });
         }
     };
     if let Ok(whole) = number.parse::<u64>() {
         return whole
             .checked_mul(multiplier)
-            .ok_or_else(|| format!("size {text:?} is too large"));
+            .ok_or_else(|| SizeError::TooLarge { text: owned() });
     }
-    let value: f64 = number
-        .parse()
-        .map_err(|_| format!("{text:?} is not a size: {number:?} is not a number"))?;
+    let value: f64 = number.parse().map_err(|_| SizeError::NotANumber {
+        text: owned(),
+        number: number.to_string(),
+    })?;
     let bytes = value * multiplier as f64;
     if !bytes.is_finite() || bytes > u64::MAX as f64 {
-        return Err(format!("size {text:?} is too large"));
+        return Err(SizeError::TooLarge { text: owned() });
     }
     if bytes.fract() != 0.0 {
-        return Err(format!("size {text:?} is not a whole number of bytes"));
+        return Err(SizeError::Fractional { text: owned() });
     }
     Ok(bytes as u64)
 }
@@ -87,13 +103,25 @@ mod tests {
         assert!(
             parse_size("4XB")
                 .unwrap_err()
+                .to_string()
                 .contains("unknown size unit \"XB\"")
         );
-        assert!(parse_size("KiB").unwrap_err().contains("not a size"));
-        assert!(parse_size("0.3B").unwrap_err().contains("whole number"));
+        assert!(
+            parse_size("KiB")
+                .unwrap_err()
+                .to_string()
+                .contains("not a size")
+        );
+        assert!(
+            parse_size("0.3B")
+                .unwrap_err()
+                .to_string()
+                .contains("whole number")
+        );
         assert!(
             parse_size("99999999999TiB")
                 .unwrap_err()
+                .to_string()
                 .contains("too large")
         );
         assert!(parse_size("1.2.3KiB").is_err());

@@ -1,28 +1,42 @@
 //! `aws-chunked` request bodies (what SDKs send with streaming signatures or trailing
 //! checksums): `<hex size>[;chunk-signature=...]\r\n<data>\r\n` ... `0\r\n<trailers>\r\n`.
 
+/// Why a body is not valid aws-chunked encoding.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChunkedError {
+    #[error("aws-chunked body: missing chunk header")]
+    MissingHeader,
+    #[error("aws-chunked body: bad chunk header")]
+    BadHeader,
+    #[error("aws-chunked body: bad chunk size {0:?}")]
+    BadSize(String),
+    #[error("aws-chunked body: truncated chunk")]
+    Truncated,
+    #[error("aws-chunked body: chunk not followed by CRLF")]
+    NoLineEnd,
+}
+
 /// Decodes an aws-chunked body into its payload.
-pub fn decode(body: &[u8]) -> Result<Vec<u8>, String> {
+pub fn decode(body: &[u8]) -> Result<Vec<u8>, ChunkedError> {
     let mut out = Vec::with_capacity(body.len());
     let mut rest = body;
     loop {
-        let line_end = find_crlf(rest).ok_or("aws-chunked body: missing chunk header")?;
-        let header = std::str::from_utf8(&rest[..line_end])
-            .map_err(|_| "aws-chunked body: bad chunk header")?;
+        let line_end = find_crlf(rest).ok_or(ChunkedError::MissingHeader)?;
+        let header = std::str::from_utf8(&rest[..line_end]).map_err(|_| ChunkedError::BadHeader)?;
         let size_text = header.split(';').next().unwrap_or("").trim();
         let size = usize::from_str_radix(size_text, 16)
-            .map_err(|_| format!("aws-chunked body: bad chunk size {size_text:?}"))?;
+            .map_err(|_| ChunkedError::BadSize(size_text.to_string()))?;
         rest = &rest[line_end + 2..];
         if size == 0 {
             return Ok(out);
         }
         if rest.len() < size + 2 {
-            return Err("aws-chunked body: truncated chunk".to_string());
+            return Err(ChunkedError::Truncated);
         }
         out.extend_from_slice(&rest[..size]);
         rest = &rest[size..];
         if !rest.starts_with(b"\r\n") {
-            return Err("aws-chunked body: chunk not followed by CRLF".to_string());
+            return Err(ChunkedError::NoLineEnd);
         }
         rest = &rest[2..];
     }

@@ -10,6 +10,7 @@ use hyper::body::Incoming;
 use crate::Storage;
 use crate::body::SimBody;
 use crate::clock::now_ms;
+use crate::document::DocumentError;
 use crate::errors::S3Error;
 use crate::inject::Fault;
 use crate::list::{self, ListParams, V2Response};
@@ -339,7 +340,7 @@ async fn put_object(ctx: &Ctx<'_>, body: Incoming) -> Resp {
     };
     let payload = match payload::read(body, &ctx.headers, keep).await {
         Ok(p) => p,
-        Err(m) => return ctx.error(S3Error::InvalidArgument, Some(&m)),
+        Err(m) => return ctx.error(S3Error::InvalidArgument, Some(&m.to_string())),
     };
     let etag = match ctx.state.store.storage {
         Storage::Memory => payload.md5,
@@ -488,7 +489,7 @@ async fn delete_object(ctx: &Ctx<'_>) -> Resp {
 }
 
 /// Keys and the Quiet flag of a `<Delete>` document.
-fn parse_delete(xml: &[u8]) -> Result<(Vec<String>, bool), String> {
+fn parse_delete(xml: &[u8]) -> Result<(Vec<String>, bool), DocumentError> {
     use quick_xml::events::Event;
     let mut reader = quick_xml::Reader::from_reader(xml);
     let mut keys = Vec::new();
@@ -497,12 +498,9 @@ fn parse_delete(xml: &[u8]) -> Result<(Vec<String>, bool), String> {
     let mut text = String::new();
     let mut buf = Vec::new();
     loop {
-        match reader
-            .read_event_into(&mut buf)
-            .map_err(|e| e.to_string())?
-        {
+        match reader.read_event_into(&mut buf)? {
             Event::Start(_) => text.clear(),
-            Event::Text(t) => text.push_str(&t.decode().map_err(|e| e.to_string())?),
+            Event::Text(t) => text.push_str(&t.decode()?),
             Event::GeneralRef(r) => {
                 let name = String::from_utf8_lossy(&r).into_owned();
                 let resolved = match name.as_str() {
@@ -518,7 +516,7 @@ fn parse_delete(xml: &[u8]) -> Result<(Vec<String>, bool), String> {
                             .or_else(|| n.strip_prefix('#').and_then(|d| d.parse().ok()));
                         code.and_then(char::from_u32)
                             .map(String::from)
-                            .ok_or_else(|| format!("unknown entity &{n};"))?
+                            .ok_or_else(|| DocumentError::Entity(n.to_string()))?
                     }
                 };
                 text.push_str(&resolved);
@@ -537,7 +535,7 @@ fn parse_delete(xml: &[u8]) -> Result<(Vec<String>, bool), String> {
         buf.clear();
     }
     if keys.len() > 1000 {
-        return Err("DeleteObjects takes at most 1000 keys".into());
+        return Err(DocumentError::TooManyKeys);
     }
     Ok((keys, quiet))
 }
@@ -552,7 +550,7 @@ async fn delete_objects(ctx: &Ctx<'_>, body: Incoming) -> Resp {
     };
     let (keys, quiet) = match parse_delete(&xml) {
         Ok(k) => k,
-        Err(m) => return ctx.error(S3Error::MalformedXml, Some(&m)),
+        Err(m) => return ctx.error(S3Error::MalformedXml, Some(&m.to_string())),
     };
     index_writable(ctx, &bucket).await;
     // Keys that fail on their own stay, and are reported even in quiet mode.

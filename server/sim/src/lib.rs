@@ -22,6 +22,7 @@ mod clock;
 mod config;
 mod data;
 mod delay;
+mod document;
 mod errors;
 mod handlers;
 mod index;

@@ -49,15 +49,26 @@ pub fn expects_continue(headers: &HeaderMap) -> bool {
         .is_some_and(|v| v.eq_ignore_ascii_case("100-continue"))
 }
 
+/// Why a request body could not be taken.
+#[derive(Debug, thiserror::Error)]
+pub enum BodyError {
+    #[error("cannot read the body: {0}")]
+    Read(Box<dyn std::error::Error + Send + Sync>),
+    #[error("cannot read the body: it is larger than the target's limit of {}", crate::budget::human(MAX_BODY as u64))]
+    TooLarge,
+    #[error("the body is longer than its Content-Length")]
+    Longer,
+    #[error("the body is shorter than its Content-Length")]
+    Shorter,
+    #[error(transparent)]
+    Chunked(#[from] crate::chunked::ChunkedError),
+}
+
 /// Reads the whole body: its length and MD5, and with `keep` its bytes.
-pub async fn read(body: Incoming, headers: &HeaderMap, keep: bool) -> Result<Payload, String> {
+pub async fn read(body: Incoming, headers: &HeaderMap, keep: bool) -> Result<Payload, BodyError> {
     let mut body = http_body_util::Limited::new(body, MAX_BODY);
     if aws_chunked(headers) {
-        let raw = body
-            .collect()
-            .await
-            .map_err(|e| format!("cannot read the body: {e}"))?
-            .to_bytes();
+        let raw = body.collect().await.map_err(BodyError::Read)?.to_bytes();
         let decoded = crate::chunked::decode(&raw)?;
         return Ok(Payload {
             len: decoded.len() as u64,
@@ -67,10 +78,7 @@ pub async fn read(body: Incoming, headers: &HeaderMap, keep: bool) -> Result<Pay
     }
     let announced = announced_len(headers);
     if announced.is_some_and(|n| n > MAX_BODY as u64) {
-        return Err(format!(
-            "cannot read the body: it is larger than the target's limit of {}",
-            crate::budget::human(MAX_BODY as u64)
-        ));
+        return Err(BodyError::TooLarge);
     }
     let mut sink = match (keep, announced) {
         (false, _) => Sink::Count,
@@ -80,7 +88,7 @@ pub async fn read(body: Incoming, headers: &HeaderMap, keep: bool) -> Result<Pay
     let mut md5 = Md5::new();
     let mut len = 0u64;
     while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|e| format!("cannot read the body: {e}"))?;
+        let frame = frame.map_err(BodyError::Read)?;
         if let Ok(data) = frame.into_data() {
             md5.update(&data);
             len += data.len() as u64;
@@ -110,13 +118,13 @@ enum Sink {
 }
 
 impl Sink {
-    fn take(&mut self, data: &Bytes) -> Result<(), String> {
+    fn take(&mut self, data: &Bytes) -> Result<(), BodyError> {
         match self {
             Sink::Count => {}
             Sink::Exact(buf, at) => {
                 let end = *at + data.len();
                 let Some(dst) = buf.get_mut(*at..end) else {
-                    return Err("the body is longer than its Content-Length".into());
+                    return Err(BodyError::Longer);
                 };
                 dst.copy_from_slice(data);
                 *at = end;
@@ -126,11 +134,11 @@ impl Sink {
         Ok(())
     }
 
-    fn finish(self) -> Result<Option<Data>, String> {
+    fn finish(self) -> Result<Option<Data>, BodyError> {
         match self {
             Sink::Count => Ok(None),
             Sink::Exact(buf, at) if at == buf.len() => Ok(Some(Data::from(buf))),
-            Sink::Exact(..) => Err("the body is shorter than its Content-Length".into()),
+            Sink::Exact(..) => Err(BodyError::Shorter),
             // Copied: the Vec's spare capacity is not kept.
             Sink::Grow(v) => Ok(Some(Data::from(v.as_slice()))),
         }

@@ -19,7 +19,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::context::RunContext;
 use super::pass_recorders::PassRecorders;
-use crate::listing::{self, Checkpointing, ListCheckpoint, ListJob, ListOutcome, ListOutputs};
+use crate::listing::{
+    self, CheckpointError, Checkpointing, ListCheckpoint, ListJob, ListOutcome, ListOutputs,
+};
 use crate::metrics::Recorder;
 use crate::plan::{ListingPlan, PhasePlan};
 use crate::results::PhaseRef;
@@ -104,14 +106,16 @@ impl ListingTask {
 
     /// Saving the listing of the `bucket`-th bucket, from its saved progress when the
     /// phase resumes.
-    fn checkpointing(&self, bucket: usize, job: &ListJob) -> Result<Checkpointing, String> {
+    fn checkpointing(
+        &self,
+        bucket: usize,
+        job: &ListJob,
+    ) -> Result<Checkpointing, CheckpointError> {
         let path = checkpoint_path(&self.progress.dir, bucket);
         let resume = if self.progress.resume {
-            let saved = ListCheckpoint::read(&path).map_err(|e| e.to_string())?;
-            match saved {
+            match ListCheckpoint::read(&path)? {
                 Some(c) => {
-                    c.check_matches(job, false, &path)
-                        .map_err(|e| e.to_string())?;
+                    c.check_matches(job, false, &path)?;
                     Some(c)
                 }
                 None => None,

@@ -332,9 +332,9 @@ async fn run_phases(
     if completed == 0 {
         let created = target::ensure_buckets(ctx, embedded, &manifest.endpoint)
             .await
-            .map_err(|message| PhaseFailure {
+            .map_err(|e| PhaseFailure {
                 status: RunStatus::Failed,
-                message,
+                message: e.to_string(),
             })?;
         // A run resumed in its first phase created its buckets the first time.
         for bucket in created {
@@ -381,9 +381,9 @@ async fn run_phases(
         }
         let outcome = phase::run(ctx, scheduled, n, from)
             .await
-            .map_err(|message| PhaseFailure {
+            .map_err(|e| PhaseFailure {
                 status: RunStatus::Failed,
-                message,
+                message: e.to_string(),
             })?;
         // Stopped before its end: the rows are kept (marked interrupted) and the
         // checkpoint stays on this phase, so a resume continues it.

@@ -23,7 +23,7 @@ use crate::metrics::{IntervalStats, Recorder, process_cpu_time};
 use crate::ops::OpKind;
 use crate::plan::{PhaseEnd, PhaseWork};
 use crate::results::{IntervalRecord, PartStart, PhasePosition, StallEvent, SummaryRow, timestamp};
-use crate::results::{PhaseProgress, RunEvent};
+use crate::results::{PhaseProgress, ResultsError, RunEvent};
 
 /// Recorders per phase at most; workers share them round-robin.
 const MAX_RECORDERS: usize = 8;
@@ -47,7 +47,7 @@ pub(crate) async fn run(
     scheduled: &ScheduledPhase,
     position: usize,
     resume: Option<PhasePosition>,
-) -> Result<PhaseOutcome, String> {
+) -> Result<PhaseOutcome, ResultsError> {
     let p = &scheduled.plan;
     let pref = &scheduled.phase_ref;
     if let Some(t) = &ctx.tracker {
@@ -393,15 +393,14 @@ impl ProgressSaver {
         all: &IntervalStats,
         now: Instant,
         window: WindowState,
-    ) -> Result<(), String> {
+    ) -> Result<(), ResultsError> {
         let position = self.position(next_interval, all, now, true);
         super::checkpoint::save_checkpoint(
             ctx,
             window,
             self.completed,
             Some((scheduled.phase_ref.clone(), position)),
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         self.last_save = now;
         Ok(())
     }
@@ -470,7 +469,7 @@ fn emit_interval(
     warmup: bool,
     stats: &IntervalStats,
     earlier: &IntervalStats,
-) -> Result<(), String> {
+) -> Result<(), ResultsError> {
     let p = &scheduled.plan;
     let duration = to.duration_since(from);
     let window = ctx.window.state();
@@ -490,9 +489,7 @@ fn emit_interval(
         index: ctx.index_snapshot(),
         merged: 1,
     };
-    ctx.store()
-        .write_interval(&record, stats)
-        .map_err(|e| e.to_string())?;
+    ctx.store().write_interval(&record, stats)?;
     let elapsed = to.duration_since(shared.start) + Duration::from_secs_f64(before.elapsed_s);
     let ops = earlier.total_ops() + stats.total_ops();
     let finished = before.operations + ops + earlier.total_errors() + stats.total_errors();

@@ -168,13 +168,43 @@ impl Target {
     }
 }
 
+/// Why the run's buckets could not be made ready.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum BucketError {
+    #[error(
+        "bucket {bucket:?} at {at}: access denied (HTTP 403): the keys are not accepted \
+         there, or may not use this bucket"
+    )]
+    AccessDenied { bucket: String, at: String },
+    #[error("bucket {bucket:?} at {at}: {source}")]
+    Unreachable {
+        bucket: String,
+        at: String,
+        source: crate::ops::OpError,
+    },
+    #[error("bucket {bucket:?} does not exist at {at} (set `buckets.create: true` to create it)")]
+    Missing { bucket: String, at: String },
+    #[error("cannot create bucket {bucket}: {source}")]
+    Create {
+        bucket: String,
+        source: crate::ops::OpError,
+    },
+    #[error(transparent)]
+    PreshardMethod(crate::rgw::preshard::PreshardError),
+    #[error("cannot pre-shard bucket {bucket}: {source}")]
+    Preshard {
+        bucket: String,
+        source: crate::rgw::preshard::PreshardError,
+    },
+}
+
 /// Creates missing buckets when the workload allows it (pre-sharded if it says so);
 /// returns the ones created. `endpoint` names the target in messages.
 pub(crate) async fn ensure_buckets(
     ctx: &RunContext,
     embedded: bool,
     endpoint: &str,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, BucketError> {
     let at = if embedded {
         "the embedded target"
     } else {
@@ -183,7 +213,8 @@ pub(crate) async fn ensure_buckets(
     let admin = ctx.tracker.as_ref().map(|t| t.admin());
     let preshard = match ctx.plan.buckets.index {
         Some(IndexLayout::Shards(n)) => Some((
-            crate::rgw::preshard::choose(&ctx.plan.target.rgw, embedded, admin)?,
+            crate::rgw::preshard::choose(&ctx.plan.target.rgw, embedded, admin)
+                .map_err(BucketError::PreshardMethod)?,
             n,
         )),
         _ => None,
@@ -195,11 +226,15 @@ pub(crate) async fn ensure_buckets(
             .bucket_exists(name)
             .await
             .map_err(|e| match e.class {
-                crate::ops::ErrorClass::Http(403) => format!(
-                    "bucket {name:?} at {at}: access denied (HTTP 403): the keys are not \
-                     accepted there, or may not use this bucket"
-                ),
-                _ => format!("bucket {name:?} at {at}: {e}"),
+                crate::ops::ErrorClass::Http(403) => BucketError::AccessDenied {
+                    bucket: name.clone(),
+                    at: at.to_string(),
+                },
+                _ => BucketError::Unreachable {
+                    bucket: name.clone(),
+                    at: at.to_string(),
+                    source: e,
+                },
             })?;
         if exists {
             if let (Some((_, n)), Some(admin)) = (&preshard, admin)
@@ -217,21 +252,28 @@ pub(crate) async fn ensure_buckets(
             continue;
         }
         if !ctx.plan.buckets.create {
-            return Err(format!(
-                "bucket {name:?} does not exist at {at} (set `buckets.create: true` to create it)"
-            ));
+            return Err(BucketError::Missing {
+                bucket: name.clone(),
+                at: at.to_string(),
+            });
         }
         let made = ctx
             .client
             .create_bucket(name)
             .await
-            .map_err(|e| format!("cannot create bucket {name}: {e}"))?;
+            .map_err(|source| BucketError::Create {
+                bucket: name.clone(),
+                source,
+            })?;
         if made {
             created.push(name.clone());
             if let Some((method, n)) = &preshard {
                 crate::rgw::preshard::apply(method, admin, name, *n)
                     .await
-                    .map_err(|e| format!("cannot pre-shard bucket {name}: {e}"))?;
+                    .map_err(|source| BucketError::Preshard {
+                        bucket: name.clone(),
+                        source,
+                    })?;
             }
         }
     }

@@ -73,21 +73,30 @@ fn classed(counts: &BTreeMap<String, u64>) -> BTreeMap<ErrorClass, u64> {
         .collect()
 }
 
-fn encode(h: &Histogram<u64>) -> Result<String, String> {
+/// A histogram that cannot be written to or read from its text form.
+#[derive(Debug, thiserror::Error)]
+enum HistogramText {
+    #[error("cannot encode a histogram: {0:?}")]
+    Encode(hdrhistogram::serialization::V2DeflateSerializeError),
+    #[error("a histogram is not base64: {0}")]
+    Base64(#[from] base64::DecodeError),
+    #[error("cannot decode a histogram: {0:?}")]
+    Decode(hdrhistogram::serialization::DeserializeError),
+}
+
+fn encode(h: &Histogram<u64>) -> Result<String, HistogramText> {
     let mut buf = Vec::new();
     V2DeflateSerializer::new()
         .serialize(h, &mut buf)
-        .map_err(|e| format!("{e:?}"))?;
+        .map_err(HistogramText::Encode)?;
     Ok(base64::engine::general_purpose::STANDARD.encode(buf))
 }
 
-fn decode(s: &str) -> Result<Histogram<u64>, String> {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(s)
-        .map_err(|e| e.to_string())?;
+fn decode(s: &str) -> Result<Histogram<u64>, HistogramText> {
+    let bytes = base64::engine::general_purpose::STANDARD.decode(s)?;
     Deserializer::new()
         .deserialize(&mut bytes.as_slice())
-        .map_err(|e| format!("{e:?}"))
+        .map_err(HistogramText::Decode)
 }
 
 pub(crate) fn write(dir: &Path, totals: &RunTotals) -> Result<(), ResultsError> {
@@ -107,8 +116,8 @@ pub(crate) fn write(dir: &Path, totals: &RunTotals) -> Result<(), ResultsError> 
                 keys: s.keys,
                 errors: labelled(&s.errors),
                 retried: labelled(&s.retried),
-                latency: encode(&s.latency).map_err(format)?,
-                ttfb: encode(&s.ttfb).map_err(format)?,
+                latency: encode(&s.latency).map_err(|e| format(e.to_string()))?,
+                ttfb: encode(&s.ttfb).map_err(|e| format(e.to_string()))?,
             },
         );
     }
@@ -142,8 +151,8 @@ pub(crate) fn read(dir: &Path) -> Result<RunTotals, ResultsError> {
     for (op, s) in stored {
         totals.seconds[op.index()] = s.seconds;
         *totals.stats.op_mut(op) = OpStats {
-            latency: decode(&s.latency).map_err(format)?,
-            ttfb: decode(&s.ttfb).map_err(format)?,
+            latency: decode(&s.latency).map_err(|e| format(e.to_string()))?,
+            ttfb: decode(&s.ttfb).map_err(|e| format(e.to_string()))?,
             ops: s.ops,
             bytes: s.bytes,
             keys: s.keys,

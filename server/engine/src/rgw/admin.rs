@@ -28,6 +28,8 @@ pub enum AdminError {
     },
     #[error("{what}: unexpected answer: {message}")]
     Body { what: String, message: String },
+    #[error(transparent)]
+    Tls(#[from] crate::s3::fast::TlsError),
 }
 
 impl AdminError {
@@ -70,7 +72,7 @@ impl AdminClient {
         credentials: &Credentials,
         region: &str,
         tls_config: &TlsConfig,
-    ) -> Result<AdminClient, String> {
+    ) -> Result<AdminClient, AdminError> {
         Ok(AdminClient {
             http: http_client(tls_config, 2)?,
             endpoint: endpoint.trim_end_matches('/').to_string(),
@@ -94,7 +96,9 @@ impl AdminClient {
             .uri(format!("{}{path_and_query}", self.endpoint))
             .body(Full::new(Bytes::new()))
             .map_err(|e| transport(e.to_string()))?;
-        self.signer.sign(&mut request, &[]).map_err(transport)?;
+        self.signer
+            .sign(&mut request, &[])
+            .map_err(|e| transport(e.to_string()))?;
         let response = tokio::time::timeout(ADMIN_TIMEOUT, async {
             let response = self
                 .http

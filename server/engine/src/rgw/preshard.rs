@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use super::AdminClient;
+use super::{AdminClient, AdminError};
 use crate::plan::{PreshardMethod, RgwPlan};
 
 /// radosgw-admin on an empty bucket takes a fraction of a second; a hung cluster should
@@ -18,17 +18,58 @@ pub(crate) enum Method {
     RadosgwAdmin(Vec<String>),
 }
 
+/// Why a bucket could not be created with the shard count asked for.
+#[derive(Debug, thiserror::Error)]
+pub enum PreshardError {
+    #[error("`rgw.preshard: admin-api` needs `rgw.admin` credentials for the target's admin API")]
+    NoAdminCredentials,
+    #[error(
+        "`buckets.index: {{shards: N}}` cannot be applied to this target: `{0}` is not \
+         installed here (run keystorm beside the Ceph cluster with ceph-common installed and \
+         CEPH_CONF set), and RGW has no HTTP call to reshard a bucket; alternatively set \
+         `rgw_override_bucket_index_max_shards` on the cluster and use `index: dynamic`, or \
+         `rgw.preshard: admin-api` for a `keystorm sim` target"
+    )]
+    NoRadosgwAdmin(String),
+    #[error("pre-sharding needs the admin API")]
+    NoAdminApi,
+    #[error(
+        "{0}: this target cannot pre-shard over HTTP; real RGW needs `rgw.preshard: radosgw-admin`"
+    )]
+    NotOverHttp(AdminError),
+    #[error(transparent)]
+    Admin(AdminError),
+    #[error("checking the shard count of {bucket}: {source}")]
+    Check { bucket: String, source: AdminError },
+    #[error("bucket {bucket} was to be created with {wanted} index shards but has {has}")]
+    Mismatch {
+        bucket: String,
+        wanted: u32,
+        has: u32,
+    },
+    #[error("`{command}` did not finish within {RADOSGW_ADMIN_TIMEOUT:?}")]
+    Timeout { command: String },
+    #[error("cannot run `{command}`: {source}")]
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
+    #[error("`{command}` failed ({status}): {last_line}")]
+    Failed {
+        command: String,
+        status: std::process::ExitStatus,
+        last_line: String,
+    },
+}
+
 /// Picks the method, or says clearly why this target cannot be pre-sharded.
 pub(crate) fn choose(
     rgw: &RgwPlan,
     embedded: bool,
     admin: Option<&AdminClient>,
-) -> Result<Method, String> {
+) -> Result<Method, PreshardError> {
     match rgw.preshard {
-        PreshardMethod::AdminApi if admin.is_none() => Err(
-            "`rgw.preshard: admin-api` needs `rgw.admin` credentials for the target's admin API"
-                .to_string(),
-        ),
+        PreshardMethod::AdminApi if admin.is_none() => Err(PreshardError::NoAdminCredentials),
         PreshardMethod::AdminApi => Ok(Method::AdminApi),
         PreshardMethod::RadosgwAdmin => Ok(Method::RadosgwAdmin(rgw.radosgw_admin.clone())),
         PreshardMethod::Auto if embedded => Ok(Method::AdminApi),
@@ -36,14 +77,7 @@ pub(crate) fn choose(
             if on_path(&rgw.radosgw_admin[0]) {
                 Ok(Method::RadosgwAdmin(rgw.radosgw_admin.clone()))
             } else {
-                Err(format!(
-                    "`buckets.index: {{shards: N}}` cannot be applied to this target: `{}` is not \
-                     installed here (run keystorm beside the Ceph cluster with ceph-common \
-                     installed and CEPH_CONF set), and RGW has no HTTP call to reshard a bucket; \
-                     alternatively set `rgw_override_bucket_index_max_shards` on the cluster and \
-                     use `index: dynamic`, or `rgw.preshard: admin-api` for a `keystorm sim` target",
-                    rgw.radosgw_admin[0]
-                ))
+                Err(PreshardError::NoRadosgwAdmin(rgw.radosgw_admin[0].clone()))
             }
         }
     }
@@ -64,20 +98,17 @@ pub(crate) async fn apply(
     admin: Option<&AdminClient>,
     bucket: &str,
     shards: u32,
-) -> Result<(), String> {
+) -> Result<(), PreshardError> {
     match method {
         Method::AdminApi => {
             let Some(admin) = admin else {
-                return Err("pre-sharding needs the admin API".to_string());
+                return Err(PreshardError::NoAdminApi);
             };
             admin.reshard(bucket, shards).await.map_err(|e| {
                 if e.status() == Some(405) || e.status() == Some(404) {
-                    format!(
-                        "{e}: this target cannot pre-shard over HTTP; real RGW needs \
-                         `rgw.preshard: radosgw-admin`"
-                    )
+                    PreshardError::NotOverHttp(e)
                 } else {
-                    e.to_string()
+                    PreshardError::Admin(e)
                 }
             })?;
         }
@@ -87,18 +118,22 @@ pub(crate) async fn apply(
         let stats = admin
             .bucket_stats(bucket)
             .await
-            .map_err(|e| format!("checking the shard count of {bucket}: {e}"))?;
+            .map_err(|source| PreshardError::Check {
+                bucket: bucket.to_string(),
+                source,
+            })?;
         if stats.num_shards != shards {
-            return Err(format!(
-                "bucket {bucket} was to be created with {shards} index shards but has {}",
-                stats.num_shards
-            ));
+            return Err(PreshardError::Mismatch {
+                bucket: bucket.to_string(),
+                wanted: shards,
+                has: stats.num_shards,
+            });
         }
     }
     Ok(())
 }
 
-async fn radosgw_admin(command: &[String], bucket: &str, shards: u32) -> Result<(), String> {
+async fn radosgw_admin(command: &[String], bucket: &str, shards: u32) -> Result<(), PreshardError> {
     let mut cmd = tokio::process::Command::new(&command[0]);
     cmd.args(&command[1..])
         .args(["bucket", "reshard", "--bucket", bucket, "--num-shards"])
@@ -111,8 +146,13 @@ async fn radosgw_admin(command: &[String], bucket: &str, shards: u32) -> Result<
     );
     let output = tokio::time::timeout(RADOSGW_ADMIN_TIMEOUT, cmd.output())
         .await
-        .map_err(|_| format!("`{shown}` did not finish within {RADOSGW_ADMIN_TIMEOUT:?}"))?
-        .map_err(|e| format!("cannot run `{shown}`: {e}"))?;
+        .map_err(|_| PreshardError::Timeout {
+            command: shown.clone(),
+        })?
+        .map_err(|source| PreshardError::Spawn {
+            command: shown.clone(),
+            source,
+        })?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let last = stderr
@@ -120,7 +160,11 @@ async fn radosgw_admin(command: &[String], bucket: &str, shards: u32) -> Result<
             .rev()
             .find(|l| !l.trim().is_empty())
             .unwrap_or("");
-        return Err(format!("`{shown}` failed ({}): {last}", output.status));
+        return Err(PreshardError::Failed {
+            command: shown,
+            status: output.status,
+            last_line: last.to_string(),
+        });
     }
     Ok(())
 }

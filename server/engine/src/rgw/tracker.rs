@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use tokio_util::sync::CancellationToken;
 
-use super::AdminClient;
+use super::{AdminClient, AdminError};
 use crate::results::{BucketIndex, IndexPollingEvent, ReshardEvent};
 use crate::results::{EventPosition, RunEvent};
 
@@ -270,17 +270,9 @@ impl IndexTracker {
         }
     }
 
-    async fn poll_bucket(&self, bucket: &str) -> Result<BucketIndex, String> {
-        let stats = self
-            .admin
-            .bucket_stats(bucket)
-            .await
-            .map_err(|e| e.to_string())?;
-        let instance = self
-            .admin
-            .bucket_instance(bucket, &stats.id)
-            .await
-            .map_err(|e| e.to_string())?;
+    async fn poll_bucket(&self, bucket: &str) -> Result<BucketIndex, AdminError> {
+        let stats = self.admin.bucket_stats(bucket).await?;
+        let instance = self.admin.bucket_instance(bucket, &stats.id).await?;
         Ok(BucketIndex {
             bucket: bucket.to_string(),
             shards: stats.num_shards,

@@ -14,7 +14,7 @@ use std::path::Path;
 use crate::plan::Plan;
 
 pub use redact::{REDACTED, redact_secrets};
-pub use template::parse_template;
+pub use template::{TemplateError, parse_template};
 pub use warning::SpecWarning;
 
 /// A workload that could not be turned into a plan.

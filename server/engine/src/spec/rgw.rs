@@ -172,8 +172,16 @@ fn max_memory(m: &Spanned<RawSize>) -> R<u64> {
     Ok(n)
 }
 
+/// A name in `latency` or `faults.ops` that is not an object operation.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown operation {name:?} in `{field}`; use put, get, head, list or delete")]
+struct UnknownOp {
+    name: String,
+    field: &'static str,
+}
+
 /// An object operation named in `latency` or `faults.ops`.
-fn object_op(name: &str, field: &str) -> Result<OpKind, String> {
+fn object_op(name: &str, field: &'static str) -> Result<OpKind, UnknownOp> {
     Ok(match name {
         "put" => OpKind::Put,
         "get" => OpKind::Get,
@@ -181,9 +189,10 @@ fn object_op(name: &str, field: &str) -> Result<OpKind, String> {
         "list" => OpKind::List,
         "delete" => OpKind::Delete,
         other => {
-            return Err(format!(
-                "unknown operation {other:?} in `{field}`; use put, get, head, list or delete"
-            ));
+            return Err(UnknownOp {
+                name: other.to_string(),
+                field,
+            });
         }
     })
 }
@@ -191,7 +200,7 @@ fn object_op(name: &str, field: &str) -> Result<OpKind, String> {
 fn latency(raw: &BTreeMap<String, Spanned<String>>) -> R<BTreeMap<OpKind, DelayPlan>> {
     let mut out = BTreeMap::new();
     for (op, text) in raw {
-        let kind = object_op(op, "latency").or_else(|m| at(loc_of(text), m))?;
+        let kind = object_op(op, "latency").or_else(|m| at(loc_of(text), m.to_string()))?;
         let delay = text.value.trim().parse::<crate::plan::Delay>().map_err(|e| {
             super::validate::Located {
                 line: text.referenced.line() as usize,
@@ -246,7 +255,9 @@ fn faults(raw: &Spanned<RawFaults>) -> R<FaultsPlan> {
             .ops
             .iter()
             .flatten()
-            .map(|op| object_op(op.value.trim(), "faults.ops").or_else(|m| at(loc_of(op), m)))
+            .map(|op| {
+                object_op(op.value.trim(), "faults.ops").or_else(|m| at(loc_of(op), m.to_string()))
+            })
             .collect::<R<_>>()?,
     };
     let total = plan.slow_down + plan.internal_error + plan.reset + plan.stall;

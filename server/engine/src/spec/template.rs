@@ -3,7 +3,27 @@
 
 use crate::plan::{MetaPart, MetaTemplate};
 
-pub fn parse_template(source: &str) -> Result<MetaTemplate, String> {
+/// Why a text is not a metadata template.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TemplateError {
+    #[error(
+        "template {template:?}: `{{` without a closing `}}` (write `{{{{` for a literal brace)"
+    )]
+    Unclosed { template: String },
+    #[error(
+        "template {template:?}: `}}` without an opening `{{` (write `}}}}` for a literal brace)"
+    )]
+    Unopened { template: String },
+    #[error(
+        "template {template:?}: unknown expression {{{expr}}}; use {{i}}, {{i%N}}, {{i/N}} or {{seed}}"
+    )]
+    UnknownExpression { template: String, expr: String },
+    #[error("template {template:?}: {{i{op}0}} divides by zero")]
+    DividesByZero { template: String, op: char },
+}
+
+/// A metadata value template, parsed once.
+pub fn parse_template(source: &str) -> Result<MetaTemplate, TemplateError> {
     let mut parts = Vec::new();
     let mut literal = String::new();
     let mut chars = source.chars().peekable();
@@ -24,9 +44,9 @@ pub fn parse_template(source: &str) -> Result<MetaTemplate, String> {
                         Some('}') => break,
                         Some(c) => expr.push(c),
                         None => {
-                            return Err(format!(
-                                "template {source:?}: `{{` without a closing `}}` (write `{{{{` for a literal brace)"
-                            ));
+                            return Err(TemplateError::Unclosed {
+                                template: source.to_string(),
+                            });
                         }
                     }
                 }
@@ -36,9 +56,9 @@ pub fn parse_template(source: &str) -> Result<MetaTemplate, String> {
                 parts.push(parse_expr(expr.trim(), source)?);
             }
             '}' => {
-                return Err(format!(
-                    "template {source:?}: `}}` without an opening `{{` (write `}}}}` for a literal brace)"
-                ));
+                return Err(TemplateError::Unopened {
+                    template: source.to_string(),
+                });
             }
             c => literal.push(c),
         }
@@ -52,11 +72,10 @@ pub fn parse_template(source: &str) -> Result<MetaTemplate, String> {
     })
 }
 
-fn parse_expr(expr: &str, source: &str) -> Result<MetaPart, String> {
-    let bad = || {
-        format!(
-            "template {source:?}: unknown expression {{{expr}}}; use {{i}}, {{i%N}}, {{i/N}} or {{seed}}"
-        )
+fn parse_expr(expr: &str, source: &str) -> Result<MetaPart, TemplateError> {
+    let bad = || TemplateError::UnknownExpression {
+        template: source.to_string(),
+        expr: expr.to_string(),
     };
     let compact: String = expr.chars().filter(|c| !c.is_whitespace()).collect();
     match compact.as_str() {
@@ -73,7 +92,10 @@ fn parse_expr(expr: &str, source: &str) -> Result<MetaPart, String> {
     };
     let n: u64 = n.parse().map_err(|_| bad())?;
     if n == 0 {
-        return Err(format!("template {source:?}: {{i{op}0}} divides by zero"));
+        return Err(TemplateError::DividesByZero {
+            template: source.to_string(),
+            op,
+        });
     }
     Ok(if op == '%' {
         MetaPart::IndexMod(n)
@@ -108,21 +130,25 @@ mod tests {
         assert!(
             parse_template("a{i%0}")
                 .unwrap_err()
+                .to_string()
                 .contains("divides by zero")
         );
         assert!(
             parse_template("a{j}")
                 .unwrap_err()
+                .to_string()
                 .contains("unknown expression {j}")
         );
         assert!(
             parse_template("a{i")
                 .unwrap_err()
+                .to_string()
                 .contains("without a closing")
         );
         assert!(
             parse_template("a}")
                 .unwrap_err()
+                .to_string()
                 .contains("without an opening")
         );
     }

@@ -12,6 +12,7 @@ use std::time::Instant;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use super::object_error::ObjectError;
 use super::settings::{PARTIAL_SUFFIX, QUEUE_PER_WORKER, TransferSettings, ranges};
 use super::tally::{RequestEvent, Tally, TransferError, TransferObserver, TransferOutcome};
 use super::{etag, paths};
@@ -144,24 +145,30 @@ impl Worker {
     }
 
     /// GETs the object into its partial file, then renames it into place.
-    async fn fetch(&self, entry: &ListEntry, path: &Path) -> Result<(), String> {
+    async fn fetch(&self, entry: &ListEntry, path: &Path) -> Result<(), ObjectError> {
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            std::fs::create_dir_all(parent).map_err(|source| ObjectError::Create {
+                path: parent.to_path_buf(),
+                source,
+            })?;
         }
         let mut partial = path.as_os_str().to_owned();
         partial.push(PARTIAL_SUFFIX);
         let partial = PathBuf::from(partial);
-        let file = std::fs::File::create(&partial)
-            .map_err(|e| format!("cannot create {}: {e}", partial.display()))?;
+        let file = std::fs::File::create(&partial).map_err(|source| ObjectError::Create {
+            path: partial.clone(),
+            source,
+        })?;
         let result = if entry.size > self.settings.parts_above {
             self.ranged(entry, file).await
         } else {
             self.whole(entry, file).await
         };
         match result {
-            Ok(()) => std::fs::rename(&partial, path)
-                .map_err(|e| format!("cannot rename into {}: {e}", path.display())),
+            Ok(()) => std::fs::rename(&partial, path).map_err(|source| ObjectError::Rename {
+                path: path.to_path_buf(),
+                source,
+            }),
             Err(e) => {
                 let _ = std::fs::remove_file(&partial);
                 Err(e)
@@ -169,7 +176,7 @@ impl Worker {
         }
     }
 
-    async fn whole(&self, entry: &ListEntry, mut file: std::fs::File) -> Result<(), String> {
+    async fn whole(&self, entry: &ListEntry, mut file: std::fs::File) -> Result<(), ObjectError> {
         use std::io::Write;
         let start = Instant::now();
         let r = self
@@ -179,16 +186,19 @@ impl Worker {
             })
             .await;
         self.record(start, r.as_ref().map(|g| g.bytes).map_err(|e| e.class));
-        let got = r.map_err(|e| e.to_string())?.bytes;
+        let got = r?.bytes;
         if got != entry.size {
-            return Err(format!("got {got} bytes of {}", entry.size));
+            return Err(ObjectError::Short {
+                got,
+                size: entry.size,
+            });
         }
-        file.sync_data().map_err(|e| e.to_string())
+        file.sync_data().map_err(ObjectError::Local)
     }
 
     /// Ranged GETs, `part_concurrency` at a time, each written at its offset.
-    async fn ranged(&self, entry: &ListEntry, file: std::fs::File) -> Result<(), String> {
-        file.set_len(entry.size).map_err(|e| e.to_string())?;
+    async fn ranged(&self, entry: &ListEntry, file: std::fs::File) -> Result<(), ObjectError> {
+        file.set_len(entry.size).map_err(ObjectError::Local)?;
         let file = Arc::new(file);
         let mut pending = ranges(entry.size, self.settings.part_size);
         let mut running = JoinSet::new();
@@ -220,8 +230,16 @@ impl Worker {
                     });
                     match r {
                         Ok(g) if g.bytes == b - a + 1 => Ok(()),
-                        Ok(g) => Err(format!("range {a}-{b}: got {} bytes", g.bytes)),
-                        Err(e) => Err(format!("range {a}-{b}: {e}")),
+                        Ok(g) => Err(ObjectError::ShortRange {
+                            first: a,
+                            last: b,
+                            got: g.bytes,
+                        }),
+                        Err(source) => Err(ObjectError::Range {
+                            first: a,
+                            last: b,
+                            source,
+                        }),
                     }
                 });
             }
@@ -232,13 +250,16 @@ impl Worker {
                     failure.get_or_insert(e);
                 }
                 Some(Err(e)) => {
-                    failure.get_or_insert(format!("a ranged GET stopped: {e}"));
+                    failure.get_or_insert(ObjectError::Task {
+                        what: "a ranged GET",
+                        source: e,
+                    });
                 }
             }
         }
         match failure {
             Some(e) => Err(e),
-            None => file.sync_data().map_err(|e| e.to_string()),
+            None => file.sync_data().map_err(ObjectError::Local),
         }
     }
 

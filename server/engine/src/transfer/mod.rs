@@ -10,6 +10,7 @@
 
 mod download;
 pub mod etag;
+mod object_error;
 pub mod paths;
 mod settings;
 mod tally;

@@ -12,6 +12,7 @@ use bytes::Bytes;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use super::object_error::ObjectError;
 use super::settings::{QUEUE_PER_WORKER, TransferSettings, ranges};
 use super::tally::{RequestEvent, Tally, TransferError, TransferObserver, TransferOutcome};
 use super::{etag, paths, walk};
@@ -138,12 +139,15 @@ impl Worker {
             .unwrap_or(false)
     }
 
-    async fn single(&self, key: &str, path: &Path) -> Result<(), String> {
+    async fn single(&self, key: &str, path: &Path) -> Result<(), ObjectError> {
         let p = path.to_path_buf();
         let data = tokio::task::spawn_blocking(move || std::fs::read(p))
             .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| format!("cannot read: {e}"))?;
+            .map_err(|source| ObjectError::Task {
+                what: "a file read",
+                source,
+            })?
+            .map_err(ObjectError::Read)?;
         let bytes = data.len() as u64;
         let start = Instant::now();
         let r = self
@@ -155,19 +159,18 @@ impl Worker {
             start,
             r.as_ref().map(|_| bytes).map_err(|e| e.class),
         );
-        r.map_err(|e| e.to_string())
+        Ok(r?)
     }
 
     /// Parts of `part_size`, `part_concurrency` in flight; the upload is aborted if a
     /// part or the completion fails.
-    async fn multipart(&self, key: &str, path: &Path, size: u64) -> Result<(), String> {
+    async fn multipart(&self, key: &str, path: &Path, size: u64) -> Result<(), ObjectError> {
         let bucket = &self.job.bucket;
-        let file = Arc::new(std::fs::File::open(path).map_err(|e| format!("cannot open: {e}"))?);
+        let file = Arc::new(std::fs::File::open(path).map_err(ObjectError::Open)?);
         let id = self
             .client
             .create_multipart_upload(bucket, key, &[])
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         let uploaded = self.parts(key, &id, file, size).await;
         let completed = match uploaded {
             Ok(mut parts) => {
@@ -182,7 +185,7 @@ impl Worker {
                     start,
                     r.as_ref().map(|_| 0).map_err(|e| e.class),
                 );
-                r.map(|_| ()).map_err(|e| e.to_string())
+                r.map(|_| ()).map_err(ObjectError::Request)
             }
             Err(e) => Err(e),
         };
@@ -198,7 +201,7 @@ impl Worker {
         id: &str,
         file: Arc<std::fs::File>,
         size: u64,
-    ) -> Result<Vec<(u32, String)>, String> {
+    ) -> Result<Vec<(u32, String)>, ObjectError> {
         let mut pending = ranges(size, self.job.settings.part_size).enumerate();
         let mut running = JoinSet::new();
         let mut done = Vec::new();
@@ -225,8 +228,11 @@ impl Worker {
                         file.read_exact_at(&mut buf, a).map(|()| buf)
                     })
                     .await
-                    .map_err(|e| e.to_string())?
-                    .map_err(|e| format!("cannot read part {number}: {e}"))?;
+                    .map_err(|source| ObjectError::Task {
+                        what: "a part read",
+                        source,
+                    })?
+                    .map_err(|source| ObjectError::ReadPart { number, source })?;
                     let start = Instant::now();
                     let r = client
                         .upload_part(&bucket, &key, &id, number, Bytes::from(body))
@@ -239,7 +245,7 @@ impl Worker {
                         outcome: r.as_ref().map(|_| len as u64).map_err(|e| e.class),
                     });
                     r.map(|etag| (number, etag))
-                        .map_err(|e| format!("part {number}: {e}"))
+                        .map_err(|source| ObjectError::Part { number, source })
                 });
             }
             match running.join_next().await {
@@ -249,7 +255,10 @@ impl Worker {
                     failure.get_or_insert(e);
                 }
                 Some(Err(e)) => {
-                    failure.get_or_insert(format!("a part upload stopped: {e}"));
+                    failure.get_or_insert(ObjectError::Task {
+                        what: "a part upload",
+                        source: e,
+                    });
                 }
             }
         }

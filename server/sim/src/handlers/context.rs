@@ -83,7 +83,7 @@ pub(super) async fn read_body(ctx: &Ctx<'_>, body: Incoming) -> Result<Bytes, Bo
     if payload::aws_chunked(&ctx.headers) {
         return crate::chunked::decode(&collected)
             .map(Bytes::from)
-            .map_err(|m| Box::new(ctx.error(S3Error::InvalidArgument, Some(&m))));
+            .map_err(|m| Box::new(ctx.error(S3Error::InvalidArgument, Some(&m.to_string()))));
     }
     Ok(collected)
 }

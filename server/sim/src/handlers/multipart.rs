@@ -10,6 +10,7 @@ use crate::Storage;
 use crate::body::SimBody;
 use crate::budget::part_cost;
 use crate::clock::now_ms;
+use crate::document::DocumentError;
 use crate::errors::S3Error;
 use crate::multipart::{CompleteError, MAX_PART_NUMBER, Part, PartError, Upload};
 use crate::objects::meta_len;
@@ -62,7 +63,7 @@ pub(super) async fn upload_part(ctx: &Ctx<'_>, body: Incoming) -> Resp {
     };
     let payload = match payload::read(body, &ctx.headers, keep).await {
         Ok(p) => p,
-        Err(m) => return ctx.error(S3Error::InvalidArgument, Some(&m)),
+        Err(m) => return ctx.error(S3Error::InvalidArgument, Some(&m.to_string())),
     };
     let md5 = payload.md5;
     let part = Part {
@@ -100,7 +101,7 @@ pub(super) async fn complete(ctx: &Ctx<'_>, body: Incoming) -> Resp {
     };
     let listed = match parse_parts(&doc) {
         Ok(l) => l,
-        Err(m) => return ctx.error(S3Error::MalformedXml, Some(&m)),
+        Err(m) => return ctx.error(S3Error::MalformedXml, Some(&m.to_string())),
     };
     let id = ctx.parsed.param("uploadId").unwrap_or("");
     let keep = ctx.state.store.storage == Storage::Memory;
@@ -174,7 +175,7 @@ pub(super) fn abort(ctx: &Ctx<'_>) -> Resp {
 }
 
 /// (PartNumber, ETag) pairs of a `<CompleteMultipartUpload>` document, in order.
-fn parse_parts(xml: &[u8]) -> Result<Vec<(u32, String)>, String> {
+fn parse_parts(xml: &[u8]) -> Result<Vec<(u32, String)>, DocumentError> {
     use quick_xml::events::Event;
     let mut reader = quick_xml::Reader::from_reader(xml);
     let mut buf = Vec::new();
@@ -185,13 +186,13 @@ fn parse_parts(xml: &[u8]) -> Result<Vec<(u32, String)>, String> {
         match reader.read_event_into(&mut buf) {
             Ok(Event::Start(e)) => current = Some(e.local_name().as_ref().to_vec()),
             Ok(Event::Text(t)) => {
-                let text = t.decode().map_err(|e| e.to_string())?.into_owned();
+                let text = t.decode()?.into_owned();
                 match current.as_deref() {
                     Some(b"PartNumber") => {
                         number = Some(
                             text.trim()
                                 .parse::<u32>()
-                                .map_err(|_| format!("bad PartNumber {text:?}"))?,
+                                .map_err(|_| DocumentError::PartNumber(text.clone()))?,
                         )
                     }
                     Some(b"ETag") => etag = Some(text),
@@ -207,14 +208,14 @@ fn parse_parts(xml: &[u8]) -> Result<Vec<(u32, String)>, String> {
                 if e.local_name().as_ref() == b"Part" {
                     match (number.take(), etag.take()) {
                         (Some(n), Some(t)) => parts.push((n, t)),
-                        _ => return Err("a Part needs a PartNumber and an ETag".into()),
+                        _ => return Err(DocumentError::IncompletePart),
                     }
                 }
                 current = None;
             }
             Ok(Event::Eof) => break,
             Ok(_) => {}
-            Err(e) => return Err(format!("bad XML: {e}")),
+            Err(e) => return Err(e.into()),
         }
         buf.clear();
     }

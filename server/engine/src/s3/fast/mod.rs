@@ -8,6 +8,8 @@ mod tls;
 mod uri;
 mod xml;
 
+pub use tls::TlsError;
+
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -28,7 +30,10 @@ pub(crate) type Http = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
 
 /// A pooled HTTP/1.1 client over plain TCP (no Nagle) or TLS, keeping up to `pool_size`
 /// idle connections per host.
-pub(crate) fn http_client(tls_config: &super::TlsConfig, pool_size: usize) -> Result<Http, String> {
+pub(crate) fn http_client(
+    tls_config: &super::TlsConfig,
+    pool_size: usize,
+) -> Result<Http, tls::TlsError> {
     let tls = tls::client_config(tls_config)?;
     let mut http = HttpConnector::new();
     http.set_nodelay(true);
@@ -96,8 +101,10 @@ impl FastClient {
                 "request checksums are not supported by client: fast; use client: sdk".into(),
             ));
         }
-        let base = uri::Base::parse(&config.endpoint, config.path_style).map_err(other)?;
-        let client = http_client(&config.tls, config.pool_size).map_err(other)?;
+        let base = uri::Base::parse(&config.endpoint, config.path_style)
+            .map_err(|e| other(e.to_string()))?;
+        let client =
+            http_client(&config.tls, config.pool_size).map_err(|e| other(e.to_string()))?;
         Ok(FastClient {
             http: client,
             base,

@@ -45,7 +45,7 @@ impl Signer {
     }
 
     /// Adds the signature headers to `request`.
-    pub fn sign<B>(&self, request: &mut http::Request<B>, body: &[u8]) -> Result<(), String> {
+    pub fn sign<B>(&self, request: &mut http::Request<B>, body: &[u8]) -> Result<(), SignError> {
         let hash;
         let signable_body = if self.payload_signing {
             hash = hex::encode(Sha256::digest(body));
@@ -60,7 +60,7 @@ impl Signer {
             .time(SystemTime::now())
             .settings(self.settings.clone())
             .build()
-            .map_err(|e| format!("signing: {e}"))?
+            .map_err(SignError::new)?
             .into();
         let uri = request.uri().to_string();
         let headers = request
@@ -68,18 +68,28 @@ impl Signer {
             .iter()
             .filter_map(|(k, v)| Some((k.as_str(), v.to_str().ok()?)));
         let signable = SignableRequest::new(request.method().as_str(), uri, headers, signable_body)
-            .map_err(|e| format!("signing: {e}"))?;
+            .map_err(SignError::new)?;
         let (instructions, _) = sign(signable, &params)
-            .map_err(|e| format!("signing: {e}"))?
+            .map_err(SignError::new)?
             .into_parts();
         for (name, value) in instructions.headers() {
-            let value = http::HeaderValue::from_str(value).map_err(|e| format!("signing: {e}"))?;
+            let value = http::HeaderValue::from_str(value).map_err(SignError::new)?;
             request.headers_mut().insert(
-                http::HeaderName::from_bytes(name.as_bytes())
-                    .map_err(|e| format!("signing: {e}"))?,
+                http::HeaderName::from_bytes(name.as_bytes()).map_err(SignError::new)?,
                 value,
             );
         }
         Ok(())
+    }
+}
+
+/// A request that could not be signed (a header SigV4 cannot carry, bad parameters).
+#[derive(Debug, thiserror::Error)]
+#[error("signing: {0}")]
+pub struct SignError(Box<dyn std::error::Error + Send + Sync>);
+
+impl SignError {
+    fn new(e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> SignError {
+        SignError(e.into())
     }
 }

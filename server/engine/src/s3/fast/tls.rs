@@ -10,11 +10,24 @@ use rustls::{DigitallySignedStruct, SignatureScheme};
 
 use crate::s3::TlsConfig;
 
-pub fn client_config(tls: &TlsConfig) -> Result<rustls::ClientConfig, String> {
+/// Why TLS could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsError {
+    #[error("TLS set-up: {0}")]
+    Setup(#[from] rustls::Error),
+    #[error("tls.ca_file {}: {source}", path.display())]
+    CaFile {
+        path: std::path::PathBuf,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("tls.ca_file {}: no PEM certificate in it", .0.display())]
+    NoCertificate(std::path::PathBuf),
+}
+
+pub fn client_config(tls: &TlsConfig) -> Result<rustls::ClientConfig, TlsError> {
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
-        .map_err(|e| format!("TLS set-up: {e}"))?;
+        .with_safe_default_protocol_versions()?;
     if tls.insecure_skip_verify {
         return Ok(builder
             .dangerous()
@@ -28,21 +41,19 @@ pub fn client_config(tls: &TlsConfig) -> Result<rustls::ClientConfig, String> {
         let _ = roots.add(cert);
     }
     if let Some(path) = &tls.ca_file {
-        let pem =
-            std::fs::read(path).map_err(|e| format!("tls.ca_file {}: {e}", path.display()))?;
+        let ca_file = |e: Box<dyn std::error::Error + Send + Sync>| TlsError::CaFile {
+            path: path.clone(),
+            source: e,
+        };
+        let pem = std::fs::read(path).map_err(|e| ca_file(e.into()))?;
         let mut added = 0;
         for cert in rustls_pemfile::certs(&mut pem.as_slice()) {
-            let cert = cert.map_err(|e| format!("tls.ca_file {}: {e}", path.display()))?;
-            roots
-                .add(cert)
-                .map_err(|e| format!("tls.ca_file {}: {e}", path.display()))?;
+            let cert = cert.map_err(|e| ca_file(e.into()))?;
+            roots.add(cert).map_err(|e| ca_file(e.into()))?;
             added += 1;
         }
         if added == 0 {
-            return Err(format!(
-                "tls.ca_file {}: no PEM certificate in it",
-                path.display()
-            ));
+            return Err(TlsError::NoCertificate(path.clone()));
         }
     }
     Ok(builder.with_root_certificates(roots).with_no_client_auth())

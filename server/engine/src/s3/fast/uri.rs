@@ -28,21 +28,28 @@ pub struct Base {
     pub path_style: bool,
 }
 
+/// Why an endpoint is not one the fast client can address.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EndpointError {
+    #[error("endpoint {0:?} has no scheme")]
+    NoScheme(String),
+    #[error("endpoint {0:?}: scheme must be http or https")]
+    Scheme(String),
+    #[error("endpoint {0:?} must be scheme://host[:port]")]
+    NotHostAndPort(String),
+}
+
 impl Base {
-    pub fn parse(endpoint: &str, path_style: bool) -> Result<Base, String> {
+    pub fn parse(endpoint: &str, path_style: bool) -> Result<Base, EndpointError> {
         let (scheme, rest) = endpoint
             .split_once("://")
-            .ok_or_else(|| format!("endpoint {endpoint:?} has no scheme"))?;
+            .ok_or_else(|| EndpointError::NoScheme(endpoint.to_string()))?;
         if scheme != "http" && scheme != "https" {
-            return Err(format!(
-                "endpoint {endpoint:?}: scheme must be http or https"
-            ));
+            return Err(EndpointError::Scheme(endpoint.to_string()));
         }
         let authority = rest.trim_end_matches('/');
         if authority.is_empty() || authority.contains('/') {
-            return Err(format!(
-                "endpoint {endpoint:?} must be scheme://host[:port]"
-            ));
+            return Err(EndpointError::NotHostAndPort(endpoint.to_string()));
         }
         Ok(Base {
             scheme: scheme.to_string(),
@@ -103,7 +110,13 @@ mod tests {
         );
         let v = Base::parse("https://s3.example.com", false).unwrap();
         assert_eq!(v.uri("bkt", "k", &[]), "https://bkt.s3.example.com/k");
-        assert!(Base::parse("ftp://x", true).is_err());
-        assert!(Base::parse("http://x/path", true).is_err());
+        assert_eq!(
+            Base::parse("ftp://x", true).unwrap_err(),
+            EndpointError::Scheme("ftp://x".into())
+        );
+        assert_eq!(
+            Base::parse("http://x/path", true).unwrap_err().to_string(),
+            "endpoint \"http://x/path\" must be scheme://host[:port]"
+        );
     }
 }

@@ -26,18 +26,34 @@ fn resolve_entity(name: &[u8]) -> Option<char> {
     })
 }
 
+/// Why a response is not the XML it should be.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum XmlError {
+    #[error("bad XML text: {0}")]
+    Text(#[from] std::str::Utf8Error),
+    #[error("unknown XML entity &{0};")]
+    Entity(String),
+    #[error("bad XML: unterminated {0}")]
+    Unterminated(String),
+    #[error("bad XML: unexpected </{0}>")]
+    UnexpectedClose(String),
+    #[error("bad XML: <{0}> is not closed")]
+    NotClosed(String),
+    #[error("bad XML: {0}")]
+    Shape(&'static str),
+}
+
 /// Appends character data to `text`, resolving entity references.
-fn push_text(text: &mut String, raw: &[u8]) -> Result<(), String> {
-    let mut rest = std::str::from_utf8(raw).map_err(|e| format!("bad XML text: {e}"))?;
+fn push_text(text: &mut String, raw: &[u8]) -> Result<(), XmlError> {
+    let mut rest = std::str::from_utf8(raw).map_err(XmlError::Text)?;
     while let Some(amp) = memchr::memchr(b'&', rest.as_bytes()) {
         text.push_str(&rest[..amp]);
         let after = &rest[amp + 1..];
         let semi = memchr::memchr(b';', after.as_bytes())
-            .ok_or_else(|| "bad XML: unterminated entity reference".to_string())?;
+            .ok_or_else(|| XmlError::Unterminated("entity reference".to_string()))?;
         let name = &after[..semi];
         text.push(
-            resolve_entity(name.as_bytes())
-                .ok_or_else(|| format!("unknown XML entity &{name};"))?,
+            resolve_entity(name.as_bytes()).ok_or_else(|| XmlError::Entity(name.to_string()))?,
         );
         rest = &after[semi + 1..];
     }
@@ -46,15 +62,15 @@ fn push_text(text: &mut String, raw: &[u8]) -> Result<(), String> {
 }
 
 /// The end of a markup construct starting at `from`: the index just past `close`.
-fn skip_past(xml: &[u8], from: usize, close: &[u8], what: &str) -> Result<usize, String> {
+fn skip_past(xml: &[u8], from: usize, close: &[u8], what: &str) -> Result<usize, XmlError> {
     memchr::memmem::find(&xml[from..], close)
         .map(|i| from + i + close.len())
-        .ok_or_else(|| format!("bad XML: unterminated {what}"))
+        .ok_or_else(|| XmlError::Unterminated(what.to_string()))
 }
 
 /// The `>` closing the tag that starts at `from`, skipping quoted attribute values.
 /// Tags are a few bytes long: a plain loop beats a vectorised search here.
-fn tag_end(xml: &[u8], from: usize) -> Result<usize, String> {
+fn tag_end(xml: &[u8], from: usize) -> Result<usize, XmlError> {
     let mut quote = None;
     for (i, &b) in xml[from..].iter().enumerate() {
         match (quote, b) {
@@ -64,7 +80,7 @@ fn tag_end(xml: &[u8], from: usize) -> Result<usize, String> {
             _ => {}
         }
     }
-    Err("bad XML: unterminated tag".into())
+    Err(XmlError::Unterminated("tag".to_string()))
 }
 
 /// The local name of a tag (`s3:Key` → `Key`).
@@ -85,7 +101,12 @@ trait Visitor {
     /// An element just opened at `path`; its content starts at `xml[at..]`. A visitor
     /// may read the whole element itself and return the index just past its end tag;
     /// `None` lets the walk go on element by element.
-    fn open(&mut self, _path: &[&[u8]], _xml: &[u8], _at: usize) -> Result<Option<usize>, String> {
+    fn open(
+        &mut self,
+        _path: &[&[u8]],
+        _xml: &[u8],
+        _at: usize,
+    ) -> Result<Option<usize>, XmlError> {
         Ok(None)
     }
 
@@ -107,7 +128,7 @@ impl<F: FnMut(&[&[u8]], &str)> Visitor for Ends<F> {
 /// element: a list page holds thousands of them, and parsing it is most of a lister's
 /// CPU. Checks what matters for S3's documents: tags nest and close in order, kept
 /// text is UTF-8 with known entities; DTDs are not read.
-fn walk(xml: &[u8], visitor: &mut impl Visitor) -> Result<(), String> {
+fn walk(xml: &[u8], visitor: &mut impl Visitor) -> Result<(), XmlError> {
     let mut keeping = false;
     let mut path: Vec<&[u8]> = Vec::with_capacity(8);
     // An element's text is usually one run without entities: it is passed on as it
@@ -120,12 +141,14 @@ fn walk(xml: &[u8], visitor: &mut impl Visitor) -> Result<(), String> {
             if path.is_empty() && xml[pos..].iter().all(u8::is_ascii_whitespace) {
                 break;
             }
-            return Err("bad XML: text after the document or an unclosed element".into());
+            return Err(XmlError::Shape(
+                "text after the document or an unclosed element",
+            ));
         };
         if lt > pos && keeping {
             let raw = &xml[pos..lt];
             if run.is_none() && text.is_empty() && !raw.contains(&b'&') {
-                run = Some(std::str::from_utf8(raw).map_err(|e| format!("bad XML text: {e}"))?);
+                run = Some(std::str::from_utf8(raw).map_err(XmlError::Text)?);
             } else {
                 if let Some(r) = run.take() {
                     text.push_str(r);
@@ -141,8 +164,7 @@ fn walk(xml: &[u8], visitor: &mut impl Visitor) -> Result<(), String> {
         } else if rest.starts_with(b"![CDATA[") {
             let body = lt + 9;
             pos = skip_past(xml, body, b"]]>", "CDATA section")?;
-            let cdata = std::str::from_utf8(&xml[body..pos - 3])
-                .map_err(|e| format!("bad XML text: {e}"))?;
+            let cdata = std::str::from_utf8(&xml[body..pos - 3]).map_err(XmlError::Text)?;
             if keeping {
                 if let Some(r) = run.take() {
                     text.push_str(r);
@@ -157,9 +179,8 @@ fn walk(xml: &[u8], visitor: &mut impl Visitor) -> Result<(), String> {
             match path.last() {
                 Some(open) if *open == name => {}
                 _ => {
-                    return Err(format!(
-                        "bad XML: unexpected </{}>",
-                        String::from_utf8_lossy(name)
+                    return Err(XmlError::UnexpectedClose(
+                        String::from_utf8_lossy(name).into_owned(),
                     ));
                 }
             }
@@ -177,10 +198,10 @@ fn walk(xml: &[u8], visitor: &mut impl Visitor) -> Result<(), String> {
                 .position(|&b| b.is_ascii_whitespace() || b == b'/')
                 .unwrap_or(tag.len());
             if name_len == 0 {
-                return Err("bad XML: a tag without a name".into());
+                return Err(XmlError::Shape("a tag without a name"));
             }
             if path.len() == MAX_DEPTH {
-                return Err("bad XML: elements nested too deep".into());
+                return Err(XmlError::Shape("elements nested too deep"));
             }
             let name = local_name(&tag[..name_len]);
             path.push(name);
@@ -200,9 +221,8 @@ fn walk(xml: &[u8], visitor: &mut impl Visitor) -> Result<(), String> {
     }
     match path.last() {
         None => Ok(()),
-        Some(open) => Err(format!(
-            "bad XML: <{}> is not closed",
-            String::from_utf8_lossy(open)
+        Some(open) => Err(XmlError::NotClosed(
+            String::from_utf8_lossy(open).into_owned(),
         )),
     }
 }
@@ -213,12 +233,12 @@ fn is(path: &[&[u8]], tail: &[&[u8]]) -> bool {
 
 /// A ListObjectsV2 (or v1) response page. Without `details`, entries carry key and
 /// size only (no ETag, no last-modified): what counting a bucket needs, for less CPU.
-pub fn parse_list(xml: &[u8], details: bool) -> Result<ListPage, String> {
+pub fn parse_list(xml: &[u8], details: bool) -> Result<ListPage, XmlError> {
     parse_list_with(xml, true, details)
 }
 
 /// `plain`: read `<Contents>` elements with [`plain_contents`] where they allow it.
-fn parse_list_with(xml: &[u8], plain: bool, details: bool) -> Result<ListPage, String> {
+fn parse_list_with(xml: &[u8], plain: bool, details: bool) -> Result<ListPage, XmlError> {
     let mut visitor = ListVisitor {
         page: ListPage::default(),
         entry: None,
@@ -265,7 +285,7 @@ impl Visitor for ListVisitor {
         }
     }
 
-    fn open(&mut self, path: &[&[u8]], xml: &[u8], at: usize) -> Result<Option<usize>, String> {
+    fn open(&mut self, path: &[&[u8]], xml: &[u8], at: usize) -> Result<Option<usize>, XmlError> {
         if !self.plain || path.len() != 2 || path[1] != b"Contents" {
             return Ok(None);
         }
@@ -354,7 +374,7 @@ fn plain_contents(
     xml: &[u8],
     mut pos: usize,
     details: bool,
-) -> Result<Option<(ListEntry, usize)>, String> {
+) -> Result<Option<(ListEntry, usize)>, XmlError> {
     let mut entry = empty_entry();
     loop {
         pos = skip_space(xml, pos);
@@ -439,14 +459,14 @@ fn parse_size(raw: &[u8]) -> u64 {
 
 /// An ETag as S3 writes it, `&quot;<hex>&quot;`, without going through the general
 /// entity decoder; anything else through [`owned_text`].
-fn etag_text(raw: &[u8]) -> Result<String, String> {
+fn etag_text(raw: &[u8]) -> Result<String, XmlError> {
     const QUOT: &[u8] = b"&quot;";
     if let Some(inner) = raw
         .strip_prefix(QUOT)
         .and_then(|r| r.strip_suffix(QUOT))
         .filter(|inner| memchr::memchr(b'&', inner).is_none())
     {
-        let inner = std::str::from_utf8(inner).map_err(|e| format!("bad XML text: {e}"))?;
+        let inner = std::str::from_utf8(inner).map_err(XmlError::Text)?;
         let mut text = String::with_capacity(inner.len() + 2);
         text.push('"');
         text.push_str(inner);
@@ -457,7 +477,7 @@ fn etag_text(raw: &[u8]) -> Result<String, String> {
 }
 
 /// Element text as an owned string, entities resolved.
-fn owned_text(raw: &[u8]) -> Result<String, String> {
+fn owned_text(raw: &[u8]) -> Result<String, XmlError> {
     if memchr::memchr(b'&', raw).is_some() {
         let mut text = String::with_capacity(raw.len());
         push_text(&mut text, raw)?;
@@ -465,7 +485,7 @@ fn owned_text(raw: &[u8]) -> Result<String, String> {
     } else {
         std::str::from_utf8(raw)
             .map(str::to_owned)
-            .map_err(|e| format!("bad XML text: {e}"))
+            .map_err(XmlError::Text)
     }
 }
 
@@ -509,7 +529,7 @@ pub fn error_message(xml: &[u8]) -> Option<String> {
 }
 
 /// `(key, code)` of every `<Error>` in a DeleteObjects result.
-pub fn delete_errors(xml: &[u8]) -> Result<Vec<(String, String)>, String> {
+pub fn delete_errors(xml: &[u8]) -> Result<Vec<(String, String)>, XmlError> {
     let mut errors = Vec::new();
     let mut key = String::new();
     let mut code = String::new();
@@ -530,7 +550,7 @@ pub fn delete_errors(xml: &[u8]) -> Result<Vec<(String, String)>, String> {
 
 /// The text of the element at the end of `path` (e.g. `UploadId` of an
 /// `InitiateMultipartUploadResult`), if the document has one.
-pub fn text_at(xml: &[u8], path_tail: &[&[u8]]) -> Result<Option<String>, String> {
+pub fn text_at(xml: &[u8], path_tail: &[&[u8]]) -> Result<Option<String>, XmlError> {
     let mut found = None;
     walk(
         xml,

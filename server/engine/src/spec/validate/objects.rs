@@ -51,7 +51,7 @@ pub(super) fn objects(raw: Option<Spanned<RawObjects>>) -> R<ObjectsPlan> {
         let t = parse_template(&template.value).map_err(|m| Located {
             line: template.referenced.line() as usize,
             column: template.referenced.column() as usize,
-            message: m,
+            message: m.to_string(),
         })?;
         metadata.push((name, t));
     }
