@@ -205,10 +205,89 @@ pub struct PhasePlan {
     pub page_size: u32,
     /// Stop the run when the error fraction of this phase exceeds this (checked each interval).
     pub max_error_rate: Option<f64>,
-    /// How a complete listing (`PhaseEnd::ListOnce`) walks each bucket.
-    pub listing: Option<ListingPlan>,
-    /// A download or upload phase (one pass, `PhaseEnd::ListOnce`).
-    pub transfer: Option<TransferPlan>,
+    /// What the phase does (in plan.json: `kind`, with its `listing` or `transfer`).
+    #[serde(flatten)]
+    pub kind: PhaseKind,
+}
+
+/// What a phase does, decided once when the workload becomes a plan; the executor runs
+/// each kind in a module of its own.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PhaseKind {
+    /// Operations (one kind or a mix) issued by `concurrency` workers until the phase's
+    /// end.
+    Operations,
+    /// Every key under a prefix listed once (`op: list` without an end).
+    Listing(ListingPlan),
+    /// A metadata scan: every key listed by `listers` and HEADed by the phase's
+    /// `concurrency` workers (`op: head` with `keys: bucket`).
+    Scan { listing: ListingPlan, listers: u32 },
+    /// A download or upload (one pass).
+    Transfer(TransferPlan),
+}
+
+impl PhaseKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            PhaseKind::Operations => "operations",
+            PhaseKind::Listing(_) => "listing",
+            PhaseKind::Scan { .. } => "scan",
+            PhaseKind::Transfer(_) => "transfer",
+        }
+    }
+
+    /// How a listing or a scan lists.
+    pub fn listing(&self) -> Option<&ListingPlan> {
+        match self {
+            PhaseKind::Listing(l) | PhaseKind::Scan { listing: l, .. } => Some(l),
+            _ => None,
+        }
+    }
+
+    pub fn transfer(&self) -> Option<&TransferPlan> {
+        match self {
+            PhaseKind::Transfer(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// plan.json keeps the fields it had before phases had kinds: `listing` (with
+/// `scan_listers` for a scan) and `transfer`, each `null` when it does not apply, next
+/// to the `kind`.
+impl Serialize for PhaseKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        #[derive(Serialize)]
+        struct Listing<'a> {
+            #[serde(flatten)]
+            plan: &'a ListingPlan,
+            scan_listers: Option<u32>,
+        }
+        let (listing, transfer) = match self {
+            PhaseKind::Operations => (None, None),
+            PhaseKind::Listing(plan) => (
+                Some(Listing {
+                    plan,
+                    scan_listers: None,
+                }),
+                None,
+            ),
+            PhaseKind::Scan { listing, listers } => (
+                Some(Listing {
+                    plan: listing,
+                    scan_listers: Some(*listers),
+                }),
+                None,
+            ),
+            PhaseKind::Transfer(t) => (None, Some(t)),
+        };
+        let mut map = s.serialize_map(Some(3))?;
+        map.serialize_entry("kind", self.name())?;
+        map.serialize_entry("listing", &listing)?;
+        map.serialize_entry("transfer", &transfer)?;
+        map.end()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -233,8 +312,8 @@ pub struct TransferPlan {
     pub list_concurrency: u32,
 }
 
-/// A phase that lists every key under a prefix (the keyspace's unless given) in each
-/// bucket, and for a metadata scan HEADs each one.
+/// How a phase lists every key under a prefix (the keyspace's unless given) in each
+/// bucket (and for a metadata scan HEADs each one).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ListingPlan {
     pub mode: crate::listing::ListMode,
@@ -242,8 +321,6 @@ pub struct ListingPlan {
     pub report_depth: Option<u32>,
     /// `None`: the keyspace's prefix.
     pub prefix: Option<String>,
-    /// A metadata scan: this many listers feed the phase's `concurrency` HEAD workers.
-    pub scan_listers: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -818,7 +818,10 @@ fn list_modes_are_read_and_checked() {
     let modes: Vec<_> = plan
         .after
         .iter()
-        .map(|p| p.listing.clone().expect("a complete listing"))
+        .map(|p| {
+            assert!(matches!(p.kind, PhaseKind::Listing(_)), "{:?}", p.kind);
+            p.kind.listing().cloned().expect("a complete listing")
+        })
         .collect();
     assert_eq!(modes[0].mode, ListMode::Serial);
     assert_eq!(
@@ -879,8 +882,14 @@ fn metadata_scans_are_head_phases_over_the_bucket() {
     .0;
     let p = &plan.after[0];
     assert_eq!(p.end, PhaseEnd::ListOnce);
-    let l = p.listing.as_ref().expect("a scan lists");
-    assert_eq!(l.scan_listers, Some(4));
+    let PhaseKind::Scan {
+        listing: l,
+        listers,
+    } = &p.kind
+    else {
+        panic!("a scan: {:?}", p.kind)
+    };
+    assert_eq!(*listers, 4);
     assert_eq!(l.prefix.as_deref(), Some(""));
 
     expect_error(
@@ -923,7 +932,7 @@ fn download_and_upload_phases_are_read_and_checked() {
     let (down, up) = (&plan.after[0], &plan.after[1]);
     assert_eq!(down.name, "download");
     assert_eq!(down.end, PhaseEnd::ListOnce);
-    let t = down.transfer.as_ref().unwrap();
+    let t = down.kind.transfer().unwrap();
     assert_eq!(t.direction, TransferDirection::Download);
     assert_eq!(t.dir, std::path::PathBuf::from("./restore"));
     assert_eq!(
@@ -935,7 +944,7 @@ fn download_and_upload_phases_are_read_and_checked() {
         (8, 8 << 20, 32 << 20)
     );
     assert!(t.settings.resume);
-    let t = up.transfer.as_ref().unwrap();
+    let t = up.kind.transfer().unwrap();
     assert_eq!(t.direction, TransferDirection::Upload);
     assert_eq!(t.prefix.as_deref(), Some("copy/"));
     assert!(!t.settings.resume);
@@ -1001,7 +1010,7 @@ fn concurrency_has_one_limit_for_every_phase_kind() {
                 .0;
             let p = &plan.after[0];
             assert_eq!(p.concurrency, good, "{kind}");
-            if let Some(t) = &p.transfer {
+            if let Some(t) = p.kind.transfer() {
                 assert_eq!(t.settings.concurrency, good, "{kind}");
             }
         }
@@ -1025,9 +1034,9 @@ fn list_concurrency_has_one_limit_for_scans_and_downloads() {
                 .unwrap_or_else(|e| panic!("{kind}: {e}"))
                 .0;
             let p = &plan.after[0];
-            let got = match (&p.listing, &p.transfer) {
-                (Some(l), None) => l.scan_listers,
-                (None, Some(t)) => Some(t.list_concurrency),
+            let got = match &p.kind {
+                PhaseKind::Scan { listers, .. } => Some(*listers),
+                PhaseKind::Transfer(t) => Some(t.list_concurrency),
                 other => panic!("{kind}: neither a scan nor a transfer: {other:?}"),
             };
             assert_eq!(got, Some(listers), "{kind}");

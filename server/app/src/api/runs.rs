@@ -170,7 +170,7 @@ pub async fn start(
         .iter()
         .chain(&plan.rounds.phases)
         .chain(&plan.after);
-    if let Some(p) = phases.into_iter().find(|p| p.transfer.is_some()) {
+    if let Some(p) = phases.into_iter().find(|p| p.kind.transfer().is_some()) {
         return Err(ApiError::bad_request(format!(
             "phase {:?} downloads or uploads a local folder: run that workload with \
              `keystorm run` on the machine whose disk it should use, not through the server",

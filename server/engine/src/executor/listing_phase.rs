@@ -35,6 +35,8 @@ pub(crate) struct ListingTask {
     buckets: Vec<String>,
     prefix: String,
     listing: ListingPlan,
+    /// A metadata scan: this many listers feed the phase's `concurrency` HEAD workers.
+    scan_listers: Option<u32>,
     concurrency: u32,
     page_size: u32,
     retries: u32,
@@ -82,6 +84,7 @@ impl ListingTask {
         ctx: &RunContext,
         plan: &PhasePlan,
         listing: &ListingPlan,
+        scan_listers: Option<u32>,
         recorders: &[Recorder],
         stop: CancellationToken,
         progress: ListingProgress,
@@ -94,6 +97,7 @@ impl ListingTask {
                 .clone()
                 .unwrap_or_else(|| ctx.keyspace.prefix().to_string()),
             listing: listing.clone(),
+            scan_listers,
             concurrency: plan.concurrency,
             page_size: plan.page_size,
             retries: ctx.plan.target.retries,
@@ -148,7 +152,7 @@ impl ListingTask {
                 bucket: bucket.clone(),
                 prefix: self.prefix.clone(),
                 mode: self.listing.mode.clone(),
-                concurrency: self.listing.scan_listers.unwrap_or(self.concurrency),
+                concurrency: self.scan_listers.unwrap_or(self.concurrency),
                 page_size: self.page_size,
                 retries: self.retries,
                 report_depth: self.listing.report_depth,
@@ -157,7 +161,7 @@ impl ListingTask {
                 Ok(c) => c,
                 Err(e) => return Some(format!("bucket {bucket}: {e}")),
             };
-            let done = match self.listing.scan_listers {
+            let done = match self.scan_listers {
                 Some(_) => {
                     let scan_job = ScanJob {
                         list: job,

@@ -12,12 +12,10 @@ use tokio::task::JoinSet;
 use tokio::time::MissedTickBehavior;
 
 use super::context::RunContext;
-use super::listing_phase::{self, ListingProgress, ListingTask};
+use super::kinds;
 use super::phase_shared::PhaseShared;
 use super::sequence::ScheduledPhase;
 use super::stalls::StallDetector;
-use super::transfer_phase::{self, TransferTask};
-use super::worker::Worker;
 use crate::keyspace::WindowState;
 use crate::metrics::{IntervalStats, Recorder, process_cpu_time};
 use crate::ops::OpKind;
@@ -116,68 +114,30 @@ pub(crate) async fn run(
         .ops()
         .iter()
         .any(|op| matches!(op, OpKind::Put | OpKind::Delete));
-    let mut stalls = writes.then(|| StallDetector::new(ctx.plan.stalls, pref.clone()));
     let recorders: Vec<Recorder> = (0..(p.concurrency as usize).clamp(1, MAX_RECORDERS))
         .map(|_| Recorder::new())
         .collect();
 
     let mut workers = JoinSet::new();
-    // A complete listing runs its own listers; every other phase, one worker per slot.
-    let listing = match p
-        .listing
-        .as_ref()
-        .filter(|_| p.end == PhaseEnd::ListOnce && p.transfer.is_none())
-    {
-        Some(plan) => {
-            let progress = ListingProgress {
-                dir: ctx.store().dir().to_path_buf(),
-                every: ctx.plan.checkpoint_every,
-                resume: resumed,
-            };
-            let task = ListingTask::new(ctx, p, plan, &recorders, shared.stop.clone(), progress);
-            let outcomes = task.outcomes.clone();
-            workers.spawn(task.run());
-            Some(outcomes)
-        }
-        None => None,
-    };
-    let transfer = p.transfer.as_ref().map(|plan| {
-        let task = TransferTask::new(ctx, plan, &recorders, shared.stop.clone());
-        let outcome = task.outcome.clone();
-        workers.spawn(task.run());
-        outcome
-    });
-    let slots = if listing.is_some() || transfer.is_some() {
-        0
-    } else {
-        p.concurrency
-    };
-    for id in 0..slots {
-        let worker = Worker::new(
-            ctx,
-            p,
-            shared.clone(),
-            recorders[id as usize % recorders.len()].clone(),
-            position,
-            id,
-        );
-        workers.spawn(worker.run());
-    }
+    let started = kinds::start(ctx, p, position, resumed, &shared, &recorders, &mut workers);
 
     let mut ticker = tokio::time::interval_at(
         tokio::time::Instant::from_std(shared.start + Duration::from_secs(1)),
         Duration::from_secs(1),
     );
     ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    let warmup_intervals = p.warmup.as_secs_f64().ceil() as u64;
     let deadline = shared.run_for;
     if deadline.is_some_and(|d| d.is_zero()) {
         shared.stop.cancel();
     }
-    let mut totals = IntervalStats::default();
-    let mut all = IntervalStats::default();
-    let mut interval = before.next_interval;
-    let mut interval_start = shared.start;
+    let mut intervals = Intervals {
+        next: before.next_interval,
+        start: shared.start,
+        warmup: p.warmup.as_secs_f64().ceil() as u64,
+        all: IntervalStats::default(),
+        totals: IntervalStats::default(),
+        stalls: writes.then(|| StallDetector::new(ctx.plan.stalls, pref.clone())),
+    };
     let mut aborted = None;
     let mut warnings = Vec::new();
 
@@ -189,30 +149,16 @@ pub(crate) async fn run(
                 // an earlier interval.
                 let settled = ctx.window.checkpoint_state();
                 let stats = drain(&recorders);
-                let warmup = interval < warmup_intervals;
-                emit_interval(ctx, scheduled, &shared, &before, interval, interval_start, now, warmup, &stats, &all)?;
-                if !warmup && let Some(d) = &mut stalls {
-                    let t_s = ctx.t_s(interval_start);
-                    let dur = now.duration_since(interval_start).as_secs_f64();
-                    if let Some(s) = d.observe(interval, t_s, dur, &stats) {
-                        emit_stall(ctx, s);
-                    }
-                }
-                all.merge(&stats);
-                if !warmup {
-                    totals.merge(&stats);
-                }
-                interval += 1;
-                interval_start = now;
+                intervals.close(ctx, scheduled, &shared, &before, now, &stats)?;
                 warn_first_errors(ctx, &pref.name, &shared);
                 if deadline.is_some_and(|d| now.duration_since(shared.start) >= d) {
                     shared.stop.cancel();
                 }
                 if saver.due(now) {
-                    saver.save(ctx, scheduled, interval, &all, now, settled)?;
+                    saver.save(ctx, scheduled, intervals.next, &intervals.all, now, settled)?;
                 }
                 if aborted.is_none()
-                    && let Some(msg) = error_budget_exceeded(p.max_error_rate, &all)
+                    && let Some(msg) = error_budget_exceeded(p.max_error_rate, &intervals.all)
                 {
                     aborted = Some(format!("phase {}: {msg}", pref.name));
                     shared.stop.cancel();
@@ -234,33 +180,17 @@ pub(crate) async fn run(
     // The last, partial interval.
     let end = Instant::now();
     let stats = drain(&recorders);
-    if stats.active().next().is_some() || interval == 0 {
-        let warmup = interval < warmup_intervals;
-        emit_interval(
-            ctx,
-            scheduled,
-            &shared,
-            &before,
-            interval,
-            interval_start,
-            end,
-            warmup,
-            &stats,
-            &all,
-        )?;
-        if !warmup && let Some(d) = &mut stalls {
-            let t_s = ctx.t_s(interval_start);
-            let dur = end.duration_since(interval_start).as_secs_f64();
-            if let Some(s) = d.observe(interval, t_s, dur, &stats) {
-                emit_stall(ctx, s);
-            }
-        }
-        all.merge(&stats);
-        if !warmup {
-            totals.merge(&stats);
-        }
-        interval += 1;
+    if stats.active().next().is_some() || intervals.next == 0 {
+        intervals.close(ctx, scheduled, &shared, &before, end, &stats)?;
     }
+    let Intervals {
+        next: interval,
+        warmup: warmup_intervals,
+        all,
+        totals,
+        mut stalls,
+        ..
+    } = intervals;
     if let Some(s) = stalls.as_mut().and_then(|d| d.finish()) {
         emit_stall(ctx, s);
     }
@@ -271,14 +201,7 @@ pub(crate) async fn run(
     }
     ctx.set_phase(None);
     let index_at_end = ctx.index_snapshot();
-    let outcomes =
-        listing.map(|l| std::mem::take(&mut *l.lock().unwrap_or_else(|e| e.into_inner())));
-    if let Some(outcomes) = outcomes {
-        listing_phase::emit(ctx, pref, outcomes);
-    }
-    if let Some(outcome) = &transfer {
-        transfer_phase::emit(ctx, pref, outcome);
-    }
+    started.report(ctx, pref);
     warn_first_errors(ctx, &pref.name, &shared);
     for w in warnings {
         ctx.emit(RunEvent::Warning {
@@ -310,6 +233,55 @@ pub(crate) async fn run(
         aborted,
         position: saver.position(interval, &all, end, false),
     })
+}
+
+/// A phase's intervals so far: their numbers, what they measured, and the stall
+/// detector they feed.
+struct Intervals {
+    /// Number of the interval running now.
+    next: u64,
+    start: Instant,
+    /// Intervals at the start that are warm-up (excluded from `totals`).
+    warmup: u64,
+    /// Everything this part of the phase measured, warm-up included.
+    all: IntervalStats,
+    /// What the summary rows hold: `all` without the warm-up.
+    totals: IntervalStats,
+    /// Watches write throughput and latency (phases that write).
+    stalls: Option<StallDetector>,
+}
+
+impl Intervals {
+    /// Closes the interval ending at `end` that measured `stats`: tells it, lets the
+    /// stall detector see it, and adds it up.
+    fn close(
+        &mut self,
+        ctx: &RunContext,
+        scheduled: &ScheduledPhase,
+        shared: &PhaseShared,
+        before: &PhasePosition,
+        end: Instant,
+        stats: &IntervalStats,
+    ) -> Result<(), ResultsError> {
+        let warmup = self.next < self.warmup;
+        emit_interval(
+            ctx, scheduled, shared, before, self.next, self.start, end, warmup, stats, &self.all,
+        )?;
+        if !warmup && let Some(d) = &mut self.stalls {
+            let t_s = ctx.t_s(self.start);
+            let dur = end.duration_since(self.start).as_secs_f64();
+            if let Some(s) = d.observe(self.next, t_s, dur, stats) {
+                emit_stall(ctx, s);
+            }
+        }
+        self.all.merge(stats);
+        if !warmup {
+            self.totals.merge(stats);
+        }
+        self.next += 1;
+        self.start = end;
+        Ok(())
+    }
 }
 
 /// The summary rows of one part of a phase: one per operation it ran.

@@ -12,7 +12,12 @@ use crate::spec::raw::*;
 
 /// The listing settings of a complete-listing or scan phase; an error where they are
 /// given to any other phase.
-pub(super) fn listing_plan(p: &RawPhase, loc: &Location, end: &PhaseEnd) -> R<Option<ListingPlan>> {
+/// The listing of a complete-listing phase, with the listers of a metadata scan.
+pub(super) fn listing_plan(
+    p: &RawPhase,
+    loc: &Location,
+    end: &PhaseEnd,
+) -> R<Option<(ListingPlan, Option<u32>)>> {
     let scan =
         *end == PhaseEnd::ListOnce && p.op.as_ref().is_some_and(|op| op.value.trim() == "head");
     if *end != PhaseEnd::ListOnce {
@@ -89,10 +94,12 @@ pub(super) fn listing_plan(p: &RawPhase, loc: &Location, end: &PhaseEnd) -> R<Op
             );
         }
     };
-    Ok(Some(ListingPlan {
-        mode,
-        report_depth: p.report.as_ref().is_some_and(|r| r.value).then_some(1),
-        prefix: p.prefix.as_ref().map(|x| x.value.clone()),
+    Ok(Some((
+        ListingPlan {
+            mode,
+            report_depth: p.report.as_ref().is_some_and(|r| r.value).then_some(1),
+            prefix: p.prefix.as_ref().map(|x| x.value.clone()),
+        },
         scan_listers,
-    }))
+    )))
 }

@@ -99,7 +99,7 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
             .iter()
             .chain(&rounds.phases)
             .chain(&after)
-            .find(|(p, _)| p.transfer.is_some())
+            .find(|(p, _)| p.kind.transfer().is_some())
     {
         return at(
             loc,

@@ -33,10 +33,13 @@ pub(super) fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
         None => 1000,
     };
     let max_error_rate = max_error_rate(&p)?;
-    let listing = if transfer.is_some() {
-        None
-    } else {
-        listing_plan(&p, &loc, &end)?
+    let kind = match transfer {
+        Some(t) => PhaseKind::Transfer(t),
+        None => match listing_plan(&p, &loc, &end)? {
+            Some((listing, Some(listers))) => PhaseKind::Scan { listing, listers },
+            Some((listing, None)) => PhaseKind::Listing(listing),
+            None => PhaseKind::Operations,
+        },
     };
     Ok(NamedPhase {
         name: name.clone(),
@@ -51,8 +54,7 @@ pub(super) fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
             selection,
             page_size,
             max_error_rate,
-            listing,
-            transfer,
+            kind,
         },
     })
 }

@@ -1,0 +1,89 @@
+//! What differs between phase kinds, in one place: which tasks a phase starts (workers,
+//! listers, a transfer) and what it reports when it ends. The driver around them
+//! (intervals, checkpoints, error budget, stalls) is the same for every kind
+//! (`super::phase`).
+
+use std::sync::{Arc, Mutex};
+
+use tokio::task::JoinSet;
+
+use super::context::RunContext;
+use super::listing_phase::{self, ListingProgress, ListingTask, ScanOrList};
+use super::phase_shared::PhaseShared;
+use super::transfer_phase::{self, TransferTask};
+use crate::metrics::Recorder;
+use crate::plan::{PhaseKind, PhasePlan};
+use crate::results::PhaseRef;
+use crate::transfer::TransferOutcome;
+
+/// A phase's kind-specific part, started.
+pub(crate) enum Started {
+    Operations,
+    /// A listing or a scan: one outcome per bucket, filled as they finish.
+    Listing(Arc<Mutex<Vec<ScanOrList>>>),
+    Transfer(Arc<Mutex<Option<Result<TransferOutcome, String>>>>),
+}
+
+/// Starts the tasks the phase's kind runs; they report into `recorders` and end with
+/// an optional warning.
+pub(crate) fn start(
+    ctx: &RunContext,
+    plan: &PhasePlan,
+    position: usize,
+    resumed: bool,
+    shared: &Arc<PhaseShared>,
+    recorders: &[Recorder],
+    tasks: &mut JoinSet<Option<String>>,
+) -> Started {
+    let listing = |listing, scan_listers, tasks: &mut JoinSet<Option<String>>| {
+        let progress = ListingProgress {
+            dir: ctx.store().dir().to_path_buf(),
+            every: ctx.plan.checkpoint_every,
+            resume: resumed,
+        };
+        let task = ListingTask::new(
+            ctx,
+            plan,
+            listing,
+            scan_listers,
+            recorders,
+            shared.stop.clone(),
+            progress,
+        );
+        let outcomes = task.outcomes.clone();
+        tasks.spawn(task.run());
+        Started::Listing(outcomes)
+    };
+    match &plan.kind {
+        PhaseKind::Operations => {
+            super::ops_phase::start(ctx, plan, position, shared, recorders, tasks);
+            Started::Operations
+        }
+        PhaseKind::Listing(l) => listing(l, None, tasks),
+        PhaseKind::Scan {
+            listing: l,
+            listers,
+        } => listing(l, Some(*listers), tasks),
+        PhaseKind::Transfer(t) => {
+            let task = TransferTask::new(ctx, t, recorders, shared.stop.clone());
+            let outcome = task.outcome.clone();
+            tasks.spawn(task.run());
+            Started::Transfer(outcome)
+        }
+    }
+}
+
+impl Started {
+    /// The events a finished phase of this kind adds (listings, scans, transfers).
+    pub fn report(self, ctx: &RunContext, phase: &PhaseRef) {
+        match self {
+            Started::Operations => {}
+            Started::Listing(outcomes) => {
+                let outcomes =
+                    std::mem::take(&mut *outcomes.lock().unwrap_or_else(|e| e.into_inner()));
+                listing_phase::emit(ctx, phase, outcomes);
+            }
+            Started::Transfer(outcome) => transfer_phase::emit(ctx, phase, &outcome),
+        }
+    }
+}
