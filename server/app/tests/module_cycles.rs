@@ -18,14 +18,17 @@ fn crate_src(dir: &str) -> std::path::PathBuf {
 #[test]
 fn no_crate_of_the_workspace_has_a_module_cycle() {
     let mut found = Vec::new();
-    for krate in ["engine", "sim", "app"] {
+    let mut modules = 0;
+    for krate in ["s3", "engine", "sim", "embedded", "app"] {
         let graph = crate_graph(&crate_src(krate));
-        assert!(graph.edges.len() > 5, "{krate}: too few modules read");
+        assert!(!graph.edges.is_empty(), "{krate}: no module read");
+        modules += graph.edges.len();
         for cycle in graph.cycles() {
             let names: Vec<String> = cycle.iter().map(name).collect();
             found.push(format!("{krate}: {}", names.join(" <-> ")));
         }
     }
+    assert!(modules > 200, "only {modules} modules read");
     assert!(found.is_empty(), "module cycles:\n{}", found.join("\n"));
 }
 

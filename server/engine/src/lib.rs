@@ -2,7 +2,7 @@
 //!
 //! A workload YAML is parsed into a raw [`spec`], validated into an immutable [`plan`],
 //! and executed by the [`executor`] against an S3 target through one of the [`s3`]
-//! clients. Keys, sizes, content and metadata are computed by the [`keyspace`], never
+//! clients (the `keystorm-s3` crate, re-exported with its [`ops`]). Keys, sizes, content and metadata are computed by the [`keyspace`], never
 //! stored; latency is recorded into exact HdrHistograms by [`metrics`] and written as
 //! the run goes by [`results`]. Whole buckets are walked by [`listing`] (serial, by
 //! prefix, or adaptively) and HEADed for their metadata by [`scan`]; [`transfer`] moves
@@ -12,13 +12,14 @@ pub mod executor;
 pub mod keyspace;
 pub mod listing;
 pub mod metrics;
-pub mod ops;
 pub mod plan;
 mod pool;
 pub mod results;
 pub mod rgw;
-pub mod s3;
 pub mod scan;
 pub mod size;
 pub mod spec;
 pub mod transfer;
+
+pub use keystorm_s3 as s3;
+pub use keystorm_s3::ops;

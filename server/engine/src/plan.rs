@@ -12,14 +12,13 @@ use serde::{Deserialize, Serialize};
 use crate::ops::OpKind;
 use crate::s3::ClientKind;
 
-mod credentials;
 mod delay;
 mod humantime_serde_dur;
 mod humantime_serde_opt;
 mod rgw;
 
-pub use credentials::CredentialSource;
 pub use delay::{Delay, DelayParseError};
+pub use keystorm_s3::CredentialSource;
 pub use rgw::*;
 
 /// A whole workload, ready to run.

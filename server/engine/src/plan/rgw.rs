@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::credentials::CredentialSource;
 use super::humantime_serde_dur;
 use crate::ops::OpKind;
+use keystorm_s3::CredentialSource;
 
 /// How a bucket's index is laid out when keystorm creates it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]

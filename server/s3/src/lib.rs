@@ -1,4 +1,9 @@
-//! S3 access behind one small interface with two implementations.
+//! keystorm's S3 clients: S3 access behind one small interface with two
+//! implementations, the operation kinds and error classes every result counts by
+//! ([`ops`]), and where credentials come from ([`CredentialSource`], resolved by
+//! [`credentials`]). A crate of its own so that whatever talks to stores (the engine
+//! that drives phases, the command line's listing and transfers) shares one client,
+//! and nothing here knows about workloads or runs.
 //!
 //! `sdk` is aws-sdk-s3 (full compatibility); `fast` is a lean hyper + aws-sigv4 +
 //! quick-xml client for the hot operations, because the SDK spends several times more
@@ -11,8 +16,10 @@
 mod backend;
 mod classify;
 pub mod config;
+mod credential_source;
 pub mod credentials;
 pub mod fast;
+pub mod ops;
 pub mod retry;
 pub mod sdk;
 mod types;
@@ -20,6 +27,7 @@ mod types;
 use bytes::Bytes;
 
 pub use config::{ClientConfig, ClientKind, Credentials, TlsConfig};
+pub use credential_source::CredentialSource;
 pub use types::{DeleteManyOutcome, GetOutcome, HeadOutcome, ListEntry, ListPage, ListRequest};
 
 use crate::ops::OpError;

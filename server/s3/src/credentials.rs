@@ -9,7 +9,7 @@ use aws_config::profile::ProfileFileCredentialsProvider;
 use aws_credential_types::provider::ProvideCredentials;
 
 use super::Credentials;
-use crate::plan::CredentialSource;
+use crate::CredentialSource;
 
 /// Why credentials could not be resolved; the message names what to set.
 #[derive(Debug, thiserror::Error)]

@@ -3,7 +3,7 @@
 //! request, so the numbers measure the target rather than the load generator.
 
 mod multipart;
-pub(crate) mod sign;
+pub mod sign;
 mod tls;
 mod uri;
 mod xml;
@@ -23,17 +23,14 @@ use hyper_util::rt::TokioExecutor;
 use super::{
     ClientConfig, DeleteManyOutcome, GetOutcome, HeadOutcome, ListPage, ListRequest, classify,
 };
+use crate::backend::ObjectCalls;
 use crate::ops::{ErrorClass, OpError};
-use crate::s3::backend::ObjectCalls;
 
-pub(crate) type Http = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
+pub type Http = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
 
 /// A pooled HTTP/1.1 client over plain TCP (no Nagle) or TLS, keeping up to `pool_size`
 /// idle connections per host.
-pub(crate) fn http_client(
-    tls_config: &super::TlsConfig,
-    pool_size: usize,
-) -> Result<Http, tls::TlsError> {
+pub fn http_client(tls_config: &super::TlsConfig, pool_size: usize) -> Result<Http, tls::TlsError> {
     let tls = tls::client_config(tls_config)?;
     let mut http = HttpConnector::new();
     http.set_nodelay(true);

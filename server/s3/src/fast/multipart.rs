@@ -5,9 +5,9 @@ use bytes::Bytes;
 use http::Method;
 
 use super::{FastClient, Req, meta_headers, meta_names, xml};
+use crate::backend::MultipartCalls;
+use crate::classify;
 use crate::ops::{ErrorClass, OpError};
-use crate::s3::backend::MultipartCalls;
-use crate::s3::classify;
 
 impl MultipartCalls for FastClient {
     async fn create_multipart_upload(

@@ -8,7 +8,7 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
 
-use crate::s3::TlsConfig;
+use crate::TlsConfig;
 
 /// Why TLS could not be set up.
 #[derive(Debug, thiserror::Error)]

@@ -1,4 +1,5 @@
-//! Where a target's credentials come from, as the plan records it: never the secret.
+//! Where a target's credentials come from, as a workload's plan records it: never the
+//! secret.
 
 use serde::Serialize;
 

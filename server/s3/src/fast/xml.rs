@@ -2,7 +2,7 @@
 //! DeleteObjects results and error codes. No DOM, no serde, no allocation per element:
 //! one pass over the bytes.
 
-use crate::s3::{ListEntry, ListPage};
+use crate::{ListEntry, ListPage};
 
 /// Deepest element nesting accepted; S3 documents go four levels deep.
 const MAX_DEPTH: usize = 32;
