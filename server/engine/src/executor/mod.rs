@@ -14,7 +14,9 @@ mod kinds;
 mod listing_phase;
 mod observer;
 mod op;
+mod opening;
 mod ops_phase;
+mod options;
 mod pass_recorders;
 mod phase;
 mod phase_shared;
@@ -25,8 +27,6 @@ mod totals;
 mod transfer_phase;
 mod worker;
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
@@ -39,49 +39,16 @@ pub use crate::results::{MetadataScanEvent, RunEvent};
 pub use embedded::{EmbeddedTarget, EmbeddedTargets, StartError, Starting};
 pub use error::RunError;
 pub use observer::{NoObserver, Observer};
+pub use options::{RunOptions, RunOutcome};
 pub use sequence::{ScheduledPhase, schedule};
 
 use checkpoint::save_checkpoint;
 use context::RunContext;
+use opening::{Opened, Settled};
 
-use crate::keyspace::{Keyspace, Window, WindowState};
-use crate::plan::{Endpoint, Plan};
-use crate::results::{
-    Checkpoint, FORMAT_VERSION, Manifest, ResultStore, ResultsError, RunOverrides, RunStatus,
-    Summary, new_run_id, timestamp,
-};
-
-/// How to run, beyond what the workload says.
-#[derive(Debug, Clone, Default)]
-pub struct RunOptions {
-    /// Folder holding one sub-folder per run.
-    pub results_root: PathBuf,
-    pub labels: BTreeMap<String, String>,
-    /// What to use instead of the workload's settings (e.g. the same workload against
-    /// another store); recorded in the manifest, and reused by a resume.
-    pub overrides: RunOverrides,
-    /// Continue this interrupted run (its folder) instead of starting a new one.
-    pub resume: Option<PathBuf>,
-    pub workload_file: Option<String>,
-    pub command_line: Vec<String>,
-    /// What starts the target of a workload with `endpoint: embedded` (none: such a
-    /// workload is refused).
-    pub embedded: Option<Arc<dyn EmbeddedTargets>>,
-}
-
-/// The end of a run.
-#[derive(Debug, Clone)]
-pub struct RunOutcome {
-    pub run_id: String,
-    pub dir: PathBuf,
-    pub status: RunStatus,
-    pub error: Option<String>,
-    pub summary: Summary,
-    pub window: WindowState,
-    /// Whether `keystorm run --resume` can continue the run: not on the embedded
-    /// target, whose objects end with the process.
-    pub resumable: bool,
-}
+use crate::keyspace::{Keyspace, Window};
+use crate::plan::Plan;
+use crate::results::{Checkpoint, Manifest, ResultsError, RunStatus, Summary, timestamp};
 
 /// Runs `plan` to the end (or until `cancel`), writing results under the options' root.
 pub async fn run(
@@ -91,32 +58,7 @@ pub async fn run(
     observer: Arc<dyn Observer>,
     cancel: CancellationToken,
 ) -> Result<RunOutcome, RunError> {
-    let resume = match &options.resume {
-        Some(dir) => Some(resume_state(dir)?),
-        None => None,
-    };
-    let overrides = match &resume {
-        Some((_, manifest, _, _)) => {
-            check_labels_agree(&options.labels, &manifest.labels)?;
-            manifest
-                .run_overrides()
-                .for_resume(&options.overrides)
-                .map_err(|e| RunError::BadInput(e.to_string()))?
-        }
-        None => options.overrides.clone(),
-    };
-    overrides.apply(&mut plan);
-    if resume.is_some()
-        && matches!(plan.target.endpoint, Endpoint::Embedded { .. })
-        && overrides.endpoint.is_none()
-    {
-        return Err(RunError::BadInput(
-            "cannot resume a run on the embedded target: its objects lived in the process \
-             that stopped; run the workload again"
-                .to_string(),
-        ));
-    }
-
+    let Settled { overrides, resume } = opening::settle(&mut plan, &options)?;
     let mut target = target::Target::connect(
         &plan,
         overrides.endpoint.as_deref(),
@@ -124,97 +66,31 @@ pub async fn run(
     )
     .await?;
     let embedded = target.is_embedded();
-    let started = SystemTime::now();
-    let (mut manifest, store, checkpoint, mut summary, run_totals) = match resume {
-        Some((dir, mut manifest, checkpoint, summary)) => {
-            manifest.status = RunStatus::Running;
-            manifest.process = crate::results::ProcessId::current();
-            manifest.cleanup = None;
-            manifest.ended_at = None;
-            manifest.error = None;
-            manifest.resumed_at.push(timestamp(started));
-            let store = ResultStore::open_append(&dir)?;
-            let totals = totals::read(&dir)?;
-            (manifest, store, checkpoint, summary, totals)
-        }
-        None => {
-            let run_id = new_run_id(&plan.name, started);
-            let manifest = Manifest {
-                format_version: FORMAT_VERSION,
-                run_id: run_id.clone(),
-                keystorm_version: env!("CARGO_PKG_VERSION").to_string(),
-                workload: plan.name.clone(),
-                workload_file: options.workload_file.clone(),
-                host: gethostname::gethostname().to_string_lossy().into_owned(),
-                endpoint: target.display.clone(),
-                client: format!("{:?}", plan.target.client).to_lowercase(),
-                seed: plan.keyspace.seed,
-                labels: options.labels.clone(),
-                started_at: timestamp(started),
-                ended_at: None,
-                status: RunStatus::Running,
-                error: None,
-                created_buckets: Vec::new(),
-                resumed_at: Vec::new(),
-                command_line: options.command_line.clone(),
-                overrides: overrides.clone(),
-                peak_rss_kib: None,
-                process: crate::results::ProcessId::current(),
-                cleanup: None,
-            };
-            let epoch = started
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .map(|d| d.as_secs_f64())
-                .unwrap_or(0.0);
-            let store = ResultStore::create(
-                &options.results_root,
-                &manifest,
-                &crate::spec::redact_secrets(workload_text),
-                &plan,
-                epoch,
-            )?;
-            let summary = Summary {
-                format_version: FORMAT_VERSION,
-                run_id,
-                rows: Vec::new(),
-                totals: Vec::new(),
-            };
-            let checkpoint = Checkpoint {
-                format_version: FORMAT_VERSION,
-                window: WindowState {
-                    tail: 0,
-                    head: plan.keyspace.existing,
-                },
-                current: None,
-                completed: 0,
-                position: None,
-            };
-            (
-                manifest,
-                store,
-                checkpoint,
-                summary,
-                totals::RunTotals::default(),
-            )
-        }
-    };
-    let time_offset = humantime::parse_rfc3339(&manifest.started_at)
-        .ok()
-        .and_then(|first| started.duration_since(first).ok())
-        .unwrap_or_default();
+    let Opened {
+        mut manifest,
+        store,
+        checkpoint,
+        mut summary,
+        totals,
+        time_offset,
+    } = opening::open(
+        &plan,
+        &options,
+        &overrides,
+        &target.display,
+        workload_text,
+        resume,
+    )?;
     let dir = store.dir().to_path_buf();
-    let phase_count = schedule(&plan).len();
-
-    let keyspace = Keyspace::new(&plan.keyspace, &plan.objects, plan.buckets.names.len());
     let ctx = RunContext {
         client: target.client.clone(),
-        keyspace,
+        keyspace: Keyspace::new(&plan.keyspace, &plan.objects, plan.buckets.names.len()),
         window: Arc::new(Window::new(checkpoint.window)),
         store: std::sync::Mutex::new(store),
-        observer: observer.clone(),
+        observer,
         run_start: Instant::now(),
         time_offset,
-        cancel: cancel.clone(),
+        cancel,
         tracker: target.take_tracker(&plan),
         current_phase: std::sync::Mutex::new(None),
         first_errors: Arc::default(),
@@ -224,55 +100,21 @@ pub async fn run(
         run_id: manifest.run_id.clone(),
         dir: dir.clone(),
         endpoint: target.display.clone(),
-        phases: phase_count,
+        phases: schedule(&ctx.plan).len(),
     });
-
-    let stop_tracking = CancellationToken::new();
-    let (result, ()) = tokio::join!(
-        async {
-            let r = run_phases(
-                &ctx,
-                &mut manifest,
-                &mut summary,
-                run_totals,
-                checkpoint,
-                embedded,
-            )
-            .await;
-            stop_tracking.cancel();
-            r
-        },
-        async {
-            if let Some(t) = &ctx.tracker {
-                t.run(&ctx, stop_tracking.clone()).await;
-            }
-        }
-    );
-    if let Some(t) = &ctx.tracker {
-        ctx.emit(t.cost_event());
-    }
-    let (status, error) = match result {
-        Ok(status) => (status, None),
-        Err(PhaseFailure { status, message }) => (status, Some(message)),
-    };
+    let (status, error) = drive(
+        &ctx,
+        &mut manifest,
+        &mut summary,
+        totals,
+        checkpoint,
+        embedded,
+    )
+    .await;
     if status == RunStatus::Completed {
-        let (record, problems) = cleanup::run(&ctx, &manifest).await;
-        manifest.cleanup = record;
-        if let Err(e) = problems {
-            ctx.emit(RunEvent::Warning {
-                message: format!("cleanup: {e}"),
-            });
-        }
+        clean_up(&ctx, &mut manifest).await;
     }
-    manifest.status = status;
-    manifest.error = error.clone();
-    manifest.ended_at = Some(timestamp(SystemTime::now()));
-    manifest.peak_rss_kib = Some(crate::metrics::peak_rss_kib());
-    ctx.store().write_manifest(&manifest)?;
-    ctx.emit(RunEvent::Finished {
-        status,
-        error: error.clone(),
-    });
+    close(&ctx, &mut manifest, status, error.clone())?;
     target.shutdown().await;
     Ok(RunOutcome {
         run_id: manifest.run_id,
@@ -285,28 +127,61 @@ pub async fn run(
     })
 }
 
-/// Labels given again to a resume must be the run's own.
-fn check_labels_agree(
-    given: &BTreeMap<String, String>,
-    recorded: &BTreeMap<String, String>,
-) -> Result<(), RunError> {
-    for (k, v) in given {
-        match recorded.get(k) {
-            Some(r) if r == v => {}
-            Some(r) => {
-                return Err(RunError::BadInput(format!(
-                    "--label {k}={v} differs from the run's label {k}={r}: a resumed run keeps \
-                     its labels (leave --label out; labels can be edited in the UI afterwards)"
-                )));
-            }
-            None => {
-                return Err(RunError::BadInput(format!(
-                    "--label {k}={v}: the run has no label {k}; a resumed run keeps its labels \
-                     (leave --label out)"
-                )));
+/// Runs the phases, with the shard tracker polling beside them; how they ended.
+async fn drive(
+    ctx: &RunContext,
+    manifest: &mut Manifest,
+    summary: &mut Summary,
+    totals: totals::RunTotals,
+    checkpoint: Checkpoint,
+    embedded: bool,
+) -> (RunStatus, Option<String>) {
+    let stop_tracking = CancellationToken::new();
+    let (result, ()) = tokio::join!(
+        async {
+            let r = run_phases(ctx, manifest, summary, totals, checkpoint, embedded).await;
+            stop_tracking.cancel();
+            r
+        },
+        async {
+            if let Some(t) = &ctx.tracker {
+                t.run(ctx, stop_tracking.clone()).await;
             }
         }
+    );
+    if let Some(t) = &ctx.tracker {
+        ctx.emit(t.cost_event());
     }
+    match result {
+        Ok(status) => (status, None),
+        Err(PhaseFailure { status, message }) => (status, Some(message)),
+    }
+}
+
+/// After a completed run: deletes what the workload's `cleanup` asks for.
+async fn clean_up(ctx: &RunContext, manifest: &mut Manifest) {
+    let (record, problems) = cleanup::run(ctx, manifest).await;
+    manifest.cleanup = record;
+    if let Err(e) = problems {
+        ctx.emit(RunEvent::Warning {
+            message: format!("cleanup: {e}"),
+        });
+    }
+}
+
+/// Records how the run ended in its manifest and tells the observers.
+fn close(
+    ctx: &RunContext,
+    manifest: &mut Manifest,
+    status: RunStatus,
+    error: Option<String>,
+) -> Result<(), RunError> {
+    manifest.status = status;
+    manifest.error = error.clone();
+    manifest.ended_at = Some(timestamp(SystemTime::now()));
+    manifest.peak_rss_kib = Some(crate::metrics::peak_rss_kib());
+    ctx.store().write_manifest(manifest)?;
+    ctx.emit(RunEvent::Finished { status, error });
     Ok(())
 }
 
@@ -437,26 +312,4 @@ fn write_summary(
     let store = ctx.store();
     store.write_summary(summary)?;
     totals::write(store.dir(), run_totals)
-}
-
-type ResumeState = (PathBuf, Manifest, Checkpoint, Summary);
-
-fn resume_state(dir: &std::path::Path) -> Result<ResumeState, RunError> {
-    let manifest = ResultStore::read_manifest(dir)?;
-    if manifest.status == RunStatus::Completed {
-        return Err(RunError::BadInput(format!(
-            "run {} completed; there is nothing to resume",
-            manifest.run_id
-        )));
-    }
-    if manifest.running_here() {
-        return Err(RunError::BadInput(format!(
-            "run {} is still going (process {} on this host); stop it before resuming",
-            manifest.run_id,
-            manifest.process.map_or(0, |p| p.pid)
-        )));
-    }
-    let checkpoint = ResultStore::read_checkpoint(dir)?;
-    let summary = ResultStore::read_summary_or_empty(dir, &manifest.run_id)?;
-    Ok((dir.to_path_buf(), manifest, checkpoint, summary))
 }

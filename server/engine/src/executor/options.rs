@@ -1,0 +1,41 @@
+//! What a run is asked to do beyond what its workload says, and what it gives back.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::embedded::EmbeddedTargets;
+use crate::keyspace::WindowState;
+use crate::results::{RunOverrides, RunStatus, Summary};
+
+/// How to run, beyond what the workload says.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Folder holding one sub-folder per run.
+    pub results_root: PathBuf,
+    pub labels: BTreeMap<String, String>,
+    /// What to use instead of the workload's settings (e.g. the same workload against
+    /// another store); recorded in the manifest, and reused by a resume.
+    pub overrides: RunOverrides,
+    /// Continue this interrupted run (its folder) instead of starting a new one.
+    pub resume: Option<PathBuf>,
+    pub workload_file: Option<String>,
+    pub command_line: Vec<String>,
+    /// What starts the target of a workload with `endpoint: embedded` (none: such a
+    /// workload is refused).
+    pub embedded: Option<Arc<dyn EmbeddedTargets>>,
+}
+
+/// The end of a run.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub run_id: String,
+    pub dir: PathBuf,
+    pub status: RunStatus,
+    pub error: Option<String>,
+    pub summary: Summary,
+    pub window: WindowState,
+    /// Whether `keystorm run --resume` can continue the run: not on the embedded
+    /// target, whose objects end with the process.
+    pub resumable: bool,
+}
