@@ -14,12 +14,12 @@ pub mod listing;
 pub mod metrics;
 pub mod plan;
 mod pool;
-pub mod results;
 pub mod rgw;
 pub mod scan;
 pub mod size;
 pub mod spec;
 pub mod transfer;
 
+pub use keystorm_results as results;
 pub use keystorm_s3 as s3;
 pub use keystorm_s3::ops;

@@ -7,17 +7,18 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::ops::OpKind;
 use crate::s3::ClientKind;
 
 mod delay;
-mod humantime_serde_dur;
 mod humantime_serde_opt;
 mod rgw;
 
 pub use delay::{Delay, DelayParseError};
+pub use keystorm_results::PhaseEnd;
+use keystorm_results::humantime_serde_dur;
 pub use keystorm_s3::CredentialSource;
 pub use rgw::*;
 
@@ -340,20 +341,6 @@ impl PhaseWork {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PhaseEnd {
-    #[serde(with = "humantime_serde_dur")]
-    Duration(Duration),
-    /// This many operations (excluding none: warm-up operations count too).
-    Operations(u64),
-    /// Put until the live window holds this many objects (puts) or drains to it (deletes).
-    UntilObjects(u64),
-    /// One complete listing of the keyspace prefix (list phases), one HEAD of every
-    /// listed key (head phases over `keys: bucket`), or one download or upload pass.
-    ListOnce,
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Default)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Selection {
@@ -372,6 +359,17 @@ pub struct CleanupPlan {
 }
 
 impl Plan {
+    /// Applies a run's plan-level overrides (index layout, client); the endpoint is used
+    /// when the run connects.
+    pub fn apply_overrides(&mut self, overrides: &keystorm_results::RunOverrides) {
+        if let Some(layout) = overrides.index {
+            self.set_index(layout);
+        }
+        if let Some(client) = overrides.client {
+            self.target.client = client;
+        }
+    }
+
     /// Overrides the buckets' index layout (`keystorm run --index`). On the embedded
     /// target this turns the RGW imitation on, with dynamic resharding unless the
     /// workload configured the imitation itself.

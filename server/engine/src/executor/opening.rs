@@ -41,7 +41,7 @@ pub(super) fn settle(plan: &mut Plan, options: &RunOptions) -> Result<Settled, R
         }
         None => options.overrides.clone(),
     };
-    overrides.apply(plan);
+    plan.apply_overrides(&overrides);
     if resume.is_some()
         && matches!(plan.target.endpoint, Endpoint::Embedded { .. })
         && overrides.endpoint.is_none()

@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use super::prefix_cells::CellsPosition;
 use super::quiesce::ConsumerCut;
 use super::range::KeyRange;
-use super::report::SpaceReport;
 use super::{ListJob, ListMode};
+use keystorm_results::space_report::SpaceReport;
 
 /// The checkpoint format's version; a file of another version is refused.
 const VERSION: u32 = 1;

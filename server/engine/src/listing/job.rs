@@ -1,49 +1,7 @@
-//! A listing as asked for (bucket, prefix, mode, concurrency) and as it ended.
+//! A listing as asked for (bucket, prefix, mode, concurrency); how it ended is the
+//! results model's [`ListOutcome`].
 
-use serde::{Deserialize, Serialize};
-
-use super::prefix_cells::BASE62_ALPHABET;
-use super::report::SpaceReport;
-
-/// How a listing splits the key space.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case", tag = "mode")]
-pub enum ListMode {
-    /// One paginator.
-    Serial,
-    /// One paginator per `depth` leading characters of `alphabet` (plus the gaps
-    /// between them), `concurrency` at a time.
-    Prefix { depth: u32, alphabet: String },
-    /// Ranges cut while listing, so every lister stays busy; seeded from one delimiter
-    /// page when the keys look like folders.
-    Adaptive { delimiter: Option<String> },
-}
-
-impl ListMode {
-    /// Prefix mode over keystorm's base-62 alphabet.
-    pub fn base62_prefix(depth: u32) -> ListMode {
-        ListMode::Prefix {
-            depth,
-            alphabet: BASE62_ALPHABET.to_string(),
-        }
-    }
-
-    /// Adaptive mode seeded from `/` folders.
-    pub fn adaptive_from_folders() -> ListMode {
-        ListMode::Adaptive {
-            delimiter: Some("/".to_string()),
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            ListMode::Serial => "serial",
-            ListMode::Prefix { .. } => "prefix",
-            ListMode::Adaptive { .. } => "adaptive",
-        }
-    }
-}
+pub use keystorm_results::{ListMode, ListOutcome};
 
 /// One listing to run.
 #[derive(Debug, Clone)]
@@ -59,37 +17,4 @@ pub struct ListJob {
     pub retries: u32,
     /// Group the space report's prefixes by this many characters; `None` = no report.
     pub report_depth: Option<u32>,
-}
-
-/// A finished (or stopped) listing.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct ListOutcome {
-    pub bucket: String,
-    pub prefix: String,
-    pub mode: ListMode,
-    pub concurrency: u32,
-    pub keys: u64,
-    /// Sum of the listed objects' sizes.
-    pub bytes: u64,
-    /// ListObjectsV2 requests, failed ones included.
-    pub requests: u64,
-    pub errors: u64,
-    /// Ranges listed (1 for serial), and how many of them were cut from busy ranges.
-    pub ranges: u64,
-    pub cuts: u64,
-    pub seconds: f64,
-    /// False when the listing was stopped before the end.
-    pub complete: bool,
-    pub report: Option<SpaceReport>,
-}
-
-impl ListOutcome {
-    pub fn keys_per_sec(&self) -> f64 {
-        if self.seconds > 0.0 {
-            self.keys as f64 / self.seconds
-        } else {
-            0.0
-        }
-    }
 }

@@ -17,11 +17,11 @@ use super::outputs::{KeySink, ListOutputs, PageEvent, PageObserver};
 use super::prefix_cells::{PrefixCells, gap};
 use super::queue::{Queue, Start};
 use super::range::{KeyRange, Verdict};
-use super::report::{ReportBuilder, SpaceReport};
 use super::split::CharSet;
 use super::totals::Totals;
 use crate::ops::ErrorClass;
 use crate::s3::{ListEntry, ListPage, ListRequest, S3Client};
+use keystorm_results::space_report::{ReportBuilder, SpaceReport};
 
 /// Pause before retry `n` (1-based) of a failed page.
 fn backoff(n: u32) -> std::time::Duration {

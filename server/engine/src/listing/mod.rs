@@ -19,15 +19,14 @@ mod prefix_cells;
 mod queue;
 pub mod quiesce;
 mod range;
-pub mod report;
 mod split;
 mod totals;
 
 pub use checkpoint::{CheckpointError, Checkpointing, ListCheckpoint};
 pub use error::ListError;
 pub use job::{ListJob, ListMode, ListOutcome};
+pub use keystorm_results::space_report::{self as report, ReportBuilder, SpaceReport, Tally};
 pub use lister::list;
 pub use outputs::{KeySink, ListOutputs, PageEvent, PageObserver};
 pub use prefix_cells::BASE62_ALPHABET;
 pub use quiesce::{ConsumerCut, Quiesce};
-pub use report::{ReportBuilder, SpaceReport, Tally};

@@ -16,8 +16,7 @@ use super::range::{KeyRange, RangeEnd};
 /// except the ones that continue with it, which the gap skips.
 const MAX_CHAR: char = '\u{10FFFF}';
 
-/// The characters prefix mode splits on by default: the keyspace's base 62.
-pub const BASE62_ALPHABET: &str = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+pub use keystorm_results::BASE62_ALPHABET;
 
 /// A lazy sequence of the cells for `prefix`, `alphabet` and `depth`.
 pub struct PrefixCells {

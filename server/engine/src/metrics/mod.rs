@@ -7,11 +7,10 @@
 
 mod cpu;
 mod recorder;
-mod stats;
 
 pub use cpu::{peak_rss_kib, process_cpu_time};
-pub use recorder::Recorder;
-pub use stats::{
+pub use keystorm_results::metrics::{
     ErrorCounts, IntervalStats, MAX_LATENCY_US, OpStats, OpSummary, Percentiles,
     SIGNIFICANT_DIGITS, micros, new_histogram,
 };
+pub use recorder::Recorder;

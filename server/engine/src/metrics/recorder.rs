@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::stats::IntervalStats;
+use keystorm_results::metrics::IntervalStats;
 
 /// Shared between one worker (records) and the collector (drains).
 #[derive(Debug, Clone, Default)]

@@ -8,29 +8,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::humantime_serde_dur;
 use crate::ops::OpKind;
+use keystorm_results::humantime_serde_dur;
 use keystorm_s3::CredentialSource;
 
-/// How a bucket's index is laid out when keystorm creates it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum IndexLayout {
-    /// The target's default shard count; RGW reshards it as it grows.
-    Dynamic,
-    /// Created with this many index shards.
-    Shards(u32),
-}
-
-impl IndexLayout {
-    /// `dynamic` or `shards-N`, for run labels.
-    pub fn label(self) -> String {
-        match self {
-            IndexLayout::Dynamic => "dynamic".to_string(),
-            IndexLayout::Shards(n) => format!("shards-{n}"),
-        }
-    }
-}
+pub use keystorm_results::IndexLayout;
 
 /// RGW features of a target.
 #[derive(Debug, Clone, Serialize)]

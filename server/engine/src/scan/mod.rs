@@ -8,8 +8,6 @@
 //! [`crate::listing::quiesce`]), so a resumed scan HEADs only the keys of the pages the
 //! cut did not account for, and its tally of metadata counts every object once.
 
-mod metadata;
-
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -17,7 +15,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-pub use metadata::{MetadataName, MetadataSummary};
+pub use keystorm_results::{MetadataName, MetadataSummary};
 
 use crate::listing::{
     self, CheckpointError, Checkpointing, ConsumerCut, KeySink, ListCheckpoint, ListError, ListJob,

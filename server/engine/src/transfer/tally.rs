@@ -5,9 +5,10 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use hdrhistogram::Histogram;
-use serde::{Deserialize, Serialize};
 
 use crate::ops::{ErrorClass, OpKind};
+
+pub use keystorm_results::{StreamRates, TransferOutcome};
 
 /// Failure messages kept for the outcome; the rest are only counted.
 const MAX_FAILURES_KEPT: usize = 20;
@@ -38,44 +39,6 @@ pub trait TransferObserver: Send + Sync {
 
 impl TransferObserver for () {
     fn request(&self, _: RequestEvent) {}
-}
-
-/// MiB/s of single objects (streams), over the objects of at least 1 MiB.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct StreamRates {
-    pub streams: u64,
-    pub min: f64,
-    pub p50: f64,
-    pub p90: f64,
-    pub max: f64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct TransferOutcome {
-    /// `download` or `upload`.
-    pub direction: String,
-    /// Objects moved, and their bytes.
-    pub objects: u64,
-    pub bytes: u64,
-    /// Objects already complete at the other end.
-    pub skipped: u64,
-    pub skipped_bytes: u64,
-    pub failed: u64,
-    /// Symbolic links an upload did not follow (all of them, or with `follow_symlinks`
-    /// those leading back to a folder above them).
-    #[serde(default)]
-    pub symlinks_skipped: u64,
-    pub seconds: f64,
-    /// Bytes moved / seconds, in MiB/s.
-    pub mib_per_sec: f64,
-    /// Per-object rates.
-    pub per_stream: StreamRates,
-    /// The first failures' messages.
-    pub failures: Vec<String>,
-    /// False when stopped before the end.
-    pub complete: bool,
 }
 
 /// Totals shared by the workers of one transfer.

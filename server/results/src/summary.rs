@@ -5,9 +5,9 @@ use std::io::Write;
 use serde::{Deserialize, Serialize};
 
 use super::phase_ref::Section;
-use crate::keyspace::WindowState;
 use crate::metrics::OpSummary;
-use crate::ops::OpKind;
+use crate::window_state::WindowState;
+use keystorm_s3::ops::OpKind;
 
 /// One operation of one phase of one round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

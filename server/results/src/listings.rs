@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use super::PhaseRef;
 use super::events::{EventReader, Logged, MetadataScanEvent, RunEvent};
 use super::scaling::{LinearFit, ScalingPoint};
-use crate::listing::ListOutcome;
-use crate::transfer::TransferOutcome;
+use crate::list_outcome::ListOutcome;
+use crate::transfer_outcome::TransferOutcome;
 
 /// One `listing` event with its id in the event log.
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -1,6 +1,13 @@
-//! Result files of one run in `results/<run-id>/`, written as the run goes so that a run
-//! that dies keeps every interval it finished. Formats are versioned
-//! ([`FORMAT_VERSION`]) and documented in `results/README.md`.
+//! keystorm's results model: what a run leaves in `results/<run-id>/` and everything
+//! that reads it back. Files are written as the run goes, so that a run that dies keeps
+//! every interval it finished; formats are versioned ([`FORMAT_VERSION`]) and
+//! documented in `results/README.md`.
+//!
+//! It holds the records (the event log's types, interval statistics with their exact
+//! HdrHistograms, the outcomes of listings, scans and transfers, checkpoints), their
+//! writers and their typed streaming readers, and no part of the engine that produces
+//! them: the server, the report and a controller adding up many agents' runs read a
+//! run with this crate alone.
 
 mod checkpoint;
 mod cleanup;
@@ -8,17 +15,26 @@ mod error;
 mod events;
 mod files;
 mod hlog;
+pub mod humantime_serde_dur;
 mod index;
+mod index_layout;
 mod interval_points;
+mod list_outcome;
 mod listings;
 mod manifest;
+mod metadata;
+pub mod metrics;
 mod overrides;
+mod phase_end;
 mod phase_ref;
 mod process;
 pub mod scaling;
+pub mod space_report;
 mod store;
 mod summary;
 mod torn_line;
+mod transfer_outcome;
+mod window_state;
 
 pub use checkpoint::{Checkpoint, PartStart, PhasePosition};
 pub use cleanup::CleanupEvent;
@@ -38,15 +54,22 @@ pub use hlog::{
 pub use index::{
     BucketIndex, EventPosition, IndexPollingEvent, ReshardEvent, StallEvent, shards_cell,
 };
+pub use index_layout::IndexLayout;
 pub use interval_points::{IntervalQuery, for_each_interval, read_intervals};
+pub use list_outcome::{BASE62_ALPHABET, ListMode, ListOutcome};
 pub use listings::{
     ListingRecord, ListingsReport, MetadataScanRecord, ScalingLine, TransferRecord, read_listings,
 };
 pub use manifest::{Manifest, RunStatus};
+pub use metadata::{MAX_VALUES, MetadataName, MetadataSummary};
 pub use overrides::{OverrideMismatch, RunOverrides};
+pub use phase_end::PhaseEnd;
 pub use phase_ref::{PhaseRef, Section};
 pub use process::ProcessId;
+pub use space_report::{ReportBuilder, SpaceReport};
 pub use store::{ResultStore, find_run, list_runs, new_run_id};
 pub use summary::{
     IntervalRecord, Summary, SummaryRow, TotalRow, class_cell, csv_field, write_csv,
 };
+pub use transfer_outcome::{StreamRates, TransferOutcome};
+pub use window_state::WindowState;

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use super::RunEvent;
 use super::line::encode;
-use crate::results::torn_line::cut_torn_line;
-use crate::results::{EVENTS_FILE, ResultsError};
+use crate::torn_line::cut_torn_line;
+use crate::{EVENTS_FILE, ResultsError};
 
 /// `events.jsonl` open for appending, with the id the next event gets.
 pub struct EventWriter {

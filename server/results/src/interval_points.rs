@@ -222,14 +222,14 @@ struct Span {
 
 /// The merged points of one tag in log order, and the histogram of the one being read.
 struct TagSpans {
-    op: crate::ops::OpKind,
+    op: keystorm_s3::ops::OpKind,
     spans: Vec<Span>,
     at: usize,
     histogram: Option<hdrhistogram::Histogram<u64>>,
 }
 
 impl TagSpans {
-    fn new(op: crate::ops::OpKind) -> TagSpans {
+    fn new(op: keystorm_s3::ops::OpKind) -> TagSpans {
         TagSpans {
             op,
             spans: Vec::new(),

@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::plan::{IndexLayout, Plan};
-use crate::s3::ClientKind;
+use crate::index_layout::IndexLayout;
+use keystorm_s3::ClientKind;
 
 /// The workload's settings a run replaced.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,17 +40,6 @@ pub struct OverrideMismatch {
 impl RunOverrides {
     pub fn is_empty(&self) -> bool {
         self == &RunOverrides::default()
-    }
-
-    /// Applies the plan-level overrides (index layout, client); the endpoint is used
-    /// when the run connects.
-    pub fn apply(&self, plan: &mut Plan) {
-        if let Some(layout) = self.index {
-            plan.set_index(layout);
-        }
-        if let Some(client) = self.client {
-            plan.target.client = client;
-        }
     }
 
     /// The overrides a resumed run uses: the recorded ones. Each flag given again must

@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::plan::PhaseEnd;
-use crate::results::{CleanupEvent, IntervalRecord, PhaseRef, RunStatus, SummaryRow};
+use crate::phase_end::PhaseEnd;
+use crate::{CleanupEvent, IntervalRecord, PhaseRef, RunStatus, SummaryRow};
 
 /// How far a phase has got, for progress bars and the live view.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, serde::Deserialize)]
@@ -51,7 +51,7 @@ pub enum RunEvent {
         objects: u64,
         /// Bucket index at the start (tracked targets only).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        index: Vec<crate::results::BucketIndex>,
+        index: Vec<crate::BucketIndex>,
     },
     Interval {
         phase: PhaseRef,
@@ -66,23 +66,23 @@ pub enum RunEvent {
         message: String,
     },
     /// A bucket's index shard count changed (seen by polling the admin API).
-    Reshard(crate::results::ReshardEvent),
+    Reshard(crate::ReshardEvent),
     /// Consecutive intervals of a phase whose writes stalled.
-    Stall(crate::results::StallEvent),
+    Stall(crate::StallEvent),
     /// What polling the bucket index cost over the run.
-    IndexPolling(crate::results::IndexPollingEvent),
+    IndexPolling(crate::IndexPollingEvent),
     /// A complete listing of one bucket finished: keys, bytes, mode, and the space
     /// report when the phase asked for one.
     Listing {
         phase: PhaseRef,
-        outcome: crate::listing::ListOutcome,
+        outcome: crate::list_outcome::ListOutcome,
     },
     /// A metadata scan of one bucket finished (its listing follows as `listing`).
     MetadataScan(MetadataScanEvent),
     /// A download or upload phase finished its pass.
     Transfer {
         phase: PhaseRef,
-        outcome: crate::transfer::TransferOutcome,
+        outcome: crate::transfer_outcome::TransferOutcome,
     },
     /// Cleanup's progress (`cleanup` in the workload): every second while it deletes,
     /// and once at the end (`done`).
@@ -107,5 +107,5 @@ pub struct MetadataScanEvent {
     pub missing: u64,
     pub head_concurrency: u32,
     pub seconds: f64,
-    pub metadata: crate::scan::MetadataSummary,
+    pub metadata: crate::metadata::MetadataSummary,
 }

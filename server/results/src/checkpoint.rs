@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::phase_ref::PhaseRef;
-use crate::keyspace::WindowState;
+use crate::window_state::WindowState;
 
 /// `checkpoint.json`: where the run stands, saved when a phase starts, every
 /// `checkpoint_every` while it runs, and when it ends or stops. A resume continues from

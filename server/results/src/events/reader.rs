@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use super::line::{self, EventHead, Logged, RawEvent};
-use crate::results::EVENTS_FILE;
+use crate::EVENTS_FILE;
 
 /// Reads `events.jsonl` line by line, keeping one line in memory. A line that does not
 /// parse (the torn end of a killed run, or one still being written) and an event this

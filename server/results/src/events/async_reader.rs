@@ -6,7 +6,7 @@ use std::path::Path;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, BufReader};
 
 use super::line::{self, EventHead, Logged, RawEvent};
-use crate::results::EVENTS_FILE;
+use crate::EVENTS_FILE;
 
 /// [`super::EventReader`] over tokio's I/O: line by line, skipping torn lines and
 /// unknown events.

@@ -165,8 +165,9 @@ impl ResultStore {
         write_json_atomic(&self.dir.join(MANIFEST_FILE), manifest)
     }
 
-    /// Only [`crate::executor`]'s `save_checkpoint` calls this.
-    pub(crate) fn write_checkpoint(&self, checkpoint: &Checkpoint) -> Result<(), ResultsError> {
+    /// Replaces the run's checkpoint atomically. The engine's executor is its one
+    /// caller (`save_checkpoint`), so a run has one checkpoint writer.
+    pub fn write_checkpoint(&self, checkpoint: &Checkpoint) -> Result<(), ResultsError> {
         write_json_atomic(&self.dir.join(CHECKPOINT_FILE), checkpoint)
     }
 

@@ -5,10 +5,10 @@
 use std::io::Cursor;
 
 use super::*;
-use crate::results::{EVENTS_FILE, RunStatus};
+use crate::{EVENTS_FILE, RunStatus};
 
 /// A demo run's log, trimmed to its first phase's start and end and its last phase.
-const FIXTURE: &str = include_str!("../../../tests/fixtures/events.jsonl");
+const FIXTURE: &str = include_str!("../../tests/fixtures/events.jsonl");
 
 fn names(log: &mut EventReader<impl std::io::BufRead>) -> Vec<(u64, String)> {
     std::iter::from_fn(|| log.next_event())
