@@ -70,10 +70,19 @@ fn each_crate_depends_only_on_the_layers_below_it() {
         let want: BTreeSet<String> = expected[krate].iter().map(|s| s.to_string()).collect();
         assert_eq!(arrows, &want, "library dependencies of keystorm-{krate}");
     }
-    assert!(!reaches(&graph, "results", "engine"), "results needs the engine");
-    assert!(!reaches(&graph, "engine", "sim"), "the engine carries the simulator");
+    assert!(
+        !reaches(&graph, "results", "engine"),
+        "results needs the engine"
+    );
+    assert!(
+        !reaches(&graph, "engine", "sim"),
+        "the engine carries the simulator"
+    );
     for krate in CRATES {
-        assert!(!reaches(&graph, krate, krate), "keystorm-{krate} is in a cycle");
+        assert!(
+            !reaches(&graph, krate, krate),
+            "keystorm-{krate} is in a cycle"
+        );
     }
 }
 
