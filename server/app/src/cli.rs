@@ -127,12 +127,36 @@ pub struct RunArgs {
     #[arg(long, value_enum, value_name = "fast|sdk")]
     pub client: Option<ClientArg>,
 
+    /// Run shard I of N of the workload (for example 2/4; I from 0): its part of the keys,
+    /// of every count and of every open-loop rate, with the workload's concurrency.
+    /// Start N shards against one target and together they do what the workload does.
+    /// Shard 0 creates the buckets, polls the RGW index and runs serial listings.
+    /// Labels the run `shard=I/N`.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<keystorm_engine::results::Shard>,
+
+    /// Begin the phases at this time (RFC 3339, e.g. 2026-11-25T17:00:00Z), after
+    /// checking the workload and reaching the target, so shards started apart line up.
+    #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
+    pub start_at: Option<std::time::SystemTime>,
+
     /// Progress display: bars on a terminal, one plain line per second otherwise.
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
     pub progress: ProgressMode,
 
     #[command(flatten)]
     pub results: ResultsArgs,
+}
+
+fn parse_shard(s: &str) -> Result<keystorm_engine::results::Shard, String> {
+    s.parse()
+        .map_err(|e: keystorm_engine::results::ShardError| e.to_string())
+}
+
+fn parse_start_at(s: &str) -> Result<std::time::SystemTime, String> {
+    humantime::parse_rfc3339_weak(s.trim()).map_err(|_| {
+        "a start time is written as RFC 3339 in UTC, for example 2026-11-25T17:00:00Z".to_string()
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

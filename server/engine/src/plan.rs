@@ -14,11 +14,13 @@ use crate::s3::ClientKind;
 
 mod delay;
 mod humantime_serde_opt;
+mod overrides;
 mod rgw;
+pub mod shard;
 
 pub use delay::{Delay, DelayParseError};
-pub use keystorm_results::PhaseEnd;
 use keystorm_results::humantime_serde_dur;
+pub use keystorm_results::{PhaseEnd, Shard};
 pub use keystorm_s3::CredentialSource;
 pub use rgw::*;
 
@@ -112,7 +114,11 @@ pub struct KeyspacePlan {
     /// Length of the generated part of the key (after the prefix, excluding tree folders).
     pub key_length: usize,
     /// Objects `[0, existing)` already exist (written by an earlier run with this keyspace).
+    /// In a shard's plan: how many of them are the shard's.
     pub existing: u64,
+    /// The part of the keyspace this run writes and reads (`--shard I/N`): its key `i`
+    /// is the workload's key `i * N + I`.
+    pub shard: Shard,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -359,17 +365,6 @@ pub struct CleanupPlan {
 }
 
 impl Plan {
-    /// Applies a run's plan-level overrides (index layout, client); the endpoint is used
-    /// when the run connects.
-    pub fn apply_overrides(&mut self, overrides: &keystorm_results::RunOverrides) {
-        if let Some(layout) = overrides.index {
-            self.set_index(layout);
-        }
-        if let Some(client) = overrides.client {
-            self.target.client = client;
-        }
-    }
-
     /// Overrides the buckets' index layout (`keystorm run --index`). On the embedded
     /// target this turns the RGW imitation on, with dynamic resharding unless the
     /// workload configured the imitation itself.

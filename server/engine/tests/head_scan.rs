@@ -90,6 +90,7 @@ async fn every_object_is_headed_once_with_the_metadata_written() {
             page_size: 100,
             retries: 0,
             report_depth: None,
+            shard: Default::default(),
         },
         head_concurrency: 32,
     };

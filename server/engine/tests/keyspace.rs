@@ -15,6 +15,7 @@ fn keyspace_plan(layout: KeyLayout, key_length: usize) -> KeyspacePlan {
         layout,
         key_length,
         existing: 0,
+        shard: Default::default(),
     }
 }
 

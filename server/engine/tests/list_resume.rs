@@ -66,6 +66,7 @@ fn job(mode: ListMode) -> ListJob {
         page_size: 50,
         retries: 0,
         report_depth: Some(1),
+        shard: Default::default(),
     }
 }
 

@@ -49,6 +49,7 @@ fn job(prefix: &str, mode: ListMode) -> ListJob {
         page_size: 1000,
         retries: 0,
         report_depth: None,
+        shard: Default::default(),
     }
 }
 

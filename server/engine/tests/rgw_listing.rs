@@ -107,6 +107,7 @@ async fn every_mode_lists_exactly_what_rgw_holds_and_heads_read_its_metadata() {
             page_size: 100,
             retries: 1,
             report_depth: None,
+            shard: Default::default(),
         };
         let outputs = ListOutputs {
             keys_file: Some(sink),
@@ -152,6 +153,7 @@ async fn every_mode_lists_exactly_what_rgw_holds_and_heads_read_its_metadata() {
             page_size: 50,
             retries: 1,
             report_depth: None,
+            shard: Default::default(),
         };
         let stop = CancellationToken::new();
         let stopper = stop.clone();
@@ -222,6 +224,7 @@ async fn every_mode_lists_exactly_what_rgw_holds_and_heads_read_its_metadata() {
             page_size: 1000,
             retries: 1,
             report_depth: None,
+            shard: Default::default(),
         },
         head_concurrency: 16,
     };

@@ -57,6 +57,7 @@ async fn a_folder_round_trips_through_rgw_with_multipart() {
             page_size: 1000,
             retries: 1,
             report_depth: None,
+            shard: Default::default(),
         },
         dir: dst.path().to_path_buf(),
         settings,

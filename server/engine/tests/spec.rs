@@ -93,7 +93,8 @@ fn a_full_workload_becomes_the_exact_plan() {
                 depth: 2
             },
             key_length: 20,
-            existing: 100
+            existing: 100,
+            shard: Default::default(),
         }
     );
     assert_eq!(

@@ -110,6 +110,7 @@ fn list_job(prefix: &str) -> ListJob {
         page_size: 1000,
         retries: 0,
         report_depth: None,
+        shard: Default::default(),
     }
 }
 

@@ -29,6 +29,7 @@ mod phase_end;
 mod phase_ref;
 mod process;
 pub mod scaling;
+mod shard;
 pub mod space_report;
 mod store;
 mod summary;
@@ -66,6 +67,7 @@ pub use overrides::{OverrideMismatch, RunOverrides};
 pub use phase_end::PhaseEnd;
 pub use phase_ref::{PhaseRef, Section};
 pub use process::ProcessId;
+pub use shard::{Shard, ShardError};
 pub use space_report::{ReportBuilder, SpaceReport};
 pub use store::{ResultStore, find_run, list_runs, new_run_id};
 pub use summary::{

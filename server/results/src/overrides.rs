@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::index_layout::IndexLayout;
+use crate::shard::Shard;
 use keystorm_s3::ClientKind;
 
 /// The workload's settings a run replaced.
@@ -23,6 +24,9 @@ pub struct RunOverrides {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub client: Option<ClientKind>,
+    /// `--shard I/N`: the part of the workload this run is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 /// A flag given again at resume that says something else than the run recorded.
@@ -76,6 +80,7 @@ impl RunOverrides {
         check("--client", &given.client, &self.client, |c| {
             format!("{c:?}").to_lowercase()
         })?;
+        check("--shard", &given.shard, &self.shard, Shard::to_string)?;
         Ok(self.clone())
     }
 
@@ -99,6 +104,7 @@ impl RunOverrides {
                         _ => None,
                     })
                 }
+                "--shard" => out.shard = value().and_then(|v| v.parse().ok()),
                 "--index" => {
                     out.index = value().and_then(|v| match v.trim() {
                         "dynamic" => Some(IndexLayout::Dynamic),
@@ -163,6 +169,25 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("workload setting")
+        );
+    }
+
+    #[test]
+    fn a_resumed_shard_stays_the_shard_it_was() {
+        let recorded = RunOverrides::from_command_line(&args("keystorm run w.yaml --shard 1/4"));
+        assert_eq!(recorded.shard, Some(Shard { index: 1, count: 4 }));
+        assert_eq!(
+            recorded.for_resume(&RunOverrides::default()).unwrap(),
+            recorded
+        );
+        let other = RunOverrides {
+            shard: Some(Shard { index: 2, count: 4 }),
+            ..RunOverrides::default()
+        };
+        let e = recorded.for_resume(&other).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--shard 2/4 differs from the run's 1/4: a resumed run continues as it began (leave --shard out, or start a new run)"
         );
     }
 }

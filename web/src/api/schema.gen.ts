@@ -854,6 +854,7 @@ export interface components {
             index?: Record<string, never> | null;
             /** @description `--client`: the S3 client used instead of `target.client`. */
             client?: string | null;
+            shard?: null | components["schemas"]["Shard"];
         };
         RunStarted: {
             run_id: string;
@@ -887,6 +888,13 @@ export interface components {
          * @enum {string}
          */
         Section: "before" | "round" | "after";
+        /** @description Shard `index` of `count` (`0 <= index < count`). */
+        Shard: {
+            /** Format: int32 */
+            index: number;
+            /** Format: int32 */
+            count: number;
+        };
         /** @description What a bucket (under a prefix) holds, broken down four ways. */
         SpaceReport: {
             total: components["schemas"]["Tally"];

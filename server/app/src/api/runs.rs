@@ -199,6 +199,7 @@ pub async fn start(
         workload_file: file,
         command_line,
         embedded: Some(std::sync::Arc::new(keystorm_embedded::SimTargets)),
+        start_at: None,
     };
     let run_id = state
         .active

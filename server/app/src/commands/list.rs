@@ -296,6 +296,7 @@ fn job(args: &ListArgs) -> Result<ListJob, CliError> {
         page_size: args.page_size,
         retries: args.retries,
         report_depth: args.report.then_some(args.report_depth),
+        shard: Default::default(),
     })
 }
 

@@ -36,6 +36,21 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
             .entry("index".to_string())
             .or_insert_with(|| layout.label());
     }
+    if let (Some(shard), None) = (args.shard, &resume_dir) {
+        labels
+            .entry("shard".to_string())
+            .or_insert_with(|| shard.to_string());
+    }
+    if let Some(at) = args.start_at {
+        let wait = at
+            .duration_since(std::time::SystemTime::now())
+            .unwrap_or_default();
+        stderrln!(
+            "phases begin at {} (in {} s)",
+            humantime::format_rfc3339_seconds(at),
+            wait.as_secs()
+        );
+    }
     let options = RunOptions {
         results_root: match &resume_dir {
             Some(dir) => dir.parent().map(|p| p.to_path_buf()).unwrap_or(root),
@@ -46,19 +61,26 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
             endpoint: args.endpoint.clone(),
             index: args.index,
             client: args.client.map(Into::into),
+            shard: args.shard,
         },
         resume: resume_dir,
         workload_file: Some(workload_path.display().to_string()),
         command_line,
         embedded: Some(std::sync::Arc::new(keystorm_embedded::SimTargets)),
+        start_at: args.start_at,
     };
     let cancel = CancellationToken::new();
     let watcher = crate::output::spawn(watch_interrupts(cancel.clone(), shutdown_signal()));
     let progress = Arc::new(Progress::new(args.progress, plan.rounds.count));
-    let outcome = executor::run(plan, &text, options, progress, cancel).await;
+    // Boxed: the run is a deep future, and the command's own stays shallow.
+    let outcome = Box::pin(executor::run(plan, &text, options, progress, cancel)).await;
     watcher.abort();
     let outcome = outcome.map_err(|e| match e {
         executor::RunError::BadInput(m) => CliError::bad_input(m),
+        e @ executor::RunError::Interrupted => CliError {
+            code: crate::exit::INTERRUPTED,
+            message: e.to_string(),
+        },
         e => CliError::failed(e.to_string()),
     })?;
 

@@ -59,6 +59,7 @@ pub async fn download(args: &DownloadArgs) -> Result<u8, CliError> {
             page_size: 1000,
             retries: 3,
             report_depth: None,
+            shard: Default::default(),
         },
         dir: args.dir.clone(),
         settings: settings(&args.transfer),

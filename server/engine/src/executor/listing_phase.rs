@@ -40,6 +40,8 @@ pub(crate) struct ListingTask {
     concurrency: u32,
     page_size: u32,
     retries: u32,
+    /// The part of each bucket this run lists (all of it unless the run is a shard).
+    shard: crate::plan::Shard,
     observer: Arc<PassRecorders>,
     stop: CancellationToken,
     progress: ListingProgress,
@@ -101,6 +103,7 @@ impl ListingTask {
             concurrency: plan.concurrency,
             page_size: plan.page_size,
             retries: ctx.plan.target.retries,
+            shard: ctx.plan.keyspace.shard,
             observer: Arc::new(PassRecorders::new(recorders)),
             stop,
             progress,
@@ -156,6 +159,7 @@ impl ListingTask {
                 page_size: self.page_size,
                 retries: self.retries,
                 report_depth: self.listing.report_depth,
+                shard: self.shard,
             };
             let checkpoint = match self.checkpointing(n, &job) {
                 Ok(c) => c,

@@ -66,6 +66,12 @@ pub async fn run(
     )
     .await?;
     let embedded = target.is_embedded();
+    if let Some(at) = options.start_at
+        && !opening::wait_until(at, &cancel).await
+    {
+        target.shutdown().await;
+        return Err(RunError::Interrupted);
+    }
     let Opened {
         mut manifest,
         store,

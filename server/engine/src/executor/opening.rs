@@ -41,7 +41,18 @@ pub(super) fn settle(plan: &mut Plan, options: &RunOptions) -> Result<Settled, R
         }
         None => options.overrides.clone(),
     };
-    plan.apply_overrides(&overrides);
+    plan.apply_overrides(&overrides)
+        .map_err(|e| RunError::BadInput(e.to_string()))?;
+    if overrides.shard.is_some_and(|s| !s.is_whole())
+        && matches!(plan.target.endpoint, Endpoint::Embedded { .. })
+        && overrides.endpoint.is_none()
+    {
+        return Err(RunError::BadInput(
+            "a shard needs a target the other shards reach too, and the embedded target \
+             lives in this process: start `keystorm sim` and pass its URL with --endpoint"
+                .to_string(),
+        ));
+    }
     if resume.is_some()
         && matches!(plan.target.endpoint, Endpoint::Embedded { .. })
         && overrides.endpoint.is_none()
@@ -53,6 +64,19 @@ pub(super) fn settle(plan: &mut Plan, options: &RunOptions) -> Result<Settled, R
         ));
     }
     Ok(Settled { overrides, resume })
+}
+
+/// Waits until the wall clock reads `at` (at once if it is past); false when cancelled
+/// first.
+pub(super) async fn wait_until(
+    at: SystemTime,
+    cancel: &tokio_util::sync::CancellationToken,
+) -> bool {
+    let wait = at.duration_since(SystemTime::now()).unwrap_or_default();
+    tokio::select! {
+        _ = tokio::time::sleep(wait) => true,
+        _ = cancel.cancelled() => false,
+    }
 }
 
 /// The run's result folder and what it holds so far.

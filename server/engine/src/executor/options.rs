@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use super::embedded::EmbeddedTargets;
 use crate::keyspace::WindowState;
@@ -24,6 +25,11 @@ pub struct RunOptions {
     /// What starts the target of a workload with `endpoint: embedded` (none: such a
     /// workload is refused).
     pub embedded: Option<Arc<dyn EmbeddedTargets>>,
+    /// Start the phases at this wall-clock time, not at once (`--start-at`), so the
+    /// shards of one workload started apart run their duration phases side by side.
+    /// The run checks its inputs and reaches its target first; a time already past
+    /// starts at once.
+    pub start_at: Option<SystemTime>,
 }
 
 /// The end of a run.

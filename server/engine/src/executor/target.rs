@@ -1,6 +1,8 @@
 //! The target a run talks to: an embedded target started in-process, or a real
 //! endpoint; the shared client sized to the largest phase; buckets made ready.
 
+use std::time::{Duration, Instant};
+
 use super::context::RunContext;
 use super::embedded::{EmbeddedTarget, EmbeddedTargets};
 use super::error::RunError;
@@ -189,6 +191,16 @@ pub(crate) enum BucketError {
         bucket: String,
         source: crate::ops::OpError,
     },
+    #[error(
+        "bucket {bucket:?} does not exist at {at}, and shard {shard} waited {waited_s} s for \
+         shard 0 to create it: start shard 0 of the workload (or create the bucket)"
+    )]
+    NotCreated {
+        bucket: String,
+        at: String,
+        shard: keystorm_results::Shard,
+        waited_s: u64,
+    },
     #[error(transparent)]
     PreshardMethod(crate::rgw::preshard::PreshardError),
     #[error("cannot pre-shard bucket {bucket}: {source}")]
@@ -210,6 +222,10 @@ pub(crate) async fn ensure_buckets(
     } else {
         endpoint
     };
+    let shard = ctx.plan.keyspace.shard;
+    if !shard.is_first() {
+        return wait_for_buckets(ctx, at, shard).await.map(|()| Vec::new());
+    }
     let admin = ctx.tracker.as_ref().map(|t| t.admin());
     let preshard = match ctx.plan.buckets.index {
         Some(IndexLayout::Shards(n)) => Some((
@@ -221,22 +237,7 @@ pub(crate) async fn ensure_buckets(
     };
     let mut created = Vec::new();
     for name in &ctx.plan.buckets.names {
-        let exists = ctx
-            .client
-            .bucket_exists(name)
-            .await
-            .map_err(|e| match e.class {
-                crate::ops::ErrorClass::Http(403) => BucketError::AccessDenied {
-                    bucket: name.clone(),
-                    at: at.to_string(),
-                },
-                _ => BucketError::Unreachable {
-                    bucket: name.clone(),
-                    at: at.to_string(),
-                    source: e,
-                },
-            })?;
-        if exists {
+        if bucket_exists(ctx, name, at).await? {
             if let (Some((_, n)), Some(admin)) = (&preshard, admin)
                 && let Ok(stats) = admin.bucket_stats(name).await
                 && stats.num_shards != *n
@@ -278,6 +279,62 @@ pub(crate) async fn ensure_buckets(
         }
     }
     Ok(created)
+}
+
+async fn bucket_exists(ctx: &RunContext, name: &str, at: &str) -> Result<bool, BucketError> {
+    ctx.client
+        .bucket_exists(name)
+        .await
+        .map_err(|e| match e.class {
+            crate::ops::ErrorClass::Http(403) => BucketError::AccessDenied {
+                bucket: name.to_string(),
+                at: at.to_string(),
+            },
+            _ => BucketError::Unreachable {
+                bucket: name.to_string(),
+                at: at.to_string(),
+                source: e,
+            },
+        })
+}
+
+/// How long a shard other than 0 waits for shard 0 to create the buckets.
+const BUCKET_WAIT: Duration = Duration::from_secs(120);
+
+/// A shard other than 0 creates no bucket (two creating one at once may race, and
+/// pre-sharding is done once): it waits until shard 0 has created them.
+async fn wait_for_buckets(
+    ctx: &RunContext,
+    at: &str,
+    shard: keystorm_results::Shard,
+) -> Result<(), BucketError> {
+    let started = Instant::now();
+    for name in &ctx.plan.buckets.names {
+        loop {
+            if bucket_exists(ctx, name, at).await? {
+                break;
+            }
+            if !ctx.plan.buckets.create {
+                return Err(BucketError::Missing {
+                    bucket: name.clone(),
+                    at: at.to_string(),
+                });
+            }
+            if started.elapsed() >= BUCKET_WAIT || ctx.cancel.is_cancelled() {
+                return Err(BucketError::NotCreated {
+                    bucket: name.clone(),
+                    at: at.to_string(),
+                    shard,
+                    waited_s: started.elapsed().as_secs(),
+                });
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(250)) => {}
+                _ = ctx.cancel.cancelled() => {}
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Missing keys are bad input (exit code 2): the message says what to set, including

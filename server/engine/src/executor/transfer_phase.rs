@@ -61,6 +61,7 @@ impl TransferTask {
                         page_size: 1000,
                         retries: 3,
                         report_depth: None,
+                        shard: Default::default(),
                     },
                     dir: self.plan.dir.clone(),
                     settings: self.plan.settings,

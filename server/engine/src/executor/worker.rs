@@ -68,7 +68,18 @@ impl Worker {
             plan: plan.clone(),
             shared,
             recorder,
-            draws: WorkerDraws::new(ctx.plan.keyspace.seed, phase, id),
+            // Workers of the shards of one workload are numbered apart, so shards
+            // draw their own streams, each the same wherever the shard runs.
+            draws: WorkerDraws::new(
+                ctx.plan.keyspace.seed,
+                phase,
+                ctx.plan
+                    .keyspace
+                    .shard
+                    .index
+                    .wrapping_mul(plan.concurrency)
+                    .wrapping_add(id),
+            ),
             sequence: 0,
             mix,
             mix_total,

@@ -4,6 +4,11 @@
 //! The live objects are a [`Window`] `[tail, head)` of indices: puts append at the head,
 //! deletes consume the tail, reads pick inside. The window is the only state, which is
 //! also what a checkpoint holds.
+//!
+//! A shard of the workload (`--shard I/N`) counts its own keys `0, 1, 2, ...`, which
+//! are the workload's keys `I, I + N, I + 2N, ...`: its window, its checkpoint and its
+//! fill targets are in its own indices, and only the names, sizes, bodies and metadata
+//! are computed from the workload's index.
 
 mod content;
 mod hash;
@@ -34,6 +39,10 @@ pub struct Keyspace {
     weighted_total: u64,
     metadata: Vec<(String, MetaTemplate)>,
     content: ContentPool,
+    /// This run's part of the keyspace: local index `i` is the workload's key
+    /// `i * shards + shard` (`0` of `1` for a whole run).
+    shard: u64,
+    shards: u64,
 }
 
 impl Keyspace {
@@ -52,6 +61,8 @@ impl Keyspace {
             weighted_total,
             metadata: objects.metadata.clone(),
             content: ContentPool::new(objects.content, keyspace.seed, max_size(&objects.size)),
+            shard: u64::from(keyspace.shard.index),
+            shards: u64::from(keyspace.shard.count.max(1)),
         }
     }
 
@@ -59,8 +70,14 @@ impl Keyspace {
         &self.prefix
     }
 
+    /// The workload's key index of this run's key `i` (the same for a whole run).
+    fn global(&self, i: u64) -> u64 {
+        i * self.shards + self.shard
+    }
+
     /// Appends key `i` to `out` (cleared first), avoiding an allocation per call.
     pub fn key_into(&self, i: u64, out: &mut String) {
+        let i = self.global(i);
         out.clear();
         out.push_str(&self.prefix);
         match self.layout {
@@ -81,11 +98,12 @@ impl Keyspace {
 
     /// Which of the workload's buckets holds key `i`.
     pub fn bucket_index(&self, i: u64) -> usize {
-        (i % self.bucket_count) as usize
+        (self.global(i) % self.bucket_count) as usize
     }
 
     /// Size in bytes of object `i`.
     pub fn size(&self, i: u64) -> u64 {
+        let i = self.global(i);
         match &self.size {
             SizeDist::Fixed { bytes } => *bytes,
             SizeDist::Uniform { min, max } => {
@@ -109,11 +127,13 @@ impl Keyspace {
     /// The body of object `i`: a slice of the shared pre-generated buffer (no copy).
     pub fn body(&self, i: u64) -> Bytes {
         let size = self.size(i);
-        self.content.slice(mix64(self.seed ^ SALT_OFFSET, i), size)
+        self.content
+            .slice(mix64(self.seed ^ SALT_OFFSET, self.global(i)), size)
     }
 
     /// The user metadata of object `i` (names without `x-amz-meta-`).
     pub fn metadata(&self, i: u64) -> Vec<(String, String)> {
+        let i = self.global(i);
         self.metadata
             .iter()
             .map(|(name, template)| (name.clone(), render(template, self.seed, i)))

@@ -1,6 +1,7 @@
 //! A listing as asked for (bucket, prefix, mode, concurrency); how it ended is the
 //! results model's [`ListOutcome`].
 
+use keystorm_results::Shard;
 pub use keystorm_results::{ListMode, ListOutcome};
 
 /// One listing to run.
@@ -17,4 +18,7 @@ pub struct ListJob {
     pub retries: u32,
     /// Group the space report's prefixes by this many characters; `None` = no report.
     pub report_depth: Option<u32>,
+    /// The part of the key space this listing walks when the shards of one workload
+    /// share it (prefix cells dealt out, other modes split by range); the whole of it by default.
+    pub shard: Shard,
 }

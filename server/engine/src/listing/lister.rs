@@ -17,6 +17,7 @@ use super::outputs::{KeySink, ListOutputs, PageEvent, PageObserver};
 use super::prefix_cells::{PrefixCells, gap};
 use super::queue::{Queue, Start};
 use super::range::{KeyRange, Verdict};
+use super::shard_ranges;
 use super::split::CharSet;
 use super::totals::Totals;
 use crate::ops::ErrorClass;
@@ -70,9 +71,11 @@ pub async fn list(
     let queue = match resume {
         Some(r) => {
             let cells = match (&job.mode, r.cells) {
-                (ListMode::Prefix { depth, alphabet }, Some(position)) => {
-                    Some(PrefixCells::new(&job.prefix, alphabet, *depth).resume_at(position))
-                }
+                (ListMode::Prefix { depth, alphabet }, Some(position)) => Some(
+                    PrefixCells::new(&job.prefix, alphabet, *depth)
+                        .for_shard(job.shard)
+                        .resume_at(position),
+                ),
                 _ => None,
             };
             let start = Start {
@@ -91,15 +94,17 @@ pub async fn list(
         }
         None => {
             let (ready, cells) = match &job.mode {
-                ListMode::Serial => (vec![KeyRange::whole(&job.prefix)], None),
+                ListMode::Serial => (shard_ranges::serial(&job.prefix, job.shard), None),
                 ListMode::Prefix { depth, alphabet } => (
                     Vec::new(),
-                    Some(PrefixCells::new(&job.prefix, alphabet, *depth)),
+                    Some(PrefixCells::new(&job.prefix, alphabet, *depth).for_shard(job.shard)),
                 ),
                 ListMode::Adaptive { delimiter } => {
                     let seeds = match delimiter {
-                        Some(d) => seed_from_folders(client, job, d, observer.as_ref()).await,
-                        None => vec![KeyRange::whole(&job.prefix)],
+                        Some(d) if job.shard.is_whole() => {
+                            seed_from_folders(client, job, d, observer.as_ref()).await
+                        }
+                        _ => vec![shard_ranges::whole(&job.prefix, job.shard)],
                     };
                     (seeds, None)
                 }

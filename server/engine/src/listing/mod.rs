@@ -19,6 +19,7 @@ mod prefix_cells;
 mod queue;
 pub mod quiesce;
 mod range;
+mod shard_ranges;
 mod split;
 mod totals;
 

@@ -10,6 +10,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use keystorm_results::Shard;
+
 use super::range::{KeyRange, RangeEnd};
 
 /// The largest Unicode scalar: `Q` + `c` + this is after every key starting `Q` + `c`
@@ -34,6 +36,9 @@ pub struct PrefixCells {
     inner: u64,
     /// Gaps of the current inner node not handed out yet.
     pending: Vec<KeyRange>,
+    /// Leaf `k` and inner node `k` (with its gaps) belong to shard `k mod count`; this
+    /// sequence hands out only its shard's.
+    shard: Shard,
 }
 
 /// How far the cells were handed out, for a checkpoint.
@@ -89,7 +94,22 @@ impl PrefixCells {
             next_inner: 0,
             inner,
             pending: Vec::new(),
+            shard: Shard::WHOLE,
         }
+    }
+
+    /// Only the cells of `shard`: the shards of one listing share no cell and leave
+    /// none out.
+    pub fn for_shard(mut self, shard: Shard) -> PrefixCells {
+        self.shard = shard;
+        self
+    }
+
+    /// The first number from `n` on that belongs to this sequence's shard.
+    fn own_from(&self, n: u64) -> u64 {
+        let count = u64::from(self.shard.count.max(1));
+        let index = u64::from(self.shard.index);
+        n + (index + count - n % count) % count
     }
 
     /// How many cells there are in all.
@@ -149,6 +169,7 @@ impl Iterator for PrefixCells {
         if self.alphabet.is_empty() {
             return None;
         }
+        self.next_leaf = self.own_from(self.next_leaf).min(self.leaves);
         if self.next_leaf < self.leaves {
             let cell = KeyRange::prefix(self.path(self.next_leaf, self.depth));
             self.next_leaf += 1;
@@ -158,6 +179,7 @@ impl Iterator for PrefixCells {
             if let Some(g) = self.pending.pop() {
                 return Some(g);
             }
+            self.next_inner = self.own_from(self.next_inner).min(self.inner);
             if self.next_inner >= self.inner {
                 return None;
             }
@@ -233,6 +255,41 @@ mod tests {
                 "p/zz\u{10FFFF}\u{10FFFF}",
             ] {
                 assert_eq!(owners(&cells, key), 1, "depth {depth} key {key:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_shards_of_a_prefix_listing_split_its_cells_and_resume_within_their_own() {
+        for depth in 1..=2 {
+            let all: Vec<_> = PrefixCells::new("p/", BASE62_ALPHABET, depth).collect();
+            for count in [2u32, 3, 5] {
+                let mut union = Vec::new();
+                for index in 0..count {
+                    let shard = Shard::new(index, count).unwrap();
+                    let mine: Vec<_> = PrefixCells::new("p/", BASE62_ALPHABET, depth)
+                        .for_shard(shard)
+                        .collect();
+                    // Stopped after 7 cells and resumed from its position, a shard
+                    // hands out the same cells.
+                    let mut first = PrefixCells::new("p/", BASE62_ALPHABET, depth).for_shard(shard);
+                    let mut again: Vec<_> = first.by_ref().take(7).collect();
+                    again.extend(
+                        PrefixCells::new("p/", BASE62_ALPHABET, depth)
+                            .for_shard(shard)
+                            .resume_at(first.position()),
+                    );
+                    assert_eq!(again, mine, "depth {depth} shard {shard}");
+                    union.extend(mine);
+                }
+                assert_eq!(union.len(), all.len(), "depth {depth}, {count} shards");
+                for key in ["p/", "p/0", "p/0a", "p/:", "p/Zz", "p/é", "p/9\u{10FFFF}x"] {
+                    assert_eq!(
+                        owners(&union, key),
+                        1,
+                        "depth {depth} {count} shards key {key:?}"
+                    );
+                }
             }
         }
     }

@@ -311,6 +311,7 @@ mod tests {
             page_size: 1000,
             retries: 0,
             report_depth: None,
+            shard: Default::default(),
         };
         let mut checkpoint = ListCheckpoint::of(&job, false, 0);
         queue.checkpoint(&mut checkpoint, None).unwrap();

@@ -14,6 +14,7 @@ pub(super) fn keyspace(raw: Option<Spanned<RawKeyspace>>) -> R<KeyspacePlan> {
             layout: KeyLayout::Random,
             key_length: 16,
             existing: 0,
+            shard: Default::default(),
         });
     };
     let loc = *loc_of(&raw);
@@ -84,5 +85,6 @@ pub(super) fn keyspace(raw: Option<Spanned<RawKeyspace>>) -> R<KeyspacePlan> {
             Some(e) => non_negative(e, "existing")?,
             None => 0,
         },
+        shard: Default::default(),
     })
 }

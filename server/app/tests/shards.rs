@@ -1,0 +1,292 @@
+//! One workload run as N shards (`keystorm run W --shard I/N`), each a process of its
+//! own, side by side against one `keystorm sim`: together they write exactly the keys a
+//! single process writes, each once; a mix on each shard reads and deletes only keys
+//! that exist (no 404s); every listing mode lists each key once across the shards; and
+//! a shard's counts are its part of the workload's.
+
+mod process_support;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use keystorm_engine::keyspace::Keyspace;
+use keystorm_engine::s3::ListRequest;
+use process_support::{
+    client, keystorm, read_json, start_sim, summary_rows, workload, write_workload,
+};
+
+const SHARDS: u32 = 3;
+const OBJECTS: u64 = 6_001;
+const MIXED_OPS: u64 = 1_500;
+
+fn writes() -> String {
+    format!(
+        "keyspace: {{ seed: 9, prefix: sh/ }}\n\
+         before:\n  - {{ name: fill, op: put, concurrency: 8, until_objects: {OBJECTS} }}\n\
+         rounds:\n  count: 1\n  phases:\n\
+         \x20   - {{ name: mixed, mix: {{ get: 70, put: 20, list: 5, delete: 5 }}, concurrency: 8, operations: {MIXED_OPS} }}\n"
+    )
+}
+
+/// Standalone shards have no barrier between phases (a controller gives them one), so
+/// the listings run as a workload of their own once every shard's writes are done.
+fn listings() -> &'static str {
+    "keyspace: { seed: 9, prefix: sh/ }\n\
+     before:\n\
+     \x20 - { name: serial, op: list, mode: serial }\n\
+     \x20 - { name: prefix, op: list, mode: prefix, concurrency: 4 }\n\
+     \x20 - { name: adaptive, op: list, mode: adaptive, concurrency: 4 }\n"
+}
+
+/// Runs every shard of the workload at once, each in its own process; their run
+/// folders, in shard order.
+fn run_shards(wl: &Path, results: &Path, endpoint: &str) -> Vec<PathBuf> {
+    let children: Vec<_> = (0..SHARDS)
+        .map(|i| {
+            let root = results.join(format!("shard-{i}"));
+            let child = keystorm(
+                &[
+                    "run",
+                    wl.to_str().unwrap(),
+                    "--shard",
+                    &format!("{i}/{SHARDS}"),
+                    "--endpoint",
+                    endpoint,
+                    "--progress",
+                    "quiet",
+                ],
+                &root,
+            )
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+            (root, child)
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|(root, child)| {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            std::fs::read_dir(&root)
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .find(|p| p.join("manifest.json").is_file())
+                .unwrap()
+        })
+        .collect()
+}
+
+fn rows_of<'a>(
+    rows: &'a [serde_json::Value],
+    phase: &str,
+    op: &str,
+) -> impl Iterator<Item = &'a serde_json::Value> {
+    let (phase, op) = (phase.to_string(), op.to_string());
+    rows.iter()
+        .filter(move |r| r["phase"] == phase.as_str() && r["op"] == op.as_str())
+}
+
+/// Keys each listing of the run found, by phase name.
+fn listed_keys(run: &Path, phase: &str) -> u64 {
+    std::fs::read_to_string(run.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["event"] == "listing" && e["data"]["phase"]["name"] == phase)
+        .map(|e| e["data"]["outcome"]["keys"].as_u64().unwrap())
+        .sum()
+}
+
+async fn all_keys(endpoint: &str, bucket: &str) -> BTreeSet<String> {
+    let client = client(endpoint).await;
+    let mut keys = BTreeSet::new();
+    let mut token = None;
+    loop {
+        let page = client
+            .list_objects_v2(
+                bucket,
+                &ListRequest {
+                    continuation_token: token.take(),
+                    ..ListRequest::default()
+                },
+            )
+            .await
+            .unwrap();
+        keys.extend(page.entries.into_iter().map(|e| e.key));
+        match page.next_continuation_token {
+            Some(t) => token = Some(t),
+            None => return keys,
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_shards_of_a_workload_write_each_key_once_and_list_each_once() {
+    let sim = start_sim(&["--storage", "size-only"]);
+    let dir = tempfile::tempdir().unwrap();
+    let text = workload("shards", "embedded", "size: 6B", &writes());
+    let wl = write_workload(dir.path(), "shards", &text);
+    let runs = run_shards(&wl, &dir.path().join("writes"), &sim.endpoint);
+
+    // Each shard's fill wrote its share; the plan and labels say which shard it was.
+    let mut fill_puts = 0;
+    let mut mixed_ops = 0;
+    for (i, run) in runs.iter().enumerate() {
+        let rows = summary_rows(run);
+        let puts: u64 = rows_of(&rows, "fill", "put")
+            .map(|r| r["ops"].as_u64().unwrap())
+            .sum();
+        let share = (OBJECTS - i as u64 - 1) / u64::from(SHARDS) + 1;
+        assert_eq!(puts, share, "shard {i}");
+        fill_puts += puts;
+        for r in rows.iter().filter(|r| r["phase"] == "mixed") {
+            mixed_ops += r["ops"].as_u64().unwrap();
+            // Gets and deletes pick keys of their own shard's window: all exist.
+            assert_eq!(r["errors"], 0, "shard {i}: {r:#}");
+        }
+        let plan: serde_json::Value = read_json(&run.join("plan.json")).unwrap();
+        assert_eq!(
+            plan["keyspace"]["shard"],
+            serde_json::json!({ "index": i, "count": SHARDS })
+        );
+        let manifest: serde_json::Value = read_json(&run.join("manifest.json")).unwrap();
+        assert_eq!(manifest["labels"]["shard"], format!("{i}/{SHARDS}"));
+    }
+    assert_eq!(fill_puts, OBJECTS);
+    assert_eq!(mixed_ops, MIXED_OPS, "the shards' operations add up");
+
+    // What is in the bucket is exactly what the single-process keyspace names for the
+    // objects that are live: the shards' windows, mapped to the workload's indices.
+    let bucket = all_keys(&sim.endpoint, "shards").await;
+    let (plan, _) = keystorm_engine::spec::parse_workload(&text, "shards.yaml").unwrap();
+    let mut expected = BTreeSet::new();
+    for (i, run) in runs.iter().enumerate() {
+        let mut shard_plan = plan.keyspace.clone();
+        shard_plan.shard = keystorm_engine::results::Shard::new(i as u32, SHARDS).unwrap();
+        let keyspace = Keyspace::new(&shard_plan, &plan.objects, 1);
+        let checkpoint: serde_json::Value = read_json(&run.join("checkpoint.json")).unwrap();
+        let (tail, head) = (
+            checkpoint["window"]["tail"].as_u64().unwrap(),
+            checkpoint["window"]["head"].as_u64().unwrap(),
+        );
+        for local in tail..head {
+            assert!(expected.insert(keyspace.key(local)), "a key of two shards");
+        }
+    }
+    assert_eq!(bucket, expected);
+
+    // Each listing mode, split across the shards, finds every key once; the serial
+    // baseline runs on shard 0 alone.
+    let wl = write_workload(
+        dir.path(),
+        "listings",
+        &workload("shards", "embedded", "size: 6B", listings()),
+    );
+    let runs = run_shards(&wl, &dir.path().join("listings"), &sim.endpoint);
+    for mode in ["serial", "prefix", "adaptive"] {
+        let per_shard: Vec<u64> = runs.iter().map(|r| listed_keys(r, mode)).collect();
+        assert_eq!(
+            per_shard.iter().sum::<u64>(),
+            bucket.len() as u64,
+            "{mode}: {per_shard:?}"
+        );
+        if mode == "serial" {
+            assert_eq!(per_shard[1..], [0, 0]);
+        } else {
+            assert!(per_shard.iter().all(|&n| n > 0), "{mode}: {per_shard:?}");
+        }
+    }
+}
+
+#[test]
+fn a_shard_that_cannot_be_is_refused_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let wl = write_workload(
+        dir.path(),
+        "refused",
+        &workload(
+            "refused",
+            "embedded",
+            "size: 6B",
+            "before:\n  - { op: put, operations: 10 }\n",
+        ),
+    );
+    let wl = wl.to_str().unwrap();
+    for (args, says) in [
+        (
+            vec!["--shard", "3/3"],
+            "shard 3/3 does not exist: indices run from 0 to 2",
+        ),
+        (vec!["--shard", "two"], "a shard is written I/N"),
+        (
+            vec!["--shard", "1/2"],
+            "the embedded target lives in this process",
+        ),
+        (vec!["--start-at", "tomorrow"], "RFC 3339"),
+    ] {
+        let mut all = vec!["run", wl, "--progress", "quiet"];
+        all.extend(args.iter().copied());
+        let out = keystorm(&all, &results).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn a_run_told_when_to_start_begins_its_phases_no_earlier() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let wl = write_workload(
+        dir.path(),
+        "later",
+        &workload(
+            "later",
+            "embedded",
+            "size: 6B",
+            "before:\n  - { op: put, operations: 10 }\n",
+        ),
+    );
+    let at = std::time::SystemTime::now() + std::time::Duration::from_secs(2);
+    let at_text = humantime::format_rfc3339_millis(at).to_string();
+    let out = keystorm(
+        &[
+            "run",
+            wl.to_str().unwrap(),
+            "--progress",
+            "quiet",
+            "--start-at",
+            &at_text,
+        ],
+        &results,
+    )
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("phases begin at"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = process_support::the_run(&results);
+    let manifest: serde_json::Value = read_json(&run.join("manifest.json")).unwrap();
+    let started = humantime::parse_rfc3339(manifest["started_at"].as_str().unwrap()).unwrap();
+    assert!(
+        started >= at,
+        "started {:?} before {at_text}",
+        manifest["started_at"]
+    );
+}
