@@ -46,6 +46,9 @@ pub enum Command {
     Download(DownloadArgs),
     /// Upload a local folder's files, many at once, large ones in parallel parts.
     Upload(UploadArgs),
+    /// Merge the runs of a workload's shards (`run --shard I/N`) into one run: exact
+    /// percentiles from added histograms, intervals per wall-clock second.
+    Merge(MergeArgs),
     /// Run the embedded S3 target on its own.
     Sim(SimArgs),
     /// Serve the web UI and the HTTP API (start runs, watch them live, compare runs).
@@ -187,6 +190,21 @@ pub struct ValidateArgs {
     /// Workload files (YAML), e.g. `workloads/*.yaml`.
     #[arg(required = true, value_name = "WORKLOAD")]
     pub workloads: Vec<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The shards' runs: ids (or unique prefixes) in the results folder, or folders.
+    #[arg(required = true, value_name = "RUN")]
+    pub runs: Vec<String>,
+
+    /// Results folder to write the merged run to, as a run of its own named after the
+    /// workload (default: the results folder the runs are looked up in).
+    #[arg(short = 'o', long = "out", value_name = "DIR")]
+    pub out: Option<std::path::PathBuf>,
+
+    #[command(flatten)]
+    pub results: ResultsArgs,
 }
 
 #[derive(Debug, clap::Args)]

@@ -183,6 +183,8 @@ async fn the_shards_of_a_workload_write_each_key_once_and_list_each_once() {
     }
     assert_eq!(bucket, expected);
 
+    merged_run_is_exact(&runs, dir.path());
+
     // Each listing mode, split across the shards, finds every key once; the serial
     // baseline runs on shard 0 alone.
     let wl = write_workload(
@@ -284,9 +286,134 @@ fn a_run_told_when_to_start_begins_its_phases_no_earlier() {
     let run = process_support::the_run(&results);
     let manifest: serde_json::Value = read_json(&run.join("manifest.json")).unwrap();
     let started = humantime::parse_rfc3339(manifest["started_at"].as_str().unwrap()).unwrap();
+    // Both at millisecond precision, as the manifest writes times.
+    let at = humantime::parse_rfc3339(&at_text).unwrap();
     assert!(
         started >= at,
         "started {:?} before {at_text}",
         manifest["started_at"]
     );
+}
+
+/// Counts of every histogram line of `phase` and `op` in a run's log.
+fn hlog_count(run: &Path, phase: &str, op: &str) -> u64 {
+    let mut n = 0;
+    keystorm_engine::results::for_each_hlog_line(
+        &run.join("histograms.hlog"),
+        |_| true,
+        |line| {
+            if line.tag.ends_with(&format!(".{phase}.{op}")) {
+                n += line.histogram.len();
+            }
+        },
+    )
+    .unwrap();
+    n
+}
+
+/// `keystorm merge` of the shards' runs: one run whose counts are the sum of the
+/// parts', whose latency comes from their histograms added (so its extremes are the
+/// parts' extremes), with intervals per wall-clock second and the parts kept.
+fn merged_run_is_exact(runs: &[PathBuf], dir: &Path) {
+    let merged_root = dir.join("merged");
+    let mut args = vec!["merge".to_string()];
+    args.extend(runs.iter().map(|r| r.display().to_string()));
+    args.extend(["-o".to_string(), merged_root.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let merged = keystorm(&args, &dir.join("writes")).output().unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let out = process_support::the_run(&merged_root);
+    let schema = read_json(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/summary.schema.json"),
+    )
+    .unwrap();
+    let summary = read_json(&out.join("summary.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let violations: Vec<String> = validator
+        .iter_errors(&summary)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(violations.is_empty(), "{violations:#?}");
+    let rows = summary_rows(&out);
+    let parts: Vec<Vec<serde_json::Value>> = runs.iter().map(|r| summary_rows(r)).collect();
+    for (phase, op) in [("fill", "put"), ("mixed", "get"), ("mixed", "put")] {
+        let row = rows_of(&rows, phase, op).next().unwrap();
+        let of_parts = || {
+            parts
+                .iter()
+                .flat_map(|p| rows_of(p, phase, op).cloned().collect::<Vec<_>>())
+        };
+        let ops: u64 = of_parts().map(|r| r["ops"].as_u64().unwrap()).sum();
+        assert_eq!(row["ops"].as_u64(), Some(ops), "{phase} {op}");
+        let max = of_parts()
+            .map(|r| r["latency_us"]["max"].as_u64().unwrap())
+            .max();
+        let min = of_parts()
+            .map(|r| r["latency_us"]["min"].as_u64().unwrap())
+            .min();
+        assert_eq!(row["latency_us"]["max"].as_u64(), max, "{phase} {op}");
+        assert_eq!(row["latency_us"]["min"].as_u64(), min, "{phase} {op}");
+        // The merged log holds every value the parts' logs hold.
+        let in_parts: u64 = runs.iter().map(|r| hlog_count(r, phase, op)).sum();
+        assert_eq!(hlog_count(&out, phase, op), in_parts, "{phase} {op}");
+        assert_eq!(
+            in_parts, ops,
+            "{phase} {op}: one latency value per operation"
+        );
+    }
+    assert_eq!(
+        rows_of(&rows, "fill", "put").next().unwrap()["ops"].as_u64(),
+        Some(OBJECTS)
+    );
+
+    // Intervals: one per phase and wall-clock second, numbered on, adding up.
+    let intervals = process_support::intervals(&out);
+    let fill: Vec<&serde_json::Value> = intervals.iter().filter(|r| r["phase"] == "fill").collect();
+    let numbers: Vec<u64> = fill
+        .iter()
+        .map(|r| r["interval"].as_u64().unwrap())
+        .collect();
+    assert_eq!(numbers, (0..fill.len() as u64).collect::<Vec<_>>());
+    let puts: u64 = fill
+        .iter()
+        .map(|r| r["ops"]["put"]["ops"].as_u64().unwrap())
+        .sum();
+    assert_eq!(puts, OBJECTS);
+
+    let manifest = read_json(&out.join("manifest.json")).unwrap();
+    assert_eq!(manifest["status"], "completed");
+    assert_eq!(manifest["labels"]["shards"], SHARDS.to_string());
+    assert!(manifest["labels"].get("shard").is_none());
+    let shards: Vec<u64> = manifest["merged_from"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["shard"]["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(shards, [0, 1, 2]);
+    for run in runs {
+        let id = run.file_name().unwrap();
+        assert!(out.join("shards").join(id).join("summary.json").is_file());
+    }
+    let plan = read_json(&out.join("plan.json")).unwrap();
+    assert_eq!(
+        plan["before"][0]["end"]["until_objects"], OBJECTS,
+        "the whole workload's plan"
+    );
+
+    // What does not merge says why.
+    let first = runs[0].display().to_string();
+    for (args, says) in [
+        (vec!["merge", &first, &first], "are both shard 0/3"),
+        (vec!["merge", "no-such-run"], "no-such-run"),
+    ] {
+        let o = keystorm(&args, &dir.join("writes")).output().unwrap();
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
 }

@@ -137,45 +137,84 @@ pub fn for_each_line(
     wanted: impl Fn(&str) -> bool,
     mut each: impl FnMut(HlogLine<'_>),
 ) -> std::io::Result<()> {
-    use hdrhistogram::serialization::Deserializer;
-    use std::io::BufRead;
-
-    let mut file = std::io::BufReader::new(std::fs::File::open(path)?);
-    let mut deserializer = Deserializer::new();
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if file.read_line(&mut line)? == 0 {
-            return Ok(());
-        }
-        if !line.starts_with("Tag=") || !wanted(&line) {
-            continue;
-        }
-        // `Tag=TAG,START,LENGTH,MAX,BASE64`
-        let mut fields = line.trim_end().splitn(5, ',');
-        let (Some(tag), Some(start), Some(_), Some(_), Some(encoded)) = (
-            fields.next(),
-            fields.next(),
-            fields.next(),
-            fields.next(),
-            fields.next(),
-        ) else {
-            continue;
-        };
-        let (Some(start_ms), Ok(bytes)) = (
-            millis_of(start),
-            base64::engine::general_purpose::STANDARD.decode(encoded),
-        ) else {
-            continue;
-        };
-        let Ok(histogram) = deserializer.deserialize::<u64, _>(&mut bytes.as_slice()) else {
-            continue;
-        };
+    let mut reader = HlogReader::open(path)?;
+    while let Some(line) = reader.next_line(&wanted)? {
         each(HlogLine {
-            tag: &tag["Tag=".len()..],
-            start_ms,
-            histogram,
+            tag: &line.tag,
+            start_ms: line.start_ms,
+            histogram: line.histogram,
         });
+    }
+    Ok(())
+}
+
+/// A decoded line that owns its tag, as [`HlogReader`] hands it out.
+pub struct OwnedHlogLine {
+    pub tag: String,
+    pub start_ms: u64,
+    pub histogram: Histogram<u64>,
+}
+
+/// Reads a log one histogram line at a time, for readers that pull (a merge of several
+/// logs in time order).
+pub struct HlogReader {
+    file: std::io::BufReader<std::fs::File>,
+    deserializer: hdrhistogram::serialization::Deserializer,
+    line: String,
+}
+
+impl HlogReader {
+    pub fn open(path: &std::path::Path) -> std::io::Result<HlogReader> {
+        Ok(HlogReader {
+            file: std::io::BufReader::new(std::fs::File::open(path)?),
+            deserializer: hdrhistogram::serialization::Deserializer::new(),
+            line: String::new(),
+        })
+    }
+
+    /// The next well-formed histogram line that `wanted` accepts; `None` at the end.
+    pub fn next_line(
+        &mut self,
+        wanted: impl Fn(&str) -> bool,
+    ) -> std::io::Result<Option<OwnedHlogLine>> {
+        use std::io::BufRead;
+        loop {
+            self.line.clear();
+            if self.file.read_line(&mut self.line)? == 0 {
+                return Ok(None);
+            }
+            if !self.line.starts_with("Tag=") || !wanted(&self.line) {
+                continue;
+            }
+            // `Tag=TAG,START,LENGTH,MAX,BASE64`
+            let mut fields = self.line.trim_end().splitn(5, ',');
+            let (Some(tag), Some(start), Some(_), Some(_), Some(encoded)) = (
+                fields.next(),
+                fields.next(),
+                fields.next(),
+                fields.next(),
+                fields.next(),
+            ) else {
+                continue;
+            };
+            let (Some(start_ms), Ok(bytes)) = (
+                millis_of(start),
+                base64::engine::general_purpose::STANDARD.decode(encoded),
+            ) else {
+                continue;
+            };
+            let Ok(histogram) = self
+                .deserializer
+                .deserialize::<u64, _>(&mut bytes.as_slice())
+            else {
+                continue;
+            };
+            return Ok(Some(OwnedHlogLine {
+                tag: tag["Tag=".len()..].to_string(),
+                start_ms,
+                histogram,
+            }));
+        }
     }
 }
 

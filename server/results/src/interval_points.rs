@@ -12,7 +12,8 @@ use std::path::Path;
 
 use super::hlog::{self, HLOG_FILE};
 use super::{INTERVALS_FILE, IntervalRecord, Section};
-use crate::metrics::{OpSummary, Percentiles, new_histogram};
+use crate::metrics::{Percentiles, new_histogram};
+use crate::op_sums::{add_counts, finish_rates};
 
 /// Which intervals to read, and into how many points.
 #[derive(Debug, Clone, Default)]
@@ -165,42 +166,8 @@ fn add_interval(point: &mut IntervalRecord, r: IntervalRecord) {
         point.index = r.index;
     }
     for (op, s) in r.ops {
-        let mine = point.ops.entry(op).or_default();
-        mine.ops += s.ops;
-        mine.errors += s.errors;
-        mine.bytes += s.bytes;
-        mine.keys += s.keys;
-        mine.retries += s.retries;
-        for (class, n) in s.error_classes {
-            *mine.error_classes.entry(class).or_default() += n;
-        }
-        for (class, n) in s.attempt_error_classes {
-            *mine.attempt_error_classes.entry(class).or_default() += n;
-        }
+        add_counts(point.ops.entry(op).or_default(), &s);
     }
-}
-
-/// Rates over the point's whole duration; latency comes from the histogram log, time
-/// to first byte is not kept there and is left out.
-fn finish_rates(s: &mut OpSummary, duration_s: f64) {
-    let per_sec = |n: u64| {
-        if duration_s > 0.0 {
-            n as f64 / duration_s
-        } else {
-            0.0
-        }
-    };
-    let attempts = s.ops + s.errors;
-    s.error_rate = if attempts > 0 {
-        s.errors as f64 / attempts as f64
-    } else {
-        0.0
-    };
-    s.ops_per_sec = per_sec(s.ops);
-    s.mib_per_sec = per_sec(s.bytes) / (1024.0 * 1024.0);
-    s.keys_per_sec = per_sec(s.keys);
-    s.latency_us = Percentiles::default();
-    s.ttfb_us = None;
 }
 
 /// The tag the recorder gave this point's histograms of `op`.

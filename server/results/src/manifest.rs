@@ -4,39 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum RunStatus {
-    /// Still going (or, on another host or without `/proc`, killed without a chance
-    /// to say otherwise).
-    Running,
-    /// Every phase finished.
-    Completed,
-    /// Stopped by the user (Ctrl-C, stop request); results up to then are kept.
-    Interrupted,
-    /// Stopped by the workload's maximum error rate.
-    Aborted,
-    /// Could not go on (target unreachable, bucket could not be created...).
-    Failed,
-    /// The manifest says running, but the process running it is gone (killed, out of
-    /// memory, a crash, a reboot): never written, only seen. Resumable like an
-    /// interrupted run.
-    Killed,
-}
-
-impl RunStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunStatus::Running => "running",
-            RunStatus::Completed => "completed",
-            RunStatus::Interrupted => "interrupted",
-            RunStatus::Aborted => "aborted",
-            RunStatus::Failed => "failed",
-            RunStatus::Killed => "killed",
-        }
-    }
-}
+pub use crate::run_status::RunStatus;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -79,6 +47,10 @@ pub struct Manifest {
     /// What cleanup deleted, when the workload asked for it and the run completed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cleanup: Option<super::CleanupEvent>,
+    /// A run merged from the runs of a workload's shards (`keystorm merge`): those
+    /// runs, whose folders are kept under `shards/`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_from: Vec<super::merged_part::MergedPart>,
 }
 
 impl Manifest {

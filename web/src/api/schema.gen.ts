@@ -489,6 +489,20 @@ export interface components {
             peak_rss_kib?: number | null;
             process?: null | components["schemas"]["ProcessId"];
             cleanup?: null | components["schemas"]["CleanupEvent"];
+            /**
+             * @description A run merged from the runs of a workload's shards (`keystorm merge`): those
+             *     runs, whose folders are kept under `shards/`.
+             */
+            merged_from?: components["schemas"]["MergedPart"][];
+        };
+        /** @description One run a merged run was made of. */
+        MergedPart: {
+            run_id: string;
+            /** @description The part of the workload it ran (`0/1` for a run of the whole workload). */
+            shard: components["schemas"]["Shard"];
+            host: string;
+            status: components["schemas"]["RunStatus"];
+            started_at: string;
         };
         /** @description One metadata name across the scanned objects. */
         MetadataName: {

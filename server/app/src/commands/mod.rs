@@ -3,6 +3,7 @@
 mod inputs;
 mod list;
 mod ls;
+mod merge;
 mod run;
 mod serve;
 mod show;
@@ -23,6 +24,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8, CliError> {
         Command::Download(args) => transfer::download(&args).await,
         Command::Upload(args) => transfer::upload(&args).await,
         Command::Show(args) => show::show(&args),
+        Command::Merge(args) => merge::merge(&args, cli.command_line),
         Command::Sim(args) => sim::sim(&args).await,
         Command::Serve(args) => serve::serve(args).await,
         Command::Openapi => {

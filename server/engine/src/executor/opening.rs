@@ -136,6 +136,7 @@ pub(super) fn open(
                 peak_rss_kib: None,
                 process: crate::results::ProcessId::current(),
                 cleanup: None,
+                merged_from: Vec::new(),
             };
             let epoch = started
                 .duration_since(SystemTime::UNIX_EPOCH)

@@ -1,0 +1,55 @@
+//! `keystorm merge RUN... [-o DIR]`: the runs of a workload's shards as one run, its
+//! percentiles from the shards' histograms added together (never averaged).
+
+use keystorm_engine::results::merge::{MergeError, MergeRequest, merge_runs};
+use keystorm_engine::results::{ResultStore, RunOverrides};
+
+use crate::cli::MergeArgs;
+use crate::{CliError, exit};
+
+pub fn merge(args: &MergeArgs, command_line: Vec<String>) -> Result<u8, CliError> {
+    let root = &args.results.results;
+    let parts = args
+        .runs
+        .iter()
+        .map(|run| super::inputs::run_dir(root, run))
+        .collect::<Result<Vec<_>, _>>()?;
+    let request = MergeRequest {
+        parts: &parts,
+        results_root: args.out.as_deref().unwrap_or(root),
+        plan: whole_plan(&parts[0]),
+        command_line,
+    };
+    let merged = merge_runs(&request).map_err(|e| match e {
+        MergeError::Results(e) => CliError::failed(e.to_string()),
+        e => CliError::bad_input(e.to_string()),
+    })?;
+    for warning in &merged.warnings {
+        stderrln!("warning: {warning}");
+    }
+    if !merged.summary.rows.is_empty() {
+        stdout!("{}", crate::table::summary_table(&merged.summary.rows));
+    }
+    stderrln!(
+        "merged {} runs into run {} ({}) in {}; the shards' own runs are in its shards/",
+        parts.len(),
+        merged.manifest.run_id,
+        merged.manifest.status.as_str(),
+        merged.dir.display()
+    );
+    Ok(exit::OK)
+}
+
+/// The plan of the whole workload, from the first shard's workload and the overrides it
+/// ran with (its shard aside); `None` if the workload no longer validates.
+fn whole_plan(run: &std::path::Path) -> Option<serde_json::Value> {
+    let text = std::fs::read_to_string(run.join(keystorm_engine::results::WORKLOAD_FILE)).ok()?;
+    let manifest = ResultStore::read_manifest(run).ok()?;
+    let (mut plan, _) = keystorm_engine::spec::parse_workload(&text, "workload.yaml").ok()?;
+    plan.apply_overrides(&RunOverrides {
+        shard: None,
+        ..manifest.run_overrides()
+    })
+    .ok()?;
+    serde_json::to_value(&plan).ok()
+}

@@ -1,0 +1,210 @@
+//! The runs of the shards of one workload merged into one run, exactly: latency
+//! histograms are added (never percentiles averaged), counters summed. The merged
+//! folder has the format of a single run — summary rows per phase × round ×
+//! operation, intervals per wall-clock second, the interval histogram log, events, a
+//! manifest naming its parts — plus the parts themselves under `shards/`, as they were.
+//! Memory holds one histogram per phase and operation and the intervals of the second
+//! being merged, whatever the length of the runs.
+
+mod intervals;
+mod parts;
+mod rows;
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::events::RunEvent;
+use crate::files::{FORMAT_VERSION, timestamp};
+use crate::manifest::Manifest;
+use crate::store::ResultStore;
+use crate::summary::Summary;
+
+pub use crate::merged_part::MergedPart;
+pub use parts::MergeError;
+
+/// What to merge, and where to.
+pub struct MergeRequest<'a> {
+    /// The run folders of the shards.
+    pub parts: &'a [PathBuf],
+    /// The results folder the merged run is written to, as a run of its own
+    /// (`<date>-<time>-<workload>-merged-<hex>`).
+    pub results_root: &'a Path,
+    /// The plan of the whole workload for `plan.json`; `None` copies the first part's.
+    pub plan: Option<serde_json::Value>,
+    pub command_line: Vec<String>,
+}
+
+/// A merged run.
+#[derive(Debug)]
+pub struct Merged {
+    pub dir: PathBuf,
+    pub manifest: Manifest,
+    pub summary: Summary,
+    /// What the merge could not make whole (missing shards, parts still running).
+    pub warnings: Vec<String>,
+}
+
+/// Merges the runs `request.parts` into `request.out`.
+pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
+    let parts = parts::load(request.parts)?;
+    let warnings = parts::check(&parts)?;
+    let first = &parts[0];
+    let run_id = crate::new_run_id(
+        &format!("{}-merged", first.manifest.workload),
+        SystemTime::now(),
+    );
+    let out = &request.results_root.join(&run_id);
+    if out.exists() {
+        return Err(MergeError::OutputExists(out.to_path_buf()));
+    }
+    let start_epoch_ms = parts.iter().map(|p| p.start_epoch_ms).min().unwrap_or(0);
+    let started = SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(start_epoch_ms);
+    let manifest = Manifest {
+        format_version: FORMAT_VERSION,
+        run_id: run_id.clone(),
+        keystorm_version: first.manifest.keystorm_version.clone(),
+        workload: first.manifest.workload.clone(),
+        workload_file: first.manifest.workload_file.clone(),
+        host: first.manifest.host.clone(),
+        endpoint: first.manifest.endpoint.clone(),
+        client: first.manifest.client.clone(),
+        seed: first.manifest.seed,
+        labels: parts::common_labels(&parts),
+        started_at: timestamp(started),
+        ended_at: parts
+            .iter()
+            .filter_map(|p| p.manifest.ended_at.clone())
+            .max(),
+        status: parts::merged_status(&parts),
+        error: parts.iter().find_map(|p| {
+            p.manifest
+                .error
+                .as_ref()
+                .map(|e| format!("{}: {e}", p.run_id))
+        }),
+        created_buckets: parts
+            .iter()
+            .flat_map(|p| p.manifest.created_buckets.iter().cloned())
+            .collect(),
+        resumed_at: Vec::new(),
+        command_line: request.command_line.clone(),
+        overrides: crate::RunOverrides {
+            shard: None,
+            ..first.manifest.run_overrides()
+        },
+        peak_rss_kib: parts.iter().filter_map(|p| p.manifest.peak_rss_kib).max(),
+        process: None,
+        cleanup: None,
+        merged_from: parts.iter().map(parts::Part::describe).collect(),
+    };
+    let plan = match &request.plan {
+        Some(p) => p.clone(),
+        None => first.plan.clone(),
+    };
+    let mut store = ResultStore::create(
+        request.results_root,
+        &manifest,
+        &first.workload_text,
+        &plan,
+        start_epoch_ms as f64 / 1000.0,
+    )?;
+    store.write_event(&RunEvent::Started {
+        run_id: run_id.clone(),
+        dir: out.to_path_buf(),
+        endpoint: manifest.endpoint.clone(),
+        phases: 0,
+    });
+    intervals::merge(&parts, start_epoch_ms, &mut store)?;
+    let summary = rows::merge(&parts, &run_id)?;
+    for (phase, rows) in rows::by_phase(&summary.rows) {
+        store.write_event(&RunEvent::PhaseFinished { phase, rows });
+    }
+    store.write_summary(&summary)?;
+    store.write_event(&RunEvent::Finished {
+        status: manifest.status,
+        error: manifest.error.clone(),
+    });
+    let shards = out.join("shards");
+    for part in &parts {
+        parts::copy_dir(&part.dir, &shards.join(&part.run_id))?;
+    }
+    Ok(Merged {
+        dir: out.to_path_buf(),
+        manifest,
+        summary,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::metrics::{Percentiles, new_histogram};
+
+    /// Values split at random over `agents` histograms, merged, give the percentiles of
+    /// one histogram holding every value: the merge is exact.
+    #[test]
+    fn histograms_split_at_random_over_agents_merge_to_the_histogram_of_all_values() {
+        let mut rng = fastrand::Rng::with_seed(17);
+        for case in 0..200 {
+            let agents = rng.usize(1..=8);
+            let mut parts = vec![new_histogram(); agents];
+            let mut all = new_histogram();
+            for _ in 0..rng.usize(1..2_000) {
+                // Latencies over five decades, as a run has them.
+                let value = 10u64.pow(rng.u32(1..6)) + rng.u64(0..1_000);
+                all.record(value).unwrap();
+                parts[rng.usize(0..agents)].record(value).unwrap();
+            }
+            let mut merged = new_histogram();
+            for p in &parts {
+                merged.add(p).unwrap();
+            }
+            assert_eq!(merged.len(), all.len(), "case {case}");
+            assert_eq!(
+                Percentiles::of(&merged),
+                Percentiles::of(&all),
+                "case {case}"
+            );
+        }
+    }
+
+    /// Why percentiles are never averaged: one slow agent of four holds the run's tail,
+    /// and the mean of the agents' p99 misses it by far.
+    #[test]
+    fn the_mean_of_the_agents_p99_is_far_from_the_p99_of_the_run() {
+        let mut agents = vec![new_histogram(); 4];
+        let mut all = new_histogram();
+        for (i, agent) in agents.iter_mut().enumerate() {
+            for n in 0..10_000u64 {
+                // Three agents answer in about 1 ms; the fourth takes 100 ms for a
+                // tenth of its requests.
+                let value = if i == 3 && n % 10 == 0 {
+                    100_000
+                } else {
+                    1_000 + n % 100
+                };
+                agent.record(value).unwrap();
+                all.record(value).unwrap();
+            }
+        }
+        let mean_p99 = agents
+            .iter()
+            .map(|h| h.value_at_quantile(0.99))
+            .sum::<u64>() as f64
+            / 4.0;
+        let mut merged = new_histogram();
+        for a in &agents {
+            merged.add(a).unwrap();
+        }
+        let p99 = merged.value_at_quantile(0.99);
+        assert_eq!(p99, all.value_at_quantile(0.99));
+        assert!(
+            p99 >= 99_000,
+            "the run's p99 is the slow agent's tail: {p99}"
+        );
+        assert!(
+            mean_p99 < 30_000.0,
+            "the mean of the agents' p99 ({mean_p99} µs) hides it"
+        );
+    }
+}

@@ -1,0 +1,233 @@
+//! The runs a merge reads: each one's manifest, summary, plan, workload and start time,
+//! checked to be shards of one workload.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::error::ResultsError;
+use crate::files::{PLAN_FILE, WORKLOAD_FILE};
+use crate::manifest::Manifest;
+use crate::merged_part::MergedPart;
+use crate::run_status::RunStatus;
+use crate::shard::Shard;
+use crate::store::ResultStore;
+use crate::summary::Summary;
+
+/// Why runs cannot be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("nothing to merge: give the run folders of a workload's shards")]
+    NoRuns,
+    #[error("{0}: not a run folder (it has no manifest.json)")]
+    NotARun(PathBuf),
+    #[error(
+        "{first} ran workload {first_workload:?} and {other} ran {other_workload:?}: only the \
+         shards of one workload merge"
+    )]
+    OtherWorkload {
+        first: String,
+        first_workload: String,
+        other: String,
+        other_workload: String,
+    },
+    #[error(
+        "{first} and {other} ran different workload files under one name: only the shards of \
+         one workload merge"
+    )]
+    OtherWorkloadText { first: String, other: String },
+    #[error("{first} and {other} are both shard {shard}")]
+    SameShard {
+        first: String,
+        other: String,
+        shard: Shard,
+    },
+    #[error(
+        "{first} is shard {first_shard} and {other} is shard {other_shard}: a merge takes shards of one split"
+    )]
+    OtherSplit {
+        first: String,
+        first_shard: Shard,
+        other: String,
+        other_shard: Shard,
+    },
+    #[error("{0} exists: a merge writes a new run folder")]
+    OutputExists(PathBuf),
+    #[error("{path}: {message}")]
+    Unreadable { path: PathBuf, message: String },
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+}
+
+/// One run being merged.
+pub(super) struct Part {
+    pub dir: PathBuf,
+    pub run_id: String,
+    pub manifest: Manifest,
+    pub summary: Summary,
+    pub plan: serde_json::Value,
+    pub workload_text: String,
+    pub shard: Shard,
+    /// When the run started, in milliseconds since the epoch: its interval times count
+    /// from here.
+    pub start_epoch_ms: u64,
+}
+
+impl Part {
+    pub fn describe(&self) -> MergedPart {
+        MergedPart {
+            run_id: self.run_id.clone(),
+            shard: self.shard,
+            host: self.manifest.host.clone(),
+            status: self.manifest.observed_status(),
+            started_at: self.manifest.started_at.clone(),
+        }
+    }
+}
+
+fn unreadable(path: &Path, message: impl ToString) -> MergeError {
+    MergeError::Unreadable {
+        path: path.to_path_buf(),
+        message: message.to_string(),
+    }
+}
+
+pub(super) fn load(dirs: &[PathBuf]) -> Result<Vec<Part>, MergeError> {
+    if dirs.is_empty() {
+        return Err(MergeError::NoRuns);
+    }
+    let mut parts = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        if !dir.join(crate::MANIFEST_FILE).is_file() {
+            return Err(MergeError::NotARun(dir.clone()));
+        }
+        let manifest = ResultStore::read_manifest(dir)?;
+        let summary = ResultStore::read_summary_or_empty(dir, &manifest.run_id)?;
+        let plan_path = dir.join(PLAN_FILE);
+        let plan = std::fs::read_to_string(&plan_path)
+            .map_err(|e| unreadable(&plan_path, e))
+            .and_then(|t| serde_json::from_str(&t).map_err(|e| unreadable(&plan_path, e)))?;
+        let workload_path = dir.join(WORKLOAD_FILE);
+        let workload_text =
+            std::fs::read_to_string(&workload_path).map_err(|e| unreadable(&workload_path, e))?;
+        let started = humantime::parse_rfc3339(&manifest.started_at)
+            .map_err(|e| unreadable(&dir.join(crate::MANIFEST_FILE), format!("started_at: {e}")))?;
+        let start_epoch_ms = started
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        parts.push(Part {
+            dir: dir.clone(),
+            run_id: manifest.run_id.clone(),
+            shard: manifest.run_overrides().shard.unwrap_or(Shard::WHOLE),
+            manifest,
+            summary,
+            plan,
+            workload_text,
+            start_epoch_ms,
+        });
+    }
+    parts.sort_by_key(|p| (p.shard.index, p.start_epoch_ms));
+    Ok(parts)
+}
+
+/// Refuses parts that are not shards of one workload; warns of what is missing.
+pub(super) fn check(parts: &[Part]) -> Result<Vec<String>, MergeError> {
+    let first = &parts[0];
+    let mut seen: BTreeMap<u32, &str> = BTreeMap::new();
+    let mut warnings = Vec::new();
+    for part in parts {
+        if part.manifest.workload != first.manifest.workload {
+            return Err(MergeError::OtherWorkload {
+                first: first.run_id.clone(),
+                first_workload: first.manifest.workload.clone(),
+                other: part.run_id.clone(),
+                other_workload: part.manifest.workload.clone(),
+            });
+        }
+        if part.workload_text != first.workload_text {
+            return Err(MergeError::OtherWorkloadText {
+                first: first.run_id.clone(),
+                other: part.run_id.clone(),
+            });
+        }
+        if part.shard.count != first.shard.count {
+            return Err(MergeError::OtherSplit {
+                first: first.run_id.clone(),
+                first_shard: first.shard,
+                other: part.run_id.clone(),
+                other_shard: part.shard,
+            });
+        }
+        if let Some(earlier) = seen.insert(part.shard.index, &part.run_id) {
+            return Err(MergeError::SameShard {
+                first: earlier.to_string(),
+                other: part.run_id.clone(),
+                shard: part.shard,
+            });
+        }
+        let status = part.manifest.observed_status();
+        if status != RunStatus::Completed {
+            warnings.push(format!(
+                "{} (shard {}) is {}: the merge holds what it recorded",
+                part.run_id,
+                part.shard,
+                status.as_str()
+            ));
+        }
+    }
+    let missing: Vec<String> = (0..first.shard.count)
+        .filter(|i| !seen.contains_key(i))
+        .map(|i| format!("{i}/{}", first.shard.count))
+        .collect();
+    if !missing.is_empty() {
+        warnings.push(format!(
+            "shard{} {} missing: the merged run covers {} of {} shards",
+            if missing.len() == 1 { " is" } else { "s are" },
+            missing.join(", "),
+            parts.len(),
+            first.shard.count
+        ));
+    }
+    Ok(warnings)
+}
+
+/// The labels every part carries alike (the shard label aside), and `shards=N`.
+pub(super) fn common_labels(parts: &[Part]) -> BTreeMap<String, String> {
+    let mut labels = parts[0].manifest.labels.clone();
+    labels.remove("shard");
+    labels.retain(|k, v| parts.iter().all(|p| p.manifest.labels.get(k) == Some(v)));
+    labels.insert("shards".to_string(), parts[0].shard.count.to_string());
+    labels
+}
+
+/// Completed when every part completed; otherwise how the worst part ended.
+pub(super) fn merged_status(parts: &[Part]) -> RunStatus {
+    let rank = |s: RunStatus| match s {
+        RunStatus::Completed => 0,
+        RunStatus::Running => 1,
+        RunStatus::Interrupted => 2,
+        RunStatus::Killed => 3,
+        RunStatus::Aborted => 4,
+        RunStatus::Failed => 5,
+    };
+    parts
+        .iter()
+        .map(|p| p.manifest.observed_status())
+        .max_by_key(|s| rank(*s))
+        .unwrap_or(RunStatus::Completed)
+}
+
+/// Copies the files of a run folder (and its sub-folders) to `to`.
+pub(super) fn copy_dir(from: &Path, to: &Path) -> Result<(), MergeError> {
+    std::fs::create_dir_all(to).map_err(|e| unreadable(to, e))?;
+    let entries = std::fs::read_dir(from).map_err(|e| unreadable(from, e))?;
+    let names: BTreeSet<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    for path in names {
+        let target = to.join(path.file_name().unwrap_or_default());
+        if path.is_dir() {
+            copy_dir(&path, &target)?;
+        } else {
+            std::fs::copy(&path, &target).map_err(|e| unreadable(&path, e))?;
+        }
+    }
+    Ok(())
+}

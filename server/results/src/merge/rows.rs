@@ -1,0 +1,204 @@
+//! The merged run's summary: one row per phase × round × operation over all parts, its
+//! latency from the parts' interval histograms of that phase added together, its
+//! counters summed; and whole-run totals per operation the same way.
+
+use std::collections::HashMap;
+
+use hdrhistogram::Histogram;
+use keystorm_s3::ops::OpKind;
+
+use super::parts::{MergeError, Part};
+use crate::hlog::{self, HLOG_FILE};
+use crate::metrics::{OpSummary, Percentiles, new_histogram};
+use crate::op_sums::{add_counts, finish_rates};
+use crate::phase_ref::{PhaseRef, Section};
+use crate::summary::{Summary, SummaryRow, TotalRow};
+
+type RowKey = (Section, Option<u32>, String, OpKind);
+
+/// What is added up for one row.
+struct RowSum {
+    row: SummaryRow,
+    /// Measured seconds per part (a part's interrupted and resumed rows add up).
+    seconds: HashMap<usize, f64>,
+    /// Whether each part's last row of the phase was interrupted.
+    interrupted: HashMap<usize, bool>,
+}
+
+/// The latency histograms of every phase × operation (warm-up left out), over all
+/// parts, by log tag; and per operation over the whole run.
+struct Histograms {
+    by_tag: HashMap<String, Histogram<u64>>,
+    by_op: HashMap<OpKind, Histogram<u64>>,
+}
+
+fn read_histograms(parts: &[Part]) -> Result<Histograms, MergeError> {
+    let mut h = Histograms {
+        by_tag: HashMap::new(),
+        by_op: HashMap::new(),
+    };
+    for part in parts {
+        let path = part.dir.join(HLOG_FILE);
+        if !path.is_file() {
+            continue;
+        }
+        hlog::for_each_line(
+            &path,
+            |_| true,
+            |line| {
+                if line.tag.ends_with(".warmup") {
+                    return;
+                }
+                let Some(op) = line.tag.rsplit('.').next().and_then(OpKind::parse) else {
+                    return;
+                };
+                // One precision everywhere, so adding cannot fail.
+                let _ = h
+                    .by_tag
+                    .entry(line.tag.to_string())
+                    .or_insert_with(new_histogram)
+                    .add(&line.histogram);
+                let _ = h
+                    .by_op
+                    .entry(op)
+                    .or_insert_with(new_histogram)
+                    .add(&line.histogram);
+            },
+        )
+        .map_err(|e| MergeError::Unreadable {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+    }
+    Ok(h)
+}
+
+fn tag_of(row: &SummaryRow) -> String {
+    let round = row.round.map_or_else(|| "-".to_string(), |r| r.to_string());
+    hlog::tag(&[row.section.as_str(), &round, &row.phase, row.op.as_str()])
+}
+
+fn latency(h: Option<&Histogram<u64>>) -> Percentiles {
+    h.map(Percentiles::of).unwrap_or_default()
+}
+
+pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError> {
+    let histograms = read_histograms(parts)?;
+    let mut order: Vec<RowKey> = Vec::new();
+    let mut sums: HashMap<RowKey, RowSum> = HashMap::new();
+    for (i, part) in parts.iter().enumerate() {
+        for r in &part.summary.rows {
+            let key = (r.section, r.round, r.phase.clone(), r.op);
+            let sum = sums.entry(key.clone()).or_insert_with(|| {
+                order.push(key);
+                RowSum {
+                    row: SummaryRow {
+                        objects_at_start: 0,
+                        client_cpu_s: 0.0,
+                        stats: OpSummary::default(),
+                        interrupted: false,
+                        resumed: false,
+                        ..r.clone()
+                    },
+                    seconds: HashMap::new(),
+                    interrupted: HashMap::new(),
+                }
+            });
+            let first_of_part = !sum.seconds.contains_key(&i);
+            if first_of_part {
+                sum.row.objects_at_start += r.objects_at_start;
+                if r.started_at < sum.row.started_at {
+                    sum.row.started_at = r.started_at.clone();
+                }
+            }
+            *sum.seconds.entry(i).or_default() += r.duration_s;
+            sum.interrupted.insert(i, r.interrupted);
+            sum.row.client_cpu_s += r.client_cpu_s;
+            add_counts(&mut sum.row.stats, &r.stats);
+            // The bucket index is polled by shard 0 alone.
+            if part.shard.is_first() {
+                if first_of_part && !r.index_at_start.is_empty() {
+                    sum.row.index_at_start = r.index_at_start.clone();
+                }
+                if !r.index_at_end.is_empty() {
+                    sum.row.index_at_end = r.index_at_end.clone();
+                }
+            }
+        }
+    }
+    let rows = order
+        .into_iter()
+        .filter_map(|key| sums.remove(&key))
+        .map(|mut sum| {
+            // The shards ran side by side: the phase took as long as its longest part.
+            let seconds = sum.seconds.values().copied().fold(0.0, f64::max);
+            sum.row.duration_s = seconds;
+            finish_rates(&mut sum.row.stats, seconds);
+            sum.row.stats.latency_us = latency(histograms.by_tag.get(&tag_of(&sum.row)));
+            sum.row.interrupted = sum.interrupted.values().any(|&b| b);
+            sum.row
+        })
+        .collect();
+    Ok(Summary {
+        format_version: crate::FORMAT_VERSION,
+        run_id: run_id.to_string(),
+        rows,
+        totals: totals(parts, &histograms),
+    })
+}
+
+fn totals(parts: &[Part], histograms: &Histograms) -> Vec<TotalRow> {
+    let mut order: Vec<OpKind> = Vec::new();
+    let mut sums: HashMap<OpKind, (OpSummary, f64)> = HashMap::new();
+    for part in parts {
+        for t in &part.summary.totals {
+            let (stats, seconds) = sums.entry(t.op).or_insert_with(|| {
+                order.push(t.op);
+                (OpSummary::default(), 0.0)
+            });
+            add_counts(stats, &t.stats);
+            *seconds = seconds.max(t.duration_s);
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|op| sums.remove(&op).map(|s| (op, s)))
+        .map(|(op, (mut stats, seconds))| {
+            finish_rates(&mut stats, seconds);
+            stats.latency_us = latency(histograms.by_op.get(&op));
+            TotalRow {
+                op,
+                duration_s: seconds,
+                stats,
+            }
+        })
+        .collect()
+}
+
+/// The rows grouped by phase, in order, each with the phase as events name it.
+pub(super) fn by_phase(rows: &[SummaryRow]) -> Vec<(PhaseRef, Vec<SummaryRow>)> {
+    let mut out: Vec<(PhaseRef, Vec<SummaryRow>)> = Vec::new();
+    let mut positions: HashMap<(Section, Option<u32>), usize> = HashMap::new();
+    for row in rows {
+        let same = out.last().is_some_and(|(p, _)| {
+            p.section == row.section && p.round == row.round && p.name == row.phase
+        });
+        if !same {
+            let next = positions.entry((row.section, row.round)).or_default();
+            out.push((
+                PhaseRef {
+                    section: row.section,
+                    round: row.round,
+                    index: *next,
+                    name: row.phase.clone(),
+                },
+                Vec::new(),
+            ));
+            *next += 1;
+        }
+        if let Some((_, group)) = out.last_mut() {
+            group.push(row.clone());
+        }
+    }
+    out
+}
