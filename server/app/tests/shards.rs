@@ -8,12 +8,13 @@ mod process_support;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::{Child, Stdio};
 
 use keystorm_engine::keyspace::Keyspace;
 use keystorm_engine::s3::ListRequest;
 use process_support::{
-    client, keystorm, read_json, start_sim, summary_rows, workload, write_workload,
+    client, count_objects, keystorm, kill_9, read_json, resume, start_sim, summary_rows,
+    wait_for_checkpoint, workload, write_workload,
 };
 
 const SHARDS: u32 = 3;
@@ -39,10 +40,10 @@ fn listings() -> &'static str {
      \x20 - { name: adaptive, op: list, mode: adaptive, concurrency: 4 }\n"
 }
 
-/// Runs every shard of the workload at once, each in its own process; their run
-/// folders, in shard order.
-fn run_shards(wl: &Path, results: &Path, endpoint: &str) -> Vec<PathBuf> {
-    let children: Vec<_> = (0..SHARDS)
+/// Starts every shard of the workload at once, each a process of its own with its own
+/// results folder.
+fn start_shards(wl: &Path, results: &Path, endpoint: &str) -> Vec<(PathBuf, Child)> {
+    (0..SHARDS)
         .map(|i| {
             let root = results.join(format!("shard-{i}"));
             let child = keystorm(
@@ -64,23 +65,26 @@ fn run_shards(wl: &Path, results: &Path, endpoint: &str) -> Vec<PathBuf> {
             .unwrap();
             (root, child)
         })
-        .collect();
-    children
+        .collect()
+}
+
+/// Waits for a shard's process to end well; its run folder.
+fn finished(root: &Path, child: Child) -> PathBuf {
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    process_support::the_run(root)
+}
+
+/// Runs every shard of the workload at once, each in its own process; their run
+/// folders, in shard order.
+fn run_shards(wl: &Path, results: &Path, endpoint: &str) -> Vec<PathBuf> {
+    start_shards(wl, results, endpoint)
         .into_iter()
-        .map(|(root, child)| {
-            let out = child.wait_with_output().unwrap();
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-            std::fs::read_dir(&root)
-                .unwrap()
-                .filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .find(|p| p.join("manifest.json").is_file())
-                .unwrap()
-        })
+        .map(|(root, child)| finished(&root, child))
         .collect()
 }
 
@@ -416,4 +420,82 @@ fn merged_run_is_exact(runs: &[PathBuf], dir: &Path) {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(says), "{args:?}: {stderr}");
     }
+}
+
+/// kill -9 of one shard in the middle of its fill, under load, while the others go on:
+/// resumed, it continues its own part from its checkpoint, and the bucket ends with
+/// exactly the workload's objects; the merge of the three runs says completed.
+#[tokio::test]
+async fn a_shard_killed_mid_fill_resumes_its_part_and_the_fill_is_exact() {
+    const N: u64 = 24_000;
+    let sim = start_sim(&["--storage", "size-only"]);
+    let dir = tempfile::tempdir().unwrap();
+    let text = workload(
+        "killed",
+        "embedded",
+        "size: 6B",
+        // 9,000 PUT/s for the workload: 3,000 per shard, about 3 s of fill each.
+        &format!(
+            "before:\n  - {{ name: fill, op: put, concurrency: 16, rate: 9000, until_objects: {N} }}\n"
+        ),
+    );
+    let wl = write_workload(dir.path(), "killed", &text);
+    let results = dir.path().join("results");
+    let mut shards = start_shards(&wl, &results, &sim.endpoint);
+    let (root, mut victim) = shards.remove(1);
+    let run = process_support::the_run(&root);
+    let saved = wait_for_checkpoint(&run, "shard 1 2,000 objects into its fill", |c| {
+        c["window"]["head"].as_u64().is_some_and(|h| h >= 2_000)
+    });
+    assert_eq!(
+        saved["completed"], 0,
+        "killed in the middle of the phase: {saved:#}"
+    );
+    kill_9(&mut victim);
+    let others: Vec<PathBuf> = shards
+        .into_iter()
+        .map(|(root, child)| finished(&root, child))
+        .collect();
+    let share = (N - 1 - 1) / u64::from(SHARDS) + 1;
+    let before = count_objects(&sim.endpoint, "killed").await;
+    assert!(before < N, "shard 1 was stopped short: {before}");
+    let checkpoint = read_json(&run.join("checkpoint.json")).unwrap();
+    assert!(checkpoint["window"]["head"].as_u64().unwrap() < share);
+
+    let out = resume(&run, &root, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(count_objects(&sim.endpoint, "killed").await, N);
+    let manifest = read_json(&run.join("manifest.json")).unwrap();
+    assert_eq!(manifest["status"], "completed");
+    assert_eq!(
+        manifest["overrides"]["shard"],
+        serde_json::json!({ "index": 1, "count": SHARDS })
+    );
+
+    let merged_root = dir.path().join("merged");
+    let mut args = vec!["merge".to_string(), run.display().to_string()];
+    args.extend(others.iter().map(|r| r.display().to_string()));
+    args.extend(["-o".to_string(), merged_root.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let merged = keystorm(&args, &results).output().unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+    let merged = process_support::the_run(&merged_root);
+    assert_eq!(
+        read_json(&merged.join("manifest.json")).unwrap()["status"],
+        "completed"
+    );
+    let fill = summary_rows(&merged);
+    let puts = rows_of(&fill, "fill", "put").next().unwrap()["ops"]
+        .as_u64()
+        .unwrap();
+    // A resume redoes the writes above the checkpoint's mark, never skips one.
+    assert!(puts >= N, "{puts} puts for {N} objects");
 }
