@@ -158,21 +158,9 @@ EOF
 fi
 
 # --- outside: tools, binary, then the namespace --------------------------------------
-if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c 'import ensurepip' 2>/dev/null; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv ||
-      { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv; }
-  else
-    echo "error: python3 cannot make a venv; install python3-venv" >&2
-    exit 1
-  fi
-fi
-if [ ! -x "$venv/bin/schemathesis" ] || ! cmp -s "$requirements" "$venv/requirements.txt"; then
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r "$requirements"
-  cp "$requirements" "$venv/requirements.txt"
-fi
+# shellcheck source=lib/pinned-venv.sh
+. scripts/lib/pinned-venv.sh
+pinned_venv "$venv" "$requirements" schemathesis
 
 cargo build --locked -q -p keystorm
 

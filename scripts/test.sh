@@ -2,7 +2,8 @@
 # The whole test suite: formatting, lints, the Rust tests against real servers on
 # loopback (the embedded S3 target, started by the tests themselves, and a throwaway
 # single-node Ceph RGW from scripts/ceph-up.sh, stopped again when this script exits),
-# the HTTP API fuzzed with schemathesis (scripts/fuzz-api.sh), the web UI's unit tests,
+# the HTTP API fuzzed with schemathesis (scripts/fuzz-api.sh), the Kubernetes manifests
+# against the API schemas (scripts/validate-deploy.sh), the web UI's unit tests,
 # and the end-to-end tests in Debian's Chromium against the real binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -55,6 +56,9 @@ trap - EXIT
 
 step "HTTP API fuzzing (schemathesis against keystorm serve)"
 scripts/fuzz-api.sh
+
+step "deployment manifests (kubernetes-validate, strict)"
+scripts/validate-deploy.sh
 
 step "web UI: typecheck and unit tests (vitest)"
 npm run typecheck

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Validates the Kubernetes manifests in deploy/kubernetes/ against the Kubernetes API
+# schemas (kubernetes-validate, strict: unknown fields are errors; no cluster needed),
+# checks that each Indexed Job runs as many shards as it has completions, and that the
+# workloads the manifests carry are workloads keystorm accepts.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv=target/deploy-venv
+requirements=scripts/deploy-requirements.txt
+# shellcheck source=lib/pinned-venv.sh
+. scripts/lib/pinned-venv.sh
+pinned_venv "$venv" "$requirements" kubernetes-validate
+
+manifests=(deploy/kubernetes/*.yaml)
+"$venv/bin/kubernetes-validate" --strict --quiet "${manifests[@]}"
+
+cargo build --locked --quiet -p keystorm
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/keystorm-deploy.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+"$venv/bin/python" - "$tmp" "${manifests[@]}" <<'PY'
+import re, sys, yaml
+out, files = sys.argv[1], sys.argv[2:]
+problems, workloads = [], 0
+for path in files:
+    with open(path) as f:
+        docs = [d for d in yaml.safe_load_all(f) if d]
+    for doc in docs:
+        kind, name = doc.get("kind"), doc.get("metadata", {}).get("name")
+        if kind == "ConfigMap":
+            for key, text in (doc.get("data") or {}).items():
+                if key.endswith((".yaml", ".yml")):
+                    workloads += 1
+                    with open(f"{out}/{name}-{key}", "w") as w:
+                        w.write(text)
+        if kind == "Job" and doc["spec"].get("completionMode") == "Indexed":
+            spec = doc["spec"]
+            for c in spec["template"]["spec"]["containers"]:
+                args = c.get("args", [])
+                shard = args[args.index("--shard") + 1] if "--shard" in args else None
+                m = re.fullmatch(r"\$\(JOB_COMPLETION_INDEX\)/(\d+)", shard or "")
+                if not m:
+                    problems.append(f"{path}: job {name}: --shard is not $(JOB_COMPLETION_INDEX)/N")
+                elif not int(m.group(1)) == spec["completions"] == spec["parallelism"]:
+                    problems.append(
+                        f"{path}: job {name}: --shard .../{m.group(1)} but completions "
+                        f"{spec['completions']} and parallelism {spec['parallelism']}")
+if problems:
+    sys.exit("\n".join(problems))
+print(f"validate-deploy: {len(files)} manifest file(s) valid (strict); {workloads} workload(s) extracted")
+PY
+for w in "$tmp"/*.yaml; do
+  target/debug/keystorm validate "$w"
+done
