@@ -399,6 +399,27 @@ fn merged_run_is_exact(runs: &[PathBuf], dir: &Path) {
         .map(|p| p["shard"]["index"].as_u64().unwrap())
         .collect();
     assert_eq!(shards, [0, 1, 2]);
+    // Each shard's own numbers stay beside the merged ones, to spot a slow client.
+    let per_shard_puts: u64 = manifest["merged_from"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["totals"].as_array().unwrap().iter())
+        .filter(|t| t["op"] == "put")
+        .map(|t| t["ops"].as_u64().unwrap())
+        .sum();
+    let merged_puts = read_json(&out.join("summary.json")).unwrap()["totals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["op"] == "put")
+        .unwrap()["ops"]
+        .as_u64();
+    assert_eq!(Some(per_shard_puts), merged_puts);
+    let table = String::from_utf8_lossy(&merged.stdout);
+    for i in 0..SHARDS {
+        assert!(table.contains(&format!("{i}/{SHARDS}")), "{table}");
+    }
     for run in runs {
         let id = run.file_name().unwrap();
         assert!(out.join("shards").join(id).join("summary.json").is_file());

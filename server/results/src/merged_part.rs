@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::run_status::RunStatus;
 use crate::shard::Shard;
+use crate::summary::TotalRow;
 
 /// One run a merged run was made of.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -15,4 +16,8 @@ pub struct MergedPart {
     pub host: String,
     pub status: RunStatus,
     pub started_at: String,
+    /// Its own whole-run numbers per operation (throughput, latency percentiles), to
+    /// spot a client slower than the others.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub totals: Vec<TotalRow>,
 }

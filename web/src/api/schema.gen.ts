@@ -503,6 +503,11 @@ export interface components {
             host: string;
             status: components["schemas"]["RunStatus"];
             started_at: string;
+            /**
+             * @description Its own whole-run numbers per operation (throughput, latency percentiles), to
+             *     spot a client slower than the others.
+             */
+            totals?: components["schemas"]["TotalRow"][];
         };
         /** @description One metadata name across the scanned objects. */
         MetadataName: {

@@ -1,10 +1,11 @@
 //! `keystorm merge RUN... [-o DIR]`: the runs of a workload's shards as one run, its
 //! percentiles from the shards' histograms added together (never averaged).
 
-use keystorm_engine::results::merge::{MergeError, MergeRequest, merge_runs};
+use keystorm_engine::results::merge::{MergeError, MergeRequest, MergedPart, merge_runs};
 use keystorm_engine::results::{ResultStore, RunOverrides};
 
 use crate::cli::MergeArgs;
+use crate::table::Table;
 use crate::{CliError, exit};
 
 pub fn merge(args: &MergeArgs, command_line: Vec<String>) -> Result<u8, CliError> {
@@ -29,6 +30,7 @@ pub fn merge(args: &MergeArgs, command_line: Vec<String>) -> Result<u8, CliError
     }
     if !merged.summary.rows.is_empty() {
         stdout!("{}", crate::table::summary_table(&merged.summary.rows));
+        stdout!("\n{}", per_shard_table(&merged.manifest.merged_from));
     }
     stderrln!(
         "merged {} runs into run {} ({}) in {}; the shards' own runs are in its shards/",
@@ -52,4 +54,25 @@ fn whole_plan(run: &std::path::Path) -> Option<serde_json::Value> {
     })
     .ok()?;
     serde_json::to_value(&plan).ok()
+}
+
+/// Each shard's own throughput and tail latency per operation, to spot a slow client.
+fn per_shard_table(parts: &[MergedPart]) -> Table {
+    let mut table =
+        Table::new(&["shard", "host", "run", "op", "ops", "ops/s", "p99", "max"]).align_right(4);
+    for part in parts {
+        for total in &part.totals {
+            table.row(vec![
+                part.shard.to_string(),
+                part.host.clone(),
+                part.run_id.clone(),
+                total.op.to_string(),
+                total.stats.ops.to_string(),
+                format!("{:.1}", total.stats.ops_per_sec),
+                crate::table::latency(total.stats.latency_us.p99),
+                crate::table::latency(total.stats.latency_us.max),
+            ]);
+        }
+    }
+    table
 }

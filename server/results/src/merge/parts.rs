@@ -80,6 +80,7 @@ impl Part {
             host: self.manifest.host.clone(),
             status: self.manifest.observed_status(),
             started_at: self.manifest.started_at.clone(),
+            totals: self.summary.totals.clone(),
         }
     }
 }
