@@ -210,6 +210,53 @@ async fn the_shards_of_a_workload_write_each_key_once_and_list_each_once() {
             assert!(per_shard.iter().all(|&n| n > 0), "{mode}: {per_shard:?}");
         }
     }
+
+    // Merged, each listing is one outcome: every key, the listers of the shards that
+    // listed (the serial baseline's one), the longest shard's time.
+    let merged_root = dir.path().join("merged-listings");
+    let mut args = vec!["merge".to_string()];
+    args.extend(runs.iter().map(|r| r.display().to_string()));
+    args.extend(["-o".to_string(), merged_root.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = keystorm(&args, dir.path()).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let merged = process_support::the_run(&merged_root);
+    for (mode, listers) in [
+        ("serial", 1),
+        ("prefix", 4 * SHARDS),
+        ("adaptive", 4 * SHARDS),
+    ] {
+        let events: Vec<serde_json::Value> = std::fs::read_to_string(merged.join("events.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .filter(|e: &serde_json::Value| {
+                e["event"] == "listing" && e["data"]["phase"]["name"] == mode
+            })
+            .collect();
+        assert_eq!(events.len(), 1, "{mode}: one merged listing of the bucket");
+        let o = &events[0]["data"]["outcome"];
+        assert_eq!(o["keys"].as_u64(), Some(bucket.len() as u64), "{mode}");
+        assert_eq!(
+            o["concurrency"].as_u64(),
+            Some(u64::from(listers)),
+            "{mode}"
+        );
+        assert_eq!(o["complete"], true, "{mode}");
+    }
+    let show = keystorm(&["show", merged.to_str().unwrap()], dir.path())
+        .output()
+        .unwrap();
+    assert!(show.status.success());
+    assert!(
+        String::from_utf8_lossy(&show.stdout).contains(&bucket.len().to_string()),
+        "{}",
+        String::from_utf8_lossy(&show.stdout)
+    );
 }
 
 #[test]

@@ -7,6 +7,7 @@
 //! being merged, whatever the length of the runs.
 
 mod intervals;
+mod outcomes;
 mod parts;
 mod rows;
 
@@ -116,7 +117,22 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
     });
     intervals::merge(&parts, start_epoch_ms, &mut store)?;
     let summary = rows::merge(&parts, &run_id)?;
+    let mut events = outcomes::read(&parts);
     for (phase, rows) in rows::by_phase(&summary.rows) {
+        // The phase as the shards logged it (its position among all the run's phases).
+        let logged = events.iter().position(|(p, _)| {
+            p.section == phase.section && p.round == phase.round && p.name == phase.name
+        });
+        let (phase, merged) = match logged {
+            Some(at) => events.swap_remove(at),
+            None => (phase, outcomes::PhaseEvents::default()),
+        };
+        if let Some(started) = &merged.started {
+            store.write_event(started);
+        }
+        for outcome in &merged.outcomes {
+            store.write_event(outcome);
+        }
         store.write_event(&RunEvent::PhaseFinished { phase, rows });
     }
     store.write_summary(&summary)?;
