@@ -139,7 +139,8 @@ pub struct RunArgs {
     pub shard: Option<keystorm_engine::results::Shard>,
 
     /// Begin the phases at this time (RFC 3339, e.g. 2026-11-25T17:00:00Z), after
-    /// checking the workload and reaching the target, so shards started apart line up.
+    /// checking the workload, reaching the target and making the buckets ready, so
+    /// shards started apart line up.
     #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
     pub start_at: Option<std::time::SystemTime>,
 

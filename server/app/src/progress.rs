@@ -99,6 +99,22 @@ impl Observer for Progress {
     fn event(&self, _id: u64, event: &RunEvent) {
         self.printer.run(|| self.show(event));
     }
+
+    fn waiting_until(&self, at: std::time::SystemTime) {
+        if self.mode == ProgressMode::Quiet {
+            return;
+        }
+        let wait = at
+            .duration_since(std::time::SystemTime::now())
+            .unwrap_or_default();
+        self.printer.run(|| {
+            stderrln!(
+                "target ready; phases begin at {} (in {} s)",
+                humantime::format_rfc3339_seconds(at),
+                wait.as_secs()
+            )
+        });
+    }
 }
 
 impl Progress {

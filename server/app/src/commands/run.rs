@@ -41,16 +41,6 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
             .entry("shard".to_string())
             .or_insert_with(|| shard.to_string());
     }
-    if let Some(at) = args.start_at {
-        let wait = at
-            .duration_since(std::time::SystemTime::now())
-            .unwrap_or_default();
-        stderrln!(
-            "phases begin at {} (in {} s)",
-            humantime::format_rfc3339_seconds(at),
-            wait.as_secs()
-        );
-    }
     let options = RunOptions {
         results_root: match &resume_dir {
             Some(dir) => dir.parent().map(|p| p.to_path_buf()).unwrap_or(root),
@@ -77,10 +67,6 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
     watcher.abort();
     let outcome = outcome.map_err(|e| match e {
         executor::RunError::BadInput(m) => CliError::bad_input(m),
-        e @ executor::RunError::Interrupted => CliError {
-            code: crate::exit::INTERRUPTED,
-            message: e.to_string(),
-        },
         e => CliError::failed(e.to_string()),
     })?;
 

@@ -33,6 +33,8 @@ pub(crate) struct RunContext {
     pub current_phase: std::sync::Mutex<Option<(PhaseRef, Instant)>>,
     /// The first failure of each error class, shown once as a warning.
     pub first_errors: Arc<first_errors::FirstErrors>,
+    /// When the phases begin (`--start-at`); `None`: at once.
+    pub start_at: Option<std::time::SystemTime>,
 }
 
 impl RunContext {

@@ -11,9 +11,6 @@ pub enum RunError {
     /// What the caller asked cannot be (a resume with other settings than the run's).
     #[error("{0}")]
     BadInput(String),
-    /// Stopped (Ctrl-C, API) before it began, while waiting for its start time.
-    #[error("stopped while waiting for the start time; nothing was run")]
-    Interrupted,
     #[error(transparent)]
     Results(#[from] ResultsError),
 }

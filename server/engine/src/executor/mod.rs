@@ -66,12 +66,6 @@ pub async fn run(
     )
     .await?;
     let embedded = target.is_embedded();
-    if let Some(at) = options.start_at
-        && !opening::wait_until(at, &cancel).await
-    {
-        target.shutdown().await;
-        return Err(RunError::Interrupted);
-    }
     let Opened {
         mut manifest,
         store,
@@ -100,6 +94,7 @@ pub async fn run(
         tracker: target.take_tracker(&plan),
         current_phase: std::sync::Mutex::new(None),
         first_errors: Arc::default(),
+        start_at: options.start_at,
         plan,
     };
     ctx.emit(RunEvent::Started {
@@ -232,6 +227,14 @@ async fn run_phases(
     ctx.store()
         .write_manifest(manifest)
         .map_err(fail(RunStatus::Failed))?;
+    // The target answered and the buckets are there: wait for the start time now, so a
+    // shard that cannot run says so at once, not when the others begin.
+    if let Some(at) = ctx.start_at {
+        ctx.observer.waiting_until(at);
+        if !opening::wait_until(at, &ctx.cancel).await {
+            return Ok(RunStatus::Interrupted);
+        }
+    }
 
     let phases = schedule(&ctx.plan);
     // Where the phase a resumed run stopped in got to.

@@ -7,6 +7,10 @@ use crate::results::RunEvent;
 /// the collector task, so keep it quick.
 pub trait Observer: Send + Sync {
     fn event(&self, id: u64, event: &RunEvent);
+
+    /// The run checked its inputs and reached its target, and now waits until `at`
+    /// (`--start-at`) to begin its phases.
+    fn waiting_until(&self, _at: std::time::SystemTime) {}
 }
 
 /// An observer that ignores everything.

@@ -27,8 +27,8 @@ pub struct RunOptions {
     pub embedded: Option<Arc<dyn EmbeddedTargets>>,
     /// Start the phases at this wall-clock time, not at once (`--start-at`), so the
     /// shards of one workload started apart run their duration phases side by side.
-    /// The run checks its inputs and reaches its target first; a time already past
-    /// starts at once.
+    /// The run checks its inputs, reaches its target and makes its buckets ready
+    /// first; a time already past starts at once.
     pub start_at: Option<SystemTime>,
 }
 
