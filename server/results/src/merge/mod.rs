@@ -109,16 +109,41 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
         &plan,
         start_epoch_ms as f64 / 1000.0,
     )?;
-    store.write_event(&RunEvent::Started {
-        run_id: run_id.clone(),
+    let summary = match write_run(&parts, &manifest, start_epoch_ms, &mut store) {
+        Ok(summary) => summary,
+        Err(e) => {
+            // Half a merged run is no run: the parts are where they were.
+            drop(store);
+            let _ = std::fs::remove_dir_all(out);
+            return Err(e);
+        }
+    };
+    Ok(Merged {
         dir: out.to_path_buf(),
+        manifest,
+        summary,
+        warnings,
+    })
+}
+
+/// Writes the merged run's intervals, events and summary, and copies the parts.
+fn write_run(
+    parts: &[parts::Part],
+    manifest: &Manifest,
+    start_epoch_ms: u64,
+    store: &mut ResultStore,
+) -> Result<Summary, MergeError> {
+    let summary = rows::merge(parts, &manifest.run_id)?;
+    let phases = rows::by_phase(&summary.rows);
+    store.write_event(&RunEvent::Started {
+        run_id: manifest.run_id.clone(),
+        dir: store.dir().to_path_buf(),
         endpoint: manifest.endpoint.clone(),
-        phases: 0,
+        phases: phases.len(),
     });
-    intervals::merge(&parts, start_epoch_ms, &mut store)?;
-    let summary = rows::merge(&parts, &run_id)?;
-    let mut events = outcomes::read(&parts);
-    for (phase, rows) in rows::by_phase(&summary.rows) {
+    intervals::merge(parts, start_epoch_ms, store)?;
+    let mut events = outcomes::read(parts);
+    for (phase, rows) in phases {
         // The phase as the shards logged it (its position among all the run's phases).
         let logged = events.iter().position(|(p, _)| {
             p.section == phase.section && p.round == phase.round && p.name == phase.name
@@ -140,16 +165,11 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
         status: manifest.status,
         error: manifest.error.clone(),
     });
-    let shards = out.join("shards");
-    for part in &parts {
+    let shards = store.dir().join("shards");
+    for part in parts {
         parts::copy_dir(&part.dir, &shards.join(&part.run_id))?;
     }
-    Ok(Merged {
-        dir: out.to_path_buf(),
-        manifest,
-        summary,
-        warnings,
-    })
+    Ok(summary)
 }
 
 #[cfg(test)]
