@@ -29,7 +29,12 @@ pub trait ObjectCalls: Send + Sync {
         bucket: &str,
         key: &str,
         range: Option<(u64, u64)>,
-    ) -> impl Future<Output = Result<GetOutcome, OpError>> + Send;
+    ) -> impl Future<Output = Result<GetOutcome, OpError>> + Send {
+        async move {
+            self.get_object_to(bucket, key, range, &mut |_| Ok(()))
+                .await
+        }
+    }
 
     /// GetObject streaming the body through `sink` chunk by chunk.
     fn get_object_to(

@@ -160,13 +160,14 @@ impl Bucket {
             });
         let mut stats = IntervalStats::default();
         let mut ops = self.ops;
+        let mut histograms = self.histograms;
         for (op, s) in ops.iter_mut() {
             finish_rates(s, duration);
             let slot = stats.op_mut(*op);
             slot.ops = s.ops;
-            if let Some(h) = self.histograms.get(op) {
-                s.latency_us = Percentiles::of(h);
-                slot.latency = h.clone();
+            if let Some(h) = histograms.remove(op) {
+                s.latency_us = Percentiles::of(&h);
+                slot.latency = h;
             }
         }
         let (section, round, phase) = self.phase;
@@ -263,6 +264,10 @@ fn flush(
     start_epoch_ms: u64,
     store: &mut ResultStore,
 ) -> Result<(), MergeError> {
+    // Most intervals fall in a second already open: nothing to write yet.
+    if before.is_some_and(|s| pending.iter().all(|b| b.second >= s)) {
+        return Ok(());
+    }
     let (done, keep): (Vec<Bucket>, Vec<Bucket>) = std::mem::take(pending)
         .into_iter()
         .partition(|b| before.is_none_or(|s| b.second < s));

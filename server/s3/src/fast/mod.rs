@@ -223,16 +223,6 @@ impl ObjectCalls for FastClient {
         self.read_body(r, "PUT").await.map(|_| ())
     }
 
-    async fn get_object(
-        &self,
-        bucket: &str,
-        key: &str,
-        range: Option<(u64, u64)>,
-    ) -> Result<GetOutcome, OpError> {
-        self.get_object_to(bucket, key, range, &mut |_| Ok(()))
-            .await
-    }
-
     /// GetObject streaming the body through `sink` chunk by chunk.
     async fn get_object_to(
         &self,
