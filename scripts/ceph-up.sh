@@ -121,6 +121,17 @@ start_daemon() {
   done
 }
 
+# Prints the last lines of each named log to stderr: the files may be gone by the
+# time anyone looks (the test suite removes the cluster directory), a CI log is not.
+show_tails() {
+  local file
+  for file in "$@"; do
+    [ -s "$file" ] || continue
+    echo "ceph-up: last lines of $file:" >&2
+    tail -n 15 "$file" | sed 's/^/  | /' >&2
+  done
+}
+
 # Polls CHECK (a command) every 0.2 s until it succeeds; after $timeout seconds,
 # or as soon as daemon NAME dies, fails pointing at LOG.
 wait_for() {
@@ -128,8 +139,14 @@ wait_for() {
   shift 3
   local deadline=$((SECONDS + timeout))
   until "$@" >/dev/null 2>&1; do
-    daemon_alive "$name" || die "$name exited while waiting for $what; see $log and $dir/log/$name.out"
-    [ "$SECONDS" -lt "$deadline" ] || die "$what did not happen within ${timeout}s; see $log"
+    if ! daemon_alive "$name"; then
+      show_tails "$log" "$dir/log/$name.out"
+      die "$name exited while waiting for $what; see $log and $dir/log/$name.out"
+    fi
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      show_tails "$log"
+      die "$what did not happen within ${timeout}s; see $log"
+    fi
     sleep 0.2
   done
 }
@@ -170,6 +187,12 @@ done
 
 started=$SECONDS
 mkdir -p "$dir"
+# The mon's store and the daemons' logs need a little room; a full disk otherwise
+# shows up only as a mon that exits without saying why.
+free_mib="$(df -Pm "$dir" | awk 'NR == 2 { print $4 }')"
+if [ -n "$free_mib" ] && [ "$free_mib" -lt 1024 ]; then
+  die "only ${free_mib} MiB free on the disk holding $dir; the cluster needs at least 1 GiB (free some space or set KEYSTORM_CEPH_DIR)"
+fi
 touch "$dir/$marker"
 mkdir -p "$dir"/{run,log,crash,mon.a,mgr.x,osd.0,rgw.x}
 
