@@ -21,7 +21,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$venv/bin/python" - "$tmp" "${manifests[@]}" <<'PY'
 import re, sys, yaml
 out, files = sys.argv[1], sys.argv[2:]
-problems, workloads = [], 0
+problems, workloads, commands = [], 0, []
 for path in files:
     with open(path) as f:
         docs = [d for d in yaml.safe_load_all(f) if d]
@@ -45,10 +45,31 @@ for path in files:
                     problems.append(
                         f"{path}: job {name}: --shard .../{m.group(1)} but completions "
                         f"{spec['completions']} and parallelism {spec['parallelism']}")
+        if kind in ("StatefulSet", "Deployment"):
+            for c in doc["spec"]["template"]["spec"]["containers"]:
+                args = c.get("args", [])
+                if args[:1] == ["agent"]:
+                    controller = args[args.index("--controller") + 1]
+                    if controller != "http://keystorm:7878":
+                        problems.append(f"{path}: {kind} {name}: agents dial {controller}, the controller's Service is http://keystorm:7878")
+                    if "--name" not in args:
+                        problems.append(f"{path}: {kind} {name}: agents need stable names (--name $(POD_NAME)) to take their shard back")
+                    commands.append(args)
+                elif args[:1] == ["serve"]:
+                    commands.append(args)
 if problems:
     sys.exit("\n".join(problems))
+with open(f"{out}/commands.txt", "w") as w:
+    for args in commands:
+        w.write("\t".join(args) + "\n")
 print(f"validate-deploy: {len(files)} manifest file(s) valid (strict); {workloads} workload(s) extracted")
 PY
 for w in "$tmp"/*.yaml; do
   target/debug/keystorm validate "$w"
 done
+# The agents' and the controller's command lines parse (`--help` after them: clap
+# checks every flag before it, then prints help instead of running).
+while IFS=$'\t' read -r -a args; do
+  target/debug/keystorm "${args[@]}" --help >/dev/null ||
+    { echo "validate-deploy: a manifest's command does not parse: keystorm ${args[*]}" >&2; exit 1; }
+done <"$tmp/commands.txt"

@@ -3,13 +3,13 @@
 // runs table and the live page say `killed`, with how to go on — a resume command for a
 // run against a store of its own (`keystorm sim` in its own process), and why not for a
 // run whose objects lived in the embedded target of the killed process.
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
 import { STATE_FILE } from "./global-setup";
-import { screenshot, url } from "./support";
+import { printed, screenshot, url } from "./support";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const bin = process.env.KEYSTORM_BIN ?? resolve(here, "../../target/debug/keystorm");
@@ -24,21 +24,6 @@ before:
 `;
 }
 
-/** Resolves with what `child` printed on stdout once `pattern` matches it. */
-function printed(child: ChildProcess, pattern: RegExp): Promise<RegExpMatchArray> {
-  return new Promise((ok, fail) => {
-    let out = "";
-    child.on("exit", (code) => fail(new Error(`exited with ${code}: ${out}`)));
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = out.match(pattern);
-      if (m) {
-        child.removeAllListeners("exit");
-        ok(m);
-      }
-    });
-  });
-}
 
 /** `keystorm sim` in its own process: a store that outlives a killed run. */
 async function startSim(): Promise<{ endpoint: string; stop: () => void }> {

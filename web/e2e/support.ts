@@ -1,6 +1,7 @@
 // Helpers for the browser tests: the server's address, starting a run and waiting for
 // it through the API, and screenshots of each page.
 import { type APIRequestContext, type Page, expect } from "@playwright/test";
+import type { ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -53,4 +54,20 @@ export async function waitFinished(request: APIRequestContext, id: string): Prom
     )
     .not.toBe("running");
   return status;
+}
+
+/** Resolves with what `child` printed on stdout once `pattern` matches it. */
+export function printed(child: ChildProcess, pattern: RegExp): Promise<RegExpMatchArray> {
+  return new Promise((ok, fail) => {
+    let out = "";
+    child.on("exit", (code) => fail(new Error(`exited with ${code}: ${out}`)));
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = out.match(pattern);
+      if (m) {
+        child.removeAllListeners("exit");
+        ok(m);
+      }
+    });
+  });
 }

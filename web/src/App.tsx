@@ -2,6 +2,7 @@
 import { QueryClient, QueryClientProvider, useQuery } from "@tanstack/react-query";
 import { BrowserRouter, Link, NavLink, Navigate, Route, Routes } from "react-router-dom";
 import { api } from "./api/client";
+import { AgentsPage } from "./pages/AgentsPage";
 import { ComparePage } from "./pages/ComparePage";
 import { LiveRunPage } from "./pages/LiveRunPage";
 import { RunDetailPage } from "./pages/RunDetailPage";
@@ -21,6 +22,7 @@ function Nav() {
         Compare
       </NavLink>
       <NavLink to="/workloads">Workloads</NavLink>
+      <NavLink to="/agents">Agents</NavLink>
       <span className="spacer" />
       {running && (
         <Link to={`/runs/${running}/live`} className="live-badge" data-testid="live-badge">
@@ -48,6 +50,7 @@ export function App() {
             <Route path="/compare" element={<ComparePage />} />
             <Route path="/workloads" element={<WorkloadsPage />} />
             <Route path="/workloads/:name" element={<WorkloadsPage />} />
+            <Route path="/agents" element={<AgentsPage />} />
             <Route path="*" element={<div className="state">No such page. <Link to="/runs">Go to the runs</Link>.</div>} />
           </Routes>
         </main>

@@ -51,8 +51,12 @@ pub enum Command {
     Merge(MergeArgs),
     /// Run the embedded S3 target on its own.
     Sim(SimArgs),
-    /// Serve the web UI and the HTTP API (start runs, watch them live, compare runs).
+    /// Serve the web UI and the HTTP API (start runs, watch them live, compare runs);
+    /// also the controller that agents dial.
     Serve(ServeArgs),
+    /// Run shards for a controller (`keystorm serve`): dial it, register, and run
+    /// what it gives, until Ctrl-C.
+    Agent(AgentArgs),
     /// Print the HTTP API's OpenAPI document (JSON).
     #[command(hide = true)]
     Openapi,
@@ -144,7 +148,66 @@ pub struct RunArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_start_at)]
     pub start_at: Option<std::time::SystemTime>,
 
+    /// Run the workload on the agents of the controller at URL (`keystorm serve`),
+    /// split into --agents shards, each phase started together; the merged run is
+    /// written in the controller's results folder.
+    #[arg(long, value_name = "URL", requires = "agents",
+        conflicts_with_all = ["resume", "shard", "start_at", "index", "client"])]
+    pub controller: Option<String>,
+
+    /// How many of the controller's agents to split the run over.
+    #[arg(long, value_name = "N", requires = "controller")]
+    pub agents: Option<u32>,
+
+    /// Token of the controller (its --token).
+    #[arg(
+        long,
+        env = "KEYSTORM_TOKEN",
+        hide_env_values = true,
+        requires = "controller"
+    )]
+    pub token: Option<String>,
+
+    /// How long to wait for enough idle agents to connect.
+    #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_wait,
+        requires = "controller")]
+    pub wait_agents: std::time::Duration,
+
     /// Progress display: bars on a terminal, one plain line per second otherwise.
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
+    pub progress: ProgressMode,
+
+    #[command(flatten)]
+    pub results: ResultsArgs,
+}
+
+fn parse_wait(s: &str) -> Result<std::time::Duration, String> {
+    humantime::parse_duration(s.trim())
+        .map_err(|_| "a duration is written like 30s, 2m or 1h".to_string())
+}
+
+#[derive(Debug, clap::Args)]
+pub struct AgentArgs {
+    /// The controller's URL (http://HOST:PORT of `keystorm serve`).
+    #[arg(long, value_name = "URL", env = "KEYSTORM_CONTROLLER")]
+    pub controller: String,
+
+    /// The controller's token (its --token).
+    #[arg(long, env = "KEYSTORM_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+
+    /// This agent's name, unique among the controller's agents; started again under
+    /// the same name (and results folder) it resumes the shard it held. Default: the
+    /// host name.
+    #[arg(long, env = "KEYSTORM_AGENT_NAME")]
+    pub name: Option<String>,
+
+    /// Use this endpoint instead of the one the controller gives (this host's way to
+    /// the store).
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+
+    /// Progress display of the shards it runs.
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
     pub progress: ProgressMode,
 

@@ -9,11 +9,13 @@
 
 #[macro_use]
 mod output;
+mod agent;
 pub mod api;
 pub mod cli;
 mod commands;
 mod error;
 pub mod exit;
+pub mod fleet;
 mod progress;
 mod table;
 

@@ -1,9 +1,11 @@
 //! docker-compose.yml is for users with Docker (no engine runs here): check that it
-//! parses, names the services and volumes it should, publishes only on loopback, and
-//! runs keystorm with a token since it listens beyond loopback inside the container.
+//! parses, names the services and volumes it should, publishes only on loopback, runs
+//! keystorm with a token since it listens beyond loopback inside the container, and
+//! that every keystorm command in it is one the binary accepts (agents included).
 
 use std::collections::BTreeMap;
 
+use clap::Parser;
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -35,7 +37,10 @@ fn compose() -> Compose {
 #[test]
 fn compose_names_keystorm_and_its_s3_store_with_their_volumes() {
     let c = compose();
-    assert_eq!(c.services.keys().collect::<Vec<_>>(), ["keystorm", "minio"]);
+    assert_eq!(
+        c.services.keys().collect::<Vec<_>>(),
+        ["agent", "keystorm", "minio"]
+    );
     assert_eq!(c.volumes.keys().collect::<Vec<_>>(), ["minio-data"]);
 
     let k = &c.services["keystorm"];
@@ -71,8 +76,44 @@ fn compose_names_keystorm_and_its_s3_store_with_their_volumes() {
 }
 
 #[test]
+fn agents_dial_the_controller_with_its_token_and_the_stores_keys() {
+    let c = compose();
+    let (a, k) = (&c.services["agent"], &c.services["keystorm"]);
+    assert!(
+        a.build.is_some(),
+        "agents run the same image as the controller"
+    );
+    assert!(a.ports.is_empty(), "an agent needs no open port");
+    let cli = keystorm::cli::Cli::try_parse_from(
+        std::iter::once("keystorm").chain(a.command.iter().map(String::as_str)),
+    )
+    .unwrap_or_else(|e| panic!("the agent's command: {e}"));
+    let keystorm::cli::Command::Agent(args) = cli.command else {
+        panic!("the agent service runs `keystorm agent`");
+    };
+    assert_eq!(args.controller, "http://keystorm:7878");
+    // No --name: each container is named after its host name, unique per replica.
+    assert!(args.name.is_none());
+    for key in [
+        "KEYSTORM_TOKEN",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+    ] {
+        assert_eq!(a.environment.get(key), k.environment.get(key), "{key}");
+    }
+    let serve = keystorm::cli::Cli::try_parse_from(
+        std::iter::once("keystorm").chain(k.command.iter().map(String::as_str)),
+    )
+    .unwrap_or_else(|e| panic!("the controller's command: {e}"));
+    assert!(matches!(serve.command, keystorm::cli::Command::Serve(_)));
+}
+
+#[test]
 fn every_published_port_is_on_loopback() {
     for (name, s) in compose().services {
+        if name == "agent" {
+            continue;
+        }
         assert!(!s.ports.is_empty(), "{name} publishes its port");
         for p in s.ports {
             assert!(p.starts_with("127.0.0.1:"), "{name}: {p}");

@@ -1,6 +1,7 @@
 // Thin fetch wrappers: JSON in and out, and the API's `{error, detail}` turned into an
 // ApiError the pages can show as it is.
 import type {
+  AgentsView,
   Distribution,
   IndexReport,
   IntervalRecord,
@@ -68,7 +69,8 @@ export const api = {
     call<WorkloadInfo>("PUT", `/api/workloads/${enc(name)}`, { text, overwrite }),
   runs: () => call<RunInfo[]>("GET", "/api/runs"),
   run: (id: string) => call<RunDetail>("GET", `/api/runs/${enc(id)}`),
-  startRun: (req: { workload?: string; yaml?: string; endpoint?: string; labels?: Record<string, string> }) =>
+  agents: () => call<AgentsView>("GET", "/api/agents"),
+  startRun: (req: { workload?: string; yaml?: string; endpoint?: string; labels?: Record<string, string>; agents?: number }) =>
     call<{ run_id: string }>("POST", "/api/runs", req),
   stopRun: (id: string) => call<{ run_id: string }>("POST", `/api/runs/${enc(id)}/stop`),
   editRun: (id: string, edit: { labels?: Record<string, string>; notes?: string }) =>

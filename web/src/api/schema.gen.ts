@@ -4,6 +4,102 @@
  */
 
 export interface paths {
+    "/api/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["list_agents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["register_agent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/barrier": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["agent_barrier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/done": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["agent_shard_done"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/heartbeat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["agent_heartbeat"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}/parts/{run}/{local}/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["agent_part_file"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs": {
         parameters: {
             query?: never;
@@ -216,8 +312,78 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AgentView: {
+            id: string;
+            name: string;
+            host: string;
+            version: string;
+            /** Format: int32 */
+            cores: number;
+            /** @description `idle`, `running` (a shard) or `lost` (no heartbeat for 5 s). */
+            state: string;
+            /**
+             * Format: int64
+             * @description Milliseconds since its last heartbeat.
+             */
+            seen_ms_ago: number;
+            /**
+             * Format: int64
+             * @description The controller's clock minus its clock, ms (NTP-style, from heartbeats).
+             */
+            clock_offset_ms?: number | null;
+            /**
+             * Format: int64
+             * @description The target's `Date` header minus its clock, ms.
+             */
+            target_skew_ms?: number | null;
+            /** @description Shard "I/N" of the current run, if it holds one. */
+            shard?: string | null;
+            phase?: string | null;
+            /**
+             * Format: int64
+             * @description Seconds since it registered.
+             */
+            connected_s: number;
+        };
+        AgentsView: {
+            agents: components["schemas"]["AgentView"][];
+            run?: null | components["schemas"]["FleetRunView"];
+        };
+        /** @description One shard of a run, given to an agent. */
+        Assignment: {
+            run_id: string;
+            /** Format: int32 */
+            index: number;
+            /** Format: int32 */
+            count: number;
+            /** @description The workload's YAML text. */
+            workload: string;
+            /** @description Where it came from (for the agent's manifest). */
+            workload_file?: string | null;
+            /** @description The endpoint the run uses instead of the workload's, if any. */
+            endpoint?: string | null;
+            labels: {
+                [key: string]: string;
+            };
+            /** @description The agent's own run folder of this shard to resume (a restarted agent). */
+            resume?: string | null;
+        };
         BTreeMap: {
             [key: string]: number;
+        };
+        BarrierReply: {
+            /** @description Every shard is there: start the phase. `false`: ask again. */
+            open: boolean;
+            /** @description The run was stopped or aborted: do not start the phase. */
+            abort?: string | null;
+        };
+        BarrierRequest: {
+            run_id: string;
+            /**
+             * Format: int32
+             * @description The phase's number in the run's schedule (0-based).
+             */
+            phase: number;
         };
         /** @description One bucket's index as last polled. */
         BucketIndex: {
@@ -306,6 +472,19 @@ export interface components {
             /** Format: int64 */
             interval: number;
         };
+        FleetRunView: {
+            run_id: string;
+            workload: string;
+            /** @description `running`, `stopping`, `merging`, `completed` or `failed`. */
+            state: string;
+            /** @description The merged run, once written: its id in the runs list. */
+            merged_run?: string | null;
+            error?: string | null;
+            warnings: string[];
+            /** Format: int64 */
+            started_s_ago: number;
+            shards: components["schemas"]["ShardView"][];
+        };
         /** @description Throughput and p99 of one operation over the whole run. */
         Headline: {
             op: string;
@@ -313,6 +492,34 @@ export interface components {
             ops_per_sec: number;
             /** Format: int64 */
             p99_us: number;
+        };
+        /** @description What an agent is doing, as it says in each heartbeat. */
+        Heartbeat: {
+            /**
+             * Format: int64
+             * @description The agent's clock (Unix ms) when it sent this.
+             */
+            sent_ms: number;
+            /**
+             * Format: int64
+             * @description Its clock's offset to the controller's (controller minus agent, ms), measured
+             *     from the previous heartbeat's round trip.
+             */
+            offset_ms?: number | null;
+            /**
+             * Format: int64
+             * @description The target's `Date` header minus the agent's clock (ms), when known.
+             */
+            target_skew_ms?: number | null;
+            shard?: null | components["schemas"]["ShardReport"];
+        };
+        HeartbeatReply: {
+            /**
+             * Format: int64
+             * @description The controller's clock (Unix ms) when it answered.
+             */
+            controller_ms: number;
+            order?: null | components["schemas"]["Order"];
         };
         /** @description What polling the bucket index cost over a run. */
         IndexPollingEvent: {
@@ -623,6 +830,15 @@ export interface components {
             latency_us: components["schemas"]["Percentiles"];
             ttfb_us?: null | components["schemas"]["Percentiles"];
         };
+        /** @description What the controller wants an agent to do. */
+        Order: (components["schemas"]["Assignment"] & {
+            /** @enum {string} */
+            kind: "run";
+        }) | {
+            run_id: string;
+            /** @enum {string} */
+            kind: "stop";
+        };
         Outline: {
             name: string;
             /** Format: int32 */
@@ -697,6 +913,31 @@ export interface components {
              * @description Start time of the process in clock ticks after boot.
              */
             start_ticks: number;
+        };
+        RegisterRequest: {
+            /**
+             * @description Unique among the controller's agents; an agent restarted under its name takes
+             *     its shard back.
+             */
+            name: string;
+            host: string;
+            /** @description The agent's keystorm version: it must be the controller's. */
+            version: string;
+            /** Format: int32 */
+            cores: number;
+        };
+        Registered: {
+            agent_id: string;
+            /**
+             * Format: int64
+             * @description Milliseconds between heartbeats.
+             */
+            heartbeat_ms: number;
+            /**
+             * Format: int64
+             * @description The controller's clock (Unix ms) when it answered.
+             */
+            controller_ms: number;
         };
         /** @description A bucket's index shard count changed (seen by polling the admin API). */
         ReshardEvent: {
@@ -914,6 +1155,44 @@ export interface components {
             /** Format: int32 */
             count: number;
         };
+        /** @description A shard ended and its files were sent. */
+        ShardDone: {
+            run_id: string;
+            /** @description The agent's run folder of the shard (sent file by file before this). */
+            local_run_id?: string | null;
+            /** @description Why the shard could not run, if it could not. */
+            error?: string | null;
+        };
+        /** @description How an agent's shard is getting on. */
+        ShardReport: {
+            run_id: string;
+            /** Format: int32 */
+            index: number;
+            /** @description The agent's own run folder (its id in the agent's results folder). */
+            local_run_id?: string | null;
+            /** @description The phase it runs ("round 2 · write"), if one has started. */
+            phase?: string | null;
+            /**
+             * Format: int64
+             * @description Operations done in the running phase.
+             */
+            operations: number;
+        };
+        ShardView: {
+            /** Format: int32 */
+            index: number;
+            agent: string;
+            /** @description `running`, `lost`, `done` or `failed`. */
+            state: string;
+            phase?: string | null;
+            /**
+             * Format: int64
+             * @description Operations done in its running phase.
+             */
+            operations: number;
+            /** @description The agent's own run folder of this shard. */
+            local_run_id?: string | null;
+        };
         /** @description What a bucket (under a prefix) holds, broken down four ways. */
         SpaceReport: {
             total: components["schemas"]["Tally"];
@@ -985,6 +1264,12 @@ export interface components {
             labels?: {
                 [key: string]: string;
             };
+            /**
+             * Format: int32
+             * @description Split the run over this many of the agents connected to this server (each runs
+             *     shard I of N with its own credentials); absent: this server runs it itself.
+             */
+            agents?: number | null;
         };
         Status: {
             version: string;
@@ -1156,6 +1441,459 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    list_agents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentsView"];
+                };
+            };
+        };
+    };
+    register_agent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Registered"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not `Content-Type: application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description JSON of the wrong shape (a missing or unknown field, a wrong type), or a workload that does not validate */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    agent_barrier: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id the controller gave the agent when it registered. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BarrierRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BarrierReply"];
+                };
+            };
+            /** @description a parameter out of its format, a body that is not JSON, or a request the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not `Content-Type: application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description JSON of the wrong shape (a missing or unknown field, a wrong type), or a workload that does not validate */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    agent_shard_done: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id the controller gave the agent when it registered. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShardDone"];
+            };
+        };
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a parameter out of its format, a body that is not JSON, or a request the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not `Content-Type: application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description JSON of the wrong shape (a missing or unknown field, a wrong type), or a workload that does not validate */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    agent_heartbeat: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id the controller gave the agent when it registered. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Heartbeat"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HeartbeatReply"];
+                };
+            };
+            /** @description a parameter out of its format, a body that is not JSON, or a request the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not `Content-Type: application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description JSON of the wrong shape (a missing or unknown field, a wrong type), or a workload that does not validate */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    agent_part_file: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                run: string;
+                /** @description The agent's own run folder of the shard. */
+                local: string;
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": number[];
+            };
+        };
+        responses: {
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not `Content-Type: application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description JSON of the wrong shape (a missing or unknown field, a wrong type), or a workload that does not validate */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     list_runs: {
         parameters: {
             query?: never;

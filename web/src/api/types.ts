@@ -45,3 +45,8 @@ export type ListOutcome = S["ListOutcome"];
 
 /** The `data` of one live event, by event name. */
 export type EventData<N extends RunEvent["event"]> = Extract<RunEvent, { event: N }>["data"];
+export type AgentsView = S["AgentsView"];
+export type AgentView = S["AgentView"];
+export type FleetRunView = S["FleetRunView"];
+export type ShardView = S["ShardView"];
+export type MergedPart = S["MergedPart"];

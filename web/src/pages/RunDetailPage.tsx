@@ -17,6 +17,7 @@ import {
 import { BucketIndexSection } from "../components/BucketIndexSection";
 import { ListingsSection } from "../components/ListingsSection";
 import { ScansAndTransfers } from "../components/ScansAndTransfers";
+import { ShardsSection } from "../components/ShardsSection";
 import { Empty, ErrorBox, Loading } from "../components/states";
 
 export function parseLabels(text: string): Record<string, string> | string {
@@ -151,6 +152,7 @@ export function RunDetailPage() {
           <BucketIndexSection report={index.data} rows={rows} />
           <ListingsSection report={listings.data} />
           <ScansAndTransfers report={listings.data} />
+          <ShardsSection parts={detail.manifest.merged_from} />
         </>
       )}
       <h2>Workload</h2>

@@ -6,6 +6,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/re
 import type { ReactNode } from "react";
 import { MemoryRouter, Route, Routes } from "react-router-dom";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { AgentsPage, fmtOffset } from "./AgentsPage";
 import { RunsPage } from "./RunsPage";
 import { WorkloadsPage } from "./WorkloadsPage";
 
@@ -145,5 +146,88 @@ describe("workload editor", () => {
     await screen.findByTestId("validation-ok");
     fireEvent.click(screen.getByTestId("start-run"));
     expect(await screen.findByTestId("live-page")).toBeTruthy();
+  });
+});
+
+const agent = (name: string, state: string, offset: number | null, shard: string | null) => ({
+  id: `id-${name}`,
+  name,
+  host: "h",
+  version: "0.1.0",
+  cores: 2,
+  state,
+  seen_ms_ago: state === "lost" ? 7000 : 200,
+  clock_offset_ms: offset,
+  target_skew_ms: null,
+  shard,
+  phase: shard ? "round 1 · write" : null,
+  connected_s: 60,
+});
+
+describe("agents page", () => {
+  it("says how to connect an agent when none is", async () => {
+    stubServer((_method, path) => (path === "/api/agents" ? { status: 200, json: { agents: [], run: null } } : { status: 404 }));
+    renderAt("/agents", <Route path="/agents" element={<AgentsPage />} />);
+    expect((await screen.findByTestId("empty-state")).textContent).toContain("keystorm agent --controller");
+  });
+
+  it("shows each agent's state and clock offset, and the shards of the run going", async () => {
+    const calls = stubServer((method, path) => {
+      if (path === "/api/agents")
+        return {
+          status: 200,
+          json: {
+            agents: [agent("a", "running", 3, "0/2"), agent("b", "lost", 900, "1/2"), agent("c", "idle", null, null)],
+            run: {
+              run_id: "20261125-100000-w-abcd",
+              workload: "w",
+              state: "running",
+              merged_run: null,
+              error: null,
+              warnings: [],
+              started_s_ago: 12,
+              shards: [
+                { index: 0, agent: "a", state: "running", phase: "round 1 · write", operations: 1234, local_run_id: "x" },
+                { index: 1, agent: "b", state: "lost", phase: "before · fill", operations: 55, local_run_id: "y" },
+              ],
+            },
+          },
+        };
+      if (path === "/api/workloads") return { status: 200, json: [{ name: "demo", description: "d", size_bytes: 1 }] };
+      if (method === "POST" && path === "/api/runs") return { status: 201, json: { run_id: "r" } };
+      return { status: 404, json: { error: "not_found", detail: path } };
+    });
+    renderAt("/agents", <Route path="/agents" element={<AgentsPage />} />);
+    const rows = await screen.findAllByTestId("agent-row");
+    expect(rows.map((r) => r.getAttribute("data-state"))).toEqual(["running", "lost", "idle"]);
+    expect(rows[1].querySelector(".bad")?.textContent).toBe("+900 ms");
+    const shards = screen.getAllByTestId("shard-row");
+    expect(shards.map((r) => r.getAttribute("data-state"))).toEqual(["running", "lost"]);
+    expect(shards[0].textContent).toContain("1,234");
+    // One run across agents at a time: no start form while one goes.
+    expect(screen.queryByTestId("fleet-start")).toBeNull();
+    expect(calls.some((c) => c.method === "POST")).toBe(false);
+  });
+
+  it("starts a workload on the number of agents asked for", async () => {
+    const calls = stubServer((method, path) => {
+      if (path === "/api/agents") return { status: 200, json: { agents: [agent("a", "idle", 1, null), agent("b", "idle", -2, null)], run: null } };
+      if (path === "/api/workloads") return { status: 200, json: [{ name: "demo", description: "d", size_bytes: 1 }] };
+      if (method === "POST" && path === "/api/runs") return { status: 201, json: { run_id: "r" } };
+      return { status: 404, json: { error: "not_found", detail: path } };
+    });
+    renderAt("/agents", <Route path="/agents" element={<AgentsPage />} />);
+    await screen.findByText("demo");
+    fireEvent.change(screen.getByLabelText("agents"), { target: { value: "2" } });
+    expect(screen.getByTestId("fleet-start-button").textContent).toBe("Start on 2 of 2 idle agents");
+    fireEvent.click(screen.getByTestId("fleet-start-button"));
+    await waitFor(() => expect(calls.some((c) => c.method === "POST" && c.path === "/api/runs")).toBe(true));
+    expect(calls.find((c) => c.method === "POST" && c.path === "/api/runs")?.body).toEqual({ workload: "demo", agents: 2 });
+  });
+
+  it("writes clock offsets with a sign and warns past a quarter second", () => {
+    expect(fmtOffset(12)).toEqual({ text: "+12 ms", warn: false });
+    expect(fmtOffset(-300)).toEqual({ text: "−300 ms", warn: true });
+    expect(fmtOffset(null).text).toBe("–");
   });
 });

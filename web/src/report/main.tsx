@@ -15,6 +15,7 @@ import {
   WorkloadBlock,
 } from "../components/RunDetailView";
 import { ScansAndTransfers } from "../components/ScansAndTransfers";
+import { ShardsSection } from "../components/ShardsSection";
 import { Empty } from "../components/states";
 import "../styles.css";
 
@@ -70,6 +71,7 @@ function Report({ data }: { data: ReportData }) {
           <BucketIndexSection report={data.index} rows={rows} />
           <ListingsSection report={data.listings} />
           <ScansAndTransfers report={data.listings} />
+          <ShardsSection parts={data.manifest.merged_from} />
         </>
       )}
       {detail.workload_text && <WorkloadBlock detail={detail} />}

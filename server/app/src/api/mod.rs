@@ -5,10 +5,12 @@
 //! guard; request bodies are capped.
 
 mod active;
+mod agents;
 mod distribution;
 mod error;
 mod events;
 mod exports;
+mod fleet_runs;
 mod hub;
 mod index;
 mod listings;
@@ -62,6 +64,16 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{id}/listings", get(listings::listings))
         .route("/runs/{id}/distribution", get(distribution::distribution))
         .route("/runs/{id}/export/{file}", get(exports::export))
+        .route("/agents", get(agents::list))
+        .route("/agents/register", post(agents::register))
+        .route("/agents/{id}/heartbeat", post(agents::heartbeat))
+        .route("/agents/{id}/barrier", post(agents::barrier))
+        .route("/agents/{id}/done", post(agents::done))
+        .route(
+            "/agents/{id}/parts/{run}/{local}/{file}",
+            // A part's files are streamed to disk, whatever their size.
+            axum::routing::put(agents::part_file).layer(DefaultBodyLimit::disable()),
+        )
         .fallback(api_not_found)
         .method_not_allowed_fallback(method_not_allowed);
     Router::new()
@@ -97,6 +109,7 @@ pub async fn start_named(state: &AppState, name: &str) -> Result<String, ApiErro
             yaml: None,
             endpoint: None,
             labels: Default::default(),
+            agents: None,
         }),
     )
     .await?;

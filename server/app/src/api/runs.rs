@@ -48,6 +48,10 @@ pub struct StartRunRequest {
     #[serde(default)]
     #[schema(schema_with = labels_schema)]
     pub labels: BTreeMap<String, String>,
+    /// Split the run over this many of the agents connected to this server (each runs
+    /// shard I of N with its own credentials); absent: this server runs it itself.
+    #[schema(minimum = 1, maximum = 1024)]
+    pub agents: Option<u32>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -188,6 +192,22 @@ pub async fn start(
     for (k, v) in &req.labels {
         command_line.extend(["--label".to_string(), format!("{k}={v}")]);
     }
+    if let Some(agents) = req.agents {
+        command_line.extend(["--agents".to_string(), agents.to_string()]);
+        let run_id = super::fleet_runs::start(
+            &state,
+            super::fleet_runs::Split {
+                plan,
+                text,
+                file,
+                endpoint,
+                labels: req.labels,
+                agents,
+                command_line,
+            },
+        )?;
+        return Ok((StatusCode::CREATED, Json(RunStarted { run_id })));
+    }
     let options = RunOptions {
         results_root: state.config.results_dir.clone(),
         labels: req.labels.clone(),
@@ -200,6 +220,7 @@ pub async fn start(
         command_line,
         embedded: Some(std::sync::Arc::new(keystorm_embedded::SimTargets)),
         start_at: None,
+        gate: None,
     };
     let run_id = state
         .active
@@ -223,6 +244,9 @@ pub async fn stop(
     State(state): State<AppState>,
     ApiPath(RunIdParam { id }): ApiPath<RunIdParam>,
 ) -> ApiResult<(StatusCode, Json<RunStarted>)> {
+    if state.fleet.stop(&id, "the run was stopped") {
+        return Ok((StatusCode::ACCEPTED, Json(RunStarted { run_id: id })));
+    }
     run_dir(&state.config.results_dir, &id)?;
     if state.active.stop(&id) {
         Ok((StatusCode::ACCEPTED, Json(RunStarted { run_id: id })))

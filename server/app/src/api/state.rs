@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::active::Active;
 use super::prometheus::LiveMetrics;
+use crate::fleet::Fleet;
 
 /// How the server was started.
 #[derive(Debug, Clone)]
@@ -27,11 +28,14 @@ pub struct AppState {
     pub config: Arc<ServeConfig>,
     pub active: Arc<Active>,
     pub metrics: Arc<LiveMetrics>,
+    /// The agents that dialled in and the run split over them.
+    pub fleet: Arc<Fleet>,
 }
 
 impl AppState {
     pub fn new(config: ServeConfig) -> AppState {
         AppState {
+            fleet: Fleet::new(config.results_dir.clone()),
             config: Arc::new(config),
             active: Arc::new(Active::default()),
             metrics: Arc::new(LiveMetrics::default()),

@@ -20,6 +20,7 @@ pub fn merge(args: &MergeArgs, command_line: Vec<String>) -> Result<u8, CliError
         results_root: args.out.as_deref().unwrap_or(root),
         plan: whole_plan(&parts[0]),
         command_line,
+        run_id: None,
     };
     let merged = merge_runs(&request).map_err(|e| match e {
         MergeError::Results(e) => CliError::failed(e.to_string()),
@@ -57,7 +58,7 @@ fn whole_plan(run: &std::path::Path) -> Option<serde_json::Value> {
 }
 
 /// Each shard's own throughput and tail latency per operation, to spot a slow client.
-fn per_shard_table(parts: &[MergedPart]) -> Table {
+pub(super) fn per_shard_table(parts: &[MergedPart]) -> Table {
     let mut table =
         Table::new(&["shard", "host", "run", "op", "ops", "ops/s", "p99", "max"]).align_right(4);
     for part in parts {

@@ -1,12 +1,15 @@
 //! One module per command; each returns the exit code of a normal end.
 
+mod agent;
 mod inputs;
 mod list;
 mod ls;
 mod merge;
+mod remote_run;
 mod run;
 mod serve;
 mod show;
+mod signals;
 mod sim;
 mod target;
 mod transfer;
@@ -27,6 +30,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8, CliError> {
         Command::Merge(args) => merge::merge(&args, cli.command_line),
         Command::Sim(args) => sim::sim(&args).await,
         Command::Serve(args) => serve::serve(args).await,
+        Command::Agent(args) => agent::agent(args).await,
         Command::Openapi => {
             stdoutln!("{}", crate::api::openapi_json());
             Ok(crate::exit::OK)

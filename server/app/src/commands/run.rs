@@ -9,11 +9,15 @@ use keystorm_engine::executor::{self, RunOptions};
 use keystorm_engine::results::{RunOverrides, RunStatus};
 use tokio_util::sync::CancellationToken;
 
+use super::signals::{shutdown_signal, watch_interrupts};
 use crate::cli::RunArgs;
 use crate::progress::Progress;
 use crate::{CliError, exit};
 
 pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliError> {
+    if args.controller.is_some() {
+        return super::remote_run::run(args).await;
+    }
     let root = args.results.results.clone();
     let (workload_path, resume_dir) = match &args.resume {
         Some(id) => {
@@ -58,9 +62,14 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
         command_line,
         embedded: Some(std::sync::Arc::new(keystorm_embedded::SimTargets)),
         start_at: args.start_at,
+        gate: None,
     };
     let cancel = CancellationToken::new();
-    let watcher = crate::output::spawn(watch_interrupts(cancel.clone(), shutdown_signal()));
+    let watcher = crate::output::spawn(watch_interrupts(
+        cancel.clone(),
+        shutdown_signal(),
+        "finishing in-flight requests and writing results",
+    ));
     let progress = Arc::new(Progress::new(args.progress, plan.rounds.count));
     // Boxed: the run is a deep future, and the command's own stays shallow.
     let outcome = Box::pin(executor::run(plan, &text, options, progress, cancel)).await;
@@ -102,47 +111,5 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
             outcome.status.as_str(),
             outcome.error.unwrap_or_default()
         ))),
-    }
-}
-
-/// First Ctrl-C (or SIGTERM): stop cleanly. Second: leave at once.
-async fn watch_interrupts(cancel: CancellationToken, first: impl std::future::Future<Output = ()>) {
-    first.await;
-    stderrln!(
-        "stopping: finishing in-flight requests and writing results (Ctrl-C again to quit now)"
-    );
-    cancel.cancel();
-    shutdown_signal().await;
-    std::process::exit(i32::from(exit::INTERRUPTED));
-}
-
-/// Ctrl-C or SIGTERM. The handlers are in place when this returns, not when the future
-/// is first polled: a signal that comes right after a server said it is ready (scripts
-/// wait for that line, then stop it) must not meet the default action and kill it.
-pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let interrupt = signal(SignalKind::interrupt());
-        let terminate = signal(SignalKind::terminate());
-        async move {
-            match (interrupt, terminate) {
-                (Ok(mut interrupt), Ok(mut terminate)) => {
-                    tokio::select! {
-                        _ = interrupt.recv() => {}
-                        _ = terminate.recv() => {}
-                    }
-                }
-                _ => {
-                    let _ = tokio::signal::ctrl_c().await;
-                }
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        async {
-            let _ = tokio::signal::ctrl_c().await;
-        }
     }
 }

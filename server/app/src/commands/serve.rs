@@ -35,7 +35,7 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
     let local = listener
         .local_addr()
         .map_err(|e| CliError::failed(e.to_string()))?;
-    let stop = super::run::shutdown_signal();
+    let stop = super::signals::shutdown_signal();
     // One line that scripts can wait for and parse.
     stdoutln!("keystorm serving http://{local}");
 

@@ -79,7 +79,7 @@ fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
 pub async fn sim(args: &SimArgs) -> Result<u8, CliError> {
     let config = config(args)?;
     let addr = std::net::SocketAddr::new(args.bind, args.port);
-    let stop = super::run::shutdown_signal();
+    let stop = super::signals::shutdown_signal();
     let handle = keystorm_sim::start(addr, config)
         .await
         .map_err(|e| CliError::failed(format!("cannot listen on {addr}: {e}")))?;

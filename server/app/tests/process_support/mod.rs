@@ -34,9 +34,16 @@ impl Drop for Sim {
 
 /// `keystorm sim --port 0 ARGS...`, once it says where it listens.
 pub fn start_sim(args: &[&str]) -> Sim {
-    let mut child = Command::new(BIN)
-        .args(["sim", "--port", "0"])
-        .args(args)
+    let mut command = Command::new(BIN);
+    command.args(["sim", "--port", "0"]).args(args);
+    let (child, endpoint) = spawn_announcing(&mut command, "keystorm sim listening on ");
+    Sim { child, endpoint }
+}
+
+/// Starts `command` and waits for the first line it prints, which must begin with
+/// `prefix` (a server saying where it listens); returns the rest of that line.
+pub fn spawn_announcing(command: &mut Command, prefix: &str) -> (Child, String) {
+    let mut child = command
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -45,12 +52,12 @@ pub fn start_sim(args: &[&str]) -> Sim {
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)
         .unwrap();
-    let endpoint = line
+    let rest = line
         .trim()
-        .strip_prefix("keystorm sim listening on ")
-        .unwrap_or_else(|| panic!("unexpected sim output {line:?}"))
+        .strip_prefix(prefix)
+        .unwrap_or_else(|| panic!("expected {prefix:?}..., got {line:?}"))
         .to_string();
-    Sim { child, endpoint }
+    (child, rest)
 }
 
 /// `keystorm ARGS... --results RESULTS` with throwaway keys in the environment.

@@ -35,6 +35,8 @@ pub(crate) struct RunContext {
     pub first_errors: Arc<first_errors::FirstErrors>,
     /// When the phases begin (`--start-at`); `None`: at once.
     pub start_at: Option<std::time::SystemTime>,
+    /// Asked before each phase (a controller's barrier); `None`: phases follow at once.
+    pub gate: Option<Arc<dyn super::gate::PhaseGate>>,
 }
 
 impl RunContext {

@@ -10,6 +10,7 @@ mod draws;
 mod embedded;
 mod error;
 mod first_errors;
+mod gate;
 mod kinds;
 mod listing_phase;
 mod observer;
@@ -38,6 +39,7 @@ pub use crate::results::PhaseProgress;
 pub use crate::results::{MetadataScanEvent, RunEvent};
 pub use embedded::{EmbeddedTarget, EmbeddedTargets, StartError, Starting};
 pub use error::RunError;
+pub use gate::{GateFuture, PhaseGate};
 pub use observer::{NoObserver, Observer};
 pub use options::{RunOptions, RunOutcome};
 pub use sequence::{ScheduledPhase, schedule};
@@ -95,6 +97,7 @@ pub async fn run(
         current_phase: std::sync::Mutex::new(None),
         first_errors: Arc::default(),
         start_at: options.start_at,
+        gate: options.gate.clone(),
         plan,
     };
     ctx.emit(RunEvent::Started {
@@ -244,6 +247,14 @@ async fn run_phases(
     for (n, scheduled) in phases.iter().enumerate().skip(completed) {
         if ctx.cancel.is_cancelled() {
             return Ok(RunStatus::Interrupted);
+        }
+        if let Some(gate) = &ctx.gate {
+            tokio::select! {
+                passed = gate.before_phase(n, &scheduled.phase_ref) => {
+                    passed.map_err(|message| PhaseFailure { status: RunStatus::Aborted, message })?;
+                }
+                _ = ctx.cancel.cancelled() => return Ok(RunStatus::Interrupted),
+            }
         }
         let mut from = resume.take();
         if let Some(position) = &mut from

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use super::embedded::EmbeddedTargets;
+use super::gate::PhaseGate;
 use crate::keyspace::WindowState;
 use crate::results::{RunOverrides, RunStatus, Summary};
 
@@ -30,6 +31,8 @@ pub struct RunOptions {
     /// The run checks its inputs, reaches its target and makes its buckets ready
     /// first; a time already past starts at once.
     pub start_at: Option<SystemTime>,
+    /// Asked before each phase starts (an agent waits at its controller's barrier).
+    pub gate: Option<Arc<dyn PhaseGate>>,
 }
 
 /// The end of a run.

@@ -33,6 +33,9 @@ pub struct MergeRequest<'a> {
     /// The plan of the whole workload for `plan.json`; `None` copies the first part's.
     pub plan: Option<serde_json::Value>,
     pub command_line: Vec<String>,
+    /// The merged run's id (a controller names its run when it starts); `None`: a new
+    /// `<workload>-merged-<hex>`.
+    pub run_id: Option<String>,
 }
 
 /// A merged run.
@@ -50,10 +53,12 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
     let parts = parts::load(request.parts)?;
     let warnings = parts::check(&parts)?;
     let first = &parts[0];
-    let run_id = crate::new_run_id(
-        &format!("{}-merged", first.manifest.workload),
-        SystemTime::now(),
-    );
+    let run_id = request.run_id.clone().unwrap_or_else(|| {
+        crate::new_run_id(
+            &format!("{}-merged", first.manifest.workload),
+            SystemTime::now(),
+        )
+    });
     let out = &request.results_root.join(&run_id);
     if out.exists() {
         return Err(MergeError::OutputExists(out.to_path_buf()));

@@ -1,0 +1,227 @@
+//! The HTTP link to a controller: JSON calls with the token, streamed file uploads,
+//! and errors that say whether to try again (the controller is away) or give up (it
+//! refused).
+
+use std::path::Path;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, StreamBody};
+use hyper::body::Frame;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+type Body = BoxBody<Bytes, std::io::Error>;
+
+/// Longest a call may take (a barrier answers within 20 s).
+const CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Why a call to the controller failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    #[error("the controller at {url} does not answer ({reason})")]
+    Unreachable { url: String, reason: String },
+    #[error("{detail}")]
+    Refused {
+        status: u16,
+        code: String,
+        detail: String,
+    },
+    #[error("{0}")]
+    Local(String),
+}
+
+impl LinkError {
+    /// Worth trying again later: the controller is away or restarting.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            LinkError::Unreachable { .. } => true,
+            LinkError::Refused { status, .. } => *status >= 500,
+            LinkError::Local(_) => false,
+        }
+    }
+
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            LinkError::Refused { code, .. } => Some(code),
+            _ => None,
+        }
+    }
+}
+
+/// A controller's API.
+#[derive(Clone)]
+pub struct Link {
+    base: String,
+    token: Option<String>,
+    client: Client<HttpConnector, Body>,
+}
+
+impl Link {
+    /// A link to the controller at `url` (`http://host:port`).
+    pub fn new(url: &str, token: Option<String>) -> Result<Link, String> {
+        let base = url.trim_end_matches('/').to_string();
+        let rest = base.strip_prefix("http://").ok_or_else(|| {
+            if base.starts_with("https://") {
+                format!(
+                    "controller {url}: https is not supported on the agent link yet; reach \
+                     the controller over http on a private network or through a tunnel"
+                )
+            } else {
+                format!("controller {url}: give its URL as http://HOST:PORT")
+            }
+        })?;
+        if rest.is_empty() || rest.contains(['/', '?', '#']) {
+            return Err(format!(
+                "controller {url}: give its URL as http://HOST:PORT, without a path"
+            ));
+        }
+        base.parse::<hyper::Uri>()
+            .map_err(|e| format!("controller {url}: not a URL ({e})"))?;
+        Ok(Link {
+            base,
+            token: token.filter(|t| !t.is_empty()),
+            client: Client::builder(TokioExecutor::new()).build_http(),
+        })
+    }
+
+    pub fn url(&self) -> &str {
+        &self.base
+    }
+
+    pub async fn get<R: DeserializeOwned>(&self, path: &str) -> Result<R, LinkError> {
+        let bytes = self.call(hyper::Method::GET, path, empty(), None).await?;
+        self.decode(path, &bytes)
+    }
+
+    pub async fn post<T: Serialize, R: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &T,
+    ) -> Result<R, LinkError> {
+        let bytes = self.post_raw(path, body).await?;
+        self.decode(path, &bytes)
+    }
+
+    /// A POST whose answer has no body (204).
+    pub async fn post_empty<T: Serialize>(&self, path: &str, body: &T) -> Result<(), LinkError> {
+        self.post_raw(path, body).await.map(|_| ())
+    }
+
+    async fn post_raw<T: Serialize>(&self, path: &str, body: &T) -> Result<Bytes, LinkError> {
+        let json = serde_json::to_vec(body).map_err(|e| LinkError::Local(e.to_string()))?;
+        let body = Full::new(Bytes::from(json))
+            .map_err(|never| match never {})
+            .boxed();
+        self.call(hyper::Method::POST, path, body, Some("application/json"))
+            .await
+    }
+
+    /// Sends a file as the body of a PUT, streamed from disk.
+    pub async fn put_file(&self, path: &str, file: &Path) -> Result<(), LinkError> {
+        let opened = tokio::fs::File::open(file)
+            .await
+            .map_err(|e| LinkError::Local(format!("cannot read {}: {e}", file.display())))?;
+        let stream =
+            futures_util::StreamExt::map(tokio_util::io::ReaderStream::new(opened), |chunk| {
+                chunk.map(Frame::data)
+            });
+        let body = BodyExt::boxed(StreamBody::new(stream));
+        self.call(
+            hyper::Method::PUT,
+            path,
+            body,
+            Some("application/octet-stream"),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    async fn call(
+        &self,
+        method: hyper::Method,
+        path: &str,
+        body: Body,
+        content_type: Option<&str>,
+    ) -> Result<Bytes, LinkError> {
+        let mut request = hyper::Request::builder()
+            .method(method)
+            .uri(format!("{}{path}", self.base));
+        if let Some(t) = content_type {
+            request = request.header(hyper::header::CONTENT_TYPE, t);
+        }
+        if let Some(token) = &self.token {
+            request = request.header(hyper::header::AUTHORIZATION, format!("Bearer {token}"));
+        }
+        let request = request
+            .body(body)
+            .map_err(|e| LinkError::Local(format!("bad request to {path}: {e}")))?;
+        let unreachable = |reason: String| LinkError::Unreachable {
+            url: self.base.clone(),
+            reason,
+        };
+        let response = tokio::time::timeout(CALL_TIMEOUT, self.client.request(request))
+            .await
+            .map_err(|_| unreachable(format!("no answer within {} s", CALL_TIMEOUT.as_secs())))?
+            .map_err(|e| unreachable(connect_reason(&e)))?;
+        let status = response.status();
+        let bytes = tokio::time::timeout(CALL_TIMEOUT, response.into_body().collect())
+            .await
+            .map_err(|_| unreachable("the answer stopped".to_string()))?
+            .map_err(|e| unreachable(format!("the answer broke off: {e}")))?
+            .to_bytes();
+        if status.is_success() {
+            return Ok(bytes);
+        }
+        #[derive(serde::Deserialize)]
+        struct ErrorBody {
+            error: String,
+            detail: String,
+        }
+        let (code, detail) = match serde_json::from_slice::<ErrorBody>(&bytes) {
+            Ok(e) => (e.error, e.detail),
+            Err(_) => (
+                status.as_str().to_string(),
+                format!(
+                    "{path}: HTTP {status} (is {} a keystorm controller?)",
+                    self.base
+                ),
+            ),
+        };
+        Err(LinkError::Refused {
+            status: status.as_u16(),
+            code,
+            detail,
+        })
+    }
+
+    fn decode<R: DeserializeOwned>(&self, path: &str, bytes: &[u8]) -> Result<R, LinkError> {
+        serde_json::from_slice(bytes).map_err(|e| {
+            LinkError::Local(format!(
+                "{}{path} answered something this keystorm cannot read ({e}): is it a \
+                 keystorm controller of the same version?",
+                self.base
+            ))
+        })
+    }
+}
+
+fn empty() -> Body {
+    Full::new(Bytes::new())
+        .map_err(|never| match never {})
+        .boxed()
+}
+
+/// The innermost cause of a failed connection ("Connection refused"), without the
+/// HTTP library's wrapping.
+fn connect_reason(e: &hyper_util::client::legacy::Error) -> String {
+    let mut source: &dyn std::error::Error = e;
+    while let Some(inner) = source.source() {
+        source = inner;
+    }
+    source.to_string()
+}

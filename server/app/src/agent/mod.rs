@@ -1,0 +1,191 @@
+//! `keystorm agent --controller URL`: a long-running agent. It dials the controller
+//! (it needs no open port), registers (name, host, version, cores), heartbeats every
+//! half second — measuring its clock offset to the controller from each round trip —
+//! and runs the shard it is given, with its own target credentials. If the controller
+//! goes away the shard keeps going and the agent keeps calling; if the controller
+//! forgot it (restarted), it registers again.
+
+mod config;
+mod gate;
+mod link;
+mod shard;
+mod status;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub use config::AgentConfig;
+pub use link::{Link, LinkError};
+
+use crate::fleet::protocol::{
+    Heartbeat, HeartbeatReply, Order, RegisterRequest, Registered, now_ms,
+};
+use status::ShardStatus;
+
+/// Why an agent gave up.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error("the controller refused this agent: {0}")]
+    Refused(String),
+}
+
+/// The shard running here.
+struct Running {
+    run_id: String,
+    cancel: CancellationToken,
+    task: JoinHandle<()>,
+}
+
+/// Serves the controller until `stop`; a shard running then is stopped, and its
+/// results written and sent, before this returns.
+pub async fn serve(
+    link: Link,
+    config: AgentConfig,
+    stop: CancellationToken,
+) -> Result<(), AgentError> {
+    let config = Arc::new(config);
+    let status = ShardStatus::default();
+    let mut running: Option<Running> = None;
+    let mut told_unreachable = false;
+    'register: while !stop.is_cancelled() {
+        let request = RegisterRequest {
+            name: config.name.clone(),
+            host: host_name(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+        };
+        let registered: Registered = match link.post("/api/agents/register", &request).await {
+            Ok(r) => r,
+            Err(e) if e.is_transient() || e.code() == Some("name_taken") => {
+                if !told_unreachable {
+                    stderrln!("waiting to register: {e}");
+                    told_unreachable = true;
+                }
+                pause(&stop, Duration::from_secs(1)).await;
+                continue;
+            }
+            Err(e) => return Err(AgentError::Refused(e.to_string())),
+        };
+        told_unreachable = false;
+        stderrln!(
+            "agent {} registered with {} as {}",
+            config.name,
+            link.url(),
+            registered.agent_id
+        );
+        let id = registered.agent_id;
+        let every = Duration::from_millis(registered.heartbeat_ms.max(100));
+        let mut offset_ms = None;
+        let mut away = false;
+        loop {
+            if running.as_ref().is_some_and(|r| r.task.is_finished()) {
+                running = None;
+            }
+            if stop.is_cancelled() {
+                break 'register;
+            }
+            let sent = now_ms();
+            let beat = Heartbeat {
+                sent_ms: sent,
+                offset_ms,
+                target_skew_ms: None,
+                shard: status.report(),
+            };
+            match link
+                .post::<_, HeartbeatReply>(&format!("/api/agents/{id}/heartbeat"), &beat)
+                .await
+            {
+                Ok(reply) => {
+                    if away {
+                        stderrln!("the controller answers again");
+                        away = false;
+                    }
+                    // The controller read its clock about half way through the round trip.
+                    let received = now_ms();
+                    offset_ms = Some(reply.controller_ms as i64 - ((sent + received) / 2) as i64);
+                    if let Some(order) = reply.order {
+                        obey(order, &mut running, &config, &link, &id, &status);
+                    }
+                }
+                Err(e) if e.code() == Some("unknown_agent") => {
+                    stderrln!("the controller no longer knows this agent: registering again");
+                    continue 'register;
+                }
+                Err(e) => {
+                    if !away {
+                        stderrln!("heartbeat failed: {e}; a running shard goes on");
+                        away = true;
+                    }
+                }
+            }
+            pause(&stop, every).await;
+        }
+    }
+    if let Some(r) = running {
+        stderrln!(
+            "stopping: letting shard of run {} write and send its results",
+            r.run_id
+        );
+        r.cancel.cancel();
+        let _ = r.task.await;
+    }
+    Ok(())
+}
+
+fn obey(
+    order: Order,
+    running: &mut Option<Running>,
+    config: &Arc<AgentConfig>,
+    link: &Link,
+    agent_id: &str,
+    status: &ShardStatus,
+) {
+    match order {
+        Order::Run(assignment) => {
+            if let Some(r) = running.as_ref() {
+                stderrln!(
+                    "ignoring shard {} of run {}: shard of run {} still runs here",
+                    assignment.index,
+                    assignment.run_id,
+                    r.run_id
+                );
+                return;
+            }
+            let cancel = CancellationToken::new();
+            let run_id = assignment.run_id.clone();
+            let task = tokio::spawn(shard::run(
+                config.clone(),
+                link.clone(),
+                agent_id.to_string(),
+                assignment,
+                status.clone(),
+                cancel.clone(),
+            ));
+            *running = Some(Running {
+                run_id,
+                cancel,
+                task,
+            });
+        }
+        Order::Stop { run_id } => {
+            if let Some(r) = running.as_ref().filter(|r| r.run_id == run_id) {
+                stderrln!("the controller stops run {run_id}");
+                r.cancel.cancel();
+            }
+        }
+    }
+}
+
+async fn pause(stop: &CancellationToken, d: Duration) {
+    tokio::select! {
+        _ = tokio::time::sleep(d) => {}
+        _ = stop.cancelled() => {}
+    }
+}
+
+fn host_name() -> String {
+    gethostname::gethostname().to_string_lossy().into_owned()
+}

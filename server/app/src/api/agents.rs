@@ -1,0 +1,152 @@
+//! `/api/agents`: the controller's side of the agent link (register, heartbeat,
+//! barrier, part upload, done) and the Agents page's view. Every call that changes
+//! state passes the token guard like the rest of the API.
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::StatusCode;
+use futures_util::StreamExt;
+use serde::Deserialize;
+use tokio::io::AsyncWriteExt;
+use utoipa::IntoParams;
+
+use super::error::{ApiError, ApiJson, ApiPath, ApiResult, ErrorBody};
+use super::state::AppState;
+use crate::fleet::protocol::{
+    BarrierReply, BarrierRequest, Heartbeat, HeartbeatReply, RegisterRequest, Registered, ShardDone,
+};
+use crate::fleet::{AgentsView, FleetError};
+
+/// How long a barrier call waits before the agent asks again.
+const BARRIER_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
+
+impl From<FleetError> for ApiError {
+    fn from(e: FleetError) -> ApiError {
+        let (status, code) = match &e {
+            FleetError::VersionMismatch { .. } => (StatusCode::CONFLICT, "version_mismatch"),
+            FleetError::BadName(_) | FleetError::BadPart(_) => {
+                (StatusCode::BAD_REQUEST, "bad_request")
+            }
+            FleetError::NameTaken(_) => (StatusCode::CONFLICT, "name_taken"),
+            FleetError::UnknownAgent(_) => (StatusCode::NOT_FOUND, "unknown_agent"),
+            FleetError::NotEnoughAgents(_) => (StatusCode::CONFLICT, "not_enough_agents"),
+            FleetError::RunInProgress(_) => (StatusCode::CONFLICT, "run_in_progress"),
+            FleetError::UnknownRun(_) => (StatusCode::NOT_FOUND, "unknown_run"),
+            FleetError::Full(_) => (StatusCode::SERVICE_UNAVAILABLE, "too_many_agents"),
+            FleetError::Io(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        };
+        ApiError::new(status, code, e.to_string())
+    }
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct AgentIdParam {
+    /// The id the controller gave the agent when it registered.
+    pub id: String,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct PartFileParam {
+    pub id: String,
+    pub run: String,
+    /// The agent's own run folder of the shard.
+    pub local: String,
+    pub file: String,
+}
+
+#[utoipa::path(get, path = "/api/agents", operation_id = "list_agents", tag = "agents",
+    responses((status = 200, body = AgentsView)))]
+pub async fn list(State(state): State<AppState>) -> Json<AgentsView> {
+    Json(state.fleet.view())
+}
+
+#[utoipa::path(post, path = "/api/agents/register", operation_id = "register_agent", tag = "agents",
+    request_body = RegisterRequest,
+    responses((status = 200, body = Registered), (status = 400, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
+pub async fn register(
+    State(state): State<AppState>,
+    ApiJson(request): ApiJson<RegisterRequest>,
+) -> ApiResult<Json<Registered>> {
+    Ok(Json(state.fleet.register(request)?))
+}
+
+#[utoipa::path(post, path = "/api/agents/{id}/heartbeat", operation_id = "agent_heartbeat", tag = "agents",
+    params(AgentIdParam), request_body = Heartbeat,
+    responses((status = 200, body = HeartbeatReply), (status = 404, body = ErrorBody)))]
+pub async fn heartbeat(
+    State(state): State<AppState>,
+    ApiPath(AgentIdParam { id }): ApiPath<AgentIdParam>,
+    ApiJson(beat): ApiJson<Heartbeat>,
+) -> ApiResult<Json<HeartbeatReply>> {
+    Ok(Json(state.fleet.heartbeat(&id, beat)?))
+}
+
+#[utoipa::path(post, path = "/api/agents/{id}/barrier", operation_id = "agent_barrier", tag = "agents",
+    params(AgentIdParam), request_body = BarrierRequest,
+    responses((status = 200, body = BarrierReply), (status = 404, body = ErrorBody)))]
+pub async fn barrier(
+    State(state): State<AppState>,
+    ApiPath(AgentIdParam { id }): ApiPath<AgentIdParam>,
+    ApiJson(request): ApiJson<BarrierRequest>,
+) -> ApiResult<Json<BarrierReply>> {
+    Ok(Json(
+        state
+            .fleet
+            .barrier(&id, &request.run_id, request.phase, BARRIER_WAIT)
+            .await?,
+    ))
+}
+
+#[utoipa::path(put, path = "/api/agents/{id}/parts/{run}/{local}/{file}", operation_id = "agent_part_file", tag = "agents",
+    params(PartFileParam),
+    request_body(content = Vec<u8>, content_type = "application/octet-stream"),
+    responses((status = 204), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn part_file(
+    State(state): State<AppState>,
+    ApiPath(PartFileParam {
+        id,
+        run,
+        local,
+        file,
+    }): ApiPath<PartFileParam>,
+    body: Body,
+) -> ApiResult<StatusCode> {
+    let path = state.fleet.part_file(&id, &run, &local, &file)?;
+    let failed = |e: std::io::Error| {
+        ApiError::from(FleetError::Io(format!(
+            "cannot write {}: {e}",
+            path.display()
+        )))
+    };
+    if let Some(dir) = path.parent() {
+        tokio::fs::create_dir_all(dir).await.map_err(failed)?;
+    }
+    // Streamed to disk: a day-long run's histogram log need not fit in memory.
+    let partial = path.with_file_name(format!("{file}.partial"));
+    let mut out = tokio::fs::File::create(&partial).await.map_err(failed)?;
+    let mut stream = body.into_data_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| ApiError::bad_request(format!("upload broke off: {e}")))?;
+        out.write_all(&chunk).await.map_err(failed)?;
+    }
+    out.flush().await.map_err(failed)?;
+    drop(out);
+    tokio::fs::rename(&partial, &path).await.map_err(failed)?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(post, path = "/api/agents/{id}/done", operation_id = "agent_shard_done", tag = "agents",
+    params(AgentIdParam), request_body = ShardDone,
+    responses((status = 204), (status = 404, body = ErrorBody)))]
+pub async fn done(
+    State(state): State<AppState>,
+    ApiPath(AgentIdParam { id }): ApiPath<AgentIdParam>,
+    ApiJson(done): ApiJson<ShardDone>,
+) -> ApiResult<StatusCode> {
+    state.fleet.shard_done(&id, done)?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,81 @@
+//! Starting a run split over the agents connected to this server: checked here like
+//! any run (and for what a shard cannot do), then handed to the fleet.
+
+use std::collections::BTreeMap;
+
+use keystorm_engine::plan::{Endpoint, Plan};
+use keystorm_engine::results::{RunOverrides, Shard};
+
+use super::error::{ApiError, ApiResult};
+use super::state::AppState;
+use crate::fleet::NewFleetRun;
+
+/// Most agents one run is split over.
+pub const MAX_AGENTS: u32 = 1024;
+
+/// A validated run to split.
+pub struct Split {
+    pub plan: Plan,
+    pub text: String,
+    pub file: Option<String>,
+    pub endpoint: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    pub agents: u32,
+    pub command_line: Vec<String>,
+}
+
+/// Splits the run over `agents` idle agents; its id (the merged run's, once written).
+pub fn start(state: &AppState, split: Split) -> ApiResult<String> {
+    let Split {
+        mut plan,
+        text,
+        file,
+        endpoint,
+        labels,
+        agents,
+        command_line,
+    } = split;
+    if !(1..=MAX_AGENTS).contains(&agents) {
+        return Err(ApiError::bad_request(format!(
+            "agents must be 1 to {MAX_AGENTS}, got {agents}"
+        )));
+    }
+    let cannot = |message: String| {
+        ApiError::new(
+            axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+            "cannot_start",
+            message,
+        )
+    };
+    if matches!(plan.target.endpoint, Endpoint::Embedded { .. }) && endpoint.is_none() {
+        return Err(cannot(
+            "agents need a target they all reach, and the embedded target lives inside one \
+             process: give an endpoint (e.g. a `keystorm sim` or your store)"
+                .to_string(),
+        ));
+    }
+    plan.apply_overrides(&RunOverrides {
+        endpoint: endpoint.clone(),
+        ..Default::default()
+    })
+    .map_err(|e| cannot(e.to_string()))?;
+    // What a shard cannot do is refused now, not on every agent.
+    plan.clone()
+        .for_shard(Shard {
+            index: 0,
+            count: agents,
+        })
+        .map_err(|e| cannot(e.to_string()))?;
+    let plan_json = serde_json::to_value(&plan)
+        .map_err(|e| ApiError::internal(format!("cannot write the plan: {e}")))?;
+    Ok(state.fleet.start(NewFleetRun {
+        workload: plan.name.clone(),
+        text,
+        workload_file: file,
+        endpoint,
+        labels,
+        agents,
+        plan: plan_json,
+        command_line,
+    })?)
+}

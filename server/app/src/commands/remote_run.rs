@@ -1,0 +1,197 @@
+//! `keystorm run W --controller URL --agents N`: the workload split over a
+//! controller's agents. The workload is checked here, sent to the controller, and
+//! followed until the merged run is written; the tables are the merged run's, plus
+//! each shard's own throughput and tail latency.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use keystorm_engine::results::{Manifest, RunStatus, Summary};
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use super::signals::{shutdown_signal, watch_interrupts};
+use crate::agent::{Link, LinkError};
+use crate::cli::RunArgs;
+use crate::fleet::AgentsView;
+use crate::{CliError, exit};
+
+#[derive(Serialize)]
+struct StartRequest<'a> {
+    yaml: &'a str,
+    endpoint: Option<&'a str>,
+    labels: BTreeMap<String, String>,
+    agents: u32,
+}
+
+#[derive(Deserialize)]
+struct Started {
+    run_id: String,
+}
+
+#[derive(Deserialize)]
+struct RunDetail {
+    manifest: Manifest,
+    summary: Option<Summary>,
+}
+
+pub async fn run(args: RunArgs) -> Result<u8, CliError> {
+    let url = args.controller.as_deref().unwrap_or_default();
+    let agents = args.agents.unwrap_or(1);
+    let link = Link::new(url, args.token.clone()).map_err(CliError::bad_input)?;
+    let Some(path) = &args.workload else {
+        return Err(CliError::bad_input("a workload file is needed"));
+    };
+    let (_plan, text) = super::inputs::load(path)?;
+    let request = StartRequest {
+        yaml: &text,
+        endpoint: args.endpoint.as_deref(),
+        labels: args.labels.iter().cloned().collect(),
+        agents,
+    };
+    let run_id = start(&link, &request, args.wait_agents).await?;
+    stderrln!("run {run_id}: split over {agents} agents of {url}");
+    let stop = CancellationToken::new();
+    let watcher = crate::output::spawn(watch_interrupts(
+        stop.clone(),
+        shutdown_signal(),
+        "the agents finish in-flight requests and send their results",
+    ));
+    let followed = follow(&link, &run_id, &stop).await;
+    watcher.abort();
+    let view = followed?;
+    for warning in &view.warnings {
+        stderrln!("warning: {warning}");
+    }
+    if view.state != "completed" {
+        return Err(CliError::failed(format!(
+            "run {run_id} {}: {}",
+            view.state,
+            view.error.unwrap_or_default()
+        )));
+    }
+    let detail: RunDetail = link
+        .get(&format!("/api/runs/{run_id}"))
+        .await
+        .map_err(|e| CliError::failed(e.to_string()))?;
+    if let Some(summary) = detail.summary.filter(|s| !s.rows.is_empty()) {
+        stdout!("{}", crate::table::summary_table(&summary.rows));
+        stdout!(
+            "\n{}",
+            super::merge::per_shard_table(&detail.manifest.merged_from)
+        );
+    }
+    stderrln!(
+        "run {run_id} {} across {agents} agents; merged results in the controller's results \
+         folder (shards under its shards/)",
+        detail.manifest.status.as_str()
+    );
+    Ok(match detail.manifest.status {
+        RunStatus::Completed => exit::OK,
+        RunStatus::Interrupted => exit::INTERRUPTED,
+        _ => exit::FAILED,
+    })
+}
+
+/// Starts the run, waiting (up to `wait`) for enough agents to be idle.
+async fn start(
+    link: &Link,
+    request: &StartRequest<'_>,
+    wait: Duration,
+) -> Result<String, CliError> {
+    let deadline = Instant::now() + wait;
+    let mut told = false;
+    loop {
+        match link.post::<_, Started>("/api/runs", request).await {
+            Ok(started) => return Ok(started.run_id),
+            Err(e) if e.code() == Some("not_enough_agents") && Instant::now() < deadline => {
+                if !told {
+                    stderrln!("waiting for agents: {e}");
+                    told = true;
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(
+                e @ LinkError::Refused {
+                    status: 400 | 422, ..
+                },
+            ) => {
+                return Err(CliError::bad_input(e.to_string()));
+            }
+            Err(e) => return Err(CliError::failed(e.to_string())),
+        }
+    }
+}
+
+/// Prints each shard's phase as it changes until the run is merged (or failed).
+async fn follow(
+    link: &Link,
+    run_id: &str,
+    stop: &CancellationToken,
+) -> Result<crate::fleet::FleetRunView, CliError> {
+    let mut shown: Vec<(String, Option<String>)> = Vec::new();
+    let mut stop_sent = false;
+    let mut away_since: Option<Instant> = None;
+    loop {
+        if stop.is_cancelled() && !stop_sent {
+            stop_sent = true;
+            if let Err(e) = link
+                .post::<_, Started>(&format!("/api/runs/{run_id}/stop"), &())
+                .await
+            {
+                stderrln!("cannot stop run {run_id}: {e}");
+            }
+        }
+        let view: AgentsView = match link.get("/api/agents").await {
+            Ok(v) => {
+                away_since = None;
+                v
+            }
+            Err(e) if e.is_transient() => {
+                let since = *away_since.get_or_insert_with(Instant::now);
+                if since.elapsed() > Duration::from_secs(60) {
+                    return Err(CliError::failed(format!(
+                        "{e}; the run goes on there: see its Agents page"
+                    )));
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                continue;
+            }
+            Err(e) => return Err(CliError::failed(e.to_string())),
+        };
+        let Some(run) = view.run.filter(|r| r.run_id == run_id) else {
+            return Err(CliError::failed(format!(
+                "the controller no longer knows run {run_id} (did it restart?)"
+            )));
+        };
+        let now: Vec<(String, Option<String>)> = run
+            .shards
+            .iter()
+            .map(|s| (s.state.clone(), s.phase.clone()))
+            .collect();
+        for (shard, state) in run.shards.iter().zip(&now) {
+            if shown.get(shard.index as usize) != Some(state) {
+                stderrln!(
+                    "shard {}/{} ({}): {}{}",
+                    shard.index,
+                    run.shards.len(),
+                    shard.agent,
+                    shard.state,
+                    shard
+                        .phase
+                        .as_ref()
+                        .map(|p| format!(", {p}"))
+                        .unwrap_or_default()
+                );
+            }
+        }
+        shown = now;
+        if matches!(run.state.as_str(), "completed" | "failed") {
+            return Ok(run);
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+            _ = stop.cancelled(), if !stop_sent => {}
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! One agent as the controller knows it: who it is, when it was last heard, its
+//! clock offset, what it said of its shard, and the order waiting for it.
+
+use std::time::{Duration, Instant, SystemTime};
+
+use super::protocol::{LOST_AFTER_MS, Order, ShardReport};
+
+/// One agent as the controller knows it.
+pub struct Agent {
+    pub id: String,
+    pub name: String,
+    pub host: String,
+    pub version: String,
+    pub cores: u32,
+    pub registered_at: SystemTime,
+    pub last_seen: Instant,
+    pub offset_ms: Option<i64>,
+    pub target_skew_ms: Option<i64>,
+    /// What it said about its shard in its last heartbeat.
+    pub report: Option<ShardReport>,
+    /// The next order to hand over in a heartbeat reply.
+    pub pending: Option<Order>,
+    /// When it was last handed an order.
+    pub handed_at: Option<Instant>,
+}
+
+impl Agent {
+    pub fn is_lost(&self) -> bool {
+        self.last_seen.elapsed() >= Duration::from_millis(LOST_AFTER_MS)
+    }
+}

@@ -1,0 +1,33 @@
+//! Why the controller refuses an agent's or a user's request.
+
+/// A refused request; the API turns each into a JSON error with a 4xx.
+#[derive(Debug, thiserror::Error)]
+pub enum FleetError {
+    #[error(
+        "agent {name} runs keystorm {agent}, this controller runs {controller}: run one \
+         version on the controller and every agent"
+    )]
+    VersionMismatch {
+        name: String,
+        agent: String,
+        controller: String,
+    },
+    #[error("agent name {0:?}: 1-64 letters, digits, '.', '_' or '-'")]
+    BadName(String),
+    #[error("an agent named {0} is connected already; give each agent its own name (--name)")]
+    NameTaken(String),
+    #[error("agent {0} is not registered (the controller restarted?): register again")]
+    UnknownAgent(String),
+    #[error("{0}")]
+    NotEnoughAgents(String),
+    #[error("run {0} is still going across agents; stop it or wait for it (one at a time)")]
+    RunInProgress(String),
+    #[error("run {0} is not a run of this controller's agents, or it has ended")]
+    UnknownRun(String),
+    #[error("{0}")]
+    BadPart(String),
+    #[error("this controller has {0} agents connected, its most")]
+    Full(usize),
+    #[error("{0}")]
+    Io(String),
+}

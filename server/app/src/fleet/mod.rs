@@ -1,0 +1,28 @@
+//! The controller's side of scale-out: the agents that dialled in, and the run split
+//! over them. Agents register and heartbeat; a run started with `agents: N` gives shard
+//! I of N to each of N idle agents; every phase starts behind a barrier; each agent
+//! sends its shard's run folder when it ends, and the controller merges them exactly
+//! into one run (the parts kept under its `shards/`). An agent silent for
+//! [`protocol::LOST_AFTER_MS`] is lost: the others go on, and the same agent started
+//! again (same name, same results folder) resumes its shard.
+//!
+//! Memory holds one record per agent and one per shard of the current run.
+
+mod agent_record;
+mod error;
+mod finish;
+mod registry;
+mod run_record;
+mod shards;
+mod state;
+mod views;
+
+pub mod protocol;
+
+pub use error::FleetError;
+pub use run_record::NewFleetRun;
+pub use state::Fleet;
+pub use views::{AgentView, AgentsView, FleetRunView, ShardView};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,135 @@
+//! What agents and their controller say to each other, as JSON over HTTP. Agents dial
+//! the controller (they need no open port): they register, then heartbeat; the reply
+//! to a heartbeat carries the controller's orders. Target credentials never cross
+//! this link: an agent reads its own (environment, profile, mounted secret).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// How often an agent heartbeats.
+pub const HEARTBEAT_MS: u64 = 500;
+/// An agent silent this long is lost.
+pub const LOST_AFTER_MS: u64 = 5_000;
+/// A clock offset past this is a warning: intervals are one second long.
+pub const OFFSET_WARNING_MS: i64 = 250;
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegisterRequest {
+    /// Unique among the controller's agents; an agent restarted under its name takes
+    /// its shard back.
+    #[schema(pattern = r"^[A-Za-z0-9._-]{1,64}$")]
+    pub name: String,
+    pub host: String,
+    /// The agent's keystorm version: it must be the controller's.
+    pub version: String,
+    pub cores: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Registered {
+    pub agent_id: String,
+    /// Milliseconds between heartbeats.
+    pub heartbeat_ms: u64,
+    /// The controller's clock (Unix ms) when it answered.
+    pub controller_ms: u64,
+}
+
+/// What an agent is doing, as it says in each heartbeat.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Heartbeat {
+    /// The agent's clock (Unix ms) when it sent this.
+    pub sent_ms: u64,
+    /// Its clock's offset to the controller's (controller minus agent, ms), measured
+    /// from the previous heartbeat's round trip.
+    pub offset_ms: Option<i64>,
+    /// The target's `Date` header minus the agent's clock (ms), when known.
+    pub target_skew_ms: Option<i64>,
+    /// The shard it runs, if any.
+    pub shard: Option<ShardReport>,
+}
+
+/// How an agent's shard is getting on.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShardReport {
+    pub run_id: String,
+    pub index: u32,
+    /// The agent's own run folder (its id in the agent's results folder).
+    pub local_run_id: Option<String>,
+    /// The phase it runs ("round 2 · write"), if one has started.
+    pub phase: Option<String>,
+    /// Operations done in the running phase.
+    pub operations: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct HeartbeatReply {
+    /// The controller's clock (Unix ms) when it answered.
+    pub controller_ms: u64,
+    pub order: Option<Order>,
+}
+
+/// What the controller wants an agent to do.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Order {
+    /// Run one shard of a run.
+    Run(Assignment),
+    /// Stop the shard of this run (finish in-flight requests, write and send results).
+    Stop { run_id: String },
+}
+
+/// One shard of a run, given to an agent.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct Assignment {
+    pub run_id: String,
+    pub index: u32,
+    pub count: u32,
+    /// The workload's YAML text.
+    pub workload: String,
+    /// Where it came from (for the agent's manifest).
+    pub workload_file: Option<String>,
+    /// The endpoint the run uses instead of the workload's, if any.
+    pub endpoint: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    /// The agent's own run folder of this shard to resume (a restarted agent).
+    pub resume: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BarrierRequest {
+    pub run_id: String,
+    /// The phase's number in the run's schedule (0-based).
+    pub phase: u32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct BarrierReply {
+    /// Every shard is there: start the phase. `false`: ask again.
+    pub open: bool,
+    /// The run was stopped or aborted: do not start the phase.
+    pub abort: Option<String>,
+}
+
+/// A shard ended and its files were sent.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShardDone {
+    pub run_id: String,
+    /// The agent's run folder of the shard (sent file by file before this).
+    pub local_run_id: Option<String>,
+    /// Why the shard could not run, if it could not.
+    pub error: Option<String>,
+}
+
+/// Unix milliseconds now.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}

@@ -1,0 +1,130 @@
+//! The agents that dialled in: registration (a version check, unique names; an agent
+//! restarted under its name takes its shard back), heartbeats with their clock
+//! offsets, and who counts as lost.
+
+use std::time::{Instant, SystemTime};
+
+use super::agent_record::Agent;
+use super::error::FleetError;
+use super::protocol::{
+    HEARTBEAT_MS, Heartbeat, HeartbeatReply, RegisterRequest, Registered, now_ms,
+};
+use super::state::Fleet;
+
+/// An order not acted on after this is given again.
+const RESEND_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Most agents one controller keeps track of.
+const MAX_AGENTS: usize = 4096;
+
+fn valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
+impl Fleet {
+    /// Registers an agent. A lost agent of the same name is replaced, and the shard it
+    /// held is handed to the new one to resume.
+    pub fn register(&self, request: RegisterRequest) -> Result<Registered, FleetError> {
+        if request.version != self.version {
+            return Err(FleetError::VersionMismatch {
+                name: request.name,
+                agent: request.version,
+                controller: self.version.clone(),
+            });
+        }
+        if !valid_name(&request.name) {
+            return Err(FleetError::BadName(request.name));
+        }
+        let mut inner = self.lock();
+        let previous = inner.agents.iter().position(|a| a.name == request.name);
+        if let Some(at) = previous
+            && !inner.agents[at].is_lost()
+        {
+            return Err(FleetError::NameTaken(request.name));
+        }
+        if inner.agents.len() >= MAX_AGENTS {
+            // Lost agents that hold no shard are forgotten first.
+            let holding: Vec<String> = inner
+                .run
+                .iter()
+                .filter(|r| r.state.is_going())
+                .flat_map(|r| r.shards.iter().map(|s| s.agent.clone()))
+                .collect();
+            inner
+                .agents
+                .retain(|a| !a.is_lost() || holding.contains(&a.id));
+            if inner.agents.len() >= MAX_AGENTS {
+                return Err(FleetError::Full(MAX_AGENTS));
+            }
+        }
+        inner.next_agent += 1;
+        let id = format!("agent-{}", inner.next_agent);
+        let mut agent = Agent {
+            id: id.clone(),
+            name: request.name,
+            host: request.host,
+            version: request.version,
+            cores: request.cores,
+            registered_at: SystemTime::now(),
+            last_seen: Instant::now(),
+            offset_ms: None,
+            target_skew_ms: None,
+            report: None,
+            pending: None,
+            handed_at: None,
+        };
+        if let Some(at) = previous {
+            let old = inner.agents.remove(at);
+            if let Some(run) = inner.run.as_mut() {
+                agent.pending = run.hand_over(&old.id, &id);
+            }
+        }
+        inner.agents.push(agent);
+        drop(inner);
+        self.notify();
+        Ok(Registered {
+            agent_id: id,
+            heartbeat_ms: HEARTBEAT_MS,
+            controller_ms: now_ms(),
+        })
+    }
+
+    /// Notes a heartbeat; the reply carries the agent's next order, if any.
+    pub fn heartbeat(&self, agent_id: &str, beat: Heartbeat) -> Result<HeartbeatReply, FleetError> {
+        let mut guard = self.lock();
+        let inner = &mut *guard;
+        let agent = inner
+            .agents
+            .iter_mut()
+            .find(|a| a.id == agent_id)
+            .ok_or_else(|| FleetError::UnknownAgent(agent_id.to_string()))?;
+        agent.last_seen = Instant::now();
+        agent.offset_ms = beat.offset_ms.or(agent.offset_ms);
+        agent.target_skew_ms = beat.target_skew_ms.or(agent.target_skew_ms);
+        if let (Some(report), Some(run)) = (&beat.shard, inner.run.as_mut()) {
+            run.note_report(agent_id, report);
+        }
+        if agent.pending.is_none()
+            && agent.handed_at.is_some_and(|t| t.elapsed() >= RESEND_AFTER)
+            && let Some(run) = inner.run.as_ref()
+        {
+            // An order whose answer was lost on the way: the agent does not say it runs
+            // the shard it was given (or still runs the one it was told to stop).
+            agent.pending = run.order_again(agent_id, beat.shard.as_ref());
+        }
+        agent.report = beat.shard;
+        let order = agent.pending.take();
+        if order.is_some() {
+            agent.handed_at = Some(Instant::now());
+        }
+        drop(guard);
+        self.notify();
+        Ok(HeartbeatReply {
+            controller_ms: now_ms(),
+            order,
+        })
+    }
+}

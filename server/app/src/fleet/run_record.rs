@@ -1,0 +1,134 @@
+//! The run split over agents, as the controller keeps it: what was asked, which agent
+//! holds which shard, how far each shard got, and how the run stands.
+
+use std::collections::BTreeMap;
+use std::time::SystemTime;
+
+use super::protocol::{Assignment, Order, ShardReport};
+
+/// A run to split over agents, already validated.
+pub struct NewFleetRun {
+    pub workload: String,
+    pub text: String,
+    pub workload_file: Option<String>,
+    pub endpoint: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    pub agents: u32,
+    /// The whole workload's plan (JSON), for the merged run's `plan.json`.
+    pub plan: serde_json::Value,
+    pub command_line: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    Running,
+    /// Asked to stop: waiting for the shards to send what they did.
+    Stopping,
+    Merging,
+    Completed,
+    Failed,
+}
+
+impl RunState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::Stopping => "stopping",
+            RunState::Merging => "merging",
+            RunState::Completed => "completed",
+            RunState::Failed => "failed",
+        }
+    }
+
+    pub fn is_going(self) -> bool {
+        matches!(
+            self,
+            RunState::Running | RunState::Stopping | RunState::Merging
+        )
+    }
+}
+
+/// One shard and the agent running it.
+pub struct Shard {
+    pub agent: String,
+    /// The last phase it reached the barrier of.
+    pub reached: Option<u32>,
+    pub local_run_id: Option<String>,
+    pub phase: Option<String>,
+    pub operations: u64,
+    pub done: bool,
+    pub error: Option<String>,
+}
+
+pub struct FleetRun {
+    pub run_id: String,
+    pub spec: NewFleetRun,
+    pub shards: Vec<Shard>,
+    pub state: RunState,
+    pub started_at: SystemTime,
+    pub stop_reason: Option<String>,
+    pub error: Option<String>,
+    pub warnings: Vec<String>,
+}
+
+impl FleetRun {
+    pub fn assignment(&self, index: usize) -> Assignment {
+        Assignment {
+            run_id: self.run_id.clone(),
+            index: index as u32,
+            count: self.shards.len() as u32,
+            workload: self.spec.text.clone(),
+            workload_file: self.spec.workload_file.clone(),
+            endpoint: self.spec.endpoint.clone(),
+            labels: self.spec.labels.clone(),
+            resume: self.shards[index].local_run_id.clone(),
+        }
+    }
+
+    /// A restarted agent takes over the shard its earlier self held, to resume it.
+    /// A stopping run hands nothing over: what the lost agent did is what it sent.
+    pub fn hand_over(&mut self, old: &str, new: &str) -> Option<Order> {
+        if self.state != RunState::Running {
+            return None;
+        }
+        let index = self.shards.iter().position(|s| s.agent == old && !s.done)?;
+        self.shards[index].agent = new.to_string();
+        Some(Order::Run(self.assignment(index)))
+    }
+
+    pub fn note_report(&mut self, agent: &str, report: &ShardReport) {
+        if report.run_id != self.run_id {
+            return;
+        }
+        if let Some(shard) = self.shards.get_mut(report.index as usize)
+            && shard.agent == agent
+        {
+            if report.local_run_id.is_some() {
+                shard.local_run_id = report.local_run_id.clone();
+            }
+            shard.phase = report.phase.clone();
+            shard.operations = report.operations;
+        }
+    }
+
+    /// The order `agent` should have acted on by now, given what it reports: its shard
+    /// of a running run it does not say it runs, or a stop of a run it still runs.
+    pub fn order_again(&self, agent: &str, report: Option<&ShardReport>) -> Option<Order> {
+        let index = self
+            .shards
+            .iter()
+            .position(|s| s.agent == agent && !s.done)?;
+        let runs_it = report.is_some_and(|r| r.run_id == self.run_id);
+        match self.state {
+            RunState::Running if !runs_it => Some(Order::Run(self.assignment(index))),
+            RunState::Stopping if runs_it => Some(Order::Stop {
+                run_id: self.run_id.clone(),
+            }),
+            _ => None,
+        }
+    }
+
+    pub fn shard_of(&mut self, agent: &str) -> Option<&mut Shard> {
+        self.shards.iter_mut().find(|s| s.agent == agent)
+    }
+}

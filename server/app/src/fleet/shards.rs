@@ -1,0 +1,229 @@
+//! Running a run across agents: starting it on idle agents, the barrier before every
+//! phase, where an agent's result files go, a shard's end, and stopping.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use super::error::FleetError;
+use super::protocol::{BarrierReply, Order, ShardDone};
+use super::run_record::{FleetRun, NewFleetRun, RunState, Shard};
+use super::state::Fleet;
+
+impl Fleet {
+    /// Splits a run over `agents` idle agents; its id.
+    pub fn start(&self, spec: NewFleetRun) -> Result<String, FleetError> {
+        let mut inner = self.lock();
+        if let Some(run) = inner.run.as_ref().filter(|r| r.state.is_going()) {
+            return Err(FleetError::RunInProgress(run.run_id.clone()));
+        }
+        let mut idle: Vec<usize> = (0..inner.agents.len())
+            .filter(|&i| !inner.agents[i].is_lost() && inner.agents[i].pending.is_none())
+            .collect();
+        let wanted = spec.agents as usize;
+        if wanted == 0 {
+            return Err(FleetError::NotEnoughAgents(
+                "a run across agents needs at least one agent".to_string(),
+            ));
+        }
+        if idle.len() < wanted {
+            return Err(FleetError::NotEnoughAgents(format!(
+                "{wanted} agents asked for, {} connected and idle; start more with \
+                 `keystorm agent --controller URL`",
+                idle.len()
+            )));
+        }
+        idle.sort_by(|&a, &b| inner.agents[a].name.cmp(&inner.agents[b].name));
+        idle.truncate(wanted);
+        let run_id = keystorm_engine::results::new_run_id(&spec.workload, SystemTime::now());
+        let run = FleetRun {
+            run_id: run_id.clone(),
+            shards: idle
+                .iter()
+                .map(|&i| Shard {
+                    agent: inner.agents[i].id.clone(),
+                    reached: None,
+                    local_run_id: None,
+                    phase: None,
+                    operations: 0,
+                    done: false,
+                    error: None,
+                })
+                .collect(),
+            spec,
+            state: RunState::Running,
+            started_at: SystemTime::now(),
+            stop_reason: None,
+            error: None,
+            warnings: Vec::new(),
+        };
+        for (index, &i) in idle.iter().enumerate() {
+            inner.agents[i].pending = Some(Order::Run(run.assignment(index)));
+        }
+        inner.run = Some(run);
+        drop(inner);
+        self.notify();
+        Ok(run_id)
+    }
+
+    /// Whether the run `run_id` is the one going across agents.
+    pub fn is_going(&self, run_id: &str) -> bool {
+        self.lock()
+            .run
+            .as_ref()
+            .is_some_and(|r| r.run_id == run_id && r.state.is_going())
+    }
+
+    /// Waits (up to `at_most`) until every shard reached phase `phase`, ended, or lost
+    /// its agent; says to abort if the run is stopping.
+    pub async fn barrier(
+        &self,
+        agent: &str,
+        run_id: &str,
+        phase: u32,
+        at_most: Duration,
+    ) -> Result<BarrierReply, FleetError> {
+        let deadline = tokio::time::Instant::now() + at_most;
+        {
+            let mut inner = self.lock();
+            let run = inner
+                .run
+                .as_mut()
+                .filter(|r| r.run_id == run_id)
+                .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))?;
+            let shard = run
+                .shard_of(agent)
+                .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))?;
+            shard.reached = Some(shard.reached.map_or(phase, |r| r.max(phase)));
+        }
+        self.notify();
+        loop {
+            let notified = self.changed.notified();
+            if let Some(reply) = self.barrier_state(run_id, phase)? {
+                return Ok(reply);
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return Ok(BarrierReply {
+                    open: false,
+                    abort: None,
+                });
+            }
+            // Lost agents are noticed by time, not by an event: look again soon.
+            let _ =
+                tokio::time::timeout((deadline - now).min(Duration::from_millis(250)), notified)
+                    .await;
+        }
+    }
+
+    fn barrier_state(&self, run_id: &str, phase: u32) -> Result<Option<BarrierReply>, FleetError> {
+        let inner = self.lock();
+        let run = inner
+            .run
+            .as_ref()
+            .filter(|r| r.run_id == run_id)
+            .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))?;
+        if run.state != RunState::Running {
+            return Ok(Some(BarrierReply {
+                open: false,
+                abort: Some(
+                    run.stop_reason
+                        .clone()
+                        .unwrap_or_else(|| "the run was stopped".to_string()),
+                ),
+            }));
+        }
+        let open = run
+            .shards
+            .iter()
+            .all(|s| s.done || s.reached.is_some_and(|r| r >= phase) || inner.is_lost(&s.agent));
+        Ok(open.then_some(BarrierReply {
+            open: true,
+            abort: None,
+        }))
+    }
+
+    /// Where a file of an agent's part goes: `.incoming/<run>/<local run>/<name>`.
+    pub fn part_file(
+        &self,
+        agent: &str,
+        run_id: &str,
+        local_run_id: &str,
+        name: &str,
+    ) -> Result<PathBuf, FleetError> {
+        let safe = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 128
+                && !s.starts_with('.')
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        };
+        if !safe(local_run_id) || !safe(name) {
+            return Err(FleetError::BadPart(format!(
+                "{local_run_id}/{name}: a part's files are plain names of letters, digits, \
+                 '.', '_' and '-'"
+            )));
+        }
+        let mut inner = self.lock();
+        let run = inner
+            .run
+            .as_mut()
+            .filter(|r| r.run_id == run_id && r.state.is_going())
+            .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))?;
+        if run.shard_of(agent).is_none() {
+            return Err(FleetError::UnknownRun(run_id.to_string()));
+        }
+        Ok(self.incoming(run_id).join(local_run_id).join(name))
+    }
+
+    /// An agent's shard ended and its files were sent. When every shard is done (or,
+    /// once stopping, every shard whose agent is still there), the merge begins.
+    pub fn shard_done(self: &Arc<Self>, agent: &str, done: ShardDone) -> Result<(), FleetError> {
+        {
+            let mut inner = self.lock();
+            let run = inner
+                .run
+                .as_mut()
+                .filter(|r| r.run_id == done.run_id && r.state.is_going())
+                .ok_or_else(|| FleetError::UnknownRun(done.run_id.clone()))?;
+            let shard = run
+                .shard_of(agent)
+                .ok_or_else(|| FleetError::UnknownRun(done.run_id.clone()))?;
+            shard.done = true;
+            shard.error = done.error;
+            if done.local_run_id.is_some() {
+                shard.local_run_id = done.local_run_id;
+            }
+        }
+        self.notify();
+        self.merge_when_done();
+        Ok(())
+    }
+
+    /// Asks every agent of the run to stop its shard; the parts they send are merged.
+    pub fn stop(self: &Arc<Self>, run_id: &str, reason: &str) -> bool {
+        {
+            let mut inner = self.lock();
+            let inner = &mut *inner;
+            let Some(run) = inner
+                .run
+                .as_mut()
+                .filter(|r| r.run_id == run_id && r.state == RunState::Running)
+            else {
+                return false;
+            };
+            run.state = RunState::Stopping;
+            run.stop_reason = Some(reason.to_string());
+            for shard in run.shards.iter().filter(|s| !s.done) {
+                if let Some(agent) = inner.agents.iter_mut().find(|a| a.id == shard.agent) {
+                    agent.pending = Some(Order::Stop {
+                        run_id: run_id.to_string(),
+                    });
+                }
+            }
+        }
+        self.notify();
+        self.merge_when_done();
+        true
+    }
+}

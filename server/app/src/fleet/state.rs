@@ -1,0 +1,62 @@
+//! The controller's state: the agents and the run split over them, behind one lock,
+//! with a signal for whoever waits on a change (barriers).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tokio::sync::Notify;
+
+use super::agent_record::Agent;
+use super::run_record::FleetRun;
+
+/// The agents and the run split over them.
+pub struct Fleet {
+    pub(super) inner: Mutex<Inner>,
+    /// Woken on every change a barrier or a waiting client may care about.
+    pub(super) changed: Notify,
+    /// Where merged runs are written; the parts arrive under `.incoming/<run>/`.
+    pub(super) results_dir: PathBuf,
+    /// This keystorm's version; agents must run the same.
+    pub(super) version: String,
+}
+
+#[derive(Default)]
+pub(super) struct Inner {
+    pub agents: Vec<Agent>,
+    pub next_agent: u64,
+    pub run: Option<FleetRun>,
+}
+
+impl Fleet {
+    pub fn new(results_dir: PathBuf) -> Arc<Fleet> {
+        Arc::new(Fleet {
+            inner: Mutex::default(),
+            changed: Notify::new(),
+            results_dir,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+        })
+    }
+
+    pub(super) fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub(super) fn notify(&self) {
+        self.changed.notify_waiters();
+    }
+
+    /// Where the parts of `run_id` are received.
+    pub(super) fn incoming(&self, run_id: &str) -> PathBuf {
+        self.results_dir.join(".incoming").join(run_id)
+    }
+}
+
+impl Inner {
+    /// Whether the agent `id` is lost (or gone from the registry).
+    pub fn is_lost(&self, id: &str) -> bool {
+        self.agents
+            .iter()
+            .find(|a| a.id == id)
+            .is_none_or(|a| a.is_lost())
+    }
+}

@@ -1,0 +1,278 @@
+//! The controller's bookkeeping without a network: registration rules, the barrier,
+//! lost agents and their shards handed back, stopping.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::error::FleetError;
+use super::protocol::{Heartbeat, LOST_AFTER_MS, Order, RegisterRequest, ShardDone, ShardReport};
+use super::run_record::NewFleetRun;
+use super::state::Fleet;
+
+fn fleet() -> (Arc<Fleet>, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    (Fleet::new(dir.path().to_path_buf()), dir)
+}
+
+fn register(fleet: &Fleet, name: &str) -> String {
+    fleet
+        .register(RegisterRequest {
+            name: name.to_string(),
+            host: "h".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            cores: 2,
+        })
+        .unwrap()
+        .agent_id
+}
+
+fn split(agents: u32) -> NewFleetRun {
+    NewFleetRun {
+        workload: "w".to_string(),
+        text: "name: w".to_string(),
+        workload_file: None,
+        endpoint: Some("http://127.0.0.1:1".to_string()),
+        labels: BTreeMap::new(),
+        agents,
+        plan: serde_json::json!({}),
+        command_line: Vec::new(),
+    }
+}
+
+/// The order waiting for `agent`, taken by a heartbeat.
+fn order(fleet: &Fleet, agent: &str) -> Option<Order> {
+    fleet.heartbeat(agent, Heartbeat::default()).unwrap().order
+}
+
+fn make_lost(fleet: &Fleet, agent: &str) {
+    let mut inner = fleet.lock();
+    let a = inner.agents.iter_mut().find(|a| a.id == agent).unwrap();
+    a.last_seen = Instant::now() - Duration::from_millis(LOST_AFTER_MS + 1);
+}
+
+const SHORT: Duration = Duration::from_millis(50);
+
+#[test]
+fn another_version_is_refused_with_both_versions_named() {
+    let (fleet, _dir) = fleet();
+    let e = fleet
+        .register(RegisterRequest {
+            name: "a".to_string(),
+            host: "h".to_string(),
+            version: "0.0.1-old".to_string(),
+            cores: 1,
+        })
+        .unwrap_err();
+    assert!(matches!(e, FleetError::VersionMismatch { .. }));
+    let message = e.to_string();
+    assert!(message.contains("0.0.1-old") && message.contains(env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn a_name_is_taken_while_its_agent_lives_and_free_once_it_is_lost() {
+    let (fleet, _dir) = fleet();
+    let first = register(&fleet, "a");
+    let again = RegisterRequest {
+        name: "a".to_string(),
+        host: "h".to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        cores: 1,
+    };
+    assert!(matches!(
+        fleet.register(again.clone()),
+        Err(FleetError::NameTaken(_))
+    ));
+    make_lost(&fleet, &first);
+    let second = fleet.register(again).unwrap().agent_id;
+    assert_ne!(first, second);
+    assert!(matches!(
+        fleet.heartbeat(&first, Heartbeat::default()),
+        Err(FleetError::UnknownAgent(_))
+    ));
+    assert!(matches!(
+        fleet.register(RegisterRequest {
+            name: "no spaces".to_string(),
+            host: "h".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            cores: 1
+        }),
+        Err(FleetError::BadName(_))
+    ));
+}
+
+#[test]
+fn a_run_takes_as_many_idle_agents_as_asked_and_gives_each_one_shard() {
+    let (fleet, _dir) = fleet();
+    let ids: Vec<String> = ["c", "a", "b"]
+        .iter()
+        .map(|n| register(&fleet, n))
+        .collect();
+    assert!(matches!(
+        fleet.start(split(4)),
+        Err(FleetError::NotEnoughAgents(_))
+    ));
+    let run = fleet.start(split(2)).unwrap();
+    // By name: a gets shard 0, b shard 1, c nothing.
+    let shards: Vec<Option<u32>> = ids
+        .iter()
+        .map(|id| match order(&fleet, id) {
+            Some(Order::Run(a)) => {
+                assert_eq!((a.run_id.as_str(), a.count), (run.as_str(), 2));
+                Some(a.index)
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(shards, vec![None, Some(0), Some(1)]);
+    assert!(matches!(
+        fleet.start(split(1)),
+        Err(FleetError::RunInProgress(_))
+    ));
+}
+
+#[tokio::test]
+async fn the_barrier_opens_when_every_shard_reached_the_phase() {
+    let (fleet, _dir) = fleet();
+    let a = register(&fleet, "a");
+    let b = register(&fleet, "b");
+    let run = fleet.start(split(2)).unwrap();
+    let reply = fleet.barrier(&a, &run, 0, SHORT).await.unwrap();
+    assert!(!reply.open, "b has not reached phase 0");
+    let waiting = {
+        let fleet = fleet.clone();
+        let (a, run) = (a.clone(), run.clone());
+        tokio::spawn(async move { fleet.barrier(&a, &run, 0, Duration::from_secs(30)).await })
+    };
+    let reply = fleet.barrier(&b, &run, 0, SHORT).await.unwrap();
+    assert!(reply.open);
+    assert!(
+        waiting.await.unwrap().unwrap().open,
+        "a waiting is let through"
+    );
+    // A shard that ended does not hold the others back.
+    fleet
+        .shard_done(
+            &b,
+            ShardDone {
+                run_id: run.clone(),
+                local_run_id: None,
+                error: None,
+            },
+        )
+        .unwrap();
+    assert!(fleet.barrier(&a, &run, 1, SHORT).await.unwrap().open);
+}
+
+#[tokio::test]
+async fn a_lost_agent_does_not_hold_the_barrier_and_its_restart_resumes_its_shard() {
+    let (fleet, _dir) = fleet();
+    let a = register(&fleet, "a");
+    let b = register(&fleet, "b");
+    let run = fleet.start(split(2)).unwrap();
+    order(&fleet, &a);
+    order(&fleet, &b);
+    fleet
+        .heartbeat(
+            &b,
+            Heartbeat {
+                shard: Some(ShardReport {
+                    run_id: run.clone(),
+                    index: 1,
+                    local_run_id: Some("local-b".to_string()),
+                    phase: None,
+                    operations: 10,
+                }),
+                ..Heartbeat::default()
+            },
+        )
+        .unwrap();
+    assert!(!fleet.barrier(&a, &run, 1, SHORT).await.unwrap().open);
+    make_lost(&fleet, &b);
+    assert!(fleet.barrier(&a, &run, 1, SHORT).await.unwrap().open);
+    let view = fleet.view();
+    assert_eq!(view.run.unwrap().shards[1].state, "lost");
+    // Started again under its name, b gets its shard back, to resume its own folder.
+    let b2 = register(&fleet, "b");
+    match order(&fleet, &b2) {
+        Some(Order::Run(assignment)) => {
+            assert_eq!(assignment.index, 1);
+            assert_eq!(assignment.resume.as_deref(), Some("local-b"));
+        }
+        other => panic!("expected the shard back, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn stopping_tells_every_agent_and_aborts_the_next_barrier() {
+    let (fleet, _dir) = fleet();
+    let a = register(&fleet, "a");
+    let run = fleet.start(split(1)).unwrap();
+    order(&fleet, &a);
+    assert!(fleet.stop(&run, "stopped by the user"));
+    assert!(matches!(order(&fleet, &a), Some(Order::Stop { .. })));
+    let reply = fleet.barrier(&a, &run, 0, SHORT).await.unwrap();
+    assert_eq!(reply.abort.as_deref(), Some("stopped by the user"));
+    assert!(
+        !fleet.stop(&run, "again"),
+        "a stopping run is not stopped twice"
+    );
+}
+
+#[test]
+fn part_files_are_plain_names_of_the_agents_own_run() {
+    let (fleet, dir) = fleet();
+    let a = register(&fleet, "a");
+    let outsider = register(&fleet, "z");
+    let run = fleet.start(split(1)).unwrap();
+    let path = fleet
+        .part_file(&a, &run, "local-1", "summary.json")
+        .unwrap();
+    assert!(path.starts_with(dir.path().join(".incoming").join(&run)));
+    for (local, name) in [
+        ("..", "x"),
+        ("local-1", "../../etc"),
+        ("local-1", ".hidden"),
+        ("a/b", "x"),
+    ] {
+        assert!(matches!(
+            fleet.part_file(&a, &run, local, name),
+            Err(FleetError::BadPart(_))
+        ));
+    }
+    assert!(matches!(
+        fleet.part_file(&outsider, &run, "local-1", "x"),
+        Err(FleetError::UnknownRun(_))
+    ));
+}
+
+#[test]
+fn an_order_lost_on_the_way_is_given_again() {
+    let (fleet, _dir) = fleet();
+    let a = register(&fleet, "a");
+    let run = fleet.start(split(1)).unwrap();
+    assert!(matches!(order(&fleet, &a), Some(Order::Run(_))));
+    // The reply never reached the agent: it keeps saying it runs nothing.
+    assert!(order(&fleet, &a).is_none(), "not at once");
+    {
+        let mut inner = fleet.lock();
+        inner.agents[0].handed_at = Some(Instant::now() - Duration::from_secs(4));
+    }
+    assert!(matches!(order(&fleet, &a), Some(Order::Run(r)) if r.run_id == run));
+    // An agent that says it runs the shard is not told again.
+    {
+        let mut inner = fleet.lock();
+        inner.agents[0].handed_at = Some(Instant::now() - Duration::from_secs(4));
+    }
+    let running = Heartbeat {
+        shard: Some(ShardReport {
+            run_id: run.clone(),
+            index: 0,
+            local_run_id: None,
+            phase: None,
+            operations: 0,
+        }),
+        ..Heartbeat::default()
+    };
+    assert!(fleet.heartbeat(&a, running).unwrap().order.is_none());
+}

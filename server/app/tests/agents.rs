@@ -1,0 +1,326 @@
+//! Agents under a controller, each a process of its own, against `keystorm sim` in a
+//! process of its own: a run split over four agents writes exactly the keys it names
+//! and its merged latency counts every request once; an agent killed with SIGKILL in
+//! the middle of its fill is marked lost, and started again it resumes its shard so
+//! the bucket ends up exact.
+
+mod process_support;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use process_support::{
+    BIN, count_objects, keystorm, kill_9, spawn_announcing, start_sim, summary_rows, wait_for,
+    workload, write_workload,
+};
+
+/// `keystorm serve` as a controller, killed when dropped.
+struct Controller {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Controller {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_controller(results: &Path) -> Controller {
+    start_serving(&["--results", results.to_str().unwrap()])
+}
+
+/// `keystorm serve --port 0 ARGS...`, once it says where it serves.
+fn start_serving(args: &[&str]) -> Controller {
+    let mut command = Command::new(BIN);
+    command.args(["serve", "--port", "0"]).args(args);
+    let (child, url) = spawn_announcing(&mut command, "keystorm serving ");
+    Controller { child, url }
+}
+
+/// An agent process, killed when dropped.
+struct Agent(Child);
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start_agent(controller: &str, name: &str, results: &Path) -> Agent {
+    Agent(
+        keystorm(
+            &[
+                "agent",
+                "--controller",
+                controller,
+                "--name",
+                name,
+                "--progress",
+                "quiet",
+            ],
+            results,
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap(),
+    )
+}
+
+/// GET `path` of the controller as JSON.
+fn get_json(url: &str, path: &str) -> serde_json::Value {
+    let addr = url.strip_prefix("http://").unwrap();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    assert!(
+        head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"),
+        "{head}"
+    );
+    serde_json::from_str(body).unwrap()
+}
+
+/// `keystorm run W --controller URL --agents N` started in the background.
+fn start_split_run(wl: &Path, controller: &str, agents: u32, results: &Path) -> Child {
+    keystorm(
+        &[
+            "run",
+            wl.to_str().unwrap(),
+            "--controller",
+            controller,
+            "--agents",
+            &agents.to_string(),
+        ],
+        results,
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap()
+}
+
+/// The merged run's folder in the controller's results.
+fn merged_run(results: &Path) -> PathBuf {
+    let runs: Vec<PathBuf> = std::fs::read_dir(results)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("manifest.json").is_file())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs.into_iter().next().unwrap()
+}
+
+/// Requests the histogram log of a run holds, over all its lines.
+fn hlog_count(run: &Path) -> u64 {
+    let mut n = 0;
+    keystorm_engine::results::for_each_hlog_line(
+        &run.join("histograms.hlog"),
+        |_| true,
+        |line| n += line.histogram.len(),
+    )
+    .unwrap();
+    n
+}
+
+/// `keystorm list` of the bucket: the keys it counted.
+fn listed(endpoint: &str, bucket: &str) -> u64 {
+    let out = Command::new(BIN)
+        .args(["list", "--endpoint", endpoint, bucket])
+        .env("AWS_ACCESS_KEY_ID", "any")
+        .env("AWS_SECRET_ACCESS_KEY", "any")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("listed "))
+        .unwrap_or_else(|| panic!("{text}"));
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+const FOUR_AGENTS_KEYS: u64 = 400_000;
+
+#[tokio::test]
+async fn four_agents_fill_400_000_keys_and_their_merged_run_counts_each_request_once() {
+    let sim = start_sim(&["--storage", "size-only"]);
+    let dir = tempfile::tempdir().unwrap();
+    let controller_results = dir.path().join("controller");
+    let controller = start_controller(&controller_results);
+    let _agents: Vec<Agent> = (0..4)
+        .map(|i| {
+            start_agent(
+                &controller.url,
+                &format!("agent-{i}"),
+                &dir.path().join(format!("agent-{i}")),
+            )
+        })
+        .collect();
+    let text = workload(
+        "fleet",
+        &sim.endpoint,
+        "size: 6B",
+        &format!(
+            "keyspace: {{ seed: 4, prefix: f/ }}\n\
+             before:\n  - {{ name: fill, op: put, concurrency: 16, until_objects: {FOUR_AGENTS_KEYS} }}\n"
+        ),
+    );
+    let wl = write_workload(dir.path(), "fleet", &text);
+    let run = start_split_run(&wl, &controller.url, 4, &dir.path().join("cli"));
+    let out = run.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("400000"));
+
+    assert_eq!(listed(&sim.endpoint, "fleet"), FOUR_AGENTS_KEYS);
+    let merged = merged_run(&controller_results);
+    let rows = summary_rows(&merged);
+    let puts: u64 = rows
+        .iter()
+        .filter(|r| r["op"] == "put")
+        .map(|r| r["ops"].as_u64().unwrap())
+        .sum();
+    assert_eq!(puts, FOUR_AGENTS_KEYS);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(merged.join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["merged_from"].as_array().unwrap().len(), 4);
+    let shards: Vec<PathBuf> = std::fs::read_dir(merged.join("shards"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(shards.len(), 4);
+    let per_agent: Vec<u64> = shards.iter().map(|s| hlog_count(s)).collect();
+    assert!(
+        per_agent.iter().all(|&n| n == FOUR_AGENTS_KEYS / 4),
+        "{per_agent:?}"
+    );
+    assert_eq!(hlog_count(&merged), per_agent.iter().sum::<u64>());
+    // The agents' folders are the parts, the controller keeps nothing half-received.
+    assert!(!controller_results.join(".incoming").exists());
+}
+
+#[tokio::test]
+async fn an_agent_killed_mid_fill_is_lost_and_started_again_resumes_its_shard() {
+    const KEYS: u64 = 90_000;
+    let sim = start_sim(&["--storage", "size-only"]);
+    let dir = tempfile::tempdir().unwrap();
+    let controller_results = dir.path().join("controller");
+    let controller = start_controller(&controller_results);
+    let agent_dir = |i: u32| dir.path().join(format!("agent-{i}"));
+    let mut agents: Vec<Agent> = (0..3)
+        .map(|i| start_agent(&controller.url, &format!("agent-{i}"), &agent_dir(i)))
+        .collect();
+    let text = workload(
+        "lost",
+        &sim.endpoint,
+        "size: 6B",
+        &format!(
+            "keyspace: {{ seed: 5, prefix: l/ }}\n\
+             before:\n  - {{ name: fill, op: put, concurrency: 16, until_objects: {KEYS} }}\n"
+        ),
+    );
+    let wl = write_workload(dir.path(), "lost", &text);
+    let run = start_split_run(&wl, &controller.url, 3, &dir.path().join("cli"));
+    // Shard 1 (agent-1, by name) well into its fill, under load from all three.
+    wait_for("shard 1 to be 5,000 keys into its fill", || {
+        let view = get_json(&controller.url, "/api/agents");
+        let shard = &view["run"]["shards"][1];
+        (shard["operations"].as_u64().unwrap_or(0) >= 5_000).then_some(())
+    });
+    kill_9(&mut agents[1].0);
+    wait_for("the controller to mark shard 1 lost", || {
+        let view = get_json(&controller.url, "/api/agents");
+        (view["run"]["shards"][1]["state"] == "lost").then_some(())
+    });
+    let view = get_json(&controller.url, "/api/agents");
+    let agent_1 = view["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "agent-1")
+        .unwrap();
+    assert_eq!(agent_1["state"], "lost");
+    assert_eq!(view["run"]["state"], "running");
+
+    agents[1] = start_agent(&controller.url, "agent-1", &agent_dir(1));
+    let out = run.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(count_objects(&sim.endpoint, "lost").await, KEYS);
+    // Resumed, not begun again: one run folder on agent-1, resumed once.
+    let merged = merged_run(&controller_results);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(merged.join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["status"], "completed");
+    let local: Vec<PathBuf> = std::fs::read_dir(agent_dir(1))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(local.len(), 1, "{local:?}");
+    let shard_manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(local[0].join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(shard_manifest["resumed_at"].as_array().unwrap().len(), 1);
+    let puts: u64 = summary_rows(&merged)
+        .iter()
+        .filter(|r| r["op"] == "put")
+        .map(|r| r["ops"].as_u64().unwrap())
+        .sum();
+    // Requests in flight at the kill may be sent again: never fewer than the keys.
+    assert!(puts >= KEYS, "{puts}");
+}
+
+#[test]
+fn an_agent_without_the_controllers_token_is_refused_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let controller = start_serving(&[
+        "--token",
+        "0123456789abcdef-token",
+        "--results",
+        dir.path().to_str().unwrap(),
+    ]);
+    let out = keystorm(
+        &["agent", "--controller", &controller.url, "--name", "a"],
+        dir.path(),
+    )
+    .env_remove("KEYSTORM_TOKEN")
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("refused") && stderr.contains("Bearer"),
+        "{stderr}"
+    );
+    let out = keystorm(
+        &[
+            "agent",
+            "--controller",
+            "https://127.0.0.1:1",
+            "--name",
+            "a",
+        ],
+        dir.path(),
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("https is not supported"));
+}

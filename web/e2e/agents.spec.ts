@@ -1,0 +1,98 @@
+// Agents under the server as controller: `keystorm sim` and three `keystorm agent`
+// processes; a round workload (fill, then write / read / mixed) started through the API
+// on three agents. The Agents page shows the agents and the shards running, and the
+// merged run's page the per-agent breakdown beside the merged numbers.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, test } from "@playwright/test";
+import { printed, screenshot, url } from "./support";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const bin = process.env.KEYSTORM_BIN ?? resolve(here, "../../target/debug/keystorm");
+const AGENTS = 3;
+
+function workload(endpoint: string): string {
+  return `name: e2e-agents
+target: { endpoint: "${endpoint}" }
+buckets: { names: [e2e-agents] }
+keyspace: { seed: 8, prefix: a/ }
+objects: { size: 100B }
+before:
+  - { name: fill, op: put, concurrency: 4, until_objects: 3000 }
+rounds:
+  count: 2
+  phases:
+    - { name: write, op: put, concurrency: 4, duration: 3s }
+    - { name: read, op: get, concurrency: 4, operations: 1500 }
+    - name: mixed
+      mix: { get: 70, put: 20, list: 5, delete: 5 }
+      concurrency: 4
+      operations: 1500
+`;
+}
+
+type AgentsView = {
+  agents: Array<{ name: string; state: string }>;
+  run: { run_id: string; state: string; merged_run: string | null; shards: Array<{ state: string }> } | null;
+};
+
+test.describe.serial("agents", () => {
+  const children: ChildProcess[] = [];
+  let root = "";
+  let endpoint = "";
+
+  test.beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), "keystorm-e2e-agents-"));
+    const sim = spawn(bin, ["sim", "--port", "0", "--storage", "size-only"], { stdio: ["ignore", "pipe", "inherit"] });
+    children.push(sim);
+    endpoint = (await printed(sim, /listening on (http:\/\/\S+)/))[1];
+    const env = { ...process.env, AWS_ACCESS_KEY_ID: "any", AWS_SECRET_ACCESS_KEY: "any" };
+    for (let i = 0; i < AGENTS; i++) {
+      const args = ["agent", "--controller", url(""), "--name", `agent-${i}`, "--progress", "quiet", "--results", join(root, `agent-${i}`)];
+      children.push(spawn(bin, args, { stdio: "ignore", env }));
+    }
+  });
+
+  test.afterAll(() => {
+    for (const c of children) c.kill("SIGKILL");
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test("the Agents page shows the agents and the shards of a run across them, then its merged results", async ({ page, request }) => {
+    test.setTimeout(180_000);
+    await page.goto(url("/agents"));
+    await expect(page.locator('[data-testid="agent-row"][data-state="idle"]')).toHaveCount(AGENTS);
+    await expect(page.getByTestId("fleet-start-button")).toHaveText(`Start on 1 of ${AGENTS} idle agents`);
+    await screenshot(page, "agents-idle");
+    const started = await request.post(url("/api/runs"), { data: { yaml: workload(endpoint), agents: AGENTS, labels: { agents: String(AGENTS) } } });
+    expect(started.status()).toBe(201);
+    const runId = ((await started.json()) as { run_id: string }).run_id;
+
+    // While it runs: three agents running a shard each, and the shards' table.
+    await expect(page.locator('[data-testid="agent-row"][data-state="running"]')).toHaveCount(AGENTS);
+    await expect(page.locator('[data-testid="shard-row"][data-state="running"]')).toHaveCount(AGENTS);
+    await expect(page.getByTestId("fleet-run")).toContainText(runId);
+    await expect(page.getByTestId("shards-table")).toContainText("round");
+    await screenshot(page, "agents-running");
+
+    await expect
+      .poll(async () => ((await (await request.get(url("/api/agents"))).json()) as AgentsView).run?.state, {
+        timeout: 150_000,
+        intervals: [500, 1000],
+      })
+      .toBe("completed");
+    await page.getByTestId("merged-run-link").click();
+    await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`));
+    // The merged run: rounds × phases from added histograms, then each agent on its own.
+    const perAgent = page.getByTestId("per-agent-table");
+    await expect(perAgent).toBeVisible();
+    for (let i = 0; i < AGENTS; i++) await expect(perAgent).toContainText(`${i}/${AGENTS}`);
+    // put, get, list and delete on shard 0 (it alone lists); put, get, delete at least on the others.
+    expect(await page.getByTestId("per-agent-row").count()).toBeGreaterThanOrEqual(3 * AGENTS);
+    await expect(page.getByText("Rounds × phases")).toBeVisible();
+    await screenshot(page, "agents-merged-run");
+  });
+});
