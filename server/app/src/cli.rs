@@ -156,7 +156,8 @@ pub struct RunArgs {
     pub controller: Option<String>,
 
     /// How many of the controller's agents to split the run over.
-    #[arg(long, value_name = "N", requires = "controller")]
+    #[arg(long, value_name = "N", requires = "controller",
+        value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub agents: Option<u32>,
 
     /// Token of the controller (its --token).

@@ -953,3 +953,67 @@ async fn runs_that_move_local_folders_are_refused() {
     let runs = s.get("/api/runs").await.json();
     assert_eq!(runs.as_array().unwrap().len(), 0, "nothing started");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_on_agents_is_refused_with_a_reason_when_it_cannot_be_split() {
+    let s = Server::start().await;
+    let workload = |target: &str, extra: &str| {
+        format!(
+            "name: split\ntarget: {target}\nbuckets: {{ names: [split] }}\n{extra}\
+             before:\n  - {{ op: put, operations: 10 }}\n"
+        )
+    };
+    let refused = |r: &api_support::Reply, code: &str, words: &str| {
+        assert_eq!(r.error_code(), code, "{}", r.text());
+        let detail = r.json()["detail"].as_str().unwrap().to_string();
+        assert!(detail.contains(words), "{detail}");
+    };
+    let url = "{ endpoint: \"http://127.0.0.1:9\" }";
+    // Keys written in the workload would travel to every agent: refused.
+    let inline =
+        "{ endpoint: \"http://127.0.0.1:9\", credentials: { access_key: AK, secret_key: SK } }";
+    let r = s
+        .post(
+            "/api/runs",
+            json!({"yaml": workload(inline, ""), "agents": 2}),
+        )
+        .await;
+    assert_eq!(r.status, 422);
+    refused(&r, "cannot_start", "sends no keys");
+    assert!(!r.text().contains("SK"));
+    let r = s
+        .post(
+            "/api/runs",
+            json!({"yaml": workload("{ endpoint: embedded }", ""), "agents": 2}),
+        )
+        .await;
+    refused(&r, "cannot_start", "embedded");
+    let r = s
+        .post(
+            "/api/runs",
+            json!({"yaml": workload(url, "cleanup: { buckets: true }\n"), "agents": 2}),
+        )
+        .await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    let r = s
+        .post("/api/runs", json!({"yaml": workload(url, ""), "agents": 0}))
+        .await;
+    assert_eq!(r.status, 400, "{}", r.text());
+    // A good workload with no agent connected: 409, saying how to start one.
+    let r = s
+        .post("/api/runs", json!({"yaml": workload(url, ""), "agents": 2}))
+        .await;
+    assert_eq!(r.status, 409);
+    refused(&r, "not_enough_agents", "keystorm agent --controller");
+    let view = s.get("/api/agents").await.json();
+    assert_eq!(view, json!({"agents": [], "run": null}));
+    // Another version of keystorm cannot register.
+    let r = s
+        .post(
+            "/api/agents/register",
+            json!({"name": "old", "host": "h", "version": "0.0.1", "cores": 1}),
+        )
+        .await;
+    assert_eq!(r.status, 409);
+    refused(&r, "version_mismatch", "0.0.1");
+}

@@ -49,6 +49,7 @@ pub async fn serve(
     let config = Arc::new(config);
     let status = ShardStatus::default();
     let mut running: Option<Running> = None;
+    let mut registered_id: Option<String> = None;
     let mut told_unreachable = false;
     'register: while !stop.is_cancelled() {
         let request = RegisterRequest {
@@ -77,6 +78,7 @@ pub async fn serve(
             registered.agent_id
         );
         let id = registered.agent_id;
+        registered_id = Some(id.clone());
         let every = Duration::from_millis(registered.heartbeat_ms.max(100));
         let mut offset_ms = None;
         let mut away = false;
@@ -131,6 +133,12 @@ pub async fn serve(
         );
         r.cancel.cancel();
         let _ = r.task.await;
+    }
+    // Forgotten at once, so no run picks an agent that is gone.
+    if let Some(id) = &registered_id {
+        let _ = link
+            .post_empty(&format!("/api/agents/{id}/leave"), &())
+            .await;
     }
     Ok(())
 }

@@ -150,3 +150,14 @@ pub async fn done(
     state.fleet.shard_done(&id, done)?;
     Ok(StatusCode::NO_CONTENT)
 }
+
+#[utoipa::path(post, path = "/api/agents/{id}/leave", operation_id = "agent_leave", tag = "agents",
+    params(AgentIdParam),
+    responses((status = 204), (status = 404, body = ErrorBody)))]
+pub async fn leave(
+    State(state): State<AppState>,
+    ApiPath(AgentIdParam { id }): ApiPath<AgentIdParam>,
+) -> ApiResult<StatusCode> {
+    state.fleet.leave(&id)?;
+    Ok(StatusCode::NO_CONTENT)
+}

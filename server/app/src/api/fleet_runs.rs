@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 
 use keystorm_engine::plan::{Endpoint, Plan};
 use keystorm_engine::results::{RunOverrides, Shard};
+use keystorm_engine::s3::CredentialSource;
 
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
@@ -51,6 +52,14 @@ pub fn start(state: &AppState, split: Split) -> ApiResult<String> {
         return Err(cannot(
             "agents need a target they all reach, and the embedded target lives inside one \
              process: give an endpoint (e.g. a `keystorm sim` or your store)"
+                .to_string(),
+        ));
+    }
+    if matches!(plan.target.credentials, CredentialSource::Inline { .. }) {
+        return Err(cannot(
+            "a run on agents sends no keys, and this workload has its keys inline: give each \
+             agent its own (environment, profile or a mounted secret) and name them in \
+             target.credentials (env: or profile:), or leave credentials out"
                 .to_string(),
         ));
     }

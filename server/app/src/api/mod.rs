@@ -69,6 +69,7 @@ pub fn router(state: AppState) -> Router {
         .route("/agents/{id}/heartbeat", post(agents::heartbeat))
         .route("/agents/{id}/barrier", post(agents::barrier))
         .route("/agents/{id}/done", post(agents::done))
+        .route("/agents/{id}/leave", post(agents::leave))
         .route(
             "/agents/{id}/parts/{run}/{local}/{file}",
             // A part's files are streamed to disk, whatever their size.

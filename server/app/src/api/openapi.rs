@@ -57,6 +57,7 @@ use super::workloads::{
         super::agents::barrier,
         super::agents::part_file,
         super::agents::done,
+        super::agents::leave,
     ),
     components(schemas(
         super::status::Status,

@@ -34,7 +34,7 @@ pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
     let watcher = crate::output::spawn(watch_interrupts(
         stop.clone(),
         shutdown_signal(),
-        "letting a running shard write and send its results",
+        "a shard running here writes and sends its results first",
     ));
     let served = serve(
         link,

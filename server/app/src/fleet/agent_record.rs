@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant, SystemTime};
 
-use super::protocol::{LOST_AFTER_MS, Order, ShardReport};
+use super::protocol::{HEARTBEAT_MS, LOST_AFTER_MS, Order, ShardReport};
 
 /// One agent as the controller knows it.
 pub struct Agent {
@@ -27,5 +27,10 @@ pub struct Agent {
 impl Agent {
     pub fn is_lost(&self) -> bool {
         self.last_seen.elapsed() >= Duration::from_millis(LOST_AFTER_MS)
+    }
+
+    /// Heard within the last three heartbeats: fit to be given a shard.
+    pub fn is_fresh(&self) -> bool {
+        self.last_seen.elapsed() < Duration::from_millis(3 * HEARTBEAT_MS)
     }
 }

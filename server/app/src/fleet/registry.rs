@@ -7,9 +7,12 @@ use std::time::{Instant, SystemTime};
 use super::agent_record::Agent;
 use super::error::FleetError;
 use super::protocol::{
-    HEARTBEAT_MS, Heartbeat, HeartbeatReply, RegisterRequest, Registered, now_ms,
+    HEARTBEAT_MS, Heartbeat, HeartbeatReply, LOST_AFTER_MS, RegisterRequest, Registered, now_ms,
 };
 use super::state::Fleet;
+
+/// Long enough ago to count as lost.
+const LOST_NOW: std::time::Duration = std::time::Duration::from_millis(LOST_AFTER_MS + 1);
 
 /// An order not acted on after this is given again.
 const RESEND_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
@@ -126,5 +129,29 @@ impl Fleet {
             controller_ms: now_ms(),
             order,
         })
+    }
+
+    /// An agent that stops says so: it is forgotten at once, so no run picks it. One
+    /// that still holds a shard (stopped before its shard ended) counts as lost, so the
+    /// same agent started again takes the shard back.
+    pub fn leave(&self, agent_id: &str) -> Result<(), FleetError> {
+        let mut guard = self.lock();
+        let inner = &mut *guard;
+        let at = inner
+            .agents
+            .iter()
+            .position(|a| a.id == agent_id)
+            .ok_or_else(|| FleetError::UnknownAgent(agent_id.to_string()))?;
+        let holds = inner.run.as_ref().is_some_and(|r| {
+            r.state.is_going() && r.shards.iter().any(|s| s.agent == agent_id && !s.done)
+        });
+        if holds {
+            inner.agents[at].last_seen = Instant::now() - LOST_NOW;
+        } else {
+            inner.agents.remove(at);
+        }
+        drop(guard);
+        self.notify();
+        Ok(())
     }
 }

@@ -18,7 +18,7 @@ impl Fleet {
             return Err(FleetError::RunInProgress(run.run_id.clone()));
         }
         let mut idle: Vec<usize> = (0..inner.agents.len())
-            .filter(|&i| !inner.agents[i].is_lost() && inner.agents[i].pending.is_none())
+            .filter(|&i| inner.agents[i].is_fresh() && inner.agents[i].pending.is_none())
             .collect();
         let wanted = spec.agents as usize;
         if wanted == 0 {

@@ -276,3 +276,26 @@ fn an_order_lost_on_the_way_is_given_again() {
     };
     assert!(fleet.heartbeat(&a, running).unwrap().order.is_none());
 }
+
+#[test]
+fn an_agent_that_leaves_is_not_given_a_shard_and_one_holding_a_shard_is_lost() {
+    let (fleet, _dir) = fleet();
+    let a = register(&fleet, "a");
+    let b = register(&fleet, "b");
+    fleet.leave(&a).unwrap();
+    assert!(matches!(
+        fleet.heartbeat(&a, Heartbeat::default()),
+        Err(FleetError::UnknownAgent(_))
+    ));
+    assert!(matches!(
+        fleet.start(split(2)),
+        Err(FleetError::NotEnoughAgents(_))
+    ));
+    fleet.start(split(1)).unwrap();
+    order(&fleet, &b);
+    // Stopped before its shard ended: lost at once, and its name free for a restart.
+    fleet.leave(&b).unwrap();
+    assert_eq!(fleet.view().run.unwrap().shards[0].state, "lost");
+    let b2 = register(&fleet, "b");
+    assert!(matches!(order(&fleet, &b2), Some(Order::Run(_))));
+}
