@@ -7,9 +7,11 @@
 //! being merged, whatever the length of the runs.
 
 mod intervals;
+mod live;
 mod outcomes;
 mod parts;
 mod rows;
+mod seconds;
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -21,6 +23,7 @@ use crate::store::ResultStore;
 use crate::summary::Summary;
 
 pub use crate::merged_part::MergedPart;
+pub use live::{LiveInterval, LiveMerge};
 pub use parts::MergeError;
 
 /// What to merge, and where to.
