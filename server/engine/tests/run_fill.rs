@@ -149,3 +149,47 @@ async fn an_interrupted_fill_resumes_with_nothing_skipped() {
     assert_eq!(names.last(), Some(&"finished"));
     assert_eq!(events.last().unwrap()["data"]["status"], "completed");
 }
+
+/// Counts what `interval_recorded` hands over: intervals, and requests in their
+/// histograms.
+#[derive(Default)]
+struct Recorded {
+    intervals: std::sync::atomic::AtomicU64,
+    in_histograms: std::sync::atomic::AtomicU64,
+    ops: std::sync::atomic::AtomicU64,
+}
+
+impl Observer for Recorded {
+    fn event(&self, _id: u64, _event: &RunEvent) {}
+
+    fn interval_recorded(
+        &self,
+        record: &keystorm_engine::results::IntervalRecord,
+        stats: &keystorm_engine::metrics::IntervalStats,
+    ) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.intervals.fetch_add(1, Relaxed);
+        let ops: u64 = record.ops.values().map(|s| s.ops).sum();
+        self.ops.fetch_add(ops, Relaxed);
+        let counted: u64 = stats.active().map(|(_, s)| s.latency.len()).sum();
+        self.in_histograms.fetch_add(counted, Relaxed);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_interval_is_handed_to_the_observer_with_its_histograms() {
+    use std::sync::atomic::Ordering::Relaxed;
+    let sim = common::start_sim().await;
+    let results = tempfile::tempdir().unwrap();
+    let text = common::workload(&sim.endpoint(), FILL);
+    let recorded = Arc::new(Recorded::default());
+    let outcome = common::run_observed(&text, results.path(), recorded.clone()).await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let lines = std::fs::read_to_string(outcome.dir.join("intervals.jsonl"))
+        .unwrap()
+        .lines()
+        .count() as u64;
+    assert_eq!(recorded.intervals.load(Relaxed), lines);
+    assert_eq!(recorded.ops.load(Relaxed), 3000);
+    assert_eq!(recorded.in_histograms.load(Relaxed), 3000);
+}

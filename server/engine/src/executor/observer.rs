@@ -1,7 +1,8 @@
 //! Who watches a run: the progress line of the CLI, the live page of the server, tests.
 //! Every event the run logs is handed to its observer with its id in the event log.
 
-use crate::results::RunEvent;
+use crate::metrics::IntervalStats;
+use crate::results::{IntervalRecord, RunEvent};
 
 /// Receives run events with their id in the run's event log (0, 1, 2, ...); called from
 /// the collector task, so keep it quick.
@@ -11,6 +12,11 @@ pub trait Observer: Send + Sync {
     /// The run checked its inputs and reached its target, and now waits until `at`
     /// (`--start-at`) to begin its phases.
     fn waiting_until(&self, _at: std::time::SystemTime) {}
+
+    /// An interval was written, with its latency histograms per operation: what an
+    /// agent sends its controller for the live merge. Called before its `interval`
+    /// event.
+    fn interval_recorded(&self, _record: &IntervalRecord, _stats: &IntervalStats) {}
 }
 
 /// An observer that ignores everything.

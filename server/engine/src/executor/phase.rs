@@ -462,6 +462,7 @@ fn emit_interval(
         merged: 1,
     };
     ctx.store().write_interval(&record, stats)?;
+    ctx.observer.interval_recorded(&record, stats);
     let elapsed = to.duration_since(shared.start) + Duration::from_secs_f64(before.elapsed_s);
     let ops = earlier.total_ops() + stats.total_ops();
     let finished = before.operations + ops + earlier.total_errors() + stats.total_errors();
