@@ -66,14 +66,6 @@ impl Fleet {
         Ok(run_id)
     }
 
-    /// Whether the run `run_id` is the one going across agents.
-    pub fn is_going(&self, run_id: &str) -> bool {
-        self.lock()
-            .run
-            .as_ref()
-            .is_some_and(|r| r.run_id == run_id && r.state.is_going())
-    }
-
     /// Waits (up to `at_most`) until every shard reached phase `phase`, ended, or lost
     /// its agent; says to abort if the run is stopping.
     pub async fn barrier(
