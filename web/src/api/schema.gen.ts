@@ -1886,6 +1886,7 @@ export interface operations {
                 run: string;
                 /** @description The agent's own run folder of the shard. */
                 local: string;
+                /** @description A file of that folder. */
                 file: string;
             };
             cookie?: never;

@@ -53,7 +53,10 @@ pub struct PartFileParam {
     pub id: String,
     pub run: String,
     /// The agent's own run folder of the shard.
+    #[param(pattern = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")]
     pub local: String,
+    /// A file of that folder.
+    #[param(pattern = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")]
     pub file: String,
 }
 

@@ -16,6 +16,7 @@ mod run_record;
 mod shards;
 mod state;
 mod views;
+mod whole_number;
 
 pub mod protocol;
 

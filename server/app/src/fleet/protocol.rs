@@ -25,6 +25,7 @@ pub struct RegisterRequest {
     pub host: String,
     /// The agent's keystorm version: it must be the controller's.
     pub version: String,
+    #[serde(deserialize_with = "super::whole_number::deserialize")]
     pub cores: u32,
 }
 
@@ -42,11 +43,14 @@ pub struct Registered {
 #[serde(deny_unknown_fields)]
 pub struct Heartbeat {
     /// The agent's clock (Unix ms) when it sent this.
+    #[serde(deserialize_with = "super::whole_number::deserialize")]
     pub sent_ms: u64,
     /// Its clock's offset to the controller's (controller minus agent, ms), measured
     /// from the previous heartbeat's round trip.
+    #[serde(default, deserialize_with = "super::whole_number::option")]
     pub offset_ms: Option<i64>,
     /// The target's `Date` header minus the agent's clock (ms), when known.
+    #[serde(default, deserialize_with = "super::whole_number::option")]
     pub target_skew_ms: Option<i64>,
     /// The shard it runs, if any.
     pub shard: Option<ShardReport>,
@@ -57,12 +61,14 @@ pub struct Heartbeat {
 #[serde(deny_unknown_fields)]
 pub struct ShardReport {
     pub run_id: String,
+    #[serde(deserialize_with = "super::whole_number::deserialize")]
     pub index: u32,
     /// The agent's own run folder (its id in the agent's results folder).
     pub local_run_id: Option<String>,
     /// The phase it runs ("round 2 · write"), if one has started.
     pub phase: Option<String>,
     /// Operations done in the running phase.
+    #[serde(deserialize_with = "super::whole_number::deserialize")]
     pub operations: u64,
 }
 
@@ -105,6 +111,7 @@ pub struct Assignment {
 pub struct BarrierRequest {
     pub run_id: String,
     /// The phase's number in the run's schedule (0-based).
+    #[serde(deserialize_with = "super::whole_number::deserialize")]
     pub phase: u32,
 }
 
