@@ -194,6 +194,7 @@ async fn pause(stop: &CancellationToken, d: Duration) {
     }
 }
 
-fn host_name() -> String {
+/// This machine's host name (an agent's default name, and the host it reports).
+pub fn host_name() -> String {
     gethostname::gethostname().to_string_lossy().into_owned()
 }

@@ -10,14 +10,8 @@ use crate::{CliError, exit};
 
 pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
     let link = Link::new(&args.controller, args.token.clone()).map_err(CliError::bad_input)?;
-    let name = args
-        .name
-        .clone()
-        .unwrap_or_else(|| gethostname::gethostname().to_string_lossy().into_owned());
-    let valid = (1..=64).contains(&name.len())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    let name = args.name.clone().unwrap_or_else(crate::agent::host_name);
+    let valid = crate::fleet::protocol::valid_agent_name(&name);
     if !valid {
         return Err(CliError::bad_input(format!(
             "agent name {name:?}: 1-64 letters, digits, '.', '_' or '-' (set --name)"

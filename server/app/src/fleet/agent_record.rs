@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant, SystemTime};
 
-use super::protocol::{HEARTBEAT_MS, LOST_AFTER_MS, Order, ShardReport};
+use super::protocol::{HEARTBEAT_MS, LOST_AFTER_MS, Order};
 
 /// One agent as the controller knows it.
 pub struct Agent {
@@ -16,8 +16,6 @@ pub struct Agent {
     pub last_seen: Instant,
     pub offset_ms: Option<i64>,
     pub target_skew_ms: Option<i64>,
-    /// What it said about its shard in its last heartbeat.
-    pub report: Option<ShardReport>,
     /// The next order to hand over in a heartbeat reply.
     pub pending: Option<Order>,
     /// When it was last handed an order.

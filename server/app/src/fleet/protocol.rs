@@ -134,6 +134,14 @@ pub struct ShardDone {
     pub error: Option<String>,
 }
 
+/// An agent's name: 1-64 letters, digits, '.', '_' or '-'.
+pub fn valid_agent_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
 /// Unix milliseconds now.
 pub fn now_ms() -> u64 {
     std::time::SystemTime::now()

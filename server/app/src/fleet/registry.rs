@@ -8,6 +8,7 @@ use super::agent_record::Agent;
 use super::error::FleetError;
 use super::protocol::{
     HEARTBEAT_MS, Heartbeat, HeartbeatReply, LOST_AFTER_MS, RegisterRequest, Registered, now_ms,
+    valid_agent_name,
 };
 use super::state::Fleet;
 
@@ -20,13 +21,6 @@ const RESEND_AFTER: std::time::Duration = std::time::Duration::from_secs(3);
 /// Most agents one controller keeps track of.
 const MAX_AGENTS: usize = 4096;
 
-fn valid_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-}
-
 impl Fleet {
     /// Registers an agent. A lost agent of the same name is replaced, and the shard it
     /// held is handed to the new one to resume.
@@ -38,7 +32,7 @@ impl Fleet {
                 controller: self.version.clone(),
             });
         }
-        if !valid_name(&request.name) {
+        if !valid_agent_name(&request.name) {
             return Err(FleetError::BadName(request.name));
         }
         let mut inner = self.lock();
@@ -75,7 +69,6 @@ impl Fleet {
             last_seen: Instant::now(),
             offset_ms: None,
             target_skew_ms: None,
-            report: None,
             pending: None,
             handed_at: None,
         };
@@ -118,13 +111,12 @@ impl Fleet {
             // the shard it was given (or still runs the one it was told to stop).
             agent.pending = run.order_again(agent_id, beat.shard.as_ref());
         }
-        agent.report = beat.shard;
         let order = agent.pending.take();
         if order.is_some() {
             agent.handed_at = Some(Instant::now());
         }
         drop(guard);
-        self.notify();
+        // Nothing a barrier waits on changed (lost agents are noticed by time).
         Ok(HeartbeatReply {
             controller_ms: now_ms(),
             order,

@@ -143,7 +143,7 @@ impl Fleet {
                                 "failed"
                             } else if s.done {
                                 "done"
-                            } else if agent.is_none_or(|a| a.is_lost()) {
+                            } else if inner.is_lost(&s.agent) {
                                 "lost"
                             } else {
                                 "running"
