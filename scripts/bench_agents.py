@@ -1,5 +1,6 @@
 """Agents under a controller, measured (see bench_agents.sh): an agent's peak memory per
-shard size, and the controller's CPU per heartbeat with many agents connected."""
+shard size, and the controller's CPU per heartbeat and per agent-interval (the live merge)
+with many agents connected."""
 
 import argparse
 import json
@@ -83,21 +84,60 @@ def memory_per_size(counts, tmp):
           f"for {counts[-1] / counts[0]:,.0f}x the keys")
 
 
+def post_json(url, path, body):
+    req = urllib.request.Request(f"{url}{path}", data=json.dumps(body).encode(), method="POST",
+                                 headers={"content-type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.load(r)
+
+
 def controller_cpu(agents, seconds, tmp):
-    controller, url = start_controller(os.path.join(tmp, "controller-cpu"))
+    """The controller's CPU with `agents` agents connected: idle (heartbeats only), then
+    while they run a 70/20/5/5 mix for `seconds` and send each interval with its four
+    histograms (the live merge), per agent-interval."""
+    sim, endpoint = start_sim("--storage", "size-only")
+    results = os.path.join(tmp, "controller-cpu")
+    controller, url = start_controller(results)
     procs = [start_agent(url, f"cpu-{i}", os.path.join(tmp, f"cpu-{i}")) for i in range(agents)]
     try:
         wait_idle(url, agents)
         before = cpu_seconds(controller.pid)
         time.sleep(seconds)
-        used = cpu_seconds(controller.pid) - before
+        idle = cpu_seconds(controller.pid) - before
         heartbeats = agents * seconds * 2  # every 500 ms
-        print(f"controller with {agents} agents: {used:.2f} s CPU in {seconds} s, "
-              f"{used / heartbeats * 1e6:.0f} µs per heartbeat ({used / seconds * 100:.1f} % of a core)")
+        print(f"controller with {agents} agents idle: {idle:.2f} s CPU in {seconds} s, "
+              f"{idle / heartbeats * 1e6:.0f} µs per heartbeat ({idle / seconds * 100:.1f} % of a core)")
+
+        workload = (f"name: bench-live\ntarget: {{ endpoint: \"{endpoint}\" }}\n"
+                    f"buckets: {{ names: [bench-live] }}\nobjects: {{ size: 1KiB }}\n"
+                    f"before:\n  - {{ name: fill, op: put, concurrency: 4, until_objects: {agents * 200} }}\n"
+                    f"rounds:\n  count: 1\n  phases:\n"
+                    f"    - {{ name: mixed, mix: {{ get: 70, put: 20, list: 5, delete: 5 }}, concurrency: 1, "
+                    f"rate: {agents * 40}, duration: {seconds}s }}\n")
+        before = cpu_seconds(controller.pid)
+        started = time.time()
+        run_id = post_json(url, "/api/runs", {"yaml": workload, "agents": agents})["run_id"]
+        while agents_view(url)["run"]["state"] == "running":
+            time.sleep(0.5)
+        took = time.time() - started
+        used = cpu_seconds(controller.pid) - before
+        while agents_view(url)["run"]["state"] != "completed":
+            time.sleep(0.5)
+        shards = os.path.join(results, run_id, "shards")
+        sent = 0
+        for part in os.listdir(shards):
+            with open(os.path.join(shards, part, "intervals.jsonl")) as f:
+                sent += sum(1 for _ in f)
+        # What the same agents cost idle over the same time is not the live merge's.
+        merge_cpu = max(used - idle / seconds * took, 0.0)
+        print(f"controller with {agents} agents running: {used:.2f} s CPU in {took:.1f} s for {sent:,} "
+              f"agent-intervals; beyond idle heartbeats {merge_cpu / sent * 1e6:.0f} µs per agent-interval "
+              f"({used / sent * 1e6:.0f} µs all told, {used / took * 100:.1f} % of a core)")
     finally:
         for p in procs:
             p.kill()
         controller.kill()
+        sim.kill()
 
 
 def main():

@@ -1,13 +1,14 @@
 // Agents under the server as controller: `keystorm sim` and three `keystorm agent`
 // processes; a round workload (fill, then write / read / mixed) started through the API
-// on three agents. The Agents page shows the agents and the shards running, and the
-// merged run's page the per-agent breakdown beside the merged numbers.
+// on three agents. The Agents page shows the agents and the shards running, the live
+// page the shards' intervals merged as they come, and the merged run's page the
+// per-agent breakdown beside the merged numbers.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { expect, test } from "@playwright/test";
+import { type Page, expect, test } from "@playwright/test";
 import { printed, screenshot, url } from "./support";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -32,6 +33,10 @@ rounds:
       concurrency: 4
       operations: 1500
 `;
+}
+
+async function chartPoints(page: Page, testId: string): Promise<number> {
+  return Number(await page.getByTestId(testId).getAttribute("data-points"));
 }
 
 type AgentsView = {
@@ -78,12 +83,23 @@ test.describe.serial("agents", () => {
     await expect(page.getByTestId("shards-table")).toContainText("round");
     await screenshot(page, "agents-running");
 
-    await expect
-      .poll(async () => ((await (await request.get(url("/api/agents"))).json()) as AgentsView).run?.state, {
-        timeout: 150_000,
-        intervals: [500, 1000],
-      })
-      .toBe("completed");
+    // The live page: the shards' intervals merged per second by the controller, as a
+    // run of one process is watched, and the shards beside the charts.
+    await page.goto(url(`/runs/${runId}/live`));
+    await expect(page.getByTestId("live-badge")).toContainText(runId);
+    await expect(page.getByTestId("live-shards").getByTestId("shard-row")).toHaveCount(AGENTS);
+    await expect(page.getByTestId("live-phase")).not.toContainText("starting");
+    await expect.poll(() => chartPoints(page, "live-chart-ops"), { timeout: 60_000 }).toBeGreaterThanOrEqual(3);
+    const before = await chartPoints(page, "live-chart-ops");
+    await expect.poll(() => chartPoints(page, "live-chart-ops"), { timeout: 60_000 }).toBeGreaterThan(before);
+    await expect(page.getByTestId("live-chart-latency")).toBeVisible();
+    await screenshot(page, "agents-live");
+
+    // At the end the exact merge replaces the live view, and the page says so.
+    await expect(page.getByTestId("open-detail")).toBeVisible({ timeout: 150_000 });
+    await expect(page.locator(".badge").first()).toContainText("completed");
+    expect(((await (await request.get(url("/api/agents"))).json()) as AgentsView).run?.state).toBe("completed");
+    await page.goto(url("/agents"));
     await page.getByTestId("merged-run-link").click();
     await expect(page).toHaveURL(new RegExp(`/runs/${runId}$`));
     // The merged run: rounds × phases from added histograms, then each agent on its own.

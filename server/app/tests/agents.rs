@@ -87,6 +87,32 @@ fn get_json(url: &str, path: &str) -> serde_json::Value {
     serde_json::from_str(body).unwrap()
 }
 
+/// The run's live stream (server-sent events) from its start until `finished`: each
+/// event's name and data.
+fn follow_events(url: &str, run_id: &str) -> Vec<(String, serde_json::Value)> {
+    let addr = url.strip_prefix("http://").unwrap();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET /api/runs/{run_id}/events HTTP/1.0\r\nHost: {addr}\r\n\r\n"
+    )
+    .unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    assert!(head.contains(" 200 "), "{head}");
+    let mut events = Vec::new();
+    let mut name = String::new();
+    for line in body.lines() {
+        if let Some(n) = line.strip_prefix("event: ") {
+            name = n.to_string();
+        } else if let Some(data) = line.strip_prefix("data: ") {
+            events.push((name.clone(), serde_json::from_str(data).unwrap()));
+        }
+    }
+    events
+}
+
 /// `keystorm run W --controller URL --agents N` started in the background.
 fn start_split_run(wl: &Path, controller: &str, agents: u32, results: &Path) -> Child {
     keystorm(
@@ -179,10 +205,42 @@ async fn four_agents_fill_400_000_keys_and_their_merged_run_counts_each_request_
     );
     let wl = write_workload(dir.path(), "fleet", &text);
     let run = start_split_run(&wl, &controller.url, 4, &dir.path().join("cli"));
+    // Watched live as a run of one process is: the controller's stream of the run.
+    let run_id: String = wait_for("the run to start on the agents", || {
+        let view = get_json(&controller.url, "/api/agents");
+        view["run"]["run_id"].as_str().map(String::from)
+    });
+    let live = {
+        let url = controller.url.clone();
+        let id = run_id.clone();
+        std::thread::spawn(move || follow_events(&url, &id))
+    };
     let out = run.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("400000"));
+
+    // The live view merged the four shards' intervals as they came: every PUT once,
+    // each second's latency from the added histograms.
+    let events = live.join().unwrap();
+    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names.first(), Some(&"started"), "{names:?}");
+    assert_eq!(names.last(), Some(&"finished"), "{names:?}");
+    assert_eq!(events.last().unwrap().1["status"], "completed");
+    assert_eq!(names.iter().filter(|n| **n == "phase_started").count(), 1);
+    let live_puts: u64 = events
+        .iter()
+        .filter(|(n, _)| n == "interval")
+        .map(|(_, d)| d["record"]["ops"]["put"]["ops"].as_u64().unwrap_or(0))
+        .sum();
+    assert_eq!(live_puts, FOUR_AGENTS_KEYS);
+    // Intervals are per wall-clock second of the controller: none twice.
+    let seconds: Vec<f64> = events
+        .iter()
+        .filter(|(n, _)| n == "interval")
+        .map(|(_, d)| d["record"]["t_s"].as_f64().unwrap())
+        .collect();
+    assert!(seconds.windows(2).all(|w| w[0] < w[1]), "{seconds:?}");
 
     assert_eq!(listed(&sim.endpoint, "fleet"), FOUR_AGENTS_KEYS);
     let merged = merged_run(&controller_results);
@@ -208,8 +266,11 @@ async fn four_agents_fill_400_000_keys_and_their_merged_run_counts_each_request_
         "{per_agent:?}"
     );
     assert_eq!(hlog_count(&merged), per_agent.iter().sum::<u64>());
-    // The agents' folders are the parts, the controller keeps nothing half-received.
+    // The agents' folders are the parts, the controller keeps nothing half-received,
+    // and the merge took the live folder's place.
     assert!(!controller_results.join(".incoming").exists());
+    assert!(!controller_results.join(".merging").exists());
+    assert_eq!(merged.file_name().unwrap().to_str().unwrap(), run_id);
 }
 
 #[tokio::test]

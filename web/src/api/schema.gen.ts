@@ -1164,6 +1164,24 @@ export interface components {
          * @enum {string}
          */
         Section: "before" | "round" | "after";
+        /** @description One interval of a shard with its latency histograms. */
+        SentInterval: {
+            /**
+             * Format: int64
+             * @description Its start on the controller's clock (Unix ms): the agent's clock corrected by
+             *     its measured offset.
+             */
+            at_ms: number;
+            record: components["schemas"]["IntervalRecord"];
+            progress: components["schemas"]["PhaseProgress"];
+            /**
+             * @description Per operation, its latency histogram (µs) in HdrHistogram's compressed
+             *     encoding, base64.
+             */
+            histograms: {
+                [key: string]: string;
+            };
+        };
         /** @description Shard `index` of `count` (`0 <= index < count`). */
         Shard: {
             /** Format: int32 */
@@ -1179,6 +1197,17 @@ export interface components {
             /** @description Why the shard could not run, if it could not. */
             error?: string | null;
         };
+        /** @description One piece of a shard's news: an interval or an event. */
+        ShardNews: {
+            /**
+             * Format: int64
+             * @description Numbers the stream's news from 0: news sent again (its answer was lost) counts
+             *     once.
+             */
+            seq: number;
+            interval?: null | components["schemas"]["SentInterval"];
+            event?: null | components["schemas"]["RunEvent"];
+        };
         /** @description How an agent's shard is getting on. */
         ShardReport: {
             run_id: string;
@@ -1193,6 +1222,17 @@ export interface components {
              * @description Operations done in the running phase.
              */
             operations: number;
+            /**
+             * Format: int64
+             * @description Names this run of the shard on this agent (a restart picks another), so news
+             *     numbers start again with it.
+             */
+            stream?: number;
+            /**
+             * @description What the shard did since the news the controller last took, oldest first: the
+             *     controller merges it into the run's live view.
+             */
+            news?: components["schemas"]["ShardNews"][];
         };
         ShardView: {
             /** Format: int32 */

@@ -6,13 +6,14 @@ import { useState } from "react";
 import { Link } from "react-router-dom";
 import { api } from "../api/client";
 import type { AgentView, FleetRunView } from "../api/types";
+import { FleetShardsTable } from "../components/FleetShardsTable";
 import { Empty, ErrorBox, Loading, StatusBadge } from "../components/states";
-import { fmtCount, fmtDuration } from "../lib/format";
+import { fmtDuration } from "../lib/format";
 
-/** "+12 ms" / "-3 ms" / "–"; past 250 ms it is a warning. */
-export function fmtOffset(ms: number | null | undefined): { text: string; warn: boolean } {
+/** "+12 ms" / "-3 ms" / "–"; past `warnPast` ms (250: intervals are 1 s) it is a warning. */
+export function fmtOffset(ms: number | null | undefined, warnPast = 250): { text: string; warn: boolean } {
   if (ms == null) return { text: "–", warn: false };
-  return { text: `${ms > 0 ? "+" : ms < 0 ? "−" : "±"}${Math.abs(ms)} ms`, warn: Math.abs(ms) > 250 };
+  return { text: `${ms > 0 ? "+" : ms < 0 ? "−" : "±"}${Math.abs(ms)} ms`, warn: Math.abs(ms) > warnPast };
 }
 
 function AgentsTable({ agents }: { agents: AgentView[] }) {
@@ -26,6 +27,7 @@ function AgentsTable({ agents }: { agents: AgentView[] }) {
           <th>shard</th>
           <th>phase</th>
           <th className="num">clock offset</th>
+          <th className="num">target clock</th>
           <th>version</th>
           <th className="num">cores</th>
           <th className="num">last heard</th>
@@ -35,6 +37,8 @@ function AgentsTable({ agents }: { agents: AgentView[] }) {
       <tbody>
         {agents.map((a) => {
           const offset = fmtOffset(a.clock_offset_ms);
+          // HTTP dates are whole seconds: only a skew past 2 s says something.
+          const skew = fmtOffset(a.target_skew_ms, 2000);
           return (
             <tr key={a.id} data-testid="agent-row" data-state={a.state}>
               <td title={a.id}>{a.name}</td>
@@ -46,6 +50,13 @@ function AgentsTable({ agents }: { agents: AgentView[] }) {
               <td>{a.phase ?? "–"}</td>
               <td className={`num${offset.warn ? " bad" : ""}`} title="the controller's clock minus the agent's, from heartbeat round trips">
                 {offset.text}
+              </td>
+              <td
+                className={`num${skew.warn ? " bad" : ""}`}
+                data-testid="target-skew"
+                title="the target's Date header minus the agent's clock (to about a second)"
+              >
+                {skew.text}
               </td>
               <td>{a.version}</td>
               <td className="num">{a.cores}</td>
@@ -88,32 +99,7 @@ function RunCard({ run }: { run: FleetRunView }) {
         </div>
       ))}
       {stop.isError && <ErrorBox error={stop.error} />}
-      <table className="grid compact" data-testid="shards-table">
-        <thead>
-          <tr>
-            <th>shard</th>
-            <th>agent</th>
-            <th>state</th>
-            <th>phase</th>
-            <th className="num">operations in phase</th>
-          </tr>
-        </thead>
-        <tbody>
-          {run.shards.map((s) => (
-            <tr key={s.index} data-testid="shard-row" data-state={s.state}>
-              <td>
-                {s.index}/{run.shards.length}
-              </td>
-              <td>{s.agent}</td>
-              <td>
-                <span className={`badge agent-${s.state}`}>{s.state}</span>
-              </td>
-              <td>{s.phase ?? "–"}</td>
-              <td className="num">{going ? fmtCount(s.operations) : "–"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <FleetShardsTable run={run} going={going} />
     </div>
   );
 }

@@ -6,6 +6,7 @@ import { Link, useParams } from "react-router-dom";
 import { api } from "../api/client";
 import type { RunStatus } from "../api/types";
 import { CleanupLine } from "../components/CleanupLine";
+import { LiveShards } from "../components/LiveShards";
 import { TimeChart, shardAxis } from "../components/charts";
 import { ErrorBox, StatusBadge } from "../components/states";
 import { eventWindows } from "../lib/bucket-index";
@@ -183,6 +184,7 @@ export function LiveRunPage() {
           </div>
         </div>
       </div>
+      <LiveShards runId={id} running={running} />
       {state.cleanup && <CleanupLine cleanup={state.cleanup} />}
       {state.index.length > 0 && <LiveIndex state={state} />}
       {state.warnings.map((w, i) => (

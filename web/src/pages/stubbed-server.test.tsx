@@ -6,6 +6,7 @@ import { cleanup, fireEvent, render, screen, waitFor } from "@testing-library/re
 import type { ReactNode } from "react";
 import { MemoryRouter, Route, Routes } from "react-router-dom";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { LiveShards } from "../components/LiveShards";
 import { AgentsPage, fmtOffset } from "./AgentsPage";
 import { RunsPage } from "./RunsPage";
 import { WorkloadsPage } from "./WorkloadsPage";
@@ -149,7 +150,7 @@ describe("workload editor", () => {
   });
 });
 
-const agent = (name: string, state: string, offset: number | null, shard: string | null) => ({
+const agent = (name: string, state: string, offset: number | null, shard: string | null, skew: number | null = null) => ({
   id: `id-${name}`,
   name,
   host: "h",
@@ -158,10 +159,24 @@ const agent = (name: string, state: string, offset: number | null, shard: string
   state,
   seen_ms_ago: state === "lost" ? 7000 : 200,
   clock_offset_ms: offset,
-  target_skew_ms: null,
+  target_skew_ms: skew,
   shard,
   phase: shard ? "round 1 · write" : null,
   connected_s: 60,
+});
+
+const fleetRun = (run_id: string) => ({
+  run_id,
+  workload: "w",
+  state: "running",
+  merged_run: null,
+  error: null,
+  warnings: [],
+  started_s_ago: 12,
+  shards: [
+    { index: 0, agent: "a", state: "running", phase: "round 1 · write", operations: 1234, local_run_id: "x" },
+    { index: 1, agent: "b", state: "lost", phase: "before · fill", operations: 55, local_run_id: "y" },
+  ],
 });
 
 describe("agents page", () => {
@@ -177,20 +192,8 @@ describe("agents page", () => {
         return {
           status: 200,
           json: {
-            agents: [agent("a", "running", 3, "0/2"), agent("b", "lost", 900, "1/2"), agent("c", "idle", null, null)],
-            run: {
-              run_id: "20261125-100000-w-abcd",
-              workload: "w",
-              state: "running",
-              merged_run: null,
-              error: null,
-              warnings: [],
-              started_s_ago: 12,
-              shards: [
-                { index: 0, agent: "a", state: "running", phase: "round 1 · write", operations: 1234, local_run_id: "x" },
-                { index: 1, agent: "b", state: "lost", phase: "before · fill", operations: 55, local_run_id: "y" },
-              ],
-            },
+            agents: [agent("a", "running", 3, "0/2", 1000), agent("b", "lost", 900, "1/2", -180_000), agent("c", "idle", null, null)],
+            run: fleetRun("20261125-100000-w-abcd"),
           },
         };
       if (path === "/api/workloads") return { status: 200, json: [{ name: "demo", description: "d", size_bytes: 1 }] };
@@ -201,6 +204,13 @@ describe("agents page", () => {
     const rows = await screen.findAllByTestId("agent-row");
     expect(rows.map((r) => r.getAttribute("data-state"))).toEqual(["running", "lost", "idle"]);
     expect(rows[1].querySelector(".bad")?.textContent).toBe("+900 ms");
+    // The target's clock: a second off is what an HTTP date can tell; three minutes is a warning.
+    const skews = screen.getAllByTestId("target-skew");
+    expect(skews.map((c) => [c.textContent, c.classList.contains("bad")])).toEqual([
+      ["+1000 ms", false],
+      ["−180000 ms", true],
+      ["–", false],
+    ]);
     const shards = screen.getAllByTestId("shard-row");
     expect(shards.map((r) => r.getAttribute("data-state"))).toEqual(["running", "lost"]);
     expect(shards[0].textContent).toContain("1,234");
@@ -223,6 +233,34 @@ describe("agents page", () => {
     fireEvent.click(screen.getByTestId("fleet-start-button"));
     await waitFor(() => expect(calls.some((c) => c.method === "POST" && c.path === "/api/runs")).toBe(true));
     expect(calls.find((c) => c.method === "POST" && c.path === "/api/runs")?.body).toEqual({ workload: "demo", agents: 2 });
+  });
+
+  it("shows the shards of a run across agents on that run's live page only", async () => {
+    stubServer((_m, path) => (path === "/api/agents" ? { status: 200, json: { agents: [], run: fleetRun("r1") } } : { status: 404 }));
+    renderAt("/live", <Route path="/live" element={<LiveShards runId="r1" running />} />);
+    await screen.findByTestId("live-shards");
+    const rows = screen.getAllByTestId("shard-row");
+    expect(rows.map((r) => r.getAttribute("data-state"))).toEqual(["running", "lost"]);
+    expect(screen.getByTestId("live-shards").textContent).toContain("Merged live from 2 agents");
+    expect(rows[0].textContent).toContain("1,234");
+  });
+
+  it("shows no shards on the live page of another run", async () => {
+    stubServer((_m, path) =>
+      path === "/api/agents"
+        ? { status: 200, json: { agents: [], run: fleetRun("other") } }
+        : { status: 404 },
+    );
+    const both = (
+      <>
+        <LiveShards runId="r1" running={false} />
+        <LiveShards runId="other" running={false} />
+      </>
+    );
+    renderAt("/live", <Route path="/live" element={both} />);
+    // Once the run across agents is known, only its own live page shows the shards.
+    expect((await screen.findByTestId("live-shards")).textContent).toContain("Merged live from 2 agents");
+    expect(screen.getAllByTestId("live-shards")).toHaveLength(1);
   });
 
   it("writes clock offsets with a sign and warns past a quarter second", () => {

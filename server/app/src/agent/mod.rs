@@ -10,6 +10,7 @@ mod gate;
 mod link;
 mod shard;
 mod status;
+mod target_clock;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -93,9 +94,14 @@ pub async fn serve(
             let beat = Heartbeat {
                 sent_ms: sent,
                 offset_ms,
-                target_skew_ms: None,
+                target_skew_ms: status.target_skew_ms(),
                 shard: status.report(),
             };
+            let last_news = beat
+                .shard
+                .as_ref()
+                .and_then(|r| r.news.last())
+                .map(|n| n.seq);
             match link
                 .post::<_, HeartbeatReply>(&format!("/api/agents/{id}/heartbeat"), &beat)
                 .await
@@ -107,7 +113,12 @@ pub async fn serve(
                     }
                     // The controller read its clock about half way through the round trip.
                     let received = now_ms();
-                    offset_ms = Some(reply.controller_ms as i64 - ((sent + received) / 2) as i64);
+                    let offset = reply.controller_ms as i64 - ((sent + received) / 2) as i64;
+                    offset_ms = Some(offset);
+                    status.set_offset(offset);
+                    if let Some(seq) = last_news {
+                        status.taken(seq);
+                    }
                     if let Some(order) = reply.order {
                         obey(order, &mut running, &config, &link, &id, &status);
                     }

@@ -32,6 +32,7 @@ pub async fn run(
         local_run_id: assignment.resume.clone(),
         phase: None,
         operations: 0,
+        ..ShardReport::default()
     }));
     let outcome = execute(&config, &link, &agent_id, &assignment, &status, cancel).await;
     let (local_run_id, error) = match outcome {
@@ -45,6 +46,9 @@ pub async fn run(
     if let Some(e) = &error {
         stderrln!("shard {}/{}: {e}", assignment.index, assignment.count);
     }
+    // The controller's live view gets the shard's last seconds before hearing it ended
+    // (heartbeats carry them; a controller out of reach is not waited for long).
+    let _ = tokio::time::timeout(NEWS_DRAIN, status.drained()).await;
     let done = ShardDone {
         run_id: assignment.run_id.clone(),
         local_run_id,
@@ -59,6 +63,9 @@ pub async fn run(
     }
     status.set(None);
 }
+
+/// How long a shard's end waits for its news to reach the controller.
+const NEWS_DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Runs the shard; its run folder.
 async fn execute(
@@ -94,11 +101,21 @@ async fn execute(
         None => None,
     };
     let rounds = plan.rounds.count;
+    let endpoint = config.endpoint.clone().or_else(|| a.endpoint.clone());
+    if let Some(url) = endpoint.clone().or_else(|| match &plan.target.endpoint {
+        keystorm_engine::plan::Endpoint::Url(url) => Some(url.clone()),
+        keystorm_engine::plan::Endpoint::Embedded { .. } => None,
+    }) {
+        let status = status.clone();
+        tokio::spawn(async move {
+            status.set_target_skew(super::target_clock::target_skew_ms(&url).await);
+        });
+    }
     let options = RunOptions {
         results_root: config.results_root.clone(),
         labels: a.labels.clone(),
         overrides: RunOverrides {
-            endpoint: config.endpoint.clone().or_else(|| a.endpoint.clone()),
+            endpoint,
             shard: Some(Shard {
                 index: a.index,
                 count: a.count,

@@ -1,35 +1,134 @@
 //! What an agent tells its controller about its shard in every heartbeat, kept up to
 //! date from the run's events (and shown on the agent's terminal as `keystorm run`
-//! shows a run).
+//! shows a run): the shard's state, and its news — each interval with its latency
+//! histograms, and the events the live view shows — queued until the controller took
+//! them. The queue is bounded: an agent cut off from its controller for long drops the
+//! oldest news (the live view misses those seconds; the merge at the end, from the
+//! shard's files, does not).
 
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-use keystorm_engine::executor::{Observer, RunEvent};
-use keystorm_engine::results::PhaseRef;
+use tokio::sync::Notify;
 
-use crate::fleet::protocol::ShardReport;
+use keystorm_engine::executor::{Observer, RunEvent};
+use keystorm_engine::metrics::IntervalStats;
+use keystorm_engine::ops::OpKind;
+use keystorm_engine::results::{IntervalRecord, PhaseRef, encode_histogram};
+
+use crate::fleet::protocol::{MAX_NEWS_PER_BEAT, SentInterval, ShardNews, ShardReport, now_ms};
 use crate::progress::Progress;
+
+/// News kept for the controller at most: ten minutes of one interval a second with
+/// an event now and then.
+pub const MAX_QUEUED_NEWS: usize = 1_200;
+
+#[derive(Default)]
+struct State {
+    report: Option<ShardReport>,
+    news: VecDeque<ShardNews>,
+    next_seq: u64,
+    dropped: u64,
+    /// The controller's clock minus this agent's, as last measured (ms).
+    offset_ms: i64,
+    /// The target's clock minus this agent's (ms), once measured.
+    target_skew_ms: Option<i64>,
+    /// The histograms of the interval being recorded, until its event comes.
+    histograms: Option<(u64, BTreeMap<OpKind, String>)>,
+}
 
 /// The shard's state, shared by the run's observer and the heartbeat loop.
 #[derive(Clone, Default)]
-pub struct ShardStatus(Arc<Mutex<Option<ShardReport>>>);
+pub struct ShardStatus(Arc<Mutex<State>>, Arc<Notify>);
 
 impl ShardStatus {
+    /// The report for the next heartbeat, with the oldest news not yet taken.
     pub fn report(&self) -> Option<ShardReport> {
-        self.lock().clone()
+        let state = self.lock();
+        let mut report = state.report.clone()?;
+        report.news = state.news.iter().take(MAX_NEWS_PER_BEAT).cloned().collect();
+        Some(report)
     }
 
+    /// The controller took the news up to `seq`.
+    pub fn taken(&self, seq: u64) {
+        let mut state = self.lock();
+        while state.news.front().is_some_and(|n| n.seq <= seq) {
+            state.news.pop_front();
+        }
+        if state.news.is_empty() {
+            self.1.notify_waiters();
+        }
+    }
+
+    /// Returns once the controller took every piece of news queued.
+    pub async fn drained(&self) {
+        loop {
+            let taken = self.1.notified();
+            if self.lock().news.is_empty() {
+                return;
+            }
+            taken.await;
+        }
+    }
+
+    /// A new shard (or none): its news starts afresh, under a stream of its own.
     pub fn set(&self, report: Option<ShardReport>) {
-        *self.lock() = report;
+        let mut state = self.lock();
+        state.news.clear();
+        state.next_seq = 0;
+        state.histograms = None;
+        state.report = report.map(|mut r| {
+            // Later for each new shard run on this agent, and for a restarted agent.
+            r.stream = now_ms().max(1);
+            r.news = Vec::new();
+            r
+        });
+    }
+
+    pub fn target_skew_ms(&self) -> Option<i64> {
+        self.lock().target_skew_ms
+    }
+
+    pub fn set_target_skew(&self, skew_ms: Option<i64>) {
+        self.lock().target_skew_ms = skew_ms;
+    }
+
+    pub fn set_offset(&self, offset_ms: i64) {
+        self.lock().offset_ms = offset_ms;
     }
 
     fn update(&self, change: impl FnOnce(&mut ShardReport)) {
-        if let Some(r) = self.lock().as_mut() {
+        if let Some(r) = self.lock().report.as_mut() {
             change(r);
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<ShardReport>> {
+    fn push(&self, interval: Option<SentInterval>, event: Option<RunEvent>) {
+        let mut state = self.lock();
+        if state.report.is_none() {
+            return;
+        }
+        if state.news.len() >= MAX_QUEUED_NEWS {
+            state.news.pop_front();
+            state.dropped += 1;
+            if state.dropped == 1 {
+                stderrln!(
+                    "the controller has not taken this shard's news for a while: the oldest \
+                     is dropped from its live view (the merged results at the end are whole)"
+                );
+            }
+        }
+        let seq = state.next_seq;
+        state.next_seq += 1;
+        state.news.push_back(ShardNews {
+            seq,
+            interval,
+            event,
+        });
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -54,14 +153,55 @@ impl Observer for AgentObserver {
             RunEvent::Started { run_id, .. } => self.status.update(|r| {
                 r.local_run_id = Some(run_id.clone());
             }),
-            RunEvent::PhaseStarted { phase, .. } => self.status.update(|r| {
-                r.phase = Some(label(phase));
-                r.operations = 0;
-            }),
-            RunEvent::Interval { progress, .. } => self.status.update(|r| {
-                r.operations = progress.ops;
-            }),
+            RunEvent::PhaseStarted { phase, .. } => {
+                self.status.update(|r| {
+                    r.phase = Some(label(phase));
+                    r.operations = 0;
+                });
+                self.status.push(None, Some(event.clone()));
+            }
+            RunEvent::Interval {
+                record, progress, ..
+            } => {
+                self.status.update(|r| {
+                    r.operations = progress.ops;
+                });
+                let (histograms, offset_ms) = {
+                    let mut state = self.status.lock();
+                    let histograms = state
+                        .histograms
+                        .take()
+                        .filter(|(n, _)| *n == record.interval)
+                        .map(|(_, h)| h)
+                        .unwrap_or_default();
+                    (histograms, state.offset_ms)
+                };
+                // It began `duration_s` ago on this clock; the controller's clock is
+                // `offset_ms` ahead.
+                let began = now_ms() as i64 - (record.duration_s * 1000.0) as i64 + offset_ms;
+                self.status.push(
+                    Some(SentInterval {
+                        at_ms: began.max(0) as u64,
+                        record: (**record).clone(),
+                        progress: *progress,
+                        histograms,
+                    }),
+                    None,
+                );
+            }
+            RunEvent::Warning { .. } | RunEvent::Reshard(_) | RunEvent::Stall(_) => {
+                self.status.push(None, Some(event.clone()));
+            }
             _ => {}
         }
+    }
+
+    fn interval_recorded(&self, record: &IntervalRecord, stats: &IntervalStats) {
+        let histograms = stats
+            .active()
+            .filter(|(_, s)| !s.latency.is_empty())
+            .map(|(op, s)| (op, encode_histogram(&s.latency)))
+            .collect();
+        self.status.lock().histograms = Some((record.interval, histograms));
     }
 }

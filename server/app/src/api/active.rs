@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::error::ApiError;
 use super::hub::{Hub, LiveEvent};
 use super::prometheus::LiveMetrics;
+use crate::fleet::{Fleet, NewFleetRun};
 
 /// The run in progress.
 #[derive(Clone)]
@@ -26,6 +27,13 @@ pub struct ActiveRun {
 #[derive(Default)]
 pub struct Active {
     slot: Mutex<Option<ActiveRun>>,
+}
+
+/// The slot held for a run: how to stop it, its live hub, and how to say it ended.
+struct Claim {
+    cancel: CancellationToken,
+    hub: Hub,
+    done: watch::Sender<bool>,
 }
 
 /// What a start request asks for, already validated.
@@ -52,35 +60,97 @@ impl Active {
         self.hub_of(run_id).is_some()
     }
 
+    /// Takes the server's one run slot for a run about to start.
+    fn claim(&self) -> Result<Claim, ApiError> {
+        let cancel = CancellationToken::new();
+        let hub = Hub::default();
+        let (done_tx, done_rx) = watch::channel(false);
+        let mut slot = self.lock();
+        if let Some(a) = slot.as_ref() {
+            return Err(ApiError::conflict(
+                "run_in_progress",
+                match &a.run_id {
+                    Some(id) => format!(
+                        "run {id} is still going; stop it or wait for it to finish (one run at a time)"
+                    ),
+                    None => "another run is starting; wait for it or stop it".to_string(),
+                },
+            ));
+        }
+        *slot = Some(ActiveRun {
+            run_id: None,
+            cancel: cancel.clone(),
+            hub: hub.clone(),
+            done: done_rx,
+        });
+        Ok(Claim {
+            cancel,
+            hub,
+            done: done_tx,
+        })
+    }
+
+    /// The run in the slot got its id.
+    fn name(&self, run_id: &str) {
+        if let Some(a) = self.lock().as_mut() {
+            a.run_id = Some(run_id.to_string());
+        }
+    }
+
+    /// The run in the slot ended.
+    fn release(&self, claim: Claim) {
+        *self.lock() = None;
+        let _ = claim.done.send(true);
+    }
+
+    /// Holds the slot for a run across agents: its events reach the live stream and
+    /// `/metrics` as a local run's do, until the fleet says it ended. Stopping the
+    /// server stops it without waiting for the agents' results (they cannot reach a
+    /// server that is going away).
+    pub fn adopt_fleet_run(
+        self: &Arc<Self>,
+        fleet: &Arc<Fleet>,
+        spec: NewFleetRun,
+        metrics: Arc<LiveMetrics>,
+    ) -> Result<String, ApiError> {
+        let claim = self.claim()?;
+        let observer = Arc::new(ServerObserver {
+            hub: claim.hub.clone(),
+            metrics,
+            started: Mutex::new(None),
+        });
+        let run_id = match fleet.start(spec, observer) {
+            Ok(id) => id,
+            Err(e) => {
+                self.release(claim);
+                return Err(e.into());
+            }
+        };
+        self.name(&run_id);
+        let me = self.clone();
+        let fleet = fleet.clone();
+        let id = run_id.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = fleet.ended(&id) => {}
+                _ = claim.cancel.cancelled() => {
+                    fleet.stop(&id, "the controller stopped");
+                }
+            }
+            me.release(claim);
+        });
+        Ok(run_id)
+    }
+
     /// Starts a run; returns its id once its results folder exists.
     pub async fn start(
         self: &Arc<Self>,
         request: StartRequest,
         metrics: Arc<LiveMetrics>,
     ) -> Result<String, ApiError> {
-        let cancel = CancellationToken::new();
-        let hub = Hub::default();
-        let (done_tx, done_rx) = watch::channel(false);
-        {
-            let mut slot = self.lock();
-            if let Some(a) = slot.as_ref() {
-                return Err(ApiError::conflict(
-                    "run_in_progress",
-                    match &a.run_id {
-                        Some(id) => format!(
-                            "run {id} is still going; stop it or wait for it to finish (one run at a time)"
-                        ),
-                        None => "another run is starting; wait for it or stop it".to_string(),
-                    },
-                ));
-            }
-            *slot = Some(ActiveRun {
-                run_id: None,
-                cancel: cancel.clone(),
-                hub: hub.clone(),
-                done: done_rx,
-            });
-        }
+        let claim = self.claim()?;
+        let cancel = claim.cancel.clone();
+        let hub = claim.hub.clone();
         let (started_tx, started_rx) = oneshot::channel();
         let (failed_tx, failed_rx) = oneshot::channel();
         let observer = Arc::new(ServerObserver {
@@ -98,17 +168,14 @@ impl Active {
                 cancel,
             )
             .await;
-            *me.lock() = None;
-            let _ = done_tx.send(true);
+            me.release(claim);
             if let Err(e) = outcome {
                 let _ = failed_tx.send(e.to_string());
             }
         });
         match started_rx.await {
             Ok(run_id) => {
-                if let Some(a) = self.lock().as_mut() {
-                    a.run_id = Some(run_id.clone());
-                }
+                self.name(&run_id);
                 Ok(run_id)
             }
             // The observer is gone without a start: the run failed during set-up.

@@ -77,7 +77,11 @@ pub fn start(state: &AppState, split: Split) -> ApiResult<String> {
         .map_err(|e| cannot(e.to_string()))?;
     let plan_json = serde_json::to_value(&plan)
         .map_err(|e| ApiError::internal(format!("cannot write the plan: {e}")))?;
-    Ok(state.fleet.start(NewFleetRun {
+    let target = match &plan.target.endpoint {
+        Endpoint::Url(url) => url.clone(),
+        Endpoint::Embedded { .. } => "embedded".to_string(),
+    };
+    let spec = NewFleetRun {
         workload: plan.name.clone(),
         text,
         workload_file: file,
@@ -86,5 +90,12 @@ pub fn start(state: &AppState, split: Split) -> ApiResult<String> {
         agents,
         plan: plan_json,
         command_line,
-    })?)
+        target,
+        client: format!("{:?}", plan.target.client).to_lowercase(),
+        seed: plan.keyspace.seed,
+        phases: keystorm_engine::executor::schedule(&plan).len(),
+    };
+    state
+        .active
+        .adopt_fleet_run(&state.fleet, spec, state.metrics.clone())
 }

@@ -21,6 +21,7 @@ pub fn merge(args: &MergeArgs, command_line: Vec<String>) -> Result<u8, CliError
         plan: whole_plan(&parts[0]),
         command_line,
         run_id: None,
+        clock_offsets_ms: &[],
     };
     let merged = merge_runs(&request).map_err(|e| match e {
         MergeError::Results(e) => CliError::failed(e.to_string()),

@@ -2,13 +2,17 @@
 //! stopped run, every shard whose agent is still there), the parts are merged into one
 //! run under the controller's results folder, with the parts kept under `shards/`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use keystorm_engine::results::RunStatus;
 use keystorm_engine::results::merge::{MergeRequest, merge_runs};
 
 use super::run_record::RunState;
 use super::state::Fleet;
+
+/// Where a merge is written before it takes the live folder's place.
+const MERGING: &str = ".merging";
 
 impl Fleet {
     /// Starts the merge if the run is ready for it.
@@ -36,12 +40,18 @@ impl Fleet {
                 return;
             }
             run.state = RunState::Merging;
+            let mut live = run.live.take();
+            if let Some(live) = live.as_mut() {
+                live.flush();
+            }
             let incoming = self.incoming(&run.run_id);
-            let mut parts: Vec<PathBuf> = Vec::new();
+            let mut parts: Vec<(PathBuf, i64)> = Vec::new();
             for (index, shard) in run.shards.iter().enumerate() {
                 let dir = shard.local_run_id.as_ref().map(|id| incoming.join(id));
                 match dir {
-                    Some(dir) if dir.join("manifest.json").is_file() => parts.push(dir),
+                    Some(dir) if dir.join("manifest.json").is_file() => {
+                        parts.push((dir, shard.clock_offset_ms.unwrap_or(0)))
+                    }
                     _ => run.warnings.push(match &shard.error {
                         Some(e) => format!("shard {index} did not run: {e}"),
                         None => format!("shard {index} sent no results"),
@@ -54,50 +64,87 @@ impl Fleet {
                 run.spec.command_line.clone(),
                 parts,
                 incoming,
+                live,
             )
         };
-        let (run_id, plan, command_line, parts, incoming) = job;
+        let (run_id, plan, command_line, parts, incoming, live) = job;
         let me = self.clone();
         tokio::spawn(async move {
             let root = me.results_dir.clone();
             let id = run_id.clone();
             let merged = tokio::task::spawn_blocking(move || {
-                if parts.is_empty() {
-                    return Err("no shard sent results: nothing to merge".to_string());
-                }
-                merge_runs(&MergeRequest {
-                    parts: &parts,
-                    results_root: &root,
-                    plan: Some(plan),
-                    command_line,
-                    run_id: Some(id),
-                })
-                .map(|m| m.warnings)
-                .map_err(|e| e.to_string())
+                merge_into_place(&root, &id, parts, plan, command_line)
             })
             .await
             .unwrap_or_else(|e| Err(format!("the merge failed: {e}")));
-            {
-                let mut inner = me.lock();
-                if let Some(run) = inner.run.as_mut().filter(|r| r.run_id == run_id) {
-                    match merged {
-                        Ok(warnings) => {
-                            run.warnings.extend(warnings);
-                            run.state = RunState::Completed;
-                            // The parts live on under the merged run's shards/.
-                            let _ = std::fs::remove_dir_all(&incoming);
-                            if let Some(parent) = incoming.parent() {
-                                let _ = std::fs::remove_dir(parent);
-                            }
-                        }
-                        Err(e) => {
-                            run.error = Some(e);
-                            run.state = RunState::Failed;
-                        }
+            let mut inner = me.lock();
+            let Some(run) = inner.run.as_mut().filter(|r| r.run_id == run_id) else {
+                return;
+            };
+            match merged {
+                Ok((warnings, status, error)) => {
+                    run.warnings.extend(warnings);
+                    run.state = RunState::Completed;
+                    // The parts live on under the merged run's shards/.
+                    let _ = std::fs::remove_dir_all(&incoming);
+                    if let Some(parent) = incoming.parent() {
+                        let _ = std::fs::remove_dir(parent);
+                    }
+                    if let Some(live) = live {
+                        live.close(status, error, true);
                     }
                 }
+                Err(e) => {
+                    if let Some(live) = live {
+                        live.close(RunStatus::Failed, Some(e.clone()), false);
+                    }
+                    run.error = Some(e);
+                    run.state = RunState::Failed;
+                }
             }
+            drop(inner);
             me.notify();
         });
     }
+}
+
+/// Merges `parts` beside the results, then puts the merged run in the place of the live
+/// folder of the run (which goes): a reader sees one or the other, never half of one.
+fn merge_into_place(
+    root: &Path,
+    run_id: &str,
+    parts: Vec<(PathBuf, i64)>,
+    plan: serde_json::Value,
+    command_line: Vec<String>,
+) -> Result<(Vec<String>, RunStatus, Option<String>), String> {
+    if parts.is_empty() {
+        return Err("no shard sent results: nothing to merge".to_string());
+    }
+    let beside = root.join(MERGING);
+    let _ = std::fs::remove_dir_all(beside.join(run_id));
+    // Each part's times on the controller's clock, as the live view had them.
+    let (parts, clock_offsets_ms): (Vec<PathBuf>, Vec<i64>) = parts.into_iter().unzip();
+    let merged = merge_runs(&MergeRequest {
+        parts: &parts,
+        results_root: &beside,
+        plan: Some(plan),
+        command_line,
+        run_id: Some(run_id.to_string()),
+        clock_offsets_ms: &clock_offsets_ms,
+    })
+    .map_err(|e| e.to_string())?;
+    let place = root.join(run_id);
+    let old = beside.join(format!("{run_id}.live"));
+    let cannot = |e: std::io::Error| format!("cannot put the merged run in place: {e}");
+    if place.exists() {
+        std::fs::rename(&place, &old).map_err(cannot)?;
+    }
+    std::fs::rename(&merged.dir, &place).map_err(cannot)?;
+    let _ = std::fs::remove_dir_all(&old);
+    let _ = std::fs::remove_dir(&beside);
+    Ok((
+        merged.warnings,
+        merged.manifest.status,
+        merged.manifest.error,
+    ))
 }

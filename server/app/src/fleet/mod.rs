@@ -4,13 +4,17 @@
 //! sends its shard's run folder when it ends, and the controller merges them exactly
 //! into one run (the parts kept under its `shards/`). An agent silent for
 //! [`protocol::LOST_AFTER_MS`] is lost: the others go on, and the same agent started
-//! again (same name, same results folder) resumes its shard.
+//! again (same name, same results folder) resumes its shard. While the run goes, the
+//! agents' news (each interval with its histograms) is merged live into the run's
+//! folder and stream, which the exact merge replaces at the end.
 //!
 //! Memory holds one record per agent and one per shard of the current run.
 
 mod agent_record;
 mod error;
 mod finish;
+mod live;
+mod new_run;
 mod registry;
 mod run_record;
 mod shards;
@@ -21,9 +25,11 @@ mod whole_number;
 pub mod protocol;
 
 pub use error::FleetError;
-pub use run_record::NewFleetRun;
+pub use new_run::NewFleetRun;
 pub use state::Fleet;
 pub use views::{AgentView, AgentsView, FleetRunView, ShardView};
 
+#[cfg(test)]
+mod live_tests;
 #[cfg(test)]
 mod tests;

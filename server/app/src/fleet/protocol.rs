@@ -14,6 +14,8 @@ pub const HEARTBEAT_MS: u64 = 500;
 pub const LOST_AFTER_MS: u64 = 5_000;
 /// A clock offset past this is a warning: intervals are one second long.
 pub const OFFSET_WARNING_MS: i64 = 250;
+/// At most this much news goes in one heartbeat (a backlog drains over a few).
+pub const MAX_NEWS_PER_BEAT: usize = 32;
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -57,7 +59,7 @@ pub struct Heartbeat {
 }
 
 /// How an agent's shard is getting on.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShardReport {
     pub run_id: String,
@@ -70,6 +72,43 @@ pub struct ShardReport {
     /// Operations done in the running phase.
     #[serde(deserialize_with = "super::whole_number::deserialize")]
     pub operations: u64,
+    /// Names this run of the shard on this agent (a restart picks another), so news
+    /// numbers start again with it.
+    #[serde(default, deserialize_with = "super::whole_number::deserialize")]
+    pub stream: u64,
+    /// What the shard did since the news the controller last took, oldest first: the
+    /// controller merges it into the run's live view.
+    #[serde(default)]
+    #[schema(max_items = 32)]
+    pub news: Vec<ShardNews>,
+}
+
+/// One piece of a shard's news: an interval or an event.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShardNews {
+    /// Numbers the stream's news from 0: news sent again (its answer was lost) counts
+    /// once.
+    #[serde(deserialize_with = "super::whole_number::deserialize")]
+    pub seq: u64,
+    pub interval: Option<SentInterval>,
+    /// A phase started, a warning, a reshard or a stall.
+    pub event: Option<keystorm_engine::executor::RunEvent>,
+}
+
+/// One interval of a shard with its latency histograms.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SentInterval {
+    /// Its start on the controller's clock (Unix ms): the agent's clock corrected by
+    /// its measured offset.
+    #[serde(deserialize_with = "super::whole_number::deserialize")]
+    pub at_ms: u64,
+    pub record: keystorm_engine::results::IntervalRecord,
+    pub progress: keystorm_engine::executor::PhaseProgress,
+    /// Per operation, its latency histogram (µs) in HdrHistogram's compressed
+    /// encoding, base64.
+    pub histograms: BTreeMap<keystorm_engine::ops::OpKind, String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -7,10 +7,10 @@ use std::time::{Instant, SystemTime};
 use super::agent_record::Agent;
 use super::error::FleetError;
 use super::protocol::{
-    HEARTBEAT_MS, Heartbeat, HeartbeatReply, LOST_AFTER_MS, RegisterRequest, Registered, now_ms,
-    valid_agent_name,
+    HEARTBEAT_MS, Heartbeat, HeartbeatReply, LOST_AFTER_MS, RegisterRequest, Registered,
+    ShardReport, now_ms, valid_agent_name,
 };
-use super::state::Fleet;
+use super::state::{Fleet, Inner};
 
 /// Long enough ago to count as lost.
 const LOST_NOW: std::time::Duration = std::time::Duration::from_millis(LOST_AFTER_MS + 1);
@@ -101,7 +101,7 @@ impl Fleet {
         agent.offset_ms = beat.offset_ms.or(agent.offset_ms);
         agent.target_skew_ms = beat.target_skew_ms.or(agent.target_skew_ms);
         if let (Some(report), Some(run)) = (&beat.shard, inner.run.as_mut()) {
-            run.note_report(agent_id, report);
+            run.note_report(agent_id, report, agent.offset_ms);
         }
         if agent.pending.is_none()
             && agent.handed_at.is_some_and(|t| t.elapsed() >= RESEND_AFTER)
@@ -115,6 +115,7 @@ impl Fleet {
         if order.is_some() {
             agent.handed_at = Some(Instant::now());
         }
+        feed_live(inner, agent_id, beat.shard.as_ref());
         drop(guard);
         // Nothing a barrier waits on changed (lost agents are noticed by time).
         Ok(HeartbeatReply {
@@ -146,4 +147,29 @@ impl Fleet {
         self.notify();
         Ok(())
     }
+}
+
+/// Takes the news of `agent`'s shard into the run's live view, and logs the merged
+/// seconds now ready (a heartbeat of any agent moves the live view on).
+fn feed_live(inner: &mut Inner, agent: &str, report: Option<&ShardReport>) {
+    let Some(run) = inner.run.as_ref() else {
+        return;
+    };
+    let waiting_for: Vec<usize> = (0..run.shards.len())
+        .filter(|&i| !run.shards[i].done && !inner.is_lost(&run.shards[i].agent))
+        .collect();
+    let Some(run) = inner.run.as_mut() else {
+        return;
+    };
+    let holds = report.and_then(|r| {
+        let index = r.index as usize;
+        (r.run_id == run.run_id && run.shards.get(index)?.agent == agent).then_some(index)
+    });
+    let Some(live) = run.live.as_mut() else {
+        return;
+    };
+    if let (Some(index), Some(report)) = (holds, report) {
+        live.take(index, report);
+    }
+    live.publish(&waiting_for);
 }

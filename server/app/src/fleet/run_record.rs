@@ -1,23 +1,10 @@
 //! The run split over agents, as the controller keeps it: what was asked, which agent
 //! holds which shard, how far each shard got, and how the run stands.
 
-use std::collections::BTreeMap;
 use std::time::SystemTime;
 
+use super::new_run::NewFleetRun;
 use super::protocol::{Assignment, Order, ShardReport};
-
-/// A run to split over agents, already validated.
-pub struct NewFleetRun {
-    pub workload: String,
-    pub text: String,
-    pub workload_file: Option<String>,
-    pub endpoint: Option<String>,
-    pub labels: BTreeMap<String, String>,
-    pub agents: u32,
-    /// The whole workload's plan (JSON), for the merged run's `plan.json`.
-    pub plan: serde_json::Value,
-    pub command_line: Vec<String>,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunState {
@@ -58,6 +45,8 @@ pub struct Shard {
     pub operations: u64,
     pub done: bool,
     pub error: Option<String>,
+    /// The controller's clock minus its agent's, as last measured (ms).
+    pub clock_offset_ms: Option<i64>,
 }
 
 pub struct FleetRun {
@@ -69,6 +58,9 @@ pub struct FleetRun {
     pub stop_reason: Option<String>,
     pub error: Option<String>,
     pub warnings: Vec<String>,
+    /// The run's live view; `None` if its folder could not be made (a warning says so)
+    /// and once the run ended.
+    pub live: Option<super::live::LiveRun>,
 }
 
 impl FleetRun {
@@ -96,7 +88,7 @@ impl FleetRun {
         Some(Order::Run(self.assignment(index)))
     }
 
-    pub fn note_report(&mut self, agent: &str, report: &ShardReport) {
+    pub fn note_report(&mut self, agent: &str, report: &ShardReport, offset_ms: Option<i64>) {
         if report.run_id != self.run_id {
             return;
         }
@@ -108,6 +100,7 @@ impl FleetRun {
             }
             shard.phase = report.phase.clone();
             shard.operations = report.operations;
+            shard.clock_offset_ms = offset_ms.or(shard.clock_offset_ms);
         }
     }
 

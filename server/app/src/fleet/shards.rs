@@ -5,14 +5,23 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use keystorm_engine::executor::Observer;
+
 use super::error::FleetError;
+use super::live::LiveRun;
+use super::new_run::NewFleetRun;
 use super::protocol::{BarrierReply, Order, ShardDone};
-use super::run_record::{FleetRun, NewFleetRun, RunState, Shard};
+use super::run_record::{FleetRun, RunState, Shard};
 use super::state::Fleet;
 
 impl Fleet {
-    /// Splits a run over `agents` idle agents; its id.
-    pub fn start(&self, spec: NewFleetRun) -> Result<String, FleetError> {
+    /// Splits a run over `agents` idle agents; its id. `observer` is told every event of
+    /// the run's live view.
+    pub fn start(
+        &self,
+        spec: NewFleetRun,
+        observer: Arc<dyn Observer>,
+    ) -> Result<String, FleetError> {
         let mut inner = self.lock();
         if let Some(run) = inner.run.as_ref().filter(|r| r.state.is_going()) {
             return Err(FleetError::RunInProgress(run.run_id.clone()));
@@ -36,6 +45,10 @@ impl Fleet {
         idle.sort_by(|&a, &b| inner.agents[a].name.cmp(&inner.agents[b].name));
         idle.truncate(wanted);
         let run_id = keystorm_engine::results::new_run_id(&spec.workload, SystemTime::now());
+        let mut warnings = Vec::new();
+        let live = LiveRun::open(&self.results_dir, &run_id, &spec, observer)
+            .map_err(|e| warnings.push(format!("no live view of this run: {e}")))
+            .ok();
         let run = FleetRun {
             run_id: run_id.clone(),
             shards: idle
@@ -48,6 +61,7 @@ impl Fleet {
                     operations: 0,
                     done: false,
                     error: None,
+                    clock_offset_ms: None,
                 })
                 .collect(),
             spec,
@@ -55,7 +69,8 @@ impl Fleet {
             started_at: SystemTime::now(),
             stop_reason: None,
             error: None,
-            warnings: Vec::new(),
+            warnings,
+            live,
         };
         for (index, &i) in idle.iter().enumerate() {
             inner.agents[i].pending = Some(Order::Run(run.assignment(index)));
@@ -133,6 +148,22 @@ impl Fleet {
             open: true,
             abort: None,
         }))
+    }
+
+    /// Returns once run `run_id` is no longer going (merged, failed, or never was).
+    pub async fn ended(&self, run_id: &str) {
+        loop {
+            let notified = self.changed.notified();
+            let going = self
+                .lock()
+                .run
+                .as_ref()
+                .is_some_and(|r| r.run_id == run_id && r.state.is_going());
+            if !going {
+                return;
+            }
+            notified.await;
+        }
     }
 
     /// Where a file of an agent's part goes: `.incoming/<run>/<local run>/<name>`.

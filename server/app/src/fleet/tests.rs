@@ -5,9 +5,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use keystorm_engine::executor::NoObserver;
+
 use super::error::FleetError;
+use super::new_run::NewFleetRun;
 use super::protocol::{Heartbeat, LOST_AFTER_MS, Order, RegisterRequest, ShardDone, ShardReport};
-use super::run_record::NewFleetRun;
 use super::state::Fleet;
 
 fn fleet() -> (Arc<Fleet>, tempfile::TempDir) {
@@ -27,7 +29,8 @@ fn register(fleet: &Fleet, name: &str) -> String {
         .agent_id
 }
 
-fn split(agents: u32) -> NewFleetRun {
+/// A run of `agents` shards (the live tests use it too).
+pub(super) fn split(agents: u32) -> NewFleetRun {
     NewFleetRun {
         workload: "w".to_string(),
         text: "name: w".to_string(),
@@ -37,6 +40,10 @@ fn split(agents: u32) -> NewFleetRun {
         agents,
         plan: serde_json::json!({}),
         command_line: Vec::new(),
+        target: "http://127.0.0.1:1".to_string(),
+        client: "aws".to_string(),
+        seed: 1,
+        phases: 2,
     }
 }
 
@@ -109,10 +116,10 @@ fn a_run_takes_as_many_idle_agents_as_asked_and_gives_each_one_shard() {
         .map(|n| register(&fleet, n))
         .collect();
     assert!(matches!(
-        fleet.start(split(4)),
+        fleet.start(split(4), Arc::new(NoObserver)),
         Err(FleetError::NotEnoughAgents(_))
     ));
-    let run = fleet.start(split(2)).unwrap();
+    let run = fleet.start(split(2), Arc::new(NoObserver)).unwrap();
     // By name: a gets shard 0, b shard 1, c nothing.
     let shards: Vec<Option<u32>> = ids
         .iter()
@@ -126,7 +133,7 @@ fn a_run_takes_as_many_idle_agents_as_asked_and_gives_each_one_shard() {
         .collect();
     assert_eq!(shards, vec![None, Some(0), Some(1)]);
     assert!(matches!(
-        fleet.start(split(1)),
+        fleet.start(split(1), Arc::new(NoObserver)),
         Err(FleetError::RunInProgress(_))
     ));
 }
@@ -136,7 +143,7 @@ async fn the_barrier_opens_when_every_shard_reached_the_phase() {
     let (fleet, _dir) = fleet();
     let a = register(&fleet, "a");
     let b = register(&fleet, "b");
-    let run = fleet.start(split(2)).unwrap();
+    let run = fleet.start(split(2), Arc::new(NoObserver)).unwrap();
     let reply = fleet.barrier(&a, &run, 0, SHORT).await.unwrap();
     assert!(!reply.open, "b has not reached phase 0");
     let waiting = {
@@ -169,7 +176,7 @@ async fn a_lost_agent_does_not_hold_the_barrier_and_its_restart_resumes_its_shar
     let (fleet, _dir) = fleet();
     let a = register(&fleet, "a");
     let b = register(&fleet, "b");
-    let run = fleet.start(split(2)).unwrap();
+    let run = fleet.start(split(2), Arc::new(NoObserver)).unwrap();
     order(&fleet, &a);
     order(&fleet, &b);
     fleet
@@ -182,6 +189,7 @@ async fn a_lost_agent_does_not_hold_the_barrier_and_its_restart_resumes_its_shar
                     local_run_id: Some("local-b".to_string()),
                     phase: None,
                     operations: 10,
+                    ..ShardReport::default()
                 }),
                 ..Heartbeat::default()
             },
@@ -207,7 +215,7 @@ async fn a_lost_agent_does_not_hold_the_barrier_and_its_restart_resumes_its_shar
 async fn stopping_tells_every_agent_and_aborts_the_next_barrier() {
     let (fleet, _dir) = fleet();
     let a = register(&fleet, "a");
-    let run = fleet.start(split(1)).unwrap();
+    let run = fleet.start(split(1), Arc::new(NoObserver)).unwrap();
     order(&fleet, &a);
     assert!(fleet.stop(&run, "stopped by the user"));
     assert!(matches!(order(&fleet, &a), Some(Order::Stop { .. })));
@@ -224,7 +232,7 @@ fn part_files_are_plain_names_of_the_agents_own_run() {
     let (fleet, dir) = fleet();
     let a = register(&fleet, "a");
     let outsider = register(&fleet, "z");
-    let run = fleet.start(split(1)).unwrap();
+    let run = fleet.start(split(1), Arc::new(NoObserver)).unwrap();
     let path = fleet
         .part_file(&a, &run, "local-1", "summary.json")
         .unwrap();
@@ -250,7 +258,7 @@ fn part_files_are_plain_names_of_the_agents_own_run() {
 fn an_order_lost_on_the_way_is_given_again() {
     let (fleet, _dir) = fleet();
     let a = register(&fleet, "a");
-    let run = fleet.start(split(1)).unwrap();
+    let run = fleet.start(split(1), Arc::new(NoObserver)).unwrap();
     assert!(matches!(order(&fleet, &a), Some(Order::Run(_))));
     // The reply never reached the agent: it keeps saying it runs nothing.
     assert!(order(&fleet, &a).is_none(), "not at once");
@@ -271,6 +279,7 @@ fn an_order_lost_on_the_way_is_given_again() {
             local_run_id: None,
             phase: None,
             operations: 0,
+            ..ShardReport::default()
         }),
         ..Heartbeat::default()
     };
@@ -288,10 +297,10 @@ fn an_agent_that_leaves_is_not_given_a_shard_and_one_holding_a_shard_is_lost() {
         Err(FleetError::UnknownAgent(_))
     ));
     assert!(matches!(
-        fleet.start(split(2)),
+        fleet.start(split(2), Arc::new(NoObserver)),
         Err(FleetError::NotEnoughAgents(_))
     ));
-    fleet.start(split(1)).unwrap();
+    fleet.start(split(1), Arc::new(NoObserver)).unwrap();
     order(&fleet, &b);
     // Stopped before its shard ended: lost at once, and its name free for a restart.
     fleet.leave(&b).unwrap();

@@ -39,6 +39,9 @@ pub struct MergeRequest<'a> {
     /// The merged run's id (a controller names its run when it starts); `None`: a new
     /// `<workload>-merged-<hex>`.
     pub run_id: Option<String>,
+    /// Per part, the reference clock minus the clock of the host that ran it (ms), so
+    /// their seconds line up (a controller measures its agents'); empty: all 0.
+    pub clock_offsets_ms: &'a [i64],
 }
 
 /// A merged run.
@@ -53,7 +56,7 @@ pub struct Merged {
 
 /// Merges the runs `request.parts` into `request.out`.
 pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
-    let parts = parts::load(request.parts)?;
+    let parts = parts::load(request.parts, request.clock_offsets_ms)?;
     let warnings = parts::check(&parts)?;
     let first = &parts[0];
     let run_id = request.run_id.clone().unwrap_or_else(|| {

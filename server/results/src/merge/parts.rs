@@ -92,12 +92,14 @@ fn unreadable(path: &Path, message: impl ToString) -> MergeError {
     }
 }
 
-pub(super) fn load(dirs: &[PathBuf]) -> Result<Vec<Part>, MergeError> {
+/// The runs in `dirs`; each one's times moved by its entry in `clock_offsets_ms` (the
+/// reference clock minus its host's, ms; none given: 0).
+pub(super) fn load(dirs: &[PathBuf], clock_offsets_ms: &[i64]) -> Result<Vec<Part>, MergeError> {
     if dirs.is_empty() {
         return Err(MergeError::NoRuns);
     }
     let mut parts = Vec::with_capacity(dirs.len());
-    for dir in dirs {
+    for (i, dir) in dirs.iter().enumerate() {
         if !dir.join(crate::MANIFEST_FILE).is_file() {
             return Err(MergeError::NotARun(dir.clone()));
         }
@@ -114,7 +116,9 @@ pub(super) fn load(dirs: &[PathBuf]) -> Result<Vec<Part>, MergeError> {
             .map_err(|e| unreadable(&dir.join(crate::MANIFEST_FILE), format!("started_at: {e}")))?;
         let start_epoch_ms = started
             .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
+            .map_or(0, |d| d.as_millis() as i64)
+            .saturating_add(clock_offsets_ms.get(i).copied().unwrap_or(0))
+            .max(0) as u64;
         parts.push(Part {
             dir: dir.clone(),
             run_id: manifest.run_id.clone(),
@@ -231,4 +235,56 @@ pub(super) fn copy_dir(from: &Path, to: &Path) -> Result<(), MergeError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::files::timestamp;
+    use crate::manifest::{Manifest, RunStatus};
+
+    fn run_folder(root: &Path, run_id: &str, started_ms: u64) -> PathBuf {
+        let manifest = Manifest {
+            format_version: crate::FORMAT_VERSION,
+            run_id: run_id.to_string(),
+            keystorm_version: "0".to_string(),
+            workload: "w".to_string(),
+            workload_file: None,
+            host: "h".to_string(),
+            endpoint: "http://127.0.0.1:1".to_string(),
+            client: "aws".to_string(),
+            seed: 1,
+            labels: Default::default(),
+            started_at: timestamp(
+                std::time::UNIX_EPOCH + std::time::Duration::from_millis(started_ms),
+            ),
+            ended_at: None,
+            status: RunStatus::Completed,
+            error: None,
+            created_buckets: Vec::new(),
+            resumed_at: Vec::new(),
+            command_line: Vec::new(),
+            overrides: Default::default(),
+            peak_rss_kib: None,
+            process: None,
+            cleanup: None,
+            merged_from: Vec::new(),
+        };
+        ResultStore::create(root, &manifest, "name: w", &serde_json::json!({}), 0.0).unwrap();
+        root.join(run_id)
+    }
+
+    #[test]
+    fn each_part_is_timed_on_the_reference_clock_by_its_offset() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = 1_764_000_000_000;
+        let a = run_folder(dir.path(), "a", started);
+        let b = run_folder(dir.path(), "b", started);
+        let parts = load(&[a.clone(), b.clone()], &[1_500, -2_000]).unwrap();
+        let mut starts: Vec<u64> = parts.iter().map(|p| p.start_epoch_ms).collect();
+        starts.sort();
+        assert_eq!(starts, vec![started - 2_000, started + 1_500]);
+        let parts = load(&[a, b], &[]).unwrap();
+        assert!(parts.iter().all(|p| p.start_epoch_ms == started));
+    }
 }

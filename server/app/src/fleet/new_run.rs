@@ -1,0 +1,24 @@
+//! What a run split over agents is asked to be: the workload, where it goes, how many
+//! agents, and what its manifest says of it.
+
+use std::collections::BTreeMap;
+
+/// A run to split over agents, already validated.
+pub struct NewFleetRun {
+    pub workload: String,
+    pub text: String,
+    pub workload_file: Option<String>,
+    pub endpoint: Option<String>,
+    pub labels: BTreeMap<String, String>,
+    pub agents: u32,
+    /// The whole workload's plan (JSON), for the merged run's `plan.json`.
+    pub plan: serde_json::Value,
+    pub command_line: Vec<String>,
+    /// The endpoint every agent sends to (never credentials).
+    pub target: String,
+    /// The S3 client the agents use and the keyspace seed, for the run's manifest.
+    pub client: String,
+    pub seed: u64,
+    /// How many phases the run has (before + rounds × round phases + after).
+    pub phases: usize,
+}
