@@ -43,6 +43,24 @@ pub struct Plan {
     /// How often a running phase saves its progress to the checkpoint.
     #[serde(with = "humantime_serde_dur")]
     pub checkpoint_every: Duration,
+    /// What a run split over agents does when one is lost.
+    pub agents: AgentsPlan,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AgentsPlan {
+    pub on_loss: OnAgentLoss,
+}
+
+/// What a run split over agents does when an agent is lost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnAgentLoss {
+    /// The other shards go on; the same agent started again resumes its shard.
+    #[default]
+    Continue,
+    /// The run stops: every other shard is stopped, and what they did is merged.
+    Abort,
 }
 
 #[derive(Debug, Clone, Serialize)]

@@ -1044,3 +1044,28 @@ fn list_concurrency_has_one_limit_for_scans_and_downloads() {
         }
     }
 }
+
+#[test]
+fn a_workload_says_what_a_lost_agent_does_to_a_run_across_agents() {
+    let phases = "before:\n  - { op: put, operations: 5 }\n";
+    let (plan, _) = parse_workload(&format!("{HEAD}{phases}"), "w.yaml").unwrap();
+    assert_eq!(plan.agents.on_loss, OnAgentLoss::Continue);
+    let (plan, _) = parse_workload(
+        &format!("{HEAD}{phases}agents: {{ on_loss: abort }}\n"),
+        "w.yaml",
+    )
+    .unwrap();
+    assert_eq!(plan.agents.on_loss, OnAgentLoss::Abort);
+    expect_error(
+        &format!("{HEAD}{phases}agents:\n  on_loss: stop\n"),
+        6,
+        12,
+        "`agents.on_loss` is `continue` (the other shards go on) or `abort`",
+    );
+    expect_error(
+        &format!("{HEAD}{phases}agents: {{ on_lost: abort }}\n"),
+        5,
+        11,
+        "unknown field `on_lost`",
+    );
+}

@@ -131,10 +131,15 @@ impl Active {
         let fleet = fleet.clone();
         let id = run_id.clone();
         tokio::spawn(async move {
-            tokio::select! {
-                _ = fleet.ended(&id) => {}
-                _ = claim.cancel.cancelled() => {
-                    fleet.stop(&id, "the controller stopped");
+            let mut every_second = tokio::time::interval(std::time::Duration::from_secs(1));
+            loop {
+                tokio::select! {
+                    _ = fleet.ended(&id) => break,
+                    _ = claim.cancel.cancelled() => {
+                        fleet.stop(&id, "the controller stopped");
+                        break;
+                    }
+                    _ = every_second.tick() => fleet.tick(&id),
                 }
             }
             me.release(claim);

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use keystorm_engine::plan::{Endpoint, Plan};
+use keystorm_engine::plan::{Endpoint, OnAgentLoss, Plan};
 use keystorm_engine::results::{RunOverrides, Shard};
 use keystorm_engine::s3::CredentialSource;
 
@@ -94,6 +94,7 @@ pub fn start(state: &AppState, split: Split) -> ApiResult<String> {
         client: format!("{:?}", plan.target.client).to_lowercase(),
         seed: plan.keyspace.seed,
         phases: keystorm_engine::executor::schedule(&plan).len(),
+        abort_on_loss: plan.agents.on_loss == OnAgentLoss::Abort,
     };
     state
         .active

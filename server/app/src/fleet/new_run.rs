@@ -21,4 +21,6 @@ pub struct NewFleetRun {
     pub seed: u64,
     /// How many phases the run has (before + rounds × round phases + after).
     pub phases: usize,
+    /// The workload's `agents.on_loss: abort`: a lost agent stops the run.
+    pub abort_on_loss: bool,
 }

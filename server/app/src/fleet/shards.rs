@@ -223,6 +223,51 @@ impl Fleet {
         Ok(())
     }
 
+    /// What time alone changes, looked at every second while run `run_id` goes: a lost
+    /// agent stops the run when its workload says `agents.on_loss: abort`, and merged
+    /// seconds past their grace reach the live view even if no agent is heard.
+    pub fn tick(self: &Arc<Self>, run_id: &str) {
+        let lost = {
+            let mut guard = self.lock();
+            let inner = &mut *guard;
+            let Some(run) = inner.run.as_ref().filter(|r| r.run_id == run_id) else {
+                return;
+            };
+            let lost: Vec<usize> = (0..run.shards.len())
+                .filter(|&i| !run.shards[i].done && inner.is_lost(&run.shards[i].agent))
+                .collect();
+            let waiting_for: Vec<usize> = (0..run.shards.len())
+                .filter(|&i| !run.shards[i].done && !lost.contains(&i))
+                .collect();
+            let abort = run.spec.abort_on_loss && run.state == RunState::Running;
+            let names: Vec<String> = lost
+                .iter()
+                .map(|&i| {
+                    let id = &run.shards[i].agent;
+                    let name = inner
+                        .agents
+                        .iter()
+                        .find(|a| &a.id == id)
+                        .map_or(id, |a| &a.name);
+                    format!("{name} (shard {i})")
+                })
+                .collect();
+            if let Some(live) = inner.run.as_mut().and_then(|r| r.live.as_mut()) {
+                live.publish(&waiting_for);
+            }
+            if abort { names } else { Vec::new() }
+        };
+        if !lost.is_empty() {
+            self.stop(
+                run_id,
+                &format!(
+                    "agent {} was lost, and the workload says agents.on_loss: abort",
+                    lost.join(", ")
+                ),
+            );
+        }
+    }
+
     /// Asks every agent of the run to stop its shard; the parts they send are merged.
     pub fn stop(self: &Arc<Self>, run_id: &str, reason: &str) -> bool {
         {

@@ -44,6 +44,7 @@ pub(super) fn split(agents: u32) -> NewFleetRun {
         client: "aws".to_string(),
         seed: 1,
         phases: 2,
+        abort_on_loss: false,
     }
 }
 
@@ -307,4 +308,43 @@ fn an_agent_that_leaves_is_not_given_a_shard_and_one_holding_a_shard_is_lost() {
     assert_eq!(fleet.view().run.unwrap().shards[0].state, "lost");
     let b2 = register(&fleet, "b");
     assert!(matches!(order(&fleet, &b2), Some(Order::Run(_))));
+}
+
+#[tokio::test]
+async fn a_lost_agent_stops_the_run_only_when_the_workload_says_abort() {
+    for abort in [false, true] {
+        let (fleet, _dir) = fleet();
+        let a = register(&fleet, "a");
+        let b = register(&fleet, "b");
+        let run = fleet
+            .start(
+                NewFleetRun {
+                    abort_on_loss: abort,
+                    ..split(2)
+                },
+                Arc::new(NoObserver),
+            )
+            .unwrap();
+        order(&fleet, &a);
+        order(&fleet, &b);
+        fleet.tick(&run);
+        assert!(fleet.lock().run.as_ref().unwrap().state == super::run_record::RunState::Running);
+        make_lost(&fleet, &b);
+        fleet.tick(&run);
+        let inner = fleet.lock();
+        let r = inner.run.as_ref().unwrap();
+        if abort {
+            assert!(r.state == super::run_record::RunState::Stopping);
+            let reason = r.stop_reason.clone().unwrap();
+            assert!(
+                reason.contains("b (shard 1)") && reason.contains("on_loss: abort"),
+                "{reason}"
+            );
+        } else {
+            assert!(
+                r.state == super::run_record::RunState::Running,
+                "the others go on"
+            );
+        }
+    }
 }

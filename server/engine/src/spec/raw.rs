@@ -37,6 +37,16 @@ pub struct RawWorkload {
     /// How often a running phase saves how far it got (`5s`), so a crash costs at most
     /// that much work.
     pub checkpoint_every: Option<S<RawDuration>>,
+    /// How a run split over agents treats a lost agent.
+    pub agents: Option<S<RawAgents>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAgents {
+    /// `continue` (the other shards go on; the same agent restarted resumes its shard)
+    /// or `abort` (the run stops).
+    pub on_loss: Option<S<String>>,
 }
 
 #[derive(Debug, Deserialize)]

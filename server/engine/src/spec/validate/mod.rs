@@ -59,6 +59,7 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
         }
         None => DEFAULT_CHECKPOINT_EVERY,
     };
+    let agents = agents(raw.agents)?;
     let keyspace = keyspace(raw.keyspace)?;
     let objects = objects(raw.objects)?;
 
@@ -133,5 +134,30 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
         cleanup,
         stalls,
         checkpoint_every,
+        agents,
     })
+}
+
+/// `agents: { on_loss: continue | abort }`.
+fn agents(raw: Option<S<RawAgents>>) -> R<AgentsPlan> {
+    let Some(raw) = raw else {
+        return Ok(AgentsPlan::default());
+    };
+    let on_loss = match &raw.value.on_loss {
+        None => OnAgentLoss::Continue,
+        Some(v) => match v.value.as_str() {
+            "continue" => OnAgentLoss::Continue,
+            "abort" => OnAgentLoss::Abort,
+            other => {
+                return at(
+                    loc_of(v),
+                    format!(
+                        "`agents.on_loss` is `continue` (the other shards go on) or `abort` \
+                         (the run stops), not {other:?}"
+                    ),
+                );
+            }
+        },
+    };
+    Ok(AgentsPlan { on_loss })
 }
