@@ -1164,24 +1164,6 @@ export interface components {
          * @enum {string}
          */
         Section: "before" | "round" | "after";
-        /** @description One interval of a shard with its latency histograms. */
-        SentInterval: {
-            /**
-             * Format: int64
-             * @description Its start on the controller's clock (Unix ms): the agent's clock corrected by
-             *     its measured offset.
-             */
-            at_ms: number;
-            record: components["schemas"]["IntervalRecord"];
-            progress: components["schemas"]["PhaseProgress"];
-            /**
-             * @description Per operation, its latency histogram (µs) in HdrHistogram's compressed
-             *     encoding, base64.
-             */
-            histograms: {
-                [key: string]: string;
-            };
-        };
         /** @description Shard `index` of `count` (`0 <= index < count`). */
         Shard: {
             /** Format: int32 */
@@ -1197,7 +1179,11 @@ export interface components {
             /** @description Why the shard could not run, if it could not. */
             error?: string | null;
         };
-        /** @description One piece of a shard's news: an interval or an event. */
+        /**
+         * @description One piece of a shard's news: an interval or an event. Both are read leniently: what
+         *     the controller cannot read is left out of the live view (the merge at the end reads
+         *     the shard's own files).
+         */
         ShardNews: {
             /**
              * Format: int64
@@ -1205,8 +1191,15 @@ export interface components {
              *     once.
              */
             seq: number;
-            interval?: null | components["schemas"]["SentInterval"];
-            event?: null | components["schemas"]["RunEvent"];
+            /**
+             * @description An interval with its histograms: `{at_ms, record, progress, histograms}`, where
+             *     `at_ms` is its start on the controller's clock, `record` an `IntervalRecord`,
+             *     `progress` a `PhaseProgress`, and `histograms` the latency histogram (µs) of
+             *     each operation in HdrHistogram's compressed encoding, base64.
+             */
+            interval?: Record<string, never> | null;
+            /** @description A phase start, warning, reshard or stall, as a `RunEvent` (`{event, data}`). */
+            event?: Record<string, never> | null;
         };
         /** @description How an agent's shard is getting on. */
         ShardReport: {

@@ -123,8 +123,8 @@ impl ShardStatus {
         state.next_seq += 1;
         state.news.push_back(ShardNews {
             seq,
-            interval,
-            event,
+            interval: interval.and_then(|i| serde_json::to_value(i).ok()),
+            event: event.and_then(|e| serde_json::to_value(e).ok()),
         });
     }
 

@@ -105,8 +105,8 @@ impl Active {
 
     /// Holds the slot for a run across agents: its events reach the live stream and
     /// `/metrics` as a local run's do, until the fleet says it ended. Stopping the
-    /// server stops it without waiting for the agents' results (they cannot reach a
-    /// server that is going away).
+    /// server stops it and waits for the agents' results (the server answers until then;
+    /// a lost agent is not waited for).
     pub fn adopt_fleet_run(
         self: &Arc<Self>,
         fleet: &Arc<Fleet>,
@@ -132,12 +132,15 @@ impl Active {
         let id = run_id.clone();
         tokio::spawn(async move {
             let mut every_second = tokio::time::interval(std::time::Duration::from_secs(1));
+            let mut stopping = false;
             loop {
                 tokio::select! {
                     _ = fleet.ended(&id) => break,
-                    _ = claim.cancel.cancelled() => {
-                        fleet.stop(&id, "the controller stopped");
-                        break;
+                    // Stopped through the slot (the server is stopping): the agents are
+                    // told, and their results still come in until the run ended.
+                    _ = claim.cancel.cancelled(), if !stopping => {
+                        stopping = true;
+                        fleet.stop(&id, "the controller is stopping");
                     }
                     _ = every_second.tick() => fleet.tick(&id),
                 }

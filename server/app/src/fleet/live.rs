@@ -13,6 +13,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use serde::Deserialize;
+
 use keystorm_engine::executor::{Observer, PhaseProgress, RunEvent};
 use keystorm_engine::results::merge::{LiveInterval, LiveMerge};
 use keystorm_engine::results::{
@@ -131,11 +133,19 @@ impl LiveRun {
             feed.next_seq = feed.next_seq.max(last + 1);
         }
         for news in report.news.iter().filter(|n| n.seq >= from) {
-            if let Some(event) = &news.event {
-                self.relay(shard, event);
+            if let Some(event) = news
+                .event
+                .as_ref()
+                .and_then(|v| RunEvent::deserialize(v).ok())
+            {
+                self.relay(shard, &event);
             }
-            if let Some(interval) = &news.interval {
-                self.add(shard, interval);
+            if let Some(interval) = news
+                .interval
+                .as_ref()
+                .and_then(|v| SentInterval::deserialize(v).ok())
+            {
+                self.add(shard, &interval);
             }
         }
     }

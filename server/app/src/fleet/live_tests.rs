@@ -77,14 +77,15 @@ fn news(shard: u64, base_ms: u64, seconds: u64, ops: u64) -> Vec<ShardNews> {
     let mut list = vec![ShardNews {
         seq: 0,
         interval: None,
-        event: Some(RunEvent::PhaseStarted {
+        event: serde_json::to_value(RunEvent::PhaseStarted {
             phase: phase(),
             position: 0,
             end: PhaseEnd::Operations(1_000),
             concurrency: 1,
             objects: 0,
             index: Vec::new(),
-        }),
+        })
+        .ok(),
     }];
     for s in 0..seconds {
         let mut h = new_histogram();
@@ -112,7 +113,7 @@ fn news(shard: u64, base_ms: u64, seconds: u64, ops: u64) -> Vec<ShardNews> {
         };
         list.push(ShardNews {
             seq: s + 1,
-            interval: Some(SentInterval {
+            interval: serde_json::to_value(SentInterval {
                 at_ms: base_ms + s * 1000 + 10 * shard,
                 record,
                 progress: PhaseProgress {
@@ -120,7 +121,8 @@ fn news(shard: u64, base_ms: u64, seconds: u64, ops: u64) -> Vec<ShardNews> {
                     ..PhaseProgress::default()
                 },
                 histograms: BTreeMap::from([(OpKind::Put, encode_histogram(&h))]),
-            }),
+            })
+            .ok(),
             event: None,
         });
     }
@@ -214,6 +216,30 @@ async fn the_shards_intervals_are_merged_per_second_and_the_live_folder_ends_wit
     );
     let logged = std::fs::read_to_string(live_dir.join("intervals.jsonl")).unwrap();
     assert_eq!(logged.lines().count(), (SECONDS - 1) as usize);
+
+    // News the controller cannot read is left out, the run's view unharmed.
+    let garbage = ShardReport {
+        run_id: run.clone(),
+        index: 0,
+        stream: 77,
+        news: vec![ShardNews {
+            seq: SECONDS + 1,
+            interval: Some(serde_json::json!({"at_ms": "soon", "record": {}})),
+            event: Some(serde_json::json!({"event": "phase_started", "data": {"end": {}}})),
+        }],
+        ..ShardReport::default()
+    };
+    fleet
+        .heartbeat(
+            &agents[0],
+            Heartbeat {
+                shard: Some(garbage),
+                ..Heartbeat::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(recorder.intervals().len(), (SECONDS - 1) as usize);
+    assert_eq!(recorder.count("phase_started"), 1);
 
     // The shards end without sending a folder: no merge replaces the live folder, which
     // says how the run ended, with every second in it.

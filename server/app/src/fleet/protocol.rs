@@ -83,7 +83,9 @@ pub struct ShardReport {
     pub news: Vec<ShardNews>,
 }
 
-/// One piece of a shard's news: an interval or an event.
+/// One piece of a shard's news: an interval or an event. Both are read leniently: what
+/// the controller cannot read is left out of the live view (the merge at the end reads
+/// the shard's own files).
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShardNews {
@@ -91,18 +93,23 @@ pub struct ShardNews {
     /// once.
     #[serde(deserialize_with = "super::whole_number::deserialize")]
     pub seq: u64,
-    pub interval: Option<SentInterval>,
-    /// A phase started, a warning, a reshard or a stall.
-    pub event: Option<keystorm_engine::executor::RunEvent>,
+    /// An interval with its histograms: `{at_ms, record, progress, histograms}`, where
+    /// `at_ms` is its start on the controller's clock, `record` an `IntervalRecord`,
+    /// `progress` a `PhaseProgress`, and `histograms` the latency histogram (µs) of
+    /// each operation in HdrHistogram's compressed encoding, base64.
+    #[schema(value_type = Option<Object>)]
+    pub interval: Option<serde_json::Value>,
+    /// A phase start, warning, reshard or stall, as a `RunEvent` (`{event, data}`).
+    #[schema(value_type = Option<Object>)]
+    pub event: Option<serde_json::Value>,
 }
 
-/// One interval of a shard with its latency histograms.
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+/// One interval of a shard with its latency histograms, as news carries it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SentInterval {
     /// Its start on the controller's clock (Unix ms): the agent's clock corrected by
     /// its measured offset.
-    #[serde(deserialize_with = "super::whole_number::deserialize")]
     pub at_ms: u64,
     pub record: keystorm_engine::results::IntervalRecord,
     pub progress: keystorm_engine::executor::PhaseProgress,

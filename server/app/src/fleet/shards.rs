@@ -224,8 +224,9 @@ impl Fleet {
     }
 
     /// What time alone changes, looked at every second while run `run_id` goes: a lost
-    /// agent stops the run when its workload says `agents.on_loss: abort`, and merged
-    /// seconds past their grace reach the live view even if no agent is heard.
+    /// agent stops the run when its workload says `agents.on_loss: abort`, a stopping
+    /// run is merged once its missing shards' agents are lost, and merged seconds past
+    /// their grace reach the live view even if no agent is heard.
     pub fn tick(self: &Arc<Self>, run_id: &str) {
         let lost = {
             let mut guard = self.lock();
@@ -257,6 +258,9 @@ impl Fleet {
             }
             if abort { names } else { Vec::new() }
         };
+        // A stopping run waits for its shards' results or their agents' loss, which
+        // only time tells.
+        self.merge_when_done();
         if !lost.is_empty() {
             self.stop(
                 run_id,

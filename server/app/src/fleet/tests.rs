@@ -348,3 +348,31 @@ async fn a_lost_agent_stops_the_run_only_when_the_workload_says_abort() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_stopping_run_is_merged_once_the_agent_it_waits_for_is_lost() {
+    let (fleet, _dir) = fleet();
+    let a = register(&fleet, "a");
+    let b = register(&fleet, "b");
+    let run = fleet.start(split(2), Arc::new(NoObserver)).unwrap();
+    order(&fleet, &a);
+    order(&fleet, &b);
+    assert!(fleet.stop(&run, "stopped"));
+    let done = ShardDone {
+        run_id: run.clone(),
+        local_run_id: None,
+        error: None,
+    };
+    fleet.shard_done(&a, done).unwrap();
+    // b neither sends its results nor says it stopped: only time tells it is lost.
+    make_lost(&fleet, &b);
+    assert!(fleet.lock().run.as_ref().unwrap().state.is_going());
+    fleet.tick(&run);
+    tokio::time::timeout(Duration::from_secs(30), fleet.ended(&run))
+        .await
+        .expect("the run ends once its last agent is lost");
+    let inner = fleet.lock();
+    let r = inner.run.as_ref().unwrap();
+    // Neither shard sent a folder: nothing to merge, said so.
+    assert!(r.error.as_deref().unwrap().contains("nothing to merge"));
+}

@@ -30,7 +30,8 @@ where
 
 fn whole<T: TryFrom<u64> + TryFrom<i64>>(n: serde_json::Number) -> Option<T> {
     if let Some(u) = n.as_u64() {
-        return T::try_from(u).ok();
+        // The API documents these as int64: past its top is out of range.
+        return i64::try_from(u).ok().and_then(|i| T::try_from(i).ok());
     }
     if let Some(i) = n.as_i64() {
         return T::try_from(i).ok();
@@ -55,6 +56,8 @@ mod tests {
         cores: u32,
         #[serde(default, deserialize_with = "super::option")]
         offset: Option<i64>,
+        #[serde(default, deserialize_with = "super::deserialize")]
+        sent: u64,
     }
 
     fn parse(json: &str) -> Result<Counts, serde_json::Error> {
@@ -67,25 +70,35 @@ mod tests {
             parse(r#"{"cores": 8}"#).unwrap(),
             Counts {
                 cores: 8,
-                offset: None
+                offset: None,
+                sent: 0
             }
         );
         assert_eq!(
             parse(r#"{"cores": 18242.0, "offset": -3.0}"#).unwrap(),
             Counts {
                 cores: 18242,
-                offset: Some(-3)
+                offset: Some(-3),
+                sent: 0
             }
         );
         assert_eq!(
             parse(r#"{"cores": 1, "offset": null}"#).unwrap().offset,
             None
         );
+        assert_eq!(
+            parse(r#"{"cores": 1, "sent": 9223372036854775807}"#)
+                .unwrap()
+                .sent,
+            i64::MAX as u64
+        );
         for bad in [
             r#"{"cores": 1.5}"#,
             r#"{"cores": -1}"#,
             r#"{"cores": 5000000000}"#,
             r#"{"cores": 1e300}"#,
+            // Past int64, as the API document bounds it.
+            r#"{"cores": 1, "sent": 9223372036854775808}"#,
         ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
