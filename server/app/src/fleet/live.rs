@@ -178,6 +178,11 @@ impl LiveRun {
         self.emit(RunEvent::Finished { status, error });
     }
 
+    /// A warning of the controller's own, shown on the live page.
+    pub fn warn(&mut self, message: String) {
+        self.emit(RunEvent::Warning { message });
+    }
+
     fn relay(&mut self, shard: usize, event: &RunEvent) {
         match event {
             RunEvent::PhaseStarted {

@@ -262,13 +262,17 @@ impl Fleet {
         // only time tells.
         self.merge_when_done();
         if !lost.is_empty() {
-            self.stop(
-                run_id,
-                &format!(
-                    "agent {} was lost, and the workload says agents.on_loss: abort",
-                    lost.join(", ")
-                ),
+            let reason = format!(
+                "agent {} was lost, and the workload says agents.on_loss: abort",
+                lost.join(", ")
             );
+            if let Some(run) = self.lock().run.as_mut() {
+                run.warnings.push(format!("stopped: {reason}"));
+                if let Some(live) = run.live.as_mut() {
+                    live.warn(format!("stopping the run: {reason}"));
+                }
+            }
+            self.stop(run_id, &reason);
         }
     }
 

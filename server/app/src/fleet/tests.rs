@@ -340,6 +340,12 @@ async fn a_lost_agent_stops_the_run_only_when_the_workload_says_abort() {
                 reason.contains("b (shard 1)") && reason.contains("on_loss: abort"),
                 "{reason}"
             );
+            // Said where the run is shown, not only to the agents.
+            assert!(
+                r.warnings.iter().any(|w| w.contains("on_loss: abort")),
+                "{:?}",
+                r.warnings
+            );
         } else {
             assert!(
                 r.state == super::run_record::RunState::Running,
