@@ -20,20 +20,14 @@ impl Fleet {
         let job = {
             let mut guard = self.lock();
             let inner = &mut *guard;
-            let lost: Vec<bool> = match inner.run.as_ref() {
-                Some(run) => run.shards.iter().map(|s| inner.is_lost(&s.agent)).collect(),
-                None => return,
-            };
+            // A stopping run waits for no lost agent.
+            let none_sending = inner.sending_shards().is_empty();
             let Some(run) = inner.run.as_mut() else {
                 return;
             };
             let ready = match run.state {
                 RunState::Running => run.shards.iter().all(|s| s.done),
-                RunState::Stopping => run
-                    .shards
-                    .iter()
-                    .zip(&lost)
-                    .all(|(s, &lost)| s.done || lost),
+                RunState::Stopping => none_sending,
                 _ => false,
             };
             if !ready {

@@ -152,24 +152,15 @@ impl Fleet {
 /// Takes the news of `agent`'s shard into the run's live view, and logs the merged
 /// seconds now ready (a heartbeat of any agent moves the live view on).
 fn feed_live(inner: &mut Inner, agent: &str, report: Option<&ShardReport>) {
-    let Some(run) = inner.run.as_ref() else {
-        return;
-    };
-    let waiting_for: Vec<usize> = (0..run.shards.len())
-        .filter(|&i| !run.shards[i].done && !inner.is_lost(&run.shards[i].agent))
-        .collect();
-    let Some(run) = inner.run.as_mut() else {
-        return;
-    };
-    let holds = report.and_then(|r| {
-        let index = r.index as usize;
-        (r.run_id == run.run_id && run.shards.get(index)?.agent == agent).then_some(index)
-    });
-    let Some(live) = run.live.as_mut() else {
-        return;
-    };
-    if let (Some(index), Some(report)) = (holds, report) {
-        live.take(index, report);
+    if let (Some(run), Some(report)) = (inner.run.as_mut(), report)
+        && report.run_id == run.run_id
+        && run
+            .shards
+            .get(report.index as usize)
+            .is_some_and(|s| s.agent == agent)
+        && let Some(live) = run.live.as_mut()
+    {
+        live.take(report.index as usize, report);
     }
-    live.publish(&waiting_for);
+    inner.publish_live();
 }

@@ -229,34 +229,25 @@ impl Fleet {
     /// their grace reach the live view even if no agent is heard.
     pub fn tick(self: &Arc<Self>, run_id: &str) {
         let lost = {
-            let mut guard = self.lock();
-            let inner = &mut *guard;
+            let mut inner = self.lock();
             let Some(run) = inner.run.as_ref().filter(|r| r.run_id == run_id) else {
                 return;
             };
-            let lost: Vec<usize> = (0..run.shards.len())
-                .filter(|&i| !run.shards[i].done && inner.is_lost(&run.shards[i].agent))
-                .collect();
-            let waiting_for: Vec<usize> = (0..run.shards.len())
-                .filter(|&i| !run.shards[i].done && !lost.contains(&i))
-                .collect();
-            let abort = run.spec.abort_on_loss && run.state == RunState::Running;
-            let names: Vec<String> = lost
-                .iter()
-                .map(|&i| {
-                    let id = &run.shards[i].agent;
-                    let name = inner
-                        .agents
-                        .iter()
-                        .find(|a| &a.id == id)
-                        .map_or(id, |a| &a.name);
-                    format!("{name} (shard {i})")
-                })
-                .collect();
-            if let Some(live) = inner.run.as_mut().and_then(|r| r.live.as_mut()) {
-                live.publish(&waiting_for);
-            }
-            if abort { names } else { Vec::new() }
+            let lost: Vec<String> = if run.spec.abort_on_loss && run.state == RunState::Running {
+                let sending = inner.sending_shards();
+                (0..run.shards.len())
+                    .filter(|i| !run.shards[*i].done && !sending.contains(i))
+                    .map(|i| {
+                        let id = &run.shards[i].agent;
+                        let agent = inner.agents.iter().find(|a| &a.id == id);
+                        format!("{} (shard {i})", agent.map_or(id, |a| &a.name))
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            inner.publish_live();
+            lost
         };
         // A stopping run waits for its shards' results or their agents' loss, which
         // only time tells.

@@ -52,6 +52,25 @@ impl Fleet {
 }
 
 impl Inner {
+    /// The shards of the run still sending: not ended, their agent not lost.
+    pub fn sending_shards(&self) -> Vec<usize> {
+        let Some(run) = self.run.as_ref() else {
+            return Vec::new();
+        };
+        (0..run.shards.len())
+            .filter(|&i| !run.shards[i].done && !self.is_lost(&run.shards[i].agent))
+            .collect()
+    }
+
+    /// Logs the merged seconds of the run's live view now ready: those every shard still
+    /// sending has passed, and those past the grace.
+    pub fn publish_live(&mut self) {
+        let sending = self.sending_shards();
+        if let Some(live) = self.run.as_mut().and_then(|r| r.live.as_mut()) {
+            live.publish(&sending);
+        }
+    }
+
     /// Whether the agent `id` is lost (or gone from the registry).
     pub fn is_lost(&self, id: &str) -> bool {
         self.agents
