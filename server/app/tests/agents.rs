@@ -2,7 +2,8 @@
 //! process of its own: a run split over four agents writes exactly the keys it names
 //! and its merged latency counts every request once; an agent killed with SIGKILL in
 //! the middle of its fill is marked lost, and started again it resumes its shard so
-//! the bucket ends up exact.
+//! the bucket ends up exact; or a spare agent takes the shard over from the copy of its
+//! folder the controller holds.
 
 mod process_support;
 
@@ -12,8 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use process_support::{
-    BIN, count_objects, keystorm, kill_9, spawn_announcing, start_sim, summary_rows, wait_for,
-    workload, write_workload,
+    BIN, count_objects, keystorm, kill_9, read_json, spawn_announcing, start_sim, summary_rows,
+    wait_for, workload, write_workload,
 };
 
 /// `keystorm serve` as a controller, killed when dropped.
@@ -194,16 +195,7 @@ async fn four_agents_fill_400_000_keys_and_their_merged_run_counts_each_request_
             )
         })
         .collect();
-    let text = workload(
-        "fleet",
-        &sim.endpoint,
-        "size: 6B",
-        &format!(
-            "keyspace: {{ seed: 4, prefix: f/ }}\n\
-             before:\n  - {{ name: fill, op: put, concurrency: 16, until_objects: {FOUR_AGENTS_KEYS} }}\n"
-        ),
-    );
-    let wl = write_workload(dir.path(), "fleet", &text);
+    let wl = fill_workload(dir.path(), "fleet", &sim.endpoint, 4, FOUR_AGENTS_KEYS);
     let run = start_split_run(&wl, &controller.url, 4, &dir.path().join("cli"));
     // Watched live as a run of one process is: the controller's stream of the run.
     let run_id: String = wait_for("the run to start on the agents", || {
@@ -244,13 +236,7 @@ async fn four_agents_fill_400_000_keys_and_their_merged_run_counts_each_request_
 
     assert_eq!(listed(&sim.endpoint, "fleet"), FOUR_AGENTS_KEYS);
     let merged = merged_run(&controller_results);
-    let rows = summary_rows(&merged);
-    let puts: u64 = rows
-        .iter()
-        .filter(|r| r["op"] == "put")
-        .map(|r| r["ops"].as_u64().unwrap())
-        .sum();
-    assert_eq!(puts, FOUR_AGENTS_KEYS);
+    assert_eq!(put_ops(&merged), FOUR_AGENTS_KEYS);
     let manifest: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(merged.join("manifest.json")).unwrap())
             .unwrap();
@@ -284,16 +270,7 @@ async fn an_agent_killed_mid_fill_is_lost_and_started_again_resumes_its_shard() 
     let mut agents: Vec<Agent> = (0..3)
         .map(|i| start_agent(&controller.url, &format!("agent-{i}"), &agent_dir(i)))
         .collect();
-    let text = workload(
-        "lost",
-        &sim.endpoint,
-        "size: 6B",
-        &format!(
-            "keyspace: {{ seed: 5, prefix: l/ }}\n\
-             before:\n  - {{ name: fill, op: put, concurrency: 16, until_objects: {KEYS} }}\n"
-        ),
-    );
-    let wl = write_workload(dir.path(), "lost", &text);
+    let wl = fill_workload(dir.path(), "lost", &sim.endpoint, 5, KEYS);
     let run = start_split_run(&wl, &controller.url, 3, &dir.path().join("cli"));
     // Shard 1 (agent-1, by name) well into its fill, under load from all three.
     wait_for("shard 1 to be 5,000 keys into its fill", || {
@@ -339,13 +316,202 @@ async fn an_agent_killed_mid_fill_is_lost_and_started_again_resumes_its_shard() 
         serde_json::from_str(&std::fs::read_to_string(local[0].join("manifest.json")).unwrap())
             .unwrap();
     assert_eq!(shard_manifest["resumed_at"].as_array().unwrap().len(), 1);
-    let puts: u64 = summary_rows(&merged)
+    let puts = put_ops(&merged);
+    // Requests in flight at the kill may be sent again: never fewer than the keys.
+    assert!(puts >= KEYS, "{puts}");
+}
+
+/// A workload `name` whose one phase fills `keys` keys into bucket `name`, written in
+/// `dir`.
+fn fill_workload(dir: &Path, name: &str, endpoint: &str, seed: u32, keys: u64) -> PathBuf {
+    let text = workload(
+        name,
+        endpoint,
+        "size: 6B",
+        &format!(
+            "keyspace: {{ seed: {seed}, prefix: {name}/ }}\n\
+             before:\n  - {{ name: fill, op: put, concurrency: 16, until_objects: {keys} }}\n"
+        ),
+    );
+    write_workload(dir, name, &text)
+}
+
+/// The PUTs of a run's summary rows, added up.
+fn put_ops(run: &Path) -> u64 {
+    summary_rows(run)
         .iter()
         .filter(|r| r["op"] == "put")
         .map(|r| r["ops"].as_u64().unwrap())
+        .sum()
+}
+
+/// The controller's copy of shard `index`'s run folder, once the agent sent it.
+fn controller_copy(results: &Path, index: u64) -> Option<PathBuf> {
+    let incoming = std::fs::read_dir(results.join(".incoming")).ok()?;
+    for run in incoming.filter_map(|e| e.ok()) {
+        for part in std::fs::read_dir(run.path()).ok()?.filter_map(|e| e.ok()) {
+            let manifest = read_json(&part.path().join("manifest.json"));
+            if manifest.is_some_and(|m| m["overrides"]["shard"]["index"] == index) {
+                return Some(part.path());
+            }
+        }
+    }
+    None
+}
+
+#[tokio::test]
+async fn an_agent_killed_mid_fill_is_replaced_by_a_spare_that_resumes_the_controllers_copy() {
+    const KEYS: u64 = 90_000;
+    const SENT_BEFORE_KILL: u64 = 8_000;
+    let sim = start_sim(&["--storage", "size-only"]);
+    let dir = tempfile::tempdir().unwrap();
+    let controller_results = dir.path().join("controller");
+    let controller = start_controller(&controller_results);
+    let agent_dir = |i: u32| dir.path().join(format!("agent-{i}"));
+    // Three shards for agent-0..2 (by name); agent-3 is a spare.
+    let mut agents: Vec<Agent> = (0..4)
+        .map(|i| start_agent(&controller.url, &format!("agent-{i}"), &agent_dir(i)))
+        .collect();
+    wait_for("four agents", || {
+        let view = get_json(&controller.url, "/api/agents");
+        (view["agents"].as_array().unwrap().len() == 4).then_some(())
+    });
+    let wl = fill_workload(dir.path(), "spare", &sim.endpoint, 6, KEYS);
+    let run = start_split_run(&wl, &controller.url, 3, &dir.path().join("cli"));
+    // Killed once the controller's copy of shard 1 holds a checkpoint well into the
+    // fill, while all three shards write.
+    let copy = wait_for(
+        "the controller's copy of shard 1 well into its fill",
+        || {
+            let copy = controller_copy(&controller_results, 1)?;
+            let checkpoint = read_json(&copy.join("checkpoint.json"))?;
+            (checkpoint["window"]["head"].as_u64()? >= SENT_BEFORE_KILL).then_some(copy)
+        },
+    );
+    kill_9(&mut agents[1].0);
+    wait_for("the spare to take shard 1 over", || {
+        let view = get_json(&controller.url, "/api/agents");
+        (view["run"]["shards"][1]["agent"] == "agent-3").then_some(())
+    });
+    let out = run.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Nothing skipped: every key is there once.
+    assert_eq!(count_objects(&sim.endpoint, "spare").await, KEYS);
+    let merged = merged_run(&controller_results);
+    let manifest = read_json(&merged.join("manifest.json")).unwrap();
+    assert_eq!(manifest["status"], "completed");
+    assert!(
+        manifest["merged_from"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["status"] == "completed"),
+        "{manifest}"
+    );
+    // The spare resumed the lost agent's folder, fetched from the controller: one run
+    // folder on the spare, resumed once, under the lost agent's run id.
+    let local: Vec<PathBuf> = std::fs::read_dir(agent_dir(3))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("manifest.json").is_file())
+        .collect();
+    assert_eq!(local.len(), 1, "{local:?}");
+    assert_eq!(local[0].file_name(), copy.file_name());
+    let resumed = read_json(&local[0].join("manifest.json")).unwrap();
+    assert_eq!(resumed["resumed_at"].as_array().unwrap().len(), 1);
+    // What the lost agent measured before the kill is in the merged run: its part's
+    // rows hold the interrupted stretch, built from the intervals it had sent.
+    let part = merged.join("shards").join(copy.file_name().unwrap());
+    let before_kill: u64 = summary_rows(&part)
+        .iter()
+        .filter(|r| r["op"] == "put" && r["interrupted"] == true)
+        .map(|r| r["ops"].as_u64().unwrap())
         .sum();
-    // Requests in flight at the kill may be sent again: never fewer than the keys.
+    assert!(before_kill >= SENT_BEFORE_KILL, "{before_kill}");
+    let puts = put_ops(&merged);
+    // Work after the last checkpoint it sent is done again: never fewer than the keys.
     assert!(puts >= KEYS, "{puts}");
+}
+
+/// POSTs to `path` of the controller with no body; the status line.
+fn post_empty(url: &str, path: &str) -> String {
+    let addr = url.strip_prefix("http://").unwrap();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "POST {path} HTTP/1.0\r\nHost: {addr}\r\nContent-Length: 0\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    response.lines().next().unwrap_or_default().to_string()
+}
+
+#[tokio::test]
+async fn a_lost_shard_no_agent_took_over_is_merged_as_far_as_it_was_sent() {
+    const KEYS: u64 = 200_000;
+    const SENT_BEFORE_KILL: u64 = 5_000;
+    let sim = start_sim(&["--storage", "size-only"]);
+    let dir = tempfile::tempdir().unwrap();
+    let controller_results = dir.path().join("controller");
+    let controller = start_controller(&controller_results);
+    let mut agents: Vec<Agent> = (0..2)
+        .map(|i| {
+            let results = dir.path().join(format!("agent-{i}"));
+            start_agent(&controller.url, &format!("agent-{i}"), &results)
+        })
+        .collect();
+    let wl = fill_workload(dir.path(), "nospare", &sim.endpoint, 7, KEYS);
+    let run = start_split_run(&wl, &controller.url, 2, &dir.path().join("cli"));
+    let copy = wait_for("the controller's copy of shard 1 into its fill", || {
+        let copy = controller_copy(&controller_results, 1)?;
+        let checkpoint = read_json(&copy.join("checkpoint.json"))?;
+        (checkpoint["window"]["head"].as_u64()? >= SENT_BEFORE_KILL).then_some(copy)
+    });
+    kill_9(&mut agents[1].0);
+    let run_id = wait_for("shard 1 lost", || {
+        let view = get_json(&controller.url, "/api/agents");
+        (view["run"]["shards"][1]["state"] == "lost")
+            .then(|| view["run"]["run_id"].as_str().unwrap().to_string())
+    });
+    // No agent to take it over: the user stops the run.
+    let status = post_empty(&controller.url, &format!("/api/runs/{run_id}/stop"));
+    assert!(status.contains(" 20"), "{status}");
+    let _ = run.wait_with_output().unwrap();
+    let merged = wait_for("the merged run", || {
+        let view = get_json(&controller.url, "/api/agents");
+        (view["run"]["state"] == "completed").then(|| {
+            let warnings = view["run"]["warnings"].to_string();
+            assert!(
+                warnings.contains("shard 1: its agent was lost and no agent took it over"),
+                "{warnings}"
+            );
+            controller_results.join(&run_id)
+        })
+    });
+    let manifest = read_json(&merged.join("manifest.json")).unwrap();
+    let parts = manifest["merged_from"].as_array().unwrap();
+    assert_eq!(parts.len(), 2, "{manifest}");
+    let lost = parts
+        .iter()
+        .find(|p| p["run_id"] == copy.file_name().unwrap().to_str().unwrap())
+        .unwrap();
+    assert_eq!(lost["status"], "killed");
+    // What the lost agent sent is counted in the merged rows: its part's rows were built
+    // from its intervals, as a resume builds them.
+    let lost_puts = put_ops(&merged.join("shards").join(copy.file_name().unwrap()));
+    assert!(lost_puts >= SENT_BEFORE_KILL, "{lost_puts}");
+    let other = parts.iter().find(|p| p != &lost).unwrap();
+    let other_puts = put_ops(
+        &merged
+            .join("shards")
+            .join(other["run_id"].as_str().unwrap()),
+    );
+    assert_eq!(put_ops(&merged), other_puts + lost_puts);
 }
 
 #[test]

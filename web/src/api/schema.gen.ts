@@ -100,6 +100,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/parts/{run}/{local}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["agent_part_listing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/agents/{id}/parts/{run}/{local}/{file}": {
         parameters: {
             query?: never;
@@ -107,7 +123,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        get: operations["agent_part_file_read"];
         put: operations["agent_part_file"];
         post?: never;
         delete?: never;
@@ -381,7 +397,11 @@ export interface components {
             labels: {
                 [key: string]: string;
             };
-            /** @description The agent's own run folder of this shard to resume (a restarted agent). */
+            /**
+             * @description The shard's run folder to resume: the agent's own if it has it (a restarted
+             *     agent), otherwise the copy the controller holds (an agent taking a lost shard
+             *     over).
+             */
             resume?: string | null;
         };
         BTreeMap: {
@@ -867,6 +887,19 @@ export interface components {
             name: string;
             /** @description `put`, `get`, `head`, `list`, `delete` or `mix`. */
             op: string;
+        };
+        PartFileLength: {
+            name: string;
+            /** Format: int64 */
+            length: number;
+        };
+        /**
+         * @description What the controller holds of a shard's run folder: the files the agent sent so far
+         *     and their lengths. An agent sends what is beyond them; one taking the shard over
+         *     fetches them to resume it.
+         */
+        PartListing: {
+            files: components["schemas"]["PartFileLength"][];
         };
         /** @description Latency percentiles read from a (merged) histogram, in microseconds. */
         Percentiles: {
@@ -1910,9 +1943,97 @@ export interface operations {
             };
         };
     };
-    agent_part_file: {
+    agent_part_listing: {
         parameters: {
             query?: never;
+            header?: never;
+            path: {
+                id: string;
+                run: string;
+                /** @description The agent's own run folder of the shard. */
+                local: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartListing"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    agent_part_file_read: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                run: string;
+                /** @description The agent's own run folder of the shard. */
+                local: string;
+                /** @description A file of that folder. */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": number[];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    agent_part_file: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Where the body goes in the file: the file ends after it. Without it the body is
+                 *     the whole file.
+                 */
+                offset?: number;
+            };
             header?: never;
             path: {
                 id: string;
@@ -1963,6 +2084,14 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

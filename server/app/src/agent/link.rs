@@ -1,14 +1,13 @@
-//! The HTTP link to a controller: JSON calls with the token, streamed file uploads,
-//! and errors that say whether to try again (the controller is away) or give up (it
-//! refused).
+//! The HTTP link to a controller: JSON calls with the token, pieces of files sent,
+//! files fetched to disk, and errors that say whether to try again (the controller is
+//! away) or give up (it refused).
 
 use std::path::Path;
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, StreamBody};
-use hyper::body::Frame;
+use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
@@ -121,16 +120,11 @@ impl Link {
             .await
     }
 
-    /// Sends a file as the body of a PUT, streamed from disk.
-    pub async fn put_file(&self, path: &str, file: &Path) -> Result<(), LinkError> {
-        let opened = tokio::fs::File::open(file)
-            .await
-            .map_err(|e| LinkError::Local(format!("cannot read {}: {e}", file.display())))?;
-        let stream =
-            futures_util::StreamExt::map(tokio_util::io::ReaderStream::new(opened), |chunk| {
-                chunk.map(Frame::data)
-            });
-        let body = BodyExt::boxed(StreamBody::new(stream));
+    /// Sends `bytes` as the body of a PUT.
+    pub async fn put_bytes(&self, path: &str, bytes: Vec<u8>) -> Result<(), LinkError> {
+        let body = Full::new(Bytes::from(bytes))
+            .map_err(|never| match never {})
+            .boxed();
         self.call(
             hyper::Method::PUT,
             path,
@@ -141,6 +135,38 @@ impl Link {
         .map(|_| ())
     }
 
+    /// GETs `path` into the file `to`, streamed to disk.
+    pub async fn download(&self, path: &str, to: &Path) -> Result<(), LinkError> {
+        let response = self.send(hyper::Method::GET, path, empty(), None).await?;
+        let status = response.status();
+        if !status.is_success() {
+            let bytes = self.read_body(response).await?;
+            return Err(self.refusal(path, status, &bytes));
+        }
+        let local =
+            |e: std::io::Error| LinkError::Local(format!("cannot write {}: {e}", to.display()));
+        let mut out = tokio::fs::File::create(to).await.map_err(local)?;
+        let mut body = response.into_body();
+        loop {
+            let frame = tokio::time::timeout(CALL_TIMEOUT, body.frame())
+                .await
+                .map_err(|_| self.unreachable("the answer stopped".to_string()))?;
+            let Some(frame) = frame else {
+                break;
+            };
+            let frame =
+                frame.map_err(|e| self.unreachable(format!("the answer broke off: {e}")))?;
+            if let Ok(data) = frame.into_data() {
+                tokio::io::AsyncWriteExt::write_all(&mut out, &data)
+                    .await
+                    .map_err(local)?;
+            }
+        }
+        tokio::io::AsyncWriteExt::flush(&mut out)
+            .await
+            .map_err(local)
+    }
+
     async fn call(
         &self,
         method: hyper::Method,
@@ -148,6 +174,22 @@ impl Link {
         body: Body,
         content_type: Option<&str>,
     ) -> Result<Bytes, LinkError> {
+        let response = self.send(method, path, body, content_type).await?;
+        let status = response.status();
+        let bytes = self.read_body(response).await?;
+        if status.is_success() {
+            return Ok(bytes);
+        }
+        Err(self.refusal(path, status, &bytes))
+    }
+
+    async fn send(
+        &self,
+        method: hyper::Method,
+        path: &str,
+        body: Body,
+        content_type: Option<&str>,
+    ) -> Result<hyper::Response<hyper::body::Incoming>, LinkError> {
         let mut request = hyper::Request::builder()
             .method(method)
             .uri(format!("{}{path}", self.base));
@@ -160,29 +202,42 @@ impl Link {
         let request = request
             .body(body)
             .map_err(|e| LinkError::Local(format!("bad request to {path}: {e}")))?;
-        let unreachable = |reason: String| LinkError::Unreachable {
+        tokio::time::timeout(CALL_TIMEOUT, self.client.request(request))
+            .await
+            .map_err(|_| {
+                self.unreachable(format!("no answer within {} s", CALL_TIMEOUT.as_secs()))
+            })?
+            .map_err(|e| self.unreachable(connect_reason(&e)))
+    }
+
+    async fn read_body(
+        &self,
+        response: hyper::Response<hyper::body::Incoming>,
+    ) -> Result<Bytes, LinkError> {
+        Ok(
+            tokio::time::timeout(CALL_TIMEOUT, response.into_body().collect())
+                .await
+                .map_err(|_| self.unreachable("the answer stopped".to_string()))?
+                .map_err(|e| self.unreachable(format!("the answer broke off: {e}")))?
+                .to_bytes(),
+        )
+    }
+
+    fn unreachable(&self, reason: String) -> LinkError {
+        LinkError::Unreachable {
             url: self.base.clone(),
             reason,
-        };
-        let response = tokio::time::timeout(CALL_TIMEOUT, self.client.request(request))
-            .await
-            .map_err(|_| unreachable(format!("no answer within {} s", CALL_TIMEOUT.as_secs())))?
-            .map_err(|e| unreachable(connect_reason(&e)))?;
-        let status = response.status();
-        let bytes = tokio::time::timeout(CALL_TIMEOUT, response.into_body().collect())
-            .await
-            .map_err(|_| unreachable("the answer stopped".to_string()))?
-            .map_err(|e| unreachable(format!("the answer broke off: {e}")))?
-            .to_bytes();
-        if status.is_success() {
-            return Ok(bytes);
         }
+    }
+
+    /// The controller's refusal, as its JSON error says it.
+    fn refusal(&self, path: &str, status: hyper::StatusCode, bytes: &[u8]) -> LinkError {
         #[derive(serde::Deserialize)]
         struct ErrorBody {
             error: String,
             detail: String,
         }
-        let (code, detail) = match serde_json::from_slice::<ErrorBody>(&bytes) {
+        let (code, detail) = match serde_json::from_slice::<ErrorBody>(bytes) {
             Ok(e) => (e.error, e.detail),
             Err(_) => (
                 status.as_str().to_string(),
@@ -192,11 +247,11 @@ impl Link {
                 ),
             ),
         };
-        Err(LinkError::Refused {
+        LinkError::Refused {
             status: status.as_u16(),
             code,
             detail,
-        })
+        }
     }
 
     fn decode<R: DeserializeOwned>(&self, path: &str, bytes: &[u8]) -> Result<R, LinkError> {

@@ -8,6 +8,8 @@
 mod config;
 mod gate;
 mod link;
+mod replica;
+mod seed;
 mod shard;
 mod status;
 mod target_clock;

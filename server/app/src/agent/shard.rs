@@ -1,8 +1,10 @@
 //! One shard given to this agent: run it as `keystorm run --shard I/N` would (with
 //! the agent's own credentials and results folder), waiting at the controller's
-//! barrier before every phase, then send the run folder and say it is done.
+//! barrier before every phase and sending the run folder as it grows; at the end send
+//! the rest and say it is done. A shard another agent began is resumed from the copy
+//! of its folder the controller holds.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::config::AgentConfig;
 use super::gate::ControllerGate;
 use super::link::Link;
+use super::replica::Replica;
 use super::status::{AgentObserver, ShardStatus};
 use crate::fleet::protocol::{Assignment, ShardDone, ShardReport};
 use crate::progress::Progress;
@@ -36,10 +39,12 @@ pub async fn run(
     }));
     let outcome = execute(&config, &link, &agent_id, &assignment, &status, cancel).await;
     let (local_run_id, error) = match outcome {
-        Ok(dir) => {
+        Ok((dir, replica)) => {
             let local = dir.file_name().map(|n| n.to_string_lossy().into_owned());
-            let sent = send_folder(&link, &agent_id, &assignment.run_id, &dir).await;
-            (local, sent.err())
+            let mut replica = replica
+                .filter(|r| r.dir() == dir)
+                .unwrap_or_else(|| Replica::new(link.clone(), &agent_id, &assignment.run_id, &dir));
+            (local, send_rest(&mut replica).await.err())
         }
         Err(e) => (None, Some(e)),
     };
@@ -67,7 +72,7 @@ pub async fn run(
 /// How long a shard's end waits for its news to reach the controller.
 const NEWS_DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Runs the shard; its run folder.
+/// Runs the shard; its run folder, and what was sent of it.
 async fn execute(
     config: &AgentConfig,
     link: &Link,
@@ -75,28 +80,31 @@ async fn execute(
     a: &Assignment,
     status: &ShardStatus,
     cancel: CancellationToken,
-) -> Result<PathBuf, String> {
+) -> Result<(PathBuf, Option<Replica>), String> {
     let file = a.workload_file.as_deref().unwrap_or("workload.yaml");
     let (plan, _warnings) =
         keystorm_engine::spec::parse_workload(&a.workload, file).map_err(|e| e.to_string())?;
-    let resume = a.resume.as_ref().map(|id| config.results_root.join(id));
-    let resume = match resume {
-        Some(dir) if dir.join(MANIFEST_FILE).is_file() => {
-            stderrln!(
-                "shard {}/{}: resuming {} where it stopped",
-                a.index,
-                a.count,
-                dir.display()
-            );
+    let resume = match &a.resume {
+        Some(id) => {
+            let dir = config.results_root.join(id);
+            if dir.join(MANIFEST_FILE).is_file() {
+                stderrln!(
+                    "shard {}/{}: resuming {} where it stopped",
+                    a.index,
+                    a.count,
+                    dir.display()
+                );
+            } else {
+                // Another agent ran it until it was lost: its folder is on the controller.
+                super::seed::fetch(link, agent_id, &a.run_id, a.index, id, &dir).await?;
+                stderrln!(
+                    "shard {}/{}: taking it over, resuming {} where the lost agent left it",
+                    a.index,
+                    a.count,
+                    dir.display()
+                );
+            }
             Some(dir)
-        }
-        Some(dir) => {
-            return Err(format!(
-                "cannot resume shard {}: its run folder {} is not on this agent (an agent \
-                 resumes what it started, in its own results folder)",
-                a.index,
-                dir.display()
-            ));
         }
         None => None,
     };
@@ -148,9 +156,20 @@ async fn execute(
         a.count,
         a.run_id
     );
-    let outcome = executor::run(plan, &a.workload, options, observer, cancel)
-        .await
-        .map_err(|e| e.to_string())?;
+    // The run folder goes to the controller as it grows, every second.
+    let replicating = CancellationToken::new();
+    let replicator = tokio::spawn(replicate(
+        link.clone(),
+        agent_id.to_string(),
+        a.run_id.clone(),
+        config.results_root.clone(),
+        status.clone(),
+        replicating.clone(),
+    ));
+    let outcome = executor::run(plan, &a.workload, options, observer, cancel).await;
+    replicating.cancel();
+    let replica = replicator.await.ok().flatten();
+    let outcome = outcome.map_err(|e| e.to_string())?;
     stderrln!(
         "shard {}/{}: {} ({})",
         a.index,
@@ -158,32 +177,81 @@ async fn execute(
         outcome.status.as_str(),
         outcome.dir.display()
     );
-    Ok(outcome.dir)
+    Ok((outcome.dir, replica))
 }
 
-/// Sends every file of the run folder, the manifest last (a part with a manifest is
-/// whole).
-async fn send_folder(link: &Link, agent_id: &str, run_id: &str, dir: &Path) -> Result<(), String> {
-    let local = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut files: Vec<String> = std::fs::read_dir(dir)
-        .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| !n.ends_with(".tmp"))
-        .collect();
-    files.sort_by_key(|n| (n == MANIFEST_FILE, n.clone()));
-    for name in files {
-        let path = format!("/api/agents/{agent_id}/parts/{run_id}/{local}/{name}");
-        let file = dir.join(&name);
-        retry(&format!("send {name}"), || link.put_file(&path, &file))
-            .await
-            .map_err(|e| format!("cannot send {name} to the controller: {e}"))?;
+/// How often the run folder is sent while the shard runs.
+const SYNC_EVERY: Duration = Duration::from_secs(1);
+
+/// Sends the shard's run folder to the controller every [`SYNC_EVERY`] until `stop`;
+/// where it got.
+async fn replicate(
+    link: Link,
+    agent_id: String,
+    run_id: String,
+    results_root: PathBuf,
+    status: ShardStatus,
+    stop: CancellationToken,
+) -> Option<Replica> {
+    let mut replica: Option<Replica> = None;
+    let mut failing = false;
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(SYNC_EVERY) => {}
+            _ = stop.cancelled() => return replica,
+        }
+        let Some(local) = status.local_run_id() else {
+            continue;
+        };
+        let r = replica.get_or_insert_with(|| {
+            Replica::new(link.clone(), &agent_id, &run_id, &results_root.join(&local))
+        });
+        match r.sync().await {
+            Ok(()) if failing => {
+                stderrln!("the run folder reaches the controller again");
+                failing = false;
+            }
+            Ok(()) => {}
+            Err(e) if !failing => {
+                stderrln!(
+                    "cannot send the run folder to the controller: {e}; the shard goes on, \
+                     and trying again every second"
+                );
+                failing = true;
+            }
+            Err(_) => {}
+        }
     }
-    Ok(())
+}
+
+/// Sends the rest of the run folder at the shard's end, waiting for a controller away
+/// for a while (up to 10 minutes).
+async fn send_rest(replica: &mut Replica) -> Result<(), String> {
+    let mut told = false;
+    for _ in 0..600 {
+        match replica.sync().await {
+            Ok(()) => return Ok(()),
+            // Away, or it holds less than this agent thought (asked again next time).
+            Err(e) if e.is_transient() || e.code() == Some("part_behind") => {
+                if !told {
+                    stderrln!(
+                        "cannot send the shard's results yet: {e}; trying again every second"
+                    );
+                    told = true;
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(e) => {
+                return Err(format!(
+                    "cannot send the shard's results to the controller: {e}"
+                ));
+            }
+        }
+    }
+    replica
+        .sync()
+        .await
+        .map_err(|e| format!("cannot send the shard's results to the controller: {e}"))
 }
 
 /// Calls until it works or fails for good; a controller away for a while is waited

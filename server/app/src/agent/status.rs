@@ -86,6 +86,11 @@ impl ShardStatus {
         });
     }
 
+    /// The shard's run folder here, once the run made it (at once for a resume).
+    pub fn local_run_id(&self) -> Option<String> {
+        self.lock().report.as_ref()?.local_run_id.clone()
+    }
+
     pub fn target_skew_ms(&self) -> Option<i64> {
         self.lock().target_skew_ms
     }

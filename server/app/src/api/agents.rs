@@ -1,5 +1,5 @@
 //! `/api/agents`: the controller's side of the agent link (register, heartbeat,
-//! barrier, part upload, done) and the Agents page's view. Every call that changes
+//! barrier, the shard folders they send and fetch, done) and the Agents page's view. Every call that changes
 //! state passes the token guard like the rest of the API.
 
 use axum::Json;
@@ -8,13 +8,14 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use futures_util::StreamExt;
 use serde::Deserialize;
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncSeekExt, AsyncWriteExt};
 use utoipa::IntoParams;
 
-use super::error::{ApiError, ApiJson, ApiPath, ApiResult, ErrorBody};
+use super::error::{ApiError, ApiJson, ApiPath, ApiQuery, ApiResult, ErrorBody};
 use super::state::AppState;
 use crate::fleet::protocol::{
-    BarrierReply, BarrierRequest, Heartbeat, HeartbeatReply, RegisterRequest, Registered, ShardDone,
+    BarrierReply, BarrierRequest, Heartbeat, HeartbeatReply, PartFileLength, PartListing,
+    RegisterRequest, Registered, ShardDone,
 };
 use crate::fleet::{AgentsView, FleetError};
 
@@ -29,6 +30,7 @@ impl From<FleetError> for ApiError {
                 (StatusCode::BAD_REQUEST, "bad_request")
             }
             FleetError::NameTaken(_) => (StatusCode::CONFLICT, "name_taken"),
+            FleetError::PartBehind { .. } => (StatusCode::CONFLICT, "part_behind"),
             FleetError::UnknownAgent(_) => (StatusCode::NOT_FOUND, "unknown_agent"),
             FleetError::NotEnoughAgents(_) => (StatusCode::CONFLICT, "not_enough_agents"),
             FleetError::RunInProgress(_) => (StatusCode::CONFLICT, "run_in_progress"),
@@ -104,10 +106,29 @@ pub async fn barrier(
     ))
 }
 
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub struct PartParam {
+    pub id: String,
+    pub run: String,
+    /// The agent's own run folder of the shard.
+    #[param(pattern = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")]
+    pub local: String,
+}
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PartOffset {
+    /// Where the body goes in the file: the file ends after it. Without it the body is
+    /// the whole file.
+    pub offset: Option<u64>,
+}
+
 #[utoipa::path(put, path = "/api/agents/{id}/parts/{run}/{local}/{file}", operation_id = "agent_part_file", tag = "agents",
-    params(PartFileParam),
+    params(PartFileParam, PartOffset),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
-    responses((status = 204), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 204), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody)))]
 pub async fn part_file(
     State(state): State<AppState>,
     ApiPath(PartFileParam {
@@ -116,6 +137,7 @@ pub async fn part_file(
         local,
         file,
     }): ApiPath<PartFileParam>,
+    ApiQuery(PartOffset { offset }): ApiQuery<PartOffset>,
     body: Body,
 ) -> ApiResult<StatusCode> {
     let path = state.fleet.part_file(&id, &run, &local, &file)?;
@@ -129,8 +151,33 @@ pub async fn part_file(
         tokio::fs::create_dir_all(dir).await.map_err(failed)?;
     }
     // Streamed to disk: a day-long run's histogram log need not fit in memory.
-    let partial = path.with_file_name(format!("{file}.partial"));
-    let mut out = tokio::fs::File::create(&partial).await.map_err(failed)?;
+    let (mut out, partial) = match offset {
+        // A piece of a growing file (a log), written where it goes.
+        Some(at) => {
+            let mut out = tokio::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(&path)
+                .await
+                .map_err(failed)?;
+            let have = out.metadata().await.map_err(failed)?.len();
+            if at > have {
+                return Err(FleetError::PartBehind { file, have }.into());
+            }
+            out.set_len(at).await.map_err(failed)?;
+            out.seek(std::io::SeekFrom::Start(at))
+                .await
+                .map_err(failed)?;
+            (out, None)
+        }
+        // A whole file, put in place once complete.
+        None => {
+            let partial = path.with_file_name(format!("{file}.partial"));
+            let out = tokio::fs::File::create(&partial).await.map_err(failed)?;
+            (out, Some(partial))
+        }
+    };
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| ApiError::bad_request(format!("upload broke off: {e}")))?;
@@ -138,8 +185,68 @@ pub async fn part_file(
     }
     out.flush().await.map_err(failed)?;
     drop(out);
-    tokio::fs::rename(&partial, &path).await.map_err(failed)?;
+    if let Some(partial) = partial {
+        tokio::fs::rename(&partial, &path).await.map_err(failed)?;
+    }
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(get, path = "/api/agents/{id}/parts/{run}/{local}", operation_id = "agent_part_listing", tag = "agents",
+    params(PartParam),
+    responses((status = 200, body = PartListing), (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn part_listing(
+    State(state): State<AppState>,
+    ApiPath(PartParam { id, run, local }): ApiPath<PartParam>,
+) -> ApiResult<Json<PartListing>> {
+    let dir = state.fleet.part_dir(&id, &run, &local)?;
+    let mut files = Vec::new();
+    // Nothing sent yet is an empty part.
+    if let Ok(mut entries) = tokio::fs::read_dir(&dir).await {
+        while let Ok(Some(entry)) = entries.next_entry().await {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Ok(meta) = entry.metadata().await else {
+                continue;
+            };
+            if meta.is_file() && !name.ends_with(".partial") {
+                files.push(PartFileLength {
+                    name,
+                    length: meta.len(),
+                });
+            }
+        }
+    }
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(Json(PartListing { files }))
+}
+
+#[utoipa::path(get, path = "/api/agents/{id}/parts/{run}/{local}/{file}", operation_id = "agent_part_file_read", tag = "agents",
+    params(PartFileParam),
+    responses((status = 200, content_type = "application/octet-stream", body = Vec<u8>),
+        (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn part_file_read(
+    State(state): State<AppState>,
+    ApiPath(PartFileParam {
+        id,
+        run,
+        local,
+        file,
+    }): ApiPath<PartFileParam>,
+) -> ApiResult<axum::response::Response> {
+    let path = state.fleet.part_file(&id, &run, &local, &file)?;
+    let opened = tokio::fs::File::open(&path).await.map_err(|_| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("the controller holds no {file} of {local}"),
+        )
+    })?;
+    // Streamed from disk, whatever its size.
+    let body = Body::from_stream(tokio_util::io::ReaderStream::new(opened));
+    axum::response::Response::builder()
+        .header(axum::http::header::CONTENT_TYPE, "application/octet-stream")
+        .body(body)
+        .map_err(|e| ApiError::from(FleetError::Io(e.to_string())))
 }
 
 #[utoipa::path(post, path = "/api/agents/{id}/done", operation_id = "agent_shard_done", tag = "agents",

@@ -71,9 +71,15 @@ pub fn router(state: AppState) -> Router {
         .route("/agents/{id}/done", post(agents::done))
         .route("/agents/{id}/leave", post(agents::leave))
         .route(
+            "/agents/{id}/parts/{run}/{local}",
+            get(agents::part_listing),
+        )
+        .route(
             "/agents/{id}/parts/{run}/{local}/{file}",
             // A part's files are streamed to disk, whatever their size.
-            axum::routing::put(agents::part_file).layer(DefaultBodyLimit::disable()),
+            axum::routing::put(agents::part_file)
+                .layer(DefaultBodyLimit::disable())
+                .get(agents::part_file_read),
         )
         .fallback(api_not_found)
         .method_not_allowed_fallback(method_not_allowed);

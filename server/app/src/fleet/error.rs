@@ -26,6 +26,11 @@ pub enum FleetError {
     UnknownRun(String),
     #[error("{0}")]
     BadPart(String),
+    #[error(
+        "the controller holds {have} bytes of {file}, less than where this piece starts: \
+         send from there"
+    )]
+    PartBehind { file: String, have: u64 },
     #[error("this controller has {0} agents connected, its most")]
     Full(usize),
     #[error("{0}")]

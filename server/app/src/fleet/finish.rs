@@ -1,10 +1,12 @@
-//! The end of a run across agents: once every shard sent its run folder (or, for a
-//! stopped run, every shard whose agent is still there), the parts are merged into one
-//! run under the controller's results folder, with the parts kept under `shards/`.
+//! The end of a run across agents: once every shard sent the last of its run folder
+//! (or, for a stopped run, every shard whose agent is still there), the parts are
+//! merged into one run under the controller's results folder, with the parts kept
+//! under `shards/`. A lost shard no agent took over is merged as far as it was sent.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use keystorm_engine::executor::close_killed_run;
 use keystorm_engine::results::RunStatus;
 use keystorm_engine::results::merge::{MergeRequest, merge_runs};
 
@@ -40,10 +42,19 @@ impl Fleet {
             }
             let incoming = self.incoming(&run.run_id);
             let mut parts: Vec<(PathBuf, i64)> = Vec::new();
+            let mut lost: Vec<PathBuf> = Vec::new();
             for (index, shard) in run.shards.iter().enumerate() {
                 let dir = shard.local_run_id.as_ref().map(|id| incoming.join(id));
                 match dir {
                     Some(dir) if dir.join("manifest.json").is_file() => {
+                        if !shard.done {
+                            // Lost, and no agent took it over before the run stopped.
+                            lost.push(dir.clone());
+                            run.warnings.push(format!(
+                                "shard {index}: its agent was lost and no agent took it \
+                                 over; the merge holds what it sent until then"
+                            ));
+                        }
                         parts.push((dir, shard.clock_offset_ms.unwrap_or(0)))
                     }
                     _ => run.warnings.push(match &shard.error {
@@ -54,20 +65,26 @@ impl Fleet {
             }
             (
                 run.run_id.clone(),
-                run.spec.plan.clone(),
-                run.spec.command_line.clone(),
+                run.spec.clone(),
                 parts,
+                lost,
                 incoming,
                 live,
             )
         };
-        let (run_id, plan, command_line, parts, incoming, live) = job;
+        let (run_id, spec, parts, lost, incoming, live) = job;
         let me = self.clone();
         tokio::spawn(async move {
             let root = me.results_dir.clone();
             let id = run_id.clone();
             let merged = tokio::task::spawn_blocking(move || {
-                merge_into_place(&root, &id, parts, plan, command_line)
+                let closing = close_lost(&spec.text, spec.workload_file.as_deref(), &lost);
+                merge_into_place(&root, &id, parts, spec.plan, spec.command_line).map(
+                    |(mut warnings, status, error)| {
+                        warnings.splice(0..0, closing);
+                        (warnings, status, error)
+                    },
+                )
             })
             .await
             .unwrap_or_else(|e| Err(format!("the merge failed: {e}")));
@@ -100,6 +117,26 @@ impl Fleet {
             me.notify();
         });
     }
+}
+
+/// Closes the controller's copies of lost shards' folders as a resume would (the rows
+/// of the part their agent was running, built from the intervals it sent; the manifest
+/// says killed), so the merge counts them; what cannot be closed is said.
+fn close_lost(text: &str, file: Option<&str>, lost: &[PathBuf]) -> Vec<String> {
+    if lost.is_empty() {
+        return Vec::new();
+    }
+    let plan = match keystorm_engine::spec::parse_workload(text, file.unwrap_or("workload.yaml")) {
+        Ok((plan, _)) => plan,
+        Err(e) => return vec![format!("cannot close the lost shards' parts: {e}")],
+    };
+    lost.iter()
+        .filter_map(|dir| {
+            close_killed_run(dir, &plan)
+                .err()
+                .map(|e| format!("cannot close the part in {}: {e}", dir.display()))
+        })
+        .collect()
 }
 
 /// Merges `parts` beside the results, then puts the merged run in the place of the live

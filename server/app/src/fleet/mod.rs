@@ -1,11 +1,12 @@
 //! The controller's side of scale-out: the agents that dialled in, and the run split
 //! over them. Agents register and heartbeat; a run started with `agents: N` gives shard
 //! I of N to each of N idle agents; every phase starts behind a barrier; each agent
-//! sends its shard's run folder when it ends, and the controller merges them exactly
-//! into one run (the parts kept under its `shards/`). An agent silent for
-//! [`protocol::LOST_AFTER_MS`] is lost: the others go on, and the same agent started
-//! again (same name, same results folder) resumes its shard. While the run goes, the
-//! agents' news (each interval with its histograms) is merged live into the run's
+//! keeps sending its shard's run folder as it grows (every second), and at the end the
+//! controller merges the folders exactly into one run (the parts kept under its
+//! `shards/`). An agent silent for [`protocol::LOST_AFTER_MS`] is lost: the others go
+//! on, and an idle agent takes its shard over (or the same agent started again, same
+//! name, takes it back), resuming it from the copy of its folder. While the run goes,
+//! the agents' news (each interval with its histograms) is merged live into the run's
 //! folder and stream, which the exact merge replaces at the end.
 //!
 //! Memory holds one record per agent and one per shard of the current run.
@@ -19,6 +20,7 @@ mod registry;
 mod run_record;
 mod shards;
 mod state;
+mod takeover;
 mod views;
 mod whole_number;
 

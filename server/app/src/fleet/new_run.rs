@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 /// A run to split over agents, already validated.
+#[derive(Clone)]
 pub struct NewFleetRun {
     pub workload: String,
     pub text: String,

@@ -148,7 +148,9 @@ pub struct Assignment {
     /// The endpoint the run uses instead of the workload's, if any.
     pub endpoint: Option<String>,
     pub labels: BTreeMap<String, String>,
-    /// The agent's own run folder of this shard to resume (a restarted agent).
+    /// The shard's run folder to resume: the agent's own if it has it (a restarted
+    /// agent), otherwise the copy the controller holds (an agent taking a lost shard
+    /// over).
     pub resume: Option<String>,
 }
 
@@ -178,6 +180,20 @@ pub struct ShardDone {
     pub local_run_id: Option<String>,
     /// Why the shard could not run, if it could not.
     pub error: Option<String>,
+}
+
+/// What the controller holds of a shard's run folder: the files the agent sent so far
+/// and their lengths. An agent sends what is beyond them; one taking the shard over
+/// fetches them to resume it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PartListing {
+    pub files: Vec<PartFileLength>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct PartFileLength {
+    pub name: String,
+    pub length: u64,
 }
 
 /// An agent's name: 1-64 letters, digits, '.', '_' or '-'.

@@ -92,6 +92,11 @@ impl Fleet {
     pub fn heartbeat(&self, agent_id: &str, beat: Heartbeat) -> Result<HeartbeatReply, FleetError> {
         let mut guard = self.lock();
         let inner = &mut *guard;
+        // Lost and replaced, it still runs the shard another agent took over.
+        let replaced = beat
+            .shard
+            .as_ref()
+            .and_then(|r| inner.stop_if_replaced(agent_id, &r.run_id, r.index));
         let agent = inner
             .agents
             .iter_mut()
@@ -110,6 +115,12 @@ impl Fleet {
             // An order whose answer was lost on the way: the agent does not say it runs
             // the shard it was given (or still runs the one it was told to stop).
             agent.pending = run.order_again(agent_id, beat.shard.as_ref());
+        }
+        if agent.pending.is_none()
+            && replaced.is_some()
+            && agent.handed_at.is_some_and(|t| t.elapsed() >= RESEND_AFTER)
+        {
+            agent.pending = replaced;
         }
         let order = agent.pending.take();
         if order.is_some() {

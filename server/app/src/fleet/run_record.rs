@@ -121,7 +121,21 @@ impl FleetRun {
         }
     }
 
+    /// The shard `agent` holds: the one it runs, else the one it ended (an agent whose
+    /// shard ended may take over another).
     pub fn shard_of(&mut self, agent: &str) -> Option<&mut Shard> {
-        self.shards.iter_mut().find(|s| s.agent == agent)
+        let at = self
+            .shards
+            .iter()
+            .position(|s| s.agent == agent && !s.done)
+            .or_else(|| self.shards.iter().position(|s| s.agent == agent))?;
+        self.shards.get_mut(at)
+    }
+
+    /// Gives shard `index` to the agent `new`, which resumes it from the copy of its
+    /// run folder the controller holds (or its own, if it has one).
+    pub fn take_over(&mut self, index: usize, new: &str) -> Order {
+        self.shards[index].agent = new.to_string();
+        Order::Run(self.assignment(index))
     }
 }

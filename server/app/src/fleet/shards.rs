@@ -174,17 +174,28 @@ impl Fleet {
         local_run_id: &str,
         name: &str,
     ) -> Result<PathBuf, FleetError> {
-        let safe = |s: &str| {
-            !s.is_empty()
-                && s.len() <= 128
-                && !s.starts_with('.')
-                && s.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-        };
-        if !safe(local_run_id) || !safe(name) {
+        if !safe_name(name) {
             return Err(FleetError::BadPart(format!(
                 "{local_run_id}/{name}: a part's files are plain names of letters, digits, \
                  '.', '_' and '-'"
+            )));
+        }
+        Ok(self.part_dir(agent, run_id, local_run_id)?.join(name))
+    }
+
+    /// The folder the controller keeps of `agent`'s shard of run `run_id`: what the
+    /// agent sent of its run folder `local_run_id` so far. Only the agent holding the
+    /// shard now may write or read it (an agent lost and replaced may not).
+    pub fn part_dir(
+        &self,
+        agent: &str,
+        run_id: &str,
+        local_run_id: &str,
+    ) -> Result<PathBuf, FleetError> {
+        if !safe_name(local_run_id) {
+            return Err(FleetError::BadPart(format!(
+                "{local_run_id}: a part's folder is a plain name of letters, digits, '.', \
+                 '_' and '-'"
             )));
         }
         let mut inner = self.lock();
@@ -193,10 +204,10 @@ impl Fleet {
             .as_mut()
             .filter(|r| r.run_id == run_id && r.state.is_going())
             .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))?;
-        if run.shard_of(agent).is_none() {
+        if run.shard_of(agent).is_none_or(|s| s.done) {
             return Err(FleetError::UnknownRun(run_id.to_string()));
         }
-        Ok(self.incoming(run_id).join(local_run_id).join(name))
+        Ok(self.incoming(run_id).join(local_run_id))
     }
 
     /// An agent's shard ended and its files were sent. When every shard is done (or,
@@ -247,8 +258,18 @@ impl Fleet {
                 Vec::new()
             };
             inner.publish_live();
+            let handed = inner.hand_lost_shards();
+            if let Some(run) = inner.run.as_mut() {
+                for message in handed {
+                    if let Some(live) = run.live.as_mut() {
+                        live.warn(message.clone());
+                    }
+                    run.warnings.push(message);
+                }
+            }
             lost
         };
+        self.notify();
         // A stopping run waits for its shards' results or their agents' loss, which
         // only time tells.
         self.merge_when_done();
@@ -293,4 +314,13 @@ impl Fleet {
         self.merge_when_done();
         true
     }
+}
+
+/// A plain file or folder name: no path, not hidden.
+fn safe_name(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 128
+        && !s.starts_with('.')
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }

@@ -59,6 +59,26 @@ fn make_lost(fleet: &Fleet, agent: &str) {
     a.last_seen = Instant::now() - Duration::from_millis(LOST_AFTER_MS + 1);
 }
 
+/// Agents a and b running shards 0 and 1 of a run; with `abort`, one that stops when
+/// an agent is lost.
+fn two_agents_running(abort: bool) -> (Arc<Fleet>, tempfile::TempDir, String, String, String) {
+    let (fleet, dir) = fleet();
+    let a = register(&fleet, "a");
+    let b = register(&fleet, "b");
+    let run = fleet
+        .start(
+            NewFleetRun {
+                abort_on_loss: abort,
+                ..split(2)
+            },
+            Arc::new(NoObserver),
+        )
+        .unwrap();
+    order(&fleet, &a);
+    order(&fleet, &b);
+    (fleet, dir, a, b, run)
+}
+
 const SHORT: Duration = Duration::from_millis(50);
 
 #[test]
@@ -313,20 +333,7 @@ fn an_agent_that_leaves_is_not_given_a_shard_and_one_holding_a_shard_is_lost() {
 #[tokio::test]
 async fn a_lost_agent_stops_the_run_only_when_the_workload_says_abort() {
     for abort in [false, true] {
-        let (fleet, _dir) = fleet();
-        let a = register(&fleet, "a");
-        let b = register(&fleet, "b");
-        let run = fleet
-            .start(
-                NewFleetRun {
-                    abort_on_loss: abort,
-                    ..split(2)
-                },
-                Arc::new(NoObserver),
-            )
-            .unwrap();
-        order(&fleet, &a);
-        order(&fleet, &b);
+        let (fleet, _dir, _, b, run) = two_agents_running(abort);
         fleet.tick(&run);
         assert!(fleet.lock().run.as_ref().unwrap().state == super::run_record::RunState::Running);
         make_lost(&fleet, &b);
@@ -381,4 +388,103 @@ async fn a_stopping_run_is_merged_once_the_agent_it_waits_for_is_lost() {
     let r = inner.run.as_ref().unwrap();
     // Neither shard sent a folder: nothing to merge, said so.
     assert!(r.error.as_deref().unwrap().contains("nothing to merge"));
+}
+
+/// Shard `index` of `run` as the agent running it reports it.
+fn report(run: &str, index: u32, local: &str) -> Heartbeat {
+    Heartbeat {
+        shard: Some(ShardReport {
+            run_id: run.to_string(),
+            index,
+            local_run_id: Some(local.to_string()),
+            ..ShardReport::default()
+        }),
+        ..Heartbeat::default()
+    }
+}
+
+#[tokio::test]
+async fn a_lost_shard_goes_to_an_idle_agent_which_resumes_the_controllers_copy() {
+    let (fleet, _dir) = fleet();
+    let a = register(&fleet, "a");
+    let b = register(&fleet, "b");
+    let spare = register(&fleet, "spare");
+    let run = fleet.start(split(2), Arc::new(NoObserver)).unwrap();
+    order(&fleet, &a);
+    order(&fleet, &b);
+    fleet.heartbeat(&b, report(&run, 1, "local-b")).unwrap();
+    fleet
+        .part_file(&b, &run, "local-b", "checkpoint.json")
+        .unwrap();
+    // The spare waits while every agent is there.
+    fleet.tick(&run);
+    assert!(order(&fleet, &spare).is_none());
+    make_lost(&fleet, &b);
+    fleet.tick(&run);
+    match order(&fleet, &spare) {
+        Some(Order::Run(assignment)) => {
+            assert_eq!(assignment.index, 1);
+            // The lost agent's folder, which the spare fetches from the controller.
+            assert_eq!(assignment.resume.as_deref(), Some("local-b"));
+        }
+        other => panic!("expected shard 1 for the spare, got {other:?}"),
+    }
+    {
+        let inner = fleet.lock();
+        let r = inner.run.as_ref().unwrap();
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.contains("agent b was lost") && w.contains("spare takes")),
+            "{:?}",
+            r.warnings
+        );
+    }
+    // The copy is the spare's to read and add to now, not the lost agent's.
+    assert!(fleet.part_dir(&spare, &run, "local-b").is_ok());
+    assert!(matches!(
+        fleet.part_file(&b, &run, "local-b", "checkpoint.json"),
+        Err(FleetError::UnknownRun(_))
+    ));
+    // The lost agent comes back still running the shard: it is told to stop.
+    let back = fleet.heartbeat(&b, report(&run, 1, "local-b")).unwrap();
+    assert!(matches!(back.order, Some(Order::Stop { .. })), "{back:?}");
+    // The barrier waits for the spare, not for the agent that came back.
+    assert!(!fleet.barrier(&a, &run, 2, SHORT).await.unwrap().open);
+    assert!(fleet.barrier(&spare, &run, 2, SHORT).await.unwrap().open);
+}
+
+#[test]
+fn an_agent_whose_shard_ended_takes_a_lost_one_over_but_not_when_the_run_aborts_on_loss() {
+    for abort in [false, true] {
+        let (fleet, _dir, a, b, run) = two_agents_running(abort);
+        let done = ShardDone {
+            run_id: run.clone(),
+            local_run_id: Some("local-a".to_string()),
+            error: None,
+        };
+        // Its own shard ended (a tokio runtime is not needed: no merge starts yet).
+        {
+            let mut inner = fleet.lock();
+            let shard = inner.run.as_mut().unwrap().shard_of(&a).unwrap();
+            shard.done = true;
+            shard.local_run_id = done.local_run_id.clone();
+        }
+        make_lost(&fleet, &b);
+        let handed = fleet.lock().hand_lost_shards();
+        let given = order(&fleet, &a);
+        if abort {
+            assert!(handed.is_empty() && given.is_none(), "{handed:?}");
+        } else {
+            assert_eq!(handed.len(), 1, "{handed:?}");
+            assert!(
+                matches!(&given, Some(Order::Run(x)) if x.index == 1),
+                "{given:?}"
+            );
+            // Its calls now concern the shard it took over.
+            let mut inner = fleet.lock();
+            let shard = inner.run.as_mut().unwrap().shard_of(&a).unwrap();
+            assert!(!shard.done);
+        }
+    }
 }

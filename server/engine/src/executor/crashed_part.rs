@@ -162,3 +162,49 @@ pub(crate) fn close(
     }
     Ok(closed)
 }
+
+/// Closes the run folder a killed process left, without running anything more: the
+/// rows of the part it was running are built from its intervals (marked interrupted),
+/// the totals take them in, and the manifest says `killed`. For a folder no process
+/// will resume, such as the copy a controller holds of a lost agent's shard, so a merge
+/// of it counts what it measured in its rows as in its histograms.
+pub fn close_killed_run(
+    dir: &std::path::Path,
+    plan: &crate::plan::Plan,
+) -> Result<(), crate::results::ResultsError> {
+    use crate::results::{ResultStore, RunStatus};
+    let mut manifest = ResultStore::read_manifest(dir)?;
+    if manifest.status != RunStatus::Running {
+        return Ok(());
+    }
+    let mut plan = plan.clone();
+    // A shard's plan, as the run had it; one that cannot be had leaves the rows as they are.
+    let phases = match plan.apply_overrides(&manifest.run_overrides()) {
+        Ok(()) => super::sequence::schedule(&plan),
+        Err(_) => Vec::new(),
+    };
+    let store = ResultStore::open_append(dir)?;
+    if let Ok(checkpoint) = ResultStore::read_checkpoint(dir)
+        && let Some(part) = checkpoint
+            .position
+            .as_ref()
+            .and_then(|p| p.open_part.as_ref())
+        && let Some(scheduled) = phases
+            .get(checkpoint.completed)
+            .filter(|s| checkpoint.current.as_ref() == Some(&s.phase_ref))
+    {
+        let mut summary = ResultStore::read_summary_or_empty(dir, &manifest.run_id)?;
+        let closed = close(dir, scheduled, part, &summary)?;
+        if !closed.rows.is_empty() {
+            let mut run_totals = super::totals::read(dir)?;
+            summary.rows.extend(closed.rows);
+            run_totals.add_phase(&closed.totals, closed.measured);
+            summary.totals = run_totals.rows();
+            store.write_summary(&summary)?;
+            super::totals::write(dir, &run_totals)?;
+        }
+    }
+    manifest.status = RunStatus::Killed;
+    manifest.process = None;
+    store.write_manifest(&manifest)
+}

@@ -37,6 +37,7 @@ pub use crate::results::CleanupEvent;
 pub use crate::results::EventPosition;
 pub use crate::results::PhaseProgress;
 pub use crate::results::{MetadataScanEvent, RunEvent};
+pub use crashed_part::close_killed_run;
 pub use embedded::{EmbeddedTarget, EmbeddedTargets, StartError, Starting};
 pub use error::RunError;
 pub use gate::{GateFuture, PhaseGate};

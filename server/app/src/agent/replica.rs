@@ -1,0 +1,170 @@
+//! Sending the shard's run folder to the controller while it grows, so the controller
+//! holds a copy no older than a second or two: if this agent dies, another takes the
+//! shard over from that copy (its checkpoint, and every interval recorded), and at the
+//! shard's end only what is new goes, not the whole folder.
+//!
+//! The logs (`*.jsonl`, `*.hlog`) only grow: each sync sends what is beyond what the
+//! controller holds, whole lines only, so the copy never ends in half a line. The other
+//! files are small and rewritten in place: each is sent whole when it changed. They are
+//! read before the logs, so the copy, like a folder a crash left, never has a
+//! checkpoint newer than its intervals. Memory holds one piece (at most
+//! [`PIECE`] bytes) and a length per file.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use tokio::io::{AsyncReadExt, AsyncSeekExt};
+
+use keystorm_engine::results::MANIFEST_FILE;
+
+use super::link::{Link, LinkError};
+use crate::fleet::protocol::PartListing;
+
+/// Most bytes of a log sent in one call.
+pub const PIECE: usize = 1 << 20;
+
+/// Whether the file only grows (a log) rather than being rewritten.
+fn is_log(name: &str) -> bool {
+    name.ends_with(".jsonl") || name.ends_with(".hlog")
+}
+
+/// The copy the controller holds of one shard's run folder, as this agent knows it.
+pub struct Replica {
+    link: Link,
+    /// `/api/agents/{id}/parts/{run}/{local}`.
+    base: String,
+    dir: PathBuf,
+    /// Per log, how many bytes the controller holds.
+    logs: HashMap<String, u64>,
+    /// Per other file, the length and time of change of what was sent.
+    others: HashMap<String, (u64, Option<SystemTime>)>,
+    /// Whether `logs` was read from the controller (at first, and after a mismatch).
+    listed: bool,
+}
+
+impl Replica {
+    pub fn new(link: Link, agent_id: &str, run_id: &str, dir: &Path) -> Replica {
+        let local = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Replica {
+            link,
+            base: format!("/api/agents/{agent_id}/parts/{run_id}/{local}"),
+            dir: dir.to_path_buf(),
+            logs: HashMap::new(),
+            others: HashMap::new(),
+            listed: false,
+        }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Sends what changed since the last sync.
+    pub async fn sync(&mut self) -> Result<(), LinkError> {
+        if !self.listed {
+            let listing: PartListing = self.link.get(&self.base).await?;
+            self.logs = listing
+                .files
+                .into_iter()
+                .filter(|f| is_log(&f.name))
+                .map(|f| (f.name, f.length))
+                .collect();
+            self.listed = true;
+        }
+        let local = |e: std::io::Error| {
+            LinkError::Local(format!("cannot read {}: {e}", self.dir.display()))
+        };
+        let mut names: Vec<String> = std::fs::read_dir(&self.dir)
+            .map_err(local)?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| !n.ends_with(".tmp") && !n.ends_with(".partial"))
+            .collect();
+        // The manifest last: a copy with its final manifest is whole.
+        names.sort_by_key(|n| (n == MANIFEST_FILE, n.clone()));
+        let mut changed = Vec::new();
+        for name in names.iter().filter(|n| !is_log(n)) {
+            let path = self.dir.join(name);
+            let Ok(meta) = std::fs::metadata(&path) else {
+                continue;
+            };
+            let stamp = (meta.len(), meta.modified().ok());
+            if self.others.get(name) != Some(&stamp) {
+                let Ok(bytes) = std::fs::read(&path) else {
+                    continue;
+                };
+                changed.push((name.clone(), stamp, bytes));
+            }
+        }
+        for name in names.iter().filter(|n| is_log(n)) {
+            self.send_log(name).await?;
+        }
+        for (name, stamp, bytes) in changed {
+            self.link
+                .put_bytes(&format!("{}/{name}", self.base), bytes)
+                .await?;
+            self.others.insert(name, stamp);
+        }
+        Ok(())
+    }
+
+    /// Sends the whole lines of log `name` the controller does not hold yet.
+    async fn send_log(&mut self, name: &str) -> Result<(), LinkError> {
+        let path = self.dir.join(name);
+        let local =
+            |e: std::io::Error| LinkError::Local(format!("cannot read {}: {e}", path.display()));
+        let mut file = tokio::fs::File::open(&path).await.map_err(local)?;
+        let mut piece = vec![0u8; PIECE];
+        loop {
+            let held = self.logs.get(name).copied().unwrap_or(0);
+            let length = file.metadata().await.map_err(local)?.len();
+            // Shorter here than there (cut on a resume): sent again from the start.
+            let from = if length < held { 0 } else { held };
+            if from == length && from == held {
+                return Ok(());
+            }
+            file.seek(std::io::SeekFrom::Start(from))
+                .await
+                .map_err(local)?;
+            let mut filled = 0;
+            while filled < PIECE {
+                let n = file.read(&mut piece[filled..]).await.map_err(local)?;
+                if n == 0 {
+                    break;
+                }
+                filled += n;
+            }
+            let end = match piece[..filled].iter().rposition(|&b| b == b'\n') {
+                Some(at) => at + 1,
+                // A line longer than a piece goes in pieces.
+                None if filled == PIECE => PIECE,
+                // Half a line, being written: next time.
+                None if from == held => return Ok(()),
+                None => 0,
+            };
+            let sent = self
+                .link
+                .put_bytes(
+                    &format!("{}/{name}?offset={from}", self.base),
+                    piece[..end].to_vec(),
+                )
+                .await;
+            if let Err(e) = sent {
+                if e.code() == Some("part_behind") {
+                    // The controller holds less than thought: ask it again.
+                    self.listed = false;
+                }
+                return Err(e);
+            }
+            self.logs.insert(name.to_string(), from + end as u64);
+            if filled < PIECE {
+                return Ok(());
+            }
+        }
+    }
+}

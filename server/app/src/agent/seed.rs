@@ -1,0 +1,60 @@
+//! Taking over a shard this agent did not start: its run folder is fetched from the
+//! copy the controller holds (what the lost agent sent until it was lost: checkpoint,
+//! summary, every interval) into this agent's results folder, and the run resumes from
+//! it as from a folder of its own.
+
+use std::path::Path;
+
+use keystorm_engine::results::{MANIFEST_FILE, ResultStore};
+
+use super::link::Link;
+use crate::fleet::protocol::PartListing;
+
+/// Fetches the controller's copy of run folder `local` of shard `index` of `run_id`
+/// into `to` (which must not exist).
+pub async fn fetch(
+    link: &Link,
+    agent_id: &str,
+    run_id: &str,
+    index: u32,
+    local: &str,
+    to: &Path,
+) -> Result<(), String> {
+    let cannot = |why: String| format!("cannot take shard {index} over: {why}");
+    let base = format!("/api/agents/{agent_id}/parts/{run_id}/{local}");
+    let listing: PartListing = link.get(&base).await.map_err(|e| cannot(e.to_string()))?;
+    if !listing.files.iter().any(|f| f.name == MANIFEST_FILE) {
+        return Err(cannot(format!(
+            "its run folder {local} is neither on this agent nor on the controller"
+        )));
+    }
+    if to.exists() {
+        return Err(cannot(format!(
+            "{} is in the way (it is not a run folder)",
+            to.display()
+        )));
+    }
+    let fetching = to.with_file_name(format!(".{local}.fetching"));
+    let _ = std::fs::remove_dir_all(&fetching);
+    std::fs::create_dir_all(&fetching)
+        .map_err(|e| cannot(format!("cannot create {}: {e}", fetching.display())))?;
+    let bytes: u64 = listing.files.iter().map(|f| f.length).sum();
+    stderrln!(
+        "shard {index}: fetching its run folder from the controller ({} files, {:.1} MiB)",
+        listing.files.len(),
+        bytes as f64 / (1024.0 * 1024.0)
+    );
+    for file in &listing.files {
+        link.download(&format!("{base}/{}", file.name), &fetching.join(&file.name))
+            .await
+            .map_err(|e| cannot(format!("fetching {}: {e}", file.name)))?;
+    }
+    // The copy names the lost agent's process as the run's: this one runs it now.
+    let mut manifest = ResultStore::read_manifest(&fetching).map_err(|e| cannot(e.to_string()))?;
+    manifest.process = None;
+    ResultStore::open_append(&fetching)
+        .and_then(|store| store.write_manifest(&manifest))
+        .map_err(|e| cannot(e.to_string()))?;
+    std::fs::rename(&fetching, to)
+        .map_err(|e| cannot(format!("cannot move it to {}: {e}", to.display())))
+}
