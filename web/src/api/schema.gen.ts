@@ -2099,7 +2099,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the body is over 1 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;

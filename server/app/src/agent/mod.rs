@@ -192,7 +192,11 @@ fn obey(
             });
         }
         Order::Stop { run_id } => {
-            if let Some(r) = running.as_ref().filter(|r| r.run_id == run_id) {
+            // Said again while the shard is still sending its results: said once.
+            if let Some(r) = running
+                .as_ref()
+                .filter(|r| r.run_id == run_id && !r.cancel.is_cancelled())
+            {
                 stderrln!("the controller stops run {run_id}");
                 r.cancel.cancel();
             }

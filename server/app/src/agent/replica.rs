@@ -7,7 +7,7 @@
 //! controller holds, whole lines only, so the copy never ends in half a line. The other
 //! files are small and rewritten in place: each is sent whole when it changed. They are
 //! read before the logs, so the copy, like a folder a crash left, never has a
-//! checkpoint newer than its intervals. Memory holds one piece (at most
+//! checkpoint newer than its intervals. Memory holds what is new of one log (at most
 //! [`PIECE`] bytes) and a length per file.
 
 use std::collections::HashMap;
@@ -119,7 +119,6 @@ impl Replica {
         let local =
             |e: std::io::Error| LinkError::Local(format!("cannot read {}: {e}", path.display()));
         let mut file = tokio::fs::File::open(&path).await.map_err(local)?;
-        let mut piece = vec![0u8; PIECE];
         loop {
             let held = self.logs.get(name).copied().unwrap_or(0);
             let length = file.metadata().await.map_err(local)?.len();
@@ -131,8 +130,11 @@ impl Replica {
             file.seek(std::io::SeekFrom::Start(from))
                 .await
                 .map_err(local)?;
+            // As long as what is new (a second's lines, mostly), at most a piece.
+            let want = PIECE.min((length - from) as usize);
+            let mut piece = vec![0u8; want];
             let mut filled = 0;
-            while filled < PIECE {
+            while filled < want {
                 let n = file.read(&mut piece[filled..]).await.map_err(local)?;
                 if n == 0 {
                     break;
@@ -147,12 +149,10 @@ impl Replica {
                 None if from == held => return Ok(()),
                 None => 0,
             };
+            piece.truncate(end);
             let sent = self
                 .link
-                .put_bytes(
-                    &format!("{}/{name}?offset={from}", self.base),
-                    piece[..end].to_vec(),
-                )
+                .put_bytes(&format!("{}/{name}?offset={from}", self.base), piece)
                 .await;
             if let Err(e) = sent {
                 if e.code() == Some("part_behind") {

@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use futures_util::StreamExt;
 use serde::Deserialize;
-use tokio::io::{AsyncSeekExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use utoipa::IntoParams;
 
 use super::error::{ApiError, ApiJson, ApiPath, ApiQuery, ApiResult, ErrorBody};
@@ -128,7 +128,7 @@ pub struct PartOffset {
     params(PartFileParam, PartOffset),
     request_body(content = Vec<u8>, content_type = "application/octet-stream"),
     responses((status = 204), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody)))]
+        (status = 409, body = ErrorBody), (status = 413, body = ErrorBody)))]
 pub async fn part_file(
     State(state): State<AppState>,
     ApiPath(PartFileParam {
@@ -147,37 +147,29 @@ pub async fn part_file(
             path.display()
         )))
     };
+    if let Some(at) = offset {
+        // A piece of a growing log: small (what a second or so added), written in one go.
+        let piece = axum::body::to_bytes(body, MAX_PIECE).await.map_err(|_| {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "too_large",
+                format!("a piece of a log is at most {MAX_PIECE} bytes"),
+            )
+        })?;
+        let written = tokio::task::spawn_blocking(move || write_at(&path, at, &piece, file))
+            .await
+            .map_err(|e| ApiError::from(FleetError::Io(e.to_string())))?;
+        return written
+            .map(|()| StatusCode::NO_CONTENT)
+            .map_err(ApiError::from);
+    }
+    // A whole file, streamed to disk (a day-long run's log need not fit in memory) and
+    // put in place once complete.
     if let Some(dir) = path.parent() {
         tokio::fs::create_dir_all(dir).await.map_err(failed)?;
     }
-    // Streamed to disk: a day-long run's histogram log need not fit in memory.
-    let (mut out, partial) = match offset {
-        // A piece of a growing file (a log), written where it goes.
-        Some(at) => {
-            let mut out = tokio::fs::OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(&path)
-                .await
-                .map_err(failed)?;
-            let have = out.metadata().await.map_err(failed)?.len();
-            if at > have {
-                return Err(FleetError::PartBehind { file, have }.into());
-            }
-            out.set_len(at).await.map_err(failed)?;
-            out.seek(std::io::SeekFrom::Start(at))
-                .await
-                .map_err(failed)?;
-            (out, None)
-        }
-        // A whole file, put in place once complete.
-        None => {
-            let partial = path.with_file_name(format!("{file}.partial"));
-            let out = tokio::fs::File::create(&partial).await.map_err(failed)?;
-            (out, Some(partial))
-        }
-    };
+    let partial = path.with_file_name(format!("{file}.partial"));
+    let mut out = tokio::fs::File::create(&partial).await.map_err(failed)?;
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| ApiError::bad_request(format!("upload broke off: {e}")))?;
@@ -185,10 +177,35 @@ pub async fn part_file(
     }
     out.flush().await.map_err(failed)?;
     drop(out);
-    if let Some(partial) = partial {
-        tokio::fs::rename(&partial, &path).await.map_err(failed)?;
-    }
+    tokio::fs::rename(&partial, &path).await.map_err(failed)?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// The largest piece of a log an agent sends in one call (its pieces are 1 MiB).
+const MAX_PIECE: usize = 8 << 20;
+
+/// Writes `piece` at `at` in the file at `path`, which then ends after it; refused if
+/// the file is shorter than `at`.
+fn write_at(path: &std::path::Path, at: u64, piece: &[u8], name: String) -> Result<(), FleetError> {
+    use std::io::{Seek, Write};
+    let failed =
+        |e: std::io::Error| FleetError::Io(format!("cannot write {}: {e}", path.display()));
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(failed)?;
+    }
+    let mut out = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(failed)?;
+    let have = out.metadata().map_err(failed)?.len();
+    if at > have {
+        return Err(FleetError::PartBehind { file: name, have });
+    }
+    out.set_len(at).map_err(failed)?;
+    out.seek(std::io::SeekFrom::Start(at)).map_err(failed)?;
+    out.write_all(piece).map_err(failed)
 }
 
 #[utoipa::path(get, path = "/api/agents/{id}/parts/{run}/{local}", operation_id = "agent_part_listing", tag = "agents",
