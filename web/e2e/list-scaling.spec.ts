@@ -74,6 +74,8 @@ test("list time against objects, fitted and extrapolated", async ({ page, reques
   await expect(page.getByTestId("listings-table").locator("tbody tr")).toHaveCount(2 * ROUNDS);
   await expect(page.getByTestId("list-scaling-chart").locator(".recharts-scatter-symbol")).toHaveCount(2 * ROUNDS);
   await expect(page.getByTestId("extrapolated-serial")).not.toHaveText("–");
+  // And the workload it ran, as the run page shows it.
+  await expect(page.getByTestId("workload-text")).toContainText("name: e2e-list-scaling");
   await page.getByTestId("listings").scrollIntoViewIfNeeded();
   await screenshot(page, "report-list-scaling");
 });

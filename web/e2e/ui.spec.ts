@@ -37,6 +37,21 @@ test.describe.serial("keystorm UI", () => {
   test("a finished rounds run shows one point per round per line", async ({ page }) => {
     const id = await startFromEditor(page, "e2e-rounds", "bucket=dynamic");
     await expect(page.getByTestId("open-detail")).toBeVisible({ timeout: 90_000 });
+    // PUT ran in the fill and in each round's write, not in the reads between: its live
+    // line breaks there (one stretch per write after the first), never drawn across.
+    const putLine = page.getByTestId("live-chart-ops").locator("path.recharts-line-curve").first();
+    const moves = ((await putLine.getAttribute("d")) ?? "").match(/M/g)?.length ?? 0;
+    expect(moves).toBeGreaterThanOrEqual(3);
+    // The legend hides a series: the PUT line goes, the GET line stays.
+    const lines = page.getByTestId("live-chart-ops").locator("path.recharts-line-curve");
+    const putLegend = page.getByTestId("live-chart-ops").locator('[data-testid="legend-item"][data-series="put ops/s"]');
+    const drawn = await lines.count();
+    await putLegend.click();
+    await expect(lines).toHaveCount(drawn - 1);
+    await putLegend.click();
+    await expect(lines).toHaveCount(drawn);
+    // Once ended, the progress card says how it went rather than how far a phase got.
+    await expect(page.getByTestId("live-progress")).toContainText("completed in");
     await page.getByTestId("open-detail").click();
     await expect(page).toHaveURL(url(`/runs/${id}`));
     const chart = page.getByTestId("rounds-chart");
@@ -47,6 +62,12 @@ test.describe.serial("keystorm UI", () => {
     await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveCount(1);
     await expect(page.getByTestId("interval-chart")).toBeVisible();
     await expect(page.getByTestId("rounds-table").locator("tbody tr")).toHaveCount(7);
+    // Latency across rounds opens on a log scale, and can be made linear.
+    const latency = page.getByTestId("latency-rounds-chart");
+    await expect(latency).toHaveAttribute("data-scale", "log");
+    await page.getByTestId("latency-log").uncheck();
+    await expect(latency).toHaveAttribute("data-scale", "linear");
+    await page.getByTestId("latency-log").check();
     await screenshot(page, "run-detail");
   });
 
@@ -73,6 +94,17 @@ test.describe.serial("keystorm UI", () => {
     await page.getByTestId("delta-scope").selectOption("all");
     await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveCount(2);
     await screenshot(page, "compare");
+    // Normalised to the first run, p99 chosen: the URL holds the view, and opening it
+    // again shows the same.
+    await page.getByTestId("normalise").check();
+    await page.getByRole("combobox", { name: "compare metric" }).selectOption("p99_ms");
+    await expect(page).toHaveURL(/normalise=1/);
+    await expect(page).toHaveURL(/metric=p99_ms/);
+    await expect(page.getByTestId("compare-page").locator("h2").first()).toContainText("× #1");
+    await page.goto(page.url());
+    await expect(page.getByTestId("normalise")).toBeChecked();
+    await expect(page.getByRole("combobox", { name: "compare metric" })).toHaveValue("p99_ms");
+    await expect(page.getByTestId("rounds-chart").locator('[data-testid="rounds-point"]')).toHaveCount(12);
   });
 
   test("the editor marks a broken line while typing", async ({ page }) => {

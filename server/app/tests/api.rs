@@ -333,6 +333,17 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
         assert!(!html.contains("__KEYSTORM_REPORT_DATA__"));
         assert!(html.contains(&format!("\"run_id\":\"{id}\"")));
         assert!(html.contains("\"metadata_scans\":["), "listings inlined");
+        // The workload it ran, as the run page shows it.
+        let detail = s.get(&format!("/api/runs/{id}")).await.json();
+        let text = detail["workload_text"].as_str().unwrap();
+        assert!(!text.is_empty());
+        assert!(
+            html.contains(&format!(
+                "\"workload_text\":{}",
+                serde_json::to_string(text).unwrap()
+            )),
+            "workload inlined"
+        );
         assert!(
             !html.contains("src=\"http") && !html.contains("href=\"http"),
             "no network"

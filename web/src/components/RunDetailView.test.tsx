@@ -3,7 +3,7 @@
 import { cleanup, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import type { SummaryRow } from "../api/types";
-import { RoundsPhasesTable, errorsTitle } from "./RunDetailView";
+import { RoundsPhasesTable, defaultChoice, errorsTitle } from "./RunDetailView";
 
 afterEach(cleanup);
 
@@ -40,5 +40,35 @@ describe("errors cell", () => {
     render(<RoundsPhasesTable rows={[row]} />);
     expect(screen.getByTestId("row-retries").textContent).toContain("+40 retried");
     expect(errorsTitle(row)).toBe("failed operations: timeout: 2; failed attempts: slowdown: 30, timeout: 12");
+  });
+});
+
+describe("phase explorer", () => {
+  it("opens on the phase measured the longest, not the last one", () => {
+    const rows = [
+      { ...base, section: "before", round: null, phase: "fill", op: "put", duration_s: 4 },
+      { ...base, phase: "write", op: "put", duration_s: 10 },
+      { ...base, round: 2, phase: "write", op: "put", duration_s: 10 },
+      { ...base, section: "after", round: null, phase: "list", op: "list", duration_s: 1 },
+    ] as SummaryRow[];
+    expect(defaultChoice(rows)).toEqual({ section: "round", round: 1, phase: "write", op: "put" });
+    expect(defaultChoice([])).toBeUndefined();
+  });
+});
+
+describe("bandwidth column", () => {
+  it("shows a dash for a LIST row and MiB/s for a GET row", () => {
+    render(
+      <RoundsPhasesTable
+        rows={[
+          { ...base, op: "list", mib_per_sec: 0 },
+          { ...base, op: "get", mib_per_sec: 3.5 },
+        ] as SummaryRow[]}
+      />,
+    );
+    const cells = screen.getAllByRole("row").slice(1).map((r) => r.textContent ?? "");
+    expect(cells[0]).toContain("–");
+    expect(cells[0]).not.toContain("MiB/s");
+    expect(cells[1]).toContain("3.50 MiB/s");
   });
 });

@@ -7,7 +7,7 @@ import type { Distribution, IndexReport, IntervalRecord, RunDetail, SummaryRow }
 import { DistributionChart, RoundsChart, TimeChart, colour, MetricSelect, shardAxis } from "./charts";
 import { Empty, ErrorBox, Labels, StatusBadge } from "./states";
 import { cleanupText } from "./CleanupLine";
-import { fmtCount, fmtDuration, fmtLatency, fmtMiBs, fmtRate, fmtTime } from "../lib/format";
+import { fmtCount, fmtDuration, fmtLatency, fmtOpMiBs, fmtRate, fmtTime } from "../lib/format";
 import {
   indexBuckets,
   mergeByX,
@@ -48,6 +48,16 @@ function choiceKey(c: PhaseChoice): string {
 
 export function choices(rows: SummaryRow[]): PhaseChoice[] {
   return rows.map((r) => ({ section: r.section, round: r.round ?? null, phase: r.phase, op: r.op }));
+}
+
+/**
+ * The phase the explorer opens on: the one with the most intervals (measured the
+ * longest), the earliest of equals — not the last, often a one-second list.
+ */
+export function defaultChoice(rows: SummaryRow[]): PhaseChoice | undefined {
+  let best: SummaryRow | undefined;
+  for (const r of rows) if (!best || r.duration_s > best.duration_s) best = r;
+  return best && { section: best.section, round: best.round ?? null, phase: best.phase, op: best.op };
 }
 
 export function RunHeader({ detail, extra }: { detail: RunDetail; extra?: React.ReactNode }) {
@@ -128,7 +138,7 @@ export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
             <td className="num">{fmtCount(r.objects_at_start)}</td>
             <td className="num">{fmtCount(r.ops)}</td>
             <td className="num">{fmtRate(r.ops_per_sec)}</td>
-            <td className="num">{fmtMiBs(r.mib_per_sec)}</td>
+            <td className="num">{fmtOpMiBs(r.op, r.mib_per_sec)}</td>
             <td className="num">{fmtLatency(r.latency_us.p50)}</td>
             <td className="num">{fmtLatency(r.latency_us.p99)}</td>
             <td className="num">{fmtLatency(r.latency_us.p999)}</td>
@@ -152,6 +162,8 @@ export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
 export function RoundsCharts(props: { rows: SummaryRow[]; index?: IndexReport | null; runStartedAt?: string }) {
   const { rows } = props;
   const [metric, setMetric] = useState("ops_per_sec");
+  // Latency reads best on a log scale: p50 is not squashed flat under p99.
+  const [latencyLog, setLatencyLog] = useState(true);
   const keys = roundSeriesKeys(rows);
   if (!keys.length) return <Empty title="Nothing to compare across rounds: no round phase has finished." />;
   const m = METRICS[metric];
@@ -187,11 +199,17 @@ export function RoundsCharts(props: { rows: SummaryRow[]; index?: IndexReport | 
           unit={m.unit}
           right={shardAxis(shards.buckets, "at each round's end")}
           marks={marks}
+          log={m.unit === "ms" && latencyLog}
         />
       </div>
       <div>
-        <h3>Latency across rounds: p50 (solid) and p99 (dashed), ms</h3>
-        <RoundsChart testId="latency-rounds-chart" data={latencyData} series={latencySeries} unit="ms" marks={marks} />
+        <div className="title-row">
+          <h3>Latency across rounds: p50 (solid) and p99 (dashed), ms</h3>
+          <label className="muted">
+            <input type="checkbox" checked={latencyLog} onChange={(e) => setLatencyLog(e.target.checked)} data-testid="latency-log" /> log scale
+          </label>
+        </div>
+        <RoundsChart testId="latency-rounds-chart" data={latencyData} series={latencySeries} unit="ms" marks={marks} log={latencyLog} />
       </div>
     </div>
   );
@@ -227,7 +245,10 @@ export function PhaseExplorer(props: {
   loadDistribution?: (c: PhaseChoice) => Promise<Distribution>;
 }) {
   const all = choices(props.rows);
-  const [key, setKey] = useState(all.length ? choiceKey(all[all.length - 1]) : "");
+  const [key, setKey] = useState(() => {
+    const first = defaultChoice(props.rows);
+    return first ? choiceKey(first) : "";
+  });
   const choice = all.find((c) => choiceKey(c) === key);
   const [intervals, setIntervals] = useState<IntervalRecord[] | null>(null);
   const [dist, setDist] = useState<Distribution | null>(null);

@@ -16,6 +16,8 @@ import {
   XAxis,
   YAxis,
 } from "recharts";
+import { fmtAxis } from "../lib/format";
+import { SHARD_COLOUR, dashOf as dash, runColour as colour } from "../lib/palette";
 import { ROUND_EDGE, type RoundMarkSpec, type TimeWindow, roundLabel, shardKey, shardName } from "../lib/bucket-index";
 import { MAX_POINTS, downsampleRows } from "../lib/lttb";
 import { NINES_TICKS, ninesLabel } from "../lib/nines";
@@ -28,32 +30,30 @@ import {
   RightYAxis,
   type SeriesSpec,
   RoundMarkShape,
-  SHARD_COLOUR,
   ShardDot,
   StepDot,
   WindowKey,
   WindowShape,
 } from "./overlays";
+import { type LegendSeries, SeriesLegend, useHiddenSeries } from "./SeriesLegend";
 
 export type { RightAxis, SeriesSpec } from "./overlays";
+export { colour, dash };
 
-export const PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563"];
-const DASHES = ["", "6 3", "2 3", "10 4 2 4"];
+const fmtNumber = fmtAxis;
 
-export function colour(i: number): string {
-  return PALETTE[i % PALETTE.length];
-}
-
-export function dash(i: number): string {
-  return DASHES[i % DASHES.length];
-}
-
-function fmtNumber(v: unknown): string {
-  const n = typeof v === "number" ? v : Number(v);
-  if (!Number.isFinite(n)) return String(v);
-  if (Math.abs(n) >= 100) return Math.round(n).toLocaleString("en-US");
-  if (Math.abs(n) >= 1) return n.toFixed(2);
-  return n.toPrecision(3);
+/** The legend's entries: the lines as drawn, then the right axis's. */
+function legendOf(series: SeriesSpec[], right?: RightAxis): LegendSeries[] {
+  return series
+    .map((s, i) => ({ key: s.key, name: s.name ?? s.key, colour: s.colour ?? colour(i), dash: s.dash }))
+    .concat(
+      (right?.series ?? []).map((s) => ({
+        key: s.key,
+        name: `${s.name ?? s.key} (right axis)`,
+        colour: s.colour ?? SHARD_COLOUR,
+        dash: s.dash,
+      })),
+    );
 }
 
 /** The shard lines of one run's buckets on a right axis, or nothing when the index was not tracked. */
@@ -87,6 +87,7 @@ export function TimeChart(props: {
   testId?: string;
 }) {
   const right = props.right?.series.length ? props.right : undefined;
+  const [hidden, toggle] = useHiddenSeries();
   const keys = props.series
     .concat(right?.series ?? [])
     .map((s) => s.key)
@@ -111,7 +112,6 @@ export function TimeChart(props: {
           <YAxis fontSize={12} tickFormatter={fmtNumber} label={{ value: props.unit, angle: -90, position: "insideLeft", fontSize: 12 }} />
           {right && <RightYAxis axis={right} data={data} />}
           <Tooltip formatter={tooltipFormatter(props.unit, right)} labelFormatter={(v: unknown) => `t = ${fmtNumber(v)} s`} />
-          <Legend wrapperStyle={{ fontSize: 12 }} />
           {(props.windows ?? []).map((w) => (
             <ReferenceArea
               key={`${w.kind}-${w.id}`}
@@ -121,6 +121,8 @@ export function TimeChart(props: {
               shape={<WindowShape window={w} />}
             />
           ))}
+          {/* A series breaks where its operation did not run (PUT's line stops at the end
+              of "write" and starts again at the next "write"), never drawn across. */}
           {props.series.map((s, i) => (
             <Line
               key={s.key}
@@ -130,7 +132,7 @@ export function TimeChart(props: {
               strokeDasharray={s.dash}
               dot={false}
               isAnimationActive={false}
-              connectNulls
+              hide={hidden.has(s.key)}
             />
           ))}
           {right?.series.map((s) => (
@@ -147,10 +149,12 @@ export function TimeChart(props: {
               activeDot={false}
               isAnimationActive={false}
               connectNulls
+              hide={hidden.has(s.key)}
             />
           ))}
         </LineChart>
       </ResponsiveContainer>
+      <SeriesLegend series={legendOf(props.series, right)} hidden={hidden} onToggle={toggle} />
       {props.windowKey !== false && <WindowKey windows={props.windows ?? []} />}
     </div>
   );
@@ -181,16 +185,19 @@ export function RoundsChart(props: {
   marks?: RoundMarkSpec[];
   /** Above this many rounds the marks' labels shrink to letters. */
   fullMarkLabels?: number;
+  /** A log scale, so p50 lines are not squashed flat under p99.9 (latency's default). */
+  log?: boolean;
   height?: number;
   testId?: string;
 }) {
   const right = props.right?.series.length ? props.right : undefined;
+  const [hidden, toggle] = useHiddenSeries();
   const rounds = props.data.map((d) => d.round).filter((r) => Number.isInteger(r));
   const marks = props.marks ?? [];
   const markRows = marks.length ? Math.max(...marks.map((m) => m.row)) + 1 : 0;
   const compact = rounds.length > (props.fullMarkLabels ?? 5);
   return (
-    <div className="chart" data-testid={props.testId ?? "rounds-chart"}>
+    <div className="chart" data-testid={props.testId ?? "rounds-chart"} data-scale={props.log ? "log" : "linear"}>
       <ResponsiveContainer width="100%" height={(props.height ?? 280) + markRows * MARK_ROW_PX}>
         <LineChart data={props.data} margin={{ top: 8 + markRows * MARK_ROW_PX, right: 16, bottom: 4, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
@@ -202,10 +209,17 @@ export function RoundsChart(props: {
             tickFormatter={(v: number) => `round ${v}`}
             fontSize={12}
           />
-          <YAxis fontSize={12} tickFormatter={fmtNumber} label={{ value: props.unit, angle: -90, position: "insideLeft", fontSize: 12 }} />
+          <YAxis
+            fontSize={12}
+            tickFormatter={fmtNumber}
+            scale={props.log ? "log" : "auto"}
+            // Room above and below, so no line sits on the chart's edge.
+            domain={props.log ? [(min: number) => min / 1.5, (max: number) => max * 1.5] : undefined}
+            allowDataOverflow={props.log}
+            label={{ value: props.unit, angle: -90, position: "insideLeft", fontSize: 12 }}
+          />
           {right && <RightYAxis axis={right} data={props.data} />}
           <Tooltip formatter={tooltipFormatter(props.unit, right)} labelFormatter={(v: unknown) => roundLabel(Number(v))} />
-          <Legend wrapperStyle={{ fontSize: 12 }} />
           {marks.map((m) => (
             <ReferenceLine
               key={`${m.row}-${m.round}`}
@@ -225,6 +239,7 @@ export function RoundsChart(props: {
               activeDot={false}
               isAnimationActive={false}
               connectNulls
+              hide={hidden.has(s.key)}
             />
           ))}
           {right?.series.map((s) => (
@@ -242,10 +257,12 @@ export function RoundsChart(props: {
               activeDot={false}
               isAnimationActive={false}
               connectNulls
+              hide={hidden.has(s.key)}
             />
           ))}
         </LineChart>
       </ResponsiveContainer>
+      <SeriesLegend series={legendOf(props.series, right)} hidden={hidden} onToggle={toggle} />
     </div>
   );
 }

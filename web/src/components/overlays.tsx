@@ -3,6 +3,7 @@
 // rounds of a rounds chart. Each carries a data-testid the browser tests look for.
 import { YAxis } from "recharts";
 import { type RoundMarkSpec, type TimeWindow, shardTicks } from "../lib/bucket-index";
+import { EVENT_COLOURS } from "../lib/palette";
 
 export interface SeriesSpec {
   key: string;
@@ -20,8 +21,7 @@ export interface RightAxis {
 }
 
 export const RIGHT_AXIS = "right";
-export const SHARD_COLOUR = "#6b7280";
-const WINDOW_COLOURS: Record<TimeWindow["kind"], string> = { reshard: "#d97706", stall: "#dc2626" };
+const WINDOW_COLOURS: Record<TimeWindow["kind"], string> = EVENT_COLOURS;
 
 export interface DotProps {
   cx?: number;

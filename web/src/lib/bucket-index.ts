@@ -13,6 +13,7 @@ import type {
   StallRecord,
   SummaryRow,
 } from "../api/types";
+import { EVENT_COLOURS } from "./palette";
 import { fmtLatency } from "./format";
 import { placeLabel } from "./rounds";
 
@@ -249,8 +250,6 @@ export interface RoundMarkSpec {
   kind: ReturnType<typeof markKind>;
 }
 
-export const MARK_COLOURS = { reshard: "#b45309", stall: "#b91c1c" };
-
 /**
  * Round marks as a chart draws them. On its own a run's marks are coloured by what
  * happened; among several runs (`run` given) by the run's colour, prefixed with its tag.
@@ -265,7 +264,7 @@ export function roundMarkSpecs(marks: RoundMark[], run?: { row: number; colour: 
       text: prefix + kind,
       short: prefix + short,
       title: [`round ${m.round}${run ? `, ${run.label}` : ""}:`, ...m.lines].join("\n"),
-      colour: run?.colour ?? (m.stalls.length ? MARK_COLOURS.stall : MARK_COLOURS.reshard),
+      colour: run?.colour ?? (m.stalls.length ? EVENT_COLOURS.stall : EVENT_COLOURS.reshard),
       row: run?.row ?? 0,
       kind,
     };

@@ -160,3 +160,22 @@ export function overlayRounds(
   });
   return { data: [...byRound.values()].sort((a, b) => a.round - b.round), series };
 }
+
+/**
+ * The overlay with every run's values divided by the first run's (same phase,
+ * operation and round): 1 is "as run A", 1.25 is a quarter more. A value whose
+ * baseline is missing or zero is left out rather than drawn as infinity.
+ */
+export function normaliseOverlay(overlay: ReturnType<typeof overlayRounds>): ReturnType<typeof overlayRounds> {
+  const baseOf = new Map(overlay.series.filter((s) => s.run === 0).map((s) => [`${s.phase} · ${s.op}`, s.name]));
+  const data = overlay.data.map((row) => {
+    const out: Record<string, number> = { round: row.round };
+    for (const s of overlay.series) {
+      const base = row[baseOf.get(`${s.phase} · ${s.op}`) ?? ""];
+      const value = row[s.name];
+      if (value != null && base != null && base !== 0) out[s.name] = value / base;
+    }
+    return out;
+  });
+  return { data, series: overlay.series };
+}

@@ -15,14 +15,22 @@ export function usToMs(us: number): number {
 
 export function fmtRate(opsPerSec: number | null | undefined): string {
   if (opsPerSec == null || !Number.isFinite(opsPerSec)) return "–";
-  if (opsPerSec >= 10_000) return `${Math.round(opsPerSec).toLocaleString("en-US")} ops/s`;
-  if (opsPerSec >= 100) return `${opsPerSec.toFixed(0)} ops/s`;
+  // Thousands separated as every count on the page is ("5,806", not "5806").
+  if (opsPerSec >= 100) return `${Math.round(opsPerSec).toLocaleString("en-US")} ops/s`;
   return `${opsPerSec.toFixed(1)} ops/s`;
 }
 
 export function fmtMiBs(mibPerSec: number | null | undefined): string {
   if (mibPerSec == null || !Number.isFinite(mibPerSec)) return "–";
   return `${mibPerSec < 10 ? mibPerSec.toFixed(2) : mibPerSec.toFixed(1)} MiB/s`;
+}
+
+/** Operations that move no object payload: a bandwidth of theirs means nothing. */
+const NO_PAYLOAD = new Set(["list", "delete", "head"]);
+
+/** An operation's bandwidth; "–" for one that moves no payload (LIST, DELETE, HEAD). */
+export function fmtOpMiBs(op: string, mibPerSec: number | null | undefined): string {
+  return NO_PAYLOAD.has(op) ? "–" : fmtMiBs(mibPerSec);
 }
 
 /** Bytes in binary units: `512 B`, `1.50 KiB`, `3.25 GiB`. */
@@ -58,8 +66,11 @@ export function fmtCount(n: number | null | undefined): string {
 
 export function fmtPercent(p: number | null | undefined, digits = 1): string {
   if (p == null || !Number.isFinite(p)) return "–";
+  const shown = p.toFixed(digits);
+  // What rounds to nothing has no sign: "0.0 %", never "-0.0 %".
+  if (Number(shown) === 0) return `${(0).toFixed(digits)} %`;
   const sign = p > 0 ? "+" : "";
-  return `${sign}${p.toFixed(digits)} %`;
+  return `${sign}${shown} %`;
 }
 
 export function fmtTime(iso: string | null | undefined): string {
@@ -67,4 +78,26 @@ export function fmtTime(iso: string | null | undefined): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   return d.toISOString().replace("T", " ").slice(0, 19) + " UTC";
+}
+
+/** `text` cut to at most `max` characters at a word's end, with "…" if it was cut. */
+export function clipWords(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:–-]+$/, "")}…`;
+}
+
+/**
+ * A number on a chart's axis or in its tooltip: whole numbers as they are ("24", not
+ * "24.00"), large ones with thousands separators, small ones to three figures, no
+ * trailing zeros.
+ */
+export function fmtAxis(v: unknown): string {
+  const n = typeof v === "number" ? v : Number(v);
+  if (!Number.isFinite(n)) return String(v);
+  if (n === 0) return "0";
+  if (Math.abs(n) >= 100 || Number.isInteger(n)) return Math.round(n).toLocaleString("en-US");
+  const text = Math.abs(n) >= 1 ? n.toFixed(2) : n.toPrecision(3);
+  return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
 }

@@ -2,9 +2,10 @@
 // the nines axis, and folding live events (replays included).
 import { describe, expect, it } from "vitest";
 import type { SummaryRow } from "../api/types";
-import { DELTA_METRICS, aggregate, deltaPercent, fmtChange, metricLabel, overlayRounds, roundsOf, verdict, verdictOf } from "./compare";
-import { fmtLatency, fmtMiBs, fmtRate } from "./format";
-import { applyEvent, initialLive } from "./live";
+import { DELTA_METRICS, aggregate, deltaPercent, fmtChange, metricLabel, normaliseOverlay, overlayRounds, roundsOf, verdict, verdictOf } from "./compare";
+import { clipWords, fmtAxis, fmtLatency, fmtMiBs, fmtOpMiBs, fmtPercent, fmtRate } from "./format";
+import { outlineText } from "./outline";
+import { applyEvent, endedSummary, initialLive, liveSeries } from "./live";
 import { downsampleRows, lttb } from "./lttb";
 import { NINES_TICKS, ninesLabel, ninesOf } from "./nines";
 import { objectsAtPhaseStart, partLabel, roundCount, roundsTable, roundSeriesKeys } from "./rounds";
@@ -63,6 +64,8 @@ describe("units", () => {
     expect(fmtLatency(25_400)).toBe("25.4 ms");
     expect(fmtLatency(2_500_000)).toBe("2.50 s");
     expect(fmtRate(31022.4)).toBe("31,022 ops/s");
+    expect(fmtRate(5806.2)).toBe("5,806 ops/s");
+    expect(fmtRate(250)).toBe("250 ops/s");
     expect(fmtMiBs(5.5)).toBe("5.50 MiB/s");
   });
 });
@@ -245,5 +248,106 @@ describe("partLabel", () => {
     expect(partLabel({ interrupted: true })).toBe("interrupted");
     expect(partLabel({ resumed: true })).toBe("resumed");
     expect(partLabel({ resumed: true, interrupted: true })).toBe("resumed + interrupted");
+  });
+});
+
+describe("percent changes", () => {
+  it("shows what rounds to nothing without a sign", () => {
+    expect(fmtPercent(-0.04)).toBe("0.0 %");
+    expect(fmtPercent(0.04)).toBe("0.0 %");
+    expect(fmtPercent(-0.06)).toBe("-0.1 %");
+    expect(fmtPercent(12.34)).toBe("+12.3 %");
+  });
+});
+
+describe("a run that ended", () => {
+  const state = (points: number[], position?: number) => ({
+    ...initialLive(),
+    phases: 5,
+    position,
+    points: points.map((t) => ({ t, phase: "fill" })),
+  });
+  it("says how it ended, after how long and how far it got", () => {
+    expect(endedSummary("completed", state([1, 2, 27]))).toBe("completed in 27.0 s, 5 phases");
+    expect(endedSummary("interrupted", state([1, 12], 2))).toBe("interrupted after 12.0 s, in phase 3 of 5");
+    expect(endedSummary("failed", state([]))).toBe("failed");
+  });
+});
+
+describe("bandwidth per operation", () => {
+  it("is a dash for operations that move no payload", () => {
+    expect(fmtOpMiBs("list", 0)).toBe("–");
+    expect(fmtOpMiBs("delete", 0)).toBe("–");
+    expect(fmtOpMiBs("put", 0)).toBe("0.00 MiB/s");
+    expect(fmtOpMiBs("get", 12.345)).toBe("12.3 MiB/s");
+  });
+});
+
+describe("workload in words", () => {
+  const phase = (section: string, name: string) => ({ section, name, op: "put" });
+  it("says the phases as one would", () => {
+    const outline = {
+      name: "w",
+      rounds: 3,
+      phases: [phase("before", "fill"), phase("round", "write"), phase("round", "read"), phase("round", "mixed"), phase("after", "list")],
+    };
+    expect(outlineText(outline)).toBe("fill, then 3 rounds of write · read · mixed, then list");
+    expect(outlineText({ name: "w", rounds: 1, phases: [phase("round", "read")] })).toBe("1 round of read");
+    expect(outlineText({ name: "w", rounds: 0, phases: [phase("before", "fill"), phase("before", "head")] })).toBe("fill, head");
+  });
+  it("cuts a description at a word's end", () => {
+    const text = "Fills a bucket to ten million objects, then lists it by prefixes in parallel";
+    expect(clipWords(text, 40)).toBe("Fills a bucket to ten million objects…");
+    expect(clipWords("short", 40)).toBe("short");
+  });
+});
+
+describe("live chart colours", () => {
+  it("give each operation one colour and its percentiles a dash each, no two series alike", () => {
+    const { lat, ops } = liveSeries(["put", "get", "list", "delete"], []);
+    expect(lat).toHaveLength(12);
+    const looks = new Set(lat.map((s) => `${s.colour}|${s.dash}`));
+    expect(looks.size).toBe(12);
+    for (const op of ["put", "get", "list", "delete"]) {
+      const mine = lat.filter((s) => s.key.startsWith(`${op} `));
+      expect(new Set(mine.map((s) => s.colour)).size).toBe(1);
+      expect(new Set(mine.map((s) => s.dash)).size).toBe(3);
+      expect(ops.find((s) => s.name === op)?.colour).toBe(mine[0].colour);
+    }
+    expect(new Set(ops.map((s) => s.colour)).size).toBe(4);
+  });
+});
+
+describe("axis numbers", () => {
+  it("shows counts whole and decimals without trailing zeros", () => {
+    expect(fmtAxis(0)).toBe("0");
+    expect(fmtAxis(24)).toBe("24");
+    expect(fmtAxis(37359)).toBe("37,359");
+    expect(fmtAxis(5806.4)).toBe("5,806");
+    expect(fmtAxis(2.5)).toBe("2.5");
+    expect(fmtAxis(1.234)).toBe("1.23");
+    expect(fmtAxis(0.0125)).toBe("0.0125");
+    expect(fmtAxis(0.5)).toBe("0.5");
+  });
+});
+
+describe("compare normalised to run A", () => {
+  it("divides each run by the first run's same phase, operation and round", () => {
+    const row = (round: number, phase: string, op: string, v: number) => ({ section: "round", round, phase, op, ops_per_sec: v }) as unknown as SummaryRow;
+    const overlay = overlayRounds(
+      [
+        { id: "a", label: "A", rows: [row(1, "write", "put", 100), row(2, "write", "put", 200), row(1, "read", "get", 0)] },
+        { id: "b", label: "B", rows: [row(1, "write", "put", 150), row(2, "write", "put", 100), row(1, "read", "get", 5)] },
+        { id: "c", label: "C", rows: [row(1, "write", "put", 50)] },
+      ],
+      (r) => r.ops_per_sec,
+    );
+    const n = normaliseOverlay(overlay);
+    expect(n.data[0]["A · write · put"]).toBe(1);
+    expect(n.data[0]["B · write · put"]).toBe(1.5);
+    expect(n.data[0]["C · write · put"]).toBe(0.5);
+    expect(n.data[1]["B · write · put"]).toBe(0.5);
+    // A zero baseline draws nothing rather than infinity.
+    expect(n.data[0]["B · read · get"]).toBeUndefined();
   });
 });

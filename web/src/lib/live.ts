@@ -3,6 +3,8 @@
 // series keep a bounded window for drawing.
 import type { BucketIndex, CleanupEvent, EventData, IntervalRecord, PhaseRef, ReshardEvent, RunStatus, StallEvent } from "../api/types";
 import { shardKey } from "./bucket-index";
+import { fmtDuration } from "./format";
+import { PERCENTILE_DASH, opColour } from "./palette";
 
 export interface LivePoint {
   t: number;
@@ -142,6 +144,39 @@ export function applyEvent(state: LiveState, e: RawEvent): LiveState {
     }
   }
   return next;
+}
+
+/**
+ * The live charts' series: throughput and bandwidth per operation, latency per
+ * operation and percentile (one colour per operation, a dash per percentile), errors
+ * per class.
+ */
+export function liveSeries(ops: string[], errorClasses: string[]) {
+  return {
+    ops: ops.map((op) => ({ key: `${op} ops/s`, name: op, colour: opColour(op) })),
+    mib: ops.map((op) => ({ key: `${op} MiB/s`, name: op, colour: opColour(op) })),
+    lat: ops.flatMap((op) =>
+      ["p50", "p99", "p99.9"].map((q) => ({ key: `${op} ${q}`, name: `${op} ${q}`, colour: opColour(op), dash: PERCENTILE_DASH[q] })),
+    ),
+    errors: errorClasses.map((c) => ({ key: `errors ${c}`, name: c })),
+  };
+}
+
+/**
+ * What the progress card says once the run ended: how, after how long, and how far it
+ * got ("completed in 27.0 s, 5 phases"; "interrupted after 12.0 s, in phase 3 of 5").
+ */
+export function endedSummary(status: RunStatus, state: LiveState): string {
+  const last = state.points[state.points.length - 1]?.t;
+  const phases = state.phases;
+  if (status === "completed") {
+    const took = last != null ? ` in ${fmtDuration(last)}` : "";
+    const count = phases != null ? `, ${phases} phase${phases === 1 ? "" : "s"}` : "";
+    return `completed${took}${count}`;
+  }
+  const after = last != null ? ` after ${fmtDuration(last)}` : "";
+  const where = state.position != null && phases != null ? `, in phase ${state.position + 1} of ${phases}` : "";
+  return `${status}${after}${where}`;
 }
 
 function withIndex(next: LiveState, index: BucketIndex[]): void {

@@ -1,6 +1,8 @@
 // Compare: two or more runs aligned by section, round, phase and operation (not by wall
-// clock) — throughput across rounds overlaid, latency distributions overlaid, and the
-// % change of every run against the first. The page for "dynamic vs pre-sharded".
+// clock) — throughput across rounds overlaid (or normalised to the first run), latency
+// distributions overlaid, and the % change of every run against the first. The page
+// for "dynamic vs pre-sharded". The URL holds the whole view (runs, metric,
+// normalisation, distribution), so a link opens the same page.
 import { useQueries, useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
@@ -14,6 +16,7 @@ import {
   aggregate,
   fmtChange,
   metricLabel,
+  normaliseOverlay,
   overlayRounds,
   roundsOf,
   verdictOf,
@@ -131,10 +134,14 @@ export function DeltaTable({ runs }: { runs: Array<{ label: string; detail: RunD
   );
 }
 
-function Distributions({ runs }: { runs: Array<{ label: string; detail: RunDetail }> }) {
+function Distributions(props: {
+  runs: Array<{ label: string; detail: RunDetail }>;
+  pick: number;
+  setPick: (pick: number) => void;
+}) {
+  const { runs, pick, setPick } = props;
   const rows = runs[0].detail.summary?.rows ?? [];
   const options = rows.map((r) => ({ section: r.section, round: r.round ?? null, phase: r.phase, op: r.op }));
-  const [pick, setPick] = useState(0);
   const chosen = options[Math.min(pick, options.length - 1)];
   const results = useQueries({
     queries: runs.map((r) => ({
@@ -160,7 +167,7 @@ function Distributions({ runs }: { runs: Array<{ label: string; detail: RunDetai
     <div>
       <div className="title-row">
         <h3>Latency distributions overlaid</h3>
-        <select value={pick} onChange={(e) => setPick(Number(e.target.value))} aria-label="phase to compare">
+        <select value={pick} onChange={(e) => setPick(Number(e.target.value))} aria-label="phase to compare" data-testid="compare-distribution">
           {options.map((o, i) => (
             <option key={i} value={i}>
               {placeLabel(o)} · {o.phase} · {o.op}
@@ -175,9 +182,23 @@ function Distributions({ runs }: { runs: Array<{ label: string; detail: RunDetai
 }
 
 export function ComparePage() {
-  const [params] = useSearchParams();
+  const [params, setParams] = useSearchParams();
   const ids = (params.get("runs") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  const [metric, setMetric] = useState("ops_per_sec");
+  const wanted = params.get("metric") ?? "";
+  const metric = wanted in METRICS ? wanted : "ops_per_sec";
+  const normalised = params.get("normalise") === "1";
+  const pick = Math.max(0, Number(params.get("dist") ?? 0) || 0);
+  /** Changes one setting of the view in the URL (so a link opens the same view). */
+  const setParam = (key: string, value: string | null) =>
+    setParams(
+      (p) => {
+        const next = new URLSearchParams(p);
+        if (value == null) next.delete(key);
+        else next.set(key, value);
+        return next;
+      },
+      { replace: true },
+    );
   const queries = useQueries({ queries: ids.map((id) => ({ queryKey: ["run", id], queryFn: () => api.run(id) })) });
   const indexes = useQueries({
     queries: ids.map((id) => ({ queryKey: ["index", id], queryFn: () => api.index(id), retry: false })),
@@ -220,10 +241,11 @@ export function ComparePage() {
   if (failed) return <ErrorBox error={failed.error} hint={<Link to="/runs">Back to the runs</Link>} />;
   if (!loaded) return <Loading what="the runs" />;
   const m = METRICS[metric];
-  const overlay = overlayRounds(
+  const measured = overlayRounds(
     runs.map((r) => ({ id: r.detail.info.run_id, label: r.label, rows: r.detail.summary?.rows ?? [] })),
     m.get,
   );
+  const overlay = normalised ? normaliseOverlay(measured) : measured;
   const phaseOps = [...new Set(overlay.series.map((s) => `${s.phase} · ${s.op}`))];
   const index = runsIndexOverlay(runs.map((r) => ({ ...r, index: indexById.get(r.detail.info.run_id) })));
   return (
@@ -258,8 +280,19 @@ export function ComparePage() {
         </tbody>
       </table>
       <div className="title-row">
-        <h2>{m.label} across rounds ({m.unit})</h2>
-        <MetricSelect value={metric} onChange={setMetric} label="compare metric" />
+        <h2>
+          {m.label} across rounds ({normalised ? `× ${runs[0].label}` : m.unit})
+        </h2>
+        <MetricSelect value={metric} onChange={(v) => setParam("metric", v === "ops_per_sec" ? null : v)} label="compare metric" />
+        <label className="muted">
+          <input
+            type="checkbox"
+            checked={normalised}
+            onChange={(e) => setParam("normalise", e.target.checked ? "1" : null)}
+            data-testid="normalise"
+          />{" "}
+          normalise to {runs[0].label}
+        </label>
       </div>
       <p className="muted">
         Colour is the run; the dash pattern is the phase and operation.
@@ -268,7 +301,7 @@ export function ComparePage() {
       </p>
       <RoundsChart
         data={mergeByX("round", overlay.data, index.data)}
-        unit={m.unit}
+        unit={normalised ? `× ${runs[0].label}` : m.unit}
         height={320}
         fullMarkLabels={10}
         right={index.right}
@@ -279,7 +312,7 @@ export function ComparePage() {
           dash: dash(phaseOps.indexOf(`${s.phase} · ${s.op}`)),
         }))}
       />
-      <Distributions runs={runs} />
+      <Distributions runs={runs} pick={pick} setPick={(n) => setParam("dist", n ? String(n) : null)} />
       <h2>Change against {runs[0].label}</h2>
       <p className="muted">
         All rounds together: throughput is total operations / total measured time and latency is the worst round's

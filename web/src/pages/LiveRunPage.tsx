@@ -11,7 +11,7 @@ import { TimeChart, shardAxis } from "../components/charts";
 import { ErrorBox, StatusBadge } from "../components/states";
 import { eventWindows } from "../lib/bucket-index";
 import { fmtCount, fmtDuration } from "../lib/format";
-import { type LiveState, MAX_LIVE_POINTS, type RawEvent, applyEvent, initialLive } from "../lib/live";
+import { type LiveState, MAX_LIVE_POINTS, type RawEvent, applyEvent, endedSummary, initialLive, liveSeries } from "../lib/live";
 import { placeLabel } from "../lib/rounds";
 
 const EVENT_NAMES = ["started", "phase_started", "interval", "phase_finished", "warning", "reshard", "stall", "cleanup", "finished"];
@@ -85,17 +85,7 @@ export function LiveRunPage() {
     return () => source.close();
   }, [id]);
 
-  const series = useMemo(() => {
-    const ops = state.ops;
-    return {
-      ops: ops.map((op) => ({ key: `${op} ops/s`, name: `${op}` })),
-      mib: ops.map((op) => ({ key: `${op} MiB/s`, name: `${op}` })),
-      lat: ops.flatMap((op, i) =>
-        ["p50", "p99", "p99.9"].map((q, j) => ({ key: `${op} ${q}`, name: `${op} ${q}`, colour: undefined, dash: ["", "6 3", "2 3"][j], idx: i })),
-      ),
-      errors: state.errorClasses.map((c) => ({ key: `errors ${c}`, name: c })),
-    };
-  }, [state.ops, state.errorClasses]);
+  const series = useMemo(() => liveSeries(state.ops, state.errorClasses), [state.ops, state.errorClasses]);
 
   const first = state.points[0]?.t;
   const last = state.points[state.points.length - 1]?.t;
@@ -117,6 +107,8 @@ export function LiveRunPage() {
     }
   };
   const fraction = state.progress?.fraction;
+  // A completed run's bar is full, whatever its last phase knew of its end.
+  const barFraction = status === "completed" ? 1 : (fraction ?? 0);
 
   return (
     <section>
@@ -162,15 +154,14 @@ export function LiveRunPage() {
         <div className="card">
           <div className="muted">Progress</div>
           <div className="progress" aria-label="phase progress">
-            <div style={{ width: `${Math.round((fraction ?? 0) * 100)}%` }} />
+            <div style={{ width: `${Math.round(barFraction * 100)}%` }} />
           </div>
-          <div className="muted">
-            {state.progress == null
-              ? "measuring the first second…"
-              : fraction != null
-                ? `${Math.round(fraction * 100)} %`
-                : "end not known in advance"}{" "}
-            · {fmtDuration(state.progress?.elapsed_s)}
+          <div className="muted" data-testid="live-progress">
+            {!running && status
+              ? endedSummary(status, state)
+              : state.progress == null
+                ? "measuring the first second…"
+                : `${fraction != null ? `${Math.round(fraction * 100)} %` : "end not known in advance"} · ${fmtDuration(state.progress.elapsed_s)}`}
           </div>
         </div>
         <div className="card">

@@ -1,23 +1,12 @@
-// Run detail: a finished (or running) run's results from the server, with label and
-// note editing, exports and deletion.
+// Run detail: a finished (or running) run's results from the server (drawn as the
+// offline report draws them), with label and note editing, exports and deletion.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router-dom";
 import { api } from "../api/client";
 import type { RunDetail } from "../api/types";
-import {
-  ObjectsTable,
-  type PhaseChoice,
-  PhaseExplorer,
-  RoundsCharts,
-  RoundsPhasesTable,
-  RunHeader,
-  WorkloadBlock,
-} from "../components/RunDetailView";
-import { BucketIndexSection } from "../components/BucketIndexSection";
-import { ListingsSection } from "../components/ListingsSection";
-import { ScansAndTransfers } from "../components/ScansAndTransfers";
-import { ShardsSection } from "../components/ShardsSection";
+import type { PhaseChoice } from "../components/RunDetailView";
+import { RunReport } from "../components/RunReport";
 import { Empty, ErrorBox, Loading } from "../components/states";
 
 export function parseLabels(text: string): Record<string, string> | string {
@@ -103,7 +92,6 @@ export function RunDetailPage() {
   if (q.isPending) return <Loading what="the run" />;
   if (q.isError) return <ErrorBox error={q.error} hint={<Link to="/runs">Back to the runs</Link>} />;
   const detail = q.data;
-  const rows = detail.summary?.rows ?? [];
   const remove = async () => {
     if (!window.confirm(`Delete the results of ${id}? This removes its folder for good.`)) return;
     try {
@@ -115,48 +103,33 @@ export function RunDetailPage() {
   };
   return (
     <section data-testid="run-detail">
-      <RunHeader
-        detail={detail}
-        extra={
+      <RunReport
+        data={{ detail, index: index.data, listings: listings.data }}
+        loadIntervals={loadIntervals}
+        loadDistribution={loadDistribution}
+        headerExtra={
           detail.info.status === "running" ? (
             <Link className="button" to={`/runs/${id}/live`}>
               Watch live
             </Link>
           ) : null
         }
-      />
-      <Annotations detail={detail} />
-      <div className="exports">
-        Export:{" "}
-        {["summary.csv", "intervals.csv", "histograms.hlog", "report.html"].map((f) => (
-          <a key={f} href={api.exportUrl(id, f)} download data-testid={`export-${f}`}>
-            {f}
-          </a>
-        ))}
-        <button className="danger small" onClick={remove} disabled={detail.info.status === "running"} data-testid="delete-run">
-          Delete run
-        </button>
-      </div>
-      {deleteError != null && <ErrorBox error={deleteError} />}
-      {rows.length === 0 ? (
-        <Empty title="No phase has finished yet.">Results appear here as each phase ends.</Empty>
-      ) : (
-        <>
-          <h2>Across rounds</h2>
-          <RoundsCharts rows={rows} index={index.data} runStartedAt={detail.manifest.started_at} />
-          <h2>Rounds × phases</h2>
-          <RoundsPhasesTable rows={rows} />
-          <PhaseExplorer rows={rows} index={index.data} loadIntervals={loadIntervals} loadDistribution={loadDistribution} />
-          <h2>Objects in the bucket</h2>
-          <ObjectsTable rows={rows} />
-          <BucketIndexSection report={index.data} rows={rows} />
-          <ListingsSection report={listings.data} />
-          <ScansAndTransfers report={listings.data} />
-          <ShardsSection parts={detail.manifest.merged_from} />
-        </>
-      )}
-      <h2>Workload</h2>
-      <WorkloadBlock detail={detail} />
+        empty={<Empty title="No phase has finished yet.">Results appear here as each phase ends.</Empty>}
+      >
+        <Annotations detail={detail} />
+        <div className="exports">
+          Export:{" "}
+          {["summary.csv", "intervals.csv", "histograms.hlog", "report.html"].map((f) => (
+            <a key={f} href={api.exportUrl(id, f)} download data-testid={`export-${f}`}>
+              {f}
+            </a>
+          ))}
+          <button className="danger small" onClick={remove} disabled={detail.info.status === "running"} data-testid="delete-run">
+            Delete run
+          </button>
+        </div>
+        {deleteError != null && <ErrorBox error={deleteError} />}
+      </RunReport>
     </section>
   );
 }

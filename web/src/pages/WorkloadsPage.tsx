@@ -6,6 +6,8 @@ import { Link, useNavigate, useParams } from "react-router-dom";
 import { ApiError, api } from "../api/client";
 import type { ValidateResponse } from "../api/types";
 import { YamlEditor } from "../components/YamlEditor";
+import { clipWords } from "../lib/format";
+import { outlineText } from "../lib/outline";
 import { Empty, ErrorBox, Loading } from "../components/states";
 import { parseLabels } from "./RunDetailPage";
 
@@ -127,7 +129,7 @@ function Editor({ name, initial }: { name: string | null; initial: string }) {
           <span className="muted">Checking…</span>
         ) : validation.valid ? (
           <span className="good" data-testid="validation-ok">
-            Valid: {validation.outline?.phases.length} phases per pass, {validation.outline?.rounds} rounds.
+            Valid: {validation.outline ? outlineText(validation.outline) : "no phases"}.
           </span>
         ) : (
           problems.map((p, i) => (
@@ -198,7 +200,7 @@ export function WorkloadsPage() {
                 <Link to={`/workloads/${w.name}`} data-testid={`workload-${w.name}`}>
                   {w.name}
                 </Link>
-                {w.description && <div className="muted small">{w.description.slice(0, 140)}</div>}
+                {w.description && <div className="muted small">{clipWords(w.description, 140)}</div>}
               </li>
             ))}
           </ul>

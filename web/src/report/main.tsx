@@ -1,21 +1,11 @@
 // Entry of the offline report: one HTML file with the run's data inlined by the server
-// (`/api/runs/{id}/export/report.html`); no network at all.
+// (`/api/runs/{id}/export/report.html`); no network at all. Drawn by the component tree
+// the run page uses.
 import { StrictMode, useCallback } from "react";
 import { createRoot } from "react-dom/client";
 import type { IndexReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
-import { BucketIndexSection } from "../components/BucketIndexSection";
-import { ListingsSection } from "../components/ListingsSection";
-import {
-  ObjectsTable,
-  type PhaseChoice,
-  PhaseExplorer,
-  RoundsCharts,
-  RoundsPhasesTable,
-  RunHeader,
-  WorkloadBlock,
-} from "../components/RunDetailView";
-import { ScansAndTransfers } from "../components/ScansAndTransfers";
-import { ShardsSection } from "../components/ShardsSection";
+import type { PhaseChoice } from "../components/RunDetailView";
+import { RunReport } from "../components/RunReport";
 import { Empty } from "../components/states";
 import "../styles.css";
 
@@ -47,7 +37,6 @@ function Report({ data }: { data: ReportData }) {
     summary: data.summary,
     workload_text: data.workload_text ?? "",
   };
-  const rows = data.summary?.rows ?? [];
   const loadIntervals = useCallback(
     (c: PhaseChoice) =>
       Promise.resolve(data.intervals.filter((r) => r.section === c.section && (r.round ?? null) === c.round && r.phase === c.phase)),
@@ -56,25 +45,11 @@ function Report({ data }: { data: ReportData }) {
   return (
     <main>
       <p className="muted">keystorm report, generated {new Date().toISOString().slice(0, 10)}</p>
-      <RunHeader detail={detail} />
-      {rows.length === 0 ? (
-        <Empty title="This run recorded no finished phase." />
-      ) : (
-        <>
-          <h2>Across rounds</h2>
-          <RoundsCharts rows={rows} index={data.index} runStartedAt={data.manifest.started_at} />
-          <h2>Rounds × phases</h2>
-          <RoundsPhasesTable rows={rows} />
-          <PhaseExplorer rows={rows} index={data.index} loadIntervals={loadIntervals} />
-          <h2>Objects in the bucket</h2>
-          <ObjectsTable rows={rows} />
-          <BucketIndexSection report={data.index} rows={rows} />
-          <ListingsSection report={data.listings} />
-          <ScansAndTransfers report={data.listings} />
-          <ShardsSection parts={data.manifest.merged_from} />
-        </>
-      )}
-      {detail.workload_text && <WorkloadBlock detail={detail} />}
+      <RunReport
+        data={{ detail, index: data.index, listings: data.listings }}
+        loadIntervals={loadIntervals}
+        empty={<Empty title="This run recorded no finished phase." />}
+      />
     </main>
   );
 }

@@ -89,6 +89,7 @@ pub async fn export(
                 }),
                 "index": super::index::read_index(&dir),
                 "listings": keystorm_engine::results::read_listings(&dir),
+                "workload_text": super::runs::workload_text(&dir),
                 "manifest": manifest,
             });
             (

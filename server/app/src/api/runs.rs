@@ -122,12 +122,17 @@ pub async fn read(
     Ok(Json(RunDetail {
         info: run_info(&dir, &manifest),
         summary: read_summary(&dir),
-        // Stored redacted by the engine; redacted again for folders from elsewhere.
-        workload_text: keystorm_engine::spec::redact_secrets(
-            &std::fs::read_to_string(dir.join(WORKLOAD_FILE)).unwrap_or_default(),
-        ),
+        workload_text: workload_text(&dir),
         manifest,
     }))
+}
+
+/// The run's workload as it ran, secrets left out: stored redacted by the engine, and
+/// redacted again for folders from elsewhere.
+pub fn workload_text(dir: &std::path::Path) -> String {
+    keystorm_engine::spec::redact_secrets(
+        &std::fs::read_to_string(dir.join(WORKLOAD_FILE)).unwrap_or_default(),
+    )
 }
 
 #[utoipa::path(post, path = "/api/runs", operation_id = "start_run", tag = "runs",

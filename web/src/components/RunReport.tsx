@@ -1,0 +1,66 @@
+// A run's results as one component tree, rendered from one data object by the run page
+// (from the API) and by the offline report (from the data inlined in its file), so the
+// two cannot drift apart. The page adds what only it has (labels, exports, deletion).
+import type { ReactNode } from "react";
+import type { Distribution, IndexReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
+import { BucketIndexSection } from "./BucketIndexSection";
+import { ListingsSection } from "./ListingsSection";
+import { ObjectsTable, type PhaseChoice, PhaseExplorer, RoundsCharts, RoundsPhasesTable, RunHeader, WorkloadBlock } from "./RunDetailView";
+import { ScansAndTransfers } from "./ScansAndTransfers";
+import { ShardsSection } from "./ShardsSection";
+import { Empty } from "./states";
+
+/** What a run's results are drawn from. */
+export interface RunReportData {
+  detail: RunDetail;
+  /** Reshards, write stalls and polling cost, when the bucket index was tracked. */
+  index?: IndexReport | null;
+  /** Complete listings, metadata scans and transfers. */
+  listings?: ListingsReport | null;
+}
+
+export function RunReport(props: {
+  data: RunReportData;
+  loadIntervals: (c: PhaseChoice) => Promise<IntervalRecord[]>;
+  loadDistribution?: (c: PhaseChoice) => Promise<Distribution>;
+  /** Beside the run's id (the page's "Watch live"). */
+  headerExtra?: ReactNode;
+  /** Under the header (the page's labels, notes, exports). */
+  children?: ReactNode;
+  /** Said when no phase has finished. */
+  empty: ReactNode;
+}) {
+  const { detail, index, listings } = props.data;
+  const rows = detail.summary?.rows ?? [];
+  return (
+    <>
+      <RunHeader detail={detail} extra={props.headerExtra} />
+      {props.children}
+      {rows.length === 0 ? (
+        props.empty
+      ) : (
+        <>
+          <h2>Across rounds</h2>
+          <RoundsCharts rows={rows} index={index} runStartedAt={detail.manifest.started_at} />
+          <h2>Rounds × phases</h2>
+          <RoundsPhasesTable rows={rows} />
+          <PhaseExplorer rows={rows} index={index} loadIntervals={props.loadIntervals} loadDistribution={props.loadDistribution} />
+          <h2>Objects in the bucket</h2>
+          <ObjectsTable rows={rows} />
+          <BucketIndexSection report={index} rows={rows} />
+          <ListingsSection report={listings} />
+          <ScansAndTransfers report={listings} />
+          <ShardsSection parts={detail.manifest.merged_from} />
+        </>
+      )}
+      {detail.workload_text ? (
+        <>
+          <h2>Workload</h2>
+          <WorkloadBlock detail={detail} />
+        </>
+      ) : (
+        <Empty title="The workload this run ran is not in its results." />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,40 @@
+// Every colour and dash the charts use, in one place: each operation has one colour on
+// every page, percentiles of one operation differ by dash, runs side by side take the
+// run palette in order, and reshards and stalls are marked alike everywhere.
+
+/** One colour per operation, the same on every page. */
+export const OP_COLOURS: Record<string, string> = {
+  put: "#2563eb",
+  get: "#16a34a",
+  head: "#7c3aed",
+  list: "#d97706",
+  delete: "#dc2626",
+  mix: "#0891b2",
+};
+
+/** Runs (and series with no operation of their own) in order. */
+export const RUN_PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563"];
+
+/** Dashes for the second, third... series of one colour. */
+export const DASHES = ["", "6 3", "2 3", "10 4 2 4"];
+
+/** Percentiles of one operation: one colour, a dash each. */
+export const PERCENTILE_DASH: Record<string, string> = { p50: "", p99: "6 3", "p99.9": "2 3" };
+
+/** Index shard lines (right-hand axis). */
+export const SHARD_COLOUR = "#6b7280";
+
+/** Reshards and write stalls: shaded windows, round marks. */
+export const EVENT_COLOURS = { reshard: "#d97706", stall: "#dc2626" };
+
+export function opColour(op: string): string {
+  return OP_COLOURS[op] ?? RUN_PALETTE[RUN_PALETTE.length - 1];
+}
+
+export function runColour(i: number): string {
+  return RUN_PALETTE[i % RUN_PALETTE.length];
+}
+
+export function dashOf(i: number): string {
+  return DASHES[i % DASHES.length];
+}
