@@ -84,6 +84,21 @@ test.describe.serial("bucket index: dynamic vs pre-sharded", () => {
     await expect(perSecond.locator('[data-testid="shard-step"]').first()).toBeAttached();
     await page.getByTestId("rounds-chart").scrollIntoViewIfNeeded();
     await screenshot(page, "run-detail-rgw");
+
+    // The PUT heatmap: every PUT of the run in a cell, the reshards shaded on its time
+    // axis, the phases marked.
+    const heatmap = page.getByTestId("latency-heatmap");
+    await expect(heatmap).toBeVisible();
+    const puts = ((await (await request.get(url(`/api/runs/${dynamicId}`))).json()) as {
+      summary: { rows: Array<{ op: string; ops: number }> };
+    }).summary.rows
+      .filter((r) => r.op === "put")
+      .reduce((n, r) => n + r.ops, 0);
+    await expect(heatmap).toHaveAttribute("data-total", String(puts));
+    expect(await heatmap.locator('[data-testid="heatmap-window"]').count()).toBeGreaterThanOrEqual(1);
+    expect(await heatmap.locator('[data-testid="heatmap-phase"]').count()).toBeGreaterThanOrEqual(4);
+    await heatmap.scrollIntoViewIfNeeded();
+    await screenshot(page, "heatmap-rgw");
   });
 
   test("the pre-sharded run keeps a flat shard line and has no reshard marks", async ({ page }) => {

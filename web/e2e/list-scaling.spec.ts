@@ -76,6 +76,8 @@ test("list time against objects, fitted and extrapolated", async ({ page, reques
   await expect(page.getByTestId("extrapolated-serial")).not.toHaveText("–");
   // And the workload it ran, as the run page shows it.
   await expect(page.getByTestId("workload-text")).toContainText("name: e2e-list-scaling");
+  // The heatmap is in the file too: every PUT of the four rounds.
+  await expect(page.getByTestId("latency-heatmap")).toHaveAttribute("data-total", String(ROUNDS * 3000));
   await page.getByTestId("listings").scrollIntoViewIfNeeded();
   await screenshot(page, "report-list-scaling");
 });

@@ -25,6 +25,9 @@ test.describe.serial("keystorm UI", () => {
     const before = await chartPoints(page, "live-chart-ops");
     await expect.poll(() => chartPoints(page, "live-chart-ops")).toBeGreaterThan(before);
     await expect(page.getByTestId("live-badge")).toContainText(id);
+    // The live heatmap grows with the run.
+    await expect(page.getByTestId("latency-heatmap")).toBeVisible();
+    await expect.poll(async () => Number(await page.getByTestId("latency-heatmap").getAttribute("data-total"))).toBeGreaterThan(0);
     await screenshot(page, "live-run");
     await page.getByTestId("stop-run").click();
     await expect(page.getByTestId("open-detail")).toBeVisible();
@@ -62,6 +65,12 @@ test.describe.serial("keystorm UI", () => {
     await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveCount(1);
     await expect(page.getByTestId("interval-chart")).toBeVisible();
     await expect(page.getByTestId("rounds-table").locator("tbody tr")).toHaveCount(7);
+    // The heatmap of each operation: PUT in the fill and three writes, then GET.
+    const heatmap = page.getByTestId("latency-heatmap");
+    await expect(heatmap).toHaveAttribute("data-total", "2300");
+    await expect(heatmap.locator('[data-testid="heatmap-phase"]')).toHaveCount(4);
+    await page.getByTestId("heatmap-op").selectOption("get");
+    await expect(heatmap).toHaveAttribute("data-total", "1800");
     // Latency across rounds opens on a log scale, and can be made linear.
     const latency = page.getByTestId("latency-rounds-chart");
     await expect(latency).toHaveAttribute("data-scale", "log");

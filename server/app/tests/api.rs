@@ -270,6 +270,36 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
             .windows(2)
             .all(|w| w[0]["latency_us"].as_u64() <= w[1]["latency_us"].as_u64())
     );
+    // The heatmap of round 2's read: every GET once, in the row of its latency.
+    let heat = s
+        .get(&format!(
+            "/api/runs/{id}/heatmap?op=get&section=round&round=2&phase=read"
+        ))
+        .await
+        .json();
+    let cells = heatmap_cells(&heat);
+    assert_eq!(cells, read2["ops"].as_u64().unwrap());
+    assert_eq!(heat["rows_us"].as_array().unwrap().len(), 71);
+    assert_eq!(heat["phases"][0]["phase"], "read");
+    // The whole run's PUTs, in two columns at most: seconds merged, none lost.
+    let puts: u64 = rows
+        .iter()
+        .filter(|r| r["op"] == "put")
+        .map(|r| r["ops"].as_u64().unwrap())
+        .sum();
+    let heat = s
+        .get(&format!("/api/runs/{id}/heatmap?op=put&max_columns=2"))
+        .await
+        .json();
+    assert!(heat["counts"].as_array().unwrap().len() <= 2);
+    let cells = heatmap_cells(&heat);
+    assert_eq!(cells, puts);
+    let r = s
+        .get(&format!("/api/runs/{id}/heatmap?op=put&max_columns=0"))
+        .await;
+    assert_eq!(r.status, 400);
+    let r = s.get(&format!("/api/runs/{id}/heatmap?op=delete")).await;
+    assert_eq!((r.status, r.error_code().as_str()), (404, "not_found"));
     let r = s
         .get(&format!(
             "/api/runs/{id}/distribution?section=round&phase=read&op=get"
@@ -344,6 +374,8 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
             )),
             "workload inlined"
         );
+        assert!(html.contains("\"heatmaps\":{"), "heatmaps inlined");
+        assert!(html.contains("\"rows_us\":[10,13,"), "heatmaps inlined");
         assert!(
             !html.contains("src=\"http") && !html.contains("href=\"http"),
             "no network"
@@ -1027,4 +1059,15 @@ async fn a_run_on_agents_is_refused_with_a_reason_when_it_cannot_be_split() {
         .await;
     assert_eq!(r.status, 409);
     refused(&r, "version_mismatch", "0.0.1");
+}
+
+/// The operations in all cells of a heatmap answer, added up.
+fn heatmap_cells(heat: &serde_json::Value) -> u64 {
+    heat["counts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c.as_array().unwrap())
+        .map(|n| n.as_u64().unwrap())
+        .sum()
 }

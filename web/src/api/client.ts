@@ -3,6 +3,7 @@
 import type {
   AgentsView,
   Distribution,
+  Heatmap,
   IndexReport,
   IntervalRecord,
   ListingsReport,
@@ -88,6 +89,8 @@ export const api = {
     if (f.round != null) q.set("round", String(f.round));
     return call<Distribution>("GET", `/api/runs/${enc(id)}/distribution?${q}`);
   },
+  heatmap: (id: string, op: string, maxColumns = 1200) =>
+    call<Heatmap>("GET", `/api/runs/${enc(id)}/heatmap?${new URLSearchParams({ op, max_columns: String(maxColumns) })}`),
   index: (id: string) => call<IndexReport>("GET", `/api/runs/${enc(id)}/index`),
   listings: (id: string) => call<ListingsReport>("GET", `/api/runs/${enc(id)}/listings`),
   exportUrl: (id: string, file: string) => `/api/runs/${enc(id)}/export/${file}`,

@@ -212,6 +212,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/heatmap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["run_heatmap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/index": {
         parameters: {
             query?: never;
@@ -556,6 +572,44 @@ export interface components {
              */
             controller_ms: number;
             order?: null | components["schemas"]["Order"];
+        };
+        Heatmap: {
+            op: components["schemas"]["OpKind"];
+            /**
+             * @description Each row's upper bound (µs), lowest first: ten rows a decade from 10 µs to
+             *     100 s (faster and slower operations count in the first and last).
+             */
+            rows_us: number[];
+            /**
+             * Format: int64
+             * @description Seconds each column covers: 1, or more for a run longer than `max_columns`.
+             */
+            column_s: number;
+            /**
+             * Format: double
+             * @description The first column's start, in seconds from the run's start.
+             */
+            first_s: number;
+            /** @description Operations per column and row: `counts[column][row]`. */
+            counts: number[][];
+            /**
+             * Format: int64
+             * @description The largest cell.
+             */
+            max_count: number;
+            /** @description Where each phase begins, on the same time axis. */
+            phases: components["schemas"]["HeatmapPhase"][];
+        };
+        HeatmapPhase: {
+            /**
+             * Format: double
+             * @description Seconds from the run's start.
+             */
+            t_s: number;
+            section: string;
+            /** Format: int32 */
+            round?: number | null;
+            phase: string;
         };
         /** @description What polling the bucket index cost over a run. */
         IndexPollingEvent: {
@@ -2566,6 +2620,61 @@ export interface operations {
                 };
             };
             /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    run_heatmap: {
+        parameters: {
+            query: {
+                op: components["schemas"]["OpKind"];
+                /**
+                 * @description One phase only (with `phase`, and `round` for `section=round`); the whole run
+                 *     without.
+                 */
+                section?: components["schemas"]["Section"];
+                round?: number;
+                phase?: string;
+                /**
+                 * @description At most this many columns (1 to 20,000; 7,200 by default): seconds are merged
+                 *     beyond it.
+                 */
+                max_columns?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Run id, e.g. `20261122-154000-demo-3f9a`: letters, digits, `-` and `_`, in
+                 *     parts joined by single dots; at most 128 characters.
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Heatmap"];
+                };
+            };
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -23,6 +23,7 @@ export type PhaseRef = S["PhaseRef"];
 export type PhaseProgress = S["PhaseProgress"];
 export type Distribution = S["Distribution"];
 export type DistributionPoint = S["DistributionPoint"];
+export type Heatmap = S["Heatmap"];
 export type RunEvent = S["RunEvent"];
 export type OpKind = S["OpKind"];
 export type Section = S["Section"];

@@ -2,8 +2,9 @@
 // (from the API) and by the offline report (from the data inlined in its file), so the
 // two cannot drift apart. The page adds what only it has (labels, exports, deletion).
 import type { ReactNode } from "react";
-import type { Distribution, IndexReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
+import type { Distribution, Heatmap, IndexReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
 import { BucketIndexSection } from "./BucketIndexSection";
+import { HeatmapSection } from "./HeatmapSection";
 import { ListingsSection } from "./ListingsSection";
 import { ObjectsTable, type PhaseChoice, PhaseExplorer, RoundsCharts, RoundsPhasesTable, RunHeader, WorkloadBlock } from "./RunDetailView";
 import { ScansAndTransfers } from "./ScansAndTransfers";
@@ -19,10 +20,18 @@ export interface RunReportData {
   listings?: ListingsReport | null;
 }
 
+/** The operations the run did, in the order of its totals. */
+function opsOf(detail: RunDetail): string[] {
+  const ops = (detail.summary?.totals ?? []).map((t) => t.op as string);
+  return ops.length ? ops : [...new Set((detail.summary?.rows ?? []).map((r) => r.op as string))];
+}
+
 export function RunReport(props: {
   data: RunReportData;
   loadIntervals: (c: PhaseChoice) => Promise<IntervalRecord[]>;
   loadDistribution?: (c: PhaseChoice) => Promise<Distribution>;
+  /** One operation's latency heatmap over the whole run. */
+  loadHeatmap?: (op: string) => Promise<Heatmap>;
   /** Beside the run's id (the page's "Watch live"). */
   headerExtra?: ReactNode;
   /** Under the header (the page's labels, notes, exports). */
@@ -45,6 +54,7 @@ export function RunReport(props: {
           <h2>Rounds × phases</h2>
           <RoundsPhasesTable rows={rows} />
           <PhaseExplorer rows={rows} index={index} loadIntervals={props.loadIntervals} loadDistribution={props.loadDistribution} />
+          {props.loadHeatmap && <HeatmapSection ops={opsOf(detail)} load={props.loadHeatmap} index={index} />}
           <h2>Objects in the bucket</h2>
           <ObjectsTable rows={rows} />
           <BucketIndexSection report={index} rows={rows} />

@@ -5,6 +5,7 @@ import type { SummaryRow } from "../api/types";
 import { DELTA_METRICS, aggregate, deltaPercent, fmtChange, metricLabel, normaliseOverlay, overlayRounds, roundsOf, verdict, verdictOf } from "./compare";
 import { clipWords, fmtAxis, fmtLatency, fmtMiBs, fmtOpMiBs, fmtPercent, fmtRate } from "./format";
 import { outlineText } from "./outline";
+import { type Heatmap, cellColour, decadeLabels, heatmapPixels, heatmapTotal } from "./heatmap";
 import { applyEvent, endedSummary, initialLive, liveSeries } from "./live";
 import { downsampleRows, lttb } from "./lttb";
 import { NINES_TICKS, ninesLabel, ninesOf } from "./nines";
@@ -349,5 +350,42 @@ describe("compare normalised to run A", () => {
     expect(n.data[1]["B · write · put"]).toBe(0.5);
     // A zero baseline draws nothing rather than infinity.
     expect(n.data[0]["B · read · get"]).toBeUndefined();
+  });
+});
+
+describe("latency heatmap", () => {
+  const heat = {
+    op: "put",
+    rows_us: [10, 100, 1000, 10000],
+    column_s: 1,
+    first_s: 0,
+    counts: [
+      [0, 100, 0, 0],
+      [0, 90, 0, 3],
+    ],
+    max_count: 100,
+    phases: [],
+  } as unknown as Heatmap;
+  it("colours cells on a log scale, empty ones clear", () => {
+    expect(cellColour(0, 100)[3]).toBe(0);
+    const few = cellColour(3, 100);
+    const most = cellColour(100, 100);
+    expect(few[3]).toBe(255);
+    expect(most).toEqual([76, 29, 149, 255]);
+    // Three operations out of a hundred still show plainly, not near-white.
+    expect(few[0] + few[1] + few[2]).toBeLessThan(253 + 230 + 138);
+  });
+  it("puts each column's cells in a pixel column, fastest at the bottom", () => {
+    const { width, height, data } = heatmapPixels(heat);
+    expect([width, height]).toEqual([2, 4]);
+    const alpha = (x: number, yFromTop: number) => data[(yFromTop * width + x) * 4 + 3];
+    // Column 1's 3 slow operations (row 3) are at the top; row 1 is second from the bottom.
+    expect(alpha(1, 0)).toBe(255);
+    expect(alpha(0, 0)).toBe(0);
+    expect(alpha(0, 2)).toBe(255);
+    expect(heatmapTotal(heat)).toBe(193);
+  });
+  it("labels the decades", () => {
+    expect(decadeLabels([10, 100, 1000, 1_000_000]).map((l) => l.label)).toEqual(["10 µs", "100 µs", "1 ms", "1 s"]);
   });
 });

@@ -1,11 +1,12 @@
 // Live run: the current phase, round and progress, per-operation throughput and latency
 // over time, errors by class, and a stop button. Fed by the run's event stream; a
 // reconnect resumes where it left off (the browser sends Last-Event-ID).
-import { useEffect, useMemo, useReducer, useState } from "react";
+import { useCallback, useEffect, useMemo, useReducer, useState } from "react";
 import { Link, useParams } from "react-router-dom";
 import { api } from "../api/client";
 import type { RunStatus } from "../api/types";
 import { CleanupLine } from "../components/CleanupLine";
+import { HeatmapSection } from "../components/HeatmapSection";
 import { LiveShards } from "../components/LiveShards";
 import { TimeChart, shardAxis } from "../components/charts";
 import { ErrorBox, StatusBadge } from "../components/states";
@@ -13,6 +14,9 @@ import { eventWindows } from "../lib/bucket-index";
 import { fmtCount, fmtDuration } from "../lib/format";
 import { type LiveState, MAX_LIVE_POINTS, type RawEvent, applyEvent, endedSummary, initialLive, liveSeries } from "../lib/live";
 import { placeLabel } from "../lib/rounds";
+
+/** How often the live page's heatmap is read again while the run goes. */
+const HEATMAP_REFRESH_MS = 5000;
 
 const EVENT_NAMES = ["started", "phase_started", "interval", "phase_finished", "warning", "reshard", "stall", "cleanup", "finished"];
 
@@ -94,6 +98,8 @@ export function LiveRunPage() {
     [state.reshards, state.stalls, first, last],
   );
   const shards = useMemo(() => shardAxis(state.buckets, "as polled"), [state.buckets]);
+  const loadHeatmap = useCallback((op: string) => api.heatmap(id, op), [id]);
+  const liveIndex = useMemo(() => ({ reshards: state.reshards, stalls: state.stalls }), [state.reshards, state.stalls]);
 
   const status = ended ?? state.status;
   const running = status === "running" || status === undefined;
@@ -205,6 +211,7 @@ export function LiveRunPage() {
           )}
         </div>
       </div>
+      {state.ops.length > 0 && <HeatmapSection ops={state.ops} load={loadHeatmap} index={liveIndex} refreshMs={running ? HEATMAP_REFRESH_MS : undefined} />}
     </section>
   );
 }

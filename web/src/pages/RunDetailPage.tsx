@@ -87,6 +87,7 @@ export function RunDetailPage() {
     [id],
   );
   const loadDistribution = useCallback((c: PhaseChoice) => api.distribution(id, c), [id]);
+  const loadHeatmap = useCallback((op: string) => api.heatmap(id, op), [id]);
   const [deleteError, setDeleteError] = useState<unknown>(null);
 
   if (q.isPending) return <Loading what="the run" />;
@@ -107,6 +108,7 @@ export function RunDetailPage() {
         data={{ detail, index: index.data, listings: listings.data }}
         loadIntervals={loadIntervals}
         loadDistribution={loadDistribution}
+        loadHeatmap={loadHeatmap}
         headerExtra={
           detail.info.status === "running" ? (
             <Link className="button" to={`/runs/${id}/live`}>

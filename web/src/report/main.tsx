@@ -3,7 +3,7 @@
 // the run page uses.
 import { StrictMode, useCallback } from "react";
 import { createRoot } from "react-dom/client";
-import type { IndexReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
+import type { Heatmap, IndexReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
 import type { PhaseChoice } from "../components/RunDetailView";
 import { RunReport } from "../components/RunReport";
 import { Empty } from "../components/states";
@@ -19,6 +19,8 @@ interface ReportData {
   /** Complete listings, metadata scans and transfers (absent from older reports). */
   listings?: ListingsReport;
   workload_text?: string;
+  /** Each operation's latency heatmap over the whole run (absent from older reports). */
+  heatmaps?: Record<string, Heatmap>;
 }
 
 function readData(): ReportData | null {
@@ -42,12 +44,20 @@ function Report({ data }: { data: ReportData }) {
       Promise.resolve(data.intervals.filter((r) => r.section === c.section && (r.round ?? null) === c.round && r.phase === c.phase)),
     [data],
   );
+  const loadHeatmap = useCallback(
+    (op: string) => {
+      const h = data.heatmaps?.[op];
+      return h ? Promise.resolve(h) : Promise.reject(new Error(`this report holds no heatmap of ${op}`));
+    },
+    [data],
+  );
   return (
     <main>
       <p className="muted">keystorm report, generated {new Date().toISOString().slice(0, 10)}</p>
       <RunReport
         data={{ detail, index: data.index, listings: data.listings }}
         loadIntervals={loadIntervals}
+        loadHeatmap={data.heatmaps ? loadHeatmap : undefined}
         empty={<Empty title="This run recorded no finished phase." />}
       />
     </main>

@@ -90,6 +90,7 @@ pub async fn export(
                 "index": super::index::read_index(&dir),
                 "listings": keystorm_engine::results::read_listings(&dir),
                 "workload_text": super::runs::workload_text(&dir),
+                "heatmaps": report_heatmaps(&dir),
                 "manifest": manifest,
             });
             (
@@ -107,6 +108,24 @@ pub async fn export(
         body,
     )
         .into_response())
+}
+
+/// Columns of each heatmap a report carries: enough for a screen, whatever the run's
+/// length.
+const REPORT_HEATMAP_COLUMNS: u32 = 1_200;
+
+/// Each operation's latency heatmap over the whole run, for the offline report.
+fn report_heatmaps(dir: &std::path::Path) -> serde_json::Map<String, serde_json::Value> {
+    let path = dir.join(HLOG_FILE);
+    keystorm_engine::ops::OpKind::ALL
+        .into_iter()
+        .filter_map(|op| {
+            let heat = super::heatmap::read_heatmap(&path, op, None, REPORT_HEATMAP_COLUMNS)
+                .ok()
+                .flatten()?;
+            Some((op.as_str().to_string(), serde_json::to_value(heat).ok()?))
+        })
+        .collect()
 }
 
 /// A file of the run, streamed from disk.

@@ -11,6 +11,7 @@ mod error;
 mod events;
 mod exports;
 mod fleet_runs;
+mod heatmap;
 mod hub;
 mod index;
 mod listings;
@@ -63,6 +64,7 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{id}/index", get(index::index))
         .route("/runs/{id}/listings", get(listings::listings))
         .route("/runs/{id}/distribution", get(distribution::distribution))
+        .route("/runs/{id}/heatmap", get(heatmap::heatmap_of_run))
         .route("/runs/{id}/export/{file}", get(exports::export))
         .route("/agents", get(agents::list))
         .route("/agents/register", post(agents::register))

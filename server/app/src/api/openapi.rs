@@ -18,6 +18,7 @@ use keystorm_engine::results::{
 
 use super::distribution::{Distribution, DistributionPoint};
 use super::error::ErrorBody;
+use super::heatmap::{Heatmap, HeatmapPhase};
 use super::openapi_errors::SharedErrors;
 use super::run_files::{Headline, RunInfo};
 use super::runs::{EditRunRequest, RunDetail, RunStarted, StartRunRequest};
@@ -49,6 +50,7 @@ use super::workloads::{
         super::index::index,
         super::listings::listings,
         super::distribution::distribution,
+        super::heatmap::heatmap_of_run,
         super::events::stream,
         super::exports::export,
         super::agents::list,
@@ -96,6 +98,8 @@ use super::workloads::{
         EditRunRequest,
         Distribution,
         DistributionPoint,
+        Heatmap,
+        HeatmapPhase,
         Manifest,
         RunStatus,
         Summary,

@@ -1,0 +1,160 @@
+//! `GET /api/runs/{id}/heatmap`: one operation's latency heatmap — time in columns,
+//! latency in log-spaced rows, the operations in each cell — from the run's interval
+//! histograms (exact, every operation once), for the whole run or one phase, with
+//! where each phase begins on the same time axis. A long run's seconds are merged into
+//! at most `max_columns` columns (counts added), so the answer's size does not grow
+//! with the run's length.
+
+use axum::Json;
+use axum::extract::State;
+use keystorm_engine::ops::OpKind;
+use keystorm_engine::results::{HLOG_FILE, Section, heatmap, hlog_tag, row_bounds_us};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+use super::error::{ApiError, ApiPath, ApiQuery, ApiResult, ErrorBody};
+use super::params::RunIdParam;
+use super::run_files::run_dir;
+use super::state::AppState;
+
+/// Columns when the query does not say; a two-hour run at one second each.
+const DEFAULT_COLUMNS: u32 = 7_200;
+const MAX_COLUMNS: u32 = 20_000;
+
+#[derive(Debug, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct HeatmapQuery {
+    pub op: OpKind,
+    /// One phase only (with `phase`, and `round` for `section=round`); the whole run
+    /// without.
+    pub section: Option<Section>,
+    #[param(format = Int64, minimum = 0, maximum = 4294967295_u32)]
+    pub round: Option<u32>,
+    pub phase: Option<String>,
+    /// At most this many columns (1 to 20,000; 7,200 by default): seconds are merged
+    /// beyond it.
+    #[param(format = Int64, minimum = 1, maximum = 20000)]
+    pub max_columns: Option<u32>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Heatmap {
+    pub op: OpKind,
+    /// Each row's upper bound (µs), lowest first: ten rows a decade from 10 µs to
+    /// 100 s (faster and slower operations count in the first and last).
+    pub rows_us: Vec<u64>,
+    /// Seconds each column covers: 1, or more for a run longer than `max_columns`.
+    pub column_s: u64,
+    /// The first column's start, in seconds from the run's start.
+    pub first_s: f64,
+    /// Operations per column and row: `counts[column][row]`.
+    pub counts: Vec<Vec<u64>>,
+    /// The largest cell.
+    pub max_count: u64,
+    /// Where each phase begins, on the same time axis.
+    pub phases: Vec<HeatmapPhase>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HeatmapPhase {
+    /// Seconds from the run's start.
+    pub t_s: f64,
+    pub section: String,
+    pub round: Option<u32>,
+    pub phase: String,
+}
+
+#[utoipa::path(get, path = "/api/runs/{id}/heatmap", operation_id = "run_heatmap", tag = "runs",
+    params(RunIdParam, HeatmapQuery),
+    responses((status = 200, body = Heatmap), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn heatmap_of_run(
+    State(state): State<AppState>,
+    ApiPath(RunIdParam { id }): ApiPath<RunIdParam>,
+    ApiQuery(q): ApiQuery<HeatmapQuery>,
+) -> ApiResult<Json<Heatmap>> {
+    let dir = run_dir(&state.config.results_dir, &id)?;
+    let columns = q.max_columns.unwrap_or(DEFAULT_COLUMNS);
+    if !(1..=MAX_COLUMNS).contains(&columns) {
+        return Err(ApiError::bad_request(format!(
+            "max_columns is between 1 and {MAX_COLUMNS}"
+        )));
+    }
+    let op = q.op;
+    let wanted = match (q.section, q.phase) {
+        (Some(section), Some(phase)) => {
+            let round = match (section, q.round) {
+                (Section::Round, Some(r)) => r.to_string(),
+                (Section::Round, None) => {
+                    return Err(ApiError::bad_request("round is needed for section=round"));
+                }
+                _ => "-".to_string(),
+            };
+            Some(hlog_tag(&[section.as_str(), &round, &phase, op.as_str()]))
+        }
+        (None, None) => None,
+        _ => {
+            return Err(ApiError::bad_request(
+                "a phase is named by section and phase together (and round for section=round)",
+            ));
+        }
+    };
+    let path = dir.join(HLOG_FILE);
+    let heat = tokio::task::spawn_blocking(move || read_heatmap(&path, op, wanted, columns))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
+        .map_err(|e| ApiError::internal(format!("cannot read the histogram log: {e}")))?;
+    heat.map(Json).ok_or_else(|| {
+        ApiError::not_found(format!(
+            "no {} operations recorded{}",
+            op.as_str(),
+            if q.section.is_some() {
+                " in that phase"
+            } else {
+                ""
+            }
+        ))
+    })
+}
+
+/// The heatmap of `op` in the log at `path`: of the lines tagged `tag`, or of the whole
+/// run; `None` if none was recorded.
+pub fn read_heatmap(
+    path: &std::path::Path,
+    op: OpKind,
+    tag: Option<String>,
+    columns: u32,
+) -> std::io::Result<Option<Heatmap>> {
+    let suffix = format!(".{}", op.as_str());
+    let grid = heatmap(
+        path,
+        |t| match &tag {
+            Some(wanted) => t == wanted,
+            // Warm-up lines end in `.warmup` and are left out, as from the summary.
+            None => t.ends_with(&suffix),
+        },
+        columns as usize,
+    )?;
+    Ok(grid.map(|grid| Heatmap {
+        op,
+        rows_us: row_bounds_us(),
+        column_s: grid.column_s,
+        first_s: grid.first_ms as f64 / 1000.0,
+        max_count: grid.counts.iter().flatten().copied().max().unwrap_or(0),
+        counts: grid.counts,
+        phases: grid
+            .phases
+            .into_iter()
+            .map(|(ms, tag)| {
+                let mut parts = tag.splitn(3, '.');
+                let section = parts.next().unwrap_or_default().to_string();
+                let round = parts.next().and_then(|r| r.parse().ok());
+                HeatmapPhase {
+                    t_s: ms as f64 / 1000.0,
+                    section,
+                    round,
+                    phase: parts.next().unwrap_or_default().to_string(),
+                }
+            })
+            .collect(),
+    }))
+}

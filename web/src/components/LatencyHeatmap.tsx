@@ -1,0 +1,63 @@
+// The latency heatmap of one operation: x = time, y = latency on a log scale, colour =
+// operations in the cell, drawn from the recorded interval histograms (exact) into one
+// canvas; phase boundaries and reshard / stall windows on the same time axis as a few
+// positioned elements. The run page, the live page (growing) and the offline report
+// show it.
+import { useEffect, useMemo, useRef } from "react";
+import type { TimeWindow } from "../lib/bucket-index";
+import { fmtCount } from "../lib/format";
+import { type Heatmap, decadeLabels, heatmapPixels, heatmapTotal } from "../lib/heatmap";
+import { EVENT_COLOURS } from "../lib/palette";
+
+export function LatencyHeatmap(props: { heatmap: Heatmap; windows?: TimeWindow[]; testId?: string }) {
+  const h = props.heatmap;
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const pixels = useMemo(() => heatmapPixels(h), [h]);
+  useEffect(() => {
+    const ctx = canvas.current?.getContext("2d");
+    if (!ctx || pixels.width === 0) return;
+    ctx.putImageData(new ImageData(pixels.data, pixels.width, pixels.height), 0, 0);
+  }, [pixels]);
+  const from = h.first_s;
+  const span = Math.max(h.counts.length * h.column_s, 1);
+  const x = (t: number) => `${Math.min(100, Math.max(0, ((t - from) / span) * 100))}%`;
+  const windows = (props.windows ?? []).filter((w) => w.x2 >= from && w.x1 <= from + span);
+  return (
+    <div
+      className="heatmap"
+      data-testid={props.testId ?? "latency-heatmap"}
+      data-columns={h.counts.length}
+      data-total={heatmapTotal(h)}
+    >
+      <div className="heatmap-axis">
+        {decadeLabels(h.rows_us).map((l) => (
+          <span key={l.label} style={{ bottom: `${l.at * 100}%` }}>
+            {l.label}
+          </span>
+        ))}
+      </div>
+      <div className="heatmap-plot">
+        {pixels.width > 0 && <canvas ref={canvas} width={pixels.width} height={pixels.height} />}
+        {windows.map((w) => (
+          <div
+            key={`${w.kind}-${w.id}`}
+            className="heatmap-window"
+            data-testid="heatmap-window"
+            title={w.title}
+            style={{ left: x(w.x1), width: `calc(${x(w.x2)} - ${x(w.x1)})`, background: EVENT_COLOURS[w.kind] }}
+          />
+        ))}
+        {h.phases.map((p, i) => (
+          <div key={i} className="heatmap-phase" data-testid="heatmap-phase" style={{ left: x(p.t_s) }}>
+            <span>{p.round != null ? `r${p.round} ${p.phase}` : p.phase}</span>
+          </div>
+        ))}
+      </div>
+      <div className="muted small heatmap-key">
+        {fmtCount(heatmapTotal(h))} {h.op.toUpperCase()}s, {h.column_s === 1 ? "one column a second" : `one column per ${h.column_s} s`}
+        ; pale = few operations, dark = many (log scale), clear = none
+        {windows.length > 0 && "; shaded: reshards and write stalls"}
+      </div>
+    </div>
+  );
+}
