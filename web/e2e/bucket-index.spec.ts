@@ -82,6 +82,10 @@ test.describe.serial("bucket index: dynamic vs pre-sharded", () => {
     const perSecond = page.getByTestId("interval-chart");
     await expect(perSecond.locator('[data-testid="reshard-window"]').first()).toBeVisible();
     await expect(perSecond.locator('[data-testid="shard-step"]').first()).toBeAttached();
+    // That phase's heatmap: its operations, the reshard shaded on it too.
+    const phaseHeatmap = page.getByTestId("phase-heatmap");
+    await expect(phaseHeatmap).toHaveAttribute("data-total", "4000");
+    expect(await phaseHeatmap.locator('[data-testid="heatmap-window"]').count()).toBeGreaterThanOrEqual(1);
     await page.getByTestId("rounds-chart").scrollIntoViewIfNeeded();
     await screenshot(page, "run-detail-rgw");
 

@@ -89,8 +89,16 @@ export const api = {
     if (f.round != null) q.set("round", String(f.round));
     return call<Distribution>("GET", `/api/runs/${enc(id)}/distribution?${q}`);
   },
-  heatmap: (id: string, op: string, maxColumns = 1200) =>
-    call<Heatmap>("GET", `/api/runs/${enc(id)}/heatmap?${new URLSearchParams({ op, max_columns: String(maxColumns) })}`),
+  /** One operation's heatmap over the whole run, or over one phase. */
+  heatmap: (id: string, op: string, phase?: { section: string; round?: number | null; phase: string }) => {
+    const q = new URLSearchParams({ op, max_columns: "1200" });
+    if (phase) {
+      q.set("section", phase.section);
+      q.set("phase", phase.phase);
+      if (phase.round != null) q.set("round", String(phase.round));
+    }
+    return call<Heatmap>("GET", `/api/runs/${enc(id)}/heatmap?${q}`);
+  },
   index: (id: string) => call<IndexReport>("GET", `/api/runs/${enc(id)}/index`),
   listings: (id: string) => call<ListingsReport>("GET", `/api/runs/${enc(id)}/listings`),
   exportUrl: (id: string, file: string) => `/api/runs/${enc(id)}/export/${file}`,

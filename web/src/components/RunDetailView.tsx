@@ -3,10 +3,11 @@
 // chosen phase × round, the exact workload and command line. Shared by the run-detail
 // page (with the server behind it) and the offline report (data inlined).
 import { useEffect, useMemo, useState } from "react";
-import type { Distribution, IndexReport, IntervalRecord, RunDetail, SummaryRow } from "../api/types";
+import type { Distribution, Heatmap, IndexReport, IntervalRecord, RunDetail, SummaryRow } from "../api/types";
 import { DistributionChart, RoundsChart, TimeChart, colour, MetricSelect, shardAxis } from "./charts";
 import { Empty, ErrorBox, Labels, StatusBadge } from "./states";
 import { cleanupText } from "./CleanupLine";
+import { LatencyHeatmap } from "./LatencyHeatmap";
 import { fmtCount, fmtDuration, fmtLatency, fmtOpMiBs, fmtRate, fmtTime } from "../lib/format";
 import {
   indexBuckets,
@@ -19,6 +20,7 @@ import {
 } from "../lib/bucket-index";
 import { intervalPoint, pointSpan } from "../lib/live";
 import { ninesOf } from "../lib/nines";
+import { PERCENTILE_DASH, opColour } from "../lib/palette";
 import { METRICS, objectsAtPhaseStart, partLabel, placeLabel, roundSeriesKeys, roundsTable, seriesName } from "../lib/rounds";
 
 const PART_HELP =
@@ -243,6 +245,8 @@ export function PhaseExplorer(props: {
   index?: IndexReport | null;
   loadIntervals: (c: PhaseChoice) => Promise<IntervalRecord[]>;
   loadDistribution?: (c: PhaseChoice) => Promise<Distribution>;
+  /** The phase's latency heatmap (the run page; the offline report carries the run's). */
+  loadHeatmap?: (c: PhaseChoice) => Promise<Heatmap>;
 }) {
   const all = choices(props.rows);
   const [key, setKey] = useState(() => {
@@ -252,24 +256,27 @@ export function PhaseExplorer(props: {
   const choice = all.find((c) => choiceKey(c) === key);
   const [intervals, setIntervals] = useState<IntervalRecord[] | null>(null);
   const [dist, setDist] = useState<Distribution | null>(null);
+  const [heat, setHeat] = useState<Heatmap | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const { loadIntervals, loadDistribution } = props;
+  const { loadIntervals, loadDistribution, loadHeatmap } = props;
 
   useEffect(() => {
     if (!choice) return;
     let live = true;
     setIntervals(null);
     setDist(null);
+    setHeat(null);
     setError(null);
     const fail = (e: unknown) => live && setError(e);
     loadIntervals(choice).then((r) => live && setIntervals(r), fail);
     loadDistribution?.(choice).then((d) => live && setDist(d), fail);
+    loadHeatmap?.(choice).then((h) => live && setHeat(h), fail);
     return () => {
       live = false;
     };
     // `choice` is identified by `key`.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key, loadIntervals, loadDistribution]);
+  }, [key, loadIntervals, loadDistribution, loadHeatmap]);
   const measured = useMemo(() => (intervals ?? []).filter((r) => !r.warmup), [intervals]);
   const points = useMemo(() => measured.map(intervalPoint), [measured]);
   const buckets = useMemo(() => indexBuckets(measured.map((r) => r.index)), [measured]);
@@ -318,9 +325,7 @@ export function PhaseExplorer(props: {
           <TimeChart
             testId="interval-chart"
             data={points}
-            series={[
-              { key: `${op} ops/s`, name: `${op} ops/s` },
-            ]}
+            series={[{ key: `${op} ops/s`, name: `${op} ops/s`, colour: opColour(op) }]}
             unit="ops/s"
             right={shardAxis(buckets, "as polled")}
             windows={windows}
@@ -329,11 +334,12 @@ export function PhaseExplorer(props: {
           <TimeChart
             testId="interval-latency-chart"
             data={points}
-            series={[
-              { key: `${op} p50`, name: "p50" },
-              { key: `${op} p99`, name: "p99" },
-              { key: `${op} p99.9`, name: "p99.9" },
-            ]}
+            series={["p50", "p99", "p99.9"].map((q) => ({
+              key: `${op} ${q}`,
+              name: q,
+              colour: opColour(op),
+              dash: PERCENTILE_DASH[q],
+            }))}
             unit="ms"
             height={180}
             windows={windows}
@@ -342,6 +348,12 @@ export function PhaseExplorer(props: {
           />
         </div>
       </div>
+      {heat && (
+        <>
+          <h4>Latency heatmap of this phase</h4>
+          <LatencyHeatmap heatmap={heat} windows={windows} testId="phase-heatmap" />
+        </>
+      )}
     </div>
   );
 }

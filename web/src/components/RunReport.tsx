@@ -32,6 +32,8 @@ export function RunReport(props: {
   loadDistribution?: (c: PhaseChoice) => Promise<Distribution>;
   /** One operation's latency heatmap over the whole run. */
   loadHeatmap?: (op: string) => Promise<Heatmap>;
+  /** One phase's latency heatmap. */
+  loadPhaseHeatmap?: (c: PhaseChoice) => Promise<Heatmap>;
   /** Beside the run's id (the page's "Watch live"). */
   headerExtra?: ReactNode;
   /** Under the header (the page's labels, notes, exports). */
@@ -53,7 +55,13 @@ export function RunReport(props: {
           <RoundsCharts rows={rows} index={index} runStartedAt={detail.manifest.started_at} />
           <h2>Rounds × phases</h2>
           <RoundsPhasesTable rows={rows} />
-          <PhaseExplorer rows={rows} index={index} loadIntervals={props.loadIntervals} loadDistribution={props.loadDistribution} />
+          <PhaseExplorer
+            rows={rows}
+            index={index}
+            loadIntervals={props.loadIntervals}
+            loadDistribution={props.loadDistribution}
+            loadHeatmap={props.loadPhaseHeatmap}
+          />
           {props.loadHeatmap && <HeatmapSection ops={opsOf(detail)} load={props.loadHeatmap} index={index} />}
           <h2>Objects in the bucket</h2>
           <ObjectsTable rows={rows} />

@@ -88,6 +88,7 @@ export function RunDetailPage() {
   );
   const loadDistribution = useCallback((c: PhaseChoice) => api.distribution(id, c), [id]);
   const loadHeatmap = useCallback((op: string) => api.heatmap(id, op), [id]);
+  const loadPhaseHeatmap = useCallback((c: PhaseChoice) => api.heatmap(id, c.op, c), [id]);
   const [deleteError, setDeleteError] = useState<unknown>(null);
 
   if (q.isPending) return <Loading what="the run" />;
@@ -109,6 +110,7 @@ export function RunDetailPage() {
         loadIntervals={loadIntervals}
         loadDistribution={loadDistribution}
         loadHeatmap={loadHeatmap}
+        loadPhaseHeatmap={loadPhaseHeatmap}
         headerExtra={
           detail.info.status === "running" ? (
             <Link className="button" to={`/runs/${id}/live`}>
