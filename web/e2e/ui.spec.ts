@@ -1,6 +1,6 @@
 // The UI end to end in Chromium against the real binary: start the demo from the
 // editor and watch it live, stop it; run a rounds workload to the end and find one
-// point per round; compare two runs; see the editor mark a broken line.
+// point per round; compare two runs, then three; see the editor mark a broken line.
 import { type Page, expect, test } from "@playwright/test";
 import { screenshot, url } from "./support";
 
@@ -114,6 +114,23 @@ test.describe.serial("keystorm UI", () => {
     await expect(page.getByTestId("normalise")).toBeChecked();
     await expect(page.getByRole("combobox", { name: "compare metric" })).toHaveValue("p99_ms");
     await expect(page.getByTestId("rounds-chart").locator('[data-testid="rounds-point"]')).toHaveCount(12);
+  });
+
+  test("three runs compare side by side", async ({ page }) => {
+    const third = await startFromEditor(page, "e2e-rounds", "bucket=third");
+    await expect(page.getByTestId("open-detail")).toBeVisible({ timeout: 90_000 });
+    await page.goto(url("/runs"));
+    const rows = page.locator('[data-testid^="run-row-"]', { hasText: "e2e-rounds" });
+    await expect(rows).toHaveCount(3);
+    for (const row of await rows.all()) await row.getByRole("checkbox").check();
+    await page.getByTestId("compare-button").click();
+    await expect(page.getByTestId("compare-run")).toHaveCount(3);
+    await expect(page.getByTestId("compare-page")).toContainText(third);
+    // Three runs × (write · put, read · get) × three rounds.
+    await expect(page.getByTestId("rounds-chart").locator('[data-testid="rounds-point"]')).toHaveCount(18);
+    await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveCount(3);
+    await expect(page.getByTestId("delta-table")).toContainText("#3 bucket=third");
+    await screenshot(page, "compare-3");
   });
 
   test("the editor marks a broken line while typing", async ({ page }) => {

@@ -4,7 +4,7 @@
 // for "dynamic vs pre-sharded". The URL holds the whole view (runs, metric,
 // normalisation, distribution), so a link opens the same page.
 import { useQueries, useQuery } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { api } from "../api/client";
 import type { IndexReport, RunDetail } from "../api/types";
@@ -184,21 +184,23 @@ function Distributions(props: {
 export function ComparePage() {
   const [params, setParams] = useSearchParams();
   const ids = (params.get("runs") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  const wanted = params.get("metric") ?? "";
-  const metric = wanted in METRICS ? wanted : "ops_per_sec";
-  const normalised = params.get("normalise") === "1";
-  const pick = Math.max(0, Number(params.get("dist") ?? 0) || 0);
-  /** Changes one setting of the view in the URL (so a link opens the same view). */
-  const setParam = (key: string, value: string | null) =>
-    setParams(
-      (p) => {
-        const next = new URLSearchParams(p);
-        if (value == null) next.delete(key);
-        else next.set(key, value);
-        return next;
-      },
-      { replace: true },
-    );
+  // The view opens as the URL says; each change shows at once and is written back to
+  // the URL (so a link opens the same view).
+  const [metric, setMetric] = useState(() => {
+    const wanted = params.get("metric") ?? "";
+    return wanted in METRICS ? wanted : "ops_per_sec";
+  });
+  const [normalised, setNormalised] = useState(() => params.get("normalise") === "1");
+  const [pick, setPick] = useState(() => Math.max(0, Number(params.get("dist") ?? 0) || 0));
+  useEffect(() => {
+    const next = new URLSearchParams(params);
+    const put = (key: string, value: string | null) => (value == null ? next.delete(key) : next.set(key, value));
+    put("metric", metric === "ops_per_sec" ? null : metric);
+    put("normalise", normalised ? "1" : null);
+    put("dist", pick ? String(pick) : null);
+    // Written only when it differs, so writing it does not come round again.
+    if (next.toString() !== params.toString()) setParams(next, { replace: true });
+  }, [metric, normalised, pick, params, setParams]);
   const queries = useQueries({ queries: ids.map((id) => ({ queryKey: ["run", id], queryFn: () => api.run(id) })) });
   const indexes = useQueries({
     queries: ids.map((id) => ({ queryKey: ["index", id], queryFn: () => api.index(id), retry: false })),
@@ -283,12 +285,12 @@ export function ComparePage() {
         <h2>
           {m.label} across rounds ({normalised ? `× ${runs[0].label}` : m.unit})
         </h2>
-        <MetricSelect value={metric} onChange={(v) => setParam("metric", v === "ops_per_sec" ? null : v)} label="compare metric" />
+        <MetricSelect value={metric} onChange={setMetric} label="compare metric" />
         <label className="muted">
           <input
             type="checkbox"
             checked={normalised}
-            onChange={(e) => setParam("normalise", e.target.checked ? "1" : null)}
+            onChange={(e) => setNormalised(e.target.checked)}
             data-testid="normalise"
           />{" "}
           normalise to {runs[0].label}
@@ -312,7 +314,7 @@ export function ComparePage() {
           dash: dash(phaseOps.indexOf(`${s.phase} · ${s.op}`)),
         }))}
       />
-      <Distributions runs={runs} pick={pick} setPick={(n) => setParam("dist", n ? String(n) : null)} />
+      <Distributions runs={runs} pick={pick} setPick={setPick} />
       <h2>Change against {runs[0].label}</h2>
       <p className="muted">
         All rounds together: throughput is total operations / total measured time and latency is the worst round's
