@@ -298,6 +298,17 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
         .get(&format!("/api/runs/{id}/heatmap?op=put&max_columns=0"))
         .await;
     assert_eq!(r.status, 400);
+    // A phase named alone: that phase in every round.
+    let reads: u64 = rows
+        .iter()
+        .filter(|r| r["op"] == "get" && r["phase"] == "read")
+        .map(|r| r["ops"].as_u64().unwrap())
+        .sum();
+    let heat = s
+        .get(&format!("/api/runs/{id}/heatmap?op=get&phase=read"))
+        .await
+        .json();
+    assert_eq!(heatmap_cells(&heat), reads);
     let r = s.get(&format!("/api/runs/{id}/heatmap?op=delete")).await;
     assert_eq!((r.status, r.error_code().as_str()), (404, "not_found"));
     let r = s

@@ -2643,8 +2643,8 @@ export interface operations {
             query: {
                 op: components["schemas"]["OpKind"];
                 /**
-                 * @description One phase only (with `phase`, and `round` for `section=round`); the whole run
-                 *     without.
+                 * @description Narrows the heatmap to one section (with `round` and `phase`, to one phase);
+                 *     the whole run without.
                  */
                 section?: components["schemas"]["Section"];
                 round?: number;

@@ -120,9 +120,14 @@ fn report_heatmaps(dir: &std::path::Path) -> serde_json::Map<String, serde_json:
     keystorm_engine::ops::OpKind::ALL
         .into_iter()
         .filter_map(|op| {
-            let heat = super::heatmap::read_heatmap(&path, op, None, REPORT_HEATMAP_COLUMNS)
-                .ok()
-                .flatten()?;
+            let heat = super::heatmap::read_heatmap(
+                &path,
+                op,
+                &super::heatmap::HeatmapFilter::default(),
+                REPORT_HEATMAP_COLUMNS,
+            )
+            .ok()
+            .flatten()?;
             Some((op.as_str().to_string(), serde_json::to_value(heat).ok()?))
         })
         .collect()

@@ -25,8 +25,8 @@ const MAX_COLUMNS: u32 = 20_000;
 #[into_params(parameter_in = Query)]
 pub struct HeatmapQuery {
     pub op: OpKind,
-    /// One phase only (with `phase`, and `round` for `section=round`); the whole run
-    /// without.
+    /// Narrows the heatmap to one section (with `round` and `phase`, to one phase);
+    /// the whole run without.
     pub section: Option<Section>,
     #[param(format = Int64, minimum = 0, maximum = 4294967295_u32)]
     pub round: Option<u32>,
@@ -80,26 +80,16 @@ pub async fn heatmap_of_run(
         )));
     }
     let op = q.op;
-    let wanted = match (q.section, q.phase) {
-        (Some(section), Some(phase)) => {
-            let round = match (section, q.round) {
-                (Section::Round, Some(r)) => r.to_string(),
-                (Section::Round, None) => {
-                    return Err(ApiError::bad_request("round is needed for section=round"));
-                }
-                _ => "-".to_string(),
-            };
-            Some(hlog_tag(&[section.as_str(), &round, &phase, op.as_str()]))
-        }
-        (None, None) => None,
-        _ => {
-            return Err(ApiError::bad_request(
-                "a phase is named by section and phase together (and round for section=round)",
-            ));
-        }
+    // Each field given narrows the heatmap (a phase name in every round, say); none
+    // gives the whole run.
+    let filter = HeatmapFilter {
+        section: q.section.map(|s| s.as_str().to_string()),
+        round: q.round.map(|r| r.to_string()),
+        phase: q.phase.map(|p| hlog_tag(&[&p])),
     };
+    let narrowed = filter.section.is_some() || filter.round.is_some() || filter.phase.is_some();
     let path = dir.join(HLOG_FILE);
-    let heat = tokio::task::spawn_blocking(move || read_heatmap(&path, op, wanted, columns))
+    let heat = tokio::task::spawn_blocking(move || read_heatmap(&path, op, &filter, columns))
         .await
         .map_err(|e| ApiError::internal(e.to_string()))?
         .map_err(|e| ApiError::internal(format!("cannot read the histogram log: {e}")))?;
@@ -107,8 +97,8 @@ pub async fn heatmap_of_run(
         ApiError::not_found(format!(
             "no {} operations recorded{}",
             op.as_str(),
-            if q.section.is_some() {
-                " in that phase"
+            if narrowed {
+                " in that part of the run"
             } else {
                 ""
             }
@@ -116,24 +106,48 @@ pub async fn heatmap_of_run(
     })
 }
 
-/// The heatmap of `op` in the log at `path`: of the lines tagged `tag`, or of the whole
-/// run; `None` if none was recorded.
+/// Which part of a run a heatmap covers: each field given must match; none given, the
+/// whole run.
+#[derive(Debug, Default)]
+pub struct HeatmapFilter {
+    pub section: Option<String>,
+    /// The round's number (`-` outside rounds).
+    pub round: Option<String>,
+    /// The phase's name as the log writes it.
+    pub phase: Option<String>,
+}
+
+impl HeatmapFilter {
+    /// Whether the log's line tagged `section.round.phase.op` is one of `op`'s in this
+    /// part (warm-up lines, tagged `....op.warmup`, are left out as from the summary).
+    fn accepts(&self, tag: &str, op: OpKind) -> bool {
+        let Some((section, rest)) = tag.split_once('.') else {
+            return false;
+        };
+        let Some((round, rest)) = rest.split_once('.') else {
+            return false;
+        };
+        // A phase's name may hold dots; the operation is the last part.
+        let Some((phase, last)) = rest.rsplit_once('.') else {
+            return false;
+        };
+        let matches = |want: &Option<String>, got: &str| want.as_deref().is_none_or(|w| w == got);
+        last == op.as_str()
+            && matches(&self.section, section)
+            && matches(&self.round, round)
+            && matches(&self.phase, phase)
+    }
+}
+
+/// The heatmap of `op` in the log at `path`, over the part of the run `filter` says;
+/// `None` if none was recorded there.
 pub fn read_heatmap(
     path: &std::path::Path,
     op: OpKind,
-    tag: Option<String>,
+    filter: &HeatmapFilter,
     columns: u32,
 ) -> std::io::Result<Option<Heatmap>> {
-    let suffix = format!(".{}", op.as_str());
-    let grid = heatmap(
-        path,
-        |t| match &tag {
-            Some(wanted) => t == wanted,
-            // Warm-up lines end in `.warmup` and are left out, as from the summary.
-            None => t.ends_with(&suffix),
-        },
-        columns as usize,
-    )?;
+    let grid = heatmap(path, |t| filter.accepts(t, op), columns as usize)?;
     Ok(grid.map(|grid| Heatmap {
         op,
         rows_us: row_bounds_us(),
@@ -157,4 +171,33 @@ pub fn read_heatmap(
             })
             .collect(),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_field_given_narrows_and_warm_up_is_left_out() {
+        let all = HeatmapFilter::default();
+        assert!(all.accepts("round.2.read.get", OpKind::Get));
+        assert!(!all.accepts("round.2.read.get", OpKind::Put));
+        assert!(!all.accepts("round.2.read.get.warmup", OpKind::Get));
+        let reads = HeatmapFilter {
+            phase: Some("read".to_string()),
+            ..HeatmapFilter::default()
+        };
+        assert!(reads.accepts("round.1.read.get", OpKind::Get));
+        assert!(reads.accepts("after.-.read.get", OpKind::Get));
+        assert!(!reads.accepts("round.1.write.get", OpKind::Get));
+        // A phase name with dots in it.
+        let dotted = HeatmapFilter {
+            section: Some("round".to_string()),
+            round: Some("3".to_string()),
+            phase: Some("v1.2".to_string()),
+        };
+        assert!(dotted.accepts("round.3.v1.2.put", OpKind::Put));
+        assert!(!dotted.accepts("round.2.v1.2.put", OpKind::Put));
+        assert!(!all.accepts("garbage", OpKind::Put));
+    }
 }
