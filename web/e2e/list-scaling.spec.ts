@@ -2,19 +2,8 @@
 // shape (a step of objects per round, then a serial and an adaptive listing) on the
 // embedded target, then its detail page: one point per round per listing phase, a
 // fitted line per phase, and the extrapolation following what the reader types.
-import { writeFileSync } from "node:fs";
-import { type APIRequestContext, expect, type Page, test } from "@playwright/test";
-import { screenshot, startRun, url, waitFinished } from "./support";
-
-/** Opens the run's offline report (report.html, saved to a file in the test's own
- * output folder, which Playwright clears) in the page. */
-async function openReport(page: Page, request: APIRequestContext, id: string): Promise<void> {
-  const resp = await request.get(url(`/api/runs/${id}/export/report.html`));
-  expect(resp.status()).toBe(200);
-  const file = test.info().outputPath(`report-${id}.html`);
-  writeFileSync(file, await resp.text());
-  await page.goto(`file://${file}`);
-}
+import { expect, test } from "@playwright/test";
+import { openReport, screenshot, startRun, url, waitFinished } from "./support";
 
 const ROUNDS = 4;
 

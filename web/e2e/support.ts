@@ -1,8 +1,8 @@
 // Helpers for the browser tests: the server's address, starting a run and waiting for
 // it through the API, and screenshots of each page.
-import { type APIRequestContext, type Page, expect } from "@playwright/test";
+import { type APIRequestContext, type Page, expect, test } from "@playwright/test";
 import type { ChildProcess } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { STATE_FILE } from "./global-setup";
@@ -23,6 +23,16 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   const dir = join(here, "screenshots");
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+}
+
+/** Opens the run's offline report (report.html, saved to a file in the test's own
+ * output folder, which Playwright clears) in the page, from file:// as a reader would. */
+export async function openReport(page: Page, request: APIRequestContext, id: string): Promise<void> {
+  const resp = await request.get(url(`/api/runs/${encodeURIComponent(id)}/export/report.html`));
+  expect(resp.status()).toBe(200);
+  const file = test.info().outputPath(`report-${id}.html`);
+  writeFileSync(file, await resp.text());
+  await page.goto(`file://${file}`);
 }
 
 /** Starts a run (waiting while another one holds the server) and returns its id. */

@@ -2,7 +2,7 @@
 // editor and watch it live, stop it; run a rounds workload to the end and find one
 // point per round; compare two runs, then three; see the editor mark a broken line.
 import { type Page, expect, test } from "@playwright/test";
-import { screenshot, url } from "./support";
+import { openReport, screenshot, url } from "./support";
 
 async function startFromEditor(page: Page, workload: string, labels = ""): Promise<string> {
   await page.goto(url(`/workloads/${workload}`));
@@ -28,6 +28,15 @@ test.describe.serial("keystorm UI", () => {
     // The live heatmap grows with the run.
     await expect(page.getByTestId("latency-heatmap")).toBeVisible();
     await expect.poll(async () => Number(await page.getByTestId("latency-heatmap").getAttribute("data-total"))).toBeGreaterThan(0);
+    // Its time axis spans at least a minute from the start, so the first seconds take
+    // their share of the width rather than all of it.
+    const live = page.getByTestId("latency-heatmap");
+    const [span, columns] = await Promise.all([live.getAttribute("data-span"), live.getAttribute("data-columns")]);
+    expect(Number(span)).toBeGreaterThanOrEqual(60);
+    const canvasBox = await live.getByTestId("heatmap-canvas").boundingBox();
+    const plotBox = await live.locator(".heatmap-plot").boundingBox();
+    expect(Math.abs(canvasBox!.width / plotBox!.width - Number(columns) / Number(span))).toBeLessThan(0.03);
+    await expect(live.getByTestId("heatmap-time")).toContainText("0 s");
     await screenshot(page, "live-run");
     await page.getByTestId("stop-run").click();
     await expect(page.getByTestId("open-detail")).toBeVisible();
@@ -37,7 +46,7 @@ test.describe.serial("keystorm UI", () => {
     await expect(page.getByTestId("workload-text")).toContainText("name: demo");
   });
 
-  test("a finished rounds run shows one point per round per line", async ({ page }) => {
+  test("a finished rounds run shows one point per round per line", async ({ page, request }) => {
     const id = await startFromEditor(page, "e2e-rounds", "bucket=dynamic");
     await expect(page.getByTestId("open-detail")).toBeVisible({ timeout: 90_000 });
     // PUT ran in the fill and in each round's write, not in the reads between: its live
@@ -62,6 +71,9 @@ test.describe.serial("keystorm UI", () => {
     for (const series of ["write · put", "read · get"]) {
       await expect(chart.locator(`[data-testid="rounds-point"][data-series="${series}"]`)).toHaveCount(3);
     }
+    // Each operation keeps its colour from the live page: PUT blue, GET green.
+    await expect(chart.locator('[data-testid="rounds-point"][data-series="write · put"]').first()).toHaveAttribute("stroke", "#2563eb");
+    await expect(chart.locator('[data-testid="rounds-point"][data-series="read · get"]').first()).toHaveAttribute("stroke", "#16a34a");
     await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveCount(1);
     await expect(page.getByTestId("interval-chart")).toBeVisible();
     await expect(page.getByTestId("rounds-table").locator("tbody tr")).toHaveCount(7);
@@ -77,7 +89,23 @@ test.describe.serial("keystorm UI", () => {
     await page.getByTestId("latency-log").uncheck();
     await expect(latency).toHaveAttribute("data-scale", "linear");
     await page.getByTestId("latency-log").check();
+    // Its axis is in the unit that fits the latencies measured: its largest tick reads
+    // at least 1 (250 µs, not 0.25 ms).
+    await expect(latency).toHaveAttribute("data-unit", /^(µs|ms|s)$/);
+    const ticks = latency.locator(".recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value");
+    await expect(ticks.first()).toBeVisible();
+    const values = (await ticks.allTextContents()).map((t) => Number(t.replace(/,/g, "")));
+    expect(Math.max(...values)).toBeGreaterThanOrEqual(1);
     await screenshot(page, "run-detail");
+    // The offline report, opened from a file, shows the same: its points, its heatmap,
+    // the operations' colours, the workload.
+    await openReport(page, request, id);
+    const reportChart = page.getByTestId("rounds-chart");
+    await expect(reportChart.locator('[data-testid="rounds-point"]')).toHaveCount(6);
+    await expect(reportChart.locator('[data-testid="rounds-point"][data-series="read · get"]').first()).toHaveAttribute("stroke", "#16a34a");
+    await expect(page.getByTestId("latency-heatmap").first()).toHaveAttribute("data-total", "2300");
+    await expect(page.getByTestId("workload-text")).toContainText("name: e2e-rounds");
+    await screenshot(page, "report");
   });
 
   test("two runs compare by round with a delta table", async ({ page }) => {

@@ -12,6 +12,9 @@ export function HeatmapSection(props: {
   index?: IndexReport | null;
   /** Load again this often (ms), for a run still going. */
   refreshMs?: number;
+  /** For a run still going: seconds since its start. The time axis then runs from the
+   * start to at least a minute, so the first seconds fill their share of it. */
+  elapsedS?: number;
 }) {
   const { ops, load, refreshMs } = props;
   const [op, setOp] = useState(ops[0] ?? "");
@@ -52,7 +55,15 @@ export function HeatmapSection(props: {
         </select>
       </div>
       {error != null && <ErrorBox error={error} />}
-      {shown && <LatencyHeatmap heatmap={shown} windows={windows} />}
+      {shown && <LatencyHeatmap heatmap={shown} windows={windows} span={props.elapsedS != null ? liveSpan(shown, props.elapsedS) : undefined} />}
     </div>
   );
+}
+
+/** The shortest time axis of a live heatmap (s). */
+export const MIN_LIVE_SPAN_S = 60;
+
+/** A live run's time axis: its start to now, at least a minute, and never short of what was measured. */
+export function liveSpan(h: Heatmap, elapsedS: number): [number, number] {
+  return [0, Math.max(MIN_LIVE_SPAN_S, elapsedS, h.first_s + h.counts.length * h.column_s)];
 }

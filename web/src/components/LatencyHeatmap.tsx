@@ -6,10 +6,17 @@
 import { useEffect, useMemo, useRef } from "react";
 import type { TimeWindow } from "../lib/bucket-index";
 import { fmtCount } from "../lib/format";
-import { type Heatmap, decadeLabels, heatmapPixels, heatmapTotal } from "../lib/heatmap";
+import { type Heatmap, decadeLabels, heatmapPixels, heatmapTotal, timeTicks } from "../lib/heatmap";
 import { EVENT_COLOURS } from "../lib/palette";
 
-export function LatencyHeatmap(props: { heatmap: Heatmap; windows?: TimeWindow[]; testId?: string }) {
+export function LatencyHeatmap(props: {
+  heatmap: Heatmap;
+  windows?: TimeWindow[];
+  /** The time axis (s from the run's start); by default the columns'. A live run's is
+   * wider than what it measured so far, so its first seconds are not stretched across. */
+  span?: [number, number];
+  testId?: string;
+}) {
   const h = props.heatmap;
   const canvas = useRef<HTMLCanvasElement>(null);
   const pixels = useMemo(() => heatmapPixels(h), [h]);
@@ -18,16 +25,19 @@ export function LatencyHeatmap(props: { heatmap: Heatmap; windows?: TimeWindow[]
     if (!ctx || pixels.width === 0) return;
     ctx.putImageData(new ImageData(pixels.data, pixels.width, pixels.height), 0, 0);
   }, [pixels]);
-  const from = h.first_s;
-  const span = Math.max(h.counts.length * h.column_s, 1);
+  const measured = h.counts.length * h.column_s;
+  const [from, to] = props.span ?? [h.first_s, h.first_s + measured];
+  const span = Math.max(to - from, 1);
   const x = (t: number) => `${Math.min(100, Math.max(0, ((t - from) / span) * 100))}%`;
   const windows = (props.windows ?? []).filter((w) => w.x2 >= from && w.x1 <= from + span);
+  const canvasPlace = { left: x(h.first_s), width: `${Math.min(100, (measured / span) * 100)}%` };
   return (
     <div
       className="heatmap"
       data-testid={props.testId ?? "latency-heatmap"}
       data-columns={h.counts.length}
       data-total={heatmapTotal(h)}
+      data-span={span}
     >
       <div className="heatmap-axis">
         {decadeLabels(h.rows_us).map((l) => (
@@ -37,7 +47,7 @@ export function LatencyHeatmap(props: { heatmap: Heatmap; windows?: TimeWindow[]
         ))}
       </div>
       <div className="heatmap-plot">
-        {pixels.width > 0 && <canvas ref={canvas} width={pixels.width} height={pixels.height} />}
+        {pixels.width > 0 && <canvas ref={canvas} width={pixels.width} height={pixels.height} style={canvasPlace} data-testid="heatmap-canvas" />}
         {windows.map((w) => (
           <div
             key={`${w.kind}-${w.id}`}
@@ -51,6 +61,13 @@ export function LatencyHeatmap(props: { heatmap: Heatmap; windows?: TimeWindow[]
           <div key={i} className="heatmap-phase" data-testid="heatmap-phase" style={{ left: x(p.t_s) }}>
             <span>{p.round != null ? `r${p.round} ${p.phase}` : p.phase}</span>
           </div>
+        ))}
+      </div>
+      <div className="heatmap-time" data-testid="heatmap-time">
+        {timeTicks(from, from + span).map((t) => (
+          <span key={t.label} style={{ left: `${t.at * 100}%` }}>
+            {t.label}
+          </span>
         ))}
       </div>
       <div className="muted small heatmap-key">

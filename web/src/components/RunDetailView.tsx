@@ -4,7 +4,7 @@
 // page (with the server behind it) and the offline report (data inlined).
 import { useEffect, useMemo, useState } from "react";
 import type { Distribution, Heatmap, IndexReport, IntervalRecord, RunDetail, SummaryRow } from "../api/types";
-import { DistributionChart, RoundsChart, TimeChart, colour, MetricSelect, shardAxis } from "./charts";
+import { DistributionChart, RoundsChart, TimeChart, MetricSelect, shardAxis } from "./charts";
 import { Empty, ErrorBox, Labels, StatusBadge } from "./states";
 import { cleanupText } from "./CleanupLine";
 import { LatencyHeatmap } from "./LatencyHeatmap";
@@ -21,7 +21,7 @@ import {
 import { intervalPoint, pointSpan } from "../lib/live";
 import { ninesOf } from "../lib/nines";
 import { PERCENTILE_DASH, opColour } from "../lib/palette";
-import { METRICS, objectsAtPhaseStart, partLabel, placeLabel, roundSeriesKeys, roundsTable, seriesName } from "../lib/rounds";
+import { METRICS, objectsAtPhaseStart, partLabel, placeLabel, roundSeriesKeys, roundSeriesLooks, roundsTable, seriesName } from "../lib/rounds";
 
 const PART_HELP =
   "interrupted: the phase stopped before its end, and this row covers what was measured until then; resumed: the row covers what the resumed run measured";
@@ -171,11 +171,7 @@ export function RoundsCharts(props: { rows: SummaryRow[]; index?: IndexReport | 
   const m = METRICS[metric];
   const shards = roundShardRows(rows);
   const marks = roundMarkSpecs(roundMarks(props.index, rows, props.runStartedAt));
-  const series = keys.map((k, i) => ({ key: seriesName(k), colour: colour(i) }));
-  const latencySeries = keys.flatMap((k, i) => [
-    { key: `${seriesName(k)} p50`, name: `${seriesName(k)} p50`, colour: colour(i) },
-    { key: `${seriesName(k)} p99`, name: `${seriesName(k)} p99`, colour: colour(i), dash: "6 3" },
-  ]);
+  const { series, latencySeries } = roundSeriesLooks(keys);
   const p50 = roundsTable(rows, METRICS.p50_ms.get);
   const p99 = roundsTable(rows, METRICS.p99_ms.get);
   const latencyData = p50.map((row, i) => {
@@ -191,7 +187,7 @@ export function RoundsCharts(props: { rows: SummaryRow[]; index?: IndexReport | 
       <div>
         <div className="title-row">
           <h3>
-            {m.label} across rounds ({m.unit}){shards.buckets.length ? " and index shards" : ""}
+            {m.label} across rounds{shards.buckets.length ? " and index shards" : ""}
           </h3>
           <MetricSelect value={metric} onChange={setMetric} label="rounds metric" />
         </div>
@@ -206,7 +202,7 @@ export function RoundsCharts(props: { rows: SummaryRow[]; index?: IndexReport | 
       </div>
       <div>
         <div className="title-row">
-          <h3>Latency across rounds: p50 (solid) and p99 (dashed), ms</h3>
+          <h3>Latency across rounds: p50 and p99</h3>
           <label className="muted">
             <input type="checkbox" checked={latencyLog} onChange={(e) => setLatencyLog(e.target.checked)} data-testid="latency-log" /> log scale
           </label>
@@ -320,7 +316,7 @@ export function PhaseExplorer(props: {
         )}
         <div>
           <h4>
-            <span data-testid="point-span">{pointSpan(measured)}</span>: {op} ops/s{buckets.length ? ", index shards" : ""} and latency (ms)
+            <span data-testid="point-span">{pointSpan(measured)}</span>: {op} ops/s{buckets.length ? ", index shards" : ""} and latency
           </h4>
           <TimeChart
             testId="interval-chart"

@@ -17,6 +17,7 @@ import {
   YAxis,
 } from "recharts";
 import { fmtAxis } from "../lib/format";
+import { fitUnit, maxOf, scaleRows } from "../lib/units";
 import { SHARD_COLOUR, dashOf as dash, runColour as colour } from "../lib/palette";
 import { ROUND_EDGE, type RoundMarkSpec, type TimeWindow, roundLabel, shardKey, shardName } from "../lib/bucket-index";
 import { MAX_POINTS, downsampleRows } from "../lib/lttb";
@@ -65,6 +66,12 @@ export function shardAxis(buckets: string[], what: string): RightAxis | undefine
   };
 }
 
+/** The rows with their lines' values in the unit that fits them (µs, not "0.25 ms"). */
+function fitted<T extends Record<string, unknown>>(rows: T[], keys: string[], unit: string): { data: T[]; unit: string } {
+  const fit = fitUnit(unit, maxOf(rows, keys));
+  return { data: scaleRows(rows, keys, fit.factor), unit: fit.unit };
+}
+
 function tooltipFormatter(unit: string, right?: RightAxis) {
   const rightKeys = new Set(right?.series.map((s) => s.key));
   return (v: unknown, name: unknown, item: { dataKey?: unknown }) => [
@@ -92,12 +99,13 @@ export function TimeChart(props: {
     .concat(right?.series ?? [])
     .map((s) => s.key)
     .join("\n");
-  const data = useMemo(
-    () => downsampleRows(props.data, MAX_POINTS, "t", keys ? keys.split("\n") : []),
-    [props.data, keys],
-  );
+  const lineKeys = props.series.map((s) => s.key).join("\n");
+  const { data, unit } = useMemo(() => {
+    const rows = downsampleRows(props.data, MAX_POINTS, "t", keys ? keys.split("\n") : []);
+    return fitted(rows, lineKeys ? lineKeys.split("\n") : [], props.unit);
+  }, [props.data, keys, lineKeys, props.unit]);
   return (
-    <div className="chart" data-testid={props.testId} data-points={data.length}>
+    <div className="chart" data-testid={props.testId} data-points={data.length} data-unit={unit}>
       <ResponsiveContainer width="100%" height={props.height ?? 220}>
         <LineChart data={data} margin={{ top: 8, right: 16, bottom: 4, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
@@ -109,9 +117,9 @@ export function TimeChart(props: {
             tickFormatter={(v: number) => `${Math.round(v)} s`}
             fontSize={12}
           />
-          <YAxis fontSize={12} tickFormatter={fmtNumber} label={{ value: props.unit, angle: -90, position: "insideLeft", fontSize: 12 }} />
+          <YAxis fontSize={12} tickFormatter={fmtNumber} label={{ value: unit, angle: -90, position: "insideLeft", fontSize: 12 }} />
           {right && <RightYAxis axis={right} data={data} />}
-          <Tooltip formatter={tooltipFormatter(props.unit, right)} labelFormatter={(v: unknown) => `t = ${fmtNumber(v)} s`} />
+          <Tooltip formatter={tooltipFormatter(unit, right)} labelFormatter={(v: unknown) => `t = ${fmtNumber(v)} s`} />
           {(props.windows ?? []).map((w) => (
             <ReferenceArea
               key={`${w.kind}-${w.id}`}
@@ -196,10 +204,15 @@ export function RoundsChart(props: {
   const marks = props.marks ?? [];
   const markRows = marks.length ? Math.max(...marks.map((m) => m.row)) + 1 : 0;
   const compact = rounds.length > (props.fullMarkLabels ?? 5);
+  const lineKeys = props.series.map((s) => s.key).join("\n");
+  const { data, unit } = useMemo(
+    () => fitted(props.data, lineKeys ? lineKeys.split("\n") : [], props.unit),
+    [props.data, lineKeys, props.unit],
+  );
   return (
-    <div className="chart" data-testid={props.testId ?? "rounds-chart"} data-scale={props.log ? "log" : "linear"}>
+    <div className="chart" data-testid={props.testId ?? "rounds-chart"} data-scale={props.log ? "log" : "linear"} data-unit={unit}>
       <ResponsiveContainer width="100%" height={(props.height ?? 280) + markRows * MARK_ROW_PX}>
-        <LineChart data={props.data} margin={{ top: 8 + markRows * MARK_ROW_PX, right: 16, bottom: 4, left: 8 }}>
+        <LineChart data={data} margin={{ top: 8 + markRows * MARK_ROW_PX, right: 16, bottom: 4, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
           <XAxis
             dataKey="round"
@@ -216,10 +229,10 @@ export function RoundsChart(props: {
             // Room above and below, so no line sits on the chart's edge.
             domain={props.log ? [(min: number) => min / 1.5, (max: number) => max * 1.5] : undefined}
             allowDataOverflow={props.log}
-            label={{ value: props.unit, angle: -90, position: "insideLeft", fontSize: 12 }}
+            label={{ value: unit, angle: -90, position: "insideLeft", fontSize: 12 }}
           />
-          {right && <RightYAxis axis={right} data={props.data} />}
-          <Tooltip formatter={tooltipFormatter(props.unit, right)} labelFormatter={(v: unknown) => roundLabel(Number(v))} />
+          {right && <RightYAxis axis={right} data={data} />}
+          <Tooltip formatter={tooltipFormatter(unit, right)} labelFormatter={(v: unknown) => roundLabel(Number(v))} />
           {marks.map((m) => (
             <ReferenceLine
               key={`${m.row}-${m.round}`}
@@ -267,13 +280,15 @@ export function RoundsChart(props: {
   );
 }
 
-/** Latency (ms) against percentile on a nines axis; one line per distribution. */
+/** Latency against percentile on a nines axis, one line per distribution; given in ms, shown in the unit that fits. */
 export function DistributionChart(props: {
   lines: Array<{ name: string; points: Array<{ nines: number; ms: number }>; colour?: string; dash?: string }>;
   height?: number;
 }) {
+  const fit = fitUnit("ms", Math.max(0, ...props.lines.flatMap((l) => l.points.map((p) => p.ms))));
+  const lines = props.lines.map((l) => ({ ...l, points: scaleRows(l.points, ["ms"], fit.factor) }));
   return (
-    <div className="chart" data-testid="distribution-chart">
+    <div className="chart" data-testid="distribution-chart" data-unit={fit.unit}>
       <ResponsiveContainer width="100%" height={props.height ?? 280}>
         <LineChart margin={{ top: 8, right: 16, bottom: 4, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
@@ -294,14 +309,14 @@ export function DistributionChart(props: {
             domain={["auto", "auto"]}
             allowDataOverflow
             tickFormatter={fmtNumber}
-            label={{ value: "ms", angle: -90, position: "insideLeft", fontSize: 12 }}
+            label={{ value: fit.unit, angle: -90, position: "insideLeft", fontSize: 12 }}
           />
           <Tooltip
-            formatter={(v: unknown, name: unknown) => [`${fmtNumber(v)} ms`, String(name)]}
+            formatter={(v: unknown, name: unknown) => [`${fmtNumber(v)} ${fit.unit}`, String(name)]}
             labelFormatter={(v: unknown) => (Number(v) >= 6 ? "max" : `p${ninesLabel(Number(v)).replace(" %", "")}`)}
           />
           <Legend wrapperStyle={{ fontSize: 12 }} />
-          {props.lines.map((l, i) => (
+          {lines.map((l, i) => (
             <Line
               key={l.name}
               data={l.points}

@@ -22,7 +22,10 @@ export function fmtRate(opsPerSec: number | null | undefined): string {
 
 export function fmtMiBs(mibPerSec: number | null | undefined): string {
   if (mibPerSec == null || !Number.isFinite(mibPerSec)) return "–";
-  return `${mibPerSec < 10 ? mibPerSec.toFixed(2) : mibPerSec.toFixed(1)} MiB/s`;
+  // A trickle in KiB/s and a flood in GiB/s: never "0.00 MiB/s" for 3 KiB/s.
+  const [v, unit] =
+    mibPerSec > 0 && mibPerSec < 1 ? [mibPerSec * 1024, "KiB/s"] : mibPerSec >= 10_240 ? [mibPerSec / 1024, "GiB/s"] : [mibPerSec, "MiB/s"];
+  return `${v < 10 ? v.toFixed(2) : v.toFixed(1)} ${unit}`;
 }
 
 /** Operations that move no object payload: a bandwidth of theirs means nothing. */

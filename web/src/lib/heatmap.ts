@@ -60,3 +60,28 @@ export function decadeLabels(rowsUs: number[]): Array<{ at: number; label: strin
 export function heatmapTotal(h: Heatmap): number {
   return h.counts.reduce((sum, column) => sum + column.reduce((a, b) => a + b, 0), 0);
 }
+
+/** Steps between time labels (s): the first that gives at most `max` labels is used. */
+const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
+
+/** Seconds from the run's start as an axis label: "45 s", "2 min", "1 min 30 s", "1 h 30 min". */
+export function timeLabel(t: number): string {
+  const s = Math.round(t);
+  if (s < 60) return `${s} s`;
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = s % 60;
+  return [h ? `${h} h` : "", m ? `${m} min` : "", rest ? `${rest} s` : ""].filter(Boolean).join(" ");
+}
+
+/** Labels on the time axis from `from` to `to` (s): where (0 = left, 1 = right) and what, at round steps. */
+export function timeTicks(from: number, to: number, max = 8): Array<{ at: number; label: string }> {
+  const span = to - from;
+  if (!(span > 0)) return [];
+  const step = TIME_STEPS.find((s) => Math.floor(span / s) + 1 <= max) ?? Math.ceil(span / (max - 1) / 86400) * 86400;
+  const out: Array<{ at: number; label: string }> = [];
+  for (let t = Math.ceil(from / step) * step; t <= to; t += step) {
+    out.push({ at: (t - from) / span, label: timeLabel(t) });
+  }
+  return out;
+}

@@ -16,7 +16,7 @@ export const OP_COLOURS: Record<string, string> = {
 export const RUN_PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563"];
 
 /** Dashes for the second, third... series of one colour. */
-export const DASHES = ["", "6 3", "2 3", "10 4 2 4"];
+export const DASHES = ["", "6 3", "2 3", "10 4 2 4", "12 3 3 3 3 3", "1 5"];
 
 /** Percentiles of one operation: one colour, a dash each. */
 export const PERCENTILE_DASH: Record<string, string> = { p50: "", p99: "6 3", "p99.9": "2 3" };
@@ -37,4 +37,18 @@ export function runColour(i: number): string {
 
 export function dashOf(i: number): string {
   return DASHES[i % DASHES.length];
+}
+
+/**
+ * For series named by operation (PUT in "write", PUT in "mixed", GET in "read"...): the
+ * how-many-th series of its operation each is, so it can keep the operation's colour and
+ * take a dash of its own.
+ */
+export function opOrdinals(ops: readonly string[]): number[] {
+  const seen = new Map<string, number>();
+  return ops.map((op) => {
+    const n = seen.get(op) ?? 0;
+    seen.set(op, n + 1);
+    return n;
+  });
 }

@@ -1,6 +1,7 @@
 // From summary rows to the charts of the run-detail page: one series per
 // phase × operation across rounds (x = round number), and the rounds × phases table.
 import type { SummaryRow } from "../api/types";
+import { dashOf, opColour, opOrdinals } from "./palette";
 
 export interface SeriesKey {
   phase: string;
@@ -9,6 +10,34 @@ export interface SeriesKey {
 
 export function seriesName(k: SeriesKey): string {
   return `${k.phase} · ${k.op}`;
+}
+
+/** A line's key, legend name, colour and dash. */
+export interface SeriesLook {
+  key: string;
+  name?: string;
+  colour: string;
+  dash: string;
+}
+
+/**
+ * How each phase × operation series is drawn across rounds: the operation's colour (PUT
+ * blue on every page), and a dash that tells two phases' PUT apart; for latency, a dash
+ * per phase and percentile (p50, p99).
+ */
+export function roundSeriesLooks(keys: SeriesKey[]): { series: SeriesLook[]; latencySeries: SeriesLook[] } {
+  const ordinals = opOrdinals(keys.map((k) => k.op));
+  return {
+    series: keys.map((k, i) => ({ key: seriesName(k), colour: opColour(k.op), dash: dashOf(ordinals[i]) })),
+    latencySeries: keys.flatMap((k, i) =>
+      (["p50", "p99"] as const).map((p, j) => ({
+        key: `${seriesName(k)} ${p}`,
+        name: `${seriesName(k)} ${p}`,
+        colour: opColour(k.op),
+        dash: dashOf(ordinals[i] * 2 + j),
+      })),
+    ),
+  };
 }
 
 /** Phase × operation pairs of the round rows, in the order they first appear. */

@@ -283,7 +283,7 @@ export function ComparePage() {
       </table>
       <div className="title-row">
         <h2>
-          {m.label} across rounds ({normalised ? `× ${runs[0].label}` : m.unit})
+          {m.label} across rounds{normalised ? ` (× ${runs[0].label})` : ""}
         </h2>
         <MetricSelect value={metric} onChange={setMetric} label="compare metric" />
         <label className="muted">

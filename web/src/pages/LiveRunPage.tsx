@@ -195,11 +195,11 @@ export function LiveRunPage() {
           <TimeChart testId="live-chart-ops" data={state.points} series={series.ops} unit="ops/s" right={shards} windows={windows} />
         </div>
         <div>
-          <h3>Bandwidth (MiB/s)</h3>
+          <h3>Bandwidth</h3>
           <TimeChart testId="live-chart-mib" data={state.points} series={series.mib} unit="MiB/s" />
         </div>
         <div>
-          <h3>Latency p50 / p99 / p99.9 (ms)</h3>
+          <h3>Latency p50 / p99 / p99.9</h3>
           <TimeChart testId="live-chart-latency" data={state.points} series={series.lat} unit="ms" windows={windows} windowKey={false} />
         </div>
         <div>
@@ -211,7 +211,15 @@ export function LiveRunPage() {
           )}
         </div>
       </div>
-      {state.ops.length > 0 && <HeatmapSection ops={state.ops} load={loadHeatmap} index={liveIndex} refreshMs={running ? HEATMAP_REFRESH_MS : undefined} />}
+      {state.ops.length > 0 && (
+        <HeatmapSection
+          ops={state.ops}
+          load={loadHeatmap}
+          index={liveIndex}
+          refreshMs={running ? HEATMAP_REFRESH_MS : undefined}
+          elapsedS={running ? (last ?? 0) : undefined}
+        />
+      )}
     </section>
   );
 }

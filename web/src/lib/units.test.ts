@@ -1,0 +1,103 @@
+// Chart units fitted to their range, and how the rounds chart tells series apart.
+import { describe, expect, it } from "vitest";
+import { MIN_LIVE_SPAN_S, liveSpan } from "../components/HeatmapSection";
+import { fmtMiBs } from "./format";
+import { type Heatmap, timeLabel, timeTicks } from "./heatmap";
+import { OP_COLOURS } from "./palette";
+import { roundSeriesLooks } from "./rounds";
+import { fitUnit, maxOf, scaleRows } from "./units";
+
+describe("units that fit their range", () => {
+  it("shows sub-millisecond latencies in µs and slow ones in s", () => {
+    expect(fitUnit("ms", 0.42)).toEqual({ unit: "µs", factor: 1000 });
+    expect(fitUnit("ms", 3.5)).toEqual({ unit: "ms", factor: 1 });
+    expect(fitUnit("ms", 9_999)).toEqual({ unit: "ms", factor: 1 });
+    expect(fitUnit("ms", 25_000)).toEqual({ unit: "s", factor: 1 / 1000 });
+  });
+
+  it("shows a trickle in KiB/s and a flood in GiB/s", () => {
+    expect(fitUnit("MiB/s", 0.003)).toEqual({ unit: "KiB/s", factor: 1024 });
+    expect(fitUnit("MiB/s", 250)).toEqual({ unit: "MiB/s", factor: 1 });
+    expect(fitUnit("MiB/s", 20_480)).toEqual({ unit: "GiB/s", factor: 1 / 1024 });
+    expect(fmtMiBs(0.003)).toBe("3.07 KiB/s");
+    expect(fmtMiBs(0)).toBe("0.00 MiB/s");
+    expect(fmtMiBs(20_480)).toBe("20.0 GiB/s");
+  });
+
+  it("leaves units with no ladder and empty ranges alone", () => {
+    expect(fitUnit("ops/s", 0.2)).toEqual({ unit: "ops/s", factor: 1 });
+    expect(fitUnit("ms", 0)).toEqual({ unit: "ms", factor: 1 });
+    expect(fitUnit("ms", Number.NaN)).toEqual({ unit: "ms", factor: 1 });
+  });
+
+  it("scales only the lines' values, so ticks come out round in the unit shown", () => {
+    const rows = [
+      { t: 0, "put p50": 0.25, shards: 11 },
+      { t: 1, "put p50": 0.5, shards: 13 },
+      { t: 2, shards: 17 },
+    ];
+    const max = maxOf(rows, ["put p50"]);
+    expect(max).toBe(0.5);
+    const fit = fitUnit("ms", max);
+    const scaled = scaleRows(rows, ["put p50"], fit.factor);
+    expect(scaled).toEqual([
+      { t: 0, "put p50": 250, shards: 11 },
+      { t: 1, "put p50": 500, shards: 13 },
+      { t: 2, shards: 17 },
+    ]);
+    // The input is not changed, and a factor of 1 gives the rows back as they are.
+    expect(rows[0]["put p50"]).toBe(0.25);
+    expect(scaleRows(rows, ["put p50"], 1)).toBe(rows);
+  });
+});
+
+describe("rounds chart looks", () => {
+  const keys = [
+    { phase: "write", op: "put" },
+    { phase: "read", op: "get" },
+    { phase: "mixed", op: "get" },
+    { phase: "mixed", op: "put" },
+    { phase: "mixed", op: "list" },
+    { phase: "mixed", op: "delete" },
+  ];
+
+  it("gives each series its operation's colour and each phase of one operation its own dash", () => {
+    const { series } = roundSeriesLooks(keys);
+    expect(series.map((s) => s.colour)).toEqual(keys.map((k) => OP_COLOURS[k.op]));
+    const looks = new Set(series.map((s) => `${s.colour}|${s.dash}`));
+    expect(looks.size).toBe(keys.length);
+    expect(series[0].dash).toBe("");
+    expect(series[3].dash).not.toBe(series[0].dash);
+  });
+
+  it("tells every phase's p50 and p99 apart in the latency chart", () => {
+    const { latencySeries } = roundSeriesLooks(keys);
+    expect(latencySeries).toHaveLength(12);
+    expect(new Set(latencySeries.map((s) => `${s.colour}|${s.dash}`)).size).toBe(12);
+    for (const s of latencySeries) expect(s.colour).toBe(OP_COLOURS[s.key.split(" · ")[1].split(" ")[0]]);
+  });
+});
+
+describe("heatmap time axis", () => {
+  it("labels round steps in words", () => {
+    expect(timeLabel(45)).toBe("45 s");
+    expect(timeLabel(120)).toBe("2 min");
+    expect(timeLabel(90)).toBe("1 min 30 s");
+    expect(timeLabel(5400)).toBe("1 h 30 min");
+    expect(timeTicks(0, 60).map((t) => t.label)).toEqual(["0 s", "10 s", "20 s", "30 s", "40 s", "50 s", "1 min"]);
+    const hours = timeTicks(0, 7200);
+    expect(hours.length).toBeLessThanOrEqual(8);
+    expect(hours.map((t) => t.label)).toContain("1 h");
+    expect(hours[hours.length - 1].at).toBeLessThanOrEqual(1);
+    expect(timeTicks(5, 5)).toEqual([]);
+  });
+
+  it("gives a live run's first seconds their share of a minute, not the whole width", () => {
+    const h = { op: "put", rows_us: [10], column_s: 1, first_s: 1, counts: [[1], [2], [3]], max_count: 3, phases: [] } as Heatmap;
+    expect(liveSpan(h, 4)).toEqual([0, MIN_LIVE_SPAN_S]);
+    expect(liveSpan(h, 95)).toEqual([0, 95]);
+    // Never narrower than what was measured, were the clock behind.
+    const long = { ...h, counts: Array.from({ length: 120 }, () => [1]) };
+    expect(liveSpan(long, 100)).toEqual([0, 121]);
+  });
+});
