@@ -294,6 +294,40 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
     assert!(heat["counts"].as_array().unwrap().len() <= 2);
     let cells = heatmap_cells(&heat);
     assert_eq!(cells, puts);
+    // The log grows, as a running run's does: the next answer takes in what it gained
+    // and is what a fresh read of the whole log gives.
+    let hlog = s.results().join(&id).join("histograms.hlog");
+    let last_s = std::fs::read_to_string(&hlog)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("Tag=")?
+                .split(',')
+                .nth(1)?
+                .parse::<f64>()
+                .ok()
+        })
+        .fold(0.0, f64::max);
+    let mut h = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+    h.record_n(1_500, 7).unwrap();
+    let mut log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&hlog)
+        .unwrap();
+    keystorm_engine::results::HlogWriter::default()
+        .write(&mut log, "round.3.write.put", last_s + 5.0, 1.0, &h)
+        .unwrap();
+    drop(log);
+    let grown = s
+        .get(&format!("/api/runs/{id}/heatmap?op=put&max_columns=2"))
+        .await
+        .json();
+    assert_eq!(heatmap_cells(&grown), puts + 7);
+    let fresh = keystorm_engine::results::heatmap(&hlog, |t| t.ends_with(".put"), 2)
+        .unwrap()
+        .unwrap();
+    assert_eq!(grown["counts"], json!(fresh.counts));
+    assert_eq!(grown["column_s"], fresh.column_s);
     let r = s
         .get(&format!("/api/runs/{id}/heatmap?op=put&max_columns=0"))
         .await;

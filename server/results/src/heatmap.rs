@@ -1,13 +1,14 @@
 //! A latency heatmap from a run's interval histograms: time in columns (one second
-//! each, or several merged when the run is long), latency in log-spaced rows, the count
-//! of operations in each cell — exact, every recorded operation counted once, never
-//! sampled. Two passes over the histogram log: one for the time span (the start of each
-//! line, nothing decoded), one adding each histogram into its column, so memory holds
-//! the columns asked for, however long the run.
+//! each, or a power of two of them merged when the run is long), latency in log-spaced
+//! rows, the count of operations in each cell — exact, every recorded operation counted
+//! once, never sampled. One pass over the histogram log, and a live view's refresh
+//! reads only what the log gained since ([`HeatmapBuilder`]): columns are aligned to the
+//! first line's start, so when the run outgrows the columns asked for, adjacent pairs
+//! merge exactly and the grid never holds more than those columns, however long the run.
 
 use hdrhistogram::Histogram;
 
-use crate::hlog::{HlogReader, millis_of};
+use crate::hlog::HlogReader;
 
 /// Rows per decade of latency.
 pub const ROWS_PER_DECADE: u32 = 10;
@@ -51,33 +52,137 @@ pub fn heatmap(
     wanted: impl Fn(&str) -> bool,
     max_columns: usize,
 ) -> std::io::Result<Option<HeatmapGrid>> {
-    let Some((first_ms, last_ms)) = span_ms(path, &wanted)? else {
-        return Ok(None);
-    };
-    let seconds = (last_ms - first_ms) / 1000 + 1;
-    let column_s = seconds.div_ceil(max_columns.max(1) as u64).max(1);
-    let columns = seconds.div_ceil(column_s) as usize;
-    let bounds = row_bounds_us();
-    let mut grid = HeatmapGrid {
-        column_s,
-        first_ms,
-        counts: vec![vec![0; bounds.len()]; columns],
-        phases: Vec::new(),
-    };
-    let mut reader = HlogReader::open(path)?;
-    while let Some(line) = reader.next_line(|l| wanted(tag_of(l)))? {
-        let column = (((line.start_ms - first_ms.min(line.start_ms)) / 1000) / column_s) as usize;
-        let column = column.min(columns - 1);
-        add(&mut grid.counts[column], &line.histogram, &bounds);
-        let phase = line
-            .tag
-            .rsplit_once('.')
-            .map_or(line.tag.as_str(), |(p, _)| p);
-        if grid.phases.last().is_none_or(|(_, p)| p != phase) {
-            grid.phases.push((line.start_ms, phase.to_string()));
+    let mut builder = HeatmapBuilder::new(max_columns);
+    builder.feed(path, wanted)?;
+    Ok(builder.into_grid())
+}
+
+/// A heatmap built as its log grows: each [`HeatmapBuilder::feed`] reads the lines
+/// written since the last, so a view refreshed every few seconds reads seconds of log,
+/// not the whole run again. Its size is the grid's: at most `max_columns` columns of
+/// [`row_bounds_us`] rows, and one entry per phase.
+#[derive(Debug, Clone)]
+pub struct HeatmapBuilder {
+    max_columns: usize,
+    /// Bytes of the log read: up to the end of the last complete line.
+    consumed: u64,
+    /// The start of the first line taken; columns count from it.
+    first_ms: Option<u64>,
+    /// A power of two, so that merging pairs of columns keeps them aligned.
+    column_s: u64,
+    counts: Vec<Vec<u64>>,
+    phases: Vec<(u64, String)>,
+    bounds: Vec<u64>,
+}
+
+impl HeatmapBuilder {
+    /// An empty heatmap of at most `max_columns` columns (at least one), nothing read.
+    pub fn new(max_columns: usize) -> HeatmapBuilder {
+        HeatmapBuilder {
+            max_columns: max_columns.max(1),
+            consumed: 0,
+            first_ms: None,
+            column_s: 1,
+            counts: Vec::new(),
+            phases: Vec::new(),
+            bounds: row_bounds_us(),
         }
     }
-    Ok(Some(grid))
+
+    pub fn max_columns(&self) -> usize {
+        self.max_columns
+    }
+
+    /// Bytes of the log read so far: where the next feed starts. A last line with no
+    /// line break yet (being written) is not among them, and is read whole next time.
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    /// Adds the lines `wanted` accepts (by tag, decoded only then) that the log at
+    /// `path` gained since the last feed.
+    pub fn feed(
+        &mut self,
+        path: &std::path::Path,
+        wanted: impl Fn(&str) -> bool,
+    ) -> std::io::Result<()> {
+        self.feed_file(std::fs::File::open(path)?, wanted)
+    }
+
+    /// As [`HeatmapBuilder::feed`], from a log already open (one its caller checked is
+    /// the log this builder read before).
+    pub fn feed_file(
+        &mut self,
+        file: std::fs::File,
+        wanted: impl Fn(&str) -> bool,
+    ) -> std::io::Result<()> {
+        let mut reader = HlogReader::open_at(file, self.consumed)?;
+        let read = loop {
+            match reader.next_line(|l| wanted(tag_of(l))) {
+                Ok(Some(line)) => self.add_line(line.start_ms, &line.tag, &line.histogram),
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        // Up to the last line taken even when reading broke off, so none counts twice.
+        self.consumed = reader.consumed();
+        read
+    }
+
+    /// The heatmap so far; `None` while no wanted line was read.
+    pub fn grid(&self) -> Option<HeatmapGrid> {
+        Some(HeatmapGrid {
+            column_s: self.column_s,
+            first_ms: self.first_ms?,
+            counts: self.counts.clone(),
+            phases: self.phases.clone(),
+        })
+    }
+
+    pub fn into_grid(self) -> Option<HeatmapGrid> {
+        Some(HeatmapGrid {
+            column_s: self.column_s,
+            first_ms: self.first_ms?,
+            counts: self.counts,
+            phases: self.phases,
+        })
+    }
+
+    fn add_line(&mut self, start_ms: u64, tag: &str, histogram: &Histogram<u64>) {
+        let first_ms = *self.first_ms.get_or_insert(start_ms);
+        // A line older than the first (not written by keystorm, which logs in time
+        // order) counts in the first column.
+        let second = (start_ms - first_ms.min(start_ms)) / 1000;
+        while second / self.column_s >= self.max_columns as u64 {
+            self.merge_pairs();
+        }
+        let column = (second / self.column_s) as usize;
+        if self.counts.len() <= column {
+            self.counts.resize(column + 1, vec![0; self.bounds.len()]);
+        }
+        add(&mut self.counts[column], histogram, &self.bounds);
+        let phase = tag.rsplit_once('.').map_or(tag, |(p, _)| p);
+        if self.phases.last().is_none_or(|(_, p)| p != phase) {
+            self.phases.push((start_ms, phase.to_string()));
+        }
+    }
+
+    /// Doubles the seconds a column covers: columns 2k and 2k+1 become column k. Exact,
+    /// as column k of 2s seconds is the seconds of columns 2k and 2k+1 of s.
+    fn merge_pairs(&mut self) {
+        let merged = self.counts.len().div_ceil(2);
+        for k in 0..merged {
+            let mut column = std::mem::take(&mut self.counts[2 * k]);
+            if let Some(next) = self.counts.get(2 * k + 1) {
+                for (cell, n) in column.iter_mut().zip(next) {
+                    *cell += n;
+                }
+            }
+            self.counts[k] = column;
+        }
+        self.counts.truncate(merged);
+        self.column_s *= 2;
+    }
 }
 
 fn add(column: &mut [u64], histogram: &Histogram<u64>, bounds: &[u64]) {
@@ -91,27 +196,6 @@ fn tag_of(line: &str) -> &str {
     line.strip_prefix("Tag=")
         .and_then(|rest| rest.split(',').next())
         .unwrap_or("")
-}
-
-/// The first and last start (ms) of the lines `wanted` accepts, read without decoding.
-fn span_ms(
-    path: &std::path::Path,
-    wanted: &impl Fn(&str) -> bool,
-) -> std::io::Result<Option<(u64, u64)>> {
-    use std::io::BufRead;
-    let file = std::io::BufReader::new(std::fs::File::open(path)?);
-    let mut span: Option<(u64, u64)> = None;
-    for line in file.lines() {
-        let line = line?;
-        if !line.starts_with("Tag=") || !wanted(tag_of(&line)) {
-            continue;
-        }
-        let Some(start) = line.split(',').nth(1).and_then(millis_of) else {
-            continue;
-        };
-        span = Some(span.map_or((start, start), |(a, b)| (a.min(start), b.max(start))));
-    }
-    Ok(span)
 }
 
 #[cfg(test)]
@@ -194,5 +278,143 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    /// One histogram line, as the recorder writes it: `n` operations of `us` each.
+    fn line(tag: &str, second: u64, us: u64, n: u64) -> Vec<u8> {
+        let mut h = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+        h.record_n(us, n).unwrap();
+        h.record(us * 3).unwrap();
+        let mut out = Vec::new();
+        HlogWriter::default()
+            .write(&mut out, tag, second as f64, 1.0, &h)
+            .unwrap();
+        out
+    }
+
+    fn append(path: &std::path::Path, bytes: &[u8]) {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .unwrap();
+        file.write_all(bytes).unwrap();
+    }
+
+    fn header(path: &std::path::Path) {
+        let mut out = Vec::new();
+        HlogWriter::header(&mut out, 1000.0).unwrap();
+        std::fs::write(path, out).unwrap();
+    }
+
+    fn is_put(tag: &str) -> bool {
+        tag.ends_with(".put")
+    }
+
+    #[test]
+    fn a_log_read_piece_by_piece_as_it_grows_gives_the_grid_of_one_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.hlog");
+        header(&path);
+        // Few columns, so pieces arrive after columns had to merge, and merge again.
+        let mut builder = HeatmapBuilder::new(5);
+        let mut second = 0;
+        for piece in [1, 3, 4, 9, 1, 30] {
+            let mut bytes = Vec::new();
+            for _ in 0..piece {
+                let phase = if second < 20 { "write" } else { "read" };
+                let us = 100 * (1 + second % 13);
+                bytes.extend(line(
+                    &format!("round.1.{phase}.put"),
+                    second,
+                    us,
+                    1 + second,
+                ));
+                bytes.extend(line(&format!("round.1.{phase}.get"), second, 7, 5));
+                second += 1;
+            }
+            append(&path, &bytes);
+            builder.feed(&path, is_put).unwrap();
+            let whole = heatmap(&path, is_put, 5).unwrap();
+            assert_eq!(builder.grid(), whole, "after {second} seconds");
+            assert_eq!(builder.consumed(), std::fs::metadata(&path).unwrap().len());
+        }
+        let grid = builder.into_grid().unwrap();
+        assert!(grid.counts.len() <= 5);
+        assert_eq!(grid.column_s, 16);
+        // Every PUT once: 1 + s at its latency and one more at three times it.
+        let expected: u64 = (0..second).map(|s| 2 + s).sum();
+        assert_eq!(grid.counts.iter().flatten().sum::<u64>(), expected);
+        assert_eq!(grid.phases.len(), 2);
+        // Nothing new: a feed reads nothing and changes nothing.
+        let mut again = HeatmapBuilder::new(5);
+        again.feed(&path, is_put).unwrap();
+        let before = again.grid();
+        again.feed(&path, is_put).unwrap();
+        assert_eq!(again.grid(), before);
+    }
+
+    #[test]
+    fn a_line_still_being_written_counts_once_it_is_complete_and_only_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.hlog");
+        header(&path);
+        append(&path, &line("round.1.w.put", 0, 500, 10));
+        let mut builder = HeatmapBuilder::new(100);
+        builder.feed(&path, is_put).unwrap();
+        let whole = std::fs::metadata(&path).unwrap().len();
+        assert_eq!(builder.consumed(), whole);
+        // The next line, all but its line break: whole as text and decodable, but the
+        // writer has not finished it.
+        let next = line("round.1.w.put", 1, 500, 20);
+        let (body, newline) = next.split_at(next.len() - 1);
+        append(&path, &body[..body.len() / 2]);
+        builder.feed(&path, is_put).unwrap();
+        assert_eq!(builder.consumed(), whole);
+        append(&path, &body[body.len() / 2..]);
+        builder.feed(&path, is_put).unwrap();
+        assert_eq!(builder.consumed(), whole);
+        let total = |b: &HeatmapBuilder| b.grid().unwrap().counts.iter().flatten().sum::<u64>();
+        assert_eq!(total(&builder), 11);
+        assert_eq!(builder.grid().unwrap().counts.len(), 1);
+        append(&path, newline);
+        builder.feed(&path, is_put).unwrap();
+        assert_eq!(total(&builder), 11 + 21);
+        assert_eq!(builder.consumed(), whole + next.len() as u64);
+        builder.feed(&path, is_put).unwrap();
+        assert_eq!(total(&builder), 11 + 21);
+        assert_eq!(builder.grid(), heatmap(&path, is_put, 100).unwrap());
+    }
+
+    #[test]
+    fn a_long_run_fits_its_columns_in_powers_of_two_seconds_losing_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.hlog");
+        header(&path);
+        let mut bytes = Vec::new();
+        // Lines that are no histogram, skipped as before.
+        bytes.extend(b"Tag=round.1.w.put,3.000,1.000,0.1,notbase64\n");
+        bytes.extend(b"Tag=round.1.w.put,x,1.000,0.1,AAAA\n");
+        bytes.extend(b"\xff\xfe not text\n");
+        let seconds = 10_000u64;
+        for s in 0..seconds {
+            bytes.extend(line("round.1.w.put", s, 1_000, s % 7));
+        }
+        append(&path, &bytes);
+        let grid = heatmap(&path, is_put, 1_200).unwrap().unwrap();
+        assert!(grid.counts.len() <= 1_200, "{} columns", grid.counts.len());
+        assert!(grid.column_s.is_power_of_two());
+        // 16 is the least power of two that fits 10,000 seconds in 1,200 columns.
+        assert_eq!(grid.column_s, 16);
+        assert_eq!(grid.counts.len(), 625);
+        for (k, column) in grid.counts.iter().enumerate() {
+            let expected: u64 = (k as u64 * 16..(k as u64 + 1) * 16)
+                .map(|s| s % 7 + 1)
+                .sum();
+            assert_eq!(column.iter().sum::<u64>(), expected, "column {k}");
+        }
+        let total: u64 = (0..seconds).map(|s| s % 7 + 1).sum();
+        assert_eq!(grid.counts.iter().flatten().sum::<u64>(), total);
     }
 }

@@ -156,20 +156,51 @@ pub struct OwnedHlogLine {
 }
 
 /// Reads a log one histogram line at a time, for readers that pull (a merge of several
-/// logs in time order).
+/// logs in time order), or that take up where an earlier reader stopped
+/// ([`HlogReader::open_at`], [`HlogReader::consumed`]: a live view reading what a
+/// running log gained since its last look).
 pub struct HlogReader {
     file: std::io::BufReader<std::fs::File>,
     deserializer: hdrhistogram::serialization::Deserializer,
-    line: String,
+    line: Vec<u8>,
+    /// Bytes of the file up to the end of the last complete line read.
+    consumed: u64,
+    /// Stop at a last line with no line break yet (a line being written), leaving it
+    /// for a later reader to read whole.
+    whole_lines_only: bool,
+    /// Such a line was met: reading on would start in its middle.
+    stopped: bool,
 }
 
 impl HlogReader {
     pub fn open(path: &std::path::Path) -> std::io::Result<HlogReader> {
-        Ok(HlogReader {
-            file: std::io::BufReader::new(std::fs::File::open(path)?),
+        Ok(HlogReader::new(std::fs::File::open(path)?, 0, false))
+    }
+
+    /// Reads the open log `file` from `offset` (the start of a line: an earlier reader's
+    /// [`HlogReader::consumed`]) to its last line break: a last line still being
+    /// written is left to the next reader, which reads it whole.
+    pub fn open_at(mut file: std::fs::File, offset: u64) -> std::io::Result<HlogReader> {
+        use std::io::Seek;
+        file.seek(std::io::SeekFrom::Start(offset))?;
+        Ok(HlogReader::new(file, offset, true))
+    }
+
+    fn new(file: std::fs::File, offset: u64, whole_lines_only: bool) -> HlogReader {
+        HlogReader {
+            file: std::io::BufReader::new(file),
             deserializer: hdrhistogram::serialization::Deserializer::new(),
-            line: String::new(),
-        })
+            line: Vec::new(),
+            consumed: offset,
+            whole_lines_only,
+            stopped: false,
+        }
+    }
+
+    /// Where the file's complete lines read so far end: the offset a later reader
+    /// opens at to read only what comes after.
+    pub fn consumed(&self) -> u64 {
+        self.consumed
     }
 
     /// The next well-formed histogram line that `wanted` accepts; `None` at the end.
@@ -179,15 +210,28 @@ impl HlogReader {
     ) -> std::io::Result<Option<OwnedHlogLine>> {
         use std::io::BufRead;
         loop {
-            self.line.clear();
-            if self.file.read_line(&mut self.line)? == 0 {
+            if self.stopped {
                 return Ok(None);
             }
-            if !self.line.starts_with("Tag=") || !wanted(&self.line) {
+            self.line.clear();
+            let read = self.file.read_until(b'\n', &mut self.line)?;
+            if read == 0 {
+                return Ok(None);
+            }
+            if self.whole_lines_only && self.line.last() != Some(&b'\n') {
+                self.stopped = true;
+                return Ok(None);
+            }
+            self.consumed += read as u64;
+            // Bytes that are not text are no line of the log: skipped like a torn one.
+            let Ok(line) = std::str::from_utf8(&self.line) else {
+                continue;
+            };
+            if !line.starts_with("Tag=") || !wanted(line) {
                 continue;
             }
             // `Tag=TAG,START,LENGTH,MAX,BASE64`
-            let mut fields = self.line.trim_end().splitn(5, ',');
+            let mut fields = line.trim_end().splitn(5, ',');
             let (Some(tag), Some(start), Some(_), Some(_), Some(encoded)) = (
                 fields.next(),
                 fields.next(),

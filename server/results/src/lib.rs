@@ -54,7 +54,7 @@ pub use files::{
     ANNOTATIONS_FILE, CHECKPOINT_FILE, EVENTS_FILE, FORMAT_VERSION, INTERVALS_FILE, MANIFEST_FILE,
     PLAN_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE, WORKLOAD_FILE, timestamp,
 };
-pub use heatmap::{HeatmapGrid, ROWS_PER_DECADE, heatmap, row_bounds_us};
+pub use heatmap::{HeatmapBuilder, HeatmapGrid, ROWS_PER_DECADE, heatmap, row_bounds_us};
 pub use histogram_text::{decode_histogram, encode_histogram};
 pub use hlog::{
     HLOG_FILE, HlogWriter, for_each_line as for_each_hlog_line, read_merged,

@@ -3,16 +3,19 @@
 //! histograms (exact, every operation once), for the whole run or one phase, with
 //! where each phase begins on the same time axis. A long run's seconds are merged into
 //! at most `max_columns` columns (counts added), so the answer's size does not grow
-//! with the run's length.
+//! with the run's length. Answers are built on from the last one asked the same
+//! ([`super::heatmap_cache`]): a live page's refresh reads what the log gained since.
 
 use axum::Json;
 use axum::extract::State;
 use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::{HLOG_FILE, Section, heatmap, hlog_tag, row_bounds_us};
+use keystorm_engine::results::{HLOG_FILE, HeatmapGrid, Section, heatmap, hlog_tag, row_bounds_us};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::error::{ApiError, ApiPath, ApiQuery, ApiResult, ErrorBody};
+use super::heatmap_cache::{CachedHeatmap, HeatmapKey};
+pub use super::heatmap_filter::HeatmapFilter;
 use super::params::RunIdParam;
 use super::run_files::run_dir;
 use super::state::AppState;
@@ -89,11 +92,19 @@ pub async fn heatmap_of_run(
     };
     let narrowed = filter.section.is_some() || filter.round.is_some() || filter.phase.is_some();
     let path = dir.join(HLOG_FILE);
-    let heat = tokio::task::spawn_blocking(move || read_heatmap(&path, op, &filter, columns))
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
-        .map_err(|e| ApiError::internal(format!("cannot read the histogram log: {e}")))?;
-    heat.map(Json).ok_or_else(|| {
+    let cached = state.heatmaps.entry(HeatmapKey {
+        run: id,
+        op,
+        filter: filter.clone(),
+        columns,
+    });
+    let heat = tokio::task::spawn_blocking(move || {
+        CachedHeatmap::lock(&cached).refresh(&path, |t| filter.accepts(t, op))
+    })
+    .await
+    .map_err(|e| ApiError::internal(e.to_string()))?
+    .map_err(|e| ApiError::internal(format!("cannot read the histogram log: {e}")))?;
+    heat.map(|grid| Json(answer(op, grid))).ok_or_else(|| {
         ApiError::not_found(format!(
             "no {} operations recorded{}",
             op.as_str(),
@@ -106,39 +117,6 @@ pub async fn heatmap_of_run(
     })
 }
 
-/// Which part of a run a heatmap covers: each field given must match; none given, the
-/// whole run.
-#[derive(Debug, Default)]
-pub struct HeatmapFilter {
-    pub section: Option<String>,
-    /// The round's number (`-` outside rounds).
-    pub round: Option<String>,
-    /// The phase's name as the log writes it.
-    pub phase: Option<String>,
-}
-
-impl HeatmapFilter {
-    /// Whether the log's line tagged `section.round.phase.op` is one of `op`'s in this
-    /// part (warm-up lines, tagged `....op.warmup`, are left out as from the summary).
-    fn accepts(&self, tag: &str, op: OpKind) -> bool {
-        let Some((section, rest)) = tag.split_once('.') else {
-            return false;
-        };
-        let Some((round, rest)) = rest.split_once('.') else {
-            return false;
-        };
-        // A phase's name may hold dots; the operation is the last part.
-        let Some((phase, last)) = rest.rsplit_once('.') else {
-            return false;
-        };
-        let matches = |want: &Option<String>, got: &str| want.as_deref().is_none_or(|w| w == got);
-        last == op.as_str()
-            && matches(&self.section, section)
-            && matches(&self.round, round)
-            && matches(&self.phase, phase)
-    }
-}
-
 /// The heatmap of `op` in the log at `path`, over the part of the run `filter` says;
 /// `None` if none was recorded there.
 pub fn read_heatmap(
@@ -148,7 +126,12 @@ pub fn read_heatmap(
     columns: u32,
 ) -> std::io::Result<Option<Heatmap>> {
     let grid = heatmap(path, |t| filter.accepts(t, op), columns as usize)?;
-    Ok(grid.map(|grid| Heatmap {
+    Ok(grid.map(|grid| answer(op, grid)))
+}
+
+/// The API's heatmap of `op` from its grid.
+fn answer(op: OpKind, grid: HeatmapGrid) -> Heatmap {
+    Heatmap {
         op,
         rows_us: row_bounds_us(),
         column_s: grid.column_s,
@@ -170,34 +153,5 @@ pub fn read_heatmap(
                 }
             })
             .collect(),
-    }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_field_given_narrows_and_warm_up_is_left_out() {
-        let all = HeatmapFilter::default();
-        assert!(all.accepts("round.2.read.get", OpKind::Get));
-        assert!(!all.accepts("round.2.read.get", OpKind::Put));
-        assert!(!all.accepts("round.2.read.get.warmup", OpKind::Get));
-        let reads = HeatmapFilter {
-            phase: Some("read".to_string()),
-            ..HeatmapFilter::default()
-        };
-        assert!(reads.accepts("round.1.read.get", OpKind::Get));
-        assert!(reads.accepts("after.-.read.get", OpKind::Get));
-        assert!(!reads.accepts("round.1.write.get", OpKind::Get));
-        // A phase name with dots in it.
-        let dotted = HeatmapFilter {
-            section: Some("round".to_string()),
-            round: Some("3".to_string()),
-            phase: Some("v1.2".to_string()),
-        };
-        assert!(dotted.accepts("round.3.v1.2.put", OpKind::Put));
-        assert!(!dotted.accepts("round.2.v1.2.put", OpKind::Put));
-        assert!(!all.accepts("garbage", OpKind::Put));
     }
 }

@@ -12,6 +12,8 @@ mod events;
 mod exports;
 mod fleet_runs;
 mod heatmap;
+mod heatmap_cache;
+mod heatmap_filter;
 mod hub;
 mod index;
 mod listings;

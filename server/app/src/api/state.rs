@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::active::Active;
+use super::heatmap_cache::HeatmapCache;
 use super::prometheus::LiveMetrics;
 use crate::fleet::Fleet;
 
@@ -30,6 +31,8 @@ pub struct AppState {
     pub metrics: Arc<LiveMetrics>,
     /// The agents that dialled in and the run split over them.
     pub fleet: Arc<Fleet>,
+    /// Heatmaps answered lately, built on as their runs' logs grow.
+    pub heatmaps: Arc<HeatmapCache>,
 }
 
 impl AppState {
@@ -39,6 +42,7 @@ impl AppState {
             config: Arc::new(config),
             active: Arc::new(Active::default()),
             metrics: Arc::new(LiveMetrics::default()),
+            heatmaps: Arc::new(HeatmapCache::default()),
         }
     }
 }
