@@ -61,6 +61,12 @@ impl HeatmapCache {
         }
         heat
     }
+
+    /// Drops the heatmaps of `run` (a deleted run's).
+    pub fn forget(&self, run: &str) {
+        let mut entries = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        entries.retain(|(k, _)| k.run != run);
+    }
 }
 
 /// A heatmap and the log it read.
@@ -299,5 +305,26 @@ mod tests {
             ..key("0")
         };
         assert!(!Arc::ptr_eq(&first, &cache.entry(columns)));
+    }
+
+    #[test]
+    fn a_deleted_runs_heatmaps_go_and_no_others() {
+        let cache = HeatmapCache::default();
+        let kept = cache.entry(key("stays"));
+        cache.entry(key("deleted"));
+        cache.entry(HeatmapKey {
+            columns: 3,
+            ..key("deleted")
+        });
+        cache.forget("deleted");
+        let runs: Vec<String> = cache
+            .entries
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(k, _)| k.run.clone())
+            .collect();
+        assert_eq!(runs, ["stays"]);
+        assert!(Arc::ptr_eq(&kept, &cache.entry(key("stays"))));
     }
 }

@@ -305,6 +305,8 @@ pub async fn delete(
     }
     std::fs::remove_dir_all(&dir)
         .map_err(|e| ApiError::internal(format!("cannot delete run {id}: {e}")))?;
+    // Its heatmaps kept for viewers go with it, rather than waiting to be pushed out.
+    state.heatmaps.forget(&id);
     Ok(StatusCode::NO_CONTENT)
 }
 
