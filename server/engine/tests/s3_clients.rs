@@ -428,6 +428,17 @@ async fn a_closed_port_is_a_connection_error(kind: ClientKind) {
     let c = client(kind, &format!("http://{addr}")).await;
     let e = c.head_object("b", "k").await.unwrap_err();
     assert_eq!(e.class, ErrorClass::Connection, "{e}");
+    // Said in words a reader knows, the same whichever client: what failed and the
+    // system's reason, none of the HTTP library's wrapping or debug dumps.
+    assert_eq!(
+        e.message, "HEAD: cannot connect: Connection refused (os error 111)",
+        "{e}"
+    );
+    let e = c.bucket_exists("some-bucket").await.unwrap_err();
+    assert_eq!(
+        e.message,
+        "HeadBucket: cannot connect: Connection refused (os error 111)"
+    );
 }
 
 async fn a_silent_server_is_a_timeout(kind: ClientKind) {

@@ -15,7 +15,30 @@ pub fn transport(e: &(dyn std::error::Error + 'static), what: &str) -> OpError {
         }
         source = err.source();
     }
-    OpError::new(class, format!("{what}: {}", chain(e)))
+    OpError::new(class, format!("{what}: {}", plain(e)))
+}
+
+/// A transport failure in words a reader knows: the innermost cause — the system's
+/// reason ("Connection refused (os error 111)", "failed to lookup address
+/// information: ...") or the TLS library's — after "cannot connect" when the connection
+/// was never made. The HTTP libraries' wrapping ("client error (Connect)", "dispatch
+/// failure", their debug dumps) says nothing more to the reader, and is left out.
+pub fn plain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut connecting = false;
+    let mut innermost = e;
+    let mut source = Some(e);
+    while let Some(err) = source {
+        // hyper-util's connector error, under either client.
+        connecting |= err.to_string() == "tcp connect error";
+        innermost = err;
+        source = err.source();
+    }
+    let cause = innermost.to_string();
+    if connecting {
+        format!("cannot connect: {cause}")
+    } else {
+        cause
+    }
 }
 
 /// `outer: inner: innermost`

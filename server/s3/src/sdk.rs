@@ -15,7 +15,7 @@ use aws_sdk_s3::config::{
     BehaviorVersion, Region, RequestChecksumCalculation, ResponseChecksumValidation,
     StalledStreamProtectionConfig,
 };
-use aws_sdk_s3::error::{DisplayErrorContext, ProvideErrorMetadata, SdkError};
+use aws_sdk_s3::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::{
     BucketLocationConstraint, CompletedMultipartUpload, CompletedPart, CreateBucketConfiguration,
@@ -54,11 +54,11 @@ where
         }
         SdkError::DispatchFailure(d) if d.is_timeout() => OpError::new(
             ErrorClass::Timeout,
-            format!("{what}: {}", DisplayErrorContext(&e)),
+            format!("{what}: {}", classify::plain(&e)),
         ),
         SdkError::DispatchFailure(_) => OpError::new(
             ErrorClass::Connection,
-            format!("{what}: {}", DisplayErrorContext(&e)),
+            format!("{what}: {}", classify::plain(&e)),
         ),
         SdkError::ResponseError(r) => {
             let status = r.raw().status().as_u16();
@@ -67,13 +67,13 @@ where
             } else {
                 OpError::new(
                     ErrorClass::Other,
-                    format!("{what}: {}", DisplayErrorContext(&e)),
+                    format!("{what}: {}", classify::chain(&e)),
                 )
             }
         }
         _ => OpError::new(
             ErrorClass::Other,
-            format!("{what}: {}", DisplayErrorContext(&e)),
+            format!("{what}: {}", classify::chain(&e)),
         ),
     }
 }
@@ -224,7 +224,7 @@ impl ObjectCalls for SdkClient {
                 let chunk = chunk.map_err(|e| {
                     OpError::new(
                         ErrorClass::Connection,
-                        format!("GET body: {}", classify::chain(&e)),
+                        format!("GET body: {}", classify::plain(&e)),
                     )
                 })?;
                 ttfb.get_or_insert_with(|| start.elapsed());
