@@ -234,6 +234,29 @@ fn a_missing_bucket_without_create_fails_with_exit_1() {
         stderr.contains("absent") && stderr.contains("does not exist"),
         "{stderr}"
     );
+    // Shown later, the failed run says why it failed, not only that no phase finished.
+    let results = dir.path().join("results");
+    let run_id = std::fs::read_dir(&results)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name()
+        .into_string()
+        .unwrap();
+    let shown = keystorm()
+        .args(["show", &run_id, "--results"])
+        .arg(&results)
+        .success()
+        .stdout();
+    let why = shown
+        .lines()
+        .find(|l| l.starts_with("failed: "))
+        .unwrap_or_else(|| panic!("no reason in:\n{shown}"));
+    assert!(
+        why.contains("absent") && why.contains("does not exist"),
+        "{shown}"
+    );
 }
 
 #[test]

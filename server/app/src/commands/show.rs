@@ -26,6 +26,9 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
         manifest.observed_status().as_str(),
         manifest.started_at
     );
+    if let Some(error) = &manifest.error {
+        stdoutln!("failed: {error}");
+    }
     if summary.rows.is_empty() {
         stdoutln!("no phase has finished yet");
     } else {
