@@ -70,6 +70,8 @@ test("a killed run shows as killed, not running, with the command that resumes i
     await kill();
     await page.goto(url("/runs"));
     await expect(page.getByTestId(`run-row-${runId}`).locator(".badge")).toHaveText("killed");
+    // Its throughput cell says why it is empty.
+    await expect(page.getByTestId(`run-row-${runId}`).getByTestId("no-headline")).toHaveText("killed before a phase finished");
 
     await page.goto(url(`/runs/${runId}/live`));
     await expect(page.getByTestId("run-killed")).toContainText(`keystorm run --resume ${runId}`);

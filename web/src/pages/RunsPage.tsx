@@ -91,6 +91,11 @@ export function RunsTable({ runs }: { runs: RunInfo[] }) {
                 <td className="nowrap">{fmtTime(r.started_at)}</td>
                 <td className="num">{fmtDuration(r.duration_s)}</td>
                 <td>
+                  {r.headline.length === 0 && (
+                    <span className="muted" data-testid="no-headline">
+                      {noHeadline(r.status)}
+                    </span>
+                  )}
                   {r.headline.map((h) => (
                     <span key={h.op} className="headline">
                       <b>{h.op}</b> {fmtRate(h.ops_per_sec)}, p99 {fmtLatency(h.p99_us)}
@@ -125,4 +130,18 @@ export function RunsPage() {
       )}
     </section>
   );
+}
+
+/** What the throughput cell of a run with no finished phase says instead. */
+export function noHeadline(status: string): string {
+  switch (status) {
+    case "running":
+      return "no phase finished yet";
+    case "killed":
+      return "killed before a phase finished";
+    case "failed":
+      return "failed before a phase finished";
+    default:
+      return "no phase finished";
+  }
 }

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { MemoryRouter } from "react-router-dom";
 import type { RunInfo } from "../api/types";
 import { YamlEditor } from "../components/YamlEditor";
-import { RunsTable, filterRuns } from "./RunsPage";
+import { RunsTable, filterRuns, noHeadline } from "./RunsPage";
 
 afterEach(cleanup);
 
@@ -55,5 +55,13 @@ describe("yaml editor", () => {
     expect(marked).toHaveLength(1);
     expect(marked[0].textContent).toBe("2");
     expect(marked[0].getAttribute("title")).toContain("bogus");
+  });
+});
+
+describe("a run with no finished phase", () => {
+  it("says why its throughput cell is empty", () => {
+    expect(noHeadline("killed")).toBe("killed before a phase finished");
+    expect(noHeadline("running")).toBe("no phase finished yet");
+    expect(noHeadline("failed")).toBe("failed before a phase finished");
   });
 });
