@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The screenshots the docs show, by the name each test saves it under.
-docs_images=(run-detail compare run-detail-rgw compare-rgw list-scaling)
+docs_images=(run-detail compare heatmap run-detail-rgw compare-rgw list-scaling)
 
 scripts/web-build.sh
 cargo build --locked -p keystorm

@@ -3,7 +3,7 @@
 // pre-sharded to 211 shards, started through the API; then the run-detail page of each
 // (shard step line, reshard marks and windows) and the compare page with both.
 import { type Page, expect, test } from "@playwright/test";
-import { screenshot, startRun, url, waitFinished } from "./support";
+import { screenshot, screenshotOf, startRun, url, waitFinished } from "./support";
 
 const PRESHARDED = 211;
 
@@ -103,6 +103,7 @@ test.describe.serial("bucket index: dynamic vs pre-sharded", () => {
     expect(await heatmap.locator('[data-testid="heatmap-phase"]').count()).toBeGreaterThanOrEqual(4);
     await heatmap.scrollIntoViewIfNeeded();
     await screenshot(page, "heatmap-rgw");
+    await screenshotOf(page.getByTestId("heatmap-section"), "heatmap");
   });
 
   test("the pre-sharded run keeps a flat shard line and has no reshard marks", async ({ page }) => {

@@ -1,6 +1,6 @@
 // Helpers for the browser tests: the server's address, starting a run and waiting for
 // it through the API, and screenshots of each page.
-import { type APIRequestContext, type Page, expect, test } from "@playwright/test";
+import { type APIRequestContext, type Locator, type Page, expect, test } from "@playwright/test";
 import type { ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -33,6 +33,13 @@ export async function openReport(page: Page, request: APIRequestContext, id: str
   const file = test.info().outputPath(`report-${id}.html`);
   writeFileSync(file, await resp.text());
   await page.goto(`file://${file}`);
+}
+
+/** Saves a screenshot of one part of a page to e2e/screenshots/NAME.png. */
+export async function screenshotOf(part: Locator, name: string): Promise<void> {
+  const dir = join(here, "screenshots");
+  mkdirSync(dir, { recursive: true });
+  await part.screenshot({ path: join(dir, `${name}.png`) });
 }
 
 /** Starts a run (waiting while another one holds the server) and returns its id. */
