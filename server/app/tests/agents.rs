@@ -3,7 +3,8 @@
 //! and its merged latency counts every request once; an agent killed with SIGKILL in
 //! the middle of its fill is marked lost, and started again it resumes its shard so
 //! the bucket ends up exact; or a spare agent takes the shard over from the copy of its
-//! folder the controller holds.
+//! folder the controller holds; a controller killed with SIGKILL in the middle of a
+//! fill and started again picks the run up, and its agents carry on with their shards.
 
 mod process_support;
 
@@ -11,6 +12,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::time::Instant;
 
 use process_support::{
     BIN, count_objects, keystorm, kill_9, read_json, spawn_announcing, start_sim, summary_rows,
@@ -53,6 +55,11 @@ impl Drop for Agent {
 }
 
 fn start_agent(controller: &str, name: &str, results: &Path) -> Agent {
+    start_agent_to(controller, name, results, Stdio::null())
+}
+
+/// An agent whose terminal output goes to `stderr`.
+fn start_agent_to(controller: &str, name: &str, results: &Path, stderr: Stdio) -> Agent {
     Agent(
         keystorm(
             &[
@@ -67,7 +74,7 @@ fn start_agent(controller: &str, name: &str, results: &Path) -> Agent {
             results,
         )
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .unwrap(),
     )
@@ -550,4 +557,175 @@ fn an_agent_without_the_controllers_token_is_refused_with_a_clear_message() {
     .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("https is not supported"));
+}
+
+/// `keystorm serve --port PORT --results RESULTS`, once it says where it serves.
+fn start_controller_on(port: &str, results: &Path) -> Controller {
+    let mut command = Command::new(BIN);
+    command.args([
+        "serve",
+        "--port",
+        port,
+        "--results",
+        results.to_str().unwrap(),
+    ]);
+    let (child, url) = spawn_announcing(&mut command, "keystorm serving ");
+    Controller { child, url }
+}
+
+/// An agent whose terminal output goes to the file `log`.
+fn start_agent_logging(controller: &str, name: &str, results: &Path, log: &Path) -> Agent {
+    start_agent_to(
+        controller,
+        name,
+        results,
+        std::fs::File::create(log).unwrap().into(),
+    )
+}
+
+/// How far the controller's copy of shard `index` got: its checkpoint's window head.
+fn copy_head(results: &Path, index: u64) -> Option<u64> {
+    let copy = controller_copy(results, index)?;
+    read_json(&copy.join("checkpoint.json"))?["window"]["head"].as_u64()
+}
+
+#[tokio::test]
+async fn a_controller_killed_mid_fill_and_started_again_picks_the_run_up_and_its_agents_carry_on() {
+    const KEYS: u64 = 60_000;
+    const SENT_BEFORE_KILL: u64 = 5_000;
+    let sim = start_sim(&["--storage", "size-only"]);
+    let dir = tempfile::tempdir().unwrap();
+    let controller_results = dir.path().join("controller");
+    let mut controller = start_controller(&controller_results);
+    let port = controller.url.rsplit(':').next().unwrap().to_string();
+    let agent_dir = |i: u32| dir.path().join(format!("agent-{i}"));
+    let log = |i: u32| dir.path().join(format!("agent-{i}.log"));
+    let _agents: Vec<Agent> = (0..2)
+        .map(|i| {
+            start_agent_logging(
+                &controller.url,
+                &format!("agent-{i}"),
+                &agent_dir(i),
+                &log(i),
+            )
+        })
+        .collect();
+    wait_for("two agents", || {
+        let view = get_json(&controller.url, "/api/agents");
+        (view["agents"].as_array().unwrap().len() == 2).then_some(())
+    });
+    // Paced, so the fill is well under way, and far from done, when the controller dies.
+    let text = workload(
+        "restart",
+        &sim.endpoint,
+        "size: 6B",
+        &format!(
+            "keyspace: {{ seed: 8, prefix: restart/ }}\n\
+             before:\n  - {{ name: fill, op: put, concurrency: 8, rate: 3000, \
+             until_objects: {KEYS} }}\n"
+        ),
+    );
+    let wl = write_workload(dir.path(), "restart", &text);
+    let started = Instant::now();
+    let run = start_split_run(&wl, &controller.url, 2, &dir.path().join("cli"));
+    let run_id = wait_for("the run", || {
+        let view = get_json(&controller.url, "/api/agents");
+        view["run"]["run_id"].as_str().map(str::to_string)
+    });
+    // Killed once the controller's copy of each shard holds a checkpoint into the fill.
+    let heads = wait_for("the controller's copies well into the fill", || {
+        let heads = (
+            copy_head(&controller_results, 0)?,
+            copy_head(&controller_results, 1)?,
+        );
+        (heads.0 >= SENT_BEFORE_KILL && heads.1 >= SENT_BEFORE_KILL).then_some(heads)
+    });
+    kill_9(&mut controller.child);
+    let killed = Instant::now();
+    assert!(
+        heads.0 + heads.1 < KEYS,
+        "the fill ended before the kill: {heads:?}"
+    );
+    // Started again once both agents noticed it gone (as a host reboot would be).
+    wait_for("the agents to notice the controller gone", || {
+        (0..2)
+            .all(|i| {
+                std::fs::read_to_string(log(i))
+                    .is_ok_and(|said| said.contains("waiting for the controller"))
+            })
+            .then_some(())
+    });
+    let controller = start_controller_on(&port, &controller_results);
+    // The run is known again, as running, and both agents are back under their names
+    // with the shards they held.
+    wait_for("both agents back with their shards", || {
+        let view = get_json(&controller.url, "/api/agents");
+        let back = view["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["state"] == "running" && a["host"] != "")
+            .count();
+        (back == 2).then_some(())
+    });
+    let outage = killed.elapsed();
+    let view = get_json(&controller.url, "/api/agents");
+    assert_eq!(view["run"]["run_id"], run_id.as_str(), "{view}");
+    assert_eq!(view["run"]["state"], "running", "{view}");
+    let status = get_json(&controller.url, "/api/status");
+    assert_eq!(status["running"], run_id.as_str(), "{status}");
+    let out = run.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let took = started.elapsed();
+    assert_eq!(count_objects(&sim.endpoint, "restart").await, KEYS);
+    let merged = merged_run(&controller_results);
+    assert_eq!(merged.file_name().unwrap().to_str().unwrap(), run_id);
+    let manifest = read_json(&merged.join("manifest.json")).unwrap();
+    assert_eq!(manifest["status"], "completed", "{manifest}");
+    assert!(!controller_results.join(".incoming").join(&run_id).exists());
+    // Each shard ran through on its agent: one run folder, never resumed.
+    for i in 0..2 {
+        let local: Vec<PathBuf> = std::fs::read_dir(agent_dir(i))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.join("manifest.json").is_file())
+            .collect();
+        assert_eq!(local.len(), 1, "{local:?}");
+        let shard = read_json(&local[0].join("manifest.json")).unwrap();
+        assert_eq!(shard["status"], "completed", "{shard}");
+        assert_eq!(shard["resumed_at"].as_array().unwrap().len(), 0, "{shard}");
+        let said = std::fs::read_to_string(log(i)).unwrap();
+        assert_eq!(
+            said.matches("waiting for the controller").count(),
+            1,
+            "{said}"
+        );
+        assert_eq!(
+            said.matches("the controller answers again").count(),
+            1,
+            "{said}"
+        );
+        assert_eq!(said.matches(": starting").count(), 1, "{said}");
+        assert!(
+            !said.contains("ignoring shard") && !said.contains("resuming"),
+            "{said}"
+        );
+        assert!(!said.contains("cannot"), "{said}");
+    }
+    let puts = put_ops(&merged);
+    assert!(puts >= KEYS, "{puts}");
+    eprintln!(
+        "{KEYS} keys; controller killed {:.1} s into the run with its copies at {} + {} keys; \
+         agents back with the new controller {:.1} s after the kill; run done in {:.1} s; \
+         {puts} PUTs merged",
+        (killed - started).as_secs_f64(),
+        heads.0,
+        heads.1,
+        outage.as_secs_f64(),
+        took.as_secs_f64()
+    );
 }

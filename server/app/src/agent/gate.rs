@@ -1,19 +1,19 @@
 //! The barrier before every phase, as an agent sees it: ask the controller until every
-//! shard is there. A controller that is briefly away is waited for; a stopped run ends
-//! the shard.
-
-use std::time::Duration;
+//! shard is there. A controller that is away (or restarted, until this agent registered
+//! again) is waited for, as long as it takes; a stopped run ends the shard.
 
 use keystorm_engine::executor::{GateFuture, PhaseGate};
 use keystorm_engine::results::PhaseRef;
+use tokio_util::sync::CancellationToken;
 
 use super::link::Link;
+use super::session::Session;
 use crate::fleet::protocol::{BarrierReply, BarrierRequest};
 
 #[derive(Clone)]
 pub struct ControllerGate {
     pub link: Link,
-    pub agent_id: String,
+    pub session: Session,
     pub run_id: String,
 }
 
@@ -26,23 +26,36 @@ impl std::fmt::Debug for ControllerGate {
 impl PhaseGate for ControllerGate {
     fn before_phase<'a>(&'a self, index: usize, _phase: &'a PhaseRef) -> GateFuture<'a> {
         Box::pin(async move {
-            let path = format!("/api/agents/{}/barrier", self.agent_id);
             let request = BarrierRequest {
                 run_id: self.run_id.clone(),
                 phase: index as u32,
             };
+            // The run's own stop ends this wait (the executor stops waiting on it).
+            let never = CancellationToken::new();
             loop {
-                match self.link.post::<_, BarrierReply>(&path, &request).await {
-                    Ok(BarrierReply {
+                let reply = self
+                    .session
+                    .call(&never, |id| {
+                        let request = &request;
+                        async move {
+                            self.link
+                                .post::<_, BarrierReply>(
+                                    &format!("/api/agents/{id}/barrier"),
+                                    request,
+                                )
+                                .await
+                        }
+                    })
+                    .await
+                    .map_err(|e| format!("the controller's barrier: {}", e.message()))?;
+                match reply {
+                    BarrierReply {
                         abort: Some(reason),
                         ..
-                    }) => return Err(reason),
-                    Ok(BarrierReply { open: true, .. }) => return Ok(()),
-                    Ok(_) => {}
-                    Err(e) if e.is_transient() => {
-                        tokio::time::sleep(Duration::from_secs(1)).await;
-                    }
-                    Err(e) => return Err(format!("the controller's barrier: {e}")),
+                    } => return Err(reason),
+                    BarrierReply { open: true, .. } => return Ok(()),
+                    // Not yet: the controller answered after its wait; ask again.
+                    _ => {}
                 }
             }
         })

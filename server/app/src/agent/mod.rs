@@ -3,13 +3,15 @@
 //! half second — measuring its clock offset to the controller from each round trip —
 //! and runs the shard it is given, with its own target credentials. If the controller
 //! goes away the shard keeps going and the agent keeps calling; if the controller
-//! forgot it (restarted), it registers again.
+//! forgot it (restarted), it registers again — under the same name, so a controller
+//! that picked the run up gives it its shard back and the shard carries on.
 
 mod config;
 mod gate;
 mod link;
 mod replica;
 mod seed;
+mod session;
 mod shard;
 mod status;
 mod target_clock;
@@ -26,6 +28,7 @@ pub use link::{Link, LinkError};
 use crate::fleet::protocol::{
     Heartbeat, HeartbeatReply, Order, RegisterRequest, Registered, now_ms,
 };
+use session::Session;
 use status::ShardStatus;
 
 /// Why an agent gave up.
@@ -38,6 +41,7 @@ pub enum AgentError {
 /// The shard running here.
 struct Running {
     run_id: String,
+    index: u32,
     cancel: CancellationToken,
     task: JoinHandle<()>,
 }
@@ -54,6 +58,7 @@ pub async fn serve(
     let mut running: Option<Running> = None;
     let mut registered_id: Option<String> = None;
     let mut told_unreachable = false;
+    let session = Session::new(stop.clone());
     'register: while !stop.is_cancelled() {
         let request = RegisterRequest {
             name: config.name.clone(),
@@ -63,6 +68,12 @@ pub async fn serve(
         };
         let registered: Registered = match link.post("/api/agents/register", &request).await {
             Ok(r) => r,
+            Err(e) if e.is_transient() && registered_id.is_some() => {
+                // Registering again after the controller went away: said once.
+                session.away(&e);
+                pause(&stop, Duration::from_secs(1)).await;
+                continue;
+            }
             Err(e) if e.is_transient() || e.code() == Some("name_taken") => {
                 if !told_unreachable {
                     stderrln!("waiting to register: {e}");
@@ -74,6 +85,7 @@ pub async fn serve(
             Err(e) => return Err(AgentError::Refused(e.to_string())),
         };
         told_unreachable = false;
+        session.back();
         stderrln!(
             "agent {} registered with {} as {}",
             config.name,
@@ -81,10 +93,10 @@ pub async fn serve(
             registered.agent_id
         );
         let id = registered.agent_id;
+        session.set_id(&id);
         registered_id = Some(id.clone());
         let every = Duration::from_millis(registered.heartbeat_ms.max(100));
         let mut offset_ms = None;
-        let mut away = false;
         loop {
             if running.as_ref().is_some_and(|r| r.task.is_finished()) {
                 running = None;
@@ -109,10 +121,7 @@ pub async fn serve(
                 .await
             {
                 Ok(reply) => {
-                    if away {
-                        stderrln!("the controller answers again");
-                        away = false;
-                    }
+                    session.back();
                     // The controller read its clock about half way through the round trip.
                     let received = now_ms();
                     let offset = reply.controller_ms as i64 - ((sent + received) / 2) as i64;
@@ -122,19 +131,14 @@ pub async fn serve(
                         status.taken(seq);
                     }
                     if let Some(order) = reply.order {
-                        obey(order, &mut running, &config, &link, &id, &status);
+                        obey(order, &mut running, &config, &link, &session, &status);
                     }
                 }
                 Err(e) if e.code() == Some("unknown_agent") => {
                     stderrln!("the controller no longer knows this agent: registering again");
                     continue 'register;
                 }
-                Err(e) => {
-                    if !away {
-                        stderrln!("heartbeat failed: {e}; a running shard goes on");
-                        away = true;
-                    }
-                }
+                Err(e) => session.away(&e),
             }
             pause(&stop, every).await;
         }
@@ -161,12 +165,17 @@ fn obey(
     running: &mut Option<Running>,
     config: &Arc<AgentConfig>,
     link: &Link,
-    agent_id: &str,
+    session: &Session,
     status: &ShardStatus,
 ) {
     match order {
         Order::Run(assignment) => {
             if let Some(r) = running.as_ref() {
+                if r.run_id == assignment.run_id && r.index == assignment.index {
+                    // The same shard, given again (its order crossed a heartbeat, or the
+                    // controller restarted): it carries on.
+                    return;
+                }
                 stderrln!(
                     "ignoring shard {} of run {}: shard of run {} still runs here",
                     assignment.index,
@@ -177,16 +186,18 @@ fn obey(
             }
             let cancel = CancellationToken::new();
             let run_id = assignment.run_id.clone();
+            let index = assignment.index;
             let task = tokio::spawn(shard::run(
                 config.clone(),
                 link.clone(),
-                agent_id.to_string(),
+                session.clone(),
                 assignment,
                 status.clone(),
                 cancel.clone(),
             ));
             *running = Some(Running {
                 run_id,
+                index,
                 cancel,
                 task,
             });

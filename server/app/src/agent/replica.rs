@@ -9,6 +9,11 @@
 //! read before the logs, so the copy, like a folder a crash left, never has a
 //! checkpoint newer than its intervals. Memory holds what is new of one log (at most
 //! [`PIECE`] bytes) and a length per file.
+//!
+//! Calls go with the agent's current id (it changes when the controller restarts and
+//! the agent registers again). After any failed sync the controller is asked again what
+//! it holds, and the other files are sent again: a controller started again holds what
+//! reached its disk, which the offsets of the next pieces follow.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,6 +24,7 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt};
 use keystorm_engine::results::MANIFEST_FILE;
 
 use super::link::{Link, LinkError};
+use super::session::Session;
 use crate::fleet::protocol::PartListing;
 
 /// Most bytes of a log sent in one call.
@@ -32,8 +38,9 @@ fn is_log(name: &str) -> bool {
 /// The copy the controller holds of one shard's run folder, as this agent knows it.
 pub struct Replica {
     link: Link,
-    /// `/api/agents/{id}/parts/{run}/{local}`.
-    base: String,
+    session: Session,
+    /// `{run}/{local}`, the part's place under `/api/agents/{id}/parts/`.
+    part: String,
     dir: PathBuf,
     /// Per log, how many bytes the controller holds.
     logs: HashMap<String, u64>,
@@ -44,14 +51,15 @@ pub struct Replica {
 }
 
 impl Replica {
-    pub fn new(link: Link, agent_id: &str, run_id: &str, dir: &Path) -> Replica {
+    pub fn new(link: Link, session: Session, run_id: &str, dir: &Path) -> Replica {
         let local = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         Replica {
             link,
-            base: format!("/api/agents/{agent_id}/parts/{run_id}/{local}"),
+            session,
+            part: format!("{run_id}/{local}"),
             dir: dir.to_path_buf(),
             logs: HashMap::new(),
             others: HashMap::new(),
@@ -63,10 +71,25 @@ impl Replica {
         &self.dir
     }
 
-    /// Sends what changed since the last sync.
+    /// Where the part is, for the agent's current id.
+    fn base(&self) -> String {
+        format!("/api/agents/{}/parts/{}", self.session.id(), self.part)
+    }
+
+    /// Sends what changed since the last sync; after a failure, the next sync asks the
+    /// controller what it holds first.
     pub async fn sync(&mut self) -> Result<(), LinkError> {
+        let synced = self.sync_once().await;
+        if synced.is_err() {
+            self.listed = false;
+            self.others.clear();
+        }
+        synced
+    }
+
+    async fn sync_once(&mut self) -> Result<(), LinkError> {
         if !self.listed {
-            let listing: PartListing = self.link.get(&self.base).await?;
+            let listing: PartListing = self.link.get(&self.base()).await?;
             self.logs = listing
                 .files
                 .into_iter()
@@ -106,7 +129,7 @@ impl Replica {
         }
         for (name, stamp, bytes) in changed {
             self.link
-                .put_bytes(&format!("{}/{name}", self.base), bytes)
+                .put_bytes(&format!("{}/{name}", self.base()), bytes)
                 .await?;
             self.others.insert(name, stamp);
         }
@@ -150,17 +173,11 @@ impl Replica {
                 None => 0,
             };
             piece.truncate(end);
-            let sent = self
-                .link
-                .put_bytes(&format!("{}/{name}?offset={from}", self.base), piece)
-                .await;
-            if let Err(e) = sent {
-                if e.code() == Some("part_behind") {
-                    // The controller holds less than thought: ask it again.
-                    self.listed = false;
-                }
-                return Err(e);
-            }
+            // On failure (the controller holds less than thought, or is away) it is asked
+            // again what it holds.
+            self.link
+                .put_bytes(&format!("{}/{name}?offset={from}", self.base()), piece)
+                .await?;
             self.logs.insert(name.to_string(), from + end as u64);
             if filled < PIECE {
                 return Ok(());

@@ -2,7 +2,9 @@
 //! the agent's own credentials and results folder), waiting at the controller's
 //! barrier before every phase and sending the run folder as it grows; at the end send
 //! the rest and say it is done. A shard another agent began is resumed from the copy
-//! of its folder the controller holds.
+//! of its folder the controller holds. Every call to the controller goes with the
+//! agent's current id and waits out a controller that is away or restarting: the shard
+//! never ends because the controller was gone for a while.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,6 +18,7 @@ use super::config::AgentConfig;
 use super::gate::ControllerGate;
 use super::link::Link;
 use super::replica::Replica;
+use super::session::Session;
 use super::status::{AgentObserver, ShardStatus};
 use crate::fleet::protocol::{Assignment, ShardDone, ShardReport};
 use crate::progress::Progress;
@@ -24,7 +27,7 @@ use crate::progress::Progress;
 pub async fn run(
     config: Arc<AgentConfig>,
     link: Link,
-    agent_id: String,
+    session: Session,
     assignment: Assignment,
     status: ShardStatus,
     cancel: CancellationToken,
@@ -37,14 +40,14 @@ pub async fn run(
         operations: 0,
         ..ShardReport::default()
     }));
-    let outcome = execute(&config, &link, &agent_id, &assignment, &status, cancel).await;
+    let outcome = execute(&config, &link, &session, &assignment, &status, cancel).await;
     let (local_run_id, error) = match outcome {
         Ok((dir, replica)) => {
             let local = dir.file_name().map(|n| n.to_string_lossy().into_owned());
-            let mut replica = replica
-                .filter(|r| r.dir() == dir)
-                .unwrap_or_else(|| Replica::new(link.clone(), &agent_id, &assignment.run_id, &dir));
-            (local, send_rest(&mut replica).await.err())
+            let mut replica = replica.filter(|r| r.dir() == dir).unwrap_or_else(|| {
+                Replica::new(link.clone(), session.clone(), &assignment.run_id, &dir)
+            });
+            (local, send_rest(&mut replica, &session).await.err())
         }
         Err(e) => (None, Some(e)),
     };
@@ -59,11 +62,20 @@ pub async fn run(
         local_run_id,
         error,
     };
-    let path = format!("/api/agents/{agent_id}/done");
-    if let Err(e) = retry("say the shard is done", || link.post_empty(&path, &done)).await {
+    let told = session
+        .call(&CancellationToken::new(), |id| {
+            let (link, done) = (&link, &done);
+            async move {
+                link.post_empty(&format!("/api/agents/{id}/done"), done)
+                    .await
+            }
+        })
+        .await;
+    if let Err(e) = told {
         stderrln!(
-            "cannot tell the controller shard {} is done: {e}",
-            assignment.index
+            "cannot tell the controller shard {} is done: {}",
+            assignment.index,
+            e.message()
         );
     }
     status.set(None);
@@ -76,7 +88,7 @@ const NEWS_DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
 async fn execute(
     config: &AgentConfig,
     link: &Link,
-    agent_id: &str,
+    session: &Session,
     a: &Assignment,
     status: &ShardStatus,
     cancel: CancellationToken,
@@ -96,7 +108,7 @@ async fn execute(
                 );
             } else {
                 // Another agent ran it until it was lost: its folder is on the controller.
-                super::seed::fetch(link, agent_id, &a.run_id, a.index, id, &dir).await?;
+                super::seed::fetch(link, &session.id(), &a.run_id, a.index, id, &dir).await?;
                 stderrln!(
                     "shard {}/{}: taking it over, resuming {} where the lost agent left it",
                     a.index,
@@ -142,7 +154,7 @@ async fn execute(
         start_at: None,
         gate: Some(Arc::new(ControllerGate {
             link: link.clone(),
-            agent_id: agent_id.to_string(),
+            session: session.clone(),
             run_id: a.run_id.clone(),
         })),
     };
@@ -160,7 +172,7 @@ async fn execute(
     let replicating = CancellationToken::new();
     let replicator = tokio::spawn(replicate(
         link.clone(),
-        agent_id.to_string(),
+        session.clone(),
         a.run_id.clone(),
         config.results_root.clone(),
         status.clone(),
@@ -184,10 +196,10 @@ async fn execute(
 const SYNC_EVERY: Duration = Duration::from_secs(1);
 
 /// Sends the shard's run folder to the controller every [`SYNC_EVERY`] until `stop`;
-/// where it got.
+/// where it got. A controller away is said once (by whichever call notices first).
 async fn replicate(
     link: Link,
-    agent_id: String,
+    session: Session,
     run_id: String,
     results_root: PathBuf,
     status: ShardStatus,
@@ -204,14 +216,24 @@ async fn replicate(
             continue;
         };
         let r = replica.get_or_insert_with(|| {
-            Replica::new(link.clone(), &agent_id, &run_id, &results_root.join(&local))
+            Replica::new(
+                link.clone(),
+                session.clone(),
+                &run_id,
+                &results_root.join(&local),
+            )
         });
         match r.sync().await {
-            Ok(()) if failing => {
-                stderrln!("the run folder reaches the controller again");
-                failing = false;
+            Ok(()) => {
+                session.back();
+                if failing {
+                    stderrln!("the run folder reaches the controller again");
+                    failing = false;
+                }
             }
-            Ok(()) => {}
+            Err(e) if e.is_transient() => session.away(&e),
+            // The controller restarted: sent with the new id once registered again.
+            Err(e) if Session::worth_waiting(&e) => {}
             Err(e) if !failing => {
                 stderrln!(
                     "cannot send the run folder to the controller: {e}; the shard goes on, \
@@ -225,54 +247,23 @@ async fn replicate(
 }
 
 /// Sends the rest of the run folder at the shard's end, waiting for a controller away
-/// for a while (up to 10 minutes).
-async fn send_rest(replica: &mut Replica) -> Result<(), String> {
-    let mut told = false;
-    for _ in 0..600 {
-        match replica.sync().await {
-            Ok(()) => return Ok(()),
-            // Away, or it holds less than this agent thought (asked again next time).
-            Err(e) if e.is_transient() || e.code() == Some("part_behind") => {
-                if !told {
-                    stderrln!(
-                        "cannot send the shard's results yet: {e}; trying again every second"
-                    );
-                    told = true;
-                }
-                tokio::time::sleep(Duration::from_secs(1)).await;
+/// or restarting as long as it takes (once the agent is stopping, for a while).
+async fn send_rest(replica: &mut Replica, session: &Session) -> Result<(), String> {
+    let mut patience = Session::patience();
+    loop {
+        let e = match replica.sync().await {
+            Ok(()) => {
+                session.back();
+                return Ok(());
             }
-            Err(e) => {
-                return Err(format!(
-                    "cannot send the shard's results to the controller: {e}"
-                ));
-            }
+            Err(e) => e,
+        };
+        // It holds less than this agent thought: asked again on the next try.
+        let behind = e.code() == Some("part_behind");
+        if !(Session::worth_waiting(&e) || behind) || !session.wait(&e, &mut patience).await {
+            return Err(format!(
+                "cannot send the shard's results to the controller: {e}"
+            ));
         }
     }
-    replica
-        .sync()
-        .await
-        .map_err(|e| format!("cannot send the shard's results to the controller: {e}"))
-}
-
-/// Calls until it works or fails for good; a controller away for a while is waited
-/// for (up to 10 minutes).
-async fn retry<T, F, Fut>(what: &str, mut call: F) -> Result<T, super::link::LinkError>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, super::link::LinkError>>,
-{
-    let mut told = false;
-    for _ in 0..600 {
-        match call().await {
-            Err(e) if e.is_transient() => {
-                if !told {
-                    stderrln!("cannot {what} yet: {e}; trying again every second");
-                    told = true;
-                }
-                tokio::time::sleep(Duration::from_secs(1)).await;
-            }
-            other => return other,
-        }
-    }
-    call().await
 }

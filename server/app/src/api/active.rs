@@ -113,17 +113,44 @@ impl Active {
         spec: NewFleetRun,
         metrics: Arc<LiveMetrics>,
     ) -> Result<String, ApiError> {
+        self.adopt(fleet, metrics, |observer| {
+            fleet.start(spec, observer).map_err(ApiError::from)
+        })
+    }
+
+    /// Holds the slot for the run across agents that was going when the server last
+    /// served its results folder (it was killed or its host went down), picked up from
+    /// the run's record: it is shown and followed like a run just started. Its id.
+    pub fn pick_up_fleet_run(
+        self: &Arc<Self>,
+        fleet: &Arc<Fleet>,
+        metrics: Arc<LiveMetrics>,
+    ) -> Option<String> {
+        self.adopt(fleet, metrics, |observer| {
+            fleet
+                .pick_up(observer)
+                .ok_or_else(|| ApiError::internal("no run to pick up"))
+        })
+        .ok()
+    }
+
+    fn adopt(
+        self: &Arc<Self>,
+        fleet: &Arc<Fleet>,
+        metrics: Arc<LiveMetrics>,
+        begin: impl FnOnce(Arc<dyn Observer>) -> Result<String, ApiError>,
+    ) -> Result<String, ApiError> {
         let claim = self.claim()?;
         let observer = Arc::new(ServerObserver {
             hub: claim.hub.clone(),
             metrics,
             started: Mutex::new(None),
         });
-        let run_id = match fleet.start(spec, observer) {
+        let run_id = match begin(observer) {
             Ok(id) => id,
             Err(e) => {
                 self.release(claim);
-                return Err(e.into());
+                return Err(e);
             }
         };
         self.name(&run_id);

@@ -28,6 +28,11 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
         ui_dev_url: args.ui_dev_url.clone(),
         default_endpoint: args.default_endpoint.clone(),
     });
+    // A run across agents this results folder was serving when the server was killed
+    // (or its host went down) goes on: the agents register again and carry on.
+    state
+        .active
+        .pick_up_fleet_run(&state.fleet, state.metrics.clone());
     let addr = SocketAddr::new(args.bind, args.port);
     let listener = tokio::net::TcpListener::bind(addr)
         .await

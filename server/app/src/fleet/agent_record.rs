@@ -20,6 +20,9 @@ pub struct Agent {
     pub pending: Option<Order>,
     /// When it was last handed an order.
     pub handed_at: Option<Instant>,
+    /// Known only from the record of a run picked up after a controller restart: the
+    /// agent of that name held a shard, and no agent of that name registered since.
+    pub awaiting: bool,
 }
 
 impl Agent {
@@ -27,8 +30,9 @@ impl Agent {
         self.last_seen.elapsed() >= Duration::from_millis(LOST_AFTER_MS)
     }
 
-    /// Heard within the last three heartbeats: fit to be given a shard.
+    /// Heard within the last three heartbeats (a registered agent): fit to be given a
+    /// shard.
     pub fn is_fresh(&self) -> bool {
-        self.last_seen.elapsed() < Duration::from_millis(3 * HEARTBEAT_MS)
+        !self.awaiting && self.last_seen.elapsed() < Duration::from_millis(3 * HEARTBEAT_MS)
     }
 }

@@ -63,14 +63,16 @@ impl Fleet {
                     }),
                 }
             }
-            (
+            let job = (
                 run.run_id.clone(),
                 run.spec.clone(),
                 parts,
                 lost,
                 incoming,
                 live,
-            )
+            );
+            self.save(inner);
+            job
         };
         let (run_id, spec, parts, lost, incoming, live) = job;
         let me = self.clone();
@@ -96,6 +98,9 @@ impl Fleet {
                 Ok((warnings, status, error)) => {
                     run.warnings.extend(warnings);
                     run.state = RunState::Completed;
+                    // Gone with the copies just after; should that fail, the record says
+                    // the run needs no picking up.
+                    me.save(&inner);
                     // The parts live on under the merged run's shards/.
                     let _ = std::fs::remove_dir_all(&incoming);
                     if let Some(parent) = incoming.parent() {
@@ -111,6 +116,7 @@ impl Fleet {
                     }
                     run.error = Some(e);
                     run.state = RunState::Failed;
+                    me.save(&inner);
                 }
             }
             drop(inner);

@@ -118,6 +118,35 @@ impl LiveRun {
         Ok(live)
     }
 
+    /// Opens the folder of run `run_id` again after a controller restart, to go on
+    /// logging into it: the manifest names this process as the run's, and the seconds
+    /// merged before the restart stay as they were (the live view resumes as the agents
+    /// report; the exact merge at the end covers every second from the shards' files).
+    pub fn reopen(
+        root: &Path,
+        run_id: &str,
+        spec: &NewFleetRun,
+        start_ms: u64,
+        observer: Arc<dyn Observer>,
+    ) -> Result<LiveRun, ResultsError> {
+        let dir = root.join(run_id);
+        let mut manifest = ResultStore::read_manifest(&dir)?;
+        let store = ResultStore::open_append(&dir)?;
+        manifest.status = RunStatus::Running;
+        manifest.process = ProcessId::current();
+        store.write_manifest(&manifest)?;
+        let shards = spec.agents as usize;
+        Ok(LiveRun {
+            store,
+            merge: LiveMerge::new(start_ms, shards),
+            observer,
+            start_ms,
+            feeds: (0..shards).map(|_| Feed::default()).collect(),
+            phases: HashMap::new(),
+            latest_position: None,
+        })
+    }
+
     /// Takes the news in shard `shard`'s report; news already taken is skipped.
     pub fn take(&mut self, shard: usize, report: &ShardReport) {
         let Some(feed) = self.feeds.get_mut(shard) else {

@@ -7,7 +7,9 @@
 //! on, and an idle agent takes its shard over (or the same agent started again, same
 //! name, takes it back), resuming it from the copy of its folder. While the run goes,
 //! the agents' news (each interval with its histograms) is merged live into the run's
-//! folder and stream, which the exact merge replaces at the end.
+//! folder and stream, which the exact merge replaces at the end. The run's record is
+//! kept on disk beside the copies, so a controller killed mid-run and started again on
+//! the same results folder picks the run up and its agents carry on.
 //!
 //! Memory holds one record per agent and one per shard of the current run.
 
@@ -16,8 +18,10 @@ mod error;
 mod finish;
 mod live;
 mod new_run;
+mod pick_up;
 mod registry;
 mod run_record;
+mod saved_run;
 mod shards;
 mod state;
 mod takeover;
@@ -33,5 +37,7 @@ pub use views::{AgentView, AgentsView, FleetRunView, ShardView};
 
 #[cfg(test)]
 mod live_tests;
+#[cfg(test)]
+mod pick_up_tests;
 #[cfg(test)]
 mod tests;

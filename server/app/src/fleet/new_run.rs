@@ -3,8 +3,11 @@
 
 use std::collections::BTreeMap;
 
-/// A run to split over agents, already validated.
-#[derive(Clone)]
+use serde::{Deserialize, Serialize};
+
+/// A run to split over agents, already validated. Kept in the run's record as it was
+/// started, so a controller started again picks the same run up.
+#[derive(Clone, Serialize, Deserialize)]
 pub struct NewFleetRun {
     pub workload: String,
     pub text: String,

@@ -1,13 +1,14 @@
 //! The agents that dialled in: registration (a version check, unique names; an agent
-//! restarted under its name takes its shard back), heartbeats with their clock
-//! offsets, and who counts as lost.
+//! restarted under its name takes its shard back, as does one registering again with
+//! a controller that restarted), heartbeats with their clock offsets, and who counts
+//! as lost.
 
 use std::time::{Instant, SystemTime};
 
 use super::agent_record::Agent;
 use super::error::FleetError;
 use super::protocol::{
-    HEARTBEAT_MS, Heartbeat, HeartbeatReply, LOST_AFTER_MS, RegisterRequest, Registered,
+    HEARTBEAT_MS, Heartbeat, HeartbeatReply, LOST_AFTER_MS, Order, RegisterRequest, Registered,
     ShardReport, now_ms, valid_agent_name,
 };
 use super::state::{Fleet, Inner};
@@ -23,7 +24,9 @@ const MAX_AGENTS: usize = 4096;
 
 impl Fleet {
     /// Registers an agent. A lost agent of the same name is replaced, and the shard it
-    /// held is handed to the new one to resume.
+    /// held is handed to the new one to resume; one known only from a run picked up
+    /// after a controller restart is replaced at once, and its shard is the new one's
+    /// to carry on (or to resume, if its heartbeat shows it does not run it).
     pub fn register(&self, request: RegisterRequest) -> Result<Registered, FleetError> {
         if request.version != self.version {
             return Err(FleetError::VersionMismatch {
@@ -39,6 +42,7 @@ impl Fleet {
         let previous = inner.agents.iter().position(|a| a.name == request.name);
         if let Some(at) = previous
             && !inner.agents[at].is_lost()
+            && !inner.agents[at].awaiting
         {
             return Err(FleetError::NameTaken(request.name));
         }
@@ -58,7 +62,7 @@ impl Fleet {
             }
         }
         inner.next_agent += 1;
-        let id = format!("agent-{}", inner.next_agent);
+        let id = format!("agent-{}-{}", self.life, inner.next_agent);
         let mut agent = Agent {
             id: id.clone(),
             name: request.name,
@@ -71,11 +75,21 @@ impl Fleet {
             target_skew_ms: None,
             pending: None,
             handed_at: None,
+            awaiting: false,
         };
         if let Some(at) = previous {
             let old = inner.agents.remove(at);
             if let Some(run) = inner.run.as_mut() {
-                agent.pending = run.hand_over(&old.id, &id);
+                if old.awaiting {
+                    // Back after the controller restarted, most likely still running its
+                    // shard: its first heartbeat says, and only then is it told to run the
+                    // shard (it does not) or to stop it (the run is stopping).
+                    if run.rebind(&old.id, &id) {
+                        agent.handed_at = Instant::now().checked_sub(RESEND_AFTER);
+                    }
+                } else {
+                    agent.pending = run.hand_over(&old.id, &id);
+                }
             }
         }
         inner.agents.push(agent);
@@ -105,8 +119,9 @@ impl Fleet {
         agent.last_seen = Instant::now();
         agent.offset_ms = beat.offset_ms.or(agent.offset_ms);
         agent.target_skew_ms = beat.target_skew_ms.or(agent.target_skew_ms);
+        let mut moved = false;
         if let (Some(report), Some(run)) = (&beat.shard, inner.run.as_mut()) {
-            run.note_report(agent_id, report, agent.offset_ms);
+            moved = run.note_report(agent_id, report, agent.offset_ms);
         }
         if agent.pending.is_none()
             && agent.handed_at.is_some_and(|t| t.elapsed() >= RESEND_AFTER)
@@ -122,11 +137,25 @@ impl Fleet {
         {
             agent.pending = replaced;
         }
+        if agent.pending.is_none()
+            && agent.handed_at.is_none_or(|t| t.elapsed() >= RESEND_AFTER)
+            && let Some(report) = beat.shard.as_ref()
+            && inner.run.as_ref().is_none_or(|r| r.run_id != report.run_id)
+        {
+            // A run this controller does not hold (it restarted without its record, or
+            // another run began since): the shard has no one to report to.
+            agent.pending = Some(Order::Stop {
+                run_id: report.run_id.clone(),
+            });
+        }
         let order = agent.pending.take();
         if order.is_some() {
             agent.handed_at = Some(Instant::now());
         }
         feed_live(inner, agent_id, beat.shard.as_ref());
+        if moved {
+            self.save(inner);
+        }
         drop(guard);
         // Nothing a barrier waits on changed (lost agents are noticed by time).
         Ok(HeartbeatReply {

@@ -6,7 +6,8 @@ use std::time::SystemTime;
 use super::new_run::NewFleetRun;
 use super::protocol::{Assignment, Order, ShardReport};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum RunState {
     Running,
     /// Asked to stop: waiting for the shards to send what they did.
@@ -88,20 +89,41 @@ impl FleetRun {
         Some(Order::Run(self.assignment(index)))
     }
 
-    pub fn note_report(&mut self, agent: &str, report: &ShardReport, offset_ms: Option<i64>) {
-        if report.run_id != self.run_id {
-            return;
+    /// Gives every shard the agent `old` held to `new`: the same agent, registered again
+    /// after the controller restarted; whether it held any.
+    pub fn rebind(&mut self, old: &str, new: &str) -> bool {
+        let mut held = false;
+        for shard in self.shards.iter_mut().filter(|s| s.agent == old) {
+            shard.agent = new.to_string();
+            held = true;
         }
+        held
+    }
+
+    /// Takes what `agent` says of its shard; whether the shard's run folder changed (a
+    /// change the run's record keeps).
+    pub fn note_report(
+        &mut self,
+        agent: &str,
+        report: &ShardReport,
+        offset_ms: Option<i64>,
+    ) -> bool {
+        if report.run_id != self.run_id {
+            return false;
+        }
+        let mut changed = false;
         if let Some(shard) = self.shards.get_mut(report.index as usize)
             && shard.agent == agent
         {
-            if report.local_run_id.is_some() {
+            if report.local_run_id.is_some() && shard.local_run_id != report.local_run_id {
                 shard.local_run_id = report.local_run_id.clone();
+                changed = true;
             }
             shard.phase = report.phase.clone();
             shard.operations = report.operations;
             shard.clock_offset_ms = offset_ms.or(shard.clock_offset_ms);
         }
+        changed
     }
 
     /// The order `agent` should have acted on by now, given what it reports: its shard

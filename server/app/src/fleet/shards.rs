@@ -76,6 +76,7 @@ impl Fleet {
             inner.agents[i].pending = Some(Order::Run(run.assignment(index)));
         }
         inner.run = Some(run);
+        self.save(&inner);
         drop(inner);
         self.notify();
         Ok(run_id)
@@ -93,6 +94,9 @@ impl Fleet {
         let deadline = tokio::time::Instant::now() + at_most;
         {
             let mut inner = self.lock();
+            if !inner.knows(agent) {
+                return Err(FleetError::UnknownAgent(agent.to_string()));
+            }
             let run = inner
                 .run
                 .as_mut()
@@ -101,7 +105,11 @@ impl Fleet {
             let shard = run
                 .shard_of(agent)
                 .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))?;
-            shard.reached = Some(shard.reached.map_or(phase, |r| r.max(phase)));
+            let reached = Some(shard.reached.map_or(phase, |r| r.max(phase)));
+            if shard.reached != reached {
+                shard.reached = reached;
+                self.save(&inner);
+            }
         }
         self.notify();
         loop {
@@ -199,6 +207,9 @@ impl Fleet {
             )));
         }
         let mut inner = self.lock();
+        if !inner.knows(agent) {
+            return Err(FleetError::UnknownAgent(agent.to_string()));
+        }
         let run = inner
             .run
             .as_mut()
@@ -215,6 +226,9 @@ impl Fleet {
     pub fn shard_done(self: &Arc<Self>, agent: &str, done: ShardDone) -> Result<(), FleetError> {
         {
             let mut inner = self.lock();
+            if !inner.knows(agent) {
+                return Err(FleetError::UnknownAgent(agent.to_string()));
+            }
             let run = inner
                 .run
                 .as_mut()
@@ -228,6 +242,7 @@ impl Fleet {
             if done.local_run_id.is_some() {
                 shard.local_run_id = done.local_run_id;
             }
+            self.save(&inner);
         }
         self.notify();
         self.merge_when_done();
@@ -259,6 +274,7 @@ impl Fleet {
             };
             inner.publish_live();
             let handed = inner.hand_lost_shards();
+            let handed_any = !handed.is_empty();
             if let Some(run) = inner.run.as_mut() {
                 for message in handed {
                     if let Some(live) = run.live.as_mut() {
@@ -266,6 +282,9 @@ impl Fleet {
                     }
                     run.warnings.push(message);
                 }
+            }
+            if handed_any {
+                self.save(&inner);
             }
             lost
         };
@@ -279,6 +298,7 @@ impl Fleet {
                 lost.join(", ")
             );
             if let Some(run) = self.lock().run.as_mut() {
+                // Saved by the stop below.
                 run.warnings.push(format!("stopped: {reason}"));
                 if let Some(live) = run.live.as_mut() {
                     live.warn(format!("stopping the run: {reason}"));
@@ -309,6 +329,7 @@ impl Fleet {
                     });
                 }
             }
+            self.save(inner);
         }
         self.notify();
         self.merge_when_done();

@@ -2,6 +2,7 @@
 //! with a signal for whoever waits on a change (barriers).
 
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::Notify;
@@ -18,6 +19,11 @@ pub struct Fleet {
     pub(super) results_dir: PathBuf,
     /// This keystorm's version; agents must run the same.
     pub(super) version: String,
+    /// Names this controller's lifetime in the ids it gives agents, so an agent still
+    /// using an id of an earlier lifetime is never taken for another agent.
+    pub(super) life: String,
+    /// Whether writing the run's record failed last time (said once, not every time).
+    pub(super) save_failing: AtomicBool,
 }
 
 #[derive(Default)]
@@ -34,6 +40,8 @@ impl Fleet {
             changed: Notify::new(),
             results_dir,
             version: env!("CARGO_PKG_VERSION").to_string(),
+            life: format!("{:x}", super::protocol::now_ms()),
+            save_failing: AtomicBool::new(false),
         })
     }
 
@@ -69,6 +77,12 @@ impl Inner {
         if let Some(live) = self.run.as_mut().and_then(|r| r.live.as_mut()) {
             live.publish(&sending);
         }
+    }
+
+    /// Whether `id` is an agent registered with this controller (not one known only
+    /// from a run's record, waiting to come back).
+    pub fn knows(&self, id: &str) -> bool {
+        self.agents.iter().any(|a| a.id == id && !a.awaiting)
     }
 
     /// Whether the agent `id` is lost (or gone from the registry).

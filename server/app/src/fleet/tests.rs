@@ -17,7 +17,7 @@ fn fleet() -> (Arc<Fleet>, tempfile::TempDir) {
     (Fleet::new(dir.path().to_path_buf()), dir)
 }
 
-fn register(fleet: &Fleet, name: &str) -> String {
+pub(super) fn register(fleet: &Fleet, name: &str) -> String {
     fleet
         .register(RegisterRequest {
             name: name.to_string(),
@@ -49,7 +49,7 @@ pub(super) fn split(agents: u32) -> NewFleetRun {
 }
 
 /// The order waiting for `agent`, taken by a heartbeat.
-fn order(fleet: &Fleet, agent: &str) -> Option<Order> {
+pub(super) fn order(fleet: &Fleet, agent: &str) -> Option<Order> {
     fleet.heartbeat(agent, Heartbeat::default()).unwrap().order
 }
 
@@ -61,7 +61,9 @@ fn make_lost(fleet: &Fleet, agent: &str) {
 
 /// Agents a and b running shards 0 and 1 of a run; with `abort`, one that stops when
 /// an agent is lost.
-fn two_agents_running(abort: bool) -> (Arc<Fleet>, tempfile::TempDir, String, String, String) {
+pub(super) fn two_agents_running(
+    abort: bool,
+) -> (Arc<Fleet>, tempfile::TempDir, String, String, String) {
     let (fleet, dir) = fleet();
     let a = register(&fleet, "a");
     let b = register(&fleet, "b");
