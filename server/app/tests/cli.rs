@@ -3,11 +3,13 @@
 //! and the past-run commands. They run in-process (`in_process`); only the check that
 //! reads `KEYSTORM_TOKEN` from the environment starts the binary.
 
+mod cli_support;
 mod in_process;
 
 use std::path::Path;
 
 use assert_cmd::Command;
+use cli_support::only_run;
 use in_process::keystorm;
 use predicates::prelude::*;
 
@@ -236,14 +238,7 @@ fn a_missing_bucket_without_create_fails_with_exit_1() {
     );
     // Shown later, the failed run says why it failed, not only that no phase finished.
     let results = dir.path().join("results");
-    let run_id = std::fs::read_dir(&results)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .file_name()
-        .into_string()
-        .unwrap();
+    let run_id = only_run(&results);
     let shown = keystorm()
         .args(["show", &run_id, "--results"])
         .arg(&results)
@@ -284,12 +279,7 @@ rounds:
         .args(["--progress", "quiet", "--results"])
         .arg(&results)
         .success();
-    let run = std::fs::read_dir(&results)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .find(|e| e.path().join("manifest.json").is_file())
-        .expect("a run folder");
-    let id = run.file_name().into_string().unwrap();
+    let id = only_run(&results);
     let text = keystorm()
         .args(["show", &id, "--extrapolate", "67e9", "--results"])
         .arg(&results)

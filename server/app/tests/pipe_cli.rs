@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 
 mod cli_support;
+use cli_support::only_run;
 
 use keystorm_sim::{Object, SimHandle};
 
@@ -107,14 +108,7 @@ rounds:
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let id = std::fs::read_dir(&results)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .file_name()
-        .into_string()
-        .unwrap();
+    let id = only_run(&results);
     (workload, id)
 }
 

@@ -8,7 +8,7 @@ use std::process::Command;
 
 mod cli_support;
 
-use cli_support::json_of;
+use cli_support::{json_of, only_run};
 use keystorm_sim::SimHandle;
 
 const BIN: &str = env!("CARGO_BIN_EXE_keystorm");
@@ -397,14 +397,7 @@ after:
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(files(&restore).len(), 30);
-    let run_id = std::fs::read_dir(&results)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .file_name()
-        .into_string()
-        .unwrap();
+    let run_id = only_run(&results);
 
     let out = keystorm(&["show", &run_id, "--results", results_str]);
     let text = String::from_utf8(out.stdout).unwrap();

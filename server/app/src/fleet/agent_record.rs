@@ -26,6 +26,24 @@ pub struct Agent {
 }
 
 impl Agent {
+    /// An agent just heard from, with no order waiting.
+    pub fn new(id: String, name: String, host: String, version: String, cores: u32) -> Agent {
+        Agent {
+            id,
+            name,
+            host,
+            version,
+            cores,
+            registered_at: SystemTime::now(),
+            last_seen: Instant::now(),
+            offset_ms: None,
+            target_skew_ms: None,
+            pending: None,
+            handed_at: None,
+            awaiting: false,
+        }
+    }
+
     pub fn is_lost(&self) -> bool {
         self.last_seen.elapsed() >= Duration::from_millis(LOST_AFTER_MS)
     }

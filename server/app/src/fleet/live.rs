@@ -98,16 +98,7 @@ impl LiveRun {
             &spec.plan,
             start_ms as f64 / 1000.0,
         )?;
-        let shards = spec.agents as usize;
-        let mut live = LiveRun {
-            store,
-            merge: LiveMerge::new(start_ms, shards),
-            observer,
-            start_ms,
-            feeds: (0..shards).map(|_| Feed::default()).collect(),
-            phases: HashMap::new(),
-            latest_position: None,
-        };
+        let mut live = LiveRun::logging_into(store, spec, start_ms, observer);
         let dir = live.store.dir().to_path_buf();
         live.emit(RunEvent::Started {
             run_id: run_id.to_string(),
@@ -135,8 +126,18 @@ impl LiveRun {
         manifest.status = RunStatus::Running;
         manifest.process = ProcessId::current();
         store.write_manifest(&manifest)?;
+        Ok(LiveRun::logging_into(store, spec, start_ms, observer))
+    }
+
+    /// The live view of a run whose folder `store` is, nothing merged yet.
+    fn logging_into(
+        store: ResultStore,
+        spec: &NewFleetRun,
+        start_ms: u64,
+        observer: Arc<dyn Observer>,
+    ) -> LiveRun {
         let shards = spec.agents as usize;
-        Ok(LiveRun {
+        LiveRun {
             store,
             merge: LiveMerge::new(start_ms, shards),
             observer,
@@ -144,7 +145,7 @@ impl LiveRun {
             feeds: (0..shards).map(|_| Feed::default()).collect(),
             phases: HashMap::new(),
             latest_position: None,
-        })
+        }
     }
 
     /// Takes the news in shard `shard`'s report; news already taken is skipped.

@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
 use keystorm_engine::executor::Observer;
 use keystorm_engine::results::{ProcessId, ResultStore, RunStatus, timestamp};
@@ -158,21 +158,16 @@ impl Fleet {
                 .join(", ")
         );
         for name in names {
-            inner.agents.push(Agent {
-                id: awaiting_id(&name),
+            // Heard "now": the grace before its shard counts as lost starts at the restart.
+            let mut agent = Agent::new(
+                awaiting_id(&name),
                 name,
-                host: String::new(),
-                version: self.version.clone(),
-                cores: 0,
-                registered_at: SystemTime::now(),
-                // The grace before the shard counts as lost starts now.
-                last_seen: Instant::now(),
-                offset_ms: None,
-                target_skew_ms: None,
-                pending: None,
-                handed_at: None,
-                awaiting: true,
-            });
+                String::new(),
+                self.version.clone(),
+                0,
+            );
+            agent.awaiting = true;
+            inner.agents.push(agent);
         }
         let run_id = run.run_id.clone();
         inner.run = Some(run);

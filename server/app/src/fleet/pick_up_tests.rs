@@ -9,24 +9,11 @@ use std::sync::Arc;
 use keystorm_engine::executor::NoObserver;
 use keystorm_engine::results::{ResultStore, RunStatus};
 
-use super::protocol::{Heartbeat, Order, ShardDone, ShardReport};
+use super::protocol::{Heartbeat, Order, ShardDone};
 use super::run_record::RunState;
 use super::saved_run::{self, RECORD_FILE, UNREADABLE_SUFFIX};
 use super::state::Fleet;
-use super::tests::{order, register, two_agents_running};
-
-/// What an agent running shard `index` of `run` says in a heartbeat.
-fn running(run: &str, index: u32, local: &str) -> Heartbeat {
-    Heartbeat {
-        shard: Some(ShardReport {
-            run_id: run.to_string(),
-            index,
-            local_run_id: Some(local.to_string()),
-            ..ShardReport::default()
-        }),
-        ..Heartbeat::default()
-    }
-}
+use super::tests::{order, register, report as running, two_agents_running};
 
 /// Agents a and b running shards 0 and 1 (their folders `local-0`, `local-1`), shard 1
 /// done; then the controller "restarts": a new one on the same results folder.

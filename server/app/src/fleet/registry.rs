@@ -3,7 +3,7 @@
 //! a controller that restarted), heartbeats with their clock offsets, and who counts
 //! as lost.
 
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 use super::agent_record::Agent;
 use super::error::FleetError;
@@ -63,20 +63,13 @@ impl Fleet {
         }
         inner.next_agent += 1;
         let id = format!("agent-{}-{}", self.life, inner.next_agent);
-        let mut agent = Agent {
-            id: id.clone(),
-            name: request.name,
-            host: request.host,
-            version: request.version,
-            cores: request.cores,
-            registered_at: SystemTime::now(),
-            last_seen: Instant::now(),
-            offset_ms: None,
-            target_skew_ms: None,
-            pending: None,
-            handed_at: None,
-            awaiting: false,
-        };
+        let mut agent = Agent::new(
+            id.clone(),
+            request.name,
+            request.host,
+            request.version,
+            request.cores,
+        );
         if let Some(at) = previous {
             let old = inner.agents.remove(at);
             if let Some(run) = inner.run.as_mut() {

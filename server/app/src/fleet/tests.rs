@@ -393,7 +393,7 @@ async fn a_stopping_run_is_merged_once_the_agent_it_waits_for_is_lost() {
 }
 
 /// Shard `index` of `run` as the agent running it reports it.
-fn report(run: &str, index: u32, local: &str) -> Heartbeat {
+pub(super) fn report(run: &str, index: u32, local: &str) -> Heartbeat {
     Heartbeat {
         shard: Some(ShardReport {
             run_id: run.to_string(),

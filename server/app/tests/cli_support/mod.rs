@@ -55,3 +55,18 @@ pub fn schema_violations(schema: &str, value: &serde_json::Value) -> Vec<String>
         .map(|e| format!("{e} at {}", e.instance_path))
         .collect()
 }
+
+/// The id of the one run in the results folder `results`.
+pub fn only_run(results: &std::path::Path) -> String {
+    let mut runs = std::fs::read_dir(results)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("manifest.json").is_file());
+    let run = runs.next().expect("a run folder");
+    assert!(
+        runs.next().is_none(),
+        "more than one run in {}",
+        results.display()
+    );
+    run.file_name().into_string().unwrap()
+}
