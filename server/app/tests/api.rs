@@ -1116,3 +1116,36 @@ fn heatmap_cells(heat: &serde_json::Value) -> u64 {
         .map(|n| n.as_u64().unwrap())
         .sum()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_on_agents_shows_the_endpoint_it_was_started_with_from_its_first_second() {
+    let s = Server::start().await;
+    let r = s
+        .post(
+            "/api/agents/register",
+            json!({"name": "a0", "host": "h", "version": env!("CARGO_PKG_VERSION"), "cores": 1}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text());
+    // The workload names the embedded target; the run is given the agents' endpoint.
+    let yaml = "name: ep\ntarget: { endpoint: embedded }\nbuckets: { names: [ep-test] }\n\
+                before:\n  - { op: put, operations: 10 }\n";
+    let endpoint = "http://127.0.0.1:9";
+    let r = s
+        .post(
+            "/api/runs",
+            json!({"yaml": yaml, "agents": 1, "endpoint": endpoint}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text());
+    let id = r.json()["run_id"].as_str().unwrap().to_string();
+    let runs = s.get("/api/runs").await.json();
+    assert_eq!(runs[0]["run_id"], id.as_str());
+    assert_eq!(runs[0]["endpoint"], endpoint, "{runs}");
+    assert_eq!(
+        s.get(&format!("/api/runs/{id}")).await.json()["manifest"]["endpoint"],
+        endpoint
+    );
+    let events = s.events(&id, None, |e| e.name == "started").await;
+    assert_eq!(events.last().unwrap().data["endpoint"], endpoint);
+}

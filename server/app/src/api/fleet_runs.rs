@@ -77,9 +77,11 @@ pub fn start(state: &AppState, split: Split) -> ApiResult<String> {
         .map_err(|e| cannot(e.to_string()))?;
     let plan_json = serde_json::to_value(&plan)
         .map_err(|e| ApiError::internal(format!("cannot write the plan: {e}")))?;
-    let target = match &plan.target.endpoint {
-        Endpoint::Url(url) => url.clone(),
-        Endpoint::Embedded { .. } => "embedded".to_string(),
+    // The endpoint the agents are sent to: the run's own, else the workload's (the
+    // plan's overrides leave the endpoint to the connection).
+    let target = match (&endpoint, &plan.target.endpoint) {
+        (Some(url), _) | (None, Endpoint::Url(url)) => url.clone(),
+        (None, Endpoint::Embedded { .. }) => "embedded".to_string(),
     };
     let spec = NewFleetRun {
         workload: plan.name.clone(),

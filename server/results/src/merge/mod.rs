@@ -78,7 +78,7 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
         workload: first.manifest.workload.clone(),
         workload_file: first.manifest.workload_file.clone(),
         host: first.manifest.host.clone(),
-        endpoint: first.manifest.endpoint.clone(),
+        endpoint: parts::endpoints(&parts),
         client: first.manifest.client.clone(),
         seed: first.manifest.seed,
         labels: parts::common_labels(&parts),

@@ -204,6 +204,18 @@ pub(super) fn common_labels(parts: &[Part]) -> BTreeMap<String, String> {
     labels
 }
 
+/// The endpoints the parts sent to, in the parts' order, each once: one for a run whose
+/// processes all reached the store one way, a comma list where hosts had their own.
+pub(super) fn endpoints(parts: &[Part]) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for p in parts {
+        if !seen.contains(&p.manifest.endpoint.as_str()) {
+            seen.push(&p.manifest.endpoint);
+        }
+    }
+    seen.join(", ")
+}
+
 /// Completed when every part completed; otherwise how the worst part ended.
 pub(super) fn merged_status(parts: &[Part]) -> RunStatus {
     let rank = |s: RunStatus| match s {
@@ -272,6 +284,25 @@ mod tests {
         };
         ResultStore::create(root, &manifest, "name: w", &serde_json::json!({}), 0.0).unwrap();
         root.join(run_id)
+    }
+
+    #[test]
+    fn the_merged_endpoint_names_each_parts_endpoint_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let folders: Vec<PathBuf> = ["a", "b", "c"]
+            .iter()
+            .map(|id| run_folder(dir.path(), id, 1_764_000_000_000))
+            .collect();
+        let parts = load(&folders, &[]).unwrap();
+        assert_eq!(endpoints(&parts), "http://127.0.0.1:1");
+        let mut manifest = ResultStore::read_manifest(&folders[1]).unwrap();
+        manifest.endpoint = "http://127.0.0.1:2".to_string();
+        ResultStore::open_append(&folders[1])
+            .unwrap()
+            .write_manifest(&manifest)
+            .unwrap();
+        let parts = load(&folders, &[]).unwrap();
+        assert_eq!(endpoints(&parts), "http://127.0.0.1:1, http://127.0.0.1:2");
     }
 
     #[test]
