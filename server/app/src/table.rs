@@ -83,9 +83,16 @@ pub fn summary_table(rows: &[SummaryRow]) -> Table {
     for r in rows {
         let s = &r.stats;
         let l = &s.latency_us;
-        let phase = match r.part_label() {
-            "" => r.phase.clone(),
-            part => format!("{} ({part})", r.phase),
+        let redone = (r.redone > 0).then(|| format!("{} redone", r.redone));
+        let notes: Vec<String> = [Some(r.part_label()), redone]
+            .into_iter()
+            .flatten()
+            .filter(|n| !n.is_empty())
+            .collect();
+        let phase = if notes.is_empty() {
+            r.phase.clone()
+        } else {
+            format!("{} ({})", r.phase, notes.join("; "))
         };
         t.row(vec![
             phase,

@@ -15,8 +15,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
 use process_support::{
-    BIN, count_objects, keystorm, kill_9, read_json, spawn_announcing, start_sim, summary_rows,
-    wait_for, workload, write_workload,
+    BIN, count_objects, keystorm, kill_9, read_json, sim_requests, spawn_announcing, start_sim,
+    summary_rows, wait_for, workload, write_workload,
 };
 
 /// `keystorm serve` as a controller, killed when dropped.
@@ -439,9 +439,56 @@ async fn an_agent_killed_mid_fill_is_replaced_by_a_spare_that_resumes_the_contro
         .map(|r| r["ops"].as_u64().unwrap())
         .sum();
     assert!(before_kill >= SENT_BEFORE_KILL, "{before_kill}");
-    let puts = put_ops(&merged);
-    // Work after the last checkpoint it sent is done again: never fewer than the keys.
-    assert!(puts >= KEYS, "{puts}");
+    counted_once_after_takeover(
+        &merged,
+        KEYS,
+        &sim.endpoint,
+        &agent_dir(1).join(copy.file_name().unwrap()),
+        &part,
+    );
+}
+
+/// After a shard was taken over: the merged row says so and how many writes the new
+/// agent did again, and the merged PUTs are the keys plus those, exactly. The target
+/// received all of them and at most what the lost agent did that never reached the
+/// controller: what its own folder (`lost`) recorded beyond the copy the merge holds of
+/// it (`part`), and its last second, which it did not live to record.
+fn counted_once_after_takeover(merged: &Path, keys: u64, sim: &str, lost: &Path, part: &Path) {
+    let rows: Vec<serde_json::Value> = summary_rows(merged)
+        .into_iter()
+        .filter(|r| r["op"] == "put")
+        .collect();
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!(rows[0]["taken_over"], true, "{:#}", rows[0]);
+    let redone = rows[0]["redone"].as_u64().unwrap_or(0);
+    let counted = rows[0]["ops"].as_u64().unwrap();
+    assert_eq!(counted, keys + redone, "{:#}", rows[0]);
+    // What the merge holds of the lost agent, and what it recorded itself.
+    let in_copy: u64 = summary_rows(part)
+        .iter()
+        .filter(|r| r["op"] == "put" && r["interrupted"] == true)
+        .map(|r| r["ops"].as_u64().unwrap())
+        .sum();
+    let puts_per_interval: Vec<u64> = process_support::intervals(lost)
+        .iter()
+        .map(|r| r["ops"]["put"]["ops"].as_u64().unwrap_or(0))
+        .collect();
+    let recorded: u64 = puts_per_interval.iter().sum();
+    let last_second = puts_per_interval.iter().copied().max().unwrap_or(0);
+    assert!(
+        recorded >= in_copy,
+        "{recorded} recorded, {in_copy} in the copy"
+    );
+    let received = sim_requests(sim, "PutObject");
+    assert!(
+        received >= counted,
+        "{received} received, {counted} counted"
+    );
+    assert!(
+        received - counted <= recorded - in_copy + last_second,
+        "{received} received, {counted} counted; the lost agent recorded {recorded}, \
+         {in_copy} of them reached the controller, at most {last_second} a second"
+    );
 }
 
 /// POSTs to `path` of the controller with no body; the status line.
@@ -687,7 +734,8 @@ async fn a_controller_killed_mid_fill_and_started_again_picks_the_run_up_and_its
     let manifest = read_json(&merged.join("manifest.json")).unwrap();
     assert_eq!(manifest["status"], "completed", "{manifest}");
     assert!(!controller_results.join(".incoming").join(&run_id).exists());
-    // Each shard ran through on its agent: one run folder, never resumed.
+    // Each shard ran through on its agent, in one run folder: on, if the controller was
+    // back before the agent paused it; else paused and resumed once, given back.
     for i in 0..2 {
         let local: Vec<PathBuf> = std::fs::read_dir(agent_dir(i))
             .unwrap()
@@ -697,8 +745,18 @@ async fn a_controller_killed_mid_fill_and_started_again_picks_the_run_up_and_its
         assert_eq!(local.len(), 1, "{local:?}");
         let shard = read_json(&local[0].join("manifest.json")).unwrap();
         assert_eq!(shard["status"], "completed", "{shard}");
-        assert_eq!(shard["resumed_at"].as_array().unwrap().len(), 0, "{shard}");
         let said = std::fs::read_to_string(log(i)).unwrap();
+        let paused = said.contains("pausing shard");
+        assert_eq!(
+            shard["resumed_at"].as_array().unwrap().len(),
+            usize::from(paused),
+            "{shard}\n{said}"
+        );
+        assert_eq!(
+            said.contains("gives shard 0 of run") || said.contains("gives shard 1 of run"),
+            paused,
+            "{said}"
+        );
         assert_eq!(
             said.matches("waiting for the controller").count(),
             1,
@@ -709,15 +767,18 @@ async fn a_controller_killed_mid_fill_and_started_again_picks_the_run_up_and_its
             1,
             "{said}"
         );
-        assert_eq!(said.matches(": starting").count(), 1, "{said}");
-        assert!(
-            !said.contains("ignoring shard") && !said.contains("resuming"),
+        assert_eq!(
+            said.matches(": starting").count(),
+            1 + usize::from(paused),
             "{said}"
         );
+        assert!(!said.contains("ignoring shard"), "{said}");
+        assert_eq!(said.contains("resuming"), paused, "{said}");
         assert!(!said.contains("cannot"), "{said}");
     }
+    // A pause stops cleanly: nothing is done twice, and every PUT is counted once.
     let puts = put_ops(&merged);
-    assert!(puts >= KEYS, "{puts}");
+    assert_eq!(puts, KEYS);
     eprintln!(
         "{KEYS} keys; controller killed {:.1} s into the run with its copies at {} + {} keys; \
          agents back with the new controller {:.1} s after the kill; run done in {:.1} s; \
@@ -727,5 +788,72 @@ async fn a_controller_killed_mid_fill_and_started_again_picks_the_run_up_and_its
         heads.1,
         outage.as_secs_f64(),
         took.as_secs_f64()
+    );
+}
+
+#[tokio::test]
+async fn without_a_spare_the_first_agent_whose_shard_ends_takes_a_lost_one_over_and_says_how_long_it_waited()
+ {
+    const KEYS: u64 = 60_000;
+    let sim = start_sim(&["--storage", "size-only"]);
+    let dir = tempfile::tempdir().unwrap();
+    let controller_results = dir.path().join("controller");
+    let controller = start_controller(&controller_results);
+    let agent_dir = |i: u32| dir.path().join(format!("agent-{i}"));
+    let mut agents: Vec<Agent> = (0..2)
+        .map(|i| start_agent(&controller.url, &format!("agent-{i}"), &agent_dir(i)))
+        .collect();
+    // Paced, so agent-0 is still busy with its own shard when agent-1 is found lost.
+    let text = workload(
+        "nospare",
+        &sim.endpoint,
+        "size: 6B",
+        &format!(
+            "keyspace: {{ seed: 7, prefix: nospare/ }}\n\
+             before:\n  - {{ name: fill, op: put, concurrency: 16, rate: 3000, until_objects: {KEYS} }}\n"
+        ),
+    );
+    let wl = write_workload(dir.path(), "nospare", &text);
+    let run = start_split_run(&wl, &controller.url, 2, &dir.path().join("cli"));
+    let copy = wait_for("the controller's copy of shard 1 into its fill", || {
+        let copy = controller_copy(&controller_results, 1)?;
+        let checkpoint = read_json(&copy.join("checkpoint.json"))?;
+        (checkpoint["window"]["head"].as_u64()? >= 3_000).then_some(copy)
+    });
+    kill_9(&mut agents[1].0);
+    let waiting = wait_for("shard 1 to wait, lost, for an agent", || {
+        let view = get_json(&controller.url, "/api/agents");
+        let shard = &view["run"]["shards"][1];
+        (shard["state"] == "lost").then(|| shard["waiting_s"].as_f64())?
+    });
+    assert!(waiting >= 0.0);
+    let out = run.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("waiting for an idle agent to take it over"),
+        "{stderr}"
+    );
+    let view = get_json(&controller.url, "/api/agents");
+    let shard = &view["run"]["shards"][1];
+    assert_eq!(shard["agent"], "agent-0", "{view:#}");
+    assert_eq!(shard["taken_over_from"], "agent-1", "{view:#}");
+    let waited = shard["waited_s"].as_f64().unwrap();
+    assert!(waited >= 1.0, "{view:#}");
+    assert!(
+        stderr.contains(&format!(
+            "(taken over from agent-1 after the shard waited {waited:.1} s for an idle agent)"
+        )),
+        "{stderr}"
+    );
+    assert_eq!(count_objects(&sim.endpoint, "nospare").await, KEYS);
+    let merged = merged_run(&controller_results);
+    let part = merged.join("shards").join(copy.file_name().unwrap());
+    counted_once_after_takeover(
+        &merged,
+        KEYS,
+        &sim.endpoint,
+        &agent_dir(1).join(copy.file_name().unwrap()),
+        &part,
     );
 }

@@ -11,8 +11,8 @@ use std::process::Stdio;
 use keystorm_engine::ops::ErrorClass;
 use keystorm_engine::s3::ListRequest;
 use process_support::{
-    client, count_objects, interrupt, intervals, keystorm, kill_9, read_json, resume, start_sim,
-    summary_rows, the_run, wait_for_checkpoint, workload, write_workload,
+    client, count_objects, interrupt, intervals, keystorm, kill_9, read_json, resume, sim_requests,
+    start_sim, summary_rows, the_run, wait_for_checkpoint, workload, write_workload,
 };
 
 fn fill(endpoint: &str, bucket: &str, objects: u64, rate: u64) -> String {
@@ -109,6 +109,21 @@ async fn a_fill_killed_mid_phase_resumes_from_its_last_checkpoint() {
     assert_eq!(rows[1]["resumed"], true);
     assert_eq!(rows[1]["objects_at_start"].as_u64(), Some(saved_head));
     assert_eq!(rows[1]["ops"].as_u64(), Some(N - saved_head));
+    // The puts measured beyond the checkpoint were done again, and the resumed row says
+    // how many: the PUTs counted are the keys plus those, exactly.
+    assert!(rows[0]["redone"].is_null(), "{:#}", rows[0]);
+    let redone = rows[1]["redone"].as_u64().unwrap_or(0);
+    assert_eq!(redone, measured_before_kill - saved_head, "{:#}", rows[1]);
+    assert_eq!(
+        measured_before_kill + rows[1]["ops"].as_u64().unwrap(),
+        N + redone
+    );
+    // The target received those and the puts the killed process did not live to record.
+    let received = sim_requests(&sim.endpoint, "PutObject");
+    assert!(
+        received >= N + redone,
+        "{received} received, {N} + {redone} counted"
+    );
 
     // The resumed intervals follow on: their numbers and times after the killed ones.
     let fill: Vec<(u64, f64)> = intervals(&run_dir)

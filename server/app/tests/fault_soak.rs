@@ -8,29 +8,14 @@
 mod process_support;
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use process_support::{intervals, keystorm, kill_9, read_json, start_sim, the_run, write_workload};
+use process_support::{
+    admin_get, intervals, keystorm, kill_9, read_json, start_sim, the_run, write_workload,
+};
 use serde_json::Value;
-
-/// `GET path` on the target's admin API (the sim checks no signature without keys).
-fn admin_get(endpoint: &str, path: &str) -> Value {
-    let addr = endpoint.trim_start_matches("http://");
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    serde_json::from_str(body).unwrap()
-}
 
 /// The target's request and fault-group names of a keystorm operation.
 fn target_names(op: &str) -> (&'static str, &'static str) {

@@ -25,6 +25,21 @@ pub struct Checkpoint {
     /// before phases saved their progress: those redo the phase whole).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<PhasePosition>,
+    /// How long the interval log and the histogram log were when the checkpoint was
+    /// saved: what was recorded up to it. A copy of the folder cut at these lengths is
+    /// one a process killed at that moment would have left, so a takeover from such a
+    /// copy redoes only what the checkpoint does not count, and counts nothing twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logs: Option<LogMarks>,
+}
+
+/// The lengths (bytes) of a run's two logs of measurements at one moment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogMarks {
+    /// `intervals.jsonl`.
+    pub intervals: u64,
+    /// `histograms.hlog`.
+    pub histograms: u64,
 }
 
 /// How far the running phase got, over all the parts it ran in (a part is its stretch
@@ -43,6 +58,35 @@ pub struct PhasePosition {
     /// a crash, a resume builds the part's rows from its recorded intervals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_part: Option<PartStart>,
+    /// Writes the next part does again: the part before it finished them above the
+    /// watermarks it resumes from (a PUT or DELETE done twice leaves the same bucket,
+    /// and the target was sent both).
+    #[serde(default, skip_serializing_if = "Redone::is_none")]
+    pub redone: Redone,
+}
+
+/// Writes a resumed part did again, by operation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Redone {
+    #[serde(default)]
+    pub put: u64,
+    #[serde(default)]
+    pub delete: u64,
+}
+
+impl Redone {
+    pub fn is_none(&self) -> bool {
+        self.put == 0 && self.delete == 0
+    }
+
+    /// The count for `op` (reads are never redone: a resume goes on with what is left).
+    pub fn of(&self, op: keystorm_s3::ops::OpKind) -> u64 {
+        match op {
+            keystorm_s3::ops::OpKind::Put => self.put,
+            keystorm_s3::ops::OpKind::Delete => self.delete,
+            _ => 0,
+        }
+    }
 }
 
 /// Where a part of a phase began, for building its summary rows from the interval files.
@@ -63,4 +107,15 @@ pub struct PartStart {
     pub client_cpu_s: f64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub index_at_start: Vec<super::BucketIndex>,
+    /// The keyspace window when the part began, so a resume after it can tell the
+    /// writes it redoes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_at_start: Option<WindowState>,
+    /// Writes this part did again (see [`PhasePosition::redone`]).
+    #[serde(default, skip_serializing_if = "Redone::is_none")]
+    pub redone: Redone,
+    /// The part resumed, on another host, a copy of the run folder of a process that
+    /// was lost (an agent's shard taken over).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub taken_over: bool,
 }

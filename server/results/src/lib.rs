@@ -43,7 +43,7 @@ mod torn_line;
 mod transfer_outcome;
 mod window_state;
 
-pub use checkpoint::{Checkpoint, PartStart, PhasePosition};
+pub use checkpoint::{Checkpoint, LogMarks, PartStart, PhasePosition, Redone};
 pub use cleanup::CleanupEvent;
 pub use error::ResultsError;
 pub use events::{
@@ -78,7 +78,7 @@ pub use process::ProcessId;
 pub use run_status::RunStatus;
 pub use shard::{Shard, ShardError};
 pub use space_report::{ReportBuilder, SpaceReport};
-pub use store::{ResultStore, find_run, list_runs, new_run_id};
+pub use store::{ResultStore, cut_logs_to, find_run, list_runs, new_run_id};
 pub use summary::{
     IntervalRecord, Summary, SummaryRow, TotalRow, class_cell, csv_field, write_csv,
 };

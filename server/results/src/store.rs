@@ -13,7 +13,7 @@ use super::events::{EventWriter, RunEvent};
 use super::hlog::{HLOG_FILE, HlogWriter, tag};
 use super::torn_line::cut_torn_line;
 use super::{
-    CHECKPOINT_FILE, Checkpoint, INTERVALS_FILE, IntervalRecord, MANIFEST_FILE, Manifest,
+    CHECKPOINT_FILE, Checkpoint, INTERVALS_FILE, IntervalRecord, LogMarks, MANIFEST_FILE, Manifest,
     PLAN_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE, Summary, WORKLOAD_FILE, write_csv,
 };
 use crate::metrics::IntervalStats;
@@ -165,6 +165,22 @@ impl ResultStore {
         write_json_atomic(&self.dir.join(MANIFEST_FILE), manifest)
     }
 
+    /// How long the interval and histogram logs are now, with what is written to them
+    /// but not yet flushed: what a checkpoint saved now has recorded.
+    pub fn log_marks(&self) -> Result<LogMarks, ResultsError> {
+        let length = |w: &BufWriter<File>, name: &str| {
+            let path = self.dir.join(name);
+            w.get_ref()
+                .metadata()
+                .map(|m| m.len() + w.buffer().len() as u64)
+                .map_err(io_err(&path))
+        };
+        Ok(LogMarks {
+            intervals: length(&self.intervals, INTERVALS_FILE)?,
+            histograms: length(&self.hlog, HLOG_FILE)?,
+        })
+    }
+
     /// Replaces the run's checkpoint atomically. The engine's executor is its one
     /// caller (`save_checkpoint`), so a run has one checkpoint writer.
     pub fn write_checkpoint(&self, checkpoint: &Checkpoint) -> Result<(), ResultsError> {
@@ -200,6 +216,33 @@ impl ResultStore {
     pub fn read_checkpoint(dir: &Path) -> Result<Checkpoint, ResultsError> {
         read_json(&dir.join(CHECKPOINT_FILE))
     }
+}
+
+/// Cuts the interval and histogram logs of the run folder `dir` to `marks` where they
+/// are longer: the folder then holds what was recorded up to the checkpoint that named
+/// the marks, and nothing after it. For a copy of a lost process's folder that another
+/// process resumes from that checkpoint, so what it does again is not counted twice.
+/// Returns the bytes cut.
+pub fn cut_logs_to(dir: &Path, marks: &LogMarks) -> Result<u64, ResultsError> {
+    let mut cut = 0;
+    for (name, mark) in [
+        (INTERVALS_FILE, marks.intervals),
+        (HLOG_FILE, marks.histograms),
+    ] {
+        let path = dir.join(name);
+        let file = match OpenOptions::new().write(true).open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(io_err(&path)(e)),
+        };
+        let length = file.metadata().map_err(io_err(&path))?.len();
+        if length > mark {
+            file.set_len(mark).map_err(io_err(&path))?;
+            file.sync_all().map_err(io_err(&path))?;
+            cut += length - mark;
+        }
+    }
+    Ok(cut)
 }
 
 /// Finds a run folder by id (or unique id prefix) under `root`.

@@ -39,6 +39,19 @@ pub struct SummaryRow {
     /// the resume has its own `interrupted` row.
     #[serde(default, skip_serializing_if = "is_false")]
     pub resumed: bool,
+    /// Operations of the row done again: writes the part before this resumed one had
+    /// finished beyond the checkpoint it resumed from. They reached the target twice
+    /// and are counted twice; a fill's PUTs are its keys plus these.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub redone: u64,
+    /// The row's resumed part ran on another host from a copy of the lost process's
+    /// run folder (an agent's shard taken over); in a merged row, some part was.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub taken_over: bool,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn is_false(b: &bool) -> bool {
@@ -47,13 +60,23 @@ fn is_false(b: &bool) -> bool {
 
 impl SummaryRow {
     /// `interrupted`, `resumed`, both joined by `+`, or nothing for a whole phase.
-    pub fn part_label(&self) -> &'static str {
-        match (self.resumed, self.interrupted) {
-            (false, false) => "",
-            (false, true) => "interrupted",
-            (true, false) => "resumed",
-            (true, true) => "resumed+interrupted",
-        }
+    ///
+    /// A taken-over row (its part resumed another host's folder, or in a merged row some
+    /// part did) says `taken over` instead of `resumed`.
+    pub fn part_label(&self) -> String {
+        let resumed = if self.taken_over {
+            "taken over"
+        } else if self.resumed {
+            "resumed"
+        } else {
+            ""
+        };
+        let interrupted = if self.interrupted { "interrupted" } else { "" };
+        [resumed, interrupted]
+            .into_iter()
+            .filter(|s| !s.is_empty())
+            .collect::<Vec<_>>()
+            .join("+")
     }
 }
 
@@ -111,7 +134,7 @@ fn is_one(n: &u64) -> bool {
     *n == 1
 }
 
-const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes,shards_at_start,shards_at_end,part,retries,attempt_error_classes";
+const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes,shards_at_start,shards_at_end,part,retries,attempt_error_classes,redone";
 
 /// A CSV field, quoted when it holds a comma, quote or line break.
 pub fn csv_field(s: &str) -> String {
@@ -145,7 +168,7 @@ pub fn write_csv(rows: &[SummaryRow], out: &mut impl Write) -> std::io::Result<(
         let attempt_classes = class_cell(&s.attempt_error_classes);
         writeln!(
             out,
-            "{},{},{},{},{},{},{:.3},{:.3},{},{},{:.6},{:.3},{},{:.3},{},{:.3},{},{:.1},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{:.3},{:.3},{},{},{:.6},{:.3},{},{:.3},{},{:.3},{},{:.1},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             r.section.as_str(),
             r.round.map(|n| n.to_string()).unwrap_or_default(),
             csv_field(&r.phase),
@@ -177,6 +200,7 @@ pub fn write_csv(rows: &[SummaryRow], out: &mut impl Write) -> std::io::Result<(
             r.part_label(),
             s.retries,
             csv_field(&attempt_classes),
+            r.redone,
         )?;
     }
     Ok(())

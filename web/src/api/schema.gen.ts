@@ -1328,6 +1328,18 @@ export interface components {
             operations: number;
             /** @description The agent's own run folder of this shard. */
             local_run_id?: string | null;
+            /**
+             * Format: double
+             * @description While `lost`: seconds it has waited for an idle agent to take it over.
+             */
+            waiting_s?: number | null;
+            /**
+             * @description The agent it was last taken over from (lost), and how long it waited for this
+             *     one (seconds).
+             */
+            taken_over_from?: string | null;
+            /** Format: double */
+            waited_s?: number | null;
         };
         /** @description What a bucket (under a prefix) holds, broken down four ways. */
         SpaceReport: {
@@ -1472,6 +1484,18 @@ export interface components {
              *     the resume has its own `interrupted` row.
              */
             resumed?: boolean;
+            /**
+             * Format: int64
+             * @description Operations of the row done again: writes the part before this resumed one had
+             *     finished beyond the checkpoint it resumed from. They reached the target twice
+             *     and are counted twice; a fill's PUTs are its keys plus these.
+             */
+            redone?: number;
+            /**
+             * @description The row's resumed part ran on another host from a copy of the lost process's
+             *     run folder (an agent's shard taken over); in a merged row, some part was.
+             */
+            taken_over?: boolean;
         };
         /** @description Objects and their bytes. */
         Tally: {

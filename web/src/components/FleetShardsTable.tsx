@@ -1,7 +1,7 @@
 // The shards of a run across agents as the controller sees them: agent, state, phase
 // and operations in the phase (on the Agents page and beside a live run's charts).
 import type { FleetRunView } from "../api/types";
-import { fmtCount } from "../lib/format";
+import { fmtCount, fmtDuration } from "../lib/format";
 
 export function FleetShardsTable({ run, going }: { run: FleetRunView; going: boolean }) {
   return (
@@ -24,6 +24,19 @@ export function FleetShardsTable({ run, going }: { run: FleetRunView; going: boo
             <td>{s.agent}</td>
             <td>
               <span className={`badge agent-${s.state}`}>{s.state}</span>
+              {s.state === "lost" && s.waiting_s != null && (
+                <span className="muted" data-testid="shard-waiting">
+                  {" "}
+                  waiting {fmtDuration(s.waiting_s)} for an idle agent to take it over
+                </span>
+              )}
+              {s.state !== "lost" && s.taken_over_from && (
+                <span className="muted" data-testid="shard-taken-over">
+                  {" "}
+                  taken over from {s.taken_over_from}
+                  {s.waited_s != null && s.waited_s >= 1 ? ` after waiting ${fmtDuration(s.waited_s)}` : ""}
+                </span>
+              )}
             </td>
             <td>{s.phase ?? "–"}</td>
             <td className="num">{going ? fmtCount(s.operations) : "–"}</td>

@@ -24,7 +24,7 @@ import { PERCENTILE_DASH, opColour } from "../lib/palette";
 import { METRICS, objectsAtPhaseStart, partLabel, placeLabel, roundSeriesKeys, roundSeriesLooks, roundsTable, seriesName } from "../lib/rounds";
 
 const PART_HELP =
-  "interrupted: the phase stopped before its end, and this row covers what was measured until then; resumed: the row covers what the resumed run measured";
+  "interrupted: the phase stopped before its end, and this row covers what was measured until then; resumed: the row covers what the resumed run measured; taken over: an agent was lost and another resumed its shard from the controller's copy; redone: writes the resumed part did again because the part before had finished them after its last checkpoint (the target received both)";
 
 export interface PhaseChoice {
   section: string;

@@ -249,6 +249,8 @@ describe("partLabel", () => {
     expect(partLabel({ interrupted: true })).toBe("interrupted");
     expect(partLabel({ resumed: true })).toBe("resumed");
     expect(partLabel({ resumed: true, interrupted: true })).toBe("resumed + interrupted");
+    expect(partLabel({ resumed: true, taken_over: true, redone: 1234 })).toBe("taken over, 1,234 redone");
+    expect(partLabel({ taken_over: true, interrupted: true })).toBe("taken over + interrupted");
   });
 });
 

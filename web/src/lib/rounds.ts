@@ -83,11 +83,15 @@ export function roundCount(rows: SummaryRow[]): number {
 
 /**
  * What part of its phase a row covers: `interrupted` (stopped before its end: what was
- * measured until then), `resumed` (only what a resumed run measured), both, or "" for a
- * whole phase.
+ * measured until then), `resumed` (only what a resumed run measured) — `taken over` when
+ * the resumed part ran on another agent from the lost one's folder —, both, or "" for a
+ * whole phase; then how many writes the resume did again.
  */
-export function partLabel(r: { interrupted?: boolean; resumed?: boolean }): string {
-  return [r.resumed ? "resumed" : "", r.interrupted ? "interrupted" : ""].filter(Boolean).join(" + ");
+export function partLabel(r: { interrupted?: boolean; resumed?: boolean; taken_over?: boolean; redone?: number }): string {
+  const resumed = r.taken_over ? "taken over" : r.resumed ? "resumed" : "";
+  const label = [resumed, r.interrupted ? "interrupted" : ""].filter(Boolean).join(" + ");
+  const redone = r.redone ? `${r.redone.toLocaleString("en-US")} redone` : "";
+  return [label, redone].filter(Boolean).join(", ");
 }
 
 /** Where a row sits in the run: `before`, `round N` or `after`. */

@@ -2,11 +2,15 @@
 //! (it needs no open port), registers (name, host, version, cores), heartbeats every
 //! half second — measuring its clock offset to the controller from each round trip —
 //! and runs the shard it is given, with its own target credentials. If the controller
-//! goes away the shard keeps going and the agent keeps calling; if the controller
-//! forgot it (restarted), it registers again — under the same name, so a controller
-//! that picked the run up gives it its shard back and the shard carries on.
+//! goes silent the agent keeps calling, and a running shard pauses before the
+//! controller could count the agent lost (see [`contact`]); once the controller
+//! answers it gives the shard back (it goes on from the agent's folder) or says another
+//! agent took it over. If the controller forgot the agent (restarted), it registers
+//! again — under the same name, so a controller that picked the run up gives it its
+//! shard back.
 
 mod config;
+mod contact;
 mod gate;
 mod link;
 mod replica;
@@ -16,14 +20,19 @@ mod shard;
 mod status;
 mod target_clock;
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 pub use config::AgentConfig;
 pub use link::{Link, LinkError};
+
+use contact::{Contact, HEARTBEAT_TIMEOUT, Paused};
 
 use crate::fleet::protocol::{
     Heartbeat, HeartbeatReply, Order, RegisterRequest, Registered, now_ms,
@@ -44,6 +53,17 @@ struct Running {
     index: u32,
     cancel: CancellationToken,
     task: JoinHandle<()>,
+    /// Set when it paused because the controller went silent.
+    paused: Paused,
+}
+
+/// A shard that paused because the controller went silent: its folder is here, and
+/// the controller either gives it back or says another agent took it over.
+struct Parked {
+    run_id: String,
+    index: u32,
+    folder: PathBuf,
+    since: Instant,
 }
 
 /// Serves the controller until `stop`; a shard running then is stopped, and its
@@ -56,6 +76,8 @@ pub async fn serve(
     let config = Arc::new(config);
     let status = ShardStatus::default();
     let mut running: Option<Running> = None;
+    let mut parked: Option<Parked> = None;
+    let contact = Contact::new();
     let mut registered_id: Option<String> = None;
     let mut told_unreachable = false;
     let session = Session::new(stop.clone());
@@ -93,13 +115,21 @@ pub async fn serve(
             registered.agent_id
         );
         let id = registered.agent_id;
+        contact.heard(Instant::now());
         session.set_id(&id);
         registered_id = Some(id.clone());
         let every = Duration::from_millis(registered.heartbeat_ms.max(100));
         let mut offset_ms = None;
         loop {
-            if running.as_ref().is_some_and(|r| r.task.is_finished()) {
-                running = None;
+            if let Some(r) = running.take_if(|r| r.task.is_finished())
+                && let Some(folder) = r.paused.folder()
+            {
+                parked = Some(Parked {
+                    run_id: r.run_id,
+                    index: r.index,
+                    folder,
+                    since: Instant::now(),
+                });
             }
             if stop.is_cancelled() {
                 break 'register;
@@ -116,11 +146,24 @@ pub async fn serve(
                 .as_ref()
                 .and_then(|r| r.news.last())
                 .map(|n| n.seq);
-            match link
-                .post::<_, HeartbeatReply>(&format!("/api/agents/{id}/heartbeat"), &beat)
-                .await
-            {
+            let sent_at = Instant::now();
+            let answer = tokio::time::timeout(
+                HEARTBEAT_TIMEOUT,
+                link.post::<_, HeartbeatReply>(&format!("/api/agents/{id}/heartbeat"), &beat),
+            )
+            .await
+            .unwrap_or_else(|_| {
+                Err(LinkError::Unreachable {
+                    url: link.url().to_string(),
+                    reason: format!(
+                        "no answer to a heartbeat within {:.1} s",
+                        HEARTBEAT_TIMEOUT.as_secs_f64()
+                    ),
+                })
+            });
+            match answer {
                 Ok(reply) => {
+                    contact.heard(sent_at);
                     session.back();
                     // The controller read its clock about half way through the round trip.
                     let received = now_ms();
@@ -131,7 +174,14 @@ pub async fn serve(
                         status.taken(seq);
                     }
                     if let Some(order) = reply.order {
-                        obey(order, &mut running, &config, &link, &session, &status);
+                        let here = Here {
+                            config: &config,
+                            link: &link,
+                            session: &session,
+                            status: &status,
+                            contact: &contact,
+                        };
+                        obey(order, &mut running, &mut parked, &here);
                     }
                 }
                 Err(e) if e.code() == Some("unknown_agent") => {
@@ -160,14 +210,16 @@ pub async fn serve(
     Ok(())
 }
 
-fn obey(
-    order: Order,
-    running: &mut Option<Running>,
-    config: &Arc<AgentConfig>,
-    link: &Link,
-    session: &Session,
-    status: &ShardStatus,
-) {
+/// What the agent's shards are run with.
+struct Here<'a> {
+    config: &'a Arc<AgentConfig>,
+    link: &'a Link,
+    session: &'a Session,
+    status: &'a ShardStatus,
+    contact: &'a Contact,
+}
+
+fn obey(order: Order, running: &mut Option<Running>, parked: &mut Option<Parked>, here: &Here) {
     match order {
         Order::Run(assignment) => {
             if let Some(r) = running.as_ref() {
@@ -184,22 +236,38 @@ fn obey(
                 );
                 return;
             }
+            if parked
+                .take_if(|p| p.run_id == assignment.run_id && p.index == assignment.index)
+                .is_some()
+            {
+                stderrln!(
+                    "the controller gives shard {} of run {} back: it goes on where it paused",
+                    assignment.index,
+                    assignment.run_id
+                );
+            }
             let cancel = CancellationToken::new();
+            let paused = Paused::default();
             let run_id = assignment.run_id.clone();
             let index = assignment.index;
             let task = tokio::spawn(shard::run(
-                config.clone(),
-                link.clone(),
-                session.clone(),
+                here.config.clone(),
+                here.link.clone(),
+                here.session.clone(),
                 assignment,
-                status.clone(),
+                here.status.clone(),
                 cancel.clone(),
+                shard::Watch {
+                    contact: here.contact.clone(),
+                    paused: paused.clone(),
+                },
             ));
             *running = Some(Running {
                 run_id,
                 index,
                 cancel,
                 task,
+                paused,
             });
         }
         Order::Stop { run_id } => {
@@ -210,6 +278,27 @@ fn obey(
             {
                 stderrln!("the controller stops run {run_id}");
                 r.cancel.cancel();
+            } else if let Some(p) = parked.take_if(|p| p.run_id == run_id)
+                && running.is_none()
+            {
+                // Either the run is stopping (the paused shard's folder is sent and its
+                // end told) or another agent took the shard over (the controller refuses
+                // the folder): the shard's end says which.
+                let task = tokio::spawn(shard::end_paused(
+                    here.link.clone(),
+                    here.session.clone(),
+                    p.run_id.clone(),
+                    p.index,
+                    p.folder,
+                    p.since.elapsed(),
+                ));
+                *running = Some(Running {
+                    run_id: p.run_id,
+                    index: p.index,
+                    cancel: CancellationToken::new(),
+                    task,
+                    paused: Paused::default(),
+                });
             }
         }
     }

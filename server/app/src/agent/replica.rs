@@ -5,9 +5,12 @@
 //!
 //! The logs (`*.jsonl`, `*.hlog`) only grow: each sync sends what is beyond what the
 //! controller holds, whole lines only, so the copy never ends in half a line. The other
-//! files are small and rewritten in place: each is sent whole when it changed. They are
-//! read before the logs, so the copy, like a folder a crash left, never has a
-//! checkpoint newer than its intervals. Memory holds what is new of one log (at most
+//! files are small and rewritten in place: each is sent whole when it changed. While
+//! the shard runs, the checkpoint is read first and the logs of measurements
+//! (intervals, histograms) are sent only up to the lengths it names, then the
+//! checkpoint: a sync leaves the controller a checkpoint and exactly the intervals it
+//! counts, so a takeover from the copy redoes only the writes the checkpoint left in
+//! flight, and counts nothing twice. Memory holds what is new of one log (at most
 //! [`PIECE`] bytes) and a length per file.
 //!
 //! Calls go with the agent's current id (it changes when the controller restarts and
@@ -21,7 +24,9 @@ use std::time::SystemTime;
 
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
-use keystorm_engine::results::MANIFEST_FILE;
+use keystorm_engine::results::{
+    CHECKPOINT_FILE, Checkpoint, HLOG_FILE, INTERVALS_FILE, MANIFEST_FILE,
+};
 
 use super::link::{Link, LinkError};
 use super::session::Session;
@@ -76,18 +81,26 @@ impl Replica {
         format!("/api/agents/{}/parts/{}", self.session.id(), self.part)
     }
 
-    /// Sends what changed since the last sync; after a failure, the next sync asks the
+    /// Sends what changed since the last sync — with `to_checkpoint`, the logs of
+    /// measurements only as far as the checkpoint counts them (while the shard runs);
+    /// without, all of it (at its end). After a failure, the next sync asks the
     /// controller what it holds first.
-    pub async fn sync(&mut self) -> Result<(), LinkError> {
-        let synced = self.sync_once().await;
+    pub async fn sync(&mut self, to_checkpoint: bool) -> Result<(), LinkError> {
+        let synced = self.sync_once(to_checkpoint).await;
         if synced.is_err() {
-            self.listed = false;
-            self.others.clear();
+            self.forget();
         }
         synced
     }
 
-    async fn sync_once(&mut self) -> Result<(), LinkError> {
+    /// Forgets what the controller holds, so the next sync asks it first (a sync was
+    /// given up half way).
+    pub fn forget(&mut self) {
+        self.listed = false;
+        self.others.clear();
+    }
+
+    async fn sync_once(&mut self, to_checkpoint: bool) -> Result<(), LinkError> {
         if !self.listed {
             let listing: PartListing = self.link.get(&self.base()).await?;
             self.logs = listing
@@ -111,21 +124,35 @@ impl Replica {
         // The manifest last: a copy with its final manifest is whole.
         names.sort_by_key(|n| (n == MANIFEST_FILE, n.clone()));
         let mut changed = Vec::new();
+        let mut marks = None;
         for name in names.iter().filter(|n| !is_log(n)) {
             let path = self.dir.join(name);
             let Ok(meta) = std::fs::metadata(&path) else {
                 continue;
             };
             let stamp = (meta.len(), meta.modified().ok());
-            if self.others.get(name) != Some(&stamp) {
+            let is_checkpoint = name == CHECKPOINT_FILE;
+            if self.others.get(name) != Some(&stamp) || (is_checkpoint && to_checkpoint) {
                 let Ok(bytes) = std::fs::read(&path) else {
                     continue;
                 };
-                changed.push((name.clone(), stamp, bytes));
+                if is_checkpoint {
+                    marks = serde_json::from_slice::<Checkpoint>(&bytes)
+                        .ok()
+                        .and_then(|c| c.logs);
+                }
+                if self.others.get(name) != Some(&stamp) {
+                    changed.push((name.clone(), stamp, bytes));
+                }
             }
         }
         for name in names.iter().filter(|n| is_log(n)) {
-            self.send_log(name).await?;
+            let cap = match (to_checkpoint, marks) {
+                (true, Some(m)) if name == INTERVALS_FILE => Some(m.intervals),
+                (true, Some(m)) if name == HLOG_FILE => Some(m.histograms),
+                _ => None,
+            };
+            self.send_log(name, cap).await?;
         }
         for (name, stamp, bytes) in changed {
             self.link
@@ -136,18 +163,20 @@ impl Replica {
         Ok(())
     }
 
-    /// Sends the whole lines of log `name` the controller does not hold yet.
-    async fn send_log(&mut self, name: &str) -> Result<(), LinkError> {
+    /// Sends the whole lines of log `name` the controller does not hold yet, up to
+    /// byte `cap` if given.
+    async fn send_log(&mut self, name: &str, cap: Option<u64>) -> Result<(), LinkError> {
         let path = self.dir.join(name);
         let local =
             |e: std::io::Error| LinkError::Local(format!("cannot read {}: {e}", path.display()));
         let mut file = tokio::fs::File::open(&path).await.map_err(local)?;
         loop {
             let held = self.logs.get(name).copied().unwrap_or(0);
-            let length = file.metadata().await.map_err(local)?.len();
+            let on_disk = file.metadata().await.map_err(local)?.len();
             // Shorter here than there (cut on a resume): sent again from the start.
-            let from = if length < held { 0 } else { held };
-            if from == length && from == held {
+            let from = if on_disk < held { 0 } else { held };
+            let length = cap.map_or(on_disk, |c| c.min(on_disk));
+            if length <= from && from == held {
                 return Ok(());
             }
             file.seek(std::io::SeekFrom::Start(from))

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use keystorm_engine::results::{MANIFEST_FILE, ResultStore};
+use keystorm_engine::results::{MANIFEST_FILE, ResultStore, cut_logs_to};
 
 use super::link::Link;
 use crate::fleet::protocol::PartListing;
@@ -48,6 +48,20 @@ pub async fn fetch(
         link.download(&format!("{base}/{}", file.name), &fetching.join(&file.name))
             .await
             .map_err(|e| cannot(format!("fetching {}: {e}", file.name)))?;
+    }
+    // What the lost agent recorded after its last checkpoint reached the controller is
+    // left out: this agent redoes that work from the checkpoint, and it is counted once.
+    if let Some(marks) = ResultStore::read_checkpoint(&fetching)
+        .ok()
+        .and_then(|c| c.logs)
+    {
+        let cut = cut_logs_to(&fetching, &marks).map_err(|e| cannot(e.to_string()))?;
+        if cut > 0 {
+            stderrln!(
+                "shard {index}: the copy's intervals after its checkpoint ({cut} bytes) are \
+                 left out: that work is redone from the checkpoint"
+            );
+        }
     }
     // The copy names the lost agent's process as the run's: this one runs it now.
     let mut manifest = ResultStore::read_manifest(&fetching).map_err(|e| cannot(e.to_string()))?;

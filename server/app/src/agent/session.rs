@@ -64,8 +64,8 @@ impl Session {
             state.away = true;
             drop(state);
             stderrln!(
-                "waiting for the controller: {e}; a running shard goes on, and its results \
-                 are sent once the controller answers"
+                "waiting for the controller: {e}; a running shard pauses if it stays silent \
+                 (its results are kept and sent once the controller answers)"
             );
         }
     }

@@ -11,19 +11,30 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use keystorm_engine::executor::{self, RunOptions};
-use keystorm_engine::results::{MANIFEST_FILE, RunOverrides, Shard};
+use keystorm_engine::results::{MANIFEST_FILE, RunOverrides, RunStatus, Shard};
 use tokio_util::sync::CancellationToken;
 
 use super::config::AgentConfig;
+use super::contact::{self, Contact, Paused};
 use super::gate::ControllerGate;
-use super::link::Link;
+use super::link::{Link, LinkError};
 use super::replica::Replica;
 use super::session::Session;
 use super::status::{AgentObserver, ShardStatus};
 use crate::fleet::protocol::{Assignment, ShardDone, ShardReport};
 use crate::progress::Progress;
 
-/// Runs the shard to its end (or until `cancel`) and reports it.
+/// How a shard is watched: the agent's contact with its controller, and the flag set
+/// when the shard paused for lack of it.
+#[derive(Clone)]
+pub struct Watch {
+    pub contact: Contact,
+    pub paused: Paused,
+}
+
+/// Runs the shard to its end (or until `cancel`) and reports it. A shard paused because
+/// the controller went silent is neither sent nor reported: its folder is kept, and
+/// the controller gives it back (to resume) or says it was taken over.
 pub async fn run(
     config: Arc<AgentConfig>,
     link: Link,
@@ -31,6 +42,7 @@ pub async fn run(
     assignment: Assignment,
     status: ShardStatus,
     cancel: CancellationToken,
+    watch: Watch,
 ) {
     status.set(Some(ShardReport {
         run_id: assignment.run_id.clone(),
@@ -40,14 +52,36 @@ pub async fn run(
         operations: 0,
         ..ShardReport::default()
     }));
-    let outcome = execute(&config, &link, &session, &assignment, &status, cancel).await;
+    let outcome = execute(
+        &config,
+        &link,
+        &session,
+        &assignment,
+        &status,
+        cancel,
+        &watch,
+    )
+    .await;
     let (local_run_id, error) = match outcome {
-        Ok((dir, replica)) => {
+        Ok((dir, _, RunStatus::Interrupted)) if watch.paused.is_set() => {
+            stderrln!(
+                "shard {}/{} paused; its folder {} is kept, and it goes on once the \
+                 controller answers",
+                assignment.index,
+                assignment.count,
+                dir.display()
+            );
+            status.set(None);
+            watch.paused.keep(dir);
+            return;
+        }
+        Ok((dir, replica, _)) => {
             let local = dir.file_name().map(|n| n.to_string_lossy().into_owned());
             let mut replica = replica.filter(|r| r.dir() == dir).unwrap_or_else(|| {
                 Replica::new(link.clone(), session.clone(), &assignment.run_id, &dir)
             });
-            (local, send_rest(&mut replica, &session).await.err())
+            let sent = send_rest(&mut replica, &session).await;
+            (local, sent.err().map(|e| not_sent(&e)))
         }
         Err(e) => (None, Some(e)),
     };
@@ -57,14 +91,61 @@ pub async fn run(
     // The controller's live view gets the shard's last seconds before hearing it ended
     // (heartbeats carry them; a controller out of reach is not waited for long).
     let _ = tokio::time::timeout(NEWS_DRAIN, status.drained()).await;
-    let done = ShardDone {
-        run_id: assignment.run_id.clone(),
-        local_run_id,
-        error,
-    };
+    tell_done(
+        &link,
+        &session,
+        assignment.index,
+        ShardDone {
+            run_id: assignment.run_id.clone(),
+            local_run_id,
+            error,
+        },
+    )
+    .await;
+    status.set(None);
+}
+
+/// The end of a shard that paused while the controller was silent, and that the
+/// controller now stops: its folder is sent and its end told, so a stopping run merges
+/// it; unless another agent took the shard over meanwhile — the controller then refuses
+/// the folder, and what this agent did after its last copy reached the controller is
+/// in no merged result (the other agent did that work again).
+pub async fn end_paused(
+    link: Link,
+    session: Session,
+    run_id: String,
+    index: u32,
+    folder: PathBuf,
+    paused_for: Duration,
+) {
+    let mut replica = Replica::new(link.clone(), session.clone(), &run_id, &folder);
+    match send_rest(&mut replica, &session).await {
+        Ok(()) => {
+            let local_run_id = folder.file_name().map(|n| n.to_string_lossy().into_owned());
+            let done = ShardDone {
+                run_id,
+                local_run_id,
+                error: None,
+            };
+            tell_done(&link, &session, index, done).await;
+        }
+        Err(e) if e.code() == Some("unknown_run") => stderrln!(
+            "shard {index} of run {run_id} was taken over by another agent while this agent \
+             could not reach the controller ({:.0} s ago): what it did after its last copy \
+             reached the controller was done again by that agent and is not in the merged \
+             run (it stays in {})",
+            paused_for.as_secs_f64(),
+            folder.display()
+        ),
+        Err(e) => stderrln!("shard {index} of run {run_id}: {}", not_sent(&e)),
+    }
+}
+
+/// Tells the controller the shard ended, waiting for a controller away or restarting.
+async fn tell_done(link: &Link, session: &Session, index: u32, done: ShardDone) {
     let told = session
         .call(&CancellationToken::new(), |id| {
-            let (link, done) = (&link, &done);
+            let done = &done;
             async move {
                 link.post_empty(&format!("/api/agents/{id}/done"), done)
                     .await
@@ -73,18 +154,20 @@ pub async fn run(
         .await;
     if let Err(e) = told {
         stderrln!(
-            "cannot tell the controller shard {} is done: {}",
-            assignment.index,
+            "cannot tell the controller shard {index} is done: {}",
             e.message()
         );
     }
-    status.set(None);
+}
+
+fn not_sent(e: &LinkError) -> String {
+    format!("cannot send the shard's results to the controller: {e}")
 }
 
 /// How long a shard's end waits for its news to reach the controller.
 const NEWS_DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// Runs the shard; its run folder, and what was sent of it.
+/// Runs the shard; its run folder, what was sent of it, and how it ended.
 async fn execute(
     config: &AgentConfig,
     link: &Link,
@@ -92,10 +175,15 @@ async fn execute(
     a: &Assignment,
     status: &ShardStatus,
     cancel: CancellationToken,
-) -> Result<(PathBuf, Option<Replica>), String> {
+    watch: &Watch,
+) -> Result<(PathBuf, Option<Replica>, RunStatus), String> {
     let file = a.workload_file.as_deref().unwrap_or("workload.yaml");
-    let (plan, _warnings) =
+    let (mut plan, _warnings) =
         keystorm_engine::spec::parse_workload(&a.workload, file).map_err(|e| e.to_string())?;
+    // A checkpoint with every interval, so the copy the controller holds is never more
+    // than a second behind what the agent measured: a takeover redoes at most that.
+    plan.checkpoint_every = CHECKPOINT_EVERY;
+    let mut taken_over = false;
     let resume = match &a.resume {
         Some(id) => {
             let dir = config.results_root.join(id);
@@ -109,6 +197,7 @@ async fn execute(
             } else {
                 // Another agent ran it until it was lost: its folder is on the controller.
                 super::seed::fetch(link, &session.id(), &a.run_id, a.index, id, &dir).await?;
+                taken_over = true;
                 stderrln!(
                     "shard {}/{}: taking it over, resuming {} where the lost agent left it",
                     a.index,
@@ -157,6 +246,7 @@ async fn execute(
             session: session.clone(),
             run_id: a.run_id.clone(),
         })),
+        taken_over,
     };
     let observer = Arc::new(AgentObserver {
         status: status.clone(),
@@ -178,7 +268,17 @@ async fn execute(
         status.clone(),
         replicating.clone(),
     ));
+    // The load pauses if the controller goes silent.
+    let watched = CancellationToken::new();
+    tokio::spawn(contact::watch(
+        watch.contact.clone(),
+        format!("shard {}/{} of run {}", a.index, a.count, a.run_id),
+        cancel.clone(),
+        watch.paused.clone(),
+        watched.clone(),
+    ));
     let outcome = executor::run(plan, &a.workload, options, observer, cancel).await;
+    watched.cancel();
     replicating.cancel();
     let replica = replicator.await.ok().flatten();
     let outcome = outcome.map_err(|e| e.to_string())?;
@@ -189,8 +289,11 @@ async fn execute(
         outcome.status.as_str(),
         outcome.dir.display()
     );
-    Ok((outcome.dir, replica))
+    Ok((outcome.dir, replica, outcome.status))
 }
+
+/// How often a shard saves its checkpoint: with every interval.
+const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
 
 /// How often the run folder is sent while the shard runs.
 const SYNC_EVERY: Duration = Duration::from_secs(1);
@@ -223,7 +326,16 @@ async fn replicate(
                 &results_root.join(&local),
             )
         });
-        match r.sync().await {
+        // A sync cut off by the shard's end (a controller out of reach does not hold it
+        // up) leaves the copy as some sync would: the next asks what it holds.
+        let synced = tokio::select! {
+            synced = r.sync(true) => synced,
+            _ = stop.cancelled() => {
+                r.forget();
+                return replica;
+            }
+        };
+        match synced {
             Ok(()) => {
                 session.back();
                 if failing {
@@ -248,10 +360,10 @@ async fn replicate(
 
 /// Sends the rest of the run folder at the shard's end, waiting for a controller away
 /// or restarting as long as it takes (once the agent is stopping, for a while).
-async fn send_rest(replica: &mut Replica, session: &Session) -> Result<(), String> {
+async fn send_rest(replica: &mut Replica, session: &Session) -> Result<(), LinkError> {
     let mut patience = Session::patience();
     loop {
-        let e = match replica.sync().await {
+        let e = match replica.sync(false).await {
             Ok(()) => {
                 session.back();
                 return Ok(());
@@ -261,9 +373,7 @@ async fn send_rest(replica: &mut Replica, session: &Session) -> Result<(), Strin
         // It holds less than this agent thought: asked again on the next try.
         let behind = e.code() == Some("part_behind");
         if !(Session::worth_waiting(&e) || behind) || !session.wait(&e, &mut patience).await {
-            return Err(format!(
-                "cannot send the shard's results to the controller: {e}"
-            ));
+            return Err(e);
         }
     }
 }

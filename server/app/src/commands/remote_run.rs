@@ -123,13 +123,16 @@ async fn start(
     }
 }
 
+/// What was last said of a shard: its state, phase, and whom it was taken over from.
+type ShownShard = (String, Option<String>, Option<String>);
+
 /// Prints each shard's phase as it changes until the run is merged (or failed).
 async fn follow(
     link: &Link,
     run_id: &str,
     stop: &CancellationToken,
 ) -> Result<crate::fleet::FleetRunView, CliError> {
-    let mut shown: Vec<(String, Option<String>)> = Vec::new();
+    let mut shown: Vec<ShownShard> = Vec::new();
     let mut stop_sent = false;
     let mut away_since: Option<Instant> = None;
     loop {
@@ -164,15 +167,18 @@ async fn follow(
                 "the controller no longer knows run {run_id} (did it restart?)"
             )));
         };
-        let now: Vec<(String, Option<String>)> = run
+        let now: Vec<ShownShard> = run
             .shards
             .iter()
-            .map(|s| (s.state.clone(), s.phase.clone()))
+            .map(|s| (s.state.clone(), s.phase.clone(), s.taken_over_from.clone()))
             .collect();
         for (shard, state) in run.shards.iter().zip(&now) {
             if shown.get(shard.index as usize) != Some(state) {
+                let taken = shown
+                    .get(shard.index as usize)
+                    .is_some_and(|before| before.2 != shard.taken_over_from);
                 stderrln!(
-                    "shard {}/{} ({}): {}{}",
+                    "shard {}/{} ({}): {}{}{}",
                     shard.index,
                     run.shards.len(),
                     shard.agent,
@@ -181,7 +187,19 @@ async fn follow(
                         .phase
                         .as_ref()
                         .map(|p| format!(", {p}"))
-                        .unwrap_or_default()
+                        .unwrap_or_default(),
+                    match (&shard.taken_over_from, taken) {
+                        (Some(from), true) => format!(
+                            " (taken over from {from}{})",
+                            crate::fleet::waited_words(Duration::from_secs_f64(
+                                shard.waited_s.unwrap_or(0.0)
+                            ))
+                        ),
+                        _ if shard.state == "lost" => {
+                            ", waiting for an idle agent to take it over".to_string()
+                        }
+                        _ => String::new(),
+                    }
                 );
             }
         }

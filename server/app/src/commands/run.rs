@@ -46,6 +46,7 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
             .or_insert_with(|| shard.to_string());
     }
     let options = RunOptions {
+        taken_over: false,
         results_root: match &resume_dir {
             Some(dir) => dir.parent().map(|p| p.to_path_buf()).unwrap_or(root),
             None => root,

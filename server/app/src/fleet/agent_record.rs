@@ -23,6 +23,8 @@ pub struct Agent {
     /// Known only from the record of a run picked up after a controller restart: the
     /// agent of that name held a shard, and no agent of that name registered since.
     pub awaiting: bool,
+    /// Its loss was said (on the controller's terminal), not yet its return.
+    pub said_lost: bool,
 }
 
 impl Agent {
@@ -41,11 +43,19 @@ impl Agent {
             pending: None,
             handed_at: None,
             awaiting: false,
+            said_lost: false,
         }
     }
 
     pub fn is_lost(&self) -> bool {
         self.last_seen.elapsed() >= Duration::from_millis(LOST_AFTER_MS)
+    }
+
+    /// How long it has been lost (zero if it is not).
+    pub fn lost_for(&self) -> Duration {
+        self.last_seen
+            .elapsed()
+            .saturating_sub(Duration::from_millis(LOST_AFTER_MS))
     }
 
     /// Heard within the last three heartbeats (a registered agent): fit to be given a

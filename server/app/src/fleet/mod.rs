@@ -23,6 +23,7 @@ mod registry;
 mod run_record;
 mod saved_run;
 mod shards;
+mod silence;
 mod state;
 mod takeover;
 mod views;
@@ -33,6 +34,7 @@ pub mod protocol;
 pub use error::FleetError;
 pub use new_run::NewFleetRun;
 pub use state::Fleet;
+pub use takeover::waited_words;
 pub use views::{AgentView, AgentsView, FleetRunView, ShardView};
 
 #[cfg(test)]

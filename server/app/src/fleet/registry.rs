@@ -104,11 +104,13 @@ impl Fleet {
             .shard
             .as_ref()
             .and_then(|r| inner.stop_if_replaced(agent_id, &r.run_id, r.index));
-        let agent = inner
+        let at = inner
             .agents
-            .iter_mut()
-            .find(|a| a.id == agent_id)
+            .iter()
+            .position(|a| a.id == agent_id)
             .ok_or_else(|| FleetError::UnknownAgent(agent_id.to_string()))?;
+        inner.heard(at);
+        let agent = &mut inner.agents[at];
         agent.last_seen = Instant::now();
         agent.offset_ms = beat.offset_ms.or(agent.offset_ms);
         agent.target_skew_ms = beat.target_skew_ms.or(agent.target_skew_ms);

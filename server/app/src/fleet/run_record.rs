@@ -48,6 +48,17 @@ pub struct Shard {
     pub error: Option<String>,
     /// The controller's clock minus its agent's, as last measured (ms).
     pub clock_offset_ms: Option<i64>,
+    /// The last time another agent took the shard over.
+    pub taken_over: Option<TakenOver>,
+}
+
+/// A shard given to another agent after its agent was lost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TakenOver {
+    /// The lost agent's name.
+    pub from: String,
+    /// How long the shard waited, lost, for an agent to take it (ms).
+    pub waited_ms: u64,
 }
 
 pub struct FleetRun {

@@ -97,6 +97,7 @@ impl SavedRun {
                     done: s.done,
                     error: s.error.clone(),
                     clock_offset_ms: s.clock_offset_ms,
+                    taken_over: None,
                 })
                 .collect(),
             run_id: self.run_id,

@@ -62,6 +62,7 @@ impl Fleet {
                     done: false,
                     error: None,
                     clock_offset_ms: None,
+                    taken_over: None,
                 })
                 .collect(),
             spec,
@@ -273,10 +274,12 @@ impl Fleet {
                 Vec::new()
             };
             inner.publish_live();
+            inner.say_lost();
             let handed = inner.hand_lost_shards();
             let handed_any = !handed.is_empty();
             if let Some(run) = inner.run.as_mut() {
                 for message in handed {
+                    stderrln!("{message}");
                     if let Some(live) = run.live.as_mut() {
                         live.warn(message.clone());
                     }

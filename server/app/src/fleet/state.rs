@@ -31,6 +31,10 @@ pub(super) struct Inner {
     pub agents: Vec<Agent>,
     pub next_agent: u64,
     pub run: Option<FleetRun>,
+    /// When any agent was last heard.
+    pub last_heard: Option<std::time::Instant>,
+    /// Lost agents' shards go to no other agent before this (see `silence`).
+    pub hold_handovers_until: Option<std::time::Instant>,
 }
 
 impl Fleet {

@@ -5,9 +5,25 @@
 //! is skipped and nothing it measured is lost. The lost agent, should it come back, is
 //! told to stop.
 
+use std::time::Duration;
+
+use super::agent_record::Agent;
 use super::protocol::Order;
-use super::run_record::RunState;
+use super::run_record::{RunState, TakenOver};
 use super::state::Inner;
+
+/// How long a shard waited for an agent to take it over, in words (nothing when it was
+/// taken at once, by a spare).
+pub fn waited_words(waited: Duration) -> String {
+    if waited < Duration::from_secs(1) {
+        String::new()
+    } else {
+        format!(
+            " after the shard waited {:.1} s for an idle agent",
+            waited.as_secs_f64()
+        )
+    }
+}
 
 impl Inner {
     /// Gives every running shard whose agent is lost to an idle agent, if there is one;
@@ -16,7 +32,7 @@ impl Inner {
         let Some(run) = self.run.as_ref() else {
             return Vec::new();
         };
-        if run.state != RunState::Running || run.spec.abort_on_loss {
+        if run.state != RunState::Running || run.spec.abort_on_loss || self.handovers_held() {
             return Vec::new();
         }
         let orphans: Vec<usize> = (0..run.shards.len())
@@ -32,15 +48,18 @@ impl Inner {
             };
             let old = run.shards[index].agent.clone();
             let order = run.take_over(index, &self.agents[new].id);
-            let old_name = self
-                .agents
-                .iter()
-                .find(|a| a.id == old)
-                .map_or(old.clone(), |a| a.name.clone());
+            let lost = self.agents.iter().find(|a| a.id == old);
+            let old_name = lost.map_or(old.clone(), |a| a.name.clone());
+            let waited = lost.map_or(Duration::ZERO, Agent::lost_for);
+            run.shards[index].taken_over = Some(TakenOver {
+                from: old_name.clone(),
+                waited_ms: waited.as_millis() as u64,
+            });
             let message = format!(
-                "shard {index}: agent {old_name} was lost; agent {} takes the shard over \
+                "shard {index}: agent {old_name} was lost; agent {} takes the shard over{} \
                  and resumes it from the controller's copy of its results",
-                self.agents[new].name
+                self.agents[new].name,
+                waited_words(waited),
             );
             self.agents[new].pending = Some(order);
             // Should it come back still running the shard, it stops.

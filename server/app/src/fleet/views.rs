@@ -62,6 +62,12 @@ pub struct ShardView {
     pub operations: u64,
     /// The agent's own run folder of this shard.
     pub local_run_id: Option<String>,
+    /// While `lost`: seconds it has waited for an idle agent to take it over.
+    pub waiting_s: Option<f64>,
+    /// The agent it was last taken over from (lost), and how long it waited for this
+    /// one (seconds).
+    pub taken_over_from: Option<String>,
+    pub waited_s: Option<f64>,
 }
 
 impl Fleet {
@@ -136,6 +142,7 @@ impl Fleet {
                     .enumerate()
                     .map(|(i, s)| {
                         let agent = inner.agents.iter().find(|a| a.id == s.agent);
+                        let lost = !s.done && inner.is_lost(&s.agent);
                         ShardView {
                             index: i as u32,
                             agent: agent.map_or_else(|| s.agent.clone(), |a| a.name.clone()),
@@ -143,7 +150,7 @@ impl Fleet {
                                 "failed"
                             } else if s.done {
                                 "done"
-                            } else if inner.is_lost(&s.agent) {
+                            } else if lost {
                                 "lost"
                             } else {
                                 "running"
@@ -152,6 +159,10 @@ impl Fleet {
                             phase: s.phase.clone(),
                             operations: s.operations,
                             local_run_id: s.local_run_id.clone(),
+                            waiting_s: lost
+                                .then(|| agent.map_or(0.0, |a| a.lost_for().as_secs_f64())),
+                            taken_over_from: s.taken_over.as_ref().map(|t| t.from.clone()),
+                            waited_s: s.taken_over.as_ref().map(|t| t.waited_ms as f64 / 1000.0),
                         }
                     })
                     .collect(),

@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -213,4 +213,27 @@ pub async fn count_objects(endpoint: &str, bucket: &str) -> u64 {
             None => return n,
         }
     }
+}
+
+/// `GET path` on the target's admin API (the sim checks no signature without keys).
+pub fn admin_get(endpoint: &str, path: &str) -> serde_json::Value {
+    let addr = endpoint.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    serde_json::from_str(body).unwrap()
+}
+
+/// The requests of S3 operation `op` (`PutObject`, ...) the sim at `endpoint` received.
+pub fn sim_requests(endpoint: &str, op: &str) -> u64 {
+    admin_get(endpoint, "/admin/keystorm/requests")[op]
+        .as_u64()
+        .unwrap()
 }

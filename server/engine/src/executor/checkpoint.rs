@@ -19,11 +19,16 @@ pub(crate) fn save_checkpoint(
         Some((phase, position)) => (Some(phase), Some(position)),
         None => (None, None),
     };
-    ctx.store().write_checkpoint(&Checkpoint {
+    let store = ctx.store();
+    // Taken with the store held, so no interval is written in between: the marks are
+    // what was recorded when the checkpoint was.
+    let logs = Some(store.log_marks()?);
+    store.write_checkpoint(&Checkpoint {
         format_version: FORMAT_VERSION,
         window,
         current,
         completed,
         position,
+        logs,
     })
 }

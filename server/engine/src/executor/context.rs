@@ -37,6 +37,8 @@ pub(crate) struct RunContext {
     pub start_at: Option<std::time::SystemTime>,
     /// Asked before each phase (a controller's barrier); `None`: phases follow at once.
     pub gate: Option<Arc<dyn super::gate::PhaseGate>>,
+    /// The run resumed a lost process's folder (see `RunOptions::taken_over`).
+    pub taken_over: bool,
 }
 
 impl RunContext {

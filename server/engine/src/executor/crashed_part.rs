@@ -10,11 +10,12 @@ use std::time::Duration;
 
 use super::phase::summary_rows;
 use super::sequence::ScheduledPhase;
+use crate::keyspace::WindowState;
 use crate::metrics::IntervalStats;
 use crate::ops::{ErrorClass, OpKind};
 use crate::results::{
-    BucketIndex, HLOG_FILE, INTERVALS_FILE, IntervalQuery, PartStart, ResultsError, Summary,
-    SummaryRow, for_each_hlog_line, for_each_interval, hlog_start_ms, hlog_tag,
+    BucketIndex, HLOG_FILE, INTERVALS_FILE, IntervalQuery, PartStart, Redone, ResultsError,
+    Summary, SummaryRow, for_each_hlog_line, for_each_interval, hlog_start_ms, hlog_tag,
 };
 
 /// What the crashed part measured.
@@ -29,6 +30,29 @@ pub(crate) struct ClosedPart {
     pub elapsed_s: f64,
     /// The number after the part's last recorded interval.
     pub next_interval: u64,
+    /// PUTs that succeeded and DELETEs that finished in the part, warm-up included: the
+    /// keys it wrote, for telling which a resume writes again.
+    pub puts_done: u64,
+    pub deletes_done: u64,
+}
+
+impl ClosedPart {
+    /// The writes a resume from the window `resumed_at` does again: those the part
+    /// finished beyond the watermarks it had reached by then (every write below them
+    /// is counted once; the window began at `part.window_at_start`).
+    pub fn redone(&self, part: &PartStart, resumed_at: WindowState) -> Redone {
+        let Some(start) = part.window_at_start else {
+            return Redone::default();
+        };
+        Redone {
+            put: self
+                .puts_done
+                .saturating_sub(resumed_at.head.saturating_sub(start.head)),
+            delete: self
+                .deletes_done
+                .saturating_sub(resumed_at.tail.saturating_sub(start.tail)),
+        }
+    }
 }
 
 /// Builds the rows of `part` of `scheduled` from the run folder `dir`, unless `summary`
@@ -55,6 +79,8 @@ pub(crate) fn close(
         operations: 0,
         elapsed_s: 0.0,
         next_interval: part.first_interval,
+        puts_done: 0,
+        deletes_done: 0,
     };
     let mut index_at_end: Vec<BucketIndex> = Vec::new();
     let mut measured_s = 0.0;
@@ -65,8 +91,13 @@ pub(crate) fn close(
         }
         closed.next_interval = closed.next_interval.max(r.interval + 1);
         closed.elapsed_s += r.duration_s;
-        for s in r.ops.values() {
+        for (op, s) in &r.ops {
             closed.operations += s.ops + s.errors;
+            match op {
+                OpKind::Put => closed.puts_done += s.ops,
+                OpKind::Delete => closed.deletes_done += s.ops + s.errors,
+                _ => {}
+            }
         }
         if !r.index.is_empty() {
             index_at_end = r.index.clone();

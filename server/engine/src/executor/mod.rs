@@ -99,6 +99,7 @@ pub async fn run(
         first_errors: Arc::default(),
         start_at: options.start_at,
         gate: options.gate.clone(),
+        taken_over: options.taken_over && options.resume.is_some(),
         plan,
     };
     ctx.emit(RunEvent::Started {
@@ -241,7 +242,8 @@ async fn run_phases(
     }
 
     let phases = schedule(&ctx.plan);
-    // Where the phase a resumed run stopped in got to.
+    // Where the phase a resumed run stopped in got to, and the window it resumes from.
+    let resume_window = checkpoint.window;
     let mut resume = checkpoint
         .position
         .filter(|_| checkpoint.current.as_ref() == phases.get(completed).map(|p| &p.phase_ref));
@@ -267,6 +269,7 @@ async fn run_phases(
             position.next_interval = position.next_interval.max(closed.next_interval);
             position.operations = part.operations_before + closed.operations;
             position.elapsed_s = part.elapsed_before_s + closed.elapsed_s;
+            position.redone = closed.redone(&part, resume_window);
             if !closed.rows.is_empty() {
                 summary.rows.extend(closed.rows.iter().cloned());
                 run_totals.add_phase(&closed.totals, closed.measured);

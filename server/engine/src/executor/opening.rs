@@ -164,6 +164,7 @@ pub(super) fn open(
                 current: None,
                 completed: 0,
                 position: None,
+                logs: None,
             };
             (
                 manifest,

@@ -33,6 +33,9 @@ pub struct RunOptions {
     pub start_at: Option<SystemTime>,
     /// Asked before each phase starts (an agent waits at its controller's barrier).
     pub gate: Option<Arc<dyn PhaseGate>>,
+    /// `resume` is a copy of the run folder of a process that was lost, taken over by
+    /// this one (an agent's shard): the resumed part's rows say so.
+    pub taken_over: bool,
 }
 
 /// The end of a run.

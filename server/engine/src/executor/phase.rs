@@ -25,6 +25,8 @@ use crate::results::{PhaseProgress, ResultsError, RunEvent};
 
 /// Recorders per phase at most; workers share them round-robin.
 const MAX_RECORDERS: usize = 8;
+/// How early a tick may come and still count as a second after the last.
+const TICK_SLACK: Duration = Duration::from_millis(100);
 /// Error-rate checks wait for this many operations, so one early failure does not abort.
 const MIN_OPERATIONS_FOR_ERROR_RATE: u64 = 20;
 
@@ -95,6 +97,9 @@ pub(crate) async fn run(
             elapsed_before_s: before.elapsed_s,
             client_cpu_s: 0.0,
             index_at_start: index_at_start.clone(),
+            window_at_start: Some(ctx.window.checkpoint_state()),
+            redone: before.redone,
+            taken_over: resumed && ctx.taken_over,
         },
         start,
         cpu_at_start,
@@ -310,6 +315,8 @@ pub(crate) fn summary_rows(
             index_at_end: index_at_end.to_vec(),
             interrupted,
             resumed: part.resumed,
+            redone: part.redone.of(op),
+            taken_over: part.taken_over,
         })
         .collect()
 }
@@ -330,7 +337,9 @@ struct ProgressSaver {
 
 impl ProgressSaver {
     fn due(&self, now: Instant) -> bool {
-        now.duration_since(self.last_save) >= self.every
+        // Ticks come a second apart give or take the scheduler: `every: 1s` saves at
+        // every interval.
+        now.duration_since(self.last_save) + TICK_SLACK >= self.every
     }
 
     /// Where the phase stands: the operations finished so far (`all` holds this part's,
@@ -348,6 +357,7 @@ impl ProgressSaver {
             operations: self.before.operations + all.total_ops() + all.total_errors(),
             elapsed_s: self.before.elapsed_s + elapsed.as_secs_f64(),
             next_interval,
+            redone: Default::default(),
             open_part: open.then(|| PartStart {
                 client_cpu_s: process_cpu_time()
                     .saturating_sub(self.cpu_at_start)

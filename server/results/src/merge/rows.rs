@@ -98,6 +98,8 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
                         stats: OpSummary::default(),
                         interrupted: false,
                         resumed: false,
+                        redone: 0,
+                        taken_over: false,
                         ..r.clone()
                     },
                     seconds: HashMap::new(),
@@ -114,6 +116,8 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
             *sum.seconds.entry(i).or_default() += r.duration_s;
             sum.interrupted.insert(i, r.interrupted);
             sum.row.client_cpu_s += r.client_cpu_s;
+            sum.row.redone += r.redone;
+            sum.row.taken_over |= r.taken_over;
             add_counts(&mut sum.row.stats, &r.stats);
             // The bucket index is polled by shard 0 alone.
             if part.shard.is_first() {
