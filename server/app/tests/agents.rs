@@ -435,7 +435,7 @@ async fn an_agent_killed_mid_fill_is_replaced_by_a_spare_that_resumes_the_contro
     let part = merged.join("shards").join(copy.file_name().unwrap());
     let before_kill: u64 = summary_rows(&part)
         .iter()
-        .filter(|r| r["op"] == "put" && r["interrupted"] == true)
+        .filter(|r| r["op"] == "put" && r["interrupted"] == true && r["resumed"] != true)
         .map(|r| r["ops"].as_u64().unwrap())
         .sum();
     assert!(before_kill >= SENT_BEFORE_KILL, "{before_kill}");
@@ -466,7 +466,7 @@ fn counted_once_after_takeover(merged: &Path, keys: u64, sim: &str, lost: &Path,
     // What the merge holds of the lost agent, and what it recorded itself.
     let in_copy: u64 = summary_rows(part)
         .iter()
-        .filter(|r| r["op"] == "put" && r["interrupted"] == true)
+        .filter(|r| r["op"] == "put" && r["interrupted"] == true && r["resumed"] != true)
         .map(|r| r["ops"].as_u64().unwrap())
         .sum();
     let puts_per_interval: Vec<u64> = process_support::intervals(lost)

@@ -10,16 +10,23 @@ use keystorm_engine::results::{MANIFEST_FILE, ResultStore, cut_logs_to};
 use super::link::Link;
 use crate::fleet::protocol::PartListing;
 
-/// Fetches the controller's copy of run folder `local` of shard `index` of `run_id`
-/// into `to` (which must not exist).
-pub async fn fetch(
-    link: &Link,
-    agent_id: &str,
-    run_id: &str,
-    index: u32,
-    local: &str,
-    to: &Path,
-) -> Result<(), String> {
+/// The copy to fetch: run folder `local` of shard `index` of `run_id`, resumed here
+/// with `endpoint` (this agent's way to the store, if it has its own).
+pub struct Copy<'a> {
+    pub run_id: &'a str,
+    pub index: u32,
+    pub local: &'a str,
+    pub endpoint: Option<&'a str>,
+}
+
+/// Fetches the controller's copy into `to` (which must not exist).
+pub async fn fetch(link: &Link, agent_id: &str, copy: &Copy<'_>, to: &Path) -> Result<(), String> {
+    let Copy {
+        run_id,
+        index,
+        local,
+        endpoint,
+    } = *copy;
     let cannot = |why: String| format!("cannot take shard {index} over: {why}");
     let base = format!("/api/agents/{agent_id}/parts/{run_id}/{local}");
     let listing: PartListing = link.get(&base).await.map_err(|e| cannot(e.to_string()))?;
@@ -63,9 +70,14 @@ pub async fn fetch(
             );
         }
     }
-    // The copy names the lost agent's process as the run's: this one runs it now.
+    // The copy names the lost agent's process as the run's, and its way to the store:
+    // this one runs it now, reaching the same store its own way.
     let mut manifest = ResultStore::read_manifest(&fetching).map_err(|e| cannot(e.to_string()))?;
     manifest.process = None;
+    manifest.overrides.endpoint = endpoint.map(str::to_string);
+    if let Some(url) = endpoint {
+        manifest.endpoint = url.to_string();
+    }
     ResultStore::open_append(&fetching)
         .and_then(|store| store.write_manifest(&manifest))
         .map_err(|e| cannot(e.to_string()))?;

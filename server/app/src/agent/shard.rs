@@ -183,6 +183,8 @@ async fn execute(
     // A checkpoint with every interval, so the copy the controller holds is never more
     // than a second behind what the agent measured: a takeover redoes at most that.
     plan.checkpoint_every = CHECKPOINT_EVERY;
+    // This agent's way to the store, else the run's.
+    let endpoint = config.endpoint.clone().or_else(|| a.endpoint.clone());
     let mut taken_over = false;
     let resume = match &a.resume {
         Some(id) => {
@@ -196,7 +198,13 @@ async fn execute(
                 );
             } else {
                 // Another agent ran it until it was lost: its folder is on the controller.
-                super::seed::fetch(link, &session.id(), &a.run_id, a.index, id, &dir).await?;
+                let copy = super::seed::Copy {
+                    run_id: &a.run_id,
+                    index: a.index,
+                    local: id,
+                    endpoint: endpoint.as_deref(),
+                };
+                super::seed::fetch(link, &session.id(), &copy, &dir).await?;
                 taken_over = true;
                 stderrln!(
                     "shard {}/{}: taking it over, resuming {} where the lost agent left it",
@@ -210,7 +218,6 @@ async fn execute(
         None => None,
     };
     let rounds = plan.rounds.count;
-    let endpoint = config.endpoint.clone().or_else(|| a.endpoint.clone());
     if let Some(url) = endpoint.clone().or_else(|| match &plan.target.endpoint {
         keystorm_engine::plan::Endpoint::Url(url) => Some(url.clone()),
         keystorm_engine::plan::Endpoint::Embedded { .. } => None,
