@@ -360,6 +360,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description What the caller may do, as its token (or the lack of one) says.
+         * @enum {string}
+         */
+        Access: "open" | "read" | "write";
         AgentView: {
             id: string;
             name: string;
@@ -1411,8 +1416,13 @@ export interface components {
             version: string;
             /** @description The run going now, if any. */
             running?: string | null;
-            /** @description Whether state-changing calls need a bearer token. */
+            /** @description Whether API calls need a bearer token. */
             token_required: boolean;
+            /**
+             * @description What the caller may do: `open` (the server has no token), `read` (the
+             *     read-only token) or `write` (the full token).
+             */
+            access: components["schemas"]["Access"];
         };
         /** @description MiB/s of single objects (streams), over the objects of at least 1 MiB. */
         StreamRates: {
@@ -1594,6 +1604,15 @@ export interface operations {
                     "application/json": components["schemas"]["AgentsView"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     register_agent: {
@@ -1625,7 +1644,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1634,7 +1653,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1713,7 +1732,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1722,7 +1741,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1799,7 +1818,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1808,7 +1827,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1887,7 +1906,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1896,7 +1915,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1969,7 +1988,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1978,7 +1997,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2027,6 +2046,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the read-only token: the agent link needs the server's full token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2062,6 +2099,24 @@ export interface operations {
                 };
             };
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the read-only token: the agent link needs the server's full token */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2119,7 +2174,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2128,7 +2183,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2198,6 +2253,15 @@ export interface operations {
                     "application/json": components["schemas"]["RunInfo"][];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     start_run: {
@@ -2230,7 +2294,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2239,7 +2303,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2324,6 +2388,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2364,7 +2437,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2373,7 +2446,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2436,7 +2509,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2445,7 +2518,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2528,6 +2601,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2581,6 +2663,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2621,6 +2712,15 @@ export interface operations {
             };
             /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2683,6 +2783,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2718,6 +2827,15 @@ export interface operations {
             };
             /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2778,6 +2896,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2813,6 +2940,15 @@ export interface operations {
             };
             /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2862,7 +2998,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2871,7 +3007,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2915,6 +3051,15 @@ export interface operations {
                     "application/json": components["schemas"]["Status"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     list_workloads: {
@@ -2932,6 +3077,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WorkloadInfo"][];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2966,7 +3120,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2975,7 +3129,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3045,6 +3199,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3099,7 +3262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3108,7 +3271,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
