@@ -1,7 +1,12 @@
-// The shell: top navigation with a badge for the run in progress, and the routes.
+// The shell: top navigation with a badge for the run in progress (and, with a token,
+// the tab's access and a way to forget the token), and the routes behind the token
+// prompt.
 import { QueryClient, QueryClientProvider, useQuery } from "@tanstack/react-query";
 import { BrowserRouter, Link, NavLink, Navigate, Route, Routes } from "react-router-dom";
-import { api } from "./api/client";
+import { READ_ONLY_REASON } from "./api/access";
+import { ApiError, api } from "./api/client";
+import { forgetAndAsk, readToken } from "./api/token";
+import { TokenGate } from "./components/TokenGate";
 import { AgentsPage } from "./pages/AgentsPage";
 import { ComparePage } from "./pages/ComparePage";
 import { LiveRunPage } from "./pages/LiveRunPage";
@@ -30,31 +35,45 @@ function Nav() {
         </Link>
       )}
       {status.isError && <span className="bad">server unreachable</span>}
+      {status.data?.access === "read" && (
+        <span className="access" title={READ_ONLY_REASON} data-testid="read-only-badge">
+          read-only token
+        </span>
+      )}
+      {readToken() && (
+        <button className="forget" onClick={forgetAndAsk} title="Drop the token this tab keeps; the server asks for it again" data-testid="forget-token">
+          Forget token
+        </button>
+      )}
     </header>
   );
 }
 
-const client = new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } } });
+/** One retry, but not of a refused token: the token prompt takes over. */
+const retry = (failures: number, error: Error) => failures < 1 && !(error instanceof ApiError && error.status === 401);
+const client = new QueryClient({ defaultOptions: { queries: { retry, refetchOnWindowFocus: false } } });
 
 export function App() {
   return (
     <QueryClientProvider client={client}>
-      <BrowserRouter>
-        <Nav />
-        <main>
-          <Routes>
-            <Route path="/" element={<Navigate to="/runs" replace />} />
-            <Route path="/runs" element={<RunsPage />} />
-            <Route path="/runs/:id" element={<RunDetailPage />} />
-            <Route path="/runs/:id/live" element={<LiveRunPage />} />
-            <Route path="/compare" element={<ComparePage />} />
-            <Route path="/workloads" element={<WorkloadsPage />} />
-            <Route path="/workloads/:name" element={<WorkloadsPage />} />
-            <Route path="/agents" element={<AgentsPage />} />
-            <Route path="*" element={<div className="state">No such page. <Link to="/runs">Go to the runs</Link>.</div>} />
-          </Routes>
-        </main>
-      </BrowserRouter>
+      <TokenGate>
+        <BrowserRouter>
+          <Nav />
+          <main>
+            <Routes>
+              <Route path="/" element={<Navigate to="/runs" replace />} />
+              <Route path="/runs" element={<RunsPage />} />
+              <Route path="/runs/:id" element={<RunDetailPage />} />
+              <Route path="/runs/:id/live" element={<LiveRunPage />} />
+              <Route path="/compare" element={<ComparePage />} />
+              <Route path="/workloads" element={<WorkloadsPage />} />
+              <Route path="/workloads/:name" element={<WorkloadsPage />} />
+              <Route path="/agents" element={<AgentsPage />} />
+              <Route path="*" element={<div className="state">No such page. <Link to="/runs">Go to the runs</Link>.</div>} />
+            </Routes>
+          </main>
+        </BrowserRouter>
+      </TokenGate>
     </QueryClientProvider>
   );
 }

@@ -72,9 +72,14 @@ pub struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: std::net::IpAddr,
 
-    /// Bearer token required on every call that changes state or starts load.
+    /// Bearer token required on every API call and /metrics (at least 16 characters).
     #[arg(long, env = "KEYSTORM_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+
+    /// A second, read-only token (with --token): it opens the reads, the live event
+    /// stream and /metrics, but cannot start, stop, edit or delete anything.
+    #[arg(long, env = "KEYSTORM_READ_TOKEN", hide_env_values = true)]
+    pub read_token: Option<String>,
 
     /// Folder of workload YAML files the UI lists and edits.
     #[arg(long, env = "KEYSTORM_WORKLOADS", default_value = "workloads")]

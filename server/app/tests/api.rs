@@ -805,10 +805,10 @@ async fn cross_site_requests_are_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_token_guards_every_state_change() {
+async fn a_token_guards_every_call() {
     let token = "0123456789abcdef-token";
     let s = Server::start_with(Some(token)).await;
-    assert_eq!(s.get("/api/status").await.json()["token_required"], true);
+    assert_eq!(s.get("/api/status").await.status, 401);
     let body = json!({"workload": "rounds"}).to_string();
     for auth in [None, Some("Bearer wrong-token-0000000"), Some(token)] {
         let headers: Vec<(&str, &str)> = auth.map(|a| ("authorization", a)).into_iter().collect();
@@ -840,9 +840,16 @@ async fn a_token_guards_every_state_change() {
         .await;
     assert_eq!(r.status, 201, "{}", r.text());
     let id = r.json()["run_id"].as_str().unwrap().to_string();
-    // Reading needs no token.
-    assert_eq!(s.get("/api/runs").await.status, 200);
-    s.events(&id, None, |e| e.name == "finished").await;
+    // Reading needs the token too.
+    assert_eq!(s.get("/api/runs").await.status, 401);
+    let r = s
+        .request("GET", "/api/runs", None, &[("authorization", &bearer)])
+        .await;
+    assert_eq!(r.status, 200);
+    s.events_as(&id, "", &[("authorization", &bearer)], |e| {
+        e.name == "finished"
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,5 +1,5 @@
-// Thin fetch wrappers: JSON in and out, and the API's `{error, detail}` turned into an
-// ApiError the pages can show as it is.
+// Thin fetch wrappers: JSON in and out with the tab's token (./token), and the API's
+// `{error, detail}` turned into an ApiError the pages can show as it is.
 import type {
   AgentsView,
   Distribution,
@@ -14,6 +14,7 @@ import type {
   WorkloadInfo,
   WorkloadText,
 } from "./types";
+import { authHeaders, readToken, tokenRefused } from "./token";
 
 export class ApiError extends Error {
   constructor(
@@ -27,14 +28,21 @@ export class ApiError extends Error {
   }
 }
 
-/** The bearer token of a server bound beyond loopback, kept for this browser tab. */
-export const TOKEN_KEY = "keystorm-token";
+function unreachable(e: unknown): ApiError {
+  return new ApiError(0, "unreachable", `keystorm did not answer (${String(e)}); is \`keystorm serve\` running?`);
+}
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * One API call with this tab's token (or `token`, to try one before keeping it). A 401
+ * to the tab's own token tells the token prompt, unless `token` was given.
+ */
+async function call<T>(method: string, path: string, body?: unknown, token?: string): Promise<T> {
   let resp: Response;
-  const headers: Record<string, string> = body === undefined ? {} : { "content-type": "application/json" };
-  const token = typeof sessionStorage === "undefined" ? null : sessionStorage.getItem(TOKEN_KEY);
-  if (token) headers.authorization = `Bearer ${token}`;
+  const sent = token ?? readToken();
+  const headers: Record<string, string> = {
+    ...(body === undefined ? {} : { "content-type": "application/json" }),
+    ...authHeaders(sent),
+  };
   try {
     resp = await fetch(path, {
       method,
@@ -42,8 +50,9 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (e) {
-    throw new ApiError(0, "unreachable", `keystorm did not answer (${String(e)}); is \`keystorm serve\` running?`);
+    throw unreachable(e);
   }
+  if (resp.status === 401 && token === undefined) tokenRefused(sent);
   if (resp.status === 204) return undefined as T;
   const text = await resp.text();
   let json: unknown = undefined;
@@ -59,10 +68,39 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   return json as T;
 }
 
+/**
+ * Saves an export with this tab's token: a link cannot send the header, so the file is
+ * fetched and handed to the browser as a download.
+ */
+async function download(path: string, file: string): Promise<void> {
+  const sent = readToken();
+  let resp: Response;
+  try {
+    resp = await fetch(path, { headers: authHeaders(sent) });
+  } catch (e) {
+    throw unreachable(e);
+  }
+  if (resp.status === 401) tokenRefused(sent);
+  if (!resp.ok) {
+    const e = ((await resp.json().catch(() => ({}))) ?? {}) as { error?: string; detail?: string };
+    throw new ApiError(resp.status, e.error ?? "http_" + resp.status, e.detail ?? resp.statusText);
+  }
+  const url = URL.createObjectURL(await resp.blob());
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = file;
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
 const enc = encodeURIComponent;
 
 export const api = {
   status: () => call<Status>("GET", "/api/status"),
+  /** The status as `token` opens it: how the token prompt checks a token before keeping it. */
+  statusWith: (token: string) => call<Status>("GET", "/api/status", undefined, token),
   workloads: () => call<WorkloadInfo[]>("GET", "/api/workloads"),
   workload: (name: string) => call<WorkloadText>("GET", `/api/workloads/${enc(name)}`),
   validate: (text: string) => call<ValidateResponse>("POST", "/api/workloads/validate", { text }),
@@ -102,4 +140,5 @@ export const api = {
   index: (id: string) => call<IndexReport>("GET", `/api/runs/${enc(id)}/index`),
   listings: (id: string) => call<ListingsReport>("GET", `/api/runs/${enc(id)}/listings`),
   exportUrl: (id: string, file: string) => `/api/runs/${enc(id)}/export/${file}`,
+  downloadExport: (id: string, file: string) => download(`/api/runs/${enc(id)}/export/${file}`, file),
 };

@@ -360,6 +360,11 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description What the caller may do, as its token (or the lack of one) says.
+         * @enum {string}
+         */
+        Access: "open" | "read" | "write";
         AgentView: {
             id: string;
             name: string;
@@ -1423,8 +1428,13 @@ export interface components {
             version: string;
             /** @description The run going now, if any. */
             running?: string | null;
-            /** @description Whether state-changing calls need a bearer token. */
+            /** @description Whether API calls need a bearer token. */
             token_required: boolean;
+            /**
+             * @description What the caller may do: `open` (the server has no token), `read` (the
+             *     read-only token) or `write` (the full token).
+             */
+            access: components["schemas"]["Access"];
         };
         /** @description MiB/s of single objects (streams), over the objects of at least 1 MiB. */
         StreamRates: {
@@ -1618,6 +1628,15 @@ export interface operations {
                     "application/json": components["schemas"]["AgentsView"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     register_agent: {
@@ -1649,7 +1668,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1658,7 +1677,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1737,7 +1756,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1746,7 +1765,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1823,7 +1842,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1832,7 +1851,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1911,7 +1930,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1920,7 +1939,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1993,7 +2012,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2002,7 +2021,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2051,6 +2070,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the read-only token: the agent link needs the server's full token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2086,6 +2123,24 @@ export interface operations {
                 };
             };
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the read-only token: the agent link needs the server's full token */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2143,7 +2198,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2152,7 +2207,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2222,6 +2277,15 @@ export interface operations {
                     "application/json": components["schemas"]["RunInfo"][];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     start_run: {
@@ -2254,7 +2318,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2263,7 +2327,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2348,6 +2412,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2388,7 +2461,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2397,7 +2470,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2460,7 +2533,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2469,7 +2542,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2552,6 +2625,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2605,6 +2687,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2645,6 +2736,15 @@ export interface operations {
             };
             /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2707,6 +2807,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2742,6 +2851,15 @@ export interface operations {
             };
             /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2802,6 +2920,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2837,6 +2964,15 @@ export interface operations {
             };
             /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2886,7 +3022,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2895,7 +3031,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2939,6 +3075,15 @@ export interface operations {
                     "application/json": components["schemas"]["Status"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     list_workloads: {
@@ -2956,6 +3101,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WorkloadInfo"][];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -2990,7 +3144,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2999,7 +3153,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3069,6 +3223,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3123,7 +3286,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the server has a token and the call did not bring it as `Authorization: Bearer <token>` */
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3132,7 +3295,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
             403: {
                 headers: {
                     [name: string]: unknown;

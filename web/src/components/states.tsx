@@ -1,19 +1,6 @@
 // Loading, empty and error states that tell the user what to do next.
-import { type ReactNode, useState } from "react";
-import { ApiError, TOKEN_KEY } from "../api/client";
-
-/** Asks for the server's token (it is needed when the server listens beyond loopback). */
-function TokenPrompt() {
-  const [token, setToken] = useState("");
-  return (
-    <div className="form-row">
-      <input type="password" placeholder="server token" value={token} onChange={(e) => setToken(e.target.value)} aria-label="server token" />
-      <button onClick={() => sessionStorage.setItem(TOKEN_KEY, token.trim())} disabled={!token.trim()}>
-        Use this token, then retry
-      </button>
-    </div>
-  );
-}
+import type { ReactNode } from "react";
+import { ApiError } from "../api/client";
 
 export function Loading({ what }: { what: string }) {
   return <div className="state loading">Loading {what}…</div>;
@@ -35,7 +22,6 @@ export function ErrorBox({ error, hint }: { error: unknown; hint?: ReactNode }) 
       <strong>{e ? `${e.detail}` : String(error)}</strong>
       {e && e.status > 0 && <span className="muted"> ({e.status} {e.code})</span>}
       {hint && <div>{hint}</div>}
-      {e?.code === "unauthorized" && <TokenPrompt />}
     </div>
   );
 }

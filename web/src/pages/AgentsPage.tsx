@@ -4,6 +4,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link } from "react-router-dom";
+import { useAccess } from "../api/access";
 import { api } from "../api/client";
 import type { AgentView, FleetRunView } from "../api/types";
 import { FleetShardsTable } from "../components/FleetShardsTable";
@@ -72,6 +73,7 @@ function AgentsTable({ agents }: { agents: AgentView[] }) {
 
 function RunCard({ run }: { run: FleetRunView }) {
   const stop = useMutation({ mutationFn: () => api.stopRun(run.run_id) });
+  const access = useAccess();
   const going = ["running", "stopping", "merging"].includes(run.state);
   return (
     <div className="card" data-testid="fleet-run">
@@ -87,7 +89,7 @@ function RunCard({ run }: { run: FleetRunView }) {
           </Link>
         )}
         {run.state === "running" && (
-          <button onClick={() => stop.mutate()} disabled={stop.isPending} data-testid="stop-fleet-run">
+          <button onClick={() => stop.mutate()} disabled={!access.canChange || stop.isPending} title={access.why} data-testid="stop-fleet-run">
             Stop
           </button>
         )}
@@ -109,6 +111,7 @@ function StartForm({ idle }: { idle: number }) {
   const [workload, setWorkload] = useState("");
   const [agents, setAgents] = useState(1);
   const [endpoint, setEndpoint] = useState("");
+  const access = useAccess();
   const start = useMutation({
     mutationFn: () =>
       api.startRun({ workload: workload || workloads.data?.[0]?.name, agents, endpoint: endpoint.trim() || undefined }),
@@ -133,7 +136,12 @@ function StartForm({ idle }: { idle: number }) {
         agents
       </span>
       <input placeholder="endpoint (http://…), if not the workload's" value={endpoint} onChange={(e) => setEndpoint(e.target.value)} aria-label="endpoint" />
-      <button onClick={() => start.mutate()} disabled={start.isPending || idle < 1} data-testid="fleet-start-button">
+      <button
+        onClick={() => start.mutate()}
+        disabled={!access.canChange || start.isPending || idle < 1}
+        title={access.why}
+        data-testid="fleet-start-button"
+      >
         Start on {agents} of {idle} idle agents
       </button>
       {start.isError && <ErrorBox error={start.error} />}

@@ -1,9 +1,11 @@
 // Live run: the current phase, round and progress, per-operation throughput and latency
-// over time, errors by class, and a stop button. Fed by the run's event stream; a
-// reconnect resumes where it left off (the browser sends Last-Event-ID).
+// over time, errors by class, and a stop button. Fed by the run's event stream (read
+// with the tab's token); a reconnect resumes where it left off (with Last-Event-ID).
 import { useCallback, useEffect, useMemo, useReducer, useState } from "react";
 import { Link, useParams } from "react-router-dom";
+import { useAccess } from "../api/access";
 import { api } from "../api/client";
+import { openEventStream } from "../api/eventStream";
 import type { RunStatus } from "../api/types";
 import { CleanupLine } from "../components/CleanupLine";
 import { HeatmapSection } from "../components/HeatmapSection";
@@ -49,6 +51,7 @@ export function LiveRunPage() {
   const [connError, setConnError] = useState<string | null>(null);
   const [stopError, setStopError] = useState<unknown>(null);
   const [stopping, setStopping] = useState(false);
+  const access = useAccess();
   /** How the run stands when it ended without a `finished` event (its process died). */
   const [ended, setEnded] = useState<RunStatus | null>(null);
   /** Whether `keystorm run --resume` can continue it: not on the embedded target. */
@@ -57,36 +60,37 @@ export function LiveRunPage() {
   useEffect(() => {
     // The page draws the last MAX_LIVE_POINTS seconds: older per-second events of a run
     // that has gone on for days are not worth sending.
-    const source = new EventSource(`/api/runs/${encodeURIComponent(id)}/events?recent=${MAX_LIVE_POINTS}`);
     let finished = false;
-    const onEvent = (ev: MessageEvent) => {
-      const e: RawEvent = { id: Number(ev.lastEventId), name: ev.type, data: JSON.parse(ev.data) };
-      dispatch([e]);
-      setConnError(null);
-      if (e.name === "finished") {
-        finished = true;
-        source.close();
-      }
-    };
-    for (const name of EVENT_NAMES) source.addEventListener(name, onEvent as EventListener);
-    source.onerror = () => {
-      if (finished) return;
-      setConnError("The event stream dropped; reconnecting…");
-      // A run whose process died never sends `finished`: ask how it stands.
-      api
-        .run(id)
-        .then((d) => {
-          if (d.info.status !== "running" && !finished) {
-            finished = true;
-            source.close();
-            setEnded(d.info.status);
-            setResumable(d.manifest.endpoint !== "embedded");
-            setConnError(null);
-          }
-        })
-        .catch(() => {});
-    };
-    return () => source.close();
+    const close = openEventStream(`/api/runs/${encodeURIComponent(id)}/events?recent=${MAX_LIVE_POINTS}`, {
+      onEvent: (ev) => {
+        if (!EVENT_NAMES.includes(ev.name)) return;
+        const e: RawEvent = { id: Number(ev.id), name: ev.name, data: JSON.parse(ev.data) };
+        dispatch([e]);
+        setConnError(null);
+        if (e.name === "finished") {
+          finished = true;
+          close();
+        }
+      },
+      onError: (final, reason) => {
+        if (finished) return;
+        setConnError(final ? reason : "The event stream dropped; reconnecting…");
+        // A run whose process died never sends `finished`: ask how it stands.
+        api
+          .run(id)
+          .then((d) => {
+            if (d.info.status !== "running" && !finished) {
+              finished = true;
+              close();
+              setEnded(d.info.status);
+              setResumable(d.manifest.endpoint !== "embedded");
+              setConnError(null);
+            }
+          })
+          .catch(() => {});
+      },
+    });
+    return close;
   }, [id]);
 
   const series = useMemo(() => liveSeries(state.ops, state.errorClasses), [state.ops, state.errorClasses]);
@@ -124,7 +128,7 @@ export function LiveRunPage() {
         </h1>
         {status && <StatusBadge status={status} />}
         {running ? (
-          <button className="danger" data-testid="stop-run" onClick={stop} disabled={stopping}>
+          <button className="danger" data-testid="stop-run" onClick={stop} disabled={!access.canChange || stopping} title={access.why}>
             {stopping ? "Stopping… (finishing the interval)" : "Stop run"}
           </button>
         ) : (

@@ -1,9 +1,11 @@
 // Run detail: a finished (or running) run's results from the server (drawn as the
 // offline report draws them), with label and note editing, exports and deletion.
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useState } from "react";
+import { type MouseEvent, useCallback, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router-dom";
+import { useAccess } from "../api/access";
 import { api } from "../api/client";
+import { readToken } from "../api/token";
 import type { RunDetail } from "../api/types";
 import type { PhaseChoice } from "../components/RunDetailView";
 import { RunReport } from "../components/RunReport";
@@ -29,6 +31,7 @@ function Annotations({ detail }: { detail: RunDetail }) {
   );
   const [notes, setNotes] = useState(detail.info.notes);
   const [msg, setMsg] = useState<unknown>(null);
+  const access = useAccess();
   const save = async () => {
     const parsed = parseLabels(labels);
     if (typeof parsed === "string") {
@@ -53,7 +56,7 @@ function Annotations({ detail }: { detail: RunDetail }) {
         Notes
         <textarea value={notes} onChange={(e) => setNotes(e.target.value)} rows={2} data-testid="notes-input" />
       </label>
-      <button onClick={save} data-testid="save-annotations">
+      <button onClick={save} disabled={!access.canChange} title={access.why} data-testid="save-annotations">
         Save labels and notes
       </button>
       {msg != null && (typeof msg === "string" ? <span className="muted">{msg}</span> : <ErrorBox error={msg} />)}
@@ -90,6 +93,8 @@ export function RunDetailPage() {
   const loadHeatmap = useCallback((op: string) => api.heatmap(id, op), [id]);
   const loadPhaseHeatmap = useCallback((c: PhaseChoice) => api.heatmap(id, c.op, c), [id]);
   const [deleteError, setDeleteError] = useState<unknown>(null);
+  const [exportError, setExportError] = useState<unknown>(null);
+  const access = useAccess();
 
   if (q.isPending) return <Loading what="the run" />;
   if (q.isError) return <ErrorBox error={q.error} hint={<Link to="/runs">Back to the runs</Link>} />;
@@ -102,6 +107,13 @@ export function RunDetailPage() {
     } catch (e) {
       setDeleteError(e);
     }
+  };
+  // A link cannot send the tab's token: with one, the file is fetched with it.
+  const exportWithToken = (e: MouseEvent, file: string) => {
+    if (!readToken()) return;
+    e.preventDefault();
+    setExportError(null);
+    api.downloadExport(id, file).catch(setExportError);
   };
   return (
     <section data-testid="run-detail">
@@ -124,15 +136,22 @@ export function RunDetailPage() {
         <div className="exports">
           Export:{" "}
           {["summary.csv", "intervals.csv", "histograms.hlog", "report.html"].map((f) => (
-            <a key={f} href={api.exportUrl(id, f)} download data-testid={`export-${f}`}>
+            <a key={f} href={api.exportUrl(id, f)} download onClick={(e) => exportWithToken(e, f)} data-testid={`export-${f}`}>
               {f}
             </a>
           ))}
-          <button className="danger small" onClick={remove} disabled={detail.info.status === "running"} data-testid="delete-run">
+          <button
+            className="danger small"
+            onClick={remove}
+            disabled={!access.canChange || detail.info.status === "running"}
+            title={access.why}
+            data-testid="delete-run"
+          >
             Delete run
           </button>
         </div>
         {deleteError != null && <ErrorBox error={deleteError} />}
+        {exportError != null && <ErrorBox error={exportError} />}
       </RunReport>
     </section>
   );

@@ -3,6 +3,7 @@
 import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router-dom";
+import { useAccess } from "../api/access";
 import { ApiError, api } from "../api/client";
 import type { ValidateResponse } from "../api/types";
 import { YamlEditor } from "../components/YamlEditor";
@@ -25,10 +26,14 @@ rounds:
     - { name: read, op: get, concurrency: 16, duration: 5s }
 `;
 
-/** Validates the text on the server once typing pauses; the error is why it could not. */
-export function useValidation(text: string, delayMs = 300): { result: ValidateResponse | null; error: unknown } {
+/**
+ * Validates the text on the server once typing pauses; the error is why it could not.
+ * Not `enabled` (the read-only token cannot validate), nothing is asked.
+ */
+export function useValidation(text: string, delayMs = 300, enabled = true): { result: ValidateResponse | null; error: unknown } {
   const [state, setState] = useState<{ result: ValidateResponse | null; error: unknown }>({ result: null, error: null });
   useEffect(() => {
+    if (!enabled) return;
     let live = true;
     const t = setTimeout(() => {
       api.validate(text).then(
@@ -40,7 +45,7 @@ export function useValidation(text: string, delayMs = 300): { result: ValidateRe
       live = false;
       clearTimeout(t);
     };
-  }, [text, delayMs]);
+  }, [text, delayMs, enabled]);
   return state;
 }
 
@@ -71,7 +76,8 @@ function Editor({ name, initial }: { name: string | null; initial: string }) {
   const [endpoint, setEndpoint] = useState("");
   const [message, setMessage] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const { result: validation, error: validationError } = useValidation(text);
+  const access = useAccess();
+  const { result: validation, error: validationError } = useValidation(text, 300, access.canChange);
   const navigate = useNavigate();
   const qc = useQueryClient();
 
@@ -123,7 +129,11 @@ function Editor({ name, initial }: { name: string | null; initial: string }) {
     <div>
       <YamlEditor value={text} onChange={setText} problems={[...problems, ...(validation?.warnings ?? [])]} />
       <div className="validation" aria-live="polite">
-        {validationError != null ? (
+        {!access.canChange ? (
+          <span className="muted" data-testid="validation-off">
+            Not checked: the read-only token cannot validate, save or start workloads.
+          </span>
+        ) : validationError != null ? (
           <ErrorBox error={validationError} hint="The text could not be checked; it is checked again as you type." />
         ) : validation == null ? (
           <span className="muted">Checking…</span>
@@ -149,7 +159,12 @@ function Editor({ name, initial }: { name: string | null; initial: string }) {
           Save as
           <input value={saveName} onChange={(e) => setSaveName(e.target.value)} placeholder="name (letters, digits, - or _)" />
         </label>
-        <button onClick={() => save(saveName.trim())} disabled={!saveName.trim() || !validation?.valid} data-testid="save-workload">
+        <button
+          onClick={() => save(saveName.trim())}
+          disabled={!access.canChange || !saveName.trim() || !validation?.valid}
+          title={access.why}
+          data-testid="save-workload"
+        >
           Save
         </button>
       </div>
@@ -162,7 +177,7 @@ function Editor({ name, initial }: { name: string | null; initial: string }) {
           Endpoint override
           <input value={endpoint} onChange={(e) => setEndpoint(e.target.value)} placeholder="http://127.0.0.1:7480 (optional)" />
         </label>
-        <button className="primary" onClick={start} disabled={busy || !validation?.valid} data-testid="start-run">
+        <button className="primary" onClick={start} disabled={!access.canChange || busy || !validation?.valid} title={access.why} data-testid="start-run">
           {busy ? "Starting…" : "Start run"}
         </button>
       </div>

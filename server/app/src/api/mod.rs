@@ -1,8 +1,9 @@
 //! `keystorm serve`: the HTTP API (one module per resource) and the embedded web UI.
 //!
 //! Routes live under `/api`, plus `/metrics` for Prometheus; anything else is the UI.
-//! Every error is JSON (`{error, detail}`); state-changing calls pass the [`security`]
-//! guard; request bodies are capped.
+//! Every error is JSON (`{error, detail}`); the API and `/metrics` pass the
+//! [`security`] token guard (the agent link its own), state-changing calls the
+//! cross-site one; request bodies are capped.
 
 mod active;
 mod agents;
@@ -20,6 +21,7 @@ mod listings;
 mod metrics;
 mod openapi;
 mod openapi_errors;
+mod openapi_security;
 mod params;
 mod prometheus;
 mod run_files;
@@ -38,6 +40,7 @@ use axum::{Json, Router};
 pub use active::Active;
 pub use error::{ApiError, ErrorBody};
 pub use openapi::openapi_json;
+pub use security::Access;
 pub use state::{AppState, ServeConfig};
 pub use status::Status;
 
@@ -46,6 +49,25 @@ pub const BODY_LIMIT: usize = 1024 * 1024;
 
 /// The whole application: API, metrics and UI.
 pub fn router(state: AppState) -> Router {
+    // The agent link: only agents call it, with the full token.
+    let agent_link = Router::new()
+        .route("/agents/register", post(agents::register))
+        .route("/agents/{id}/heartbeat", post(agents::heartbeat))
+        .route("/agents/{id}/barrier", post(agents::barrier))
+        .route("/agents/{id}/done", post(agents::done))
+        .route("/agents/{id}/leave", post(agents::leave))
+        .route(
+            "/agents/{id}/parts/{run}/{local}",
+            get(agents::part_listing),
+        )
+        .route(
+            "/agents/{id}/parts/{run}/{local}/{file}",
+            // A part's files are streamed to disk, whatever their size.
+            axum::routing::put(agents::part_file)
+                .layer(DefaultBodyLimit::disable())
+                .get(agents::part_file_read),
+        )
+        .route_layer(axum::middleware::from_fn(security::agents_only));
     let api = Router::new()
         .route("/status", get(status::status))
         .route("/openapi.json", get(openapi::serve))
@@ -69,32 +91,22 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{id}/heatmap", get(heatmap::heatmap_of_run))
         .route("/runs/{id}/export/{file}", get(exports::export))
         .route("/agents", get(agents::list))
-        .route("/agents/register", post(agents::register))
-        .route("/agents/{id}/heartbeat", post(agents::heartbeat))
-        .route("/agents/{id}/barrier", post(agents::barrier))
-        .route("/agents/{id}/done", post(agents::done))
-        .route("/agents/{id}/leave", post(agents::leave))
-        .route(
-            "/agents/{id}/parts/{run}/{local}",
-            get(agents::part_listing),
-        )
-        .route(
-            "/agents/{id}/parts/{run}/{local}/{file}",
-            // A part's files are streamed to disk, whatever their size.
-            axum::routing::put(agents::part_file)
-                .layer(DefaultBodyLimit::disable())
-                .get(agents::part_file_read),
-        )
+        .merge(agent_link)
         .fallback(api_not_found)
         .method_not_allowed_fallback(method_not_allowed);
-    Router::new()
+    // Everything with data needs the token (when the server has one); the UI's files
+    // do not, so the page can load and ask for it.
+    let with_data = Router::new()
         .nest("/api", api)
         .route("/metrics", get(metrics::metrics))
-        .fallback(ui::serve)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
-            security::guard,
-        ))
+            security::token_guard,
+        ));
+    Router::new()
+        .merge(with_data)
+        .fallback(ui::serve)
+        .layer(axum::middleware::from_fn(security::cross_site_guard))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(state)
 }

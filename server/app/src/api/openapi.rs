@@ -20,6 +20,7 @@ use super::distribution::{Distribution, DistributionPoint};
 use super::error::ErrorBody;
 use super::heatmap::{Heatmap, HeatmapPhase};
 use super::openapi_errors::SharedErrors;
+use super::openapi_security::TokenSecurity;
 use super::run_files::{Headline, RunInfo};
 use super::runs::{EditRunRequest, RunDetail, RunStarted, StartRunRequest};
 use super::workloads::{
@@ -29,7 +30,7 @@ use super::workloads::{
 
 #[derive(OpenApi)]
 #[openapi(
-    modifiers(&SharedErrors),
+    modifiers(&SharedErrors, &TokenSecurity),
     info(
         title = "keystorm",
         description = "Start S3 benchmark runs, watch them live, read and compare their results. See docs/api.md."
@@ -65,6 +66,7 @@ use super::workloads::{
     ),
     components(schemas(
         super::status::Status,
+        super::security::Access,
         ErrorBody,
         WorkloadInfo,
         WorkloadText,

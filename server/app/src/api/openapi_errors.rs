@@ -1,9 +1,9 @@
 //! The error responses every operation shares, added to the OpenAPI document in one
-//! place because the router adds their causes in one place: the security guard (401,
-//! 403) in front of every call that changes state, the JSON body extractor (400, 413,
-//! 415, 422) on every call that takes a body, and checked parameters (400) on every
-//! call that takes any. Without them the document would promise fewer status codes
-//! than the server answers.
+//! place because the router adds their causes in one place: the JSON body extractor
+//! (400, 413, 415, 422) on every call that takes a body, and checked parameters (400)
+//! on every call that takes any (the guards' 401 and 403 are added with the tokens, in
+//! [`super::openapi_security`]). Without them the document would promise fewer status
+//! codes than the server answers.
 
 use utoipa::Modify;
 use utoipa::openapi::path::Operation;
@@ -13,31 +13,29 @@ pub struct SharedErrors;
 
 impl Modify for SharedErrors {
     fn modify(&self, openapi: &mut OpenApi) {
-        for item in openapi.paths.paths.values_mut() {
-            let read_only = [&mut item.get, &mut item.head, &mut item.options];
-            for op in read_only.into_iter().flatten() {
-                add_input_errors(op);
-            }
-            let changing = [
-                &mut item.post,
-                &mut item.put,
-                &mut item.patch,
-                &mut item.delete,
-            ];
-            for op in changing.into_iter().flatten() {
-                add_input_errors(op);
-                add(
-                    op,
-                    "401",
-                    "the server has a token and the call did not bring it as \
-                     `Authorization: Bearer <token>`",
-                );
-                add(
-                    op,
-                    "403",
-                    "a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`)",
-                );
-            }
+        for_each_operation(openapi, |_, op, _| add_input_errors(op));
+    }
+}
+
+/// Calls `visit` with each operation of the document, its path and whether it changes
+/// state (anything but GET, HEAD and OPTIONS).
+pub fn for_each_operation(
+    openapi: &mut OpenApi,
+    mut visit: impl FnMut(&str, &mut Operation, bool),
+) {
+    for (path, item) in openapi.paths.paths.iter_mut() {
+        let reads = [&mut item.get, &mut item.head, &mut item.options];
+        for op in reads.into_iter().flatten() {
+            visit(path, op, false);
+        }
+        let changing = [
+            &mut item.post,
+            &mut item.put,
+            &mut item.patch,
+            &mut item.delete,
+        ];
+        for op in changing.into_iter().flatten() {
+            visit(path, op, true);
         }
     }
 }
@@ -45,26 +43,26 @@ impl Modify for SharedErrors {
 fn add_input_errors(op: &mut Operation) {
     let has_params = op.parameters.as_ref().is_some_and(|p| !p.is_empty());
     if op.request_body.is_some() {
-        add(
+        add_error(
             op,
             "400",
             "a parameter out of its format, a body that is not JSON, or a request the \
              server refuses (see `detail`)",
         );
-        add(op, "413", "the body is over 1 MiB");
-        add(
+        add_error(op, "413", "the body is over 1 MiB");
+        add_error(
             op,
             "415",
             "the body is not `Content-Type: application/json`",
         );
-        add(
+        add_error(
             op,
             "422",
             "JSON of the wrong shape (a missing or unknown field, a wrong type), or a \
              workload that does not validate",
         );
     } else if has_params {
-        add(
+        add_error(
             op,
             "400",
             "a parameter out of its format, or a combination the server refuses (see `detail`)",
@@ -73,7 +71,7 @@ fn add_input_errors(op: &mut Operation) {
 }
 
 /// Adds an error response unless the operation documents that status itself.
-fn add(op: &mut Operation, status: &str, description: &str) {
+pub fn add_error(op: &mut Operation, status: &str, description: &str) {
     op.responses
         .responses
         .entry(status.to_string())

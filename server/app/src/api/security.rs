@@ -1,40 +1,153 @@
-//! Guards on everything that changes state or starts load: a bearer token when the
-//! server listens beyond loopback, and cross-site request checks (Fetch Metadata, then
-//! Origin against Host) so a web page elsewhere cannot drive the server through the
-//! user's browser.
+//! Who may call what. A server with a token (always one bound beyond loopback) wants
+//! it on every API call and on `/metrics`, reads included; a read-only token opens the
+//! reads (and the event stream and `/metrics`) and nothing else: not the calls that
+//! change state, nor the agent link, whose calls only agents make. On loopback without
+//! a token everything is open. The UI's files need no token: they hold no data, and the
+//! page must load to ask for it. Calls that change state are also checked against
+//! cross-site requests (Fetch Metadata, then Origin against Host) so a web page
+//! elsewhere cannot drive the server through the user's browser.
 
-use axum::extract::{Request, State};
-use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::extract::{OriginalUri, Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use utoipa::ToSchema;
 
 use super::error::ApiError;
-use super::state::AppState;
+use super::state::{AppState, ServeConfig};
 
-fn changes_state(method: &Method) -> bool {
+/// What the caller may do, as its token (or the lack of one) says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    /// The server has no token (loopback only): everything is open.
+    Open,
+    /// The read-only token: reads, the event stream and `/metrics`.
+    Read,
+    /// The server's full token: everything.
+    Write,
+}
+
+/// Whether the call changes state or starts load (anything but a read).
+pub fn changes_state(method: &Method) -> bool {
     !matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
 }
 
-pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if changes_state(request.method()) {
-        if let Err(e) = cross_site_check(request.headers()) {
-            return e.into_response();
-        }
-        if let Some(token) = &state.config.token
-            && !bearer_matches(request.headers(), token)
-        {
-            let mut e = ApiError::new(
-                StatusCode::UNAUTHORIZED,
-                "unauthorized",
-                "this server needs `Authorization: Bearer <token>` on calls that change state",
-            )
-            .into_response();
-            e.headers_mut()
-                .insert(header::WWW_AUTHENTICATE, "Bearer".parse().expect("static"));
-            return e;
-        }
+/// Whether `path` (a route of the OpenAPI document) is one of the agent link's: those
+/// under `/api/agents/`, not the list of agents at `/api/agents` itself.
+pub fn is_agent_link(path: &str) -> bool {
+    path.starts_with("/api/agents/")
+}
+
+/// In front of everything: the cross-site checks on calls that change state.
+pub async fn cross_site_guard(request: Request, next: Next) -> Response {
+    if changes_state(request.method())
+        && let Err(e) = cross_site_check(request.headers())
+    {
+        return e.into_response();
     }
     next.run(request).await
+}
+
+/// In front of the API and `/metrics`: the token, and the read-only token kept to
+/// reads. The caller's [`Access`] is left in the request's extensions.
+pub async fn token_guard(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let access = match access_of(&state.config, request.headers()) {
+        Ok(access) => access,
+        Err(refusal) => return refusal.into_response(),
+    };
+    if access == Access::Read && changes_state(request.method()) {
+        return read_only_refusal(
+            &request,
+            "change state or start load; that needs the server's full token (--token)",
+        );
+    }
+    request.extensions_mut().insert(access);
+    next.run(request).await
+}
+
+/// In front of the agent link's routes: agents hold the full token, so the read-only
+/// token opens none of them, reads included.
+pub async fn agents_only(request: Request, next: Next) -> Response {
+    if request.extensions().get::<Access>() == Some(&Access::Read) {
+        return read_only_refusal(
+            &request,
+            "use the agent link; agents use the server's full token (--token)",
+        );
+    }
+    next.run(request).await
+}
+
+/// Why a call is refused with 401.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unauthorized {
+    NoToken,
+    WrongToken,
+}
+
+impl IntoResponse for Unauthorized {
+    fn into_response(self) -> Response {
+        let (detail, challenge) = match self {
+            Unauthorized::NoToken => (
+                "this keystorm server needs its token on every API call: send \
+                 `Authorization: Bearer <token>` (the token given to `keystorm serve --token`, \
+                 or its read-only --read-token for reading)",
+                "Bearer realm=\"keystorm\"",
+            ),
+            Unauthorized::WrongToken => (
+                "the bearer token is not this server's token (nor its read-only token)",
+                "Bearer realm=\"keystorm\", error=\"invalid_token\"",
+            ),
+        };
+        let mut response =
+            ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", detail).into_response();
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(challenge),
+        );
+        response
+    }
+}
+
+/// The caller's access, or why it has none.
+fn access_of(config: &ServeConfig, headers: &HeaderMap) -> Result<Access, Unauthorized> {
+    let Some(token) = &config.token else {
+        return Ok(Access::Open);
+    };
+    let given = bearer(headers).ok_or(Unauthorized::NoToken)?;
+    // Both compared, each in constant time, whichever matches.
+    let full = same_secret(given, token);
+    let read = config
+        .read_token
+        .as_deref()
+        .is_some_and(|r| same_secret(given, r));
+    match (full, read) {
+        (true, _) => Ok(Access::Write),
+        (false, true) => Ok(Access::Read),
+        (false, false) => Err(Unauthorized::WrongToken),
+    }
+}
+
+fn read_only_refusal(request: &Request, what: &str) -> Response {
+    // Under `/api` the request's own URI has lost the prefix the caller sent.
+    let path = request
+        .extensions()
+        .get::<OriginalUri>()
+        .map_or(request.uri().path(), |original| original.0.path());
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        "read_only_token",
+        format!(
+            "{} {path}: the read-only token cannot {what}",
+            request.method()
+        ),
+    )
+    .into_response()
 }
 
 /// Go's CrossOriginProtection rules: `Sec-Fetch-Site` same-origin/none passes; a
@@ -73,16 +186,18 @@ fn cross_site_check(headers: &HeaderMap) -> Result<(), ApiError> {
     }
 }
 
-/// Constant-time comparison of the bearer token.
-fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
-    let Some(given) = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-    else {
-        return false;
-    };
-    let (a, b) = (given.trim().as_bytes(), token.as_bytes());
+/// The credentials of `Authorization: Bearer <token>` (the scheme in any case).
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, credentials) = value.trim().split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| credentials.trim())
+}
+
+/// Constant-time comparison (in the length of the secret) of a token given with one.
+fn same_secret(given: &str, secret: &str) -> bool {
+    let (a, b) = (given.as_bytes(), secret.as_bytes());
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
@@ -99,6 +214,17 @@ mod tests {
             );
         }
         h
+    }
+
+    fn config(token: Option<&str>, read_token: Option<&str>) -> ServeConfig {
+        ServeConfig {
+            workloads_dir: "w".into(),
+            results_dir: "r".into(),
+            token: token.map(str::to_string),
+            read_token: read_token.map(str::to_string),
+            ui_dev_url: None,
+            default_endpoint: None,
+        }
     }
 
     #[test]
@@ -133,13 +259,58 @@ mod tests {
 
     #[test]
     fn tokens_compare_exactly() {
+        assert!(same_secret("s3cret", "s3cret"));
+        assert!(!same_secret("s3cre", "s3cret"));
+        assert!(!same_secret("s3creT", "s3cret"));
         let h = headers(&[("authorization", "Bearer s3cret")]);
-        assert!(bearer_matches(&h, "s3cret"));
-        assert!(!bearer_matches(&h, "s3cre"));
-        assert!(!bearer_matches(&headers(&[]), "s3cret"));
-        assert!(!bearer_matches(
-            &headers(&[("authorization", "Basic s3cret")]),
-            "s3cret"
-        ));
+        assert_eq!(bearer(&h), Some("s3cret"));
+        assert_eq!(
+            bearer(&headers(&[("authorization", "bearer  s3cret ")])),
+            Some("s3cret")
+        );
+        assert_eq!(bearer(&headers(&[])), None);
+        assert_eq!(bearer(&headers(&[("authorization", "Basic s3cret")])), None);
+    }
+
+    #[test]
+    fn each_token_gives_its_access() {
+        let full = "0123456789abcdef-full";
+        let read = "0123456789abcdef-read";
+        let with_both = config(Some(full), Some(read));
+        let auth = |t: &str| headers(&[("authorization", &format!("Bearer {t}"))]);
+        assert_eq!(access_of(&with_both, &auth(full)).ok(), Some(Access::Write));
+        assert_eq!(access_of(&with_both, &auth(read)).ok(), Some(Access::Read));
+        assert!(access_of(&with_both, &auth("0123456789abcdef-nope")).is_err());
+        assert!(access_of(&with_both, &headers(&[])).is_err());
+        let full_only = config(Some(full), None);
+        assert!(access_of(&full_only, &auth(read)).is_err());
+        let open = config(None, None);
+        assert_eq!(access_of(&open, &headers(&[])).ok(), Some(Access::Open));
+        assert_eq!(access_of(&open, &auth("anything")).ok(), Some(Access::Open));
+    }
+
+    #[test]
+    fn a_refusal_says_how_to_authenticate() {
+        let with_token = config(Some("0123456789abcdef-full"), None);
+        let missing = access_of(&with_token, &headers(&[])).unwrap_err();
+        assert_eq!(missing, Unauthorized::NoToken);
+        let missing = missing.into_response();
+        assert_eq!(missing.status(), StatusCode::UNAUTHORIZED);
+        assert_eq!(
+            missing.headers()[header::WWW_AUTHENTICATE],
+            "Bearer realm=\"keystorm\""
+        );
+        let wrong = access_of(
+            &with_token,
+            &headers(&[("authorization", "Bearer 0123456789abcdef-nope")]),
+        )
+        .unwrap_err();
+        assert_eq!(wrong, Unauthorized::WrongToken);
+        assert!(
+            wrong.into_response().headers()[header::WWW_AUTHENTICATE]
+                .to_str()
+                .unwrap()
+                .contains("invalid_token")
+        );
     }
 }

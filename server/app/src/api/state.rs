@@ -14,8 +14,10 @@ use crate::fleet::Fleet;
 pub struct ServeConfig {
     pub workloads_dir: PathBuf,
     pub results_dir: PathBuf,
-    /// Required on state-changing calls when set (always set off loopback).
+    /// Required on every API call when set (always set off loopback).
     pub token: Option<String>,
+    /// Opens the reads, and nothing else, when set beside `token`.
+    pub read_token: Option<String>,
     /// Dev mode: proxy the UI to this Vite dev server.
     pub ui_dev_url: Option<String>,
     /// Endpoint for runs started without one (e.g. the S3 store beside keystorm in

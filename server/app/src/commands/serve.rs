@@ -12,7 +12,7 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
     if !args.bind.is_loopback() && token.is_none() {
         return Err(CliError::bad_input(format!(
             "binding to {} exposes the API beyond this machine: set --token (or KEYSTORM_TOKEN) \
-             so that only holders of the token can start load",
+             so that only holders of the token can read results or start load",
             args.bind
         )));
     }
@@ -21,10 +21,12 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
             "the token must be at least 16 characters",
         ));
     }
+    let read_token = read_token(args.read_token, token.as_deref())?;
     let state = AppState::new(ServeConfig {
         workloads_dir: args.workloads.clone(),
         results_dir: args.results.results.clone(),
         token,
+        read_token,
         ui_dev_url: args.ui_dev_url.clone(),
         default_endpoint: args.default_endpoint.clone(),
     });
@@ -69,4 +71,29 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
         .await
         .map_err(|e| CliError::failed(format!("server error: {e}")))?;
     Ok(exit::OK)
+}
+
+/// The read-only token, checked: only beside a full token, as long as one, and another.
+fn read_token(read_token: Option<String>, token: Option<&str>) -> Result<Option<String>, CliError> {
+    let Some(read_token) = read_token.filter(|t| !t.is_empty()) else {
+        return Ok(None);
+    };
+    let Some(token) = token else {
+        return Err(CliError::bad_input(
+            "--read-token (or KEYSTORM_READ_TOKEN) only means something beside --token: \
+             it opens the reads of a server whose API needs its token. Set --token too, \
+             or leave the read-only token out (without --token, on loopback, everything is open)",
+        ));
+    };
+    if read_token.len() < 16 {
+        return Err(CliError::bad_input(
+            "the read-only token must be at least 16 characters",
+        ));
+    }
+    if read_token == token {
+        return Err(CliError::bad_input(
+            "the read-only token must differ from --token: the same value would open everything",
+        ));
+    }
+    Ok(Some(read_token))
 }

@@ -97,11 +97,28 @@ pub struct ShardNews {
     /// `at_ms` is its start on the controller's clock, `record` an `IntervalRecord`,
     /// `progress` a `PhaseProgress`, and `histograms` the latency histogram (µs) of
     /// each operation in HdrHistogram's compressed encoding, base64.
+    #[serde(default, deserialize_with = "object_or_null")]
     #[schema(value_type = Option<Object>)]
     pub interval: Option<serde_json::Value>,
     /// A phase start, warning, reshard or stall, as a `RunEvent` (`{event, data}`).
+    #[serde(default, deserialize_with = "object_or_null")]
     #[schema(value_type = Option<Object>)]
     pub event: Option<serde_json::Value>,
+}
+
+/// An object, or null: news is read leniently inside the object, but anything else
+/// (a number, a string) is refused as the document says.
+fn object_or_null<'de, D>(d: D) -> Result<Option<serde_json::Value>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    match Option::<serde_json::Value>::deserialize(d)? {
+        None => Ok(None),
+        Some(object @ serde_json::Value::Object(_)) => Ok(Some(object)),
+        Some(other) => Err(serde::de::Error::custom(format!(
+            "expected an object or null, not {other}"
+        ))),
+    }
 }
 
 /// One interval of a shard with its latency histograms, as news carries it.
@@ -209,4 +226,23 @@ pub fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ShardNews;
+
+    #[test]
+    fn news_is_an_object_or_null() {
+        let read = |text: &str| serde_json::from_str::<ShardNews>(text);
+        assert!(read(r#"{"seq": 1, "event": {"event": "warning", "data": {}}}"#).is_ok());
+        assert!(read(r#"{"seq": 1, "interval": null}"#).is_ok());
+        assert!(read(r#"{"seq": 1}"#).is_ok());
+        let refused = read(r#"{"seq": 1, "event": 70}"#).unwrap_err();
+        assert!(
+            refused.to_string().contains("expected an object or null"),
+            "{refused}"
+        );
+        assert!(read(r#"{"seq": 1, "interval": "x"}"#).is_err());
+    }
 }

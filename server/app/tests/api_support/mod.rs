@@ -1,5 +1,6 @@
 //! A real `keystorm serve` router on a loopback port, with its own workloads and
-//! results folders, and a small HTTP client to talk to it (SSE included).
+//! results folders, and a small HTTP client to talk to it (SSE included), which also
+//! talks to a `keystorm serve` process.
 
 #![allow(dead_code)]
 
@@ -14,9 +15,23 @@ use hyper_util::rt::TokioExecutor;
 use keystorm::api::{AppState, ServeConfig, router};
 
 pub struct Server {
-    pub base: String,
+    pub http: Http,
     pub dir: tempfile::TempDir,
     pub state: AppState,
+}
+
+/// The server's API is called through its client.
+impl std::ops::Deref for Server {
+    type Target = Http;
+
+    fn deref(&self) -> &Http {
+        &self.http
+    }
+}
+
+/// An HTTP client of one server: `base` is its `http://HOST:PORT`.
+pub struct Http {
+    pub base: String,
     client: Client<HttpConnector, Full<Bytes>>,
 }
 
@@ -89,6 +104,7 @@ impl Server {
             workloads_dir: workloads,
             results_dir: dir.path().join("results"),
             token: token.map(str::to_string),
+            read_token: None,
             ui_dev_url: None,
             default_endpoint: None,
         });
@@ -99,10 +115,9 @@ impl Server {
             axum::serve(listener, app).await.unwrap();
         });
         Server {
-            base,
+            http: Http::new(base),
             dir,
             state,
-            client: Client::builder(TokioExecutor::new()).build_http(),
         }
     }
 
@@ -112,6 +127,24 @@ impl Server {
 
     pub fn workloads(&self) -> PathBuf {
         self.dir.path().join("workloads")
+    }
+
+    /// Starts a run from YAML text; returns its id.
+    pub async fn start_yaml(&self, yaml: &str) -> String {
+        let r = self
+            .post("/api/runs", serde_json::json!({ "yaml": yaml }))
+            .await;
+        assert_eq!(r.status, 201, "{}", r.text());
+        r.json()["run_id"].as_str().unwrap().to_string()
+    }
+}
+
+impl Http {
+    pub fn new(base: String) -> Http {
+        Http {
+            base,
+            client: Client::builder(TokioExecutor::new()).build_http(),
+        }
     }
 
     pub async fn request(
@@ -124,7 +157,10 @@ impl Server {
         let mut req = http::Request::builder()
             .method(method)
             .uri(format!("{}{path}", self.base));
-        if body.is_some() {
+        let typed = headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
+        if body.is_some() && !typed {
             req = req.header("content-type", "application/json");
         }
         for (k, v) in headers {
@@ -173,15 +209,6 @@ impl Server {
         self.request("DELETE", path, None, &[]).await
     }
 
-    /// Starts a run from YAML text; returns its id.
-    pub async fn start_yaml(&self, yaml: &str) -> String {
-        let r = self
-            .post("/api/runs", serde_json::json!({ "yaml": yaml }))
-            .await;
-        assert_eq!(r.status, 201, "{}", r.text());
-        r.json()["run_id"].as_str().unwrap().to_string()
-    }
-
     /// Reads the run's SSE stream until `until` returns true for an event (or the
     /// stream ends); returns the events as (id, name, data).
     pub async fn events(
@@ -199,13 +226,28 @@ impl Server {
         run_id: &str,
         query: &str,
         last_event_id: Option<u64>,
+        until: impl FnMut(&SseEvent) -> bool,
+    ) -> Vec<SseEvent> {
+        let id = last_event_id.map(|id| id.to_string());
+        let headers: Vec<(&str, &str)> =
+            id.iter().map(|id| ("last-event-id", id.as_str())).collect();
+        self.events_as(run_id, query, &headers, until).await
+    }
+
+    /// The event stream read with extra request headers (`authorization`,
+    /// `last-event-id`).
+    pub async fn events_as(
+        &self,
+        run_id: &str,
+        query: &str,
+        headers: &[(&str, &str)],
         mut until: impl FnMut(&SseEvent) -> bool,
     ) -> Vec<SseEvent> {
         let mut req = http::Request::builder()
             .uri(format!("{}/api/runs/{run_id}/events?{query}", self.base))
             .header("accept", "text/event-stream");
-        if let Some(id) = last_event_id {
-            req = req.header("last-event-id", id.to_string());
+        for (k, v) in headers {
+            req = req.header(*k, *v);
         }
         let resp = self
             .client
@@ -213,6 +255,12 @@ impl Server {
             .await
             .unwrap();
         assert_eq!(resp.status(), 200);
+        assert!(
+            resp.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/event-stream")
+        );
         let mut body = resp.into_body();
         let mut buf = String::new();
         let mut out = Vec::new();
