@@ -356,7 +356,10 @@ fn put_ops(run: &Path) -> u64 {
 fn controller_copy(results: &Path, index: u64) -> Option<PathBuf> {
     let incoming = std::fs::read_dir(results.join(".incoming")).ok()?;
     for run in incoming.filter_map(|e| e.ok()) {
-        for part in std::fs::read_dir(run.path()).ok()?.filter_map(|e| e.ok()) {
+        for part in std::fs::read_dir(run.path().join("parts"))
+            .ok()?
+            .filter_map(|e| e.ok())
+        {
             let manifest = read_json(&part.path().join("manifest.json"));
             if manifest.is_some_and(|m| m["overrides"]["shard"]["index"] == index) {
                 return Some(part.path());

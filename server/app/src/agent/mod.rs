@@ -62,7 +62,7 @@ pub async fn serve(
     'register: while !stop.is_cancelled() {
         let request = RegisterRequest {
             name: config.name.clone(),
-            host: host_name(),
+            host: config.host.clone(),
             version: env!("CARGO_PKG_VERSION").to_string(),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         };

@@ -17,9 +17,10 @@ use tokio_util::sync::CancellationToken;
 use super::config::AgentConfig;
 use super::gate::ControllerGate;
 use super::link::Link;
-use super::replica::Replica;
+use super::replica::{Replica, refused_over_cap};
 use super::session::Session;
 use super::status::{AgentObserver, ShardStatus};
+use crate::fleet::bounds::{MAX_ERROR_CHARS, clip};
 use crate::fleet::protocol::{Assignment, ShardDone, ShardReport};
 use crate::progress::Progress;
 
@@ -60,7 +61,7 @@ pub async fn run(
     let done = ShardDone {
         run_id: assignment.run_id.clone(),
         local_run_id,
-        error,
+        error: error.map(|e| clip(&e, MAX_ERROR_CHARS, true)),
     };
     let told = session
         .call(&CancellationToken::new(), |id| {
@@ -194,6 +195,8 @@ async fn execute(
 
 /// How often the run folder is sent while the shard runs.
 const SYNC_EVERY: Duration = Duration::from_secs(1);
+/// How often it is tried again once the controller refused it for its caps.
+const OVER_CAP_RETRY: Duration = Duration::from_secs(60);
 
 /// Sends the shard's run folder to the controller every [`SYNC_EVERY`] until `stop`;
 /// where it got. A controller away is said once (by whichever call notices first).
@@ -207,9 +210,13 @@ async fn replicate(
 ) -> Option<Replica> {
     let mut replica: Option<Replica> = None;
     let mut failing = false;
+    // Past one of the controller's caps: said once, tried again now and then (the
+    // controller may be started again with larger caps).
+    let mut over_cap = false;
     loop {
+        let pause = if over_cap { OVER_CAP_RETRY } else { SYNC_EVERY };
         tokio::select! {
-            _ = tokio::time::sleep(SYNC_EVERY) => {}
+            _ = tokio::time::sleep(pause) => {}
             _ = stop.cancelled() => return replica,
         }
         let Some(local) = status.local_run_id() else {
@@ -226,14 +233,27 @@ async fn replicate(
         match r.sync().await {
             Ok(()) => {
                 session.back();
-                if failing {
+                if failing || over_cap {
                     stderrln!("the run folder reaches the controller again");
                     failing = false;
+                    over_cap = false;
                 }
             }
             Err(e) if e.is_transient() => session.away(&e),
             // The controller restarted: sent with the new id once registered again.
             Err(e) if Session::worth_waiting(&e) => {}
+            Err(e) if refused_over_cap(&e) => {
+                if !over_cap {
+                    stderrln!(
+                        "the controller takes no more of this shard's run folder: {e}. The \
+                         shard goes on, and its whole results stay here in {}; trying again \
+                         every {} s",
+                        r.dir().display(),
+                        OVER_CAP_RETRY.as_secs()
+                    );
+                    over_cap = true;
+                }
+            }
             Err(e) if !failing => {
                 stderrln!(
                     "cannot send the run folder to the controller: {e}; the shard goes on, \
@@ -258,6 +278,13 @@ async fn send_rest(replica: &mut Replica, session: &Session) -> Result<(), Strin
             }
             Err(e) => e,
         };
+        if refused_over_cap(&e) {
+            return Err(format!(
+                "the controller's copy of this shard's results is incomplete: {e}. The whole \
+                 run folder is on this agent: {}",
+                replica.dir().display()
+            ));
+        }
         // It holds less than this agent thought: asked again on the next try.
         let behind = e.code() == Some("part_behind");
         if !(Session::worth_waiting(&e) || behind) || !session.wait(&e, &mut patience).await {
