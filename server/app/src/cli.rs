@@ -93,7 +93,7 @@ pub struct ServeArgs {
     pub ui_dev_url: Option<String>,
 
     /// Largest file of a shard's run folder the controller takes from an agent
-    /// (docs/many-hosts.md: a day of a fill grows its largest log by about 100 MB).
+    /// (docs/many-hosts.md: a day of a fill grows its largest log by about 90 MB).
     #[arg(long, value_name = "SIZE", default_value = "4GiB", value_parser = parse_cap)]
     pub max_shard_file_size: u64,
 

@@ -11,34 +11,18 @@ mod process_support;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Stdio;
 
 use process_support::{
-    BIN, keystorm, kill_9, spawn_announcing, start_sim, wait_for, workload, write_workload,
+    Agent, Controller, keystorm, kill_9, read_json, start_serving, start_sim, wait_for, workload,
+    write_workload,
 };
-
-/// `keystorm serve` as a controller, killed when dropped.
-struct Controller {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Controller {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// `keystorm serve --port 0 --results RESULTS ARGS...`, once it says where it serves.
 fn serve(results: &Path, args: &[&str]) -> Controller {
-    let mut command = Command::new(BIN);
-    command
-        .args(["serve", "--port", "0", "--results"])
-        .arg(results)
-        .args(args);
-    let (child, url) = spawn_announcing(&mut command, "keystorm serving ");
-    Controller { child, url }
+    let mut all = vec!["--results", results.to_str().unwrap()];
+    all.extend_from_slice(args);
+    start_serving(&all)
 }
 
 /// One call to the controller: its status and its body.
@@ -392,14 +376,16 @@ async fn an_agent_past_a_cap_says_so_once_and_its_shards_end_reports_it() {
         "{warnings}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// An agent process, killed when dropped.
-struct Agent(Child);
-
-impl Drop for Agent {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
+    // The merge holds what was sent, its part closed as a killed run's (never left
+    // saying it runs).
+    let run_id = view["run"]["run_id"].as_str().unwrap();
+    let merged = read_json(
+        &dir.path()
+            .join("controller")
+            .join(run_id)
+            .join("manifest.json"),
+    )
+    .unwrap();
+    assert_eq!(merged["merged_from"][0]["status"], "killed", "{merged}");
+    assert_eq!(merged["status"], "killed", "{merged}");
 }

@@ -48,7 +48,10 @@ pub async fn run(
             let mut replica = replica.filter(|r| r.dir() == dir).unwrap_or_else(|| {
                 Replica::new(link.clone(), session.clone(), &assignment.run_id, &dir)
             });
-            (local, send_rest(&mut replica, &session).await.err())
+            (
+                local,
+                send_rest(&mut replica, &session, &config.name).await.err(),
+            )
         }
         Err(e) => (None, Some(e)),
     };
@@ -248,7 +251,9 @@ async fn replicate(
                         "the controller takes no more of this shard's run folder: {e}. The \
                          shard goes on, and its whole results stay here in {}; trying again \
                          every {} s",
-                        r.dir().display(),
+                        std::path::absolute(r.dir())
+                            .unwrap_or_else(|_| r.dir().to_path_buf())
+                            .display(),
                         OVER_CAP_RETRY.as_secs()
                     );
                     over_cap = true;
@@ -268,7 +273,7 @@ async fn replicate(
 
 /// Sends the rest of the run folder at the shard's end, waiting for a controller away
 /// or restarting as long as it takes (once the agent is stopping, for a while).
-async fn send_rest(replica: &mut Replica, session: &Session) -> Result<(), String> {
+async fn send_rest(replica: &mut Replica, session: &Session, agent: &str) -> Result<(), String> {
     let mut patience = Session::patience();
     loop {
         let e = match replica.sync().await {
@@ -279,10 +284,13 @@ async fn send_rest(replica: &mut Replica, session: &Session) -> Result<(), Strin
             Err(e) => e,
         };
         if refused_over_cap(&e) {
+            let dir = replica.dir();
             return Err(format!(
                 "the controller's copy of this shard's results is incomplete: {e}. The whole \
-                 run folder is on this agent: {}",
-                replica.dir().display()
+                 run folder is on agent {agent}, in {}",
+                std::path::absolute(dir)
+                    .unwrap_or_else(|_| dir.to_path_buf())
+                    .display()
             ));
         }
         // It holds less than this agent thought: asked again on the next try.

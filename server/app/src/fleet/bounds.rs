@@ -94,26 +94,29 @@ pub fn check_register(request: &RegisterRequest) -> Result<(), FleetError> {
         return Err(FleetError::BadName(shown(&request.name)));
     }
     check_host(&request.host)?;
-    if request.version.is_empty() || !fits(&request.version, MAX_VERSION_CHARS, false) {
-        return Err(refused(
-            "version",
-            &request.version,
-            &format!("a keystorm version is 1-{MAX_VERSION_CHARS} printable characters"),
-        ));
+    if request.version.is_empty() {
+        return Err(refused("version", "", "a keystorm version is not empty"));
     }
-    Ok(())
+    check_text("version", &request.version, MAX_VERSION_CHARS, false)
 }
 
 /// The host an agent reports: at most 255 characters, none of them a control character.
 pub fn check_host(host: &str) -> Result<(), FleetError> {
-    if fits(host, MAX_HOST_CHARS, false) {
+    check_text("host", host, MAX_HOST_CHARS, false)
+}
+
+/// Refuses `text` (field `what`) past `max` characters or with a control character
+/// (but newlines and tabs, with `lines`).
+fn check_text(what: &str, text: &str, max: usize, lines: bool) -> Result<(), FleetError> {
+    if fits(text, max, lines) {
         return Ok(());
     }
-    Err(refused(
-        "host",
-        host,
-        &format!("at most {MAX_HOST_CHARS} characters, none of them a control character"),
-    ))
+    let rule = if lines {
+        format!("at most {max} characters, no control characters but newlines and tabs")
+    } else {
+        format!("at most {max} characters, none of them a control character")
+    };
+    Err(refused(what, text, &rule))
 }
 
 /// A run id an agent names (a controller's run ids are plain names).
@@ -128,21 +131,22 @@ pub fn check_run_id(run_id: &str) -> Result<(), FleetError> {
     ))
 }
 
+/// The run and the shard folder (a path on the controller) a heartbeat or a shard's
+/// end names.
+fn check_shard_names(run_id: &str, local_run_id: Option<&String>) -> Result<(), FleetError> {
+    check_run_id(run_id)?;
+    local_run_id.map_or(Ok(()), |local| {
+        super::incoming::check_part_name("folder", local)
+    })
+}
+
 /// What a heartbeat says of its shard. Its news is read leniently later (what does not
-/// fit is left out of the live view, see [`news_fits`]); only how much comes is checked.
+/// fit is left out of the live view, see [`news_fits`]); only its shape and how much
+/// comes are checked.
 pub fn check_report(report: &ShardReport) -> Result<(), FleetError> {
-    check_run_id(&report.run_id)?;
-    if let Some(local) = &report.local_run_id {
-        super::incoming::check_part_name("folder", local)?;
-    }
-    if let Some(phase) = &report.phase
-        && !fits(phase, MAX_PHASE_CHARS, false)
-    {
-        return Err(refused(
-            "phase",
-            phase,
-            &format!("at most {MAX_PHASE_CHARS} characters, none of them a control character"),
-        ));
+    check_shard_names(&report.run_id, report.local_run_id.as_ref())?;
+    if let Some(phase) = &report.phase {
+        check_text("phase", phase, MAX_PHASE_CHARS, false)?;
     }
     if report.news.len() > MAX_NEWS_PER_BEAT {
         return Err(FleetError::BadField(format!(
@@ -164,25 +168,13 @@ pub fn check_report(report: &ShardReport) -> Result<(), FleetError> {
     Ok(())
 }
 
-/// A shard's end: its run, its folder (a path on the controller), and its error.
+/// A shard's end: its run, its folder, and its error.
 pub fn check_done(done: &ShardDone) -> Result<(), FleetError> {
-    check_run_id(&done.run_id)?;
-    if let Some(local) = &done.local_run_id {
-        super::incoming::check_part_name("folder", local)?;
+    check_shard_names(&done.run_id, done.local_run_id.as_ref())?;
+    match &done.error {
+        Some(error) => check_text("error", error, MAX_ERROR_CHARS, true),
+        None => Ok(()),
     }
-    if let Some(error) = &done.error
-        && !fits(error, MAX_ERROR_CHARS, true)
-    {
-        return Err(refused(
-            "error",
-            error,
-            &format!(
-                "at most {MAX_ERROR_CHARS} characters, no control characters but newlines \
-                 and tabs"
-            ),
-        ));
-    }
-    Ok(())
 }
 
 /// Whether a piece of news is fit for the live view: every string in it at most

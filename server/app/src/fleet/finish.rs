@@ -55,6 +55,10 @@ impl Fleet {
                                 "shard {index}: its agent was lost and no agent took it \
                                  over; the merge holds what it sent until then"
                             ));
+                        } else if shard.error.is_some() {
+                            // Ended, but its copy stopped short (said when it ended): closed
+                            // like a lost one's if it still says running.
+                            lost.push(dir.clone());
                         }
                         parts.push((dir, shard.clock_offset_ms.unwrap_or(0)))
                     }
