@@ -157,5 +157,10 @@ pub fn read(path: &Path) -> Result<SavedRun, String> {
             saved.spec.agents
         ));
     }
+    // Each names a folder beside the record, which the merge reads and writes.
+    for folder in saved.shards.iter().filter_map(|s| s.local_run_id.as_ref()) {
+        super::incoming::check_part_name("folder", folder)
+            .map_err(|e| format!("it names a shard folder that cannot be one: {e}"))?;
+    }
     Ok(saved)
 }
