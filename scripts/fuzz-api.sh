@@ -9,8 +9,14 @@
 # request leaves the machine (nor reaches another server on its loopback). The server
 # gets a temporary workloads folder with one tiny workload (the only workload a fuzzed
 # run can start: 20 PUTs and 20 GETs of 1 KiB on the embedded target), a temporary
-# results folder holding one finished run, a random token, and a cap on the size of any
-# file it writes. Everything is removed at the end.
+# results folder holding one finished run, a random token, small caps on the copies of
+# agents' shard folders, and a cap on the size of any file it writes. Everything is
+# removed at the end.
+#
+# The agent routes are fuzzed first, with an agent registered and a run split over it
+# (its target is nowhere: the stand-in agent never runs it), so that the fuzzer's calls
+# get past "unknown agent" and "unknown run" to what an agent sends; that run is then
+# ended, and the per-run routes and the whole API are fuzzed as before.
 #
 # Environment: KEYSTORM_FUZZ_EXAMPLES (per operation and phase, default 100),
 # KEYSTORM_FUZZ_SEED (default 1).
@@ -66,7 +72,8 @@ EOF
     # No file the server writes may pass 64 MiB.
     ulimit -f 65536
     exec env -u KEYSTORM_DEFAULT_ENDPOINT KEYSTORM_TOKEN="$KEYSTORM_FUZZ_TOKEN" "$bin" serve \
-      --port 0 --workloads "$tmp/workloads" --results "$tmp/results"
+      --port 0 --workloads "$tmp/workloads" --results "$tmp/results" \
+      --max-shard-file-size 128B --max-run-copy-size 1KiB
   ) >"$tmp/out/serve.out" 2>"$tmp/out/serve.log" &
   server=$!
   url=
@@ -82,32 +89,84 @@ EOF
     exit 1
   fi
 
-  # The finished run first (its routes without DELETE, which would remove it), then
-  # the whole API. Without a private network, no run is started at all.
+  # A stand-in agent and a run split over it, for the agent routes (`agent_seed start`),
+  # and the end of that run once they were fuzzed (`agent_seed end AGENT RUN`).
+  agent_seed() {
+    "$py" - "$url" "$("$bin" --version | awk '{print $NF}')" "$@" <<'EOF'
+import json, os, sys, time, urllib.request
+
+url, version, step = sys.argv[1:4]
+token = os.environ["KEYSTORM_FUZZ_TOKEN"]
+
+def call(method, path, body=None):
+    request = urllib.request.Request(
+        url + path, method=method, data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as response:
+        text = response.read()
+        return json.loads(text) if text else None
+
+if step == "start":
+    agent = call("POST", "/api/agents/register",
+                 {"name": "fuzz-agent", "host": "fuzz", "version": version, "cores": 1})["agent_id"]
+    call("POST", f"/api/agents/{agent}/heartbeat", {"sent_ms": 1})
+    run = call("POST", "/api/runs", {"workload": "fuzz-tiny", "agents": 1,
+                                     "endpoint": "http://127.0.0.1:9"})["run_id"]
+    print(agent, run)
+else:
+    agent, run = sys.argv[4:6]
+    call("POST", f"/api/agents/{agent}/done", {"run_id": run})
+    for _ in range(300):
+        if call("GET", "/api/agents")["run"]["state"] not in ("running", "stopping", "merging"):
+            break
+        time.sleep(0.1)
+    else:
+        sys.exit("the stand-in agent's run did not end")
+EOF
+  }
+  read -r agent_id fleet_run < <(agent_seed start)
+
+  # The agent routes with the stand-in agent and its run, then the finished run (its
+  # routes without DELETE, which would remove it), then the whole API. Without a
+  # private network, no run is started at all.
   cp "$root/scripts/fuzz-api.toml" "$tmp/api.toml"
   cp "$root/scripts/fuzz-api.toml" "$tmp/seeded.toml"
+  cp "$root/scripts/fuzz-api.toml" "$tmp/agents.toml"
   cat >>"$tmp/seeded.toml" <<EOF
 
 [[operations]]
 include-path-regex = '^/api/runs/\{id\}'
 parameters = { "path.id" = "$run_id" }
 EOF
+  cat >>"$tmp/agents.toml" <<EOF
+
+[[operations]]
+include-path-regex = '^/api/agents/\{id\}/parts/'
+parameters = { "path.id" = "$agent_id", "path.run" = "$fleet_run" }
+
+[[operations]]
+include-path-regex = '^/api/agents/\{id\}/[a-z]+$'
+parameters = { "path.id" = "$agent_id" }
+EOF
   exclude=()
   if [ "$isolated" != yes ]; then
     exclude=(--exclude-operation-id start_run)
   fi
   status=0
-  for phase in seeded api; do
-    if [ "$phase" = seeded ]; then
-      select=(--include-path-regex '^/api/runs/\{id\}' --exclude-method DELETE)
-    else
-      select=("${exclude[@]}")
-    fi
+  for phase in agents seeded api; do
+    case $phase in
+      agents) select=(--include-path-regex '^/api/agents/\{id\}/') ;;
+      seeded) select=(--include-path-regex '^/api/runs/\{id\}' --exclude-method DELETE) ;;
+      *) select=("${exclude[@]}") ;;
+    esac
     (cd "$tmp" && "$st" --config-file "$tmp/$phase.toml" run "$url/api/openapi.json" \
       --checks all --max-examples "$examples" --seed "$seed" \
       --generation-database none --no-color --wait-for-schema 30 \
       --report ndjson --report-ndjson-path "$tmp/out/$phase.ndjson" \
       "${select[@]}") >"$tmp/out/$phase.txt" 2>&1 || status=1
+    if [ "$phase" = agents ]; then
+      agent_seed end "$agent_id" "$fleet_run" || status=1
+    fi
   done
 
   kill "$server"
@@ -118,7 +177,8 @@ EOF
   cp -r "$tmp/out" "$root/target/fuzz-api"
 
   # Requests made and responses >= 500, from schemathesis's event log.
-  read -r requests server_errors < <("$py" - "$tmp/out/seeded.ndjson" "$tmp/out/api.ndjson" <<'EOF'
+  read -r requests server_errors < <("$py" - "$tmp/out/agents.ndjson" "$tmp/out/seeded.ndjson" \
+    "$tmp/out/api.ndjson" <<'EOF'
 import json, sys
 
 requests = errors = 0
@@ -141,7 +201,7 @@ EOF
   version=$("$st" --version | awk '{print $NF}')
 
   if [ "$status" != 0 ] || [ "$panics" != 0 ] || [ "$server_errors" != 0 ]; then
-    for phase in seeded api; do
+    for phase in agents seeded api; do
       echo "--- schemathesis, $phase phase" >&2
       cat "$tmp/out/$phase.txt" >&2
     done

@@ -97,6 +97,15 @@ pub struct ServeArgs {
     #[arg(long, value_name = "URL")]
     pub ui_dev_url: Option<String>,
 
+    /// Largest file of a shard's run folder the controller takes from an agent
+    /// (docs/many-hosts.md: a day of a fill grows its largest log by about 90 MB).
+    #[arg(long, value_name = "SIZE", default_value = "4GiB", value_parser = parse_cap)]
+    pub max_shard_file_size: u64,
+
+    /// Most the controller keeps of one run's shard folders, all its agents together.
+    #[arg(long, value_name = "SIZE", default_value = "128GiB", value_parser = parse_cap)]
+    pub max_run_copy_size: u64,
+
     #[command(flatten)]
     pub results: ResultsArgs,
 }
@@ -708,6 +717,13 @@ fn parse_index(s: &str) -> Result<keystorm_engine::plan::IndexLayout, String> {
 
 fn parse_byte_size(s: &str) -> Result<u64, String> {
     keystorm_engine::size::parse_size(s).map_err(|e| e.to_string())
+}
+
+fn parse_cap(s: &str) -> Result<u64, String> {
+    match parse_byte_size(s)? {
+        0 => Err(format!("{s:?}: a cap of nothing would refuse every file")),
+        n => Ok(n),
+    }
 }
 
 fn parse_max_memory(s: &str) -> Result<u64, String> {

@@ -15,43 +15,12 @@ use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
 use process_support::{
-    BIN, count_objects, keystorm, kill_9, read_json, sim_requests, spawn_announcing, start_sim,
-    summary_rows, wait_for, workload, write_workload,
+    Agent, BIN, Controller, count_objects, keystorm, kill_9, read_json, sim_requests,
+    spawn_announcing, start_serving, start_sim, summary_rows, wait_for, workload, write_workload,
 };
-
-/// `keystorm serve` as a controller, killed when dropped.
-struct Controller {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Controller {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn start_controller(results: &Path) -> Controller {
     start_serving(&["--results", results.to_str().unwrap()])
-}
-
-/// `keystorm serve --port 0 ARGS...`, once it says where it serves.
-fn start_serving(args: &[&str]) -> Controller {
-    let mut command = Command::new(BIN);
-    command.args(["serve", "--port", "0"]).args(args);
-    let (child, url) = spawn_announcing(&mut command, "keystorm serving ");
-    Controller { child, url }
-}
-
-/// An agent process, killed when dropped.
-struct Agent(Child);
-
-impl Drop for Agent {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 fn start_agent(controller: &str, name: &str, results: &Path) -> Agent {
@@ -356,7 +325,10 @@ fn put_ops(run: &Path) -> u64 {
 fn controller_copy(results: &Path, index: u64) -> Option<PathBuf> {
     let incoming = std::fs::read_dir(results.join(".incoming")).ok()?;
     for run in incoming.filter_map(|e| e.ok()) {
-        for part in std::fs::read_dir(run.path()).ok()?.filter_map(|e| e.ok()) {
+        for part in std::fs::read_dir(run.path().join("parts"))
+            .ok()?
+            .filter_map(|e| e.ok())
+        {
             let manifest = read_json(&part.path().join("manifest.json"));
             if manifest.is_some_and(|m| m["overrides"]["shard"]["index"] == index) {
                 return Some(part.path());

@@ -362,7 +362,8 @@ async fn a_fill_survives_an_agent_and_then_the_controller_cut_off_for_20_s_with_
     let copy_head = |shard: u64| -> Option<u64> {
         let incoming = std::fs::read_dir(controller_results.join(".incoming")).ok()?;
         for run in incoming.filter_map(|e| e.ok()) {
-            for part in std::fs::read_dir(run.path()).ok()?.filter_map(|e| e.ok()) {
+            let parts = std::fs::read_dir(run.path().join("parts")).ok()?;
+            for part in parts.filter_map(|e| e.ok()) {
                 let manifest = read_json(&part.path().join("manifest.json"));
                 if manifest.is_some_and(|m| m["overrides"]["shard"]["index"] == shard) {
                     return read_json(&part.path().join("checkpoint.json"))?["window"]["head"]

@@ -437,7 +437,7 @@ export interface components {
         BarrierRequest: {
             run_id: string;
             /**
-             * Format: int32
+             * Format: int64
              * @description The phase's number in the run's schedule (0-based).
              */
             phase: number;
@@ -1022,16 +1022,25 @@ export interface components {
              */
             start_ticks: number;
         };
+        /**
+         * @example {
+         *       "cores": 8,
+         *       "host": "client-a",
+         *       "name": "agent-0",
+         *       "version": "0.1.0"
+         *     }
+         */
         RegisterRequest: {
             /**
              * @description Unique among the controller's agents; an agent restarted under its name takes
-             *     its shard back.
+             *     its shard back. Not only dots.
              */
             name: string;
+            /** @description The agent's host name, as the Agents page shows it: printable. */
             host: string;
             /** @description The agent's keystorm version: it must be the controller's. */
             version: string;
-            /** Format: int32 */
+            /** Format: int64 */
             cores: number;
         };
         Registered: {
@@ -1268,7 +1277,7 @@ export interface components {
             run_id: string;
             /** @description The agent's run folder of the shard (sent file by file before this). */
             local_run_id?: string | null;
-            /** @description Why the shard could not run, if it could not. */
+            /** @description Why the shard could not run (or its results could not be sent whole), if so. */
             error?: string | null;
         };
         /**
@@ -1296,7 +1305,7 @@ export interface components {
         /** @description How an agent's shard is getting on. */
         ShardReport: {
             run_id: string;
-            /** Format: int32 */
+            /** Format: int64 */
             index: number;
             /** @description The agent's own run folder (its id in the agent's results folder). */
             local_run_id?: string | null;
@@ -2178,9 +2187,9 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/octet-stream": number[];
+                "application/octet-stream": number[] | null;
             };
         };
         responses: {
@@ -2232,6 +2241,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description past the controller's cap of a file (`file_over_cap`, `serve --max-shard-file-size`) or of a run's copies (`run_over_cap`, `serve --max-run-copy-size`), or a piece of a log over 8 MiB: nothing was written */
             413: {
                 headers: {
                     [name: string]: unknown;

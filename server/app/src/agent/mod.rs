@@ -84,7 +84,7 @@ pub async fn serve(
     'register: while !stop.is_cancelled() {
         let request = RegisterRequest {
             name: config.name.clone(),
-            host: host_name(),
+            host: config.host.clone(),
             version: env!("CARGO_PKG_VERSION").to_string(),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
         };
@@ -287,6 +287,7 @@ fn obey(order: Order, running: &mut Option<Running>, parked: &mut Option<Parked>
                 let task = tokio::spawn(shard::end_paused(
                     here.link.clone(),
                     here.session.clone(),
+                    here.config.name.clone(),
                     p.run_id.clone(),
                     p.index,
                     p.folder,

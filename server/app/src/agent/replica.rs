@@ -35,6 +35,12 @@ use crate::fleet::protocol::PartListing;
 /// Most bytes of a log sent in one call.
 pub const PIECE: usize = 1 << 20;
 
+/// Whether the controller refused a sync because its copy would pass one of its caps
+/// (413): sending the same again does not help until the caps are raised.
+pub fn refused_over_cap(e: &LinkError) -> bool {
+    matches!(e, LinkError::Refused { status: 413, .. })
+}
+
 /// Whether the file only grows (a log) rather than being rewritten.
 fn is_log(name: &str) -> bool {
     name.ends_with(".jsonl") || name.ends_with(".hlog")

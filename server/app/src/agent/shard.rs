@@ -6,7 +6,7 @@
 //! agent's current id and waits out a controller that is away or restarting: the shard
 //! never ends because the controller was gone for a while.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,9 +18,10 @@ use super::config::AgentConfig;
 use super::contact::{self, Contact, Paused};
 use super::gate::ControllerGate;
 use super::link::{Link, LinkError};
-use super::replica::Replica;
+use super::replica::{Replica, refused_over_cap};
 use super::session::Session;
 use super::status::{AgentObserver, ShardStatus};
+use crate::fleet::bounds::{MAX_ERROR_CHARS, clip};
 use crate::fleet::protocol::{Assignment, ShardDone, ShardReport};
 use crate::progress::Progress;
 
@@ -81,7 +82,7 @@ pub async fn run(
                 Replica::new(link.clone(), session.clone(), &assignment.run_id, &dir)
             });
             let sent = send_rest(&mut replica, &session).await;
-            (local, sent.err().map(|e| not_sent(&e)))
+            (local, sent.err().map(|e| not_sent(&e, &dir, &config.name)))
         }
         Err(e) => (None, Some(e)),
     };
@@ -113,6 +114,7 @@ pub async fn run(
 pub async fn end_paused(
     link: Link,
     session: Session,
+    agent: String,
     run_id: String,
     index: u32,
     folder: PathBuf,
@@ -137,12 +139,16 @@ pub async fn end_paused(
             paused_for.as_secs_f64(),
             folder.display()
         ),
-        Err(e) => stderrln!("shard {index} of run {run_id}: {}", not_sent(&e)),
+        Err(e) => stderrln!(
+            "shard {index} of run {run_id}: {}",
+            not_sent(&e, &folder, &agent)
+        ),
     }
 }
 
 /// Tells the controller the shard ended, waiting for a controller away or restarting.
-async fn tell_done(link: &Link, session: &Session, index: u32, done: ShardDone) {
+async fn tell_done(link: &Link, session: &Session, index: u32, mut done: ShardDone) {
+    done.error = done.error.map(|e| clip(&e, MAX_ERROR_CHARS, true));
     let told = session
         .call(&CancellationToken::new(), |id| {
             let done = &done;
@@ -160,8 +166,20 @@ async fn tell_done(link: &Link, session: &Session, index: u32, done: ShardDone) 
     }
 }
 
-fn not_sent(e: &LinkError) -> String {
-    format!("cannot send the shard's results to the controller: {e}")
+/// Why the shard's results did not reach the controller; where they are, if it took
+/// no more of them.
+fn not_sent(e: &LinkError, dir: &Path, agent: &str) -> String {
+    if refused_over_cap(e) {
+        format!(
+            "the controller's copy of this shard's results is incomplete: {e}. The whole run \
+             folder is on agent {agent}, in {}",
+            std::path::absolute(dir)
+                .unwrap_or_else(|_| dir.to_path_buf())
+                .display()
+        )
+    } else {
+        format!("cannot send the shard's results to the controller: {e}")
+    }
 }
 
 /// How long a shard's end waits for its news to reach the controller.
@@ -304,6 +322,8 @@ const CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
 
 /// How often the run folder is sent while the shard runs.
 const SYNC_EVERY: Duration = Duration::from_secs(1);
+/// How often it is tried again once the controller refused it for its caps.
+const OVER_CAP_RETRY: Duration = Duration::from_secs(60);
 
 /// Sends the shard's run folder to the controller every [`SYNC_EVERY`] until `stop`;
 /// where it got. A controller away is said once (by whichever call notices first).
@@ -317,9 +337,13 @@ async fn replicate(
 ) -> Option<Replica> {
     let mut replica: Option<Replica> = None;
     let mut failing = false;
+    // Past one of the controller's caps: said once, tried again now and then (the
+    // controller may be started again with larger caps).
+    let mut over_cap = false;
     loop {
+        let pause = if over_cap { OVER_CAP_RETRY } else { SYNC_EVERY };
         tokio::select! {
-            _ = tokio::time::sleep(SYNC_EVERY) => {}
+            _ = tokio::time::sleep(pause) => {}
             _ = stop.cancelled() => return replica,
         }
         let Some(local) = status.local_run_id() else {
@@ -345,14 +369,29 @@ async fn replicate(
         match synced {
             Ok(()) => {
                 session.back();
-                if failing {
+                if failing || over_cap {
                     stderrln!("the run folder reaches the controller again");
                     failing = false;
+                    over_cap = false;
                 }
             }
             Err(e) if e.is_transient() => session.away(&e),
             // The controller restarted: sent with the new id once registered again.
             Err(e) if Session::worth_waiting(&e) => {}
+            Err(e) if refused_over_cap(&e) => {
+                if !over_cap {
+                    stderrln!(
+                        "the controller takes no more of this shard's run folder: {e}. The \
+                         shard goes on, and its whole results stay here in {}; trying again \
+                         every {} s",
+                        std::path::absolute(r.dir())
+                            .unwrap_or_else(|_| r.dir().to_path_buf())
+                            .display(),
+                        OVER_CAP_RETRY.as_secs()
+                    );
+                    over_cap = true;
+                }
+            }
             Err(e) if !failing => {
                 stderrln!(
                     "cannot send the run folder to the controller: {e}; the shard goes on, \
@@ -377,6 +416,9 @@ async fn send_rest(replica: &mut Replica, session: &Session) -> Result<(), LinkE
             }
             Err(e) => e,
         };
+        if refused_over_cap(&e) {
+            return Err(e);
+        }
         // It holds less than this agent thought: asked again on the next try.
         let behind = e.code() == Some("part_behind");
         if !(Session::worth_waiting(&e) || behind) || !session.wait(&e, &mut patience).await {

@@ -16,6 +16,7 @@ use keystorm_engine::metrics::IntervalStats;
 use keystorm_engine::ops::OpKind;
 use keystorm_engine::results::{IntervalRecord, PhaseRef, encode_histogram};
 
+use crate::fleet::bounds::{MAX_PHASE_CHARS, clip};
 use crate::fleet::protocol::{MAX_NEWS_PER_BEAT, SentInterval, ShardNews, ShardReport, now_ms};
 use crate::progress::Progress;
 
@@ -160,7 +161,7 @@ impl Observer for AgentObserver {
             }),
             RunEvent::PhaseStarted { phase, .. } => {
                 self.status.update(|r| {
-                    r.phase = Some(label(phase));
+                    r.phase = Some(clip(&label(phase), MAX_PHASE_CHARS, false));
                     r.operations = 0;
                 });
                 self.status.push(None, Some(event.clone()));

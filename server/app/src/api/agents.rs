@@ -1,6 +1,8 @@
 //! `/api/agents`: the controller's side of the agent link (register, heartbeat,
-//! barrier, the shard folders they send and fetch, done) and the Agents page's view. Every call that changes
-//! state passes the token guard like the rest of the API.
+//! barrier, the shard folders they send and fetch, done) and the Agents page's view.
+//! Every call that changes state passes the token guard like the rest of the API; what
+//! an agent says is checked against the bounds of `fleet::bounds`, and what it sends of
+//! its shard folders is kept within the controller's caps (`fleet::copies`).
 
 use axum::Json;
 use axum::body::Body;
@@ -26,9 +28,11 @@ impl From<FleetError> for ApiError {
     fn from(e: FleetError) -> ApiError {
         let (status, code) = match &e {
             FleetError::VersionMismatch { .. } => (StatusCode::CONFLICT, "version_mismatch"),
-            FleetError::BadName(_) | FleetError::BadPart(_) => {
+            FleetError::BadName(_) | FleetError::BadPart(_) | FleetError::BadField(_) => {
                 (StatusCode::BAD_REQUEST, "bad_request")
             }
+            FleetError::FileOverCap { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "file_over_cap"),
+            FleetError::RunOverCap { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "run_over_cap"),
             FleetError::NameTaken(_) => (StatusCode::CONFLICT, "name_taken"),
             FleetError::PartBehind { .. } => (StatusCode::CONFLICT, "part_behind"),
             FleetError::UnknownAgent(_) => (StatusCode::NOT_FOUND, "unknown_agent"),
@@ -126,9 +130,14 @@ pub struct PartOffset {
 
 #[utoipa::path(put, path = "/api/agents/{id}/parts/{run}/{local}/{file}", operation_id = "agent_part_file", tag = "agents",
     params(PartFileParam, PartOffset),
-    request_body(content = Vec<u8>, content_type = "application/octet-stream"),
+    // Empty is a file's whole content too (or, at an offset, where a log now ends).
+    request_body(content = Option<Vec<u8>>, content_type = "application/octet-stream"),
     responses((status = 204), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody), (status = 413, body = ErrorBody)))]
+        (status = 409, body = ErrorBody),
+        (status = 413, body = ErrorBody, description = "past the controller's cap of a file \
+            (`file_over_cap`, `serve --max-shard-file-size`) or of a run's copies \
+            (`run_over_cap`, `serve --max-run-copy-size`), or a piece of a log over 8 MiB: \
+            nothing was written")))]
 pub async fn part_file(
     State(state): State<AppState>,
     ApiPath(PartFileParam {
@@ -138,15 +147,10 @@ pub async fn part_file(
         file,
     }): ApiPath<PartFileParam>,
     ApiQuery(PartOffset { offset }): ApiQuery<PartOffset>,
+    headers: axum::http::HeaderMap,
     body: Body,
 ) -> ApiResult<StatusCode> {
-    let path = state.fleet.part_file(&id, &run, &local, &file)?;
-    let failed = |e: std::io::Error| {
-        ApiError::from(FleetError::Io(format!(
-            "cannot write {}: {e}",
-            path.display()
-        )))
-    };
+    let fleet = state.fleet.clone();
     if let Some(at) = offset {
         // A piece of a growing log: small (what a second or so added), written in one go.
         let piece = axum::body::to_bytes(body, MAX_PIECE).await.map_err(|_| {
@@ -156,57 +160,50 @@ pub async fn part_file(
                 format!("a piece of a log is at most {MAX_PIECE} bytes"),
             )
         })?;
-        let written = tokio::task::spawn_blocking(move || write_at(&path, at, &piece, file))
-            .await
-            .map_err(|e| ApiError::from(FleetError::Io(e.to_string())))?;
-        return written
-            .map(|()| StatusCode::NO_CONTENT)
-            .map_err(ApiError::from);
+        blocking(move || fleet.write_part_piece(&id, &run, &local, &file, at, &piece)).await?;
+        return Ok(StatusCode::NO_CONTENT);
     }
     // A whole file, streamed to disk (a day-long run's log need not fit in memory) and
     // put in place once complete.
-    if let Some(dir) = path.parent() {
-        tokio::fs::create_dir_all(dir).await.map_err(failed)?;
-    }
-    let partial = path.with_file_name(format!("{file}.partial"));
-    let mut out = tokio::fs::File::create(&partial).await.map_err(failed)?;
+    let declared = headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let upload = fleet.begin_part_upload(&id, &run, &local, &file, declared)?;
+    let failed = |e: std::io::Error| {
+        ApiError::from(FleetError::Io(format!(
+            "cannot write {}: {e}",
+            upload.temporary.display()
+        )))
+    };
+    let mut out = tokio::fs::File::create(&upload.temporary)
+        .await
+        .map_err(failed)?;
+    let mut received = 0u64;
     let mut stream = body.into_data_stream();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| ApiError::bad_request(format!("upload broke off: {e}")))?;
+        received += chunk.len() as u64;
+        if received > upload.cap {
+            return Err(upload.over_cap(received).into());
+        }
         out.write_all(&chunk).await.map_err(failed)?;
     }
     out.flush().await.map_err(failed)?;
     drop(out);
-    tokio::fs::rename(&partial, &path).await.map_err(failed)?;
+    blocking(move || fleet.finish_part_upload(upload)).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// Runs a blocking step of the fleet off the async threads.
+async fn blocking(step: impl FnOnce() -> Result<(), FleetError> + Send + 'static) -> ApiResult<()> {
+    tokio::task::spawn_blocking(step)
+        .await
+        .map_err(|e| ApiError::from(FleetError::Io(e.to_string())))?
+        .map_err(ApiError::from)
 }
 
 /// The largest piece of a log an agent sends in one call (its pieces are 1 MiB).
 const MAX_PIECE: usize = 8 << 20;
-
-/// Writes `piece` at `at` in the file at `path`, which then ends after it; refused if
-/// the file is shorter than `at`.
-fn write_at(path: &std::path::Path, at: u64, piece: &[u8], name: String) -> Result<(), FleetError> {
-    use std::io::{Seek, Write};
-    let failed =
-        |e: std::io::Error| FleetError::Io(format!("cannot write {}: {e}", path.display()));
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(failed)?;
-    }
-    let mut out = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .map_err(failed)?;
-    let have = out.metadata().map_err(failed)?.len();
-    if at > have {
-        return Err(FleetError::PartBehind { file: name, have });
-    }
-    out.set_len(at).map_err(failed)?;
-    out.seek(std::io::SeekFrom::Start(at)).map_err(failed)?;
-    out.write_all(piece).map_err(failed)
-}
 
 #[utoipa::path(get, path = "/api/agents/{id}/parts/{run}/{local}", operation_id = "agent_part_listing", tag = "agents",
     params(PartParam),
@@ -225,7 +222,7 @@ pub async fn part_listing(
             let Ok(meta) = entry.metadata().await else {
                 continue;
             };
-            if meta.is_file() && !name.ends_with(".partial") {
+            if meta.is_file() {
                 files.push(PartFileLength {
                     name,
                     length: meta.len(),

@@ -224,6 +224,7 @@ mod tests {
             read_token: read_token.map(str::to_string),
             ui_dev_url: None,
             default_endpoint: None,
+            part_caps: Default::default(),
         }
     }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::active::Active;
 use super::heatmap_cache::HeatmapCache;
 use super::prometheus::LiveMetrics;
-use crate::fleet::Fleet;
+use crate::fleet::{Fleet, PartCaps};
 
 /// How the server was started.
 #[derive(Debug, Clone)]
@@ -23,6 +23,8 @@ pub struct ServeConfig {
     /// Endpoint for runs started without one (e.g. the S3 store beside keystorm in
     /// docker compose); `None` keeps each workload's own target.
     pub default_endpoint: Option<String>,
+    /// How much of a run's shard folders the controller keeps of its agents.
+    pub part_caps: PartCaps,
 }
 
 /// Shared by every handler.
@@ -40,7 +42,7 @@ pub struct AppState {
 impl AppState {
     pub fn new(config: ServeConfig) -> AppState {
         AppState {
-            fleet: Fleet::new(config.results_dir.clone()),
+            fleet: Fleet::with_caps(config.results_dir.clone(), config.part_caps),
             config: Arc::new(config),
             active: Arc::new(Active::default()),
             metrics: Arc::new(LiveMetrics::default()),

@@ -6,17 +6,28 @@ use tokio_util::sync::CancellationToken;
 use super::signals::{shutdown_signal, watch_interrupts};
 use crate::agent::{AgentConfig, Link, serve};
 use crate::cli::AgentArgs;
+use crate::fleet::bounds::{MAX_HOST_CHARS, check_host, clip, shown, valid_agent_name};
 use crate::{CliError, exit};
 
 pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
     let link = Link::new(&args.controller, args.token.clone()).map_err(CliError::bad_input)?;
-    let name = args.name.clone().unwrap_or_else(crate::agent::host_name);
-    let valid = crate::fleet::protocol::valid_agent_name(&name);
-    if !valid {
+    let host = crate::agent::host_name();
+    let name = args.name.clone().unwrap_or_else(|| host.clone());
+    if !valid_agent_name(&name) {
         return Err(CliError::bad_input(format!(
-            "agent name {name:?}: 1-64 letters, digits, '.', '_' or '-' (set --name)"
+            "agent name {}: 1-64 letters, digits, '.', '_' or '-', not only dots (set --name)",
+            shown(&name)
         )));
     }
+    // The host is only shown: one the controller would refuse is sent made printable.
+    let host = match check_host(&host) {
+        Ok(()) => host,
+        Err(e) => {
+            let clipped = clip(&host, MAX_HOST_CHARS, false);
+            stderrln!("warning: this machine's {e}; the controller is told {clipped:?}");
+            clipped
+        }
+    };
     if let Some(e) = &args.endpoint
         && !(e.starts_with("http://") || e.starts_with("https://"))
     {
@@ -34,6 +45,7 @@ pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
         link,
         AgentConfig {
             name,
+            host,
             results_root: args.results.results.clone(),
             endpoint: args.endpoint.clone(),
             progress: args.progress,

@@ -29,6 +29,10 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
         read_token,
         ui_dev_url: args.ui_dev_url.clone(),
         default_endpoint: args.default_endpoint.clone(),
+        part_caps: crate::fleet::PartCaps {
+            file: args.max_shard_file_size,
+            run: args.max_run_copy_size,
+        },
     });
     // A run across agents this results folder was serving when the server was killed
     // (or its host went down) goes on: the agents register again and carry on.

@@ -1,5 +1,7 @@
 //! Why the controller refuses an agent's or a user's request.
 
+use keystorm_engine::size::format_size;
+
 /// A refused request; the API turns each into a JSON error with a 4xx.
 #[derive(Debug, thiserror::Error)]
 pub enum FleetError {
@@ -12,8 +14,11 @@ pub enum FleetError {
         agent: String,
         controller: String,
     },
-    #[error("agent name {0:?}: 1-64 letters, digits, '.', '_' or '-'")]
+    #[error("agent name {0}: 1-64 letters, digits, '.', '_' or '-', not only dots")]
     BadName(String),
+    /// Something an agent says is out of bounds (see [`super::bounds`]).
+    #[error("{0}")]
+    BadField(String),
     #[error("an agent named {0} is connected already; give each agent its own name (--name)")]
     NameTaken(String),
     #[error("agent {0} is not registered (the controller restarted?): register again")]
@@ -31,6 +36,25 @@ pub enum FleetError {
          send from there"
     )]
     PartBehind { file: String, have: u64 },
+    #[error(
+        "{file} of shard folder {local} would be {}, over the controller's cap of {} a \
+         file: start `keystorm serve` with a larger --max-shard-file-size to take it",
+        format_size(*size),
+        format_size(*cap)
+    )]
+    FileOverCap {
+        file: String,
+        local: String,
+        size: u64,
+        cap: u64,
+    },
+    #[error(
+        "the controller's copies of run {run}'s shard folders would hold {}, over its cap \
+         of {} a run: start `keystorm serve` with a larger --max-run-copy-size to take more",
+        format_size(*size),
+        format_size(*cap)
+    )]
+    RunOverCap { run: String, size: u64, cap: u64 },
     #[error("this controller has {0} agents connected, its most")]
     Full(usize),
     #[error("{0}")]

@@ -41,10 +41,11 @@ impl Fleet {
                 live.flush();
             }
             let incoming = self.incoming(&run.run_id);
+            let copies = self.parts_of(&run.run_id);
             let mut parts: Vec<(PathBuf, i64)> = Vec::new();
             let mut lost: Vec<PathBuf> = Vec::new();
             for (index, shard) in run.shards.iter().enumerate() {
-                let dir = shard.local_run_id.as_ref().map(|id| incoming.join(id));
+                let dir = shard.local_run_id.as_ref().map(|id| copies.join(id));
                 match dir {
                     Some(dir) if dir.join("manifest.json").is_file() => {
                         if !shard.done {
@@ -54,6 +55,10 @@ impl Fleet {
                                 "shard {index}: its agent was lost and no agent took it \
                                  over; the merge holds what it sent until then"
                             ));
+                        } else if shard.error.is_some() {
+                            // Ended, but its copy stopped short (said when it ended): closed
+                            // like a lost one's if it still says running.
+                            lost.push(dir.clone());
                         }
                         parts.push((dir, shard.clock_offset_ms.unwrap_or(0)))
                     }

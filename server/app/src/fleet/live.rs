@@ -22,6 +22,7 @@ use keystorm_engine::results::{
     RunStatus, Section, decode_histogram, timestamp,
 };
 
+use super::bounds::{MAX_ERROR_CHARS, clip, news_fits};
 use super::new_run::NewFleetRun;
 use super::protocol::{SentInterval, ShardReport, now_ms};
 
@@ -53,6 +54,8 @@ pub struct LiveRun {
     feeds: Vec<Feed>,
     /// Each phase as the shards announced it.
     phases: HashMap<PhaseKey, PhaseRef>,
+    /// How many phases the run has.
+    phase_count: usize,
     latest_position: Option<usize>,
 }
 
@@ -144,6 +147,7 @@ impl LiveRun {
             start_ms,
             feeds: (0..shards).map(|_| Feed::default()).collect(),
             phases: HashMap::new(),
+            phase_count: spec.phases,
             latest_position: None,
         }
     }
@@ -162,7 +166,8 @@ impl LiveRun {
         if let Some(last) = report.news.iter().map(|n| n.seq).max() {
             feed.next_seq = feed.next_seq.max(last + 1);
         }
-        for news in report.news.iter().filter(|n| n.seq >= from) {
+        // News out of bounds (a string too long, a control character) is left out.
+        for news in report.news.iter().filter(|n| n.seq >= from && news_fits(n)) {
             if let Some(event) = news
                 .event
                 .as_ref()
@@ -218,10 +223,11 @@ impl LiveRun {
             RunEvent::PhaseStarted {
                 phase, position, ..
             } => {
-                self.phases.insert(
-                    (phase.section, phase.round, phase.name.clone()),
-                    phase.clone(),
-                );
+                let key = (phase.section, phase.round, phase.name.clone());
+                // As many as the run has: a shard naming others cannot grow the map.
+                if self.phases.len() < self.phase_count || self.phases.contains_key(&key) {
+                    self.phases.insert(key, phase.clone());
+                }
                 // The first shard to start a phase announces it for all.
                 if self.latest_position.is_none_or(|p| p < *position) {
                     self.latest_position = Some(*position);
@@ -229,7 +235,7 @@ impl LiveRun {
                 }
             }
             RunEvent::Warning { message } => self.emit(RunEvent::Warning {
-                message: format!("shard {shard}: {message}"),
+                message: format!("shard {shard}: {}", clip(message, MAX_ERROR_CHARS, true)),
             }),
             RunEvent::Reshard(_) | RunEvent::Stall(_) => self.emit(event.clone()),
             _ => {}

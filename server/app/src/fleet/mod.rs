@@ -14,8 +14,10 @@
 //! Memory holds one record per agent and one per shard of the current run.
 
 mod agent_record;
+mod copies;
 mod error;
 mod finish;
+mod incoming;
 mod live;
 mod new_run;
 mod pick_up;
@@ -29,14 +31,18 @@ mod takeover;
 mod views;
 mod whole_number;
 
+pub mod bounds;
 pub mod protocol;
 
+pub use copies::{PartCaps, PartUpload};
 pub use error::FleetError;
 pub use new_run::NewFleetRun;
 pub use state::Fleet;
 pub use takeover::waited_words;
 pub use views::{AgentView, AgentsView, FleetRunView, ShardView};
 
+#[cfg(test)]
+mod copies_tests;
 #[cfg(test)]
 mod live_tests;
 #[cfg(test)]

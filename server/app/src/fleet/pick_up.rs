@@ -15,6 +15,7 @@ use keystorm_engine::executor::Observer;
 use keystorm_engine::results::{ProcessId, ResultStore, RunStatus, timestamp};
 
 use super::agent_record::Agent;
+use super::incoming::tidy_for_pick_up;
 use super::live::LiveRun;
 use super::run_record::RunState;
 use super::saved_run::{self, RECORD_FILE, SavedRun, UNREADABLE_SUFFIX};
@@ -51,9 +52,8 @@ impl Fleet {
             Err(e) => {
                 if !self.save_failing.swap(true, Ordering::Relaxed) {
                     stderrln!(
-                        "warning: cannot write {}: {e}; a controller restart would not pick \
-                         run {} up",
-                        saved_run::record_path(&incoming).display(),
+                        "warning: cannot write the record of run {}: {e}; a controller \
+                         restart would not pick the run up",
                         run.run_id
                     );
                 }
@@ -91,6 +91,12 @@ impl Fleet {
                 newest.run_id
             ));
             let _ = saved_run::write(&self.incoming(&older.run_id), &older);
+        }
+        if self.lock().run.is_some() {
+            return None;
+        }
+        for said in tidy_for_pick_up(&self.incoming(&newest.run_id)) {
+            stderrln!("picking up run {}: {said}", newest.run_id);
         }
         let mut inner = self.lock();
         if inner.run.is_some() {

@@ -161,6 +161,22 @@ fn an_unreadable_record_is_said_set_aside_and_its_run_marked_failed() {
 }
 
 #[test]
+fn a_record_naming_a_shard_folder_outside_its_own_is_not_picked_up() {
+    let (fleet, dir, a, _b, run) = two_agents_running(false);
+    fleet.heartbeat(&a, running(&run, 0, "local-0")).unwrap();
+    drop(fleet);
+    let path = dir.path().join(".incoming").join(&run).join(RECORD_FILE);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("\"local-0\"", "\"../../elsewhere\"")).unwrap();
+    let again = Fleet::new(dir.path().to_path_buf());
+    assert_eq!(again.pick_up(Arc::new(NoObserver)), None);
+    let manifest = ResultStore::read_manifest(&dir.path().join(&run)).unwrap();
+    assert_eq!(manifest.status, RunStatus::Failed);
+    let error = manifest.error.unwrap();
+    assert!(error.contains("../../elsewhere"), "{error}");
+}
+
+#[test]
 fn an_ended_run_is_not_picked_up() {
     let (fleet, dir, _a, _b, run) = two_agents_running(false);
     {

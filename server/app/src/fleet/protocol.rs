@@ -19,15 +19,26 @@ pub const MAX_NEWS_PER_BEAT: usize = 32;
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({
+    "name": "agent-0", "host": "client-a", "version": env!("CARGO_PKG_VERSION"), "cores": 8
+}))]
 pub struct RegisterRequest {
     /// Unique among the controller's agents; an agent restarted under its name takes
-    /// its shard back.
-    #[schema(pattern = r"^[A-Za-z0-9._-]{1,64}$")]
+    /// its shard back. Not only dots.
+    #[schema(
+        pattern = r"^[A-Za-z0-9._-]*[A-Za-z0-9_-][A-Za-z0-9._-]*$",
+        min_length = 1,
+        max_length = 64
+    )]
     pub name: String,
+    /// The agent's host name, as the Agents page shows it: printable.
+    #[schema(pattern = r"^[^\x00-\x1F\x7F-\x9F]*$", max_length = 255)]
     pub host: String,
     /// The agent's keystorm version: it must be the controller's.
+    #[schema(pattern = r"^[^\x00-\x1F\x7F-\x9F]+$", max_length = 64)]
     pub version: String,
     #[serde(deserialize_with = "super::whole_number::deserialize")]
+    #[schema(format = Int64, maximum = 4294967295.0)]
     pub cores: u32,
 }
 
@@ -62,12 +73,16 @@ pub struct Heartbeat {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShardReport {
+    #[schema(pattern = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")]
     pub run_id: String,
     #[serde(deserialize_with = "super::whole_number::deserialize")]
+    #[schema(format = Int64, maximum = 4294967295.0)]
     pub index: u32,
     /// The agent's own run folder (its id in the agent's results folder).
+    #[schema(pattern = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")]
     pub local_run_id: Option<String>,
     /// The phase it runs ("round 2 · write"), if one has started.
+    #[schema(pattern = r"^[^\x00-\x1F\x7F-\x9F]*$", max_length = 256)]
     pub phase: Option<String>,
     /// Operations done in the running phase.
     #[serde(deserialize_with = "super::whole_number::deserialize")]
@@ -174,9 +189,11 @@ pub struct Assignment {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BarrierRequest {
+    #[schema(pattern = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")]
     pub run_id: String,
     /// The phase's number in the run's schedule (0-based).
     #[serde(deserialize_with = "super::whole_number::deserialize")]
+    #[schema(format = Int64, maximum = 4294967295.0)]
     pub phase: u32,
 }
 
@@ -192,10 +209,13 @@ pub struct BarrierReply {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShardDone {
+    #[schema(pattern = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")]
     pub run_id: String,
     /// The agent's run folder of the shard (sent file by file before this).
+    #[schema(pattern = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")]
     pub local_run_id: Option<String>,
-    /// Why the shard could not run, if it could not.
+    /// Why the shard could not run (or its results could not be sent whole), if so.
+    #[schema(pattern = r"^[^\x00-\x08\x0B-\x1F\x7F-\x9F]*$", max_length = 4096)]
     pub error: Option<String>,
 }
 
@@ -211,14 +231,6 @@ pub struct PartListing {
 pub struct PartFileLength {
     pub name: String,
     pub length: u64,
-}
-
-/// An agent's name: 1-64 letters, digits, '.', '_' or '-'.
-pub fn valid_agent_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
 /// Unix milliseconds now.

@@ -6,10 +6,11 @@
 use std::time::Instant;
 
 use super::agent_record::Agent;
+use super::bounds::{check_register, check_report};
 use super::error::FleetError;
 use super::protocol::{
     HEARTBEAT_MS, Heartbeat, HeartbeatReply, LOST_AFTER_MS, Order, RegisterRequest, Registered,
-    ShardReport, now_ms, valid_agent_name,
+    ShardReport, now_ms,
 };
 use super::state::{Fleet, Inner};
 
@@ -28,15 +29,13 @@ impl Fleet {
     /// after a controller restart is replaced at once, and its shard is the new one's
     /// to carry on (or to resume, if its heartbeat shows it does not run it).
     pub fn register(&self, request: RegisterRequest) -> Result<Registered, FleetError> {
+        check_register(&request)?;
         if request.version != self.version {
             return Err(FleetError::VersionMismatch {
                 name: request.name,
                 agent: request.version,
                 controller: self.version.clone(),
             });
-        }
-        if !valid_agent_name(&request.name) {
-            return Err(FleetError::BadName(request.name));
         }
         let mut inner = self.lock();
         let previous = inner.agents.iter().position(|a| a.name == request.name);
@@ -97,6 +96,9 @@ impl Fleet {
 
     /// Notes a heartbeat; the reply carries the agent's next order, if any.
     pub fn heartbeat(&self, agent_id: &str, beat: Heartbeat) -> Result<HeartbeatReply, FleetError> {
+        if let Some(report) = &beat.shard {
+            check_report(report)?;
+        }
         let mut guard = self.lock();
         let inner = &mut *guard;
         // Lost and replaced, it still runs the shard another agent took over.

@@ -157,12 +157,16 @@ impl FleetRun {
     /// The shard `agent` holds: the one it runs, else the one it ended (an agent whose
     /// shard ended may take over another).
     pub fn shard_of(&mut self, agent: &str) -> Option<&mut Shard> {
-        let at = self
-            .shards
+        let at = self.shard_index_of(agent)?;
+        self.shards.get_mut(at)
+    }
+
+    /// The index of the shard [`FleetRun::shard_of`] gives.
+    pub fn shard_index_of(&self, agent: &str) -> Option<usize> {
+        self.shards
             .iter()
             .position(|s| s.agent == agent && !s.done)
-            .or_else(|| self.shards.iter().position(|s| s.agent == agent))?;
-        self.shards.get_mut(at)
+            .or_else(|| self.shards.iter().position(|s| s.agent == agent))
     }
 
     /// Gives shard `index` to the agent `new`, which resumes it from the copy of its

@@ -1,5 +1,6 @@
 //! The record a controller keeps of the run split over its agents, beside the copies of
-//! the shards' folders (`<results>/.incoming/<run>/fleet-run.json`), so that a controller
+//! the shards' folders (`<results>/.incoming/<run>/fleet-run.json`, the copies under
+//! `parts/` there: see [`super::incoming`]), so that a controller
 //! killed in the middle of a run and started again on the same results folder picks the
 //! run up. Agents are named by name, not id: ids belong to one controller's lifetime.
 //! Rewritten atomically (temporary file, fsync, rename) on every change that matters;
@@ -118,17 +119,20 @@ pub fn record_path(incoming: &Path) -> PathBuf {
 }
 
 /// Writes the record atomically: a reader (or a controller started after a crash) finds
-/// the old record or the new, never half of one.
-pub fn write(incoming: &Path, saved: &SavedRun) -> std::io::Result<()> {
-    std::fs::create_dir_all(incoming)?;
+/// the old record or the new, never half of one. Why not, naming the file that failed.
+pub fn write(incoming: &Path, saved: &SavedRun) -> Result<(), String> {
+    fn failed(path: &Path) -> impl Fn(std::io::Error) -> String + '_ {
+        move |e| format!("{}: {e}", path.display())
+    }
+    std::fs::create_dir_all(incoming).map_err(failed(incoming))?;
     let path = record_path(incoming);
     let temporary = incoming.join(format!("{RECORD_FILE}.tmp"));
-    let bytes = serde_json::to_vec_pretty(saved).map_err(std::io::Error::other)?;
-    let mut file = std::fs::File::create(&temporary)?;
-    file.write_all(&bytes)?;
-    file.sync_all()?;
+    let bytes = serde_json::to_vec_pretty(saved).map_err(|e| e.to_string())?;
+    let mut file = std::fs::File::create(&temporary).map_err(failed(&temporary))?;
+    file.write_all(&bytes).map_err(failed(&temporary))?;
+    file.sync_all().map_err(failed(&temporary))?;
     drop(file);
-    std::fs::rename(&temporary, &path)?;
+    std::fs::rename(&temporary, &path).map_err(failed(&path))?;
     // The rename itself survives a power cut once the folder is synced.
     if let Ok(dir) = std::fs::File::open(incoming) {
         let _ = dir.sync_all();
@@ -153,6 +157,11 @@ pub fn read(path: &Path) -> Result<SavedRun, String> {
             saved.shards.len(),
             saved.spec.agents
         ));
+    }
+    // Each names a folder beside the record, which the merge reads and writes.
+    for folder in saved.shards.iter().filter_map(|s| s.local_run_id.as_ref()) {
+        super::incoming::check_part_name("folder", folder)
+            .map_err(|e| format!("it names a shard folder that cannot be one: {e}"))?;
     }
     Ok(saved)
 }

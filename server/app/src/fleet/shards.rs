@@ -7,7 +7,9 @@ use std::time::{Duration, SystemTime};
 
 use keystorm_engine::executor::Observer;
 
+use super::bounds::{check_done, check_run_id};
 use super::error::FleetError;
+use super::incoming::check_part_name;
 use super::live::LiveRun;
 use super::new_run::NewFleetRun;
 use super::protocol::{BarrierReply, Order, ShardDone};
@@ -92,6 +94,7 @@ impl Fleet {
         phase: u32,
         at_most: Duration,
     ) -> Result<BarrierReply, FleetError> {
+        check_run_id(run_id)?;
         let deadline = tokio::time::Instant::now() + at_most;
         {
             let mut inner = self.lock();
@@ -175,7 +178,7 @@ impl Fleet {
         }
     }
 
-    /// Where a file of an agent's part goes: `.incoming/<run>/<local run>/<name>`.
+    /// Where a file of an agent's part goes: `.incoming/<run>/parts/<local run>/<name>`.
     pub fn part_file(
         &self,
         agent: &str,
@@ -183,12 +186,7 @@ impl Fleet {
         local_run_id: &str,
         name: &str,
     ) -> Result<PathBuf, FleetError> {
-        if !safe_name(name) {
-            return Err(FleetError::BadPart(format!(
-                "{local_run_id}/{name}: a part's files are plain names of letters, digits, \
-                 '.', '_' and '-'"
-            )));
-        }
+        check_part_name("file", name)?;
         Ok(self.part_dir(agent, run_id, local_run_id)?.join(name))
     }
 
@@ -201,12 +199,7 @@ impl Fleet {
         run_id: &str,
         local_run_id: &str,
     ) -> Result<PathBuf, FleetError> {
-        if !safe_name(local_run_id) {
-            return Err(FleetError::BadPart(format!(
-                "{local_run_id}: a part's folder is a plain name of letters, digits, '.', \
-                 '_' and '-'"
-            )));
-        }
+        check_part_name("folder", local_run_id)?;
         let mut inner = self.lock();
         if !inner.knows(agent) {
             return Err(FleetError::UnknownAgent(agent.to_string()));
@@ -219,12 +212,13 @@ impl Fleet {
         if run.shard_of(agent).is_none_or(|s| s.done) {
             return Err(FleetError::UnknownRun(run_id.to_string()));
         }
-        Ok(self.incoming(run_id).join(local_run_id))
+        Ok(self.parts_of(run_id).join(local_run_id))
     }
 
     /// An agent's shard ended and its files were sent. When every shard is done (or,
     /// once stopping, every shard whose agent is still there), the merge begins.
     pub fn shard_done(self: &Arc<Self>, agent: &str, done: ShardDone) -> Result<(), FleetError> {
+        check_done(&done)?;
         {
             let mut inner = self.lock();
             if !inner.knows(agent) {
@@ -235,13 +229,28 @@ impl Fleet {
                 .as_mut()
                 .filter(|r| r.run_id == done.run_id && r.state.is_going())
                 .ok_or_else(|| FleetError::UnknownRun(done.run_id.clone()))?;
-            let shard = run
-                .shard_of(agent)
+            let index = run
+                .shard_index_of(agent)
                 .ok_or_else(|| FleetError::UnknownRun(done.run_id.clone()))?;
+            let shard = &mut run.shards[index];
             shard.done = true;
             shard.error = done.error;
             if done.local_run_id.is_some() {
                 shard.local_run_id = done.local_run_id;
+            }
+            // A shard that ran but whose end went wrong (its copy could not be sent
+            // whole, say) is said on the run, beside what the merge holds of it; one
+            // that did not run at all is said by the merge.
+            if let Some(error) = shard
+                .error
+                .as_ref()
+                .filter(|_| shard.local_run_id.is_some())
+            {
+                let said = format!("shard {index}: {error}");
+                if let Some(live) = run.live.as_mut() {
+                    live.warn(said.clone());
+                }
+                run.warnings.push(said);
             }
             self.save(&inner);
         }
@@ -338,13 +347,4 @@ impl Fleet {
         self.merge_when_done();
         true
     }
-}
-
-/// A plain file or folder name: no path, not hidden.
-fn safe_name(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 128
-        && !s.starts_with('.')
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::Notify;
 
 use super::agent_record::Agent;
+use super::copies::{Ledger, PartCaps};
 use super::run_record::FleetRun;
 
 /// The agents and the run split over them.
@@ -15,7 +16,7 @@ pub struct Fleet {
     pub(super) inner: Mutex<Inner>,
     /// Woken on every change a barrier or a waiting client may care about.
     pub(super) changed: Notify,
-    /// Where merged runs are written; the parts arrive under `.incoming/<run>/`.
+    /// Where merged runs are written; the parts arrive under `.incoming/<run>/parts/`.
     pub(super) results_dir: PathBuf,
     /// This keystorm's version; agents must run the same.
     pub(super) version: String,
@@ -24,6 +25,10 @@ pub struct Fleet {
     pub(super) life: String,
     /// Whether writing the run's record failed last time (said once, not every time).
     pub(super) save_failing: AtomicBool,
+    /// How much of a run's shard folders the controller keeps.
+    pub(super) caps: PartCaps,
+    /// The bytes of the current run's copies.
+    pub(super) ledger: Mutex<Ledger>,
 }
 
 #[derive(Default)]
@@ -39,6 +44,11 @@ pub(super) struct Inner {
 
 impl Fleet {
     pub fn new(results_dir: PathBuf) -> Arc<Fleet> {
+        Fleet::with_caps(results_dir, PartCaps::default())
+    }
+
+    /// A controller keeping at most `caps` of a run's shard folders.
+    pub fn with_caps(results_dir: PathBuf, caps: PartCaps) -> Arc<Fleet> {
         Arc::new(Fleet {
             inner: Mutex::default(),
             changed: Notify::new(),
@@ -46,6 +56,8 @@ impl Fleet {
             version: env!("CARGO_PKG_VERSION").to_string(),
             life: format!("{:x}", super::protocol::now_ms()),
             save_failing: AtomicBool::new(false),
+            caps,
+            ledger: Mutex::default(),
         })
     }
 
@@ -57,7 +69,8 @@ impl Fleet {
         self.changed.notify_waiters();
     }
 
-    /// Where the parts of `run_id` are received.
+    /// The controller's folder of run `run_id`: its record, and the parts it receives
+    /// (see [`super::incoming`]).
     pub(super) fn incoming(&self, run_id: &str) -> PathBuf {
         self.results_dir.join(".incoming").join(run_id)
     }

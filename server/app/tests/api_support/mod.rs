@@ -107,6 +107,7 @@ impl Server {
             read_token: None,
             ui_dev_url: None,
             default_endpoint: None,
+            part_caps: Default::default(),
         });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
