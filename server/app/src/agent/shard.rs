@@ -157,6 +157,7 @@ async fn execute(
             session: session.clone(),
             run_id: a.run_id.clone(),
         })),
+        warnings: link.unencrypted_warning().into_iter().collect(),
     };
     let observer = Arc::new(AgentObserver {
         status: status.clone(),

@@ -226,6 +226,7 @@ pub async fn start(
         embedded: Some(std::sync::Arc::new(keystorm_embedded::SimTargets)),
         start_at: None,
         gate: None,
+        warnings: Vec::new(),
     };
     let run_id = state
         .active

@@ -9,7 +9,8 @@ use crate::cli::AgentArgs;
 use crate::{CliError, exit};
 
 pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
-    let link = Link::new(&args.controller, args.token.clone()).map_err(CliError::bad_input)?;
+    let link =
+        Link::new(&args.controller, args.token.clone(), &args.link).map_err(CliError::bad_input)?;
     let name = args.name.clone().unwrap_or_else(crate::agent::host_name);
     let valid = crate::fleet::protocol::valid_agent_name(&name);
     if !valid {
@@ -23,6 +24,9 @@ pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
         return Err(CliError::bad_input(format!(
             "endpoint {e:?} must start with http:// or https://"
         )));
+    }
+    if let Some(warning) = link.unencrypted_warning() {
+        stderrln!("warning: {warning}");
     }
     let stop = CancellationToken::new();
     let watcher = crate::output::spawn(watch_interrupts(

@@ -33,6 +33,9 @@ pub struct RunOptions {
     pub start_at: Option<SystemTime>,
     /// Asked before each phase starts (an agent waits at its controller's barrier).
     pub gate: Option<Arc<dyn PhaseGate>>,
+    /// Said as `Warning` events as the run starts (and as it is resumed): how it was run
+    /// that its results should carry, e.g. an agent's link to its controller in clear.
+    pub warnings: Vec<String>,
 }
 
 /// The end of a run.
