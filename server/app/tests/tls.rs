@@ -43,6 +43,24 @@ fn finished(child: &mut Child) -> (Option<i32>, String) {
     (status.code(), stderr)
 }
 
+/// Runs `command`, which should end by itself (killed if it has not by the deadline);
+/// its exit code, stdout and stderr.
+fn ended(command: &mut Command) -> (Option<i32>, String, String) {
+    let mut child = fleet_support::Agent(
+        command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let (code, stderr) = finished(&mut child.0);
+    let mut stdout = String::new();
+    if let Some(mut pipe) = child.0.stdout.take() {
+        std::io::Read::read_to_string(&mut pipe, &mut stdout).unwrap();
+    }
+    (code, stdout, stderr)
+}
+
 #[test]
 fn the_api_answers_over_https_and_a_run_started_there_completes() {
     let dir = tempfile::tempdir().unwrap();
@@ -200,12 +218,9 @@ fn plain_http_with_a_token_beyond_loopback_is_refused_before_any_connection() {
     ];
     for words in commands {
         let start = Instant::now();
-        let out = keystorm(&words, dir.path())
-            .env("KEYSTORM_TOKEN", "0123456789abcdef-token")
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{words:?}: {stderr}");
+        let (code, _, stderr) =
+            ended(keystorm(&words, dir.path()).env("KEYSTORM_TOKEN", "0123456789abcdef-token"));
+        assert_eq!(code, Some(2), "{words:?}: {stderr}");
         assert!(start.elapsed() < Duration::from_secs(10));
         assert!(
             stderr.contains("in clear")
@@ -229,13 +244,12 @@ fn serving_beyond_loopback_needs_tls_unless_insecure_http_is_given() {
         "--results",
         results,
     ];
-    let out = Command::new(BIN)
-        .args(["serve", "--port", "0"])
-        .args(beyond)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let (code, _, stderr) = ended(
+        Command::new(BIN)
+            .args(["serve", "--port", "0"])
+            .args(beyond),
+    );
+    assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains("--tls-cert")
             && stderr.contains("openssl req -x509")
@@ -309,17 +323,16 @@ fn a_pair_that_cannot_be_served_stops_serve_at_start_naming_the_file() {
         (one.cert.as_path(), one.cert.as_path(), "no PEM private key"),
     ];
     for (cert, key, says) in cases {
-        let out = Command::new(BIN)
-            .args(["serve", "--port", "0", "--tls-cert"])
-            .arg(cert)
-            .arg("--tls-key")
-            .arg(key)
-            .arg("--results")
-            .arg(dir.path())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        let (code, stdout, stderr) = ended(
+            Command::new(BIN)
+                .args(["serve", "--port", "0", "--tls-cert"])
+                .arg(cert)
+                .arg("--tls-key")
+                .arg(key)
+                .arg("--results")
+                .arg(dir.path()),
+        );
+        assert_eq!(code, Some(2), "{stderr}");
         assert!(stderr.contains(says), "{says}: {stderr}");
         let named = if says.contains("key") && !says.contains("certificate") {
             key
@@ -327,7 +340,7 @@ fn a_pair_that_cannot_be_served_stops_serve_at_start_naming_the_file() {
             cert
         };
         assert!(stderr.contains(&named.display().to_string()), "{stderr}");
-        assert!(String::from_utf8_lossy(&out.stdout).is_empty());
+        assert!(stdout.is_empty(), "{stdout}");
     }
     // Both or neither.
     let out = Command::new(BIN)
@@ -394,4 +407,126 @@ fn sighup_serves_the_new_pair_to_new_connections_and_keeps_the_old_if_the_new_is
     assert_eq!(presented_certificate(&controller.url, &ca.file), second.der);
     let status = https_get_json(&controller.url, &ca.file, "/api/status");
     assert_eq!(status["version"], env!("CARGO_PKG_VERSION"));
+}
+
+/// Runs in a network namespace of its own (root only: `unshare -n`), where 198.51.100.7
+/// is an address of the namespace's loopback interface: a controller beyond loopback
+/// that no traffic leaves the namespace to reach. Arguments: keystorm, a folder, the
+/// workload.
+const PLAIN_BEYOND_LOOPBACK: &str = r#"
+set -euo pipefail
+ip link set lo up
+ip addr add 198.51.100.7/32 dev lo
+bin=$1; dir=$2; wl=$3
+export KEYSTORM_TOKEN=0123456789abcdef-token AWS_ACCESS_KEY_ID=any AWS_SECRET_ACCESS_KEY=any
+trap 'kill $(jobs -p) 2>/dev/null; wait' EXIT
+# The rest of the first line of file $1 once it starts with $2 (a server saying where
+# it listens), looked for every 50 ms for up to 60 s.
+announced() {
+  for _ in $(seq 1 1200); do
+    line=$(head -n1 "$1" 2>/dev/null || true)
+    case $line in "$2"*) echo "${line#"$2"}"; return;; esac
+    sleep 0.05
+  done
+  echo "gave up waiting for $2 in $1" >&2; return 1
+}
+"$bin" sim --port 0 --storage size-only >"$dir/sim.out" &
+"$bin" serve --bind 198.51.100.7 --port 0 --insecure-http --results "$dir/controller" \
+  >"$dir/serve.out" 2>"$dir/serve.err" &
+sim=$(announced "$dir/sim.out" "keystorm sim listening on ")
+controller=$(announced "$dir/serve.out" "keystorm serving ")
+"$bin" agent --controller "$controller" --insecure-http --name plain --progress quiet \
+  --results "$dir/agent" >/dev/null 2>"$dir/agent.err" &
+timeout 100 "$bin" run "$wl" --controller "$controller" --insecure-http --agents 1 \
+  --endpoint "$sim" --results "$dir/cli" >"$dir/run.out" 2>"$dir/run.err"
+"#;
+
+#[test]
+fn plain_http_beyond_loopback_with_insecure_http_warns_and_the_runs_say_so() {
+    const KEYS: u64 = 2_000;
+    let dir = tempfile::tempdir().unwrap();
+    let wl = fill_workload(dir.path(), "plain", "http://127.0.0.1:1", 5, KEYS);
+    let out = Command::new("unshare")
+        .args(["-n", "bash", "-c", PLAIN_BEYOND_LOOPBACK, "bash", BIN])
+        .arg(dir.path())
+        .arg(&wl)
+        .output()
+        .unwrap();
+    let read = |name: &str| std::fs::read_to_string(dir.path().join(name)).unwrap_or_default();
+    assert!(
+        out.status.success(),
+        "{}\nrun: {}\nagent: {}\nserve: {}",
+        String::from_utf8_lossy(&out.stderr),
+        read("run.err"),
+        read("agent.err"),
+        read("serve.err")
+    );
+    let said = "the link to the controller http://198.51.100.7:";
+    for (who, stderr) in [("run", read("run.err")), ("agent", read("agent.err"))] {
+        assert!(
+            stderr.contains(&format!("warning: {said}")) && stderr.contains("not encrypted"),
+            "{who}: {stderr}"
+        );
+    }
+    assert!(read("serve.err").contains("serving plain HTTP on 198.51.100.7"));
+
+    let warnings = |run: &Path| -> Vec<String> {
+        std::fs::read_to_string(run.join("events.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|e| e["event"] == "warning")
+            .map(|e| e["data"]["message"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // The shard's own run, on the agent, and the controller's merged run.
+    let shard = process_support::the_run(&dir.path().join("agent"));
+    assert!(
+        warnings(&shard).iter().any(|w| w.starts_with(said)),
+        "{:?}",
+        warnings(&shard)
+    );
+    let merged = merged_run(&dir.path().join("controller"));
+    assert!(
+        warnings(&merged)
+            .iter()
+            .any(|w| w.starts_with(&format!("shard 0/1: {said}"))),
+        "{:?}",
+        warnings(&merged)
+    );
+    assert_eq!(put_ops(&merged), KEYS);
+}
+
+#[test]
+fn ctrl_c_on_an_https_server_lets_the_run_going_write_its_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let workloads = dir.path().join("workloads");
+    std::fs::create_dir(&workloads).unwrap();
+    std::fs::write(
+        workloads.join("long.yaml"),
+        "name: long\ntarget: { endpoint: embedded, embedded: { storage: size-only } }\n\
+         buckets: { names: [long] }\nobjects: { size: 6B }\n\
+         before:\n  - { name: write, op: put, concurrency: 2, duration: 10m }\n",
+    )
+    .unwrap();
+    let ca = TestCa::new(dir.path(), "stop");
+    let workloads = workloads.display().to_string();
+    let mut controller = start_tls_controller(
+        &ca,
+        dir.path(),
+        &["--workloads", &workloads, "--start", "long"],
+    );
+    let results = dir.path().join("controller");
+    let run = wait_for("the run's first interval", || {
+        let run = process_support::the_run(&results);
+        let intervals = std::fs::read_to_string(run.join("intervals.jsonl")).ok()?;
+        (!intervals.is_empty()).then_some(run)
+    });
+    process_support::interrupt(&controller.child);
+    let status = wait_for("the server to stop", || {
+        controller.child.try_wait().unwrap()
+    });
+    assert_eq!(status.code(), Some(0));
+    let manifest = process_support::read_json(&run.join("manifest.json")).unwrap();
+    assert_eq!(manifest["status"], "interrupted", "{manifest}");
 }
