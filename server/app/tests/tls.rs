@@ -20,6 +20,10 @@ use fleet_support::{
 use process_support::{BIN, count_objects, keystorm, start_sim, wait_for};
 use tls_support::{TestCa, https_get_json, https_request, presented_certificate, tls_flags};
 
+/// A workload that is fine to send to a controller.
+const ANY_WORKLOAD: &str = "name: any\ntarget: { endpoint: \"http://127.0.0.1:9\" }\nbuckets: { names: [any] }\n\
+                            before:\n  - { op: put, until_objects: 1 }\n";
+
 /// A controller serving HTTPS with a pair `ca` signed, and its results folder.
 fn start_tls_controller(ca: &TestCa, dir: &Path, extra: &[&str]) -> fleet_support::Controller {
     let pair = ca.issue(dir, "controller");
@@ -163,7 +167,7 @@ fn a_certificate_the_client_does_not_trust_is_refused_at_start_in_one_line() {
     }
 
     let wl = dir.path().join("any.yaml");
-    std::fs::write(&wl, "name: any\ntarget: { endpoint: embedded }\nbuckets: { names: [any] }\nbefore:\n  - { op: put, until_objects: 1 }\n").unwrap();
+    std::fs::write(&wl, ANY_WORKLOAD).unwrap();
     let mut run = start_split_run_with(
         &wl,
         &controller.url,
@@ -200,7 +204,7 @@ fn an_https_client_of_a_plain_http_controller_is_told_so_at_start() {
 fn plain_http_with_a_token_beyond_loopback_is_refused_before_any_connection() {
     let dir = tempfile::tempdir().unwrap();
     let wl = dir.path().join("any.yaml");
-    std::fs::write(&wl, "name: any\ntarget: { endpoint: embedded }\nbuckets: { names: [any] }\nbefore:\n  - { op: put, until_objects: 1 }\n").unwrap();
+    std::fs::write(&wl, ANY_WORKLOAD).unwrap();
     // 192.0.2.1 is a documentation address: nothing answers there. A client that
     // dialled it would wait for its connection (or report it unreachable, exit 1);
     // the refusal comes at once, as bad input, before any connection.
@@ -529,4 +533,63 @@ fn ctrl_c_on_an_https_server_lets_the_run_going_write_its_results() {
     assert_eq!(status.code(), Some(0));
     let manifest = process_support::read_json(&run.join("manifest.json")).unwrap();
     assert_eq!(manifest["status"], "interrupted", "{manifest}");
+}
+
+#[test]
+fn the_self_signed_pair_of_the_one_liner_serve_gives_is_trusted_by_its_clients() {
+    let dir = tempfile::tempdir().unwrap();
+    // The one-liner as `serve` gives it when it refuses plain HTTP beyond loopback.
+    let (_, _, refusal) = ended(
+        Command::new(BIN)
+            .args(["serve", "--port", "0", "--bind", "0.0.0.0", "--token"])
+            .arg("0123456789abcdef-token"),
+    );
+    let one_liner = refusal
+        .split('`')
+        .nth(1)
+        .unwrap_or_else(|| panic!("{refusal}"));
+    let made = Command::new("sh")
+        .args(["-c", one_liner])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    let results = dir.path().join("results");
+    let controller = start_serving(&[
+        "--tls-cert",
+        dir.path().join("tls.crt").to_str().unwrap(),
+        "--tls-key",
+        dir.path().join("tls.key").to_str().unwrap(),
+        "--results",
+        results.to_str().unwrap(),
+    ]);
+    let port = controller.url.rsplit(':').next().unwrap();
+    let ca = dir.path().join("tls.crt");
+    for host in ["127.0.0.1", "localhost"] {
+        let status = https_get_json(&format!("https://{host}:{port}"), &ca, "/api/status");
+        assert_eq!(status["version"], env!("CARGO_PKG_VERSION"));
+    }
+    // keystorm's own client too: the run reaches the controller (and waits for agents).
+    std::fs::write(dir.path().join("any.yaml"), ANY_WORKLOAD).unwrap();
+    let (code, _, stderr) = ended(
+        keystorm(
+            &[
+                "run",
+                "any.yaml",
+                "--controller",
+                &format!("https://localhost:{port}"),
+                "--ca-file",
+                ca.to_str().unwrap(),
+                "--agents",
+                "1",
+                "--wait-agents",
+                "1s",
+            ],
+            &results,
+        )
+        .current_dir(dir.path()),
+    );
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("agent"), "{stderr}");
+    assert!(!stderr.contains("certificate"), "{stderr}");
 }
