@@ -189,14 +189,11 @@ fn an_https_client_of_a_plain_http_controller_is_told_so_at_start() {
     let dir = tempfile::tempdir().unwrap();
     let controller = start_serving(&["--results", dir.path().to_str().unwrap()]);
     let https = controller.url.replacen("http://", "https://", 1);
-    let out = keystorm(
+    let (code, _, stderr) = ended(&mut keystorm(
         &["agent", "--controller", &https, "--name", "a"],
         dir.path(),
-    )
-    .output()
-    .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    ));
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains("does not speak TLS"), "{stderr}");
 }
 

@@ -23,36 +23,6 @@ pub fn is_loopback_host(host: &str) -> bool {
             .is_ok_and(|ip| ip.to_canonical().is_loopback())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::is_loopback_host;
-
-    #[test]
-    fn loopback_is_localhost_and_the_loopback_addresses_only() {
-        for host in [
-            "localhost",
-            "LocalHost",
-            "127.0.0.1",
-            "127.3.2.1",
-            "[::1]",
-            "[::ffff:127.0.0.1]",
-        ] {
-            assert!(is_loopback_host(host), "{host}");
-        }
-        for host in [
-            "keystorm",
-            "192.0.2.1",
-            "0.0.0.0",
-            "[::]",
-            "[fd00::2]",
-            "localhost.example",
-            "",
-        ] {
-            assert!(!is_loopback_host(host), "{host}");
-        }
-    }
-}
-
 /// Why `serve --bind ADDR` without TLS is refused beyond loopback, and what to do.
 pub fn serve_refusal(bind: IpAddr) -> String {
     format!(
@@ -88,4 +58,34 @@ pub fn client_warning(url: &str) -> String {
         "the link to the controller {url} is not encrypted (--insecure-http): the token, \
          workloads and results cross the network in clear"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_loopback_host;
+
+    #[test]
+    fn loopback_is_localhost_and_the_loopback_addresses_only() {
+        for host in [
+            "localhost",
+            "LocalHost",
+            "127.0.0.1",
+            "127.3.2.1",
+            "[::1]",
+            "[::ffff:127.0.0.1]",
+        ] {
+            assert!(is_loopback_host(host), "{host}");
+        }
+        for host in [
+            "keystorm",
+            "192.0.2.1",
+            "0.0.0.0",
+            "[::]",
+            "[fd00::2]",
+            "localhost.example",
+            "",
+        ] {
+            assert!(!is_loopback_host(host), "{host}");
+        }
+    }
 }
