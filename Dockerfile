@@ -23,4 +23,5 @@ COPY workloads /workloads
 VOLUME ["/results"]
 EXPOSE 7878
 ENTRYPOINT ["keystorm"]
-CMD ["serve", "--bind", "0.0.0.0", "--workloads", "/workloads", "--results", "/results"]
+# Beyond loopback the controller serves HTTPS: mount the certificate and key at /tls.
+CMD ["serve", "--bind", "0.0.0.0", "--tls-cert", "/tls/tls.crt", "--tls-key", "/tls/tls.key", "--workloads", "/workloads", "--results", "/results"]

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Validates the Kubernetes manifests in deploy/kubernetes/ against the Kubernetes API
 # schemas (kubernetes-validate, strict: unknown fields are errors; no cluster needed),
-# checks that each Indexed Job runs as many shards as it has completions, and that the
-# workloads the manifests carry are workloads keystorm accepts.
+# checks that each Indexed Job runs as many shards as it has completions, that the
+# controller serves HTTPS from a mounted Secret and the agents dial it over https with
+# a CA file, and that the workloads the manifests carry are workloads keystorm accepts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,12 +51,20 @@ for path in files:
                 args = c.get("args", [])
                 if args[:1] == ["agent"]:
                     controller = args[args.index("--controller") + 1]
-                    if controller != "http://keystorm:7878":
-                        problems.append(f"{path}: {kind} {name}: agents dial {controller}, the controller's Service is http://keystorm:7878")
+                    if controller != "https://keystorm:7878":
+                        problems.append(f"{path}: {kind} {name}: agents dial {controller}, the controller's Service is https://keystorm:7878")
+                    if "--ca-file" not in args:
+                        problems.append(f"{path}: {kind} {name}: agents need --ca-file to trust the controller's certificate")
                     if "--name" not in args:
                         problems.append(f"{path}: {kind} {name}: agents need stable names (--name $(POD_NAME)) to take their shard back")
                     commands.append(args)
                 elif args[:1] == ["serve"]:
+                    if "--tls-cert" not in args or "--tls-key" not in args:
+                        problems.append(f"{path}: {kind} {name}: the controller binds beyond loopback: it serves --tls-cert/--tls-key")
+                    mounted = {m["mountPath"] for m in c.get("volumeMounts", [])}
+                    for flag in ("--tls-cert", "--tls-key"):
+                        if flag in args and not any(args[args.index(flag) + 1].startswith(m + "/") for m in mounted):
+                            problems.append(f"{path}: {kind} {name}: {flag} {args[args.index(flag) + 1]} is on no mounted volume")
                     commands.append(args)
 if problems:
     sys.exit("\n".join(problems))

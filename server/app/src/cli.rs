@@ -4,6 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod tls_args;
+pub use tls_args::{LinkTlsArgs, ServeTlsArgs};
+
 /// keystorm: an S3 load generator and benchmark harness.
 ///
 /// Fill buckets to billions of keys, run rounds of write / read / mixed workloads, and
@@ -68,9 +71,13 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 7878)]
     pub port: u16,
 
-    /// Address to bind. Anything but loopback needs --token (or KEYSTORM_TOKEN).
+    /// Address to bind. Anything but loopback needs --token (or KEYSTORM_TOKEN), and
+    /// --tls-cert with --tls-key (or --insecure-http).
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: std::net::IpAddr,
+
+    #[command(flatten)]
+    pub tls: ServeTlsArgs,
 
     /// Bearer token required on every API call and /metrics (at least 16 characters).
     #[arg(long, env = "KEYSTORM_TOKEN", hide_env_values = true)]
@@ -183,6 +190,9 @@ pub struct RunArgs {
     )]
     pub token: Option<String>,
 
+    #[command(flatten)]
+    pub link: LinkTlsArgs,
+
     /// How long to wait for enough idle agents to connect.
     #[arg(long, value_name = "DURATION", default_value = "2m", value_parser = parse_wait,
         requires = "controller")]
@@ -203,9 +213,13 @@ fn parse_wait(s: &str) -> Result<std::time::Duration, String> {
 
 #[derive(Debug, clap::Args)]
 pub struct AgentArgs {
-    /// The controller's URL (http://HOST:PORT of `keystorm serve`).
+    /// The controller's URL (https://HOST:PORT of `keystorm serve`; http:// on
+    /// loopback).
     #[arg(long, value_name = "URL", env = "KEYSTORM_CONTROLLER")]
     pub controller: String,
+
+    #[command(flatten)]
+    pub link: LinkTlsArgs,
 
     /// The controller's token (its --token).
     #[arg(long, env = "KEYSTORM_TOKEN", hide_env_values = true)]

@@ -18,6 +18,7 @@ pub mod exit;
 pub mod fleet;
 mod progress;
 mod table;
+mod tls;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -6,6 +6,7 @@
 //! and hosts out of bounds are refused at registration and never shown; and a real
 //! agent whose copy passes a cap says so once and reports it at its shard's end.
 
+mod fleet_support;
 mod process_support;
 
 use std::io::{Read, Write};
@@ -13,10 +14,8 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::process::Stdio;
 
-use process_support::{
-    Agent, Controller, keystorm, kill_9, read_json, start_serving, start_sim, wait_for, workload,
-    write_workload,
-};
+use fleet_support::{Agent, Controller, start_serving};
+use process_support::{keystorm, kill_9, read_json, start_sim, wait_for, workload, write_workload};
 
 /// `keystorm serve --port 0 --results RESULTS ARGS...`, once it says where it serves.
 fn serve(results: &Path, args: &[&str]) -> Controller {

@@ -6,6 +6,7 @@
 //! folder the controller holds; a controller killed with SIGKILL in the middle of a
 //! fill and started again picks the run up, and its agents carry on with their shards.
 
+mod fleet_support;
 mod process_support;
 
 use std::io::{Read, Write};
@@ -14,14 +15,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
-use process_support::{
-    Agent, BIN, Controller, count_objects, keystorm, kill_9, read_json, sim_requests,
-    spawn_announcing, start_serving, start_sim, summary_rows, wait_for, workload, write_workload,
+use fleet_support::{
+    Agent, Controller, fill_workload, merged_run, put_ops, start_agent_with, start_controller,
+    start_serving, start_split_run_with,
 };
-
-fn start_controller(results: &Path) -> Controller {
-    start_serving(&["--results", results.to_str().unwrap()])
-}
+use process_support::{
+    BIN, count_objects, keystorm, kill_9, read_json, sim_requests, spawn_announcing, start_sim,
+    summary_rows, wait_for, workload, write_workload,
+};
 
 fn start_agent(controller: &str, name: &str, results: &Path) -> Agent {
     start_agent_to(controller, name, results, Stdio::null())
@@ -29,24 +30,7 @@ fn start_agent(controller: &str, name: &str, results: &Path) -> Agent {
 
 /// An agent whose terminal output goes to `stderr`.
 fn start_agent_to(controller: &str, name: &str, results: &Path, stderr: Stdio) -> Agent {
-    Agent(
-        keystorm(
-            &[
-                "agent",
-                "--controller",
-                controller,
-                "--name",
-                name,
-                "--progress",
-                "quiet",
-            ],
-            results,
-        )
-        .stdout(Stdio::null())
-        .stderr(stderr)
-        .spawn()
-        .unwrap(),
-    )
+    start_agent_with(controller, name, results, &[], stderr)
 }
 
 /// GET `path` of the controller as JSON.
@@ -92,32 +76,7 @@ fn follow_events(url: &str, run_id: &str) -> Vec<(String, serde_json::Value)> {
 
 /// `keystorm run W --controller URL --agents N` started in the background.
 fn start_split_run(wl: &Path, controller: &str, agents: u32, results: &Path) -> Child {
-    keystorm(
-        &[
-            "run",
-            wl.to_str().unwrap(),
-            "--controller",
-            controller,
-            "--agents",
-            &agents.to_string(),
-        ],
-        results,
-    )
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped())
-    .spawn()
-    .unwrap()
-}
-
-/// The merged run's folder in the controller's results.
-fn merged_run(results: &Path) -> PathBuf {
-    let runs: Vec<PathBuf> = std::fs::read_dir(results)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("manifest.json").is_file())
-        .collect();
-    assert_eq!(runs.len(), 1, "{runs:?}");
-    runs.into_iter().next().unwrap()
+    start_split_run_with(wl, controller, agents, results, &[])
 }
 
 /// Requests the histogram log of a run holds, over all its lines.
@@ -295,30 +254,6 @@ async fn an_agent_killed_mid_fill_is_lost_and_started_again_resumes_its_shard() 
     let puts = put_ops(&merged);
     // Requests in flight at the kill may be sent again: never fewer than the keys.
     assert!(puts >= KEYS, "{puts}");
-}
-
-/// A workload `name` whose one phase fills `keys` keys into bucket `name`, written in
-/// `dir`.
-fn fill_workload(dir: &Path, name: &str, endpoint: &str, seed: u32, keys: u64) -> PathBuf {
-    let text = workload(
-        name,
-        endpoint,
-        "size: 6B",
-        &format!(
-            "keyspace: {{ seed: {seed}, prefix: {name}/ }}\n\
-             before:\n  - {{ name: fill, op: put, concurrency: 16, until_objects: {keys} }}\n"
-        ),
-    );
-    write_workload(dir, name, &text)
-}
-
-/// The PUTs of a run's summary rows, added up.
-fn put_ops(run: &Path) -> u64 {
-    summary_rows(run)
-        .iter()
-        .filter(|r| r["op"] == "put")
-        .map(|r| r["ops"].as_u64().unwrap())
-        .sum()
 }
 
 /// The controller's copy of shard `index`'s run folder, once the agent sent it.
@@ -562,20 +497,6 @@ fn an_agent_without_the_controllers_token_is_refused_with_a_clear_message() {
         stderr.contains("refused") && stderr.contains("Bearer"),
         "{stderr}"
     );
-    let out = keystorm(
-        &[
-            "agent",
-            "--controller",
-            "https://127.0.0.1:1",
-            "--name",
-            "a",
-        ],
-        dir.path(),
-    )
-    .output()
-    .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("https is not supported"));
 }
 
 /// `keystorm serve --port PORT --results RESULTS`, once it says where it serves.

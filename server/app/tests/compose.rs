@@ -1,7 +1,8 @@
 //! docker-compose.yml is for users with Docker (no engine runs here): check that it
 //! parses, names the services and volumes it should, publishes only on loopback, runs
-//! keystorm with a token since it listens beyond loopback inside the container, and
-//! that every keystorm command in it is one the binary accepts (agents included).
+//! keystorm with a token and TLS since it listens beyond loopback inside the container
+//! (the agents trusting its certificate, and not given its key), and that every
+//! keystorm command in it is one the binary accepts (agents included).
 
 use std::collections::BTreeMap;
 
@@ -91,7 +92,14 @@ fn agents_dial_the_controller_with_its_token_and_the_stores_keys() {
     let keystorm::cli::Command::Agent(args) = cli.command else {
         panic!("the agent service runs `keystorm agent`");
     };
-    assert_eq!(args.controller, "http://keystorm:7878");
+    assert_eq!(args.controller, "https://keystorm:7878");
+    assert_eq!(
+        args.link.ca_file.as_deref(),
+        Some(std::path::Path::new("/tls/tls.crt"))
+    );
+    assert!(!args.link.insecure_http);
+    // The certificate alone, read-only: the key stays with the controller.
+    assert_eq!(a.volumes, ["./tls/tls.crt:/tls/tls.crt:ro"]);
     // No --name: each container is named after its host name, unique per replica.
     assert!(args.name.is_none());
     for key in [
@@ -105,7 +113,20 @@ fn agents_dial_the_controller_with_its_token_and_the_stores_keys() {
         std::iter::once("keystorm").chain(k.command.iter().map(String::as_str)),
     )
     .unwrap_or_else(|e| panic!("the controller's command: {e}"));
-    assert!(matches!(serve.command, keystorm::cli::Command::Serve(_)));
+    let keystorm::cli::Command::Serve(serve) = serve.command else {
+        panic!("the keystorm service runs `keystorm serve`");
+    };
+    assert!(!serve.bind.is_loopback());
+    assert_eq!(
+        serve.tls.tls_cert.as_deref(),
+        Some(std::path::Path::new("/tls/tls.crt"))
+    );
+    assert_eq!(
+        serve.tls.tls_key.as_deref(),
+        Some(std::path::Path::new("/tls/tls.key"))
+    );
+    assert!(!serve.tls.insecure_http);
+    assert!(k.volumes.contains(&"./tls:/tls:ro".to_string()));
 }
 
 #[test]

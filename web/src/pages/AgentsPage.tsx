@@ -161,8 +161,12 @@ export function AgentsPage() {
       <h1>Agents</h1>
       {agents.length === 0 ? (
         <Empty title="No agent is connected.">
-          Start one on each client host: <code>keystorm agent --controller http://THIS-SERVER:PORT --name NAME</code> (with{" "}
-          <code>--token</code> when this server has one). See docs/many-hosts.md.
+          Start one on each client host:{" "}
+          <code>
+            keystorm agent --controller {window.location.protocol}//THIS-SERVER:PORT
+            {window.location.protocol === "https:" ? " --ca-file CA.pem" : ""} --name NAME
+          </code>{" "}
+          (with <code>--token</code> when this server has one). See docs/many-hosts.md.
         </Empty>
       ) : (
         <>

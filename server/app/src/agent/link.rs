@@ -1,18 +1,24 @@
-//! The HTTP link to a controller: JSON calls with the token, pieces of files sent,
+//! The HTTP(S) link to a controller: JSON calls with the token, pieces of files sent,
 //! files fetched to disk, and errors that say whether to try again (the controller is
-//! away) or give up (it refused).
+//! away) or give up (it refused, or its certificate is not trusted). Plain http:// is
+//! for loopback: beyond it the link is refused before any connection unless
+//! `--insecure-http` allows it.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
+use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+
+use crate::cli::LinkTlsArgs;
+use crate::tls::{client_config, client_refusal, client_warning, is_loopback_host};
 
 type Body = BoxBody<Bytes, std::io::Error>;
 
@@ -24,6 +30,9 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(60);
 pub enum LinkError {
     #[error("the controller at {url} does not answer ({reason})")]
     Unreachable { url: String, reason: String },
+    /// The TLS handshake failed: said with what to do (give --ca-file, ...).
+    #[error("controller {url}: {reason}")]
+    Tls { url: String, reason: String },
     #[error("{detail}")]
     Refused {
         status: u16,
@@ -40,8 +49,13 @@ impl LinkError {
         match self {
             LinkError::Unreachable { .. } => true,
             LinkError::Refused { status, .. } => *status >= 500,
-            LinkError::Local(_) => false,
+            LinkError::Tls { .. } | LinkError::Local(_) => false,
         }
+    }
+
+    /// The controller's certificate was not accepted (or it does not speak TLS).
+    pub fn is_tls(&self) -> bool {
+        matches!(self, LinkError::Tls { .. })
     }
 
     pub fn code(&self) -> Option<&str> {
@@ -57,39 +71,67 @@ impl LinkError {
 pub struct Link {
     base: String,
     token: Option<String>,
-    client: Client<HttpConnector, Body>,
+    client: Client<HttpsConnector<HttpConnector>, Body>,
+    /// The CA trusted instead of the system's.
+    ca_file: Option<PathBuf>,
+    /// Plain HTTP beyond loopback (`--insecure-http`).
+    unencrypted: bool,
 }
 
 impl Link {
-    /// A link to the controller at `url` (`http://host:port`).
-    pub fn new(url: &str, token: Option<String>) -> Result<Link, String> {
+    /// A link to the controller at `url` (`https://host:port`, or `http://` on
+    /// loopback or with `--insecure-http`). Nothing is sent yet.
+    pub fn new(url: &str, token: Option<String>, tls: &LinkTlsArgs) -> Result<Link, String> {
         let base = url.trim_end_matches('/').to_string();
-        let rest = base.strip_prefix("http://").ok_or_else(|| {
-            if base.starts_with("https://") {
-                format!(
-                    "controller {url}: https is not supported on the agent link yet; reach \
-                     the controller over http on a private network or through a tunnel"
-                )
-            } else {
-                format!("controller {url}: give its URL as http://HOST:PORT")
-            }
-        })?;
+        let form =
+            || format!("controller {url}: give its URL as https://HOST:PORT, without a path");
+        let (https, rest) = match (base.strip_prefix("https://"), base.strip_prefix("http://")) {
+            (Some(rest), _) => (true, rest),
+            (None, Some(rest)) => (false, rest),
+            (None, None) => return Err(form()),
+        };
         if rest.is_empty() || rest.contains(['/', '?', '#']) {
-            return Err(format!(
-                "controller {url}: give its URL as http://HOST:PORT, without a path"
-            ));
+            return Err(form());
         }
-        base.parse::<hyper::Uri>()
+        let uri = base
+            .parse::<hyper::Uri>()
             .map_err(|e| format!("controller {url}: not a URL ({e})"))?;
+        let beyond_loopback = !is_loopback_host(uri.host().unwrap_or_default());
+        if !https {
+            if tls.ca_file.is_some() {
+                return Err(format!(
+                    "controller {url}: --ca-file is for a controller reached over https://"
+                ));
+            }
+            if beyond_loopback && !tls.insecure_http {
+                return Err(client_refusal(&base));
+            }
+        }
+        let mut http = HttpConnector::new();
+        http.enforce_http(false);
+        http.set_nodelay(true);
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_tls_config(client_config(tls.ca_file.as_deref())?)
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(http);
         Ok(Link {
             base,
             token: token.filter(|t| !t.is_empty()),
-            client: Client::builder(TokioExecutor::new()).build_http(),
+            client: Client::builder(TokioExecutor::new()).build(connector),
+            ca_file: tls.ca_file.clone(),
+            unencrypted: !https && beyond_loopback,
         })
     }
 
     pub fn url(&self) -> &str {
         &self.base
+    }
+
+    /// What to say (on stderr, and in the runs made through it) of a link that crosses
+    /// the network in clear.
+    pub fn unencrypted_warning(&self) -> Option<String> {
+        self.unencrypted.then(|| client_warning(&self.base))
     }
 
     pub async fn get<R: DeserializeOwned>(&self, path: &str) -> Result<R, LinkError> {
@@ -207,7 +249,18 @@ impl Link {
             .map_err(|_| {
                 self.unreachable(format!("no answer within {} s", CALL_TIMEOUT.as_secs()))
             })?
-            .map_err(|e| self.unreachable(connect_reason(&e)))
+            .map_err(|e| self.failed_connection(&e))
+    }
+
+    /// A failed TLS handshake said with what to do; otherwise the controller is away.
+    fn failed_connection(&self, e: &hyper_util::client::legacy::Error) -> LinkError {
+        match crate::tls::describe(e, self.ca_file.as_deref()) {
+            Some(reason) => LinkError::Tls {
+                url: self.base.clone(),
+                reason,
+            },
+            None => self.unreachable(connect_reason(e)),
+        }
     }
 
     async fn read_body(

@@ -45,6 +45,9 @@ use status::ShardStatus;
 pub enum AgentError {
     #[error("the controller refused this agent: {0}")]
     Refused(String),
+    /// It cannot be reached as asked (its certificate is not trusted).
+    #[error("{0}")]
+    Link(String),
 }
 
 /// The shard running here.
@@ -90,12 +93,15 @@ pub async fn serve(
         };
         let registered: Registered = match link.post("/api/agents/register", &request).await {
             Ok(r) => r,
-            Err(e) if e.is_transient() && registered_id.is_some() => {
-                // Registering again after the controller went away: said once.
+            Err(e) if Session::worth_waiting(&e) && registered_id.is_some() => {
+                // Registering again after the controller went away (or came back with a
+                // certificate this agent does not trust yet): said once.
                 session.away(&e);
                 pause(&stop, Duration::from_secs(1)).await;
                 continue;
             }
+            // Never trusted: no use waiting.
+            Err(e) if e.is_tls() => return Err(AgentError::Link(e.to_string())),
             Err(e) if e.is_transient() || e.code() == Some("name_taken") => {
                 if !told_unreachable {
                     stderrln!("waiting to register: {e}");

@@ -113,15 +113,16 @@ impl Session {
     }
 
     /// Whether a call that failed so is to be made again later: the controller is away,
-    /// or it restarted and does not know this agent's id yet.
+    /// or it restarted and does not know this agent's id yet, or it serves a certificate
+    /// this agent does not trust (it did before: its pair may be put right).
     pub fn worth_waiting(e: &LinkError) -> bool {
-        e.is_transient() || e.code() == Some("unknown_agent")
+        e.is_transient() || e.is_tls() || e.code() == Some("unknown_agent")
     }
 
     /// Notes why a call failed and waits a while before the next try; `false` once the
     /// agent is stopping and `patience` (tries) ran out.
     pub async fn wait(&self, e: &LinkError, patience: &mut u32) -> bool {
-        if e.is_transient() {
+        if e.is_transient() || e.is_tls() {
             self.away(e);
         } else {
             // It answers; the heartbeat loop registers again, and the next try goes

@@ -272,6 +272,7 @@ async fn execute(
             run_id: a.run_id.clone(),
         })),
         taken_over,
+        warnings: link.unencrypted_warning().into_iter().collect(),
     };
     let observer = Arc::new(AgentObserver {
         status: status.clone(),

@@ -227,6 +227,7 @@ pub async fn start(
         start_at: None,
         gate: None,
         taken_over: false,
+        warnings: Vec::new(),
     };
     let run_id = state
         .active

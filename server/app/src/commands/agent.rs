@@ -10,7 +10,8 @@ use crate::fleet::bounds::{MAX_HOST_CHARS, check_host, clip, shown, valid_agent_
 use crate::{CliError, exit};
 
 pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
-    let link = Link::new(&args.controller, args.token.clone()).map_err(CliError::bad_input)?;
+    let link =
+        Link::new(&args.controller, args.token.clone(), &args.link).map_err(CliError::bad_input)?;
     let host = crate::agent::host_name();
     let name = args.name.clone().unwrap_or_else(|| host.clone());
     if !valid_agent_name(&name) {
@@ -34,6 +35,9 @@ pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
         return Err(CliError::bad_input(format!(
             "endpoint {e:?} must start with http:// or https://"
         )));
+    }
+    if let Some(warning) = link.unencrypted_warning() {
+        stderrln!("warning: {warning}");
     }
     let stop = CancellationToken::new();
     let watcher = crate::output::spawn(watch_interrupts(

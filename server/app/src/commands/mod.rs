@@ -8,6 +8,7 @@ mod merge;
 mod remote_run;
 mod run;
 mod serve;
+mod serve_tls;
 mod show;
 mod signals;
 mod sim;

@@ -38,7 +38,10 @@ struct RunDetail {
 pub async fn run(args: RunArgs) -> Result<u8, CliError> {
     let url = args.controller.as_deref().unwrap_or_default();
     let agents = args.agents.unwrap_or(1);
-    let link = Link::new(url, args.token.clone()).map_err(CliError::bad_input)?;
+    let link = Link::new(url, args.token.clone(), &args.link).map_err(CliError::bad_input)?;
+    if let Some(warning) = link.unencrypted_warning() {
+        stderrln!("warning: {warning}");
+    }
     let Some(path) = &args.workload else {
         return Err(CliError::bad_input("a workload file is needed"));
     };

@@ -64,6 +64,7 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
         embedded: Some(std::sync::Arc::new(keystorm_embedded::SimTargets)),
         start_at: args.start_at,
         gate: None,
+        warnings: Vec::new(),
     };
     let cancel = CancellationToken::new();
     let watcher = crate::output::spawn(watch_interrupts(

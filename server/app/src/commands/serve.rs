@@ -1,5 +1,6 @@
-//! `keystorm serve`: the HTTP API and web UI until Ctrl-C; a run in progress is then
-//! stopped cleanly (its results written) before the server exits.
+//! `keystorm serve`: the HTTP API and web UI (over HTTPS with `--tls-cert`) until
+//! Ctrl-C; a run in progress is then stopped cleanly (its results written) before the
+//! server exits.
 
 use std::net::SocketAddr;
 
@@ -22,6 +23,7 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
         ));
     }
     let read_token = read_token(args.read_token, token.as_deref())?;
+    let tls = super::serve_tls::prepare(&args.tls, args.bind)?;
     let state = AppState::new(ServeConfig {
         workloads_dir: args.workloads.clone(),
         results_dir: args.results.results.clone(),
@@ -48,7 +50,8 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
         .map_err(|e| CliError::failed(e.to_string()))?;
     let stop = super::signals::shutdown_signal();
     // One line that scripts can wait for and parse.
-    stdoutln!("keystorm serving http://{local}");
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    stdoutln!("keystorm serving {scheme}://{local}");
 
     if let Some(name) = &args.start {
         crate::api::start_named(&state, name)
@@ -58,22 +61,34 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
 
     let active = state.active.clone();
     let app = router(state);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            stop.await;
-            match active.current() {
-                Some(run) => {
-                    match &run.run_id {
-                        Some(id) => stderrln!("stopping: letting run {id} write its results"),
-                        None => stderrln!("stopping: letting the run being set up end"),
-                    }
-                    active.stop_and_wait().await;
+    let shutdown = async move {
+        stop.await;
+        match active.current() {
+            Some(run) => {
+                match &run.run_id {
+                    Some(id) => stderrln!("stopping: letting run {id} write its results"),
+                    None => stderrln!("stopping: letting the run being set up end"),
                 }
-                None => stderrln!("stopping: no run in progress"),
+                active.stop_and_wait().await;
             }
-        })
-        .await
-        .map_err(|e| CliError::failed(format!("server error: {e}")))?;
+            None => stderrln!("stopping: no run in progress"),
+        }
+    };
+    let served = match tls {
+        Some(pair) => {
+            let listener = crate::tls::TlsListener::new(listener, pair)
+                .map_err(|e| CliError::failed(format!("cannot listen on {local}: {e}")))?;
+            axum::serve(listener, app)
+                .with_graceful_shutdown(shutdown)
+                .await
+        }
+        None => {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(shutdown)
+                .await
+        }
+    };
+    served.map_err(|e| CliError::failed(format!("server error: {e}")))?;
     Ok(exit::OK)
 }
 

@@ -40,37 +40,6 @@ pub fn start_sim(args: &[&str]) -> Sim {
     Sim { child, endpoint }
 }
 
-/// `keystorm serve` as a controller, killed when dropped.
-pub struct Controller {
-    pub child: Child,
-    pub url: String,
-}
-
-impl Drop for Controller {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `keystorm serve --port 0 ARGS...`, once it says where it serves.
-pub fn start_serving(args: &[&str]) -> Controller {
-    let mut command = Command::new(BIN);
-    command.args(["serve", "--port", "0"]).args(args);
-    let (child, url) = spawn_announcing(&mut command, "keystorm serving ");
-    Controller { child, url }
-}
-
-/// An agent process, killed when dropped.
-pub struct Agent(pub Child);
-
-impl Drop for Agent {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Starts `command` and waits for the first line it prints, which must begin with
 /// `prefix` (a server saying where it listens); returns the rest of that line.
 pub fn spawn_announcing(command: &mut Command, prefix: &str) -> (Child, String) {

@@ -108,6 +108,11 @@ pub async fn run(
         endpoint: target.display.clone(),
         phases: schedule(&ctx.plan).len(),
     });
+    for message in &options.warnings {
+        ctx.emit(RunEvent::Warning {
+            message: message.clone(),
+        });
+    }
     let (status, error) = drive(
         &ctx,
         &mut manifest,

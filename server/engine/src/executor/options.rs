@@ -36,6 +36,9 @@ pub struct RunOptions {
     /// `resume` is a copy of the run folder of a process that was lost, taken over by
     /// this one (an agent's shard): the resumed part's rows say so.
     pub taken_over: bool,
+    /// Said as `Warning` events as the run starts (and as it is resumed): how it was run
+    /// that its results should carry, e.g. an agent's link to its controller in clear.
+    pub warnings: Vec<String>,
 }
 
 /// The end of a run.

@@ -2,7 +2,8 @@
 //! histograms are added (never percentiles averaged), counters summed. The merged
 //! folder has the format of a single run — summary rows per phase × round ×
 //! operation, intervals per wall-clock second, the interval histogram log, events, a
-//! manifest naming its parts — plus the parts themselves under `shards/`, as they were.
+//! manifest naming its parts, the shards' warnings — plus the parts themselves under
+//! `shards/`, as they were.
 //! Memory holds one histogram per phase and operation and the intervals of the second
 //! being merged, whatever the length of the runs.
 
@@ -12,6 +13,7 @@ mod outcomes;
 mod parts;
 mod rows;
 mod seconds;
+mod shard_warnings;
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -152,6 +154,9 @@ fn write_run(
         endpoint: manifest.endpoint.clone(),
         phases: phases.len(),
     });
+    for message in shard_warnings::read(parts) {
+        store.write_event(&RunEvent::Warning { message });
+    }
     intervals::merge(parts, start_epoch_ms, store)?;
     let mut events = outcomes::read(parts);
     for (phase, rows) in phases {

@@ -1,0 +1,138 @@
+//! What the tests of a controller and its agents share: `keystorm serve` and `keystorm
+//! agent` as processes killed when dropped, a split run started in the background, the
+//! fill workload they run, and the merged run it leaves.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use super::process_support::{
+    BIN, keystorm, spawn_announcing, summary_rows, workload, write_workload,
+};
+
+/// `keystorm serve` as a controller, killed when dropped.
+pub struct Controller {
+    pub child: Child,
+    pub url: String,
+}
+
+impl Drop for Controller {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn start_controller(results: &Path) -> Controller {
+    start_serving(&["--results", results.to_str().unwrap()])
+}
+
+/// `keystorm serve --port 0 ARGS...`, once it says where it serves.
+pub fn start_serving(args: &[&str]) -> Controller {
+    let mut command = Command::new(BIN);
+    command.args(["serve", "--port", "0"]).args(args);
+    let (child, url) = spawn_announcing(&mut command, "keystorm serving ");
+    Controller { child, url }
+}
+
+/// An agent process, killed when dropped.
+pub struct Agent(pub Child);
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A workload `name` whose one phase fills `keys` keys into bucket `name`, written in
+/// `dir`.
+pub fn fill_workload(dir: &Path, name: &str, endpoint: &str, seed: u32, keys: u64) -> PathBuf {
+    let text = workload(
+        name,
+        endpoint,
+        "size: 6B",
+        &format!(
+            "keyspace: {{ seed: {seed}, prefix: {name}/ }}\n\
+             before:\n  - {{ name: fill, op: put, concurrency: 16, until_objects: {keys} }}\n"
+        ),
+    );
+    write_workload(dir, name, &text)
+}
+
+/// The PUTs of a run's summary rows, added up.
+pub fn put_ops(run: &Path) -> u64 {
+    summary_rows(run)
+        .iter()
+        .filter(|r| r["op"] == "put")
+        .map(|r| r["ops"].as_u64().unwrap())
+        .sum()
+}
+
+/// The merged run's folder in the controller's results.
+pub fn merged_run(results: &Path) -> PathBuf {
+    let runs: Vec<PathBuf> = std::fs::read_dir(results)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("manifest.json").is_file())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs.into_iter().next().unwrap()
+}
+
+/// `keystorm agent --controller CONTROLLER --name NAME EXTRA...`, its terminal output
+/// going to `stderr`.
+pub fn start_agent_with(
+    controller: &str,
+    name: &str,
+    results: &Path,
+    extra: &[&str],
+    stderr: Stdio,
+) -> Agent {
+    Agent(
+        keystorm(
+            &[
+                "agent",
+                "--controller",
+                controller,
+                "--name",
+                name,
+                "--progress",
+                "quiet",
+            ],
+            results,
+        )
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap(),
+    )
+}
+
+/// `keystorm run W --controller URL --agents N EXTRA...` started in the background.
+pub fn start_split_run_with(
+    wl: &Path,
+    controller: &str,
+    agents: u32,
+    results: &Path,
+    extra: &[&str],
+) -> Child {
+    keystorm(
+        &[
+            "run",
+            wl.to_str().unwrap(),
+            "--controller",
+            controller,
+            "--agents",
+            &agents.to_string(),
+        ],
+        results,
+    )
+    .args(extra)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap()
+}
