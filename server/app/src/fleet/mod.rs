@@ -16,6 +16,7 @@
 mod agent_record;
 mod error;
 mod finish;
+mod keys_stay_home;
 mod live;
 mod new_run;
 mod pick_up;
@@ -31,6 +32,7 @@ mod whole_number;
 pub mod protocol;
 
 pub use error::FleetError;
+pub use keys_stay_home::inline_keys_refusal;
 pub use new_run::NewFleetRun;
 pub use state::Fleet;
 pub use views::{AgentView, AgentsView, FleetRunView, ShardView};
