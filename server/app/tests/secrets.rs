@@ -595,3 +595,35 @@ fn a_resume_without_the_inline_keys_says_what_to_give() {
     texts.push(("resume".to_string(), said));
     assert_no_secret_in(&texts);
 }
+
+#[test]
+fn a_resume_whose_stored_workload_lost_values_to_redaction_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    // A short key stands as a word of its own in the bucket name too.
+    let file = write_workload(
+        home,
+        "short",
+        "name: short-keys\ntarget:\n  endpoint: embedded\n  credentials: { access_key: ak, \
+         secret_key: sk }\nbuckets: { names: [bucket-ak] }\nobjects: { size: 16B }\nbefore:\n  \
+         - { name: fill, op: put, concurrency: 2, until_objects: 10 }\n",
+    );
+    let results = home.join("results");
+    let results = results.to_str().unwrap();
+    let out = keystorm(&["run", file.to_str().unwrap(), "--results", results], home)
+        .output()
+        .unwrap();
+    printed("run", &out, 0);
+    let run = the_run(Path::new(results));
+    let id = run.file_name().unwrap().to_str().unwrap();
+    let out = keystorm(&["run", "--resume", id, "--results", results], home)
+        .output()
+        .unwrap();
+    let (_, said) = printed("resume", &out, 2);
+    assert!(
+        said.contains("bad bucket name \"bucket-<redacted>\"")
+            && said.contains("put the values back in")
+            && said.contains("workload.yaml"),
+        "{said}"
+    );
+}
