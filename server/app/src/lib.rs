@@ -44,6 +44,7 @@ where
         }
     };
     init_logging(cli.verbose);
+    keep_environment_keys_secret();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -173,6 +174,23 @@ fn report(result: Result<u8, CliError>) -> u8 {
     }
 }
 
+/// The AWS keys in the process's environment (what a run signs with when its workload
+/// names no others) are secrets for the whole life of the process: nothing it prints,
+/// logs, stores or answers shows them, whether a run uses them or not.
+fn keep_environment_keys_secret() {
+    let keys = [
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+    ]
+    .into_iter()
+    .filter_map(|name| std::env::var(name).ok());
+    keystorm_engine::results::secrets::register(keystorm_engine::results::secrets::Redactor::new(
+        keys,
+    ))
+    .for_the_process();
+}
+
 fn init_logging(verbose: u8) {
     let default = match verbose {
         0 => "warn",
@@ -183,7 +201,7 @@ fn init_logging(verbose: u8) {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+        .with_writer(|| output::LogWriter)
         .with_target(false)
         .try_init();
 }

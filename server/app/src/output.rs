@@ -12,6 +12,9 @@
 //! A command run in-process by [`crate::run_captured`] (the way tests call the command
 //! line) prints into the buffers of a [`Captured`] instead: the task that runs the
 //! command carries them, and the tasks it starts with [`spawn`] inherit them.
+//!
+//! Whatever is printed goes out with the secrets of the runs going in this process
+//! redacted (`keystorm_engine::results::secrets`), and so does the log ([`LogWriter`]).
 
 use std::fmt;
 use std::io::{self, IsTerminal, Write};
@@ -122,13 +125,14 @@ pub fn stderr_is_terminal() -> bool {
 
 /// Writes to standard output; a closed pipe ends the process like `cat`.
 pub fn out(args: fmt::Arguments) {
+    let text = redacted(args);
     if CAPTURE
-        .try_with(|c| lock(&c.stdout).write_fmt(args))
+        .try_with(|c| lock(&c.stdout).write_all(text.as_bytes()))
         .is_ok()
     {
         return;
     }
-    let result = io::stdout().lock().write_fmt(args);
+    let result = io::stdout().lock().write_all(text.as_bytes());
     if let Err(e) = result {
         stdout_failed(e);
     }
@@ -136,13 +140,42 @@ pub fn out(args: fmt::Arguments) {
 
 /// Writes to standard error, dropping what cannot be written.
 pub fn err(args: fmt::Arguments) {
+    let text = redacted(args);
     if CAPTURE
-        .try_with(|c| lock(&c.stderr).write_fmt(args))
+        .try_with(|c| lock(&c.stderr).write_all(text.as_bytes()))
         .is_ok()
     {
         return;
     }
-    let _ = io::stderr().lock().write_fmt(args);
+    let _ = io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// The text, with the secrets of the runs going replaced.
+fn redacted(args: fmt::Arguments) -> String {
+    let text = args.to_string();
+    match keystorm_engine::results::secrets::active().redact(&text) {
+        std::borrow::Cow::Owned(redacted) => redacted,
+        std::borrow::Cow::Borrowed(_) => text,
+    }
+}
+
+/// Where the log (`tracing`) writes: standard error, each event's line redacted like
+/// everything else printed.
+pub struct LogWriter;
+
+impl Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        let redacted = keystorm_engine::results::secrets::active()
+            .redact(&text)
+            .into_owned();
+        io::stderr().lock().write_all(redacted.as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        io::stderr().lock().flush()
+    }
 }
 
 /// Flushes standard output (what `print!` left without a newline) before exiting.

@@ -341,12 +341,12 @@ fn small_mistakes_get_errors_that_say_what_to_do() {
 
     // Keys the target refuses: the bucket and endpoint named, and why.
     let sim = start_sim(&["--access-key", "right", "--secret-key", "right-secret"]);
-    let out = keystorm(&["list", "any", "--endpoint", &sim.endpoint]);
+    let out = keystorm(&["list", "locked", "--endpoint", &sim.endpoint]);
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
         err.contains(&format!(
-            "bucket \"any\" at {}: access denied (HTTP 403)",
+            "bucket \"locked\" at {}: access denied (HTTP 403)",
             sim.endpoint
         )),
         "{err}"

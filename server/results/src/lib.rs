@@ -35,6 +35,7 @@ mod phase_ref;
 mod process;
 mod run_status;
 pub mod scaling;
+pub mod secrets;
 mod shard;
 pub mod space_report;
 mod store;

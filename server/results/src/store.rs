@@ -26,8 +26,10 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ResultsError + '_ {
 }
 
 /// A new run id: UTC time, the workload name and a random suffix, e.g.
-/// `20261122-154000-demo-3f9a`; sortable and safe as a folder name.
+/// `20261122-154000-demo-3f9a`; sortable and safe as a folder name. A secret in the
+/// name (a YAML alias can put one there) does not reach the id.
 pub fn new_run_id(workload: &str, now: std::time::SystemTime) -> String {
+    let workload = crate::secrets::active().redact(workload).into_owned();
     let stamp = humantime::format_rfc3339_seconds(now).to_string();
     // 2026-11-22T15:40:00Z -> 20261122-154000
     let digits: String = stamp.chars().filter(|c| c.is_ascii_digit()).collect();
@@ -67,9 +69,13 @@ impl ResultStore {
         let dir = root.join(&manifest.run_id);
         fs::create_dir_all(&dir).map_err(io_err(&dir))?;
         let wl = dir.join(WORKLOAD_FILE);
-        fs::write(&wl, workload_text).map_err(io_err(&wl))?;
-        write_json_atomic(&dir.join(PLAN_FILE), plan)?;
-        write_json_atomic(&dir.join(MANIFEST_FILE), manifest)?;
+        fs::write(
+            &wl,
+            crate::secrets::active().redact(workload_text).as_bytes(),
+        )
+        .map_err(io_err(&wl))?;
+        write_json_redacted(&dir.join(PLAN_FILE), plan)?;
+        write_json_redacted(&dir.join(MANIFEST_FILE), manifest)?;
         let store = ResultStore::open_append(&dir)?;
         let mut store = store;
         HlogWriter::header(&mut store.hlog, start_epoch_s).map_err(io_err(&dir.join(HLOG_FILE)))?;
@@ -162,7 +168,7 @@ impl ResultStore {
     }
 
     pub fn write_manifest(&self, manifest: &Manifest) -> Result<(), ResultsError> {
-        write_json_atomic(&self.dir.join(MANIFEST_FILE), manifest)
+        write_json_redacted(&self.dir.join(MANIFEST_FILE), manifest)
     }
 
     /// How long the interval and histogram logs are now, with what is written to them
@@ -288,13 +294,28 @@ fn read_json<T: DeserializeOwned>(path: &Path) -> Result<T, ResultsError> {
     })
 }
 
+/// Writes `value` as pretty JSON. Used for the files of positions and numbers (the
+/// summary, the checkpoint): nothing in them is free text that could hold a secret,
+/// and a resume reads them back exactly.
 fn write_json_atomic(path: &Path, value: &impl Serialize) -> Result<(), ResultsError> {
+    write_atomic(path, &pretty_json(path, value)?)
+}
+
+/// Writes `value` as pretty JSON with the secrets of the runs going redacted: for the
+/// files that hold text from the workload, the command line and the target's answers
+/// (the plan, the manifest).
+fn write_json_redacted(path: &Path, value: &impl Serialize) -> Result<(), ResultsError> {
+    let json = String::from_utf8(pretty_json(path, value)?).unwrap_or_default();
+    write_atomic(path, crate::secrets::active().redact_json(&json).as_bytes())
+}
+
+fn pretty_json(path: &Path, value: &impl Serialize) -> Result<Vec<u8>, ResultsError> {
     let mut buf = serde_json::to_vec_pretty(value).map_err(|e| ResultsError::Io {
         path: path.to_path_buf(),
         source: e.into(),
     })?;
     buf.push(b'\n');
-    write_atomic(path, &buf)
+    Ok(buf)
 }
 
 /// Writes to a temporary file beside `path`, syncs it and renames it over, so readers

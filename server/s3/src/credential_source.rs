@@ -15,11 +15,14 @@ pub enum CredentialSource {
     },
     /// A named profile from the AWS shared config/credentials files.
     Profile(String),
-    /// Written in the workload (allowed, with a warning). The secret is skipped on output.
+    /// Written in the workload (allowed, with a warning). The secret and the session
+    /// token are skipped on output (and the access key redacted where it is written).
     Inline {
         access_key_id: String,
         #[serde(skip)]
         secret_access_key: String,
+        #[serde(skip)]
+        session_token: Option<String>,
     },
     /// Defaults: env vars if set, otherwise the default profile; for `embedded`, fixed keys.
     Default,

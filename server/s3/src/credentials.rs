@@ -22,10 +22,11 @@ pub async fn resolve(source: &CredentialSource) -> Result<Credentials, Credentia
         CredentialSource::Inline {
             access_key_id,
             secret_access_key,
+            session_token,
         } => Ok(Credentials {
             access_key_id: access_key_id.clone(),
             secret_access_key: secret_access_key.clone(),
-            session_token: None,
+            session_token: session_token.clone(),
         }),
         CredentialSource::Env {
             access_key_var,

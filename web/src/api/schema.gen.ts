@@ -1608,7 +1608,10 @@ export interface components {
         };
         WorkloadText: {
             name: string;
-            /** @description The file's text; an inline secret key is replaced by `<redacted>`. */
+            /**
+             * @description The file's text; every secret it holds (inline keys, wherever their values
+             *     appear) is replaced by `<redacted>`.
+             */
             text: string;
         };
     };

@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 
 use keystorm_engine::plan::{Endpoint, OnAgentLoss, Plan};
 use keystorm_engine::results::{RunOverrides, Shard};
-use keystorm_engine::s3::CredentialSource;
 
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
@@ -55,13 +54,8 @@ pub fn start(state: &AppState, split: Split) -> ApiResult<String> {
                 .to_string(),
         ));
     }
-    if matches!(plan.target.credentials, CredentialSource::Inline { .. }) {
-        return Err(cannot(
-            "a run on agents sends no keys, and this workload has its keys inline: give each \
-             agent its own (environment, profile or a mounted secret) and name them in \
-             target.credentials (env: or profile:), or leave credentials out"
-                .to_string(),
-        ));
+    if let Some(refusal) = crate::fleet::inline_keys_refusal(&plan) {
+        return Err(cannot(refusal));
     }
     plan.apply_overrides(&RunOverrides {
         endpoint: endpoint.clone(),
@@ -85,7 +79,8 @@ pub fn start(state: &AppState, split: Split) -> ApiResult<String> {
     };
     let spec = NewFleetRun {
         workload: plan.name.clone(),
-        text,
+        // What the agents are sent and the controller keeps: nothing a secret could be.
+        text: keystorm_engine::spec::redact_secrets(&text),
         workload_file: file,
         endpoint,
         labels,

@@ -29,7 +29,8 @@ pub struct WorkloadInfo {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct WorkloadText {
     pub name: String,
-    /// The file's text; an inline secret key is replaced by `<redacted>`.
+    /// The file's text; every secret it holds (inline keys, wherever their values
+    /// appear) is replaced by `<redacted>`.
     pub text: String,
 }
 
@@ -142,7 +143,7 @@ pub async fn list(State(state): State<AppState>) -> ApiResult<Json<Vec<WorkloadI
             let text = std::fs::read_to_string(&path).unwrap_or_default();
             Some(WorkloadInfo {
                 name,
-                description: leading_comment(&text),
+                description: leading_comment(&redact_secrets(&text)),
                 size_bytes: meta.len(),
                 modified: meta
                     .modified()
@@ -178,31 +179,34 @@ pub async fn validate(ApiJson(req): ApiJson<ValidateRequest>) -> Json<ValidateRe
 
 pub fn validation(text: &str) -> ValidateResponse {
     match parse_workload(text, "workload") {
-        Ok((plan, warnings)) => ValidateResponse {
-            valid: true,
-            errors: Vec::new(),
-            warnings: warnings
-                .into_iter()
-                .map(|w| Problem {
-                    line: w.line,
-                    column: w.column,
-                    message: w.message,
-                })
-                .collect(),
-            outline: Some(Outline {
-                name: plan.name.clone(),
-                rounds: plan.rounds.count,
-                phases: keystorm_engine::executor::schedule(&plan)
-                    .iter()
-                    .filter(|p| p.phase_ref.round.is_none_or(|r| r == 1))
-                    .map(|p| OutlinePhase {
-                        section: p.phase_ref.section.as_str().to_string(),
-                        name: p.phase_ref.name.clone(),
-                        op: work_label(&p.plan.work),
+        Ok((plan, warnings)) => outline_redacted(
+            ValidateResponse {
+                valid: true,
+                errors: Vec::new(),
+                warnings: warnings
+                    .into_iter()
+                    .map(|w| Problem {
+                        line: w.line,
+                        column: w.column,
+                        message: w.message,
                     })
                     .collect(),
-            }),
-        },
+                outline: Some(Outline {
+                    name: plan.name.clone(),
+                    rounds: plan.rounds.count,
+                    phases: keystorm_engine::executor::schedule(&plan)
+                        .iter()
+                        .filter(|p| p.phase_ref.round.is_none_or(|r| r == 1))
+                        .map(|p| OutlinePhase {
+                            section: p.phase_ref.section.as_str().to_string(),
+                            name: p.phase_ref.name.clone(),
+                            op: work_label(&p.plan.work),
+                        })
+                        .collect(),
+                }),
+            },
+            text,
+        ),
         Err(e) => ValidateResponse {
             valid: false,
             errors: vec![problem_of(&e)],
@@ -210,6 +214,18 @@ pub fn validation(text: &str) -> ValidateResponse {
             outline: None,
         },
     }
+}
+
+/// The outline's names, which a YAML alias can make show a secret of the text.
+fn outline_redacted(mut response: ValidateResponse, text: &str) -> ValidateResponse {
+    if let Some(outline) = &mut response.outline {
+        let redactor = keystorm_engine::spec::workload_redactor(text);
+        redactor.redact_in_place(&mut outline.name);
+        for phase in &mut outline.phases {
+            redactor.redact_in_place(&mut phase.name);
+        }
+    }
+    response
 }
 
 pub fn problem_of(e: &SpecError) -> Problem {
@@ -273,7 +289,7 @@ pub async fn save(
             StatusCode::CREATED
         },
         Json(WorkloadInfo {
-            description: leading_comment(&req.text),
+            description: leading_comment(&redact_secrets(&req.text)),
             size_bytes: req.text.len() as u64,
             modified: Some(keystorm_engine::results::timestamp(
                 std::time::SystemTime::now(),

@@ -45,7 +45,10 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
     let Some(path) = &args.workload else {
         return Err(CliError::bad_input("a workload file is needed"));
     };
-    let (_plan, text) = super::inputs::load(path)?;
+    let (plan, text) = super::inputs::load(path)?;
+    if let Some(refusal) = crate::fleet::inline_keys_refusal(&plan) {
+        return Err(CliError::bad_input(refusal));
+    }
     let request = StartRequest {
         yaml: &text,
         endpoint: args.endpoint.as_deref(),

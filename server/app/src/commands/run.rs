@@ -33,7 +33,20 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
             }
         },
     };
-    let (plan, text) = super::inputs::load(&workload_path)?;
+    let (plan, text) = super::inputs::load(&workload_path).map_err(|e| {
+        let redacted = std::fs::read_to_string(&workload_path)
+            .is_ok_and(|t| t.contains(keystorm_engine::spec::REDACTED));
+        match &resume_dir {
+            Some(_) if redacted => CliError::bad_input(format!(
+                "{}; the workload kept with a run has its keys replaced by <redacted> wherever \
+                 they appear, here beyond its credentials: put the values back in {} and \
+                 resume again",
+                e.message,
+                workload_path.display()
+            )),
+            _ => e,
+        }
+    })?;
     let mut labels: BTreeMap<String, String> = args.labels.iter().cloned().collect();
     if let (Some(layout), None) = (args.index, &resume_dir) {
         labels

@@ -4,6 +4,7 @@
 
 use keystorm_engine::ops::ErrorClass;
 use keystorm_engine::plan::CredentialSource;
+use keystorm_engine::results::secrets::Redactor;
 use keystorm_engine::s3::{ClientConfig, ClientKind, S3Client, TlsConfig};
 
 use crate::CliError;
@@ -24,6 +25,8 @@ pub async fn connect(target: &TargetArgs, pool_size: usize) -> Result<S3Client, 
                 _ => format!("{e} (--profile)"),
             })
         })?;
+    // The command ends with the keys: nothing it prints shows them.
+    keystorm_engine::results::secrets::register(Redactor::of_keys(&credentials)).for_the_process();
     S3Client::connect(&ClientConfig {
         kind: ClientKind::Fast,
         endpoint,

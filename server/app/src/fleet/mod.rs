@@ -18,6 +18,7 @@ mod copies;
 mod error;
 mod finish;
 mod incoming;
+mod keys_stay_home;
 mod live;
 mod new_run;
 mod pick_up;
@@ -36,6 +37,7 @@ pub mod protocol;
 
 pub use copies::{PartCaps, PartUpload};
 pub use error::FleetError;
+pub use keys_stay_home::inline_keys_refusal;
 pub use new_run::NewFleetRun;
 pub use state::Fleet;
 pub use takeover::waited_words;

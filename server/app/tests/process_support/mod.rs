@@ -41,13 +41,10 @@ pub fn start_sim(args: &[&str]) -> Sim {
 }
 
 /// Starts `command` and waits for the first line it prints, which must begin with
-/// `prefix` (a server saying where it listens); returns the rest of that line.
+/// `prefix` (a server saying where it listens); returns the rest of that line. Its
+/// standard error goes where `command` says (the test's own by default).
 pub fn spawn_announcing(command: &mut Command, prefix: &str) -> (Child, String) {
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
+    let mut child = command.stdout(Stdio::piped()).spawn().unwrap();
     let mut line = String::new();
     BufReader::new(child.stdout.take().unwrap())
         .read_line(&mut line)

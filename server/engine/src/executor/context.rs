@@ -42,9 +42,11 @@ pub(crate) struct RunContext {
 }
 
 impl RunContext {
-    /// Logs the event to `events.jsonl` and tells the observer. A log that cannot be
-    /// written does not stop the run (the interval files are what results rely on).
-    pub fn emit(&self, e: RunEvent) -> u64 {
+    /// Logs the event to `events.jsonl` and tells the observer, secrets redacted from
+    /// its text first. A log that cannot be written does not stop the run (the interval
+    /// files are what results rely on).
+    pub fn emit(&self, mut e: RunEvent) -> u64 {
+        e.redact(&crate::results::secrets::active());
         let id = self.store().write_event(&e);
         self.observer.event(id, &e);
         id

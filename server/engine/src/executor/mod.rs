@@ -51,21 +51,65 @@ use opening::{Opened, Settled};
 
 use crate::keyspace::{Keyspace, Window};
 use crate::plan::Plan;
-use crate::results::{Checkpoint, Manifest, ResultsError, RunStatus, Summary, timestamp};
+use crate::results::{Checkpoint, Manifest, ResultsError, RunStatus, Summary, secrets, timestamp};
 
 /// Runs `plan` to the end (or until `cancel`), writing results under the options' root.
+///
+/// The secrets of the run — the workload's inline keys, the keys it resolves — are
+/// registered with the process's writers while it goes ([`crate::results::secrets`]),
+/// and the error it gives back is redacted before they are forgotten.
 pub async fn run(
+    plan: Plan,
+    workload_text: &str,
+    options: RunOptions,
+    observer: Arc<dyn Observer>,
+    cancel: CancellationToken,
+) -> Result<RunOutcome, RunError> {
+    let secrets = secrets::register(crate::spec::workload_redactor(workload_text));
+    // Boxed: the run is a deep future, and its callers' stay shallow.
+    let result = Box::pin(run_with_secrets(
+        plan,
+        workload_text,
+        options,
+        observer,
+        cancel,
+        &secrets,
+    ))
+    .await;
+    let redactor = secrets::active();
+    match result {
+        Ok(mut outcome) => {
+            if let Some(e) = &mut outcome.error {
+                redactor.redact_in_place(e);
+            }
+            Ok(outcome)
+        }
+        Err(RunError::Setup(mut m)) => {
+            redactor.redact_in_place(&mut m);
+            Err(RunError::Setup(m))
+        }
+        Err(RunError::BadInput(mut m)) => {
+            redactor.redact_in_place(&mut m);
+            Err(RunError::BadInput(m))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+async fn run_with_secrets(
     mut plan: Plan,
     workload_text: &str,
     options: RunOptions,
     observer: Arc<dyn Observer>,
     cancel: CancellationToken,
+    secrets: &secrets::Registration,
 ) -> Result<RunOutcome, RunError> {
     let Settled { overrides, resume } = opening::settle(&mut plan, &options)?;
     let mut target = target::Target::connect(
         &plan,
         overrides.endpoint.as_deref(),
         options.embedded.as_deref(),
+        secrets,
     )
     .await?;
     let embedded = target.is_embedded();
@@ -112,6 +156,9 @@ pub async fn run(
         ctx.emit(RunEvent::Warning {
             message: message.clone(),
         });
+    }
+    for message in std::mem::take(&mut target.notes) {
+        ctx.emit(RunEvent::Warning { message });
     }
     let (status, error) = drive(
         &ctx,

@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 use super::context::RunContext;
 use super::embedded::{EmbeddedTarget, EmbeddedTargets};
 use super::error::RunError;
-use crate::plan::{Endpoint, IndexLayout, Plan};
+use crate::plan::{CredentialSource, Endpoint, IndexLayout, Plan};
+use crate::results::secrets::{Redactor, Registration};
 use crate::s3::{ClientConfig, S3Client, TlsConfig};
 
 /// Access keys the embedded target is started with (it verifies signatures).
@@ -20,14 +21,20 @@ pub(crate) struct Target {
     embedded: Option<Box<dyn EmbeddedTarget>>,
     /// The admin API, when the target has one keystorm may use.
     admin: Option<crate::rgw::AdminClient>,
+    /// What the run should be told of how it signs (a resume without the inline keys).
+    pub notes: Vec<String>,
 }
 
 impl Target {
+    /// Starts or reaches the target. The keys resolved for it (and for its admin API)
+    /// join the run's `secrets`, so that no writer shows them.
     pub async fn connect(
         plan: &Plan,
         endpoint_override: Option<&str>,
         embedded_targets: Option<&dyn EmbeddedTargets>,
+        secrets: &Registration,
     ) -> Result<Target, RunError> {
+        let mut notes = Vec::new();
         let t = &plan.target;
         let (endpoint, display, started, embedded) = match (endpoint_override, &t.endpoint) {
             (Some(url), _) => (
@@ -76,10 +83,7 @@ impl Target {
                 session_token: None,
             }
         } else {
-            let source = stored_or_default(&t.credentials);
-            crate::s3::credentials::resolve(&source)
-                .await
-                .map_err(|e| credentials_error(&e, &source, "target.credentials"))?
+            resolve(&t.credentials, "target.credentials", secrets, &mut notes).await?
         };
         let pool_size = super::sequence::schedule(plan)
             .iter()
@@ -109,16 +113,15 @@ impl Target {
             t.embedded.rgw_like.then_some(config.credentials.clone())
         } else {
             match &t.rgw.admin {
-                Some(a) => {
-                    let source = stored_or_default(&a.credentials);
-                    Some(
-                        crate::s3::credentials::resolve(&source)
-                            .await
-                            .map_err(|e| {
-                                credentials_error(&e, &source, "target.rgw.admin.credentials")
-                            })?,
+                Some(a) => Some(
+                    resolve(
+                        &a.credentials,
+                        "target.rgw.admin.credentials",
+                        secrets,
+                        &mut notes,
                     )
-                }
+                    .await?,
+                ),
                 None => None,
             }
         };
@@ -147,6 +150,7 @@ impl Target {
             display,
             embedded: started,
             admin,
+            notes,
         })
     }
 
@@ -337,14 +341,70 @@ async fn wait_for_buckets(
     Ok(())
 }
 
+/// The keys of `source` (the workload's `field`), made known to the run's `secrets`.
+///
+/// A resumed run reads the workload kept with its results, where inline keys are
+/// redacted: it then signs with the default chain (environment, default profile), says
+/// so in `notes`, and a missing key names what to give.
+async fn resolve(
+    source: &CredentialSource,
+    field: &str,
+    secrets: &Registration,
+    notes: &mut Vec<String>,
+) -> Result<crate::s3::Credentials, RunError> {
+    let redacted = is_redacted(source);
+    let source = if redacted {
+        CredentialSource::Default
+    } else {
+        source.clone()
+    };
+    let credentials = crate::s3::credentials::resolve(&source)
+        .await
+        .map_err(|e| credentials_error(&e, &source, field, redacted))?;
+    secrets.add(&Redactor::of_keys(&credentials));
+    if redacted {
+        notes.push(format!(
+            "`{field}` were inline in the run's workload, and keystorm keeps no keys with a \
+             run: the resumed run signs with the keys of the environment (AWS_ACCESS_KEY_ID, \
+             AWS_SECRET_ACCESS_KEY) or the default profile instead; for other keys, put \
+             `env:` or `profile:` in place of the redacted keys in the run folder's \
+             workload.yaml"
+        ));
+    }
+    Ok(credentials)
+}
+
+/// Inline keys as a run's stored workload holds them: replaced by the marker.
+fn is_redacted(source: &CredentialSource) -> bool {
+    match source {
+        CredentialSource::Inline {
+            access_key_id,
+            secret_access_key,
+            ..
+        } => [access_key_id, secret_access_key]
+            .iter()
+            .any(|k| k.contains(crate::spec::REDACTED)),
+        _ => false,
+    }
+}
+
 /// Missing keys are bad input (exit code 2): the message says what to set, including
 /// the workload `field` that chooses where they come from.
 fn credentials_error(
     e: &crate::s3::credentials::CredentialsError,
-    source: &crate::plan::CredentialSource,
+    source: &CredentialSource,
     field: &str,
+    redacted: bool,
 ) -> RunError {
-    use crate::plan::CredentialSource;
+    if redacted {
+        return RunError::BadInput(format!(
+            "`{field}` were inline in the run's workload, and keystorm keeps no keys with a \
+             run's results: to resume it, give the same keys in AWS_ACCESS_KEY_ID and \
+             AWS_SECRET_ACCESS_KEY (AWS_SESSION_TOKEN too for temporary keys) or the default \
+             profile, or put `env:` or `profile:` in place of the redacted keys in the run \
+             folder's workload.yaml ({e})"
+        ));
+    }
     RunError::BadInput(match source {
         CredentialSource::Default => {
             format!("{e}; or say where they are in the workload's `{field}` (env: or profile:)")
@@ -353,16 +413,4 @@ fn credentials_error(
         CredentialSource::Profile(_) => format!("{e} (the workload's `{field}.profile`)"),
         CredentialSource::Inline { .. } => format!("{field}: {e}"),
     })
-}
-
-/// A resumed run reads the workload kept with its results, where an inline secret is
-/// redacted: it then signs with the default chain (environment, default profile).
-fn stored_or_default(source: &crate::plan::CredentialSource) -> crate::plan::CredentialSource {
-    use crate::plan::CredentialSource;
-    match source {
-        CredentialSource::Inline {
-            secret_access_key, ..
-        } if secret_access_key == crate::spec::REDACTED => CredentialSource::Default,
-        other => other.clone(),
-    }
 }

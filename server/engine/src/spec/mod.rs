@@ -4,6 +4,7 @@
 mod raw;
 mod redact;
 mod rgw;
+mod secret_scan;
 mod template;
 mod validate;
 mod warning;
@@ -13,7 +14,7 @@ use std::path::Path;
 
 use crate::plan::Plan;
 
-pub use redact::{REDACTED, redact_secrets};
+pub use redact::{REDACTED, redact_secrets, workload_redactor};
 pub use template::{TemplateError, parse_template};
 pub use warning::SpecWarning;
 
@@ -36,13 +37,14 @@ pub enum SpecError {
     },
 }
 
-/// Parses and validates workload text. `file` is used in messages only.
+/// Parses and validates workload text. `file` is used in messages only; a message that
+/// quotes the text never shows one of its secrets.
 pub fn parse_workload(text: &str, file: &str) -> Result<(Plan, Vec<SpecWarning>), SpecError> {
     let invalid = |line: usize, column: usize, message: String| SpecError::Invalid {
         file: file.to_string(),
         line: line.max(1),
         column: column.max(1),
-        message,
+        message: workload_redactor(text).redact(&message).into_owned(),
     };
     if text.trim().is_empty() {
         return Err(invalid(1, 1, "the workload file is empty".to_string()));
@@ -54,6 +56,12 @@ pub fn parse_workload(text: &str, file: &str) -> Result<(Plan, Vec<SpecWarning>)
     let mut warnings = Vec::new();
     let plan =
         validate::validate(raw, &mut warnings).map_err(|l| invalid(l.line, l.column, l.message))?;
+    if !warnings.is_empty() {
+        let redactor = workload_redactor(text);
+        for w in &mut warnings {
+            redactor.redact_in_place(&mut w.message);
+        }
+    }
     Ok((plan, warnings))
 }
 

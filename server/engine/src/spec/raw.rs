@@ -143,6 +143,8 @@ pub struct RawCredentials {
     /// Inline access key (allowed, with a warning together with `secret_key`).
     pub access_key: Option<S<String>>,
     pub secret_key: Option<S<String>>,
+    /// Inline session token of temporary keys (only with `access_key` and `secret_key`).
+    pub session_token: Option<S<String>>,
 }
 
 #[derive(Debug, Deserialize)]

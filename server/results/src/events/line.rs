@@ -50,15 +50,17 @@ fn encode_object(id: u64, event: &RunEvent) -> Option<serde_json::Map<String, se
     }
 }
 
-/// The log line for an event, without its line break.
+/// The log line for an event, without its line break, with the secrets of the runs
+/// going redacted.
 pub(super) fn encode(id: u64, event: &RunEvent) -> Option<String> {
-    encode_object(id, event).map(|record| serde_json::Value::Object(record).to_string())
+    let line = serde_json::Value::Object(encode_object(id, event)?).to_string();
+    Some(crate::secrets::active().redact_json(&line).into_owned())
 }
 
 impl RawEvent {
     /// The event as it is logged, for passing on live what readers of the log will see.
     pub fn of(id: u64, event: &RunEvent) -> Option<RawEvent> {
-        raw_of(&serde_json::Value::Object(encode_object(id, event)?))
+        decode_raw(encode(id, event)?.as_bytes())
     }
 }
 

@@ -7,6 +7,7 @@
 mod async_reader;
 mod line;
 mod reader;
+mod redacted;
 mod types;
 mod writer;
 

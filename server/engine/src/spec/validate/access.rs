@@ -45,7 +45,7 @@ pub(in crate::spec) fn credentials(
     let forms = [
         v.env.is_some(),
         v.profile.is_some(),
-        v.access_key.is_some() || v.secret_key.is_some(),
+        v.access_key.is_some() || v.secret_key.is_some() || v.session_token.is_some(),
     ]
     .iter()
     .filter(|b| **b)
@@ -53,7 +53,8 @@ pub(in crate::spec) fn credentials(
     if forms != 1 {
         return at(
             loc_of(c),
-            "`credentials` takes exactly one of `env`, `profile`, or `access_key` with `secret_key`",
+            "`credentials` takes exactly one of `env`, `profile`, or `access_key` with `secret_key` \
+             (and optionally `session_token`)",
         );
     }
     if let Some(env) = &v.env {
@@ -77,20 +78,25 @@ pub(in crate::spec) fn credentials(
     }
     match (&v.access_key, &v.secret_key) {
         (Some(a), Some(s)) => {
-            warnings.push(SpecWarning {
-                line: s.referenced.line() as usize,
-                column: s.referenced.column() as usize,
-                message: "inline secret key in the workload file; prefer `credentials: { env: ... }` or a profile"
-                    .to_string(),
-            });
+            // A run's stored workload, its keys redacted, holds no secret to warn about.
+            if !s.value.contains(crate::spec::REDACTED) {
+                warnings.push(SpecWarning {
+                    line: s.referenced.line() as usize,
+                    column: s.referenced.column() as usize,
+                    message: "inline secret key in the workload file; prefer `credentials: { env: ... }` or a profile"
+                        .to_string(),
+                });
+            }
             Ok(CredentialSource::Inline {
                 access_key_id: a.value.clone(),
                 secret_access_key: s.value.clone(),
+                session_token: v.session_token.as_ref().map(|t| t.value.clone()),
             })
         }
         _ => at(
             loc_of(c),
-            "inline credentials need both `access_key` and `secret_key`",
+            "inline credentials need both `access_key` and `secret_key` (and `session_token` \
+             only with them)",
         ),
     }
 }

@@ -1,0 +1,29 @@
+//! An event's free text — messages, errors, the endpoint, failed transfers — with
+//! secrets replaced before anyone sees it: the terminal's progress, the live view, and
+//! the controller an agent forwards its warnings to. (The log line is redacted again as
+//! a whole when it is written.)
+
+use super::RunEvent;
+use crate::secrets::Redactor;
+
+impl RunEvent {
+    /// Replaces the secrets `redactor` knows in the event's text.
+    pub fn redact(&mut self, redactor: &Redactor) {
+        if redactor.is_empty() {
+            return;
+        }
+        match self {
+            RunEvent::Started { endpoint, .. } => redactor.redact_in_place(endpoint),
+            RunEvent::Warning { message } => redactor.redact_in_place(message),
+            RunEvent::Finished {
+                error: Some(error), ..
+            } => redactor.redact_in_place(error),
+            RunEvent::Transfer { outcome, .. } => {
+                for failure in &mut outcome.failures {
+                    redactor.redact_in_place(failure);
+                }
+            }
+            _ => {}
+        }
+    }
+}
