@@ -21,8 +21,29 @@ scripts/web-build.sh
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-# The tests against a real Ceph RGW are compiled in with these features.
-rgw_features="keystorm-sim/rgw-tests,keystorm-engine/rgw-tests,keystorm/rgw-tests"
+# The tests against a real Ceph RGW, and those that cut hosts off in network namespaces
+# (they need root and iproute2), are compiled in with these features.
+rgw_features="keystorm-sim/rgw-tests,keystorm-engine/rgw-tests,keystorm/rgw-tests,keystorm/netns-tests"
+
+# What the tests run besides keystorm: `ip` (network namespaces), `openssl` (the
+# self-signed pair `keystorm serve` suggests).
+missing=()
+command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    step "installing ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" ||
+      { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; }
+  else
+    echo "error: the tests need ${missing[*]}; install them (apt-get install ${missing[*]})" >&2
+    exit 1
+  fi
+fi
+if [ "$(id -u)" != 0 ]; then
+  echo "error: the partition tests make network namespaces, which needs root" >&2
+  exit 1
+fi
 
 step "cargo clippy (warnings are errors)"
 cargo clippy --locked --workspace --all-targets --features "$rgw_features" -- -D warnings

@@ -15,12 +15,14 @@
 #![cfg(feature = "netns-tests")]
 
 mod process_support;
+mod tls_support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use process_support::{BIN, read_json, spawn_announcing, summary_rows, wait_for};
+use tls_support::TestCa;
 
 /// The token the controller and its agents share.
 const TOKEN: &str = "partition-test-token-0123456789";
@@ -187,21 +189,12 @@ fn spawn_logging(mut command: Command, log: &Path) -> Process {
     )
 }
 
-/// GET `path` of the controller's API as JSON, through the test's own link.
-fn api(url: &str, path: &str) -> Option<serde_json::Value> {
-    let out = Command::new("curl")
-        .args([
-            "-sf",
-            "-m",
-            "5",
-            "-H",
-            &format!("Authorization: Bearer {TOKEN}"),
-        ])
-        .arg(format!("{url}{path}"))
-        .output()
-        .ok()?;
-    out.status.success().then_some(())?;
-    serde_json::from_slice(&out.stdout).ok()
+/// GET `path` of the controller's API as JSON, through the test's own link, trusting
+/// the CA in `ca`; `None` while it does not answer 200.
+fn api(url: &str, ca: &Path, path: &str) -> Option<serde_json::Value> {
+    let (status, body) = tls_support::https_request_with(url, ca, Some(TOKEN), "GET", path, None);
+    (status == 200).then_some(())?;
+    serde_json::from_str(&body).ok()
 }
 
 fn said(log: &Path) -> String {
@@ -263,6 +256,18 @@ async fn a_fill_survives_an_agent_and_then_the_controller_cut_off_for_20_s_with_
     let sim_port = sim_port.rsplit(':').next().unwrap().to_string();
     let store = format!("http://10.231.1.2:{sim_port}");
 
+    // The controller serves HTTPS, its certificate naming each address it is reached at.
+    let ca = TestCa::new(dir.path(), "partition");
+    let names: Vec<String> = ["10.231.0.2".to_string()]
+        .into_iter()
+        .chain((0..3).map(|i| format!("10.231.1{i}.1")))
+        .collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let pair = ca.issue_for(
+        &dir.path().join("controller.crt"),
+        &dir.path().join("controller.key"),
+        &names,
+    );
     let controller_results = dir.path().join("controller");
     let (controller, controller_at) = {
         let mut command = hosts.keystorm(
@@ -275,6 +280,10 @@ async fn a_fill_survives_an_agent_and_then_the_controller_cut_off_for_20_s_with_
                 "0",
                 "--token",
                 TOKEN,
+                "--tls-cert",
+                pair.cert.to_str().unwrap(),
+                "--tls-key",
+                pair.key.to_str().unwrap(),
                 "--results",
                 controller_results.to_str().unwrap(),
             ],
@@ -295,7 +304,8 @@ async fn a_fill_survives_an_agent_and_then_the_controller_cut_off_for_20_s_with_
         (Process(child), at)
     };
     let port = controller_at.rsplit(':').next().unwrap().to_string();
-    let api_url = format!("http://10.231.0.2:{port}");
+    let api_url = format!("https://10.231.0.2:{port}");
+    let ca_file = ca.file.to_str().unwrap();
 
     let agent_dir = |i: usize| dir.path().join(format!("agent-{i}"));
     let _agents: Vec<Process> = (0..3)
@@ -306,7 +316,9 @@ async fn a_fill_survives_an_agent_and_then_the_controller_cut_off_for_20_s_with_
                     &[
                         "agent",
                         "--controller",
-                        &format!("http://10.231.1{i}.1:{port}"),
+                        &format!("https://10.231.1{i}.1:{port}"),
+                        "--ca-file",
+                        ca_file,
                         "--token",
                         TOKEN,
                         "--name",
@@ -324,7 +336,7 @@ async fn a_fill_survives_an_agent_and_then_the_controller_cut_off_for_20_s_with_
         })
         .collect();
     wait_for("three agents", || {
-        let view = api(&api_url, "/api/agents")?;
+        let view = api(&api_url, &ca.file, "/api/agents")?;
         (view["agents"].as_array()?.len() == 3).then_some(())
     });
 
@@ -348,6 +360,8 @@ async fn a_fill_survives_an_agent_and_then_the_controller_cut_off_for_20_s_with_
             workload.to_str().unwrap(),
             "--controller",
             &api_url,
+            "--ca-file",
+            ca_file,
             "--token",
             TOKEN,
             "--agents",
@@ -382,13 +396,13 @@ async fn a_fill_survives_an_agent_and_then_the_controller_cut_off_for_20_s_with_
     hosts.control_link(1, false);
     wait_for_words(&log("agent-1"), "pausing shard 1/2");
     wait_for("the spare to take shard 1 over", || {
-        let view = api(&api_url, "/api/agents")?;
+        let view = api(&api_url, &ca.file, "/api/agents")?;
         (view["run"]["shards"][1]["agent"] == "agent-2").then_some(())
     });
     std::thread::sleep(CUT.saturating_sub(cut.elapsed()));
     hosts.control_link(1, true);
     wait_for_words(&log("agent-1"), "was taken over by another agent");
-    let view = api(&api_url, "/api/agents").unwrap();
+    let view = api(&api_url, &ca.file, "/api/agents").unwrap();
     assert_eq!(view["run"]["state"], "running", "{view:#}");
 
     // Then the controller cut off from all three for 20 s.

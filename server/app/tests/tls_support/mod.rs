@@ -52,8 +52,15 @@ impl TestCa {
 
     /// A new server certificate and key written over `cert` and `key`.
     pub fn issue_into(&self, cert: &Path, key: &Path) -> ServerPair {
+        self.issue_for(cert, key, &["127.0.0.1", "localhost"])
+    }
+
+    /// A new server certificate for `names` (host names or IP addresses) and its key,
+    /// written over `cert` and `key`.
+    pub fn issue_for(&self, cert: &Path, key: &Path, names: &[&str]) -> ServerPair {
         let params =
-            CertificateParams::new(vec!["127.0.0.1".to_string(), "localhost".to_string()]).unwrap();
+            CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>())
+                .unwrap();
         let signing_key = KeyPair::generate().unwrap();
         let made = params.signed_by(&signing_key, &self.issuer).unwrap();
         std::fs::write(key, signing_key.serialize_pem()).unwrap();
@@ -113,12 +120,27 @@ pub fn https_request(
     path: &str,
     body: Option<&serde_json::Value>,
 ) -> (u16, String) {
+    https_request_with(url, ca, None, method, path, body)
+}
+
+/// [`https_request`] with the bearer `token`, if any.
+pub fn https_request_with(
+    url: &str,
+    ca: &Path,
+    token: Option<&str>,
+    method: &str,
+    path: &str,
+    body: Option<&serde_json::Value>,
+) -> (u16, String) {
     let mut tls = connect(url, ca);
     let body = body.map(|b| b.to_string()).unwrap_or_default();
     let host = url.strip_prefix("https://").unwrap();
+    let authorization = token
+        .map(|t| format!("Authorization: Bearer {t}\r\n"))
+        .unwrap_or_default();
     write!(
         tls,
-        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n{authorization}\
          Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     )
