@@ -370,6 +370,9 @@ fn counted_once_after_takeover(merged: &Path, keys: u64, sim: &str, lost: &Path,
     let redone = rows[0]["redone"].as_u64().unwrap_or(0);
     let counted = rows[0]["ops"].as_u64().unwrap();
     assert_eq!(counted, keys + redone, "{:#}", rows[0]);
+    // The copy's checkpoint was as new as its intervals: only writes in flight at it, so
+    // fewer than the fill's 16 workers, are done again.
+    assert!(redone < 16, "{:#}", rows[0]);
     // What the merge holds of the lost agent, and what it recorded itself.
     let in_copy: u64 = summary_rows(part)
         .iter()
@@ -696,7 +699,9 @@ async fn without_a_spare_the_first_agent_whose_shard_ends_takes_a_lost_one_over_
     let mut agents: Vec<Agent> = (0..2)
         .map(|i| start_agent(&controller.url, &format!("agent-{i}"), &agent_dir(i)))
         .collect();
-    // Paced, so agent-0 is still busy with its own shard when agent-1 is found lost.
+    // Paced, so agent-0 is still busy with its own shard when agent-1 is found lost; the
+    // workload's own checkpoint_every left at its default (5 s): an agent saves one with
+    // every interval all the same.
     let text = workload(
         "nospare",
         &sim.endpoint,
@@ -706,12 +711,25 @@ async fn without_a_spare_the_first_agent_whose_shard_ends_takes_a_lost_one_over_
              before:\n  - {{ name: fill, op: put, concurrency: 16, rate: 3000, until_objects: {KEYS} }}\n"
         ),
     );
-    let wl = write_workload(dir.path(), "nospare", &text);
+    let wl = write_workload(
+        dir.path(),
+        "nospare",
+        &text.replace("checkpoint_every: 1s\n", ""),
+    );
     let run = start_split_run(&wl, &controller.url, 2, &dir.path().join("cli"));
     let copy = wait_for("the controller's copy of shard 1 into its fill", || {
         let copy = controller_copy(&controller_results, 1)?;
         let checkpoint = read_json(&copy.join("checkpoint.json"))?;
         (checkpoint["window"]["head"].as_u64()? >= 3_000).then_some(copy)
+    });
+    // Three seconds more of the shard's intervals in the copy, the kill coming at no
+    // particular point of the workload's (default, 5 s) checkpoint period.
+    let intervals_held = |copy: &Path| {
+        std::fs::read_to_string(copy.join("intervals.jsonl")).map_or(0, |t| t.lines().count())
+    };
+    let held = intervals_held(&copy);
+    wait_for("three more seconds of the copy", || {
+        (intervals_held(&copy) >= held + 3).then_some(())
     });
     kill_9(&mut agents[1].0);
     let waiting = wait_for("shard 1 to wait, lost, for an agent", || {

@@ -72,19 +72,23 @@ impl Inner {
         said
     }
 
-    /// The first idle agent by name: heard lately, no order waiting, no running shard.
+    /// The idle agent to take a lost shard: heard lately, no order waiting, no running
+    /// shard; a spare (no shard of the run at all) before one whose shard ended, then by
+    /// name.
     fn idle_agent(&self) -> Option<usize> {
-        let busy = |id: &str| {
-            self.run
-                .as_ref()
-                .is_some_and(|r| r.shards.iter().any(|s| s.agent == id && !s.done))
+        let holds = |id: &str, running: bool| {
+            self.run.as_ref().is_some_and(|r| {
+                r.shards
+                    .iter()
+                    .any(|s| s.agent == id && (!running || !s.done))
+            })
         };
         (0..self.agents.len())
             .filter(|&i| {
                 let a = &self.agents[i];
-                a.is_fresh() && a.pending.is_none() && !busy(&a.id)
+                a.is_fresh() && a.pending.is_none() && !holds(&a.id, true)
             })
-            .min_by(|&a, &b| self.agents[a].name.cmp(&self.agents[b].name))
+            .min_by_key(|&i| (holds(&self.agents[i].id, false), &self.agents[i].name))
     }
 
     /// A stop for `agent` if it still runs a shard of the run that another agent took

@@ -490,3 +490,27 @@ fn an_agent_whose_shard_ended_takes_a_lost_one_over_but_not_when_the_run_aborts_
         }
     }
 }
+
+#[test]
+fn a_spare_takes_a_lost_shard_before_an_agent_whose_shard_ended() {
+    let (fleet, _dir, a, b, run) = two_agents_running(false);
+    // Registered after the run started: a spare, last by name.
+    let spare = register(&fleet, "z-spare");
+    {
+        let mut inner = fleet.lock();
+        let shard = inner.run.as_mut().unwrap().shard_of(&a).unwrap();
+        shard.done = true;
+        shard.local_run_id = Some("local-a".to_string());
+    }
+    make_lost(&fleet, &b);
+    let handed = fleet.lock().hand_lost_shards();
+    assert_eq!(handed.len(), 1, "{handed:?}");
+    assert!(
+        handed[0].contains("agent z-spare takes the shard over"),
+        "{handed:?}"
+    );
+    assert!(
+        matches!(order(&fleet, &spare), Some(Order::Run(x)) if x.run_id == run && x.index == 1)
+    );
+    assert!(order(&fleet, &a).is_none());
+}
