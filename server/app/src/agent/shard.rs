@@ -81,8 +81,16 @@ pub async fn run(
             let mut replica = replica.filter(|r| r.dir() == dir).unwrap_or_else(|| {
                 Replica::new(link.clone(), session.clone(), &assignment.run_id, &dir)
             });
-            let sent = send_rest(&mut replica, &session).await;
-            (local, sent.err().map(|e| not_sent(&e, &dir, &config.name)))
+            match send_rest(&mut replica, &session).await {
+                Ok(()) => (local, None),
+                Err(e) if e.code() == Some("unknown_run") => {
+                    // Lost (the controller did not hear it), and replaced meanwhile.
+                    say_taken_over(assignment.index, &assignment.run_id, &dir, None);
+                    status.set(None);
+                    return;
+                }
+                Err(e) => (local, Some(not_sent(&e, &dir, &config.name))),
+            }
         }
         Err(e) => (None, Some(e)),
     };
@@ -131,19 +139,35 @@ pub async fn end_paused(
             };
             tell_done(&link, &session, index, done).await;
         }
-        Err(e) if e.code() == Some("unknown_run") => stderrln!(
-            "shard {index} of run {run_id} was taken over by another agent while this agent \
-             could not reach the controller ({:.0} s ago): what it did after its last copy \
-             reached the controller was done again by that agent and is not in the merged \
-             run (it stays in {})",
-            paused_for.as_secs_f64(),
-            folder.display()
-        ),
+        Err(e) if e.code() == Some("unknown_run") => {
+            say_taken_over(index, &run_id, &folder, Some(paused_for))
+        }
         Err(e) => stderrln!(
             "shard {index} of run {run_id}: {}",
             not_sent(&e, &folder, &agent)
         ),
     }
+}
+
+/// Says that another agent took shard `index` over from this one (lost to the
+/// controller, after it paused `paused_for` ago if it did), and what that means for the
+/// run folder `folder` it leaves.
+fn say_taken_over(index: u32, run_id: &str, folder: &Path, paused_for: Option<Duration>) {
+    let when = paused_for.map_or_else(
+        || "while the controller could not hear this agent".to_string(),
+        |d| {
+            format!(
+                "while this agent could not reach the controller ({:.0} s ago)",
+                d.as_secs_f64()
+            )
+        },
+    );
+    stderrln!(
+        "shard {index} of run {run_id} was taken over by another agent {when}: what it did \
+         after its last copy reached the controller was done again by that agent and is not \
+         in the merged run (it stays in {})",
+        folder.display()
+    );
 }
 
 /// Tells the controller the shard ended, waiting for a controller away or restarting.
