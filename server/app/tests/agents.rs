@@ -16,8 +16,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
 use fleet_support::{
-    Agent, Controller, fill_workload, merged_run, put_ops, start_agent_with, start_controller,
-    start_serving, start_split_run_with,
+    Agent, Controller, fill_workload, lost_agents_puts, merged_run, put_ops, puts_per_interval,
+    start_agent_with, start_controller, start_serving, start_split_run_with, taken_over_fill,
 };
 use process_support::{
     BIN, count_objects, keystorm, kill_9, read_json, sim_requests, spawn_announcing, start_sim,
@@ -361,30 +361,16 @@ async fn an_agent_killed_mid_fill_is_replaced_by_a_spare_that_resumes_the_contro
 /// controller: what its own folder (`lost`) recorded beyond the copy the merge holds of
 /// it (`part`), and its last second, which it did not live to record.
 fn counted_once_after_takeover(merged: &Path, keys: u64, sim: &str, lost: &Path, part: &Path) {
-    let rows: Vec<serde_json::Value> = summary_rows(merged)
-        .into_iter()
-        .filter(|r| r["op"] == "put")
-        .collect();
-    assert_eq!(rows.len(), 1, "{rows:#?}");
-    assert_eq!(rows[0]["taken_over"], true, "{:#}", rows[0]);
-    let redone = rows[0]["redone"].as_u64().unwrap_or(0);
-    let counted = rows[0]["ops"].as_u64().unwrap();
-    assert_eq!(counted, keys + redone, "{:#}", rows[0]);
+    let (counted, redone) = taken_over_fill(merged);
+    assert_eq!(counted, keys + redone);
     // The copy's checkpoint was as new as its intervals: only writes in flight at it, so
     // fewer than the fill's 16 workers, are done again.
-    assert!(redone < 16, "{:#}", rows[0]);
+    assert!(redone < 16, "{redone} redone");
     // What the merge holds of the lost agent, and what it recorded itself.
-    let in_copy: u64 = summary_rows(part)
-        .iter()
-        .filter(|r| r["op"] == "put" && r["interrupted"] == true && r["resumed"] != true)
-        .map(|r| r["ops"].as_u64().unwrap())
-        .sum();
-    let puts_per_interval: Vec<u64> = process_support::intervals(lost)
-        .iter()
-        .map(|r| r["ops"]["put"]["ops"].as_u64().unwrap_or(0))
-        .collect();
-    let recorded: u64 = puts_per_interval.iter().sum();
-    let last_second = puts_per_interval.iter().copied().max().unwrap_or(0);
+    let in_copy = lost_agents_puts(part);
+    let per_interval = puts_per_interval(lost);
+    let recorded: u64 = per_interval.iter().sum();
+    let last_second = per_interval.iter().copied().max().unwrap_or(0);
     assert!(
         recorded >= in_copy,
         "{recorded} recorded, {in_copy} in the copy"

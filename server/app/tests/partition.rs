@@ -14,14 +14,16 @@
 
 #![cfg(feature = "netns-tests")]
 
+mod fleet_support;
 mod process_support;
 mod tls_support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use process_support::{BIN, read_json, spawn_announcing, summary_rows, wait_for};
+use fleet_support::{lost_agents_puts, merged_run, puts_per_interval, taken_over_fill};
+use process_support::{BIN, read_json, spawn_announcing, wait_for};
 use tls_support::TestCa;
 
 /// The token the controller and its agents share.
@@ -210,25 +212,6 @@ fn wait_for_words(log: &Path, words: &str) {
     });
 }
 
-/// The PUTs of each interval a run folder recorded.
-fn puts_per_interval(run: &Path) -> Vec<u64> {
-    process_support::intervals(run)
-        .iter()
-        .map(|r| r["ops"]["put"]["ops"].as_u64().unwrap_or(0))
-        .collect()
-}
-
-/// The only run folder under `dir`.
-fn only_run(dir: &Path) -> PathBuf {
-    let runs: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("manifest.json").is_file())
-        .collect();
-    assert_eq!(runs.len(), 1, "{runs:?}");
-    runs.into_iter().next().unwrap()
-}
-
 #[tokio::test]
 async fn a_fill_survives_an_agent_and_then_the_controller_cut_off_for_20_s_with_exact_counts() {
     const KEYS: u64 = 160_000;
@@ -356,25 +339,22 @@ async fn a_fill_survives_an_agent_and_then_the_controller_cut_off_for_20_s_with_
         ),
     )
     .unwrap();
-    let cli = Command::new(BIN)
-        .args([
-            "run",
-            workload.to_str().unwrap(),
-            "--controller",
-            &api_url,
-            "--ca-file",
-            ca_file,
-            "--token",
-            TOKEN,
-            "--agents",
-            "2",
-            "--results",
-            dir.path().join("cli").to_str().unwrap(),
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut cli = Command::new(BIN);
+    cli.args([
+        "run",
+        workload.to_str().unwrap(),
+        "--controller",
+        &api_url,
+        "--ca-file",
+        ca_file,
+        "--token",
+        TOKEN,
+        "--agents",
+        "2",
+        "--results",
+        dir.path().join("cli").to_str().unwrap(),
+    ]);
+    let mut cli = spawn_logging(cli, &log("cli"));
     let copy_head = |shard: u64| -> Option<u64> {
         let incoming = std::fs::read_dir(controller_results.join(".incoming")).ok()?;
         for run in incoming.filter_map(|e| e.ok()) {
@@ -417,9 +397,9 @@ async fn a_fill_survives_an_agent_and_then_the_controller_cut_off_for_20_s_with_
     for i in 0..3 {
         hosts.control_link(i, true);
     }
-    let out = cli.wait_with_output().unwrap();
-    let cli_said = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{cli_said}");
+    let ended = cli.0.wait().unwrap();
+    let cli_said = said(&log("cli"));
+    assert!(ended.success(), "{cli_said}");
     drop(controller);
 
     // Exactly the keys, listed through the test's own link to the store.
@@ -427,25 +407,13 @@ async fn a_fill_survives_an_agent_and_then_the_controller_cut_off_for_20_s_with_
         process_support::count_objects(&store, "partition").await,
         KEYS
     );
-    let merged = only_run(&controller_results);
-    let rows: Vec<serde_json::Value> = summary_rows(&merged)
-        .into_iter()
-        .filter(|r| r["op"] == "put")
-        .collect();
-    assert_eq!(rows.len(), 1, "{rows:#?}");
-    assert_eq!(rows[0]["taken_over"], true, "{:#}", rows[0]);
-    let redone = rows[0]["redone"].as_u64().unwrap_or(0);
-    let counted = rows[0]["ops"].as_u64().unwrap();
-    assert_eq!(counted, KEYS + redone, "{:#}", rows[0]);
+    let merged = merged_run(&controller_results);
+    let (counted, redone) = taken_over_fill(&merged);
+    assert_eq!(counted, KEYS + redone);
     // agent-1 paused cleanly: its own folder holds every PUT it sent. What of it never
     // reached the controller is all the target received that the merge does not count.
-    let lost_folder = only_run(&agent_dir(1));
-    let part = merged.join("shards").join(lost_folder.file_name().unwrap());
-    let in_copy: u64 = summary_rows(&part)
-        .iter()
-        .filter(|r| r["op"] == "put" && r["interrupted"] == true && r["resumed"] != true)
-        .map(|r| r["ops"].as_u64().unwrap())
-        .sum();
+    let lost_folder = merged_run(&agent_dir(1));
+    let in_copy = lost_agents_puts(&merged.join("shards").join(lost_folder.file_name().unwrap()));
     let recorded = puts_per_interval(&lost_folder);
     let unsent = recorded.iter().sum::<u64>() - in_copy;
     // It paused its shard soon after it lost the controller: what it did meanwhile is a

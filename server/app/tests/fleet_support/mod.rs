@@ -70,7 +70,8 @@ pub fn put_ops(run: &Path) -> u64 {
         .sum()
 }
 
-/// The merged run's folder in the controller's results.
+/// The merged run's folder in the controller's results (or the only run folder of any
+/// results folder, such as an agent's).
 pub fn merged_run(results: &Path) -> PathBuf {
     let runs: Vec<PathBuf> = std::fs::read_dir(results)
         .unwrap()
@@ -79,6 +80,37 @@ pub fn merged_run(results: &Path) -> PathBuf {
         .collect();
     assert_eq!(runs.len(), 1, "{runs:?}");
     runs.into_iter().next().unwrap()
+}
+
+/// The merged row of a fill whose shard was taken over: its PUTs and the writes it
+/// redid. It must say it was taken over.
+pub fn taken_over_fill(merged: &Path) -> (u64, u64) {
+    let rows: Vec<serde_json::Value> = summary_rows(merged)
+        .into_iter()
+        .filter(|r| r["op"] == "put")
+        .collect();
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!(rows[0]["taken_over"], true, "{:#}", rows[0]);
+    let counted = rows[0]["ops"].as_u64().unwrap();
+    (counted, rows[0]["redone"].as_u64().unwrap_or(0))
+}
+
+/// The PUTs of the first stretch of a taken-over shard's part: what the lost agent
+/// measured and sent the controller.
+pub fn lost_agents_puts(part: &Path) -> u64 {
+    summary_rows(part)
+        .iter()
+        .filter(|r| r["op"] == "put" && r["interrupted"] == true && r["resumed"] != true)
+        .map(|r| r["ops"].as_u64().unwrap())
+        .sum()
+}
+
+/// The PUTs of each interval a run folder recorded.
+pub fn puts_per_interval(run: &Path) -> Vec<u64> {
+    super::process_support::intervals(run)
+        .iter()
+        .map(|r| r["ops"]["put"]["ops"].as_u64().unwrap_or(0))
+        .collect()
 }
 
 /// `keystorm agent --controller CONTROLLER --name NAME EXTRA...`, its terminal output
