@@ -65,11 +65,19 @@ set -a
 set +a
 
 step "cargo test"
-cargo test --locked --workspace --features "$rgw_features" 2>&1 | tee target/test-output.txt
+# Every test binary runs, so a failure does not hide the results of the others.
+set +e
+cargo test --locked --no-fail-fast --workspace --features "$rgw_features" 2>&1 | tee target/test-output.txt
+tested=${PIPESTATUS[0]}
+set -e
 
 # One closing line over all test binaries.
 awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed/) p += $(i-1); if ($i ~ /^failed/) f += $(i-1); if ($i ~ /^ignored/) g += $(i-1) } }
      END { printf "\nrust: %d passed, %d failed\n", p, f; if (f > 0) exit 1 }' target/test-output.txt
+if [ "$tested" != 0 ]; then
+  echo "error: cargo test failed (see above)" >&2
+  exit 1
+fi
 
 # The cluster is only for the Rust tests: free its CPU and memory for the web steps.
 scripts/ceph-down.sh

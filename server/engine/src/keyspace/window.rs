@@ -25,7 +25,8 @@ struct Inner {
     head: u64,
     /// Next fresh index for a put.
     next_put: u64,
-    /// Puts at or above `head` that finished out of order (at most the puts in flight).
+    /// Puts above `head` that finished out of order: those that finished while an older
+    /// put was still in flight (as many as the rate times the slowest put's latency).
     finished_ahead: BTreeSet<u64>,
     /// Failed puts to be written again before fresh indices are used.
     retry: VecDeque<u64>,
