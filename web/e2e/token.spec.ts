@@ -68,7 +68,9 @@ test.describe.serial("a server with a token", () => {
     const workloads = join(root, "workloads");
     mkdirSync(workloads);
     copyFileSync(join(here, "fixtures", "e2e-rounds.yaml"), join(workloads, "e2e-rounds.yaml"));
-    child = spawn(bin, ["serve", "--bind", "0.0.0.0", "--port", "0", "--workloads", workloads, "--results", join(root, "results")], {
+    // Beyond loopback, in plain HTTP (--insecure-http): the browser test is about the
+    // token; TLS is tested on its own (server/app/tests/tls.rs).
+    child = spawn(bin, ["serve", "--bind", "0.0.0.0", "--insecure-http", "--port", "0", "--workloads", workloads, "--results", join(root, "results")], {
       stdio: ["ignore", "pipe", "inherit"],
       // The tokens from the environment, so they are on no command line.
       env: { ...process.env, KEYSTORM_TOKEN: TOKEN, KEYSTORM_READ_TOKEN: READ_TOKEN },

@@ -18,7 +18,9 @@ use fleet_support::{
     fill_workload, merged_run, put_ops, start_agent_with, start_serving, start_split_run_with,
 };
 use process_support::{BIN, count_objects, keystorm, start_sim, wait_for};
-use tls_support::{TestCa, https_get_json, https_request, presented_certificate, tls_flags};
+use tls_support::{
+    TestCa, https_get_json, https_request, https_request_with, presented_certificate, tls_flags,
+};
 
 /// A workload that is fine to send to a controller.
 const ANY_WORKLOAD: &str = "name: any\ntarget: { endpoint: \"http://127.0.0.1:9\" }\nbuckets: { names: [any] }\n\
@@ -298,11 +300,16 @@ fn serving_beyond_loopback_needs_tls_unless_insecure_http_is_given() {
         controller.url
     );
     let port = controller.url.rsplit(':').next().unwrap();
-    let status = https_get_json(
+    let (code, body) = https_request_with(
         &format!("https://127.0.0.1:{port}"),
         &ca.file,
+        Some("0123456789abcdef-token"),
+        "GET",
         "/api/status",
+        None,
     );
+    assert_eq!(code, 200, "{body}");
+    let status: serde_json::Value = serde_json::from_str(&body).unwrap();
     assert_eq!(status["token_required"], true);
 }
 

@@ -74,8 +74,13 @@ fn serve(args: &[&str], env: &[(&str, &str)]) -> Served {
         ],
         &results,
     );
+    command.args(args);
+    if args.contains(&"0.0.0.0") {
+        // Plain HTTP beyond loopback, so these tests are about tokens alone (TLS has
+        // tests of its own in tls.rs).
+        command.arg("--insecure-http");
+    }
     command
-        .args(args)
         .env_remove("KEYSTORM_TOKEN")
         .env_remove("KEYSTORM_READ_TOKEN")
         .envs(env.iter().copied());

@@ -2,7 +2,7 @@
 //! accepts: every ```yaml block in README.md and docs/*.md validates — a whole workload
 //! as written, a fragment (a few top-level sections) on top of a minimal workload — and
 //! the README's demo is exactly workloads/demo.yaml (outlines that are not YAML are
-//! fenced as `text`). Every table has its header, so none renders as stray text, and
+//! fenced as `text`, another program's YAML as ```yaml FILE, e.g. `yaml prometheus.yml`). Every table has its header, so none renders as stray text, and
 //! the phase table lists every operation keystorm accepts.
 
 use std::path::{Path, PathBuf};

@@ -5,6 +5,7 @@
 //! agent clips its own texts ([`clip`]) to the same bounds before it sends them.
 
 use super::error::FleetError;
+use super::own_names::{CONTROLLER_NAMES, reserved};
 use super::protocol::{MAX_NEWS_PER_BEAT, RegisterRequest, ShardDone, ShardNews, ShardReport};
 
 /// Longest agent name.
@@ -135,9 +136,7 @@ pub fn check_run_id(run_id: &str) -> Result<(), FleetError> {
 /// end names.
 fn check_shard_names(run_id: &str, local_run_id: Option<&String>) -> Result<(), FleetError> {
     check_run_id(run_id)?;
-    local_run_id.map_or(Ok(()), |local| {
-        super::incoming::check_part_name("folder", local)
-    })
+    local_run_id.map_or(Ok(()), |local| check_part_name("folder", local))
 }
 
 /// What a heartbeat says of its shard. Its news is read leniently later (what does not
@@ -191,6 +190,26 @@ pub fn news_fits(news: &ShardNews) -> bool {
         }
     }
     news.interval.as_ref().is_none_or(walk) && news.event.as_ref().is_none_or(walk)
+}
+
+/// Refuses a part's folder or file name (`what`) an agent sends that is not a plain
+/// name, or is one the controller keeps for itself.
+pub fn check_part_name(what: &str, name: &str) -> Result<(), FleetError> {
+    let shown = shown(name);
+    if !plain_name(name) {
+        return Err(FleetError::BadPart(format!(
+            "{shown}: a part's {what} is a plain name of letters, digits, '.', '_' and '-' \
+             (at most 128, not starting with '.')"
+        )));
+    }
+    if reserved(name) {
+        return Err(FleetError::BadPart(format!(
+            "{shown}: the controller keeps this name for its own files ({}); a part's {what} \
+             is named otherwise",
+            CONTROLLER_NAMES.join(", ")
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

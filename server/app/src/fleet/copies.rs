@@ -1,6 +1,6 @@
 //! The controller's copies of the shards' folders, written as the agents send them and
-//! within its caps: a file at most [`PartCaps::file`] bytes, the copies of one run's
-//! shard folders together at most [`PartCaps::run`]. A write past a cap writes nothing
+//! within its caps: a file at most `PartCaps::file` bytes, the copies of one run's
+//! shard folders together at most `PartCaps::run`. A write past a cap writes nothing
 //! — a piece of a log is refused whole, a whole file is never put in place — so the
 //! copy stays as it was, whole lines a takeover can resume from. The run's total is
 //! counted from disk once (at its first write after the controller started, or after a
@@ -12,42 +12,9 @@ use std::path::{Path, PathBuf};
 use std::sync::MutexGuard;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::caps::Ledger;
 use super::error::FleetError;
 use super::state::Fleet;
-
-/// How much of a run's shard folders the controller keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PartCaps {
-    /// Largest file of a shard's folder.
-    pub file: u64,
-    /// Most bytes of all the run's shard folders together.
-    pub run: u64,
-}
-
-impl PartCaps {
-    /// Six weeks of the fastest-growing log of a fill (its `events.jsonl`, about 90 MB
-    /// a day); see docs/many-hosts.md.
-    pub const DEFAULT_FILE: u64 = 4 << 30;
-    /// A week-long fill split over 64 agents (about 170 MB a day each), with room.
-    pub const DEFAULT_RUN: u64 = 128 << 30;
-}
-
-impl Default for PartCaps {
-    fn default() -> PartCaps {
-        PartCaps {
-            file: PartCaps::DEFAULT_FILE,
-            run: PartCaps::DEFAULT_RUN,
-        }
-    }
-}
-
-/// The bytes of one run's copies, as last counted.
-#[derive(Default)]
-pub(super) struct Ledger {
-    run_id: String,
-    /// `None`: to be counted from disk.
-    bytes: Option<u64>,
-}
 
 /// Numbers the uploads of this process, so two at once never share a file.
 static UPLOADS: AtomicU64 = AtomicU64::new(0);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use keystorm_engine::executor::NoObserver;
 
-use super::copies::PartCaps;
+use super::caps::PartCaps;
 use super::error::FleetError;
 use super::saved_run::{self, RECORD_FILE};
 use super::state::Fleet;

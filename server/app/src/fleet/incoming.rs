@@ -12,48 +12,9 @@
 
 use std::path::{Path, PathBuf};
 
-use super::bounds::plain_name;
-use super::error::FleetError;
-use super::saved_run::RECORD_FILE;
+use super::bounds::check_part_name;
+use super::own_names::{PARTS, UPLOADS};
 use super::state::Fleet;
-
-/// The folder of the copies of the shards' folders.
-const PARTS: &str = "parts";
-/// The folder of the whole files being uploaded.
-const UPLOADS: &str = "uploads";
-
-/// Every name the controller keeps for itself in a run's folder: each, and each with a
-/// suffix after a dot (`fleet-run.json.tmp`), is refused as a name an agent sends. A
-/// file the controller comes to keep here is named in this list.
-const CONTROLLER_NAMES: [&str; 3] = [RECORD_FILE, PARTS, UPLOADS];
-
-/// Whether `name` is one the controller keeps for itself.
-fn reserved(name: &str) -> bool {
-    CONTROLLER_NAMES.iter().any(|own| {
-        name.strip_prefix(own)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
-    })
-}
-
-/// Refuses a part's folder or file name (`what`) an agent sends that is not a plain
-/// name, or is one the controller keeps for itself.
-pub fn check_part_name(what: &str, name: &str) -> Result<(), FleetError> {
-    let shown = super::bounds::shown(name);
-    if !plain_name(name) {
-        return Err(FleetError::BadPart(format!(
-            "{shown}: a part's {what} is a plain name of letters, digits, '.', '_' and '-' \
-             (at most 128, not starting with '.')"
-        )));
-    }
-    if reserved(name) {
-        return Err(FleetError::BadPart(format!(
-            "{shown}: the controller keeps this name for its own files ({}); a part's {what} \
-             is named otherwise",
-            CONTROLLER_NAMES.join(", ")
-        )));
-    }
-    Ok(())
-}
 
 impl Fleet {
     /// Where the copies of run `run_id`'s shard folders are.

@@ -14,6 +14,7 @@
 //! Memory holds one record per agent and one per shard of the current run.
 
 mod agent_record;
+mod caps;
 mod copies;
 mod error;
 mod finish;
@@ -21,6 +22,7 @@ mod incoming;
 mod keys_stay_home;
 mod live;
 mod new_run;
+mod own_names;
 mod pick_up;
 mod registry;
 mod run_record;
@@ -35,7 +37,8 @@ mod whole_number;
 pub mod bounds;
 pub mod protocol;
 
-pub use copies::{PartCaps, PartUpload};
+pub use caps::PartCaps;
+pub use copies::PartUpload;
 pub use error::FleetError;
 pub use keys_stay_home::inline_keys_refusal;
 pub use new_run::NewFleetRun;

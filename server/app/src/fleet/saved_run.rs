@@ -15,8 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::new_run::NewFleetRun;
 use super::run_record::{FleetRun, RunState, Shard};
 
-/// The record's file name in the run's folder of copies.
-pub const RECORD_FILE: &str = "fleet-run.json";
+pub use super::own_names::RECORD_FILE;
 /// What an unreadable record is renamed to, so the next start does not trip on it again.
 pub const UNREADABLE_SUFFIX: &str = ".unreadable";
 /// The record's layout; a controller refuses a record of another.
@@ -160,7 +159,7 @@ pub fn read(path: &Path) -> Result<SavedRun, String> {
     }
     // Each names a folder beside the record, which the merge reads and writes.
     for folder in saved.shards.iter().filter_map(|s| s.local_run_id.as_ref()) {
-        super::incoming::check_part_name("folder", folder)
+        super::bounds::check_part_name("folder", folder)
             .map_err(|e| format!("it names a shard folder that cannot be one: {e}"))?;
     }
     Ok(saved)

@@ -7,9 +7,9 @@ use std::time::{Duration, SystemTime};
 
 use keystorm_engine::executor::Observer;
 
+use super::bounds::check_part_name;
 use super::bounds::{check_done, check_run_id};
 use super::error::FleetError;
-use super::incoming::check_part_name;
 use super::live::LiveRun;
 use super::new_run::NewFleetRun;
 use super::protocol::{BarrierReply, Order, ShardDone};

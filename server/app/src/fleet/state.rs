@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tokio::sync::Notify;
 
 use super::agent_record::Agent;
-use super::copies::{Ledger, PartCaps};
+use super::caps::{Ledger, PartCaps};
 use super::run_record::FleetRun;
 
 /// The agents and the run split over them.
