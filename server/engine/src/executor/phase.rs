@@ -50,7 +50,10 @@ pub(crate) async fn run(
 ) -> Result<PhaseOutcome, ResultsError> {
     let p = &scheduled.plan;
     let pref = &scheduled.phase_ref;
+    // The opening poll belongs to the phase it opens: a reshard it sees ending (begun
+    // while the phase before ran) is placed at this phase's first interval, not nowhere.
     if let Some(t) = &ctx.tracker {
+        ctx.set_phase(Some((pref.clone(), Instant::now())));
         t.poll_once(ctx).await;
     }
     let resumed = resume.is_some();
