@@ -10,38 +10,9 @@ peak RSS for each: it must not grow with the key count.
 """
 
 import argparse
-import json
-import os
-import subprocess
-import sys
 import tempfile
 
-from bench_common import BIN, ENV, start_sim
-
-
-def run(workload_text, results, label):
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-        f.write(workload_text)
-        path = f.name
-    try:
-        out = subprocess.run(
-            [BIN, "run", path, "--progress", "quiet", "--results", results, "--label", f"bench={label}"],
-            env=ENV, capture_output=True, text=True,
-        )
-    finally:
-        os.unlink(path)
-    if out.returncode != 0:
-        sys.exit(f"bench run {label} failed:\n{out.stderr}")
-    runs = [
-        (json.load(open(os.path.join(results, d, "manifest.json"))), d)
-        for d in sorted(os.listdir(results))
-        if os.path.isfile(os.path.join(results, d, "manifest.json"))
-    ]
-    for manifest, d in runs:
-        if manifest["labels"].get("bench") == label:
-            summary = json.load(open(os.path.join(results, d, "summary.json")))
-            return manifest, summary
-    sys.exit(f"no results for {label}")
+from bench_common import run, start_sim
 
 
 def client_workload(endpoint, client, conc, n_ops, n_pages, seed):

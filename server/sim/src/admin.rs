@@ -4,9 +4,10 @@
 //! `POST /admin/bucket?reshard&bucket=B&num-shards=N` as the stand-in for
 //! `radosgw-admin bucket reshard` (RGW has no HTTP call for it),
 //! `GET /admin/keystorm/faults` with the injected-fault counts (in all, and per
-//! operation group under `ops`) and `GET /admin/keystorm/requests` with the requests
+//! operation group under `ops`), `GET /admin/keystorm/requests` with the requests
 //! received per S3 operation, so a client in another process can check its own
-//! accounting against the target's.
+//! accounting against the target's, and `GET /admin/keystorm/delays` with the delays
+//! the target applied against those it drew (see `delay_record`).
 //!
 //! Admin calls get neither injected latency nor injected faults.
 
@@ -96,6 +97,9 @@ pub async fn handle(state: &State, method: &Method, path: &str, query: Option<&s
         (&Method::GET, "/admin/keystorm/requests") => {
             json_response(StatusCode::OK, &requests(state))
         }
+        (&Method::GET, "/admin/keystorm/delays") => {
+            json_response(StatusCode::OK, &json!(state.store.delays.stats()))
+        }
         // `/admin/reshard`: Pacific has no HTTP call for the reshard queue either.
         (
             _,
@@ -103,6 +107,7 @@ pub async fn handle(state: &State, method: &Method, path: &str, query: Option<&s
             | "/admin/metadata/bucket.instance"
             | "/admin/keystorm/faults"
             | "/admin/keystorm/requests"
+            | "/admin/keystorm/delays"
             | "/admin/reshard",
         ) => error(StatusCode::METHOD_NOT_ALLOWED, "MethodNotAllowed"),
         _ => error(StatusCode::NOT_FOUND, "NoSuchKey"),

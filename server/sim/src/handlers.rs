@@ -10,6 +10,7 @@ use hyper::body::Incoming;
 use crate::Storage;
 use crate::body::SimBody;
 use crate::clock::now_ms;
+use crate::delay_record::DelayKind;
 use crate::document::DocumentError;
 use crate::errors::S3Error;
 use crate::inject::Fault;
@@ -66,8 +67,8 @@ pub(crate) async fn handle(state: &State, req: http::Request<Incoming>) -> Resul
         );
     }
     state.requests[ctx.parsed.op as usize].fetch_add(1, Ordering::Relaxed);
-    if let Some(delay) = state.injector.delay(ctx.parsed.op) {
-        tokio::time::sleep(delay).await;
+    if let Some((kind, delay)) = state.injector.delay(ctx.parsed.op) {
+        state.store.delays.sleep(kind, delay).await;
     }
     match state.injector.fault(ctx.parsed.op) {
         None => Ok(dispatch(&ctx, body).await),
@@ -132,7 +133,12 @@ async fn list_cost(ctx: &Ctx<'_>, response: Resp) -> Resp {
     if !per_shard.is_zero()
         && let Some(bucket) = ctx.state.store.bucket(&ctx.parsed.bucket)
     {
-        tokio::time::sleep(per_shard.saturating_mul(bucket.index.shards())).await;
+        let cost = per_shard.saturating_mul(bucket.index.shards());
+        ctx.state
+            .store
+            .delays
+            .sleep(DelayKind::ListShards, cost)
+            .await;
     }
     response
 }

@@ -15,6 +15,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::watch;
 
+use crate::delay_record::{DelayKind, DelayRecord};
+
 /// Old instances remembered per bucket (they answer the metadata call with status 2).
 const OLD_INSTANCES: usize = 64;
 
@@ -171,8 +173,8 @@ impl BucketIndex {
 
     /// Waits while a reshard blocks writes: until it ended, then to the next
     /// `retry_step` boundary counted from when this writer started waiting (and again
-    /// if another reshard started meanwhile).
-    pub async fn wait_writable(&self, retry_step: Duration) {
+    /// if another reshard started meanwhile), each wait recorded in `delays`.
+    pub async fn wait_writable(&self, retry_step: Duration, delays: &DelayRecord) {
         if !self.resharding.load(Ordering::Acquire) {
             return;
         }
@@ -185,7 +187,7 @@ impl BucketIndex {
             let steps = began.elapsed().as_nanos() / step.as_nanos() + 1;
             let wait = u64::try_from(steps.saturating_mul(step.as_nanos())).unwrap_or(u64::MAX);
             if let Some(until) = began.checked_add(Duration::from_nanos(wait)) {
-                tokio::time::sleep_until(until.into()).await;
+                delays.sleep_until(DelayKind::ReshardRetry, until).await;
             }
             if !self.resharding.load(Ordering::Acquire) {
                 return;

@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::delay_record::DelayKind;
 use crate::request::Op;
 use crate::{Delay, FaultConfig, FaultCounts, LatencyConfig, ObjectOp};
 
@@ -91,17 +92,17 @@ impl Injector {
         self.rng.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The added latency of one request of `op`, if any.
-    pub fn delay(&self, op: Op) -> Option<Duration> {
+    /// The added latency of one request of `op`, if any, and what it is recorded as.
+    pub fn delay(&self, op: Op) -> Option<(DelayKind, Duration)> {
         let l = &self.latency;
-        let delay: Option<Delay> = match kind(op)? {
-            0 => l.put,
-            1 => l.get,
-            2 => l.head,
-            3 => l.list,
-            _ => l.delete,
+        let (kind, delay): (DelayKind, Option<Delay>) = match kind(op)? {
+            0 => (DelayKind::Put, l.put),
+            1 => (DelayKind::Get, l.get),
+            2 => (DelayKind::Head, l.head),
+            3 => (DelayKind::List, l.list),
+            _ => (DelayKind::Delete, l.delete),
         };
-        delay.map(|d| d.sample(&mut self.rng()))
+        delay.map(|d| (kind, d.sample(&mut self.rng())))
     }
 
     /// The fault of one request of `op`, if any, counted.

@@ -12,7 +12,8 @@
 //! Beyond plain S3 it imitates what matters of Ceph RGW for benchmarks: a sharded
 //! bucket index with dynamic resharding that blocks writes (`index`, `reshard`), the
 //! admin API calls that report it (`admin`, `rgw_json`), and latency and fault
-//! injection on object operations (`inject`), all set through [`SimConfig`].
+//! injection on object operations (`inject`, delays kept to time and recorded by
+//! `delay_record`), all set through [`SimConfig`].
 
 mod admin;
 mod body;
@@ -22,6 +23,7 @@ mod clock;
 mod config;
 mod data;
 mod delay;
+mod delay_record;
 mod document;
 mod errors;
 mod handlers;
@@ -53,6 +55,7 @@ pub use config::{
     Delay, FaultConfig, FaultCounts, IndexConfig, LatencyConfig, ObjectOp, SimConfig, Storage,
 };
 pub use data::Data;
+pub use delay_record::{DelayPercentiles, DelayStats};
 pub use index::IndexView;
 pub use machine::default_budget;
 pub use objects::{Meta, ObjectRef, size_only_etag};
@@ -112,6 +115,11 @@ impl SimHandle {
     /// delete calls).
     pub fn fault_counts_of(&self, op: ObjectOp) -> FaultCounts {
         self.state.injector.counts_of(op)
+    }
+
+    /// What the delays the target applied came to: drawn against applied, per kind.
+    pub fn delays(&self) -> Vec<DelayStats> {
+        self.store.delays.stats()
     }
 
     /// Requests of operation `op` the target received so far (admin calls aside).

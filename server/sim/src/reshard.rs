@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 use tokio_util::sync::CancellationToken;
 
 use crate::IndexConfig;
+use crate::delay_record::DelayKind;
 use crate::reshard_log::{MAX_SHARDS, ReshardRecord};
 use crate::store::{Bucket, Store};
 
@@ -45,9 +46,7 @@ async fn run(store: Arc<Store>, name: String, bucket: Arc<Bucket>, to: u32, dyna
         .index_config
         .reshard_time_per_object
         .saturating_mul(u32::try_from(objects).unwrap_or(u32::MAX));
-    if !took.is_zero() {
-        tokio::time::sleep(took).await;
-    }
+    store.delays.sleep(DelayKind::Reshard, took).await;
     bucket.index.finish(to);
     store.reshards.push(ReshardRecord {
         bucket: name,

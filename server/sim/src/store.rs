@@ -49,6 +49,8 @@ pub struct Store {
     pub uploads: crate::multipart::Uploads,
     /// What the target may hold, shared with every bucket.
     pub budget: Arc<Budget>,
+    /// The delays applied, drawn against applied.
+    pub delays: crate::delay_record::DelayRecord,
 }
 
 impl Store {
@@ -62,6 +64,7 @@ impl Store {
             buckets: RwLock::new(BTreeMap::new()),
             uploads: crate::multipart::Uploads::default(),
             budget: Arc::new(Budget::new(max_memory)),
+            delays: Default::default(),
         }
     }
 

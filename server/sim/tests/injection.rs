@@ -1,5 +1,6 @@
 //! Latency and fault injection on the embedded target, seen by real clients on
-//! loopback: added latency per operation (lower bounds), and injected faults — 503
+//! loopback: added latency per operation (lower bounds, and the target's own record of
+//! what it drew and applied, on time), and injected faults — 503
 //! SlowDown, 500 InternalError, a connection closed without an answer, a stalled
 //! answer — counted by the target exactly as aws-sdk-s3, a raw hyper client and a
 //! plain TCP socket observe them, reproducibly for a fixed seed.
@@ -16,6 +17,7 @@ use aws_sdk_s3::primitives::ByteStream;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use keystorm_sim::{Delay, FaultConfig, FaultCounts, LatencyConfig, SimConfig, SimHandle};
+use keystorm_timer::wheel_reference::WheelReference;
 use support::{client, client_without_retries, put, start};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -108,6 +110,82 @@ async fn bucket_and_admin_calls_get_no_latency() {
     let admin = support::Admin::new(&sim);
     assert_eq!(admin.stats("quick").await.status, 200);
     assert!(began.elapsed() < Duration::from_secs(4));
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_target_records_each_delay_it_drew_and_applied_and_applies_it_on_time() {
+    const N: u64 = 200;
+    let sim = start(SimConfig {
+        latency: LatencyConfig {
+            put: Some(Delay::Uniform {
+                low: MS(1),
+                high: MS(3),
+            }),
+            get: Some(Delay::Fixed(MS(2))),
+            ..Default::default()
+        },
+        ..Default::default()
+    })
+    .await;
+    let c = client(&sim);
+    c.create_bucket().bucket("timed").send().await.unwrap();
+    // The target's delays and the reference tokio sleeps run side by side, so both
+    // see the same machine.
+    let requests = async {
+        for i in 0..N {
+            put(&c, "timed", &format!("k{i}")).await;
+        }
+        for _ in 0..N {
+            let began = Instant::now();
+            c.get_object()
+                .bucket("timed")
+                .key("k0")
+                .send()
+                .await
+                .unwrap();
+            assert!(began.elapsed() >= MS(2));
+        }
+    };
+    let reference = WheelReference::start(MS(2));
+    requests.await;
+    let reference = reference.stop();
+    let delays = sim.delays();
+    let of = |kind: &str| delays.iter().find(|d| d.kind == kind).unwrap().clone();
+    assert_eq!(delays.len(), 2, "{delays:#?}");
+    // Every request's delay recorded: drawn as configured, applied never shorter.
+    let get = of("get");
+    assert_eq!(get.count, N);
+    assert_eq!((get.drawn_us.min, get.drawn_us.max), (2_000, 2_000));
+    assert!(get.applied_us.min >= 2_000, "{get:#?}");
+    let put = of("put");
+    assert_eq!(put.count, N);
+    assert!(
+        put.drawn_us.min >= 1_000 && put.drawn_us.max <= 3_000,
+        "{put:#?}"
+    );
+    assert!(put.applied_us.min >= put.drawn_us.min, "{put:#?}");
+    // On time: later than drawn by less than a sleep on tokio's wheel is, measured at the
+    // same moment (the wheel ends a sleep at the tick after its deadline).
+    let late = Duration::from_micros(get.late_us.p50.max(put.late_us.p50));
+    assert!(
+        late < reference,
+        "the target's delays end {late:?} late (p50), tokio's sleeps {reference:?}"
+    );
+    // The same record over HTTP, for clients in another process.
+    let answer = support::Admin::new(&sim)
+        .get("/admin/keystorm/delays")
+        .await;
+    assert_eq!(answer.status, 200);
+    let kinds: Vec<&str> = answer
+        .json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["put", "get"]);
+    assert_eq!(answer.json[1]["count"], N);
     sim.shutdown().await;
 }
 

@@ -154,8 +154,10 @@ impl Worker {
         Next::Go(op, draw)
     }
 
-    /// Open loop: waits for this operation's slot and returns its intended start (from
-    /// which latency is measured). Closed loop: returns `Some(None)` at once. `None` when
+    /// Open loop: waits for this operation's slot (on a timer that ends within tens of
+    /// microseconds of it, not at tokio's next millisecond tick, so a request is not
+    /// charged the client's own timer slop) and returns its intended start (from which
+    /// latency is measured). Closed loop: returns `Some(None)` at once. `None` when
     /// the phase ended while waiting.
     async fn pace(&mut self) -> Option<Option<Instant>> {
         let Some(rate) = self.plan.rate else {
@@ -170,7 +172,7 @@ impl Worker {
         }
         if intended > Instant::now() {
             tokio::select! {
-                _ = tokio::time::sleep_until(tokio::time::Instant::from_std(intended)) => {}
+                _ = keystorm_timer::sleep_until(intended) => {}
                 _ = self.shared.stop.cancelled() => return None,
             }
         }

@@ -65,7 +65,10 @@ impl Ctx<'_> {
 pub(super) async fn index_writable(ctx: &Ctx<'_>, bucket: &crate::store::Bucket) {
     bucket
         .index
-        .wait_writable(ctx.state.store.index_config.retry_step)
+        .wait_writable(
+            ctx.state.store.index_config.retry_step,
+            &ctx.state.store.delays,
+        )
         .await;
 }
 
