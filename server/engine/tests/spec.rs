@@ -232,7 +232,13 @@ fn unknown_fields_are_rejected_where_they_stand() {
         &format!("{HEAD}before:\n  - op: put\n    operations: 5\n    concurency: 4\n"),
         6,
         5,
-        "unknown field `concurency`",
+        "unknown field `concurency`: did you mean `concurrency`?",
+    );
+    expect_error(
+        &format!("{HEAD}before:\n  - {{ op: pt, operations: 5 }}\n"),
+        4,
+        11,
+        "did you mean `put`?",
     );
     expect_error(
         &format!("{HEAD}target:\n  endpont: embedded\n"),

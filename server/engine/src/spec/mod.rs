@@ -5,6 +5,7 @@ mod raw;
 mod redact;
 mod rgw;
 mod secret_scan;
+mod suggest;
 mod template;
 mod validate;
 mod warning;

@@ -96,11 +96,7 @@ fn library_message(e: &Error) -> String {
         m.truncate(i);
     }
     let m = m.replace("expected one of ", "expected one of: ");
-    m.lines()
-        .next()
-        .unwrap_or("invalid YAML")
-        .trim()
-        .to_string()
+    super::suggest::with_suggestion(m.lines().next().unwrap_or("invalid YAML").trim())
 }
 
 /// A value of a flow map cut in two by a comma.

@@ -14,6 +14,16 @@ fn op_kind(name: &str) -> Option<OpKind> {
     OpKind::parse(name)
 }
 
+/// "unknown op", with the op meant when the name is close to one.
+fn unknown_op(name: &str, place: &str) -> String {
+    match crate::spec::suggest::closest(name, OPS_HELP.split(", ")) {
+        Some(meant) => {
+            format!("unknown op {name:?}{place}: did you mean `{meant}`? (ops: {OPS_HELP})")
+        }
+        None => format!("unknown op {name:?}{place}; use one of {OPS_HELP}"),
+    }
+}
+
 /// The work of a phase at `loc` in `section`; a transfer phase gets or puts.
 pub(super) fn work(
     p: &RawPhase,
@@ -36,10 +46,7 @@ pub(super) fn work(
         (Some(op), None) => match op_kind(&op.value) {
             Some(k) => PhaseWork::Single(k),
             None => {
-                return at(
-                    loc_of(op),
-                    format!("unknown op {:?}; use one of {OPS_HELP}", op.value),
-                );
+                return at(loc_of(op), unknown_op(&op.value, ""));
             }
         },
         (None, Some(m)) => {
@@ -52,10 +59,7 @@ pub(super) fn work(
             let mut weights = Vec::new();
             for (name, w) in &m.value {
                 let Some(k) = op_kind(name) else {
-                    return at(
-                        loc_of(w),
-                        format!("unknown op {name:?} in `mix`; use {OPS_HELP}"),
-                    );
+                    return at(loc_of(w), unknown_op(name, " in `mix`"));
                 };
                 if w.value <= 0 {
                     return at(
