@@ -89,7 +89,12 @@ pub struct ServeArgs {
     pub read_token: Option<String>,
 
     /// Folder of workload YAML files the UI lists and edits.
-    #[arg(long, env = "KEYSTORM_WORKLOADS", default_value = "workloads")]
+    #[arg(
+        long,
+        env = "KEYSTORM_WORKLOADS",
+        default_value = "workloads",
+        hide_env_values = true
+    )]
     pub workloads: PathBuf,
 
     /// Start this workload (a name in the workloads folder) as soon as the server is up.
@@ -97,7 +102,12 @@ pub struct ServeArgs {
     pub start: Option<String>,
 
     /// Send runs started without an endpoint here instead of their workload's target.
-    #[arg(long, env = "KEYSTORM_DEFAULT_ENDPOINT", value_name = "URL")]
+    #[arg(
+        long,
+        env = "KEYSTORM_DEFAULT_ENDPOINT",
+        value_name = "URL",
+        hide_env_values = true
+    )]
     pub default_endpoint: Option<String>,
 
     /// Dev mode: proxy the UI to a Vite dev server (e.g. http://127.0.0.1:5173).
@@ -120,7 +130,12 @@ pub struct ServeArgs {
 #[derive(Debug, clap::Args)]
 pub struct ResultsArgs {
     /// Folder holding one sub-folder per run.
-    #[arg(long, env = "KEYSTORM_RESULTS", default_value = "results")]
+    #[arg(
+        long,
+        env = "KEYSTORM_RESULTS",
+        default_value = "results",
+        hide_env_values = true
+    )]
     pub results: PathBuf,
 }
 
@@ -215,7 +230,12 @@ fn parse_wait(s: &str) -> Result<std::time::Duration, String> {
 pub struct AgentArgs {
     /// The controller's URL (https://HOST:PORT of `keystorm serve`; http:// on
     /// loopback).
-    #[arg(long, value_name = "URL", env = "KEYSTORM_CONTROLLER")]
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "KEYSTORM_CONTROLLER",
+        hide_env_values = true
+    )]
     pub controller: String,
 
     #[command(flatten)]
@@ -228,7 +248,7 @@ pub struct AgentArgs {
     /// This agent's name, unique among the controller's agents; started again under
     /// the same name (and results folder) it resumes the shard it held. Default: the
     /// host name.
-    #[arg(long, env = "KEYSTORM_AGENT_NAME")]
+    #[arg(long, env = "KEYSTORM_AGENT_NAME", hide_env_values = true)]
     pub name: Option<String>,
 
     /// Use this endpoint instead of the one the controller gives (this host's way to
@@ -407,7 +427,12 @@ pub struct ListArgs {
 #[derive(Debug, clap::Args)]
 pub struct TargetArgs {
     /// S3 endpoint (http://host:port or https://host).
-    #[arg(long, value_name = "URL", env = "KEYSTORM_ENDPOINT")]
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "KEYSTORM_ENDPOINT",
+        hide_env_values = true
+    )]
     pub endpoint: String,
 
     /// Region to sign for.
@@ -554,7 +579,12 @@ pub struct SimArgs {
     pub max_memory: Option<u64>,
 
     /// Access key to verify request signatures with (with --secret-key).
-    #[arg(long, requires = "secret_key", env = "KEYSTORM_SIM_ACCESS_KEY")]
+    #[arg(
+        long,
+        requires = "secret_key",
+        env = "KEYSTORM_SIM_ACCESS_KEY",
+        hide_env_values = true
+    )]
     pub access_key: Option<String>,
 
     /// Secret key to verify request signatures with.

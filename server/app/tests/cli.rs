@@ -42,6 +42,14 @@ fn help_documents_every_command() {
         text.contains("--resume") && text.contains("--label"),
         "{text}"
     );
+    // Settings that also come from the environment say which variable, without an
+    // empty `NAME=` where the variable is unset (nor a value where it is set).
+    for cmd in ["run", "ls", "show", "list", "sim", "serve", "agent"] {
+        let text = keystorm().args([cmd, "--help"]).success().stdout();
+        assert!(!text.contains("=]"), "{cmd} --help: {text}");
+    }
+    let text = keystorm().args(["serve", "--help"]).success().stdout();
+    assert!(text.contains("[env: KEYSTORM_RESULTS]"), "{text}");
 }
 
 #[test]

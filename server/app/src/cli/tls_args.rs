@@ -12,7 +12,8 @@ pub struct ServeTlsArgs {
         long,
         value_name = "PEM",
         env = "KEYSTORM_TLS_CERT",
-        requires = "tls_key"
+        requires = "tls_key",
+        hide_env_values = true
     )]
     pub tls_cert: Option<PathBuf>,
 
@@ -21,7 +22,8 @@ pub struct ServeTlsArgs {
         long,
         value_name = "PEM",
         env = "KEYSTORM_TLS_KEY",
-        requires = "tls_cert"
+        requires = "tls_cert",
+        hide_env_values = true
     )]
     pub tls_key: Option<PathBuf>,
 
@@ -40,7 +42,8 @@ pub struct LinkTlsArgs {
         long,
         value_name = "PEM",
         env = "KEYSTORM_CA_FILE",
-        requires = "controller"
+        requires = "controller",
+        hide_env_values = true
     )]
     pub ca_file: Option<PathBuf>,
 
