@@ -39,7 +39,7 @@ pub enum Command {
     /// Check workload files and summarise each plan, one line per file; exit 2 with
     /// file:line:column if any is wrong.
     Validate(ValidateArgs),
-    /// List past runs in the results folder.
+    /// List past runs in the results folder, newest first.
     Ls(ResultsArgs),
     /// Show a past run's summary as a table.
     Show(ShowArgs),

@@ -181,6 +181,30 @@ fn a_run_prints_its_summary_and_is_listed_and_shown() {
         listed.contains(&run_id) && listed.contains("purpose=cli-test"),
         "{listed}"
     );
+    // Newest first, as the web UI lists runs: a copy of the run dated later comes
+    // before it.
+    let later = format!("{run_id}-later");
+    copy_dir(&results.join(&run_id), &results.join(&later));
+    let manifest_path = results.join(&later).join("manifest.json");
+    let mut later_manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).unwrap()).unwrap();
+    later_manifest["run_id"] = later.clone().into();
+    later_manifest["started_at"] = "2099-01-01T00:00:00.000Z".into();
+    std::fs::write(&manifest_path, later_manifest.to_string()).unwrap();
+    let listed = keystorm()
+        .arg("ls")
+        .arg("--results")
+        .arg(&results)
+        .success()
+        .stdout();
+    let row = |id: &str| {
+        listed
+            .lines()
+            .position(|l| l.split_whitespace().next() == Some(id))
+            .unwrap_or_else(|| panic!("{id} not listed: {listed}"))
+    };
+    assert!(row(&later) < row(&run_id), "{listed}");
+    std::fs::remove_dir_all(results.join(&later)).unwrap();
     let shown = keystorm()
         .args(["show", &run_id[..run_id.len() - 3], "--results"])
         .arg(&results)
@@ -327,4 +351,15 @@ rounds:
         .code(2)
         .stderr();
     assert!(stderr.contains("not a key count"), "{stderr}");
+}
+
+/// A copy of the folder `from` (files only, one level) at `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
 }

@@ -1,4 +1,4 @@
-//! `keystorm ls`: past runs, oldest first.
+//! `keystorm ls`: past runs, newest first (as the web UI lists them).
 
 use crate::cli::ResultsArgs;
 use crate::table::Table;
@@ -12,7 +12,7 @@ pub fn ls(args: &ResultsArgs) -> Result<u8, CliError> {
         return Ok(exit::OK);
     }
     let mut t = Table::new(&["run", "workload", "status", "started", "endpoint", "labels"]);
-    for (_, m) in runs {
+    for (_, m) in runs.into_iter().rev() {
         let labels = m
             .labels
             .iter()
