@@ -171,12 +171,15 @@ fn a_run_prints_its_summary_and_is_listed_and_shown() {
     let runs: Vec<_> = std::fs::read_dir(&results).unwrap().collect();
     assert_eq!(runs.len(), 1);
     let run_id = runs[0].as_ref().unwrap().file_name().into_string().unwrap();
-    let listed = keystorm()
-        .arg("ls")
-        .arg("--results")
-        .arg(&results)
-        .success()
-        .stdout();
+    let ls = || {
+        keystorm()
+            .arg("ls")
+            .arg("--results")
+            .arg(&results)
+            .success()
+            .stdout()
+    };
+    let listed = ls();
     assert!(
         listed.contains(&run_id) && listed.contains("purpose=cli-test"),
         "{listed}"
@@ -191,12 +194,7 @@ fn a_run_prints_its_summary_and_is_listed_and_shown() {
     later_manifest["run_id"] = later.clone().into();
     later_manifest["started_at"] = "2099-01-01T00:00:00.000Z".into();
     std::fs::write(&manifest_path, later_manifest.to_string()).unwrap();
-    let listed = keystorm()
-        .arg("ls")
-        .arg("--results")
-        .arg(&results)
-        .success()
-        .stdout();
+    let listed = ls();
     let row = |id: &str| {
         listed
             .lines()

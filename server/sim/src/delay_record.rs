@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-/// The delays the target applies, each recorded apart.
+/// The delays the target applies, each recorded apart (in `DelayRecord::kinds`, at
+/// the index of its discriminant: keep `ALL` in this order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DelayKind {
     Put,
@@ -134,8 +135,9 @@ fn percentiles(h: &Histogram<u64>) -> DelayPercentiles {
 
 impl DelayRecord {
     fn of(&self, kind: DelayKind) -> MutexGuard<'_, Histograms> {
-        let i = DelayKind::ALL.iter().position(|k| *k == kind).unwrap_or(0);
-        self.kinds[i].lock().unwrap_or_else(|p| p.into_inner())
+        self.kinds[kind as usize]
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 
     /// Sleeps `drawn` and records it.

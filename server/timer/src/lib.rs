@@ -37,9 +37,6 @@ pub async fn sleep_until(deadline: Instant) {
 
 /// [`sleep_until`] `now + duration`.
 pub async fn sleep(duration: Duration) {
-    if duration.is_zero() {
-        return;
-    }
     sleep_until(Instant::now() + duration).await;
 }
 
