@@ -37,6 +37,17 @@ test.describe.serial("keystorm UI", () => {
     const plotBox = await live.locator(".heatmap-plot").boundingBox();
     expect(Math.abs(canvasBox!.width / plotBox!.width - Number(columns) / Number(span))).toBeLessThan(0.03);
     await expect(live.getByTestId("heatmap-time")).toContainText("0 s");
+    // Every time chart shares the heatmap's axis, names the phases, and shows latency on
+    // a log scale (a linear one on request).
+    for (const chart of ["live-chart-ops", "live-chart-mib", "live-chart-latency"]) {
+      await expect(page.getByTestId(chart)).toHaveAttribute("data-x-domain", `0,${span}`);
+    }
+    await expect(page.getByTestId("live-chart-ops").locator(".phase-mark")).not.toHaveCount(0);
+    await expect(page.getByTestId("live-chart-ops")).toContainText("r1 write");
+    await expect(page.getByTestId("live-chart-latency")).toHaveAttribute("data-scale", "log");
+    await page.getByTestId("live-latency-log").uncheck();
+    await expect(page.getByTestId("live-chart-latency")).toHaveAttribute("data-scale", "linear");
+    await page.getByTestId("live-latency-log").check();
     await screenshot(page, "live-run");
     await page.getByTestId("stop-run").click();
     await expect(page.getByTestId("open-detail")).toBeVisible();
@@ -80,7 +91,9 @@ test.describe.serial("keystorm UI", () => {
     // The heatmap of each operation: PUT in the fill and three writes, then GET.
     const heatmap = page.getByTestId("latency-heatmap");
     await expect(heatmap).toHaveAttribute("data-total", "2300");
-    await expect(heatmap.locator('[data-testid="heatmap-phase"]')).toHaveCount(4);
+    // Every phase is named, those without a PUT too, and the colour scale has numbers.
+    await expect(heatmap.locator('[data-testid="heatmap-phase"]')).toHaveCount(7);
+    await expect(heatmap.getByTestId("heatmap-scale")).toContainText("1");
     await page.getByTestId("heatmap-op").selectOption("get");
     await expect(heatmap).toHaveAttribute("data-total", "1800");
     // Latency across rounds opens on a log scale, and can be made linear.
@@ -96,10 +109,17 @@ test.describe.serial("keystorm UI", () => {
     await expect(ticks.first()).toBeVisible();
     const values = (await ticks.allTextContents()).map((t) => Number(t.replace(/,/g, "")));
     expect(Math.max(...values)).toBeGreaterThanOrEqual(1);
+    // The latency distribution takes the operation's colour.
+    await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveAttribute("stroke", /#(2563eb|16a34a)/);
+    await expect(page.getByTestId("phase-heatmap")).toBeVisible();
     await screenshot(page, "run-detail");
-    // The offline report, opened from a file, shows the same: its points, its heatmap,
-    // the operations' colours, the workload.
+    const pageSections = await sectionsOf(page);
+    // The offline report, opened from a file, shows the same: every section of the
+    // page, its points, its heatmaps, the operations' colours, the workload.
     await openReport(page, request, id);
+    await expect(page.getByTestId("phase-heatmap")).toBeVisible();
+    await expect(page.getByTestId("distribution-chart")).toBeVisible();
+    expect(await sectionsOf(page)).toEqual(pageSections);
     const reportChart = page.getByTestId("rounds-chart");
     await expect(reportChart.locator('[data-testid="rounds-point"]')).toHaveCount(6);
     await expect(reportChart.locator('[data-testid="rounds-point"][data-series="read · get"]').first()).toHaveAttribute("stroke", "#16a34a");
@@ -173,3 +193,10 @@ test.describe.serial("keystorm UI", () => {
     await screenshot(page, "workloads");
   });
 });
+
+/** The headings of a run's results, in order, and the test ids of its charts. */
+async function sectionsOf(page: Page): Promise<string[]> {
+  const headings = await page.locator("h2, h3, h4").allTextContents();
+  const charts = await page.locator(".chart, .heatmap").evaluateAll((els) => els.map((e) => e.getAttribute("data-testid") ?? ""));
+  return headings.map((h) => h.replace(/\d[\d,]*/g, "N")).concat(charts);
+}

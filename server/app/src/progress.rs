@@ -7,7 +7,9 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use keystorm_engine::executor::{Observer, RunEvent};
 use keystorm_engine::plan::PhaseEnd;
-use keystorm_engine::results::{IntervalRecord, PhaseRef};
+use keystorm_engine::results::{
+    IntervalRecord, PhaseProgress, PhaseRef, SHORT_INTERVAL_S, SummaryRow,
+};
 
 use crate::cli::ProgressMode;
 use crate::output::Printer;
@@ -53,9 +55,8 @@ impl Progress {
 /// A bar on stderr labelled `prefix`, redrawn four times a second.
 fn styled(bar: ProgressBar, prefix: String) -> ProgressBar {
     bar.set_draw_target(ProgressDrawTarget::stderr());
-    let style =
-        ProgressStyle::with_template("{prefix:.bold} [{elapsed_precise}] {bar:30} ETA {eta} {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
+    let style = ProgressStyle::with_template("{prefix:.bold} [{elapsed_precise}] {bar:30} {msg}")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);
     bar.set_prefix(prefix);
     bar.enable_steady_tick(Duration::from_millis(250));
@@ -73,6 +74,9 @@ fn interval_line(record: &IntervalRecord) -> String {
             latency(s.latency_us.p50),
             latency(s.latency_us.p99)
         );
+        if let Some(lag) = s.schedule_lag_us {
+            p.push_str(&format!(" (sent late p99 {})", latency(lag.p99)));
+        }
         if s.errors > 0 {
             p.push_str(&format!(" errors {}", s.errors));
         }
@@ -83,6 +87,39 @@ fn interval_line(record: &IntervalRecord) -> String {
     } else {
         parts.join(" | ")
     }
+}
+
+/// Whether an interval is a phase's sliver of a last interval (a few in-flight requests
+/// finishing after its last full second): its rate and percentiles would read as a dip
+/// and a spike, so progress does not show it; the phase's line that follows has its
+/// totals.
+fn is_sliver(record: &IntervalRecord) -> bool {
+    record.interval > 0 && record.duration_s < SHORT_INTERVAL_S
+}
+
+/// Time left, from how far the phase got in the time it ran (its whole run, not the
+/// last second, so the estimate does not jump): exact for a `duration`, the phase's
+/// average pace for an operation count or a fill.
+fn time_left(progress: &PhaseProgress) -> Option<String> {
+    let f = progress.fraction.filter(|f| *f > 0.0)?;
+    let left = (progress.elapsed_s * (1.0 - f) / f).max(0.0);
+    Some(if left < 60.0 {
+        format!("{left:.0} s")
+    } else {
+        humantime::format_duration(Duration::from_secs(left.round() as u64)).to_string()
+    })
+}
+
+/// `round 1/3 read: done, 1200 operations`, or `interrupted` when the phase was stopped
+/// before its end.
+fn phase_end_line(label: &str, rows: &[SummaryRow]) -> String {
+    let ops: u64 = rows.iter().map(|r| r.stats.ops).sum();
+    let how = if rows.iter().any(|r| r.interrupted) {
+        "interrupted after"
+    } else {
+        "done,"
+    };
+    format!("{label}: {how} {ops} operations")
 }
 
 impl Progress {
@@ -155,20 +192,24 @@ impl Progress {
                     if let Some(f) = progress.fraction {
                         bar.set_position((f * BAR_LENGTH as f64) as u64);
                     }
-                    bar.set_message(format!(
-                        "{} | objects {} errors {}",
-                        interval_line(record),
-                        progress.objects,
-                        progress.errors
-                    ));
+                    if !is_sliver(record) {
+                        let eta = time_left(progress)
+                            .map(|t| format!("ETA {t} | "))
+                            .unwrap_or_default();
+                        bar.set_message(format!(
+                            "{eta}{} | objects {} errors {}",
+                            interval_line(record),
+                            progress.objects,
+                            progress.errors
+                        ));
+                    }
                 }
             }
             (ProgressMode::Bars, RunEvent::PhaseFinished { phase, rows }) => {
                 if let Some(bar) = self.bar().take() {
                     bar.finish_and_clear();
                 }
-                let ops: u64 = rows.iter().map(|r| r.stats.ops).sum();
-                stderrln!("{}: done, {ops} operations", self.phase_label(phase));
+                stderrln!("{}", phase_end_line(&self.phase_label(phase), rows));
             }
             (
                 ProgressMode::Plain,
@@ -190,8 +231,9 @@ impl Progress {
                     phase,
                     record,
                     progress,
+                    ..
                 },
-            ) => {
+            ) if !is_sliver(record) => {
                 stderrln!(
                     "[{:>6.1}s] {}{}: {} | objects {}",
                     record.t_s + record.duration_s,
@@ -202,8 +244,7 @@ impl Progress {
                 );
             }
             (ProgressMode::Plain, RunEvent::PhaseFinished { phase, rows }) => {
-                let ops: u64 = rows.iter().map(|r| r.stats.ops).sum();
-                stderrln!("{}: done, {ops} operations", self.phase_label(phase));
+                stderrln!("{}", phase_end_line(&self.phase_label(phase), rows));
             }
             (_, RunEvent::Cleanup(c)) if c.done => {
                 if let Some(bar) = self.bar().take() {
@@ -244,5 +285,36 @@ impl Progress {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress(elapsed_s: f64, fraction: Option<f64>) -> PhaseProgress {
+        PhaseProgress {
+            elapsed_s,
+            fraction,
+            ops: 0,
+            errors: 0,
+            objects: 0,
+        }
+    }
+
+    #[test]
+    fn time_left_falls_second_by_second_through_a_duration() {
+        // A 10 s phase, as its intervals report it: the estimate never rises.
+        let left: Vec<String> = [1.0, 2.0, 3.0, 9.0]
+            .into_iter()
+            .map(|t| time_left(&progress(t, Some(t / 10.0))).unwrap())
+            .collect();
+        assert_eq!(left, ["9 s", "8 s", "7 s", "1 s"]);
+        assert_eq!(time_left(&progress(1.0, None)), None);
+        assert_eq!(time_left(&progress(0.0, Some(0.0))), None);
+        assert_eq!(
+            time_left(&progress(60.0, Some(0.25))).as_deref(),
+            Some("3m")
+        );
     }
 }

@@ -113,6 +113,53 @@ pub fn summary_table(rows: &[SummaryRow]) -> Table {
     t
 }
 
+/// The summary table, then a line per open-loop phase: the rate it asked against what
+/// it sent, what it never sent, and how late its requests left (schedule lag), so the
+/// client's delay is told apart from the store's.
+pub fn summary_text(rows: &[SummaryRow]) -> String {
+    let mut out = summary_table(rows).to_string().trim_end().to_string();
+    let mut seen: Vec<(&str, Option<u32>, &str, bool)> = Vec::new();
+    for r in rows {
+        let Some(o) = &r.open_loop else {
+            continue;
+        };
+        let key = (r.section.as_str(), r.round, r.phase.as_str(), r.resumed);
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let lags: Vec<String> = rows
+            .iter()
+            .filter(|x| (x.section.as_str(), x.round, x.phase.as_str(), x.resumed) == key)
+            .filter_map(|x| {
+                let l = x.stats.schedule_lag_us?;
+                Some(format!(
+                    "{} p50 {} p99 {}",
+                    x.op,
+                    latency(l.p50),
+                    latency(l.p99)
+                ))
+            })
+            .collect();
+        let place = r.round.map_or_else(
+            || format!("{} {}", r.section.as_str(), r.phase),
+            |n| format!("round {n} {}", r.phase),
+        );
+        let lag = if lags.is_empty() {
+            String::new()
+        } else {
+            format!("; schedule lag {}", lags.join(", "))
+        };
+        let behind = if o.behind() { " — fell behind" } else { "" };
+        out.push_str(&format!(
+            "\nopen loop, {place}: {}{lag}{behind}",
+            o.describe()
+        ));
+    }
+    out.push('\n');
+    out
+}
+
 /// Failed operations with their classes, and the retries when there were any:
 /// `3 (timeout=3); retries 812`.
 fn errors_cell(s: &keystorm_engine::metrics::OpSummary) -> String {
@@ -155,5 +202,49 @@ mod tests {
         let lines: Vec<&str> = s.lines().collect();
         assert_eq!(lines[1], "long-name      5");
         assert_eq!(lines[2], "x          12345");
+    }
+
+    #[test]
+    fn an_open_loop_phase_that_fell_behind_says_so_under_the_table() {
+        use keystorm_engine::metrics::{OpSummary, Percentiles};
+        use keystorm_engine::results::{OpenLoop, Section};
+        let row = SummaryRow {
+            section: Section::Round,
+            round: Some(2),
+            phase: "write".into(),
+            op: keystorm_engine::ops::OpKind::Put,
+            objects_at_start: 0,
+            started_at: String::new(),
+            duration_s: 10.0,
+            client_cpu_s: 0.0,
+            stats: OpSummary {
+                ops: 23_160,
+                schedule_lag_us: Some(Percentiles {
+                    p50: 812_000,
+                    p99: 1_630_000,
+                    ..Percentiles::default()
+                }),
+                ..OpSummary::default()
+            },
+            index_at_start: Vec::new(),
+            index_at_end: Vec::new(),
+            interrupted: false,
+            resumed: false,
+            redone: 0,
+            taken_over: false,
+            open_loop: Some(OpenLoop {
+                asked_per_sec: 6000.0,
+                sent_per_sec: 2316.0,
+                backlog: 36_840,
+            }),
+        };
+        let text = summary_text(&[row]);
+        let last = text.lines().last().unwrap();
+        assert_eq!(
+            last,
+            "open loop, round 2 write: asked 6000 ops/s, sent 2316 ops/s (39 %), 36840 never \
+             sent; schedule lag put p50 812.0 ms p99 1.63 s — fell behind"
+        );
+        assert!(text.ends_with('\n'));
     }
 }

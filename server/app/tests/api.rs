@@ -323,7 +323,7 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
         .await
         .json();
     assert_eq!(heatmap_cells(&grown), puts + 7);
-    let fresh = keystorm_engine::results::heatmap(&hlog, |t| t.ends_with(".put"), 2)
+    let fresh = keystorm_engine::results::heatmap(&hlog, |t: &str| t.ends_with(".put"), 2)
         .unwrap()
         .unwrap();
     assert_eq!(grown["counts"], json!(fresh.counts));
@@ -343,6 +343,39 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
         .await
         .json();
     assert_eq!(heatmap_cells(&heat), reads);
+    // One time axis: every operation's columns are the run's whole seconds, and every
+    // phase is named on the heatmap of one operation, those that ran others too.
+    let gets = s
+        .get(&format!("/api/runs/{id}/heatmap?op=get"))
+        .await
+        .json();
+    let named: Vec<String> = gets["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| format!("{}.{}", p["round"], p["phase"].as_str().unwrap()))
+        .collect();
+    // (The line appended above comes last, as one more "3.write".)
+    assert_eq!(
+        named[..7],
+        [
+            "null.fill",
+            "1.write",
+            "1.read",
+            "2.write",
+            "2.read",
+            "3.write",
+            "3.read"
+        ]
+    );
+    let puts = s
+        .get(&format!("/api/runs/{id}/heatmap?op=put"))
+        .await
+        .json();
+    for h in [&gets, &puts] {
+        let first = h["first_s"].as_f64().unwrap();
+        assert_eq!(first, first.trunc(), "{}", h["first_s"]);
+    }
     let r = s.get(&format!("/api/runs/{id}/heatmap?op=delete")).await;
     assert_eq!((r.status, r.error_code().as_str()), (404, "not_found"));
     let r = s
@@ -1155,4 +1188,33 @@ async fn a_run_on_agents_shows_the_endpoint_it_was_started_with_from_its_first_s
     );
     let events = s.events(&id, None, |e| e.name == "started").await;
     assert_eq!(events.last().unwrap().data["endpoint"], endpoint);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_run_says_why_in_the_runs_list() {
+    let s = Server::start().await;
+    // Nothing listens on port 9 of loopback: the run fails before its first phase.
+    let id = s
+        .start_yaml(
+            "name: nowhere\ntarget:\n  endpoint: http://127.0.0.1:9\n  retries: 0\n\
+             \x20 credentials: { access_key: AK, secret_key: SK }\n\
+             buckets: { names: [nowhere], create: true }\nobjects: { size: 1KiB }\n\
+             before:\n  - { name: fill, op: put, concurrency: 1, until_objects: 10 }\n",
+        )
+        .await;
+    let end = s.events(&id, None, |e| e.name == "finished").await;
+    assert_eq!(end.last().unwrap().data["status"], "failed");
+    let runs = s.get("/api/runs").await.json();
+    let run = runs
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["run_id"] == id.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(run["status"], "failed", "{run}");
+    let why = run["error"].as_str().unwrap_or_default();
+    assert!(why.contains("127.0.0.1:9"), "{run}");
+    let detail = s.get(&format!("/api/runs/{id}")).await.json();
+    assert_eq!(detail["info"]["error"], run["error"]);
 }

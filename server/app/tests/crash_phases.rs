@@ -9,8 +9,8 @@ mod process_support;
 use std::process::{Child, Stdio};
 
 use process_support::{
-    count_objects, keystorm, kill_9, last_event, read_json, resume, start_sim, summary_rows,
-    the_run, wait_for, wait_for_checkpoint, workload, write_workload,
+    count_objects, interrupt, keystorm, kill_9, last_event, read_json, resume, start_sim,
+    summary_rows, the_run, wait_for, wait_for_checkpoint, workload, write_workload,
 };
 
 /// Starts `keystorm run` on `text`; returns the process, the results root and the run.
@@ -194,6 +194,43 @@ async fn a_duration_killed_mid_phase_runs_only_the_rest() {
     assert!(
         (first + second - 10.0).abs() < 1.0,
         "{first} s before the kill and {second} s after make the phase's 10 s"
+    );
+}
+
+#[tokio::test]
+async fn a_duration_stopped_mid_second_resumes_for_exactly_what_was_left() {
+    let sim = start_sim(&[]);
+    let dir = tempfile::tempdir().unwrap();
+    let text = workload(
+        "stopped",
+        &sim.endpoint,
+        "size: 1KiB",
+        "before:\n  \
+         - { name: fill, op: put, concurrency: 16, until_objects: 500 }\n\
+         rounds:\n  count: 1\n  phases:\n    \
+         - { name: read, op: get, concurrency: 4, duration: 4s }\n",
+    );
+    let (run, results, run_dir) = start(dir.path(), &text);
+    wait_for_checkpoint(&run_dir, "the read under way", |c| {
+        in_phase(c, "read", |p| p["elapsed_s"].as_f64() >= Some(1.0))
+    });
+    // Not a synchronisation: it puts the stop half-way into a second, where a part
+    // ends between ticks (1.5 s run, 2.5 s left).
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    interrupt(&run);
+    let stopped = run.wait_with_output().unwrap();
+    assert_eq!(stopped.status.code(), Some(130), "{stopped:?}");
+
+    resumed_ok(&run_dir, &results);
+    let rows = rows_of(&run_dir, "read", "get");
+    assert_two_parts(&rows);
+    let first = rows[0]["duration_s"].as_f64().unwrap();
+    let second = rows[1]["duration_s"].as_f64().unwrap();
+    // The rest runs to its deadline, not on to the next whole second; what is over is
+    // the drain of the requests in flight at the deadline.
+    assert!(
+        (4.0..4.2).contains(&(first + second)),
+        "{first} s before the stop and {second} s after make the phase's 4 s"
     );
 }
 

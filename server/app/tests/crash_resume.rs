@@ -162,6 +162,12 @@ async fn sigint_stops_cleanly_keeping_what_the_phase_measured() {
     assert_eq!(out.status.code(), Some(130), "{stderr}");
     let id = run_dir.file_name().unwrap().to_str().unwrap();
     assert!(stderr.contains(&format!("--resume {id}")), "{stderr}");
+    // Progress says the phase was stopped, not that it is done.
+    assert!(
+        stderr.contains("before fill: interrupted after "),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("fill: done"), "{stderr}");
 
     let manifest = read_json(&run_dir.join("manifest.json")).unwrap();
     assert_eq!(manifest["status"], "interrupted");

@@ -98,4 +98,10 @@ before:
     );
     let manifest = read_json(&run.join("manifest.json")).expect("manifest");
     assert_eq!(manifest["status"], "interrupted", "{manifest}");
+    // The run says what started it.
+    assert_eq!(
+        manifest["command_line"],
+        serde_json::json!(["keystorm", "serve", "--start", "long"]),
+        "{manifest}"
+    );
 }

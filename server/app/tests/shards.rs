@@ -26,7 +26,8 @@ fn writes() -> String {
         "keyspace: {{ seed: 9, prefix: sh/ }}\n\
          before:\n  - {{ name: fill, op: put, concurrency: 8, until_objects: {OBJECTS} }}\n\
          rounds:\n  count: 1\n  phases:\n\
-         \x20   - {{ name: mixed, mix: {{ get: 70, put: 20, list: 5, delete: 5 }}, concurrency: 8, operations: {MIXED_OPS} }}\n"
+         \x20   - {{ name: mixed, mix: {{ get: 70, put: 20, list: 5, delete: 5 }}, concurrency: 8, operations: {MIXED_OPS} }}\n\
+         after:\n  - {{ name: census, op: list, mode: serial }}\n"
     )
 }
 
@@ -187,7 +188,7 @@ async fn the_shards_of_a_workload_write_each_key_once_and_list_each_once() {
     }
     assert_eq!(bucket, expected);
 
-    merged_run_is_exact(&runs, dir.path());
+    merged_run_is_exact(&runs, dir.path(), bucket.len() as u64);
 
     // Each listing mode, split across the shards, finds every key once; the serial
     // baseline runs on shard 0 alone.
@@ -365,7 +366,7 @@ fn hlog_count(run: &Path, phase: &str, op: &str) -> u64 {
 /// `keystorm merge` of the shards' runs: one run whose counts are the sum of the
 /// parts', whose latency comes from their histograms added (so its extremes are the
 /// parts' extremes), with intervals per wall-clock second and the parts kept.
-fn merged_run_is_exact(runs: &[PathBuf], dir: &Path) {
+fn merged_run_is_exact(runs: &[PathBuf], dir: &Path, live: u64) {
     let merged_root = dir.join("merged");
     let mut args = vec!["merge".to_string()];
     args.extend(runs.iter().map(|r| r.display().to_string()));
@@ -419,6 +420,13 @@ fn merged_run_is_exact(runs: &[PathBuf], dir: &Path) {
     assert_eq!(
         rows_of(&rows, "fill", "put").next().unwrap()["ops"].as_u64(),
         Some(OBJECTS)
+    );
+    // The serial census ran on shard 0 alone; its row counts every shard's objects.
+    let census = rows_of(&rows, "census", "list").next().unwrap();
+    assert_eq!(
+        census["objects_at_start"].as_u64(),
+        Some(live),
+        "{census:#}"
     );
 
     // Intervals: one per phase and wall-clock second, numbered on, adding up.

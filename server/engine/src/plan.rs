@@ -234,6 +234,17 @@ pub struct PhasePlan {
     pub kind: PhaseKind,
 }
 
+impl PhasePlan {
+    /// Requests the phase has in flight at most, as it runs them: a serial listing
+    /// pages with one lister whatever its `concurrency`.
+    pub fn in_flight(&self) -> u32 {
+        match &self.kind {
+            PhaseKind::Listing(l) if l.mode == crate::listing::ListMode::Serial => 1,
+            _ => self.concurrency,
+        }
+    }
+}
+
 /// What a phase does, decided once when the workload becomes a plan; the executor runs
 /// each kind in a module of its own.
 #[derive(Debug, Clone, PartialEq)]

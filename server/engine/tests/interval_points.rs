@@ -49,6 +49,10 @@ async fn long_phases_come_back_as_exactly_merged_points() {
     assert!(all.iter().any(|r| r.warmup), "a warm-up interval");
     assert!(measured.len() >= 6, "{} measured intervals", measured.len());
     assert!(all.iter().all(|r| r.merged == 1));
+    // A duration phase's last interval runs to its end: no sliver of a few in-flight
+    // requests finishing, recorded as an interval of its own.
+    let shortest = all.iter().map(|r| r.duration_s).fold(f64::MAX, f64::min);
+    assert!(shortest >= 0.5, "an interval of {shortest} s");
     // Enough room: every interval as recorded.
     assert_eq!(read_intervals(dir, &query(Some(all.len()))), all);
 

@@ -45,3 +45,103 @@ async fn open_loop_latency_is_the_closed_loop_latency_not_the_timer_tick() {
     );
     sim.shutdown().await;
 }
+
+/// Keeps the run's warnings.
+#[derive(Default)]
+struct Warnings(std::sync::Mutex<Vec<String>>);
+
+impl keystorm_engine::executor::Observer for Warnings {
+    fn event(&self, _id: u64, event: &keystorm_engine::executor::RunEvent) {
+        if let keystorm_engine::executor::RunEvent::Warning { message } = event {
+            self.0.lock().unwrap().push(message.clone());
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phase_the_target_cannot_keep_up_with_says_what_it_sent_and_what_it_never_did() {
+    // 2 requests in flight of 5 ms each: at most 400 GETs a second, for 2,000 asked.
+    let config = keystorm_sim::SimConfig {
+        credentials: Some((common::ACCESS_KEY.into(), common::SECRET_KEY.into())),
+        latency: keystorm_sim::LatencyConfig {
+            get: Some(keystorm_sim::Delay::Fixed(Duration::from_millis(5))),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let sim = keystorm_sim::start("127.0.0.1:0".parse().unwrap(), config)
+        .await
+        .expect("sim starts");
+    let results = tempfile::tempdir().unwrap();
+    let body = "buckets:\n  names: [behind]\nobjects:\n  size: 1KiB\nbefore:\n  - { name: fill, op: put, concurrency: 8, until_objects: 100 }\n  - { name: flood, op: get, concurrency: 2, rate: 2000, duration: 2s }\n";
+    let text = common::workload(&sim.endpoint(), body);
+    let warnings = std::sync::Arc::new(Warnings::default());
+    let outcome = common::run_observed(&text, results.path(), warnings.clone()).await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let row = outcome
+        .summary
+        .rows
+        .iter()
+        .find(|r| r.phase == "flood")
+        .unwrap();
+    let open = row
+        .open_loop
+        .expect("an open-loop phase says how it kept its schedule");
+    assert_eq!(open.asked_per_sec, 2000.0);
+    // Every slot due before the deadline was either sent or is in the backlog: 4,000.
+    assert_eq!(
+        row.stats.ops + row.stats.errors + open.backlog,
+        4000,
+        "{open:?}"
+    );
+    assert!(open.backlog > 2000, "{open:?}");
+    assert!(open.sent_per_sec < 1000.0 && open.behind(), "{open:?}");
+    let said = warnings.0.lock().unwrap().clone();
+    assert!(
+        said.iter()
+            .any(|w| w.contains("phase flood fell behind its rate: asked 2000 ops/s")),
+        "{said:#?}"
+    );
+    // Requests left ever later; latency counts from the schedule, so each request's
+    // latency is at least its lag, and so is every percentile.
+    let lag = row.stats.schedule_lag_us.expect("lag of an open loop");
+    let latency = row.stats.latency_us;
+    assert!(lag.p50 > 100_000, "{lag:?}");
+    for (lag, latency) in [
+        (lag.min, latency.min),
+        (lag.p50, latency.p50),
+        (lag.p99, latency.p99),
+        (lag.max, latency.max),
+    ] {
+        assert!(lag <= latency, "lag {lag} µs over latency {latency} µs");
+    }
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phase_that_keeps_its_schedule_has_no_backlog_and_a_lag_under_the_timer_tick() {
+    let sim = common::start_sim().await;
+    let results = tempfile::tempdir().unwrap();
+    let body = "buckets:\n  names: [kept]\nobjects:\n  size: 1KiB\nbefore:\n  - { name: fill, op: put, concurrency: 8, until_objects: 100 }\n  - { name: paced, op: get, concurrency: 8, rate: 500, duration: 2s }\n";
+    let text = common::workload(&sim.endpoint(), body);
+    let reference = WheelReference::start(Duration::from_millis(2));
+    let outcome = common::run(&text, results.path()).await;
+    let reference = reference.stop();
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let row = outcome
+        .summary
+        .rows
+        .iter()
+        .find(|r| r.phase == "paced")
+        .unwrap();
+    let open = row.open_loop.unwrap();
+    assert_eq!((open.backlog, row.stats.ops), (0, 1000), "{open:?}");
+    assert!(!open.behind(), "{open:?}");
+    // Sent on time: the median request left well within what a tokio sleep is late by.
+    let lag = Duration::from_micros(row.stats.schedule_lag_us.unwrap().p50);
+    assert!(
+        lag < reference / 2,
+        "lag p50 {lag:?}; a tokio sleep is {reference:?} late"
+    );
+    sim.shutdown().await;
+}

@@ -1,5 +1,6 @@
 //! A fill leaves exactly the objects its keyspace names — counted by listing the
-//! target — and a fill interrupted mid-way resumes with nothing skipped.
+//! target — and a fill interrupted mid-way resumes with nothing skipped. A phase that
+//! ends a little after a whole second tells its last sliver folded into the second before.
 
 mod common;
 
@@ -8,6 +9,7 @@ use std::sync::Arc;
 
 use keystorm_engine::executor::{Observer, RunEvent};
 use keystorm_engine::keyspace::Keyspace;
+use keystorm_engine::ops::OpKind;
 use keystorm_engine::results::RunStatus;
 use tokio_util::sync::CancellationToken;
 
@@ -192,4 +194,62 @@ async fn every_interval_is_handed_to_the_observer_with_its_histograms() {
     assert_eq!(recorded.intervals.load(Relaxed), lines);
     assert_eq!(recorded.ops.load(Relaxed), 3000);
     assert_eq!(recorded.in_histograms.load(Relaxed), 3000);
+}
+
+/// Keeps the interval events of phase `read`.
+#[derive(Default)]
+struct Intervals(std::sync::Mutex<Vec<RunEvent>>);
+
+impl Observer for Intervals {
+    fn event(&self, _id: u64, event: &RunEvent) {
+        if let RunEvent::Interval { record, .. } = event
+            && record.phase == "read"
+        {
+            self.0.lock().unwrap().push(event.clone());
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sliver_of_a_last_interval_comes_folded_into_the_interval_before() {
+    let sim = common::start_sim().await;
+    let results = tempfile::tempdir().unwrap();
+    // 1,250 GETs at 1,000/s: one full second, then a last quarter of a second.
+    let text = common::workload(
+        &sim.endpoint(),
+        "buckets: { names: [sliver], create: true }\nobjects: { size: 1KiB }\n\
+         before:\n  - { name: fill, op: put, concurrency: 8, until_objects: 100 }\n  \
+         - { name: read, op: get, concurrency: 8, rate: 1000, operations: 1250 }\n",
+    );
+    let seen = Arc::new(Intervals::default());
+    let outcome = common::run_observed(&text, results.path(), seen.clone()).await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let events = seen.0.lock().unwrap().clone();
+    let records: Vec<_> = events
+        .iter()
+        .map(|e| match e {
+            RunEvent::Interval { record, folded, .. } => (record.clone(), folded.clone()),
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(records.len(), 2, "{records:#?}");
+    let (first, none) = &records[0];
+    assert!(none.is_none());
+    let (sliver, folded) = &records[1];
+    assert!(sliver.duration_s < 0.5, "{sliver:?}");
+    let folded = folded.as_ref().expect("the sliver comes folded");
+    // The interval before with the sliver in it: its number and start, both durations,
+    // all the operations, latency from the merged histograms.
+    assert_eq!((folded.interval, folded.t_s), (first.interval, first.t_s));
+    assert!((folded.duration_s - first.duration_s - sliver.duration_s).abs() < 1e-3);
+    let ops = |r: &keystorm_engine::results::IntervalRecord| r.ops[&OpKind::Get].ops;
+    assert_eq!(ops(folded), 1250);
+    assert_eq!(ops(first) + ops(sliver), 1250);
+    let get = &folded.ops[&OpKind::Get];
+    assert!((get.ops_per_sec - 1250.0 / folded.duration_s).abs() < 1e-6);
+    let max = first.ops[&OpKind::Get]
+        .latency_us
+        .max
+        .max(sliver.ops[&OpKind::Get].latency_us.max);
+    assert_eq!(get.latency_us.max, max);
 }

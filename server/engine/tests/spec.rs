@@ -831,6 +831,10 @@ fn list_modes_are_read_and_checked() {
         })
         .collect();
     assert_eq!(modes[0].mode, ListMode::Serial);
+    // A serial listing has one page in flight, whatever its concurrency says.
+    assert_eq!(plan.after[0].in_flight(), 1);
+    assert_eq!(plan.after[1].in_flight(), plan.after[1].concurrency);
+    assert!(plan.after[1].concurrency > 1);
     assert_eq!(
         modes[1].mode,
         ListMode::Prefix {

@@ -46,10 +46,27 @@ pub struct HeatmapGrid {
     pub phases: Vec<(u64, String)>,
 }
 
-/// The heatmap of the lines `wanted` accepts (by tag), in at most `max_columns` columns.
+/// Which lines of the log a heatmap takes, by tag: those whose operations it counts,
+/// and those that only mark where their phase begins (the phases of the part shown
+/// that ran other operations, so a gap in the heatmap is named too). A closure taking
+/// a tag counts the lines it accepts and marks no others.
+pub trait HeatmapLines {
+    fn counts(&self, tag: &str) -> bool;
+    fn marks(&self, _tag: &str) -> bool {
+        false
+    }
+}
+
+impl<F: Fn(&str) -> bool> HeatmapLines for F {
+    fn counts(&self, tag: &str) -> bool {
+        self(tag)
+    }
+}
+
+/// The heatmap of the lines `wanted` takes, in at most `max_columns` columns.
 pub fn heatmap(
     path: &std::path::Path,
-    wanted: impl Fn(&str) -> bool,
+    wanted: impl HeatmapLines,
     max_columns: usize,
 ) -> std::io::Result<Option<HeatmapGrid>> {
     let mut builder = HeatmapBuilder::new(max_columns);
@@ -104,7 +121,7 @@ impl HeatmapBuilder {
     pub fn feed(
         &mut self,
         path: &std::path::Path,
-        wanted: impl Fn(&str) -> bool,
+        wanted: impl HeatmapLines,
     ) -> std::io::Result<()> {
         self.feed_file(std::fs::File::open(path)?, wanted)
     }
@@ -114,16 +131,34 @@ impl HeatmapBuilder {
     pub fn feed_file(
         &mut self,
         file: std::fs::File,
-        wanted: impl Fn(&str) -> bool,
+        wanted: impl HeatmapLines,
     ) -> std::io::Result<()> {
         let mut reader = HlogReader::open_at(file, self.consumed)?;
+        // Phases met on lines that only mark them, in log order with the counted ones.
+        let marked = std::cell::RefCell::new(std::mem::take(&mut self.phases));
         let read = loop {
-            match reader.next_line(|l| wanted(tag_of(l))) {
-                Ok(Some(line)) => self.add_line(line.start_ms, &line.tag, &line.histogram),
+            let next = reader.next_line(|l| {
+                let tag = tag_of(l);
+                if wanted.counts(tag) {
+                    return true;
+                }
+                if wanted.marks(tag)
+                    && let Some(start_ms) = l.split(',').nth(1).and_then(crate::hlog::millis_of)
+                {
+                    note_phase(&mut marked.borrow_mut(), start_ms, tag);
+                }
+                false
+            });
+            match next {
+                Ok(Some(line)) => {
+                    note_phase(&mut marked.borrow_mut(), line.start_ms, &line.tag);
+                    self.add_line(line.start_ms, &line.histogram);
+                }
                 Ok(None) => break Ok(()),
                 Err(e) => break Err(e),
             }
         };
+        self.phases = marked.into_inner();
         // Up to the last line taken even when reading broke off, so none counts twice.
         self.consumed = reader.consumed();
         read
@@ -148,8 +183,10 @@ impl HeatmapBuilder {
         })
     }
 
-    fn add_line(&mut self, start_ms: u64, tag: &str, histogram: &Histogram<u64>) {
-        let first_ms = *self.first_ms.get_or_insert(start_ms);
+    fn add_line(&mut self, start_ms: u64, histogram: &Histogram<u64>) {
+        // Columns are the run's whole seconds, whichever line comes first: every
+        // operation's heatmap (and the line charts) place a second at the same x.
+        let first_ms = *self.first_ms.get_or_insert(start_ms - start_ms % 1000);
         // A line older than the first (not written by keystorm, which logs in time
         // order) counts in the first column.
         let second = (start_ms - first_ms.min(start_ms)) / 1000;
@@ -161,10 +198,6 @@ impl HeatmapBuilder {
             self.counts.resize(column + 1, vec![0; self.bounds.len()]);
         }
         add(&mut self.counts[column], histogram, &self.bounds);
-        let phase = tag.rsplit_once('.').map_or(tag, |(p, _)| p);
-        if self.phases.last().is_none_or(|(_, p)| p != phase) {
-            self.phases.push((start_ms, phase.to_string()));
-        }
     }
 
     /// Doubles the seconds a column covers: columns 2k and 2k+1 become column k. Exact,
@@ -182,6 +215,15 @@ impl HeatmapBuilder {
         }
         self.counts.truncate(merged);
         self.column_s *= 2;
+    }
+}
+
+/// Notes the phase of a line tagged `tag` (its tag less the operation) when it is not
+/// the phase noted last.
+fn note_phase(phases: &mut Vec<(u64, String)>, start_ms: u64, tag: &str) {
+    let phase = tag.rsplit_once('.').map_or(tag, |(p, _)| p);
+    if phases.last().is_none_or(|(_, p)| p != phase) {
+        phases.push((start_ms, phase.to_string()));
     }
 }
 
@@ -251,7 +293,7 @@ mod tests {
                 .unwrap();
         }
         drop(file);
-        let grid = heatmap(&path, |t| t.ends_with(".put"), 1200)
+        let grid = heatmap(&path, |t: &str| t.ends_with(".put"), 1200)
             .unwrap()
             .unwrap();
         assert_eq!(grid.column_s, 1);
@@ -269,12 +311,14 @@ mod tests {
             ["round.1.write", "round.1.read"]
         );
         // Fewer columns: seconds merged, counts added, none lost.
-        let merged = heatmap(&path, |t| t.ends_with(".put"), 3).unwrap().unwrap();
+        let merged = heatmap(&path, |t: &str| t.ends_with(".put"), 3)
+            .unwrap()
+            .unwrap();
         assert_eq!(merged.column_s, 4);
         assert_eq!(merged.counts.len(), 3);
         assert_eq!(merged.counts.iter().flatten().sum::<u64>(), total);
         assert!(
-            heatmap(&path, |t| t.ends_with(".list"), 10)
+            heatmap(&path, |t: &str| t.ends_with(".list"), 10)
                 .unwrap()
                 .is_none()
         );

@@ -5,6 +5,13 @@
 //! `histograms.hlog`: its percentiles are exact, never an average of percentiles.
 //! Memory holds the points returned and one histogram per phase and operation being
 //! merged, whatever the run's length.
+//!
+//! A chart point is never narrower than half a second: an interval shorter than
+//! [`SHORT_INTERVAL_S`] that follows another of its phase (the part of a phase after its
+//! last full second, when it ended on an operation count or was stopped) is folded into
+//! the point before it, so a sliver of a few in-flight requests finishing is not drawn
+//! as a second of its own — a dip in throughput and a spike in latency that did not
+//! happen.
 
 use std::collections::{HashMap, HashSet};
 use std::io::BufRead;
@@ -33,6 +40,9 @@ impl IntervalQuery<'_> {
             && self.phase.is_none_or(|p| r.phase == p)
     }
 }
+
+/// Intervals shorter than this (seconds) are folded into the chart point before them.
+pub const SHORT_INTERVAL_S: f64 = 0.5;
 
 type PhaseKey = (Section, Option<u32>, String);
 
@@ -68,13 +78,9 @@ pub fn read_intervals(dir: &Path, query: &IntervalQuery<'_>) -> Vec<IntervalReco
     for_each_record(dir, query, |r| {
         let key = phase_key(&r);
         let n = per_point(&key);
-        if n <= 1 {
-            points.push(r);
-            return;
-        }
         if let Some(&at) = filling.get(&key) {
             let point = &mut points[at];
-            if point.merged < n && point.warmup == r.warmup {
+            if point.warmup == r.warmup && (point.merged < n || r.duration_s < SHORT_INTERVAL_S) {
                 last_starts.insert(at, r.t_s);
                 add_interval(point, r);
                 return;
@@ -235,5 +241,123 @@ impl TagSpans {
         {
             s.latency_us = Percentiles::of(&h);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::ResultStore;
+    use crate::metrics::IntervalStats;
+    use keystorm_s3::ops::OpKind;
+
+    /// Writes one interval of phase `read` holding `ops` GETs of `latency` each.
+    fn write(
+        store: &mut ResultStore,
+        interval: u64,
+        t_s: f64,
+        duration_s: f64,
+        ops: u64,
+        latency: Duration,
+    ) {
+        let mut stats = IntervalStats::default();
+        for _ in 0..ops {
+            stats.op_mut(OpKind::Get).record_ok(latency, 1024);
+        }
+        let duration = Duration::from_secs_f64(duration_s);
+        let record = IntervalRecord {
+            section: Section::Round,
+            round: Some(1),
+            phase: "read".into(),
+            interval,
+            t_s,
+            duration_s,
+            warmup: false,
+            window: Default::default(),
+            ops: stats
+                .active()
+                .map(|(op, s)| (op, s.summarize(duration)))
+                .collect(),
+            index: Vec::new(),
+            merged: 1,
+        };
+        store.write_interval(&record, &stats).unwrap();
+    }
+
+    #[test]
+    fn a_phase_s_sliver_of_a_last_interval_is_folded_into_the_point_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = ResultStore::open_append(dir.path()).unwrap();
+        for k in 0..3 {
+            write(
+                &mut store,
+                k,
+                10.0 + k as f64,
+                1.0,
+                1000,
+                Duration::from_millis(1),
+            );
+        }
+        // The last 50 ms: twenty slow requests that were in flight finishing.
+        write(&mut store, 3, 13.0, 0.05, 20, Duration::from_millis(40));
+        drop(store);
+
+        let raw = read_intervals(dir.path(), &IntervalQuery::default());
+        assert_eq!(raw.len(), 4, "the file keeps every interval as recorded");
+
+        let points = read_intervals(
+            dir.path(),
+            &IntervalQuery {
+                max_points: Some(100),
+                ..IntervalQuery::default()
+            },
+        );
+        assert_eq!(points.len(), 3);
+        let last = &points[2];
+        assert_eq!((last.t_s, last.merged), (12.0, 2));
+        assert!((last.duration_s - 1.05).abs() < 1e-9);
+        let get = &last.ops[&OpKind::Get];
+        assert_eq!(get.ops, 1020);
+        assert!((get.ops_per_sec - 1020.0 / 1.05).abs() < 1e-6);
+        // No dip: every point runs at about the phase's rate, not 20 / 0.05 s or 20 / s.
+        let rates: Vec<f64> = points
+            .iter()
+            .map(|p| p.ops[&OpKind::Get].ops_per_sec)
+            .collect();
+        assert!(
+            rates.iter().all(|r| (900.0..=1100.0).contains(r)),
+            "{rates:?}"
+        );
+        // Percentiles of the merged histogram: 20 of 1,020 took 40 ms, so p99 did too,
+        // while the median stayed at 1 ms.
+        assert!(
+            (39_000..=40_100).contains(&get.latency_us.p99),
+            "{:?}",
+            get.latency_us
+        );
+        assert!(
+            (990..=1_010).contains(&get.latency_us.p50),
+            "{:?}",
+            get.latency_us
+        );
+    }
+
+    #[test]
+    fn a_phase_shorter_than_half_a_second_is_one_point_at_its_own_rate() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = ResultStore::open_append(dir.path()).unwrap();
+        write(&mut store, 0, 2.0, 0.1, 500, Duration::from_millis(1));
+        drop(store);
+        let points = read_intervals(
+            dir.path(),
+            &IntervalQuery {
+                max_points: Some(100),
+                ..IntervalQuery::default()
+            },
+        );
+        assert_eq!(points.len(), 1);
+        assert!((points[0].ops[&OpKind::Get].ops_per_sec - 5000.0).abs() < 1e-6);
     }
 }

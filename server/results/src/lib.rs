@@ -42,6 +42,7 @@ mod store;
 mod summary;
 mod torn_line;
 mod transfer_outcome;
+mod whole_phases;
 mod window_state;
 
 pub use checkpoint::{Checkpoint, LogMarks, PartStart, PhasePosition, Redone};
@@ -55,7 +56,9 @@ pub use files::{
     ANNOTATIONS_FILE, CHECKPOINT_FILE, EVENTS_FILE, FORMAT_VERSION, INTERVALS_FILE, MANIFEST_FILE,
     PLAN_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE, WORKLOAD_FILE, timestamp,
 };
-pub use heatmap::{HeatmapBuilder, HeatmapGrid, ROWS_PER_DECADE, heatmap, row_bounds_us};
+pub use heatmap::{
+    HeatmapBuilder, HeatmapGrid, HeatmapLines, ROWS_PER_DECADE, heatmap, row_bounds_us,
+};
 pub use histogram_text::{decode_histogram, encode_histogram};
 pub use hlog::{
     HLOG_FILE, HlogWriter, for_each_line as for_each_hlog_line, read_merged,
@@ -65,7 +68,7 @@ pub use index::{
     BucketIndex, EventPosition, IndexPollingEvent, ReshardEvent, StallEvent, shards_cell,
 };
 pub use index_layout::IndexLayout;
-pub use interval_points::{IntervalQuery, for_each_interval, read_intervals};
+pub use interval_points::{IntervalQuery, SHORT_INTERVAL_S, for_each_interval, read_intervals};
 pub use list_outcome::{BASE62_ALPHABET, ListMode, ListOutcome};
 pub use listings::{
     ListingRecord, ListingsReport, MetadataScanRecord, ScalingLine, TransferRecord, read_listings,
@@ -81,7 +84,8 @@ pub use shard::{Shard, ShardError};
 pub use space_report::{ReportBuilder, SpaceReport};
 pub use store::{ResultStore, cut_logs_to, find_run, list_runs, new_run_id};
 pub use summary::{
-    IntervalRecord, Summary, SummaryRow, TotalRow, class_cell, csv_field, write_csv,
+    IntervalRecord, OpenLoop, Summary, SummaryRow, TotalRow, class_cell, csv_field, write_csv,
 };
 pub use transfer_outcome::{StreamRates, TransferOutcome};
+pub use whole_phases::whole_phase_rows;
 pub use window_state::WindowState;

@@ -42,6 +42,10 @@ pub struct OpStats {
     /// one plus its retries, so all attempts are `ops + errors + retries()`, and the
     /// failed ones `errors + retried` class by class.
     pub retried: BTreeMap<ErrorClass, u64>,
+    /// Open loop: how late each request left after its scheduled time, microseconds —
+    /// the client's own delay, which open-loop latency (counted from the schedule)
+    /// includes.
+    pub schedule_lag: Histogram<u64>,
 }
 
 impl Default for OpStats {
@@ -54,6 +58,7 @@ impl Default for OpStats {
             keys: 0,
             errors: BTreeMap::new(),
             retried: BTreeMap::new(),
+            schedule_lag: new_histogram(),
         }
     }
 }
@@ -69,6 +74,13 @@ impl OpStats {
         self.bytes += bytes;
         // Values are clamped into the histogram's range, so recording cannot fail.
         let _ = self.latency.record(micros(latency));
+    }
+
+    /// An open-loop request that left `lag` after its scheduled time.
+    pub fn record_lag(&mut self, lag: Duration) {
+        let us = (lag.as_micros().min(u128::from(MAX_LATENCY_US))) as u64;
+        // Values are clamped into the histogram's range, so recording cannot fail.
+        let _ = self.schedule_lag.record(us);
     }
 
     pub fn record_error(&mut self, class: ErrorClass) {
@@ -98,6 +110,7 @@ impl OpStats {
         // Same bounds everywhere, so `add` cannot fail.
         let _ = self.latency.add(&other.latency);
         let _ = self.ttfb.add(&other.ttfb);
+        let _ = self.schedule_lag.add(&other.schedule_lag);
         self.ops += other.ops;
         self.bytes += other.bytes;
         self.keys += other.keys;
@@ -138,6 +151,8 @@ impl OpStats {
             keys_per_sec: per_sec(self.keys),
             latency_us: Percentiles::of(&self.latency),
             ttfb_us: (!self.ttfb.is_empty()).then(|| Percentiles::of(&self.ttfb)),
+            schedule_lag_us: (!self.schedule_lag.is_empty())
+                .then(|| Percentiles::of(&self.schedule_lag)),
         }
     }
 }
@@ -199,6 +214,11 @@ pub struct OpSummary {
     pub latency_us: Percentiles,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttfb_us: Option<Percentiles>,
+    /// Open loop: how late requests left after their scheduled time (µs), the client's
+    /// own delay inside `latency_us`; absent for a closed loop, and where intervals
+    /// were merged (a chart point of many seconds, a killed part rebuilt from its log).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule_lag_us: Option<Percentiles>,
 }
 
 /// All operations of one span (an interval, a phase, a round, a run).

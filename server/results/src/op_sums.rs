@@ -41,4 +41,5 @@ pub(crate) fn finish_rates(s: &mut OpSummary, duration_s: f64) {
     s.keys_per_sec = per_sec(s.keys);
     s.latency_us = Percentiles::default();
     s.ttfb_us = None;
+    s.schedule_lag_us = None;
 }

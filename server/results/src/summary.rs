@@ -48,6 +48,75 @@ pub struct SummaryRow {
     /// run folder (an agent's shard taken over); in a merged row, some part was.
     #[serde(default, skip_serializing_if = "is_false")]
     pub taken_over: bool,
+    /// An open-loop phase (`rate`): the rate it asked for against what it sent, and
+    /// what it never sent. The same on every row of the phase (it is the phase's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<OpenLoop>,
+}
+
+/// How an open-loop phase kept its schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct OpenLoop {
+    /// Operations per second the phase asked for (a shard's part of it on a shard).
+    pub asked_per_sec: f64,
+    /// Requests sent per second of the measured time, every operation of the phase
+    /// together (failed ones too).
+    pub sent_per_sec: f64,
+    /// Operations the schedule had due by the end of a `duration` phase that were never
+    /// sent: the target (or the client) could not keep up. Other ends do every
+    /// operation, later: for them `sent_per_sec` says how far behind.
+    #[serde(default)]
+    pub backlog: u64,
+}
+
+impl OpenLoop {
+    /// The outcome of rows run one after another (a phase's parts) or side by side
+    /// (shards, `side_by_side`): rates asked add up side by side and are one rate one
+    /// after another; requests sent are added and spread over `seconds`; what was never
+    /// sent adds up. `rows` pairs each row's outcome with its measured seconds and its
+    /// part.
+    pub fn combine(rows: &[(OpenLoop, f64, usize)], seconds: f64) -> Option<OpenLoop> {
+        if rows.is_empty() {
+            return None;
+        }
+        let mut asked: std::collections::BTreeMap<usize, f64> = Default::default();
+        let (mut sent, mut backlog) = (0.0, 0);
+        for (o, s, part) in rows {
+            asked.insert(*part, o.asked_per_sec);
+            sent += o.sent_per_sec * s;
+            backlog += o.backlog;
+        }
+        Some(OpenLoop {
+            asked_per_sec: asked.values().sum(),
+            sent_per_sec: if seconds > 0.0 { sent / seconds } else { 0.0 },
+            backlog,
+        })
+    }
+
+    /// Whether the phase fell behind its schedule: operations never sent, or fewer
+    /// sent than 97 % of the rate asked.
+    pub fn behind(&self) -> bool {
+        self.backlog > 0 || self.sent_per_sec < 0.97 * self.asked_per_sec
+    }
+
+    /// `asked 6000 ops/s, sent 2316 ops/s (39 %), 11052 never sent`.
+    pub fn describe(&self) -> String {
+        let share = if self.asked_per_sec > 0.0 {
+            format!(" ({:.0} %)", 100.0 * self.sent_per_sec / self.asked_per_sec)
+        } else {
+            String::new()
+        };
+        let never = if self.backlog > 0 {
+            format!(", {} never sent", self.backlog)
+        } else {
+            String::new()
+        };
+        format!(
+            "asked {:.0} ops/s, sent {:.0} ops/s{share}{never}",
+            self.asked_per_sec, self.sent_per_sec
+        )
+    }
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -924,6 +924,28 @@ export interface components {
             keys_per_sec: number;
             latency_us: components["schemas"]["Percentiles"];
             ttfb_us?: null | components["schemas"]["Percentiles"];
+            schedule_lag_us?: null | components["schemas"]["Percentiles"];
+        };
+        /** @description How an open-loop phase kept its schedule. */
+        OpenLoop: {
+            /**
+             * Format: double
+             * @description Operations per second the phase asked for (a shard's part of it on a shard).
+             */
+            asked_per_sec: number;
+            /**
+             * Format: double
+             * @description Requests sent per second of the measured time, every operation of the phase
+             *     together (failed ones too).
+             */
+            sent_per_sec: number;
+            /**
+             * Format: int64
+             * @description Operations the schedule had due by the end of a `duration` phase that were never
+             *     sent: the target (or the client) could not keep up. Other ends do every
+             *     operation, later: for them `sent_per_sec` says how far behind.
+             */
+            backlog?: number;
         };
         /** @description What the controller wants an agent to do. */
         Order: (components["schemas"]["Assignment"] & {
@@ -1092,6 +1114,12 @@ export interface components {
             summary?: null | components["schemas"]["Summary"];
             /** @description The workload as given (inline secrets redacted). */
             workload_text: string;
+            /**
+             * @description One row per phase × round × operation over all its parts: where a phase was
+             *     stopped and resumed, its parts' rows added up (latency from their histograms
+             *     merged). What charts across rounds draw; `summary.rows` keeps the parts.
+             */
+            phases: components["schemas"]["SummaryRow"][];
         };
         /**
          * @description What observers are told while a run goes. Every event is also appended to the run's
@@ -1131,6 +1159,7 @@ export interface components {
                 phase: components["schemas"]["PhaseRef"];
                 record: components["schemas"]["IntervalRecord"];
                 progress: components["schemas"]["PhaseProgress"];
+                folded?: null | components["schemas"]["IntervalRecord"];
             };
             /** @enum {string} */
             event: "interval";
@@ -1222,6 +1251,8 @@ export interface components {
             /** @description `embedded` or the endpoint URL. */
             endpoint: string;
             headline: components["schemas"]["Headline"][];
+            /** @description Why the run stopped before its end (failed or aborted), as it recorded it. */
+            error?: string | null;
         };
         /** @description The workload's settings a run replaced. */
         RunOverrides: {
@@ -1515,6 +1546,7 @@ export interface components {
              *     run folder (an agent's shard taken over); in a merged row, some part was.
              */
             taken_over?: boolean;
+            open_loop?: null | components["schemas"]["OpenLoop"];
         };
         /** @description Objects and their bytes. */
         Tally: {

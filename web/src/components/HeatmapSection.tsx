@@ -12,9 +12,9 @@ export function HeatmapSection(props: {
   index?: IndexReport | null;
   /** Load again this often (ms), for a run still going. */
   refreshMs?: number;
-  /** For a run still going: seconds since its start. The time axis then runs from the
-   * start to at least a minute, so the first seconds fill their share of it. */
-  elapsedS?: number;
+  /** The time axis (s from the run's start): a live run's, shared with its line
+   * charts; a finished run's whole length, whichever operation is shown. */
+  span?: [number, number];
 }) {
   const { ops, load, refreshMs } = props;
   const [op, setOp] = useState(ops[0] ?? "");
@@ -55,15 +55,12 @@ export function HeatmapSection(props: {
         </select>
       </div>
       {error != null && <ErrorBox error={error} />}
-      {shown && <LatencyHeatmap heatmap={shown} windows={windows} span={props.elapsedS != null ? liveSpan(shown, props.elapsedS) : undefined} />}
+      {shown && <LatencyHeatmap heatmap={shown} windows={windows} span={props.span && widest(props.span, shown)} />}
     </div>
   );
 }
 
-/** The shortest time axis of a live heatmap (s). */
-export const MIN_LIVE_SPAN_S = 60;
-
-/** A live run's time axis: its start to now, at least a minute, and never short of what was measured. */
-export function liveSpan(h: Heatmap, elapsedS: number): [number, number] {
-  return [0, Math.max(MIN_LIVE_SPAN_S, elapsedS, h.first_s + h.counts.length * h.column_s)];
+/** `span`, widened to what the heatmap measured if that goes further. */
+export function widest(span: [number, number], h: Heatmap): [number, number] {
+  return [Math.min(span[0], h.first_s), Math.max(span[1], h.first_s + h.counts.length * h.column_s)];
 }

@@ -6,7 +6,7 @@
 import { useEffect, useMemo, useRef } from "react";
 import type { TimeWindow } from "../lib/bucket-index";
 import { fmtCount } from "../lib/format";
-import { type Heatmap, decadeLabels, heatmapPixels, heatmapTotal, timeTicks } from "../lib/heatmap";
+import { type Heatmap, cellColour, decadeLabels, heatmapPixels, heatmapTotal, labelRows, scaleTicks, timeTicks } from "../lib/heatmap";
 import { EVENT_COLOURS } from "../lib/palette";
 
 export function LatencyHeatmap(props: {
@@ -31,6 +31,11 @@ export function LatencyHeatmap(props: {
   const x = (t: number) => `${Math.min(100, Math.max(0, ((t - from) / span) * 100))}%`;
   const windows = (props.windows ?? []).filter((w) => w.x2 >= from && w.x1 <= from + span);
   const canvasPlace = { left: x(h.first_s), width: `${Math.min(100, (measured / span) * 100)}%` };
+  // A label takes about a tenth of the plot: closer ones go on a row below.
+  const phaseRows = labelRows(
+    h.phases.map((p) => (p.t_s - from) / span),
+    0.1,
+  );
   return (
     <div
       className="heatmap"
@@ -59,7 +64,7 @@ export function LatencyHeatmap(props: {
         ))}
         {h.phases.map((p, i) => (
           <div key={i} className="heatmap-phase" data-testid="heatmap-phase" style={{ left: x(p.t_s) }}>
-            <span>{p.round != null ? `r${p.round} ${p.phase}` : p.phase}</span>
+            <span style={{ top: `${2 + phaseRows[i] * 13}px` }}>{p.round != null ? `r${p.round} ${p.phase}` : p.phase}</span>
           </div>
         ))}
       </div>
@@ -72,9 +77,28 @@ export function LatencyHeatmap(props: {
       </div>
       <div className="muted small heatmap-key">
         {fmtCount(heatmapTotal(h))} {h.op.toUpperCase()}s, {h.column_s === 1 ? "one column a second" : `one column per ${h.column_s} s`}
-        ; pale = few operations, dark = many (log scale), clear = none
-        {windows.length > 0 && "; shaded: reshards and write stalls"}
+        ; operations in a cell (log scale, clear = none):
+        <HeatmapScale max={h.max_count} />
+        {windows.length > 0 && "shaded: reshards and write stalls"}
       </div>
     </div>
+  );
+}
+
+/** The colour scale with counts on it, as the cells are coloured. */
+function HeatmapScale({ max }: { max: number }) {
+  const stops = [0, 0.25, 0.5, 0.75, 1].map((t) => {
+    const [r, g, b] = cellColour(Math.max(1, Math.round(Math.expm1(t * Math.log1p(max)))), max);
+    return `rgb(${r}, ${g}, ${b}) ${t * 100}%`;
+  });
+  return (
+    <span className="heatmap-scale" data-testid="heatmap-scale">
+      <span className="heatmap-scale-bar" style={{ background: `linear-gradient(to right, ${stops.join(", ")})` }} />
+      {scaleTicks(max).map((t) => (
+        <span key={t.count} className="heatmap-scale-tick" style={{ left: `${t.at * 100}%` }}>
+          {fmtCount(t.count)}
+        </span>
+      ))}
+    </span>
   );
 }

@@ -8,7 +8,7 @@ import { DistributionChart, RoundsChart, TimeChart, MetricSelect, shardAxis } fr
 import { Empty, ErrorBox, Labels, StatusBadge } from "./states";
 import { cleanupText } from "./CleanupLine";
 import { LatencyHeatmap } from "./LatencyHeatmap";
-import { fmtCount, fmtDuration, fmtLatency, fmtOpMiBs, fmtRate, fmtTime } from "../lib/format";
+import { fmtCount, fmtDuration, fmtLatency, fmtOpMiBs, fmtRate, fmtTime, openLoopBehind, openLoopText } from "../lib/format";
 import {
   indexBuckets,
   mergeByX,
@@ -106,6 +106,8 @@ export function RunHeader({ detail, extra }: { detail: RunDetail; extra?: React.
 }
 
 export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
+  // Open-loop phases say what they sent of the rate asked, and how late requests left.
+  const open = rows.some((r) => r.open_loop);
   return (
     <table className="grid" data-testid="rounds-table">
       <thead>
@@ -122,6 +124,16 @@ export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
           <th className="num">p99.9</th>
           <th className="num">max</th>
           <th className="num">Errors</th>
+          {open && (
+            <>
+              <th className="num" title="Open loop: requests sent per second against the rate asked; what was due and never sent">
+                Sent of asked
+              </th>
+              <th className="num" title="Open loop: how late requests left after their scheduled time (p99); latency counts from the schedule, so it holds this">
+                Sent late p99
+              </th>
+            </>
+          )}
         </tr>
       </thead>
       <tbody>
@@ -154,6 +166,16 @@ export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
                 </span>
               ) : null}
             </td>
+            {open && (
+              <>
+                <td className={`num ${r.open_loop && openLoopBehind(r.open_loop) ? "bad" : ""}`} data-testid="row-open-loop">
+                  {r.open_loop ? openLoopText(r.open_loop) : "–"}
+                </td>
+                <td className="num" data-testid="row-schedule-lag">
+                  {r.schedule_lag_us ? fmtLatency(r.schedule_lag_us.p99) : "–"}
+                </td>
+              </>
+            )}
           </tr>
         ))}
       </tbody>
@@ -254,6 +276,7 @@ export function PhaseExplorer(props: {
   const [dist, setDist] = useState<Distribution | null>(null);
   const [heat, setHeat] = useState<Heatmap | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [latencyLog, setLatencyLog] = useState(true);
   const { loadIntervals, loadDistribution, loadHeatmap } = props;
 
   useEffect(() => {
@@ -307,6 +330,7 @@ export function PhaseExplorer(props: {
                 lines={[
                   {
                     name: `${placeLabel(choice)} · ${choice.phase} · ${op}`,
+                    colour: opColour(op),
                     points: dist.points.map((p) => ({ nines: ninesOf(p.percentile), ms: Math.max(p.latency_us, 1) / 1000 })),
                   },
                 ]}
@@ -327,8 +351,13 @@ export function PhaseExplorer(props: {
             windows={windows}
             xDomain={span}
           />
+          <label className="muted small">
+            <input type="checkbox" checked={latencyLog} onChange={(e) => setLatencyLog(e.target.checked)} data-testid="interval-latency-log" /> latency on a
+            log scale
+          </label>
           <TimeChart
             testId="interval-latency-chart"
+            log={latencyLog}
             data={points}
             series={["p50", "p99", "p99.9"].map((q) => ({
               key: `${op} ${q}`,

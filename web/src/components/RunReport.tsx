@@ -7,6 +7,7 @@ import { BucketIndexSection } from "./BucketIndexSection";
 import { HeatmapSection } from "./HeatmapSection";
 import { ListingsSection } from "./ListingsSection";
 import { ObjectsTable, type PhaseChoice, PhaseExplorer, RoundsCharts, RoundsPhasesTable, RunHeader, WorkloadBlock } from "./RunDetailView";
+import { wholePhaseRows } from "../lib/rounds";
 import { ScansAndTransfers } from "./ScansAndTransfers";
 import { ShardsSection } from "./ShardsSection";
 import { Empty } from "./states";
@@ -52,7 +53,8 @@ export function RunReport(props: {
       ) : (
         <>
           <h2>Across rounds</h2>
-          <RoundsCharts rows={rows} index={index} runStartedAt={detail.manifest.started_at} />
+          {/* A round stopped and resumed is one point: its parts' rows added up. */}
+          <RoundsCharts rows={wholePhaseRows(detail)} index={index} runStartedAt={detail.manifest.started_at} />
           <h2>Rounds × phases</h2>
           <RoundsPhasesTable rows={rows} />
           <PhaseExplorer
@@ -62,7 +64,10 @@ export function RunReport(props: {
             loadDistribution={props.loadDistribution}
             loadHeatmap={props.loadPhaseHeatmap}
           />
-          {props.loadHeatmap && <HeatmapSection ops={opsOf(detail)} load={props.loadHeatmap} index={index} />}
+          {props.loadHeatmap && (
+            // The run's whole length, whichever operation is shown: a second keeps its x.
+            <HeatmapSection ops={opsOf(detail)} load={props.loadHeatmap} index={index} span={[0, detail.info.duration_s]} />
+          )}
           <h2>Objects in the bucket</h2>
           <ObjectsTable rows={rows} />
           <BucketIndexSection report={index} rows={rows} />

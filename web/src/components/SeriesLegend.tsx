@@ -10,6 +10,21 @@ export interface LegendSeries {
   dash?: string;
 }
 
+/**
+ * A legend entry that stands for several series: a chart whose lines vary on two
+ * dimensions (colour = run, dash = phase and operation) lists each value of each once,
+ * not every combination, so its legend fits a line or two. Clicking one hides or shows
+ * all its series.
+ */
+export interface LegendGroup extends LegendSeries {
+  members: string[];
+}
+
+/** Whether the series `key` is hidden: itself, or a group it belongs to. */
+export function isHidden(hidden: Set<string>, key: string, groups?: LegendGroup[]): boolean {
+  return groups ? groups.some((g) => hidden.has(g.key) && g.members.includes(key)) : hidden.has(key);
+}
+
 /** Which series are hidden, and a toggle for the legend. */
 export function useHiddenSeries(): [Set<string>, (key: string) => void] {
   const [hidden, setHidden] = useState<Set<string>>(() => new Set());

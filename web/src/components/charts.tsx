@@ -21,6 +21,7 @@ import { fitUnit, maxOf, scaleRows } from "../lib/units";
 import { SHARD_COLOUR, dashOf as dash, runColour as colour } from "../lib/palette";
 import { ROUND_EDGE, type RoundMarkSpec, type TimeWindow, roundLabel, shardKey, shardName } from "../lib/bucket-index";
 import { MAX_POINTS, downsampleRows } from "../lib/lttb";
+import { labelRows } from "../lib/heatmap";
 import { NINES_TICKS, ninesLabel } from "../lib/nines";
 import { METRICS } from "../lib/rounds";
 import {
@@ -36,9 +37,15 @@ import {
   WindowKey,
   WindowShape,
 } from "./overlays";
-import { type LegendSeries, SeriesLegend, useHiddenSeries } from "./SeriesLegend";
+import { type LegendGroup, type LegendSeries, SeriesLegend, isHidden, useHiddenSeries } from "./SeriesLegend";
 
 export type { RightAxis, SeriesSpec } from "./overlays";
+
+/** A phase's start on a time chart: where (s from the run's start) and its name. */
+export interface PhaseMark {
+  t: number;
+  label: string;
+}
 export { colour, dash };
 
 const fmtNumber = fmtAxis;
@@ -72,6 +79,21 @@ function fitted<T extends Record<string, unknown>>(rows: T[], keys: string[], un
   return { data: scaleRows(rows, keys, fit.factor), unit: fit.unit };
 }
 
+type AxisBound = (value: number) => number;
+
+/** The left axis of a chart's values: in `unit`, on a log scale when `log` (with room
+ * above and below, so no line sits on the chart's edge). */
+function valueAxis(unit: string, log?: boolean) {
+  return {
+    fontSize: 12,
+    tickFormatter: fmtNumber,
+    scale: log ? ("log" as const) : ("auto" as const),
+    domain: log ? ([(min: number) => min / 1.5, (max: number) => max * 1.5] as [AxisBound, AxisBound]) : undefined,
+    allowDataOverflow: log,
+    label: { value: unit, angle: -90, position: "insideLeft" as const, fontSize: 12 },
+  };
+}
+
 function tooltipFormatter(unit: string, right?: RightAxis) {
   const rightKeys = new Set(right?.series.map((s) => s.key));
   return (v: unknown, name: unknown, item: { dataKey?: unknown }) => [
@@ -90,10 +112,21 @@ export function TimeChart(props: {
   windowKey?: boolean;
   /** The x range to show (seconds); by default the data's. */
   xDomain?: [number, number];
+  /** A log scale (latency's default), so one slow p99 does not flatten the rest. */
+  log?: boolean;
+  /** Where each phase begins (s from the run's start) and its name. */
+  phases?: PhaseMark[];
   height?: number;
   testId?: string;
 }) {
   const right = props.right?.series.length ? props.right : undefined;
+  const domain = props.xDomain ?? ["dataMin", "dataMax"];
+  const phases = props.phases ?? [];
+  const [lo, hi] = props.xDomain ?? [phases[0]?.t ?? 0, (phases[phases.length - 1]?.t ?? 0) + 1];
+  const phaseRows = labelRows(
+    phases.map((p) => (p.t - lo) / Math.max(hi - lo, 1)),
+    0.12,
+  );
   const [hidden, toggle] = useHiddenSeries();
   const keys = props.series
     .concat(right?.series ?? [])
@@ -105,19 +138,27 @@ export function TimeChart(props: {
     return fitted(rows, lineKeys ? lineKeys.split("\n") : [], props.unit);
   }, [props.data, keys, lineKeys, props.unit]);
   return (
-    <div className="chart" data-testid={props.testId} data-points={data.length} data-unit={unit}>
+    <div
+      className="chart"
+      data-testid={props.testId}
+      data-points={data.length}
+      data-unit={unit}
+      data-scale={props.log ? "log" : "linear"}
+      data-x-domain={props.xDomain?.join(",")}
+    >
       <ResponsiveContainer width="100%" height={props.height ?? 220}>
         <LineChart data={data} margin={{ top: 8, right: 16, bottom: 4, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
           <XAxis
             dataKey="t"
             type="number"
-            domain={props.xDomain ?? ["dataMin", "dataMax"]}
+            domain={domain}
+            allowDataOverflow={props.xDomain != null}
             allowDecimals={false}
             tickFormatter={(v: number) => `${Math.round(v)} s`}
             fontSize={12}
           />
-          <YAxis fontSize={12} tickFormatter={fmtNumber} label={{ value: unit, angle: -90, position: "insideLeft", fontSize: 12 }} />
+          <YAxis {...valueAxis(unit, props.log)} />
           {right && <RightYAxis axis={right} data={data} />}
           <Tooltip formatter={tooltipFormatter(unit, right)} labelFormatter={(v: unknown) => `t = ${fmtNumber(v)} s`} />
           {(props.windows ?? []).map((w) => (
@@ -127,6 +168,17 @@ export function TimeChart(props: {
               x2={w.x2}
               ifOverflow="hidden"
               shape={<WindowShape window={w} />}
+            />
+          ))}
+          {phases.map((p, i) => (
+            <ReferenceLine
+              key={`phase-${i}`}
+              x={p.t}
+              stroke="#6b7280"
+              strokeDasharray="3 3"
+              ifOverflow="hidden"
+              label={{ value: p.label, position: "insideTopLeft", fontSize: 10, fill: "#374151", dy: phaseRows[i] * 12 }}
+              className="phase-mark"
             />
           ))}
           {/* A series breaks where its operation did not run (PUT's line stops at the end
@@ -195,11 +247,14 @@ export function RoundsChart(props: {
   fullMarkLabels?: number;
   /** A log scale, so p50 lines are not squashed flat under p99.9 (latency's default). */
   log?: boolean;
+  /** A legend of groups (each run, each phase and operation) in place of one entry a line. */
+  legend?: LegendGroup[];
   height?: number;
   testId?: string;
 }) {
   const right = props.right?.series.length ? props.right : undefined;
   const [hidden, toggle] = useHiddenSeries();
+  const off = (key: string) => isHidden(hidden, key, props.legend);
   const rounds = props.data.map((d) => d.round).filter((r) => Number.isInteger(r));
   const marks = props.marks ?? [];
   const markRows = marks.length ? Math.max(...marks.map((m) => m.row)) + 1 : 0;
@@ -222,15 +277,7 @@ export function RoundsChart(props: {
             tickFormatter={(v: number) => `round ${v}`}
             fontSize={12}
           />
-          <YAxis
-            fontSize={12}
-            tickFormatter={fmtNumber}
-            scale={props.log ? "log" : "auto"}
-            // Room above and below, so no line sits on the chart's edge.
-            domain={props.log ? [(min: number) => min / 1.5, (max: number) => max * 1.5] : undefined}
-            allowDataOverflow={props.log}
-            label={{ value: unit, angle: -90, position: "insideLeft", fontSize: 12 }}
-          />
+          <YAxis {...valueAxis(unit, props.log)} />
           {right && <RightYAxis axis={right} data={data} />}
           <Tooltip formatter={tooltipFormatter(unit, right)} labelFormatter={(v: unknown) => roundLabel(Number(v))} />
           {marks.map((m) => (
@@ -252,7 +299,7 @@ export function RoundsChart(props: {
               activeDot={false}
               isAnimationActive={false}
               connectNulls
-              hide={hidden.has(s.key)}
+              hide={off(s.key)}
             />
           ))}
           {right?.series.map((s) => (
@@ -270,12 +317,12 @@ export function RoundsChart(props: {
               activeDot={false}
               isAnimationActive={false}
               connectNulls
-              hide={hidden.has(s.key)}
+              hide={off(s.key)}
             />
           ))}
         </LineChart>
       </ResponsiveContainer>
-      <SeriesLegend series={legendOf(props.series, right)} hidden={hidden} onToggle={toggle} />
+      <SeriesLegend series={props.legend ? [...props.legend, ...legendOf([], right)] : legendOf(props.series, right)} hidden={hidden} onToggle={toggle} />
     </div>
   );
 }

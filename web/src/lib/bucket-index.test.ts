@@ -296,6 +296,8 @@ describe("windows of one phase × round, per second", () => {
     expect(pointSpan([])).toBe("Per second");
     const merged = [{ ...write2[0], merged: 44, duration_s: 44 }, { ...write2[1], merged: 12, duration_s: 11.5 }];
     expect(pointSpan(merged)).toBe("Per 44 s (merged seconds)");
+    // A last point with its sliver folded in stands for two intervals; the rest are seconds.
+    expect(pointSpan([write2[0], write2[1], { ...write2[1], merged: 2, duration_s: 1.05 }])).toBe("Per second");
   });
 });
 

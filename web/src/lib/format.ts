@@ -31,9 +31,14 @@ export function fmtMiBs(mibPerSec: number | null | undefined): string {
 /** Operations that move no object payload: a bandwidth of theirs means nothing. */
 const NO_PAYLOAD = new Set(["list", "delete", "head"]);
 
+/** Whether an operation moves object payload (so has a bandwidth): PUT and GET do. */
+export function movesPayload(op: string): boolean {
+  return !NO_PAYLOAD.has(op);
+}
+
 /** An operation's bandwidth; "–" for one that moves no payload (LIST, DELETE, HEAD). */
 export function fmtOpMiBs(op: string, mibPerSec: number | null | undefined): string {
-  return NO_PAYLOAD.has(op) ? "–" : fmtMiBs(mibPerSec);
+  return movesPayload(op) ? fmtMiBs(mibPerSec) : "–";
 }
 
 /** Bytes in binary units: `512 B`, `1.50 KiB`, `3.25 GiB`. */
@@ -103,4 +108,22 @@ export function fmtAxis(v: unknown): string {
   if (Math.abs(n) >= 100 || Number.isInteger(n)) return Math.round(n).toLocaleString("en-US");
   const text = Math.abs(n) >= 1 ? n.toFixed(2) : n.toPrecision(3);
   return text.includes(".") ? text.replace(/\.?0+$/, "") : text;
+}
+
+/** How an open-loop phase kept its schedule. */
+export interface OpenLoopOutcome {
+  asked_per_sec: number;
+  sent_per_sec: number;
+  backlog?: number;
+}
+
+/** Whether an open-loop phase fell behind: operations never sent, or under 97 % of the rate asked sent. */
+export function openLoopBehind(o: OpenLoopOutcome): boolean {
+  return (o.backlog ?? 0) > 0 || o.sent_per_sec < 0.97 * o.asked_per_sec;
+}
+
+/** `2,316 of 6,000 ops/s, 36,840 never sent`. */
+export function openLoopText(o: OpenLoopOutcome): string {
+  const never = o.backlog ? `, ${fmtCount(o.backlog)} never sent` : "";
+  return `${fmtRate(o.sent_per_sec).replace(" ops/s", "")} of ${fmtRate(o.asked_per_sec)}${never}`;
 }

@@ -85,3 +85,32 @@ export function timeTicks(from: number, to: number, max = 8): Array<{ at: number
   }
   return out;
 }
+
+/**
+ * The row (0, 1, 2...) of each label placed at `xs` (0..1, in order), so that labels
+ * closer than `minGap` to the one before them in a row go to the next row instead of
+ * over it: a short phase's name is not hidden under the next one's.
+ */
+export function labelRows(xs: number[], minGap: number, rows = 3): number[] {
+  const lastInRow: number[] = [];
+  return xs.map((x) => {
+    let row = lastInRow.findIndex((last) => x - last >= minGap);
+    if (row < 0) row = lastInRow.length < rows ? lastInRow.length : lastInRow.indexOf(Math.min(...lastInRow));
+    lastInRow[row] = x;
+    return row;
+  });
+}
+
+/** The colour scale's labelled counts (1, 10, 100..., and the fullest cell) and where
+ * each sits on it (0..1), as `cellColour` colours them. */
+export function scaleTicks(max: number): Array<{ count: number; at: number }> {
+  if (max <= 0) return [];
+  const at = (n: number) => (max <= 1 ? 1 : Math.log1p(n) / Math.log1p(max));
+  const out: Array<{ count: number; at: number }> = [];
+  for (let n = 1; n < max; n *= 10) out.push({ count: n, at: at(n) });
+  // The fullest cell, unless it crowds the last power of ten.
+  const last = out[out.length - 1];
+  if (last && at(max) - last.at < 0.12) out.pop();
+  out.push({ count: max, at: 1 });
+  return out;
+}

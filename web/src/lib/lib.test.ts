@@ -9,7 +9,7 @@ import { type Heatmap, cellColour, decadeLabels, heatmapPixels, heatmapTotal } f
 import { applyEvent, endedSummary, initialLive, liveSeries } from "./live";
 import { downsampleRows, lttb } from "./lttb";
 import { NINES_TICKS, ninesLabel, ninesOf } from "./nines";
-import { objectsAtPhaseStart, partLabel, roundCount, roundsTable, roundSeriesKeys } from "./rounds";
+import { objectsAtPhaseStart, partLabel, roundCount, roundsTable, roundSeriesKeys, wholePhaseRows } from "./rounds";
 import { fitEnds, fmtKeyCount, humanDuration, parseKeyCount, predictSeconds } from "./scaling";
 
 function row(p: Partial<SummaryRow> & { phase: string; op: SummaryRow["op"] }): SummaryRow {
@@ -207,6 +207,48 @@ describe("live events", () => {
     s = applyEvent(s, { id: 3, name: "finished", data: { status: "interrupted", error: null } });
     expect(s.status).toBe("interrupted");
   });
+  it("draws a phase's 50 ms last interval folded into the second before it: no dip", () => {
+    const get = (ops: number, seconds: number, p99_us: number) => ({
+      ...row({ phase: "read", op: "get" }),
+      ops,
+      ops_per_sec: ops / seconds,
+      latency_us: { min: 100, mean: 500, p50: 400, p90: 800, p99: p99_us, p999: p99_us, max: p99_us },
+    });
+    const record = (n: number, t_s: number, duration_s: number, ops: number, p99: number) => ({
+      section: "round" as const,
+      round: 1,
+      phase: "read",
+      interval: n,
+      t_s,
+      duration_s,
+      warmup: false,
+      window: { tail: 0, head: 10 },
+      ops: { get: get(ops, duration_s, p99) },
+    });
+    const event = (id: number, rec: ReturnType<typeof record>, folded?: ReturnType<typeof record>) => ({
+      id,
+      name: "interval",
+      data: {
+        phase: { section: "round", round: 1, index: 0, name: "read" },
+        progress: { elapsed_s: rec.t_s + rec.duration_s - 3, fraction: null, ops: 0, errors: 0, objects: 10 },
+        record: rec,
+        folded,
+      },
+    });
+    let s = initialLive();
+    s = applyEvent(s, event(1, record(0, 3, 1, 5000, 2000)));
+    s = applyEvent(s, event(2, record(1, 4, 1, 5100, 2100)));
+    // The last 50 ms: 51 requests that were in flight, p99 45 ms.
+    const sliver = record(2, 5, 0.05, 51, 45_000);
+    s = applyEvent(s, event(3, sliver, { ...record(1, 4, 1.05, 5151, 2300), merged: 2 } as ReturnType<typeof record>));
+    expect(s.points).toHaveLength(2);
+    const rates = s.points.map((p) => p["get ops/s"] as number);
+    expect(Math.min(...rates)).toBeGreaterThan(4900);
+    expect(s.points[1]["get p99"]).toBe(2.3);
+    // Each point sits in the middle of the time it covers; the last ends with the phase.
+    expect(s.points.map((p) => p.t)).toEqual([3.5, 4.525]);
+    expect(s.points[1].end).toBeCloseTo(5.05, 9);
+  });
 });
 
 describe("list scaling", () => {
@@ -268,7 +310,7 @@ describe("a run that ended", () => {
     ...initialLive(),
     phases: 5,
     position,
-    points: points.map((t) => ({ t, phase: "fill" })),
+    points: points.map((end, i) => ({ t: end - 0.5, end, interval: i, place: "before/-/fill", phase: "fill" })),
   });
   it("says how it ended, after how long and how far it got", () => {
     expect(endedSummary("completed", state([1, 2, 27]))).toBe("completed in 27.0 s, 5 phases");
@@ -389,5 +431,17 @@ describe("latency heatmap", () => {
   });
   it("labels the decades", () => {
     expect(decadeLabels([10, 100, 1000, 1_000_000]).map((l) => l.label)).toEqual(["10 µs", "100 µs", "1 ms", "1 s"]);
+  });
+});
+
+describe("a round stopped and resumed", () => {
+  it("is one point across rounds: the whole phase's row, not its resumed part's", () => {
+    const stopped = row({ phase: "read", op: "get", ops_per_sec: 1000, interrupted: true });
+    const resumed = row({ phase: "read", op: "get", ops_per_sec: 100, resumed: true });
+    const whole = row({ phase: "read", op: "get", ops_per_sec: 700, resumed: true });
+    const detail = { summary: { format_version: 1, run_id: "r", rows: [stopped, resumed], totals: [] }, phases: [whole] };
+    expect(roundsTable(wholePhaseRows(detail), (r) => r.ops_per_sec)).toEqual([{ round: 1, "read · get": 700 }]);
+    // From a server that sends no whole phases: the part rows.
+    expect(wholePhaseRows({ summary: detail.summary, phases: [] })).toEqual([stopped, resumed]);
   });
 });

@@ -7,7 +7,14 @@ import { fmtDuration } from "./format";
 import { PERCENTILE_DASH, opColour } from "./palette";
 
 export interface LivePoint {
+  /** Where the point sits on the time axis: its interval's middle, in seconds from the
+   * run's start (a heatmap's column of that second covers the same x). */
   t: number;
+  /** The end of its interval. */
+  end: number;
+  /** Its interval's number in its phase, and the phase's section, round and name. */
+  interval: number;
+  place: string;
   phase: string;
   [series: string]: number | string;
 }
@@ -58,12 +65,23 @@ export interface RawEvent {
  * draw second by second — the run of one-second intervals the API merged into it.
  */
 export function pointSpan(records: IntervalRecord[]): string {
-  const merged = records.reduce((most, r) => Math.max(most, r.merged ?? 1), 1);
+  // The most common span: a phase's last point can hold one second more (its sliver
+  // of a last interval folded in) or fewer (what was left), and says nothing of the rest.
+  const counts = new Map<number, number>();
+  for (const r of records) counts.set(r.merged ?? 1, (counts.get(r.merged ?? 1) ?? 0) + 1);
+  let merged = 1;
+  for (const [m, n] of counts) if (n > (counts.get(merged) ?? 0) || (n === counts.get(merged) && m > merged)) merged = m;
   return merged > 1 ? `Per ${merged} s (merged seconds)` : "Per second";
 }
 
 export function intervalPoint(record: IntervalRecord): LivePoint {
-  const p: LivePoint = { t: record.t_s + record.duration_s, phase: record.phase };
+  const p: LivePoint = {
+    t: record.t_s + record.duration_s / 2,
+    end: record.t_s + record.duration_s,
+    interval: record.interval,
+    place: `${record.section}/${record.round ?? "-"}/${record.phase}`,
+    phase: record.phase,
+  };
   for (const [op, s] of Object.entries(record.ops)) {
     if (!s) continue;
     p[`${op} ops/s`] = s.ops_per_sec;
@@ -107,14 +125,19 @@ export function applyEvent(state: LiveState, e: RawEvent): LiveState {
       next.phase = d.phase;
       next.progress = d.progress;
       next.objects = d.progress.objects;
-      const point = intervalPoint(d.record);
+      // A phase's sliver of a last interval comes folded into the interval before: that
+      // point is drawn again with it, never the sliver as a second of its own.
+      const folded = d.folded ?? null;
+      const point = intervalPoint(folded ?? d.record);
       const ops = Object.keys(d.record.ops);
       next.ops = union(state.ops, ops);
       const classes = Object.keys(point)
         .filter((k) => k.startsWith("errors "))
         .map((k) => k.slice(7));
       next.errorClasses = union(state.errorClasses, classes);
-      const points = state.points.concat(point);
+      const last = state.points[state.points.length - 1];
+      const replaces = folded != null && last?.interval === point.interval && last.place === point.place;
+      const points = replaces ? state.points.slice(0, -1).concat(point) : state.points.concat(point);
       next.points = points.length > MAX_LIVE_POINTS ? points.slice(points.length - MAX_LIVE_POINTS) : points;
       if (d.record.index?.length) withIndex(next, d.record.index);
       break;
@@ -167,7 +190,7 @@ export function liveSeries(ops: string[], errorClasses: string[]) {
  * got ("completed in 27.0 s, 5 phases"; "interrupted after 12.0 s, in phase 3 of 5").
  */
 export function endedSummary(status: RunStatus, state: LiveState): string {
-  const last = state.points[state.points.length - 1]?.t;
+  const last = state.points[state.points.length - 1]?.end;
   const phases = state.phases;
   if (status === "completed") {
     const took = last != null ? ` in ${fmtDuration(last)}` : "";
@@ -187,4 +210,29 @@ function withIndex(next: LiveState, index: BucketIndex[]): void {
 function union(a: string[], b: string[]): string[] {
   const extra = b.filter((x) => !a.includes(x));
   return extra.length ? a.concat(extra) : a;
+}
+
+/** Where each phase begins among the points (its first interval's start) and its name,
+ * as the heatmap labels them ("r2 write", "fill"). */
+export function phaseMarks(points: LivePoint[]): Array<{ t: number; label: string }> {
+  const out: Array<{ t: number; label: string }> = [];
+  let place: string | undefined;
+  for (const p of points) {
+    if (p.place === place) continue;
+    place = p.place;
+    const [, round, ...name] = p.place.split("/");
+    const phase = name.join("/");
+    out.push({ t: 2 * p.t - p.end, label: round !== "-" ? `r${round} ${phase}` : phase });
+  }
+  return out;
+}
+
+/** The shortest time axis of a live run (s). */
+export const MIN_LIVE_SPAN_S = 60;
+
+/** A live run's time axis, shared by its line charts and its heatmap so a second sits at
+ * the same x on each: the run's start to now, at least a minute. */
+export function liveDomain(points: LivePoint[], elapsedS = 0): [number, number] {
+  const end = points[points.length - 1]?.end ?? 0;
+  return [0, Math.max(MIN_LIVE_SPAN_S, end, elapsedS)];
 }

@@ -16,7 +16,7 @@ export const OP_COLOURS: Record<string, string> = {
 export const RUN_PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed", "#0891b2", "#db2777", "#4b5563"];
 
 /** Dashes for the second, third... series of one colour. */
-export const DASHES = ["", "6 3", "2 3", "10 4 2 4", "12 3 3 3 3 3", "1 5"];
+export const DASHES = ["", "8 4", "2 3", "14 4 2 4", "24 6", "14 4 2 4 2 4"];
 
 /** Percentiles of one operation: one colour, a dash each. */
 export const PERCENTILE_DASH: Record<string, string> = { p50: "", p99: "6 3", "p99.9": "2 3" };

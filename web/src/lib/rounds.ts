@@ -1,6 +1,6 @@
 // From summary rows to the charts of the run-detail page: one series per
 // phase × operation across rounds (x = round number), and the rounds × phases table.
-import type { SummaryRow } from "../api/types";
+import type { RunDetail, SummaryRow } from "../api/types";
 import { dashOf, opColour, opOrdinals } from "./palette";
 
 export interface SeriesKey {
@@ -110,4 +110,13 @@ export function objectsAtPhaseStart(rows: SummaryRow[]): Array<{ place: string; 
     out.push({ place: placeLabel(r), phase: r.phase, objects: r.objects_at_start });
   }
   return out;
+}
+
+/**
+ * A run's rows with each phase whole: a phase stopped and resumed is one row, its parts
+ * added up by the server (latency from their merged histograms). Older servers send
+ * no whole phases: their part rows, then.
+ */
+export function wholePhaseRows(detail: Pick<RunDetail, "phases" | "summary">): SummaryRow[] {
+  return detail.phases?.length ? detail.phases : (detail.summary?.rows ?? []);
 }

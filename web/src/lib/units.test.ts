@@ -1,9 +1,10 @@
 // Chart units fitted to their range, and how the rounds chart tells series apart.
 import { describe, expect, it } from "vitest";
-import { MIN_LIVE_SPAN_S, liveSpan } from "../components/HeatmapSection";
+import { widest } from "../components/HeatmapSection";
+import { MIN_LIVE_SPAN_S, liveDomain } from "./live";
 import { fmtMiBs } from "./format";
-import { type Heatmap, timeLabel, timeTicks } from "./heatmap";
-import { OP_COLOURS } from "./palette";
+import { type Heatmap, labelRows, scaleTicks, timeLabel, timeTicks } from "./heatmap";
+import { DASHES, OP_COLOURS } from "./palette";
 import { roundSeriesLooks } from "./rounds";
 import { fitUnit, maxOf, scaleRows } from "./units";
 
@@ -92,12 +93,41 @@ describe("heatmap time axis", () => {
     expect(timeTicks(5, 5)).toEqual([]);
   });
 
-  it("gives a live run's first seconds their share of a minute, not the whole width", () => {
+  it("gives a live run's first seconds their share of a minute on every chart, not the whole width", () => {
     const h = { op: "put", rows_us: [10], column_s: 1, first_s: 1, counts: [[1], [2], [3]], max_count: 3, phases: [] } as Heatmap;
-    expect(liveSpan(h, 4)).toEqual([0, MIN_LIVE_SPAN_S]);
-    expect(liveSpan(h, 95)).toEqual([0, 95]);
-    // Never narrower than what was measured, were the clock behind.
+    const point = (end: number) => ({ t: end - 0.5, end, interval: 0, place: "round/1/write", phase: "write" });
+    expect(liveDomain([point(4)])).toEqual([0, MIN_LIVE_SPAN_S]);
+    expect(liveDomain([point(3), point(95)])).toEqual([0, 95]);
+    expect(widest(liveDomain([point(4)]), h)).toEqual([0, MIN_LIVE_SPAN_S]);
+    // Never narrower than what the heatmap measured, were the points behind.
     const long = { ...h, counts: Array.from({ length: 120 }, () => [1]) };
-    expect(liveSpan(long, 100)).toEqual([0, 121]);
+    expect(widest(liveDomain([point(100)]), long)).toEqual([0, 121]);
+  });
+
+  it("puts phase names that would overlap on rows below each other", () => {
+    expect(labelRows([0, 0.001, 0.05, 0.3, 0.31], 0.1)).toEqual([0, 1, 2, 0, 1]);
+  });
+
+  it("labels the colour scale with counts where the cells take those colours", () => {
+    expect(scaleTicks(5000).map((t) => t.count)).toEqual([1, 10, 100, 1000, 5000]);
+    expect(scaleTicks(1100).map((t) => t.count)).toEqual([1, 10, 100, 1100]);
+    const t = scaleTicks(5000);
+    expect(t[0].at).toBeCloseTo(Math.log(2) / Math.log(5001), 9);
+    expect(t[t.length - 1].at).toBe(1);
+    expect(scaleTicks(0)).toEqual([]);
+  });
+});
+
+describe("dash patterns", () => {
+  it("differ at a glance: patterns of as many segments differ in their dashes more than twofold", () => {
+    const parsed = DASHES.filter(Boolean).map((d) => d.split(" ").map(Number));
+    for (let i = 0; i < parsed.length; i++) {
+      for (let j = i + 1; j < parsed.length; j++) {
+        if (parsed[i].length !== parsed[j].length) continue;
+        const ratio = Math.max(parsed[i][0], parsed[j][0]) / Math.min(parsed[i][0], parsed[j][0]);
+        expect(ratio, `${DASHES[i + 1]} against ${DASHES[j + 1]}`).toBeGreaterThan(2);
+      }
+    }
+    expect(new Set(DASHES).size).toBe(DASHES.length);
   });
 });

@@ -8,6 +8,7 @@ import { useEffect, useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { api } from "../api/client";
 import type { IndexReport, RunDetail } from "../api/types";
+import type { LegendGroup } from "../components/SeriesLegend";
 import { DistributionChart, RoundsChart, type RightAxis, colour, dash, MetricSelect } from "../components/charts";
 import { Empty, ErrorBox, Labels, Loading } from "../components/states";
 import {
@@ -22,9 +23,9 @@ import {
   verdictOf,
 } from "../lib/compare";
 import { type RoundMarkSpec, mergeByX, overlayShards, roundMarkSpecs, roundMarks } from "../lib/bucket-index";
-import { fmtLatency, fmtMiBs, fmtRate } from "../lib/format";
+import { fmtLatency, fmtOpMiBs, fmtRate, movesPayload, openLoopBehind, openLoopText } from "../lib/format";
 import { ninesOf } from "../lib/nines";
-import { METRICS, placeLabel } from "../lib/rounds";
+import { METRICS, placeLabel, wholePhaseRows } from "../lib/rounds";
 
 function runLabel(d: RunDetail, i: number): string {
   const labels = Object.entries(d.info.labels)
@@ -53,15 +54,15 @@ function runsIndexOverlay(runs: Array<{ label: string; detail: RunDetail; index?
   return { data: shards.data, right: series.length ? { unit: "index shards", series } : undefined, marks };
 }
 
-function fmtMetric(unit: string, v: number): string {
+function fmtMetric(unit: string, v: number, op: string): string {
   if (unit === "ops/s") return fmtRate(v);
-  if (unit === "MiB/s") return fmtMiBs(v);
+  if (unit === "MiB/s") return fmtOpMiBs(op, v);
   if (unit === "µs") return fmtLatency(v);
   return String(v);
 }
 
 export function DeltaTable({ runs }: { runs: Array<{ label: string; detail: RunDetail }> }) {
-  const rowsPerRun = runs.map((r) => r.detail.summary?.rows ?? []);
+  const rowsPerRun = runs.map((r) => wholePhaseRows(r.detail));
   const rounds = roundsOf(rowsPerRun);
   const [scope, setScope] = useState<DeltaScope>("all");
   const aggs = rowsPerRun.map((rows) => aggregate(rows, scope));
@@ -112,14 +113,16 @@ export function DeltaTable({ runs }: { runs: Array<{ label: string; detail: RunD
                   <tr key={`${k}/${m.key}`} className={j === 0 ? "group-start" : ""}>
                     <td>{j === 0 ? `${base.section === "round" ? "rounds" : base.section} · ${base.phase} · ${base.op}` : ""}</td>
                     <td>{metricLabel(m, scope, base.section)}</td>
-                    <td className="num">{fmtMetric(m.unit, baseValue)}</td>
+                    <td className="num">{fmtMetric(m.unit, baseValue, base.op)}</td>
                     {aggs.slice(1).map((a, i) => {
                       const other = a.get(k);
                       if (!other) return <td key={i} className="muted">not in this run</td>;
                       const value = other[m.key] as number;
+                      // A bandwidth that does not apply (LIST, DELETE) has no change either.
+                      if (m.unit === "MiB/s" && !movesPayload(base.op)) return <td key={i} className="num">–</td>;
                       return (
                         <td key={i} className={`num ${verdictOf(baseValue, value, m.better)}`}>
-                          {fmtMetric(m.unit, value)} <span className="delta">({fmtChange(baseValue, value)})</span>
+                          {fmtMetric(m.unit, value, base.op)} <span className="delta">({fmtChange(baseValue, value)})</span>
                         </td>
                       );
                     })}
@@ -244,7 +247,7 @@ export function ComparePage() {
   if (!loaded) return <Loading what="the runs" />;
   const m = METRICS[metric];
   const measured = overlayRounds(
-    runs.map((r) => ({ id: r.detail.info.run_id, label: r.label, rows: r.detail.summary?.rows ?? [] })),
+    runs.map((r) => ({ id: r.detail.info.run_id, label: r.label, rows: wholePhaseRows(r.detail) })),
     m.get,
   );
   const overlay = normalised ? normaliseOverlay(measured) : measured;
@@ -281,6 +284,7 @@ export function ComparePage() {
           ))}
         </tbody>
       </table>
+      <BehindNotes runs={runs} />
       <div className="title-row">
         <h2>
           {m.label} across rounds{normalised ? ` (× ${runs[0].label})` : ""}
@@ -313,6 +317,7 @@ export function ComparePage() {
           colour: colour(s.run),
           dash: dash(phaseOps.indexOf(`${s.phase} · ${s.op}`)),
         }))}
+        legend={compareLegend(overlay.series, runs, phaseOps)}
       />
       <Distributions runs={runs} pick={pick} setPick={setPick} />
       <h2>Change against {runs[0].label}</h2>
@@ -323,5 +328,53 @@ export function ComparePage() {
       </p>
       <DeltaTable runs={runs} />
     </section>
+  );
+}
+
+/** The compare chart's legend: each run once (its colour), each phase and operation
+ * once (its dash, in grey). */
+export function compareLegend(
+  series: Array<{ name: string; run: number; phase: string; op: string }>,
+  runs: Array<{ label: string }>,
+  phaseOps: string[],
+): LegendGroup[] {
+  const byRun = runs.map((r, i) => ({
+    key: `run ${i}`,
+    name: r.label,
+    colour: colour(i),
+    members: series.filter((s) => s.run === i).map((s) => s.name),
+  }));
+  const byPhaseOp = phaseOps.map((po, i) => ({
+    key: `phase-op ${po}`,
+    name: po,
+    colour: "#4b5563",
+    dash: dash(i),
+    members: series.filter((s) => `${s.phase} · ${s.op}` === po).map((s) => s.name),
+  }));
+  return [...byRun, ...byPhaseOp];
+}
+
+/** Open-loop phases of the runs compared that fell behind their rate: a throughput
+ * compared there is what the target took, not what was asked. */
+export function BehindNotes({ runs }: { runs: Array<{ label: string; detail: RunDetail }> }) {
+  const notes = runs.flatMap((r) => {
+    const seen = new Set<string>();
+    return wholePhaseRows(r.detail).flatMap((row) => {
+      const key = `${row.section}/${row.round}/${row.phase}`;
+      if (!row.open_loop || !openLoopBehind(row.open_loop) || seen.has(key)) return [];
+      seen.add(key);
+      return [`${r.label} · ${placeLabel(row)} · ${row.phase}: sent ${openLoopText(row.open_loop)}`];
+    });
+  });
+  if (!notes.length) return null;
+  return (
+    <div className="state warn" data-testid="behind-notes">
+      <strong>Open-loop phases that fell behind their rate</strong> (the target took less than was asked):
+      <ul>
+        {notes.map((n) => (
+          <li key={n}>{n}</li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -14,7 +14,17 @@ import { TimeChart, shardAxis } from "../components/charts";
 import { ErrorBox, StatusBadge } from "../components/states";
 import { eventWindows } from "../lib/bucket-index";
 import { fmtCount, fmtDuration } from "../lib/format";
-import { type LiveState, MAX_LIVE_POINTS, type RawEvent, applyEvent, endedSummary, initialLive, liveSeries } from "../lib/live";
+import {
+  type LiveState,
+  MAX_LIVE_POINTS,
+  type RawEvent,
+  applyEvent,
+  endedSummary,
+  initialLive,
+  liveDomain,
+  liveSeries,
+  phaseMarks,
+} from "../lib/live";
 import { placeLabel } from "../lib/rounds";
 
 /** How often the live page's heatmap is read again while the run goes. */
@@ -97,6 +107,10 @@ export function LiveRunPage() {
 
   const first = state.points[0]?.t;
   const last = state.points[state.points.length - 1]?.t;
+  // One time axis for every chart of the page and the heatmap: a second sits at one x.
+  const domain = useMemo(() => liveDomain(state.points), [state.points]);
+  const phases = useMemo(() => phaseMarks(state.points), [state.points]);
+  const [latencyLog, setLatencyLog] = useState(true);
   const windows = useMemo(
     () => (first == null || last == null ? [] : eventWindows(state.reshards, state.stalls, first, last)),
     [state.reshards, state.stalls, first, last],
@@ -196,20 +210,45 @@ export function LiveRunPage() {
       <div className="chart-grid">
         <div>
           <h3>Throughput (ops/s){shards ? " and index shards" : ""}</h3>
-          <TimeChart testId="live-chart-ops" data={state.points} series={series.ops} unit="ops/s" right={shards} windows={windows} />
+          <TimeChart
+            testId="live-chart-ops"
+            data={state.points}
+            series={series.ops}
+            unit="ops/s"
+            right={shards}
+            windows={windows}
+            xDomain={domain}
+            phases={phases}
+          />
         </div>
         <div>
           <h3>Bandwidth</h3>
-          <TimeChart testId="live-chart-mib" data={state.points} series={series.mib} unit="MiB/s" />
+          <TimeChart testId="live-chart-mib" data={state.points} series={series.mib} unit="MiB/s" xDomain={domain} phases={phases} />
         </div>
         <div>
-          <h3>Latency p50 / p99 / p99.9</h3>
-          <TimeChart testId="live-chart-latency" data={state.points} series={series.lat} unit="ms" windows={windows} windowKey={false} />
+          <div className="title-row">
+            <h3>Latency p50 / p99 / p99.9</h3>
+            <label className="muted small">
+              <input type="checkbox" checked={latencyLog} onChange={(e) => setLatencyLog(e.target.checked)} data-testid="live-latency-log" /> log
+              scale
+            </label>
+          </div>
+          <TimeChart
+            testId="live-chart-latency"
+            data={state.points}
+            series={series.lat}
+            unit="ms"
+            windows={windows}
+            windowKey={false}
+            xDomain={domain}
+            phases={phases}
+            log={latencyLog}
+          />
         </div>
         <div>
           <h3>Errors by class (per second)</h3>
           {series.errors.length ? (
-            <TimeChart testId="live-chart-errors" data={state.points} series={series.errors} unit="errors/s" />
+            <TimeChart testId="live-chart-errors" data={state.points} series={series.errors} unit="errors/s" xDomain={domain} phases={phases} />
           ) : (
             <div className="state empty">No errors so far.</div>
           )}
@@ -221,7 +260,7 @@ export function LiveRunPage() {
           load={loadHeatmap}
           index={liveIndex}
           refreshMs={running ? HEATMAP_REFRESH_MS : undefined}
-          elapsedS={running ? (last ?? 0) : undefined}
+          span={domain}
         />
       )}
     </section>

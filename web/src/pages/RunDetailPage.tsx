@@ -130,7 +130,7 @@ export function RunDetailPage() {
             </Link>
           ) : null
         }
-        empty={<Empty title="No phase has finished yet.">Results appear here as each phase ends.</Empty>}
+        empty={<NoPhaseYet status={detail.info.status} error={detail.info.error} />}
       >
         <Annotations detail={detail} />
         <div className="exports">
@@ -154,5 +154,17 @@ export function RunDetailPage() {
         {exportError != null && <ErrorBox error={exportError} />}
       </RunReport>
     </section>
+  );
+}
+
+/** A run with no finished phase: still going, or how it ended and why. */
+export function NoPhaseYet(props: { status: string; error?: string | null }) {
+  if (props.status === "running") {
+    return <Empty title="No phase has finished yet.">Results appear here as each phase ends.</Empty>;
+  }
+  return (
+    <Empty title={`The run ${props.status === "killed" ? "was killed" : props.status} before a phase finished.`}>
+      {props.error ? <span data-testid="run-error">{props.error}</span> : "It recorded no reason."}
+    </Empty>
   );
 }

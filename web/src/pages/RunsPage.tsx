@@ -93,7 +93,7 @@ export function RunsTable({ runs }: { runs: RunInfo[] }) {
                 <td>
                   {r.headline.length === 0 && (
                     <span className="muted" data-testid="no-headline">
-                      {noHeadline(r.status)}
+                      {noHeadline(r.status, r.error)}
                     </span>
                   )}
                   {r.headline.map((h) => (
@@ -132,15 +132,21 @@ export function RunsPage() {
   );
 }
 
-/** What the throughput cell of a run with no finished phase says instead. */
-export function noHeadline(status: string): string {
+/**
+ * What the throughput cell of a run with no finished phase says instead: how it ended
+ * and, when it recorded one, why.
+ */
+export function noHeadline(status: string, error?: string | null): string {
+  const why = error ? `: ${error}` : "";
   switch (status) {
     case "running":
       return "no phase finished yet";
     case "killed":
       return "killed before a phase finished";
     case "failed":
-      return "failed before a phase finished";
+    case "aborted":
+    case "interrupted":
+      return `${status} before a phase finished${why}`;
     default:
       return "no phase finished";
   }

@@ -3,8 +3,11 @@
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import { MemoryRouter } from "react-router-dom";
-import type { RunInfo } from "../api/types";
+import type { RunDetail, RunInfo, SummaryRow } from "../api/types";
 import { YamlEditor } from "../components/YamlEditor";
+import { RoundsPhasesTable } from "../components/RunDetailView";
+import { BehindNotes, DeltaTable, compareLegend } from "./ComparePage";
+import { NoPhaseYet } from "./RunDetailPage";
 import { RunsTable, filterRuns, noHeadline } from "./RunsPage";
 
 afterEach(cleanup);
@@ -63,5 +66,125 @@ describe("a run with no finished phase", () => {
     expect(noHeadline("killed")).toBe("killed before a phase finished");
     expect(noHeadline("running")).toBe("no phase finished yet");
     expect(noHeadline("failed")).toBe("failed before a phase finished");
+    expect(noHeadline("failed", "cannot reach http://127.0.0.1:9: connection refused")).toBe(
+      "failed before a phase finished: cannot reach http://127.0.0.1:9: connection refused",
+    );
+    expect(noHeadline("interrupted")).toBe("interrupted before a phase finished");
+  });
+
+  it("says on its page how it ended and why, not that results are coming", () => {
+    render(<NoPhaseYet status="failed" error="bucket keystorm-demo: AccessDenied" />);
+    expect(screen.getByText("The run failed before a phase finished.")).toBeTruthy();
+    expect(screen.getByTestId("run-error").textContent).toBe("bucket keystorm-demo: AccessDenied");
+    expect(screen.queryByText(/Results appear here/)).toBeNull();
+    cleanup();
+    render(<NoPhaseYet status="running" />);
+    expect(screen.getByText(/Results appear here/)).toBeTruthy();
+  });
+});
+
+describe("compare's change table", () => {
+  const rowOf = (op: "get" | "list", ops_per_sec: number, mib_per_sec: number) =>
+    ({
+      section: "round",
+      round: 1,
+      phase: "mixed",
+      op,
+      objects_at_start: 0,
+      started_at: "2026-11-22T00:00:00Z",
+      duration_s: 10,
+      client_cpu_s: 1,
+      ops: ops_per_sec * 10,
+      errors: 0,
+      error_rate: 0,
+      error_classes: {},
+      ops_per_sec,
+      bytes: mib_per_sec * 10 * 1048576,
+      mib_per_sec,
+      keys: 0,
+      keys_per_sec: 0,
+      latency_us: { min: 1, mean: 2, p50: 100, p90: 200, p99: 1000, p999: 2000, max: 3000 },
+    }) as unknown as SummaryRow;
+  const runOf = (label: string, factor: number) => ({
+    label,
+    detail: {
+      summary: { format_version: 1, run_id: label, rows: [rowOf("get", 100 * factor, 2 * factor), rowOf("list", 10 * factor, 0)], totals: [] },
+    } as unknown as RunDetail,
+  });
+
+  it("gives a LIST no bandwidth and no change in it, and a GET both", () => {
+    render(<DeltaTable runs={[runOf("a", 1), runOf("b", 2)]} />);
+    const cells = (phaseOp: string) => {
+      const rows = screen.getAllByRole("row");
+      const start = rows.findIndex((r) => r.textContent?.startsWith(`rounds · mixed · ${phaseOp}`));
+      const mib = rows.slice(start).find((r) => r.children[1]?.textContent?.startsWith("MiB/s"))!;
+      return [...mib.children].slice(2).map((c) => c.textContent);
+    };
+    expect(cells("list")).toEqual(["–", "–"]);
+    expect(cells("get")[1]).toContain("+100.0 %");
+  });
+});
+
+describe("compare's legend", () => {
+  it("lists each run and each phase and operation once, each standing for its lines", () => {
+    const phaseOps = ["write · put", "read · get", "mixed · get", "mixed · put", "mixed · list", "mixed · delete"];
+    const series = [0, 1].flatMap((run) =>
+      phaseOps.map((po) => {
+        const [phase, op] = po.split(" · ");
+        return { name: `#${run + 1} · ${po}`, run, phase, op };
+      }),
+    );
+    const legend = compareLegend(series, [{ label: "#1" }, { label: "#2" }], phaseOps);
+    expect(legend).toHaveLength(8);
+    expect(legend[0].members).toEqual(series.filter((s) => s.run === 0).map((s) => s.name));
+    expect(legend[3].members).toEqual(["#1 · read · get", "#2 · read · get"]);
+    // Runs by colour, phases by dash: the dashes differ, the runs' lines are solid.
+    expect(new Set(legend.slice(2).map((g) => g.dash)).size).toBe(6);
+    expect(legend[0].colour).not.toBe(legend[1].colour);
+  });
+});
+
+describe("an open-loop phase that fell behind", () => {
+  const behind = { asked_per_sec: 6000, sent_per_sec: 2316, backlog: 36840 };
+  const kept = { asked_per_sec: 1000, sent_per_sec: 999.8, backlog: 0 };
+  const rowWith = (phase: string, open_loop: typeof behind) =>
+    ({
+      section: "round",
+      round: 1,
+      phase,
+      op: "put",
+      objects_at_start: 0,
+      started_at: "2026-11-22T00:00:00Z",
+      duration_s: 10,
+      client_cpu_s: 1,
+      ops: 23160,
+      errors: 0,
+      error_rate: 0,
+      error_classes: {},
+      ops_per_sec: 2316,
+      bytes: 0,
+      mib_per_sec: 0,
+      keys: 0,
+      keys_per_sec: 0,
+      latency_us: { min: 1, mean: 2, p50: 100, p90: 200, p99: 1000, p999: 2000, max: 3000 },
+      schedule_lag_us: { min: 1, mean: 2, p50: 30, p90: 60, p99: 1_630_000, p999: 2_000_000, max: 2_000_000 },
+      open_loop,
+    }) as unknown as SummaryRow;
+
+  it("says what it sent of the rate asked, and how late, on the run page", () => {
+    render(<RoundsPhasesTable rows={[rowWith("write", behind), rowWith("paced", kept)]} />);
+    const cells = screen.getAllByTestId("row-open-loop");
+    expect(cells[0].textContent).toBe("2,316 of 6,000 ops/s, 36,840 never sent");
+    expect(cells[0].className).toContain("bad");
+    expect(cells[1].className).not.toContain("bad");
+    expect(screen.getAllByTestId("row-schedule-lag")[0].textContent).toBe("1.63 s");
+  });
+
+  it("is named on the compare page", () => {
+    const detail = (rows: SummaryRow[]) => ({ summary: { format_version: 1, run_id: "r", rows, totals: [] }, phases: rows }) as unknown as RunDetail;
+    render(<BehindNotes runs={[{ label: "#1", detail: detail([rowWith("write", behind)]) }, { label: "#2", detail: detail([rowWith("write", kept)]) }]} />);
+    const notes = screen.getByTestId("behind-notes");
+    expect(notes.textContent).toContain("#1 · round 1 · write: sent 2,316 of 6,000 ops/s, 36,840 never sent");
+    expect(notes.textContent).not.toContain("#2");
   });
 });

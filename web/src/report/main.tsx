@@ -3,7 +3,7 @@
 // the run page uses.
 import { StrictMode, useCallback } from "react";
 import { createRoot } from "react-dom/client";
-import type { Heatmap, IndexReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
+import type { Distribution, Heatmap, IndexReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
 import type { PhaseChoice } from "../components/RunDetailView";
 import { RunReport } from "../components/RunReport";
 import { Empty } from "../components/states";
@@ -21,6 +21,16 @@ interface ReportData {
   workload_text?: string;
   /** Each operation's latency heatmap over the whole run (absent from older reports). */
   heatmaps?: Record<string, Heatmap>;
+  /** Each phase × round × operation's latency distribution and heatmap, keyed
+   * `section|round|phase|op` (absent from older reports). */
+  phase_details?: Record<string, { distribution: Distribution | null; heatmap: Heatmap | null }>;
+  /** Whole phases over their parts (absent from older reports). */
+  phases?: RunDetail["phases"];
+}
+
+/** The key of a phase choice in the report's `phases`. */
+function phaseKey(c: PhaseChoice): string {
+  return `${c.section}|${c.round ?? ""}|${c.phase}|${c.op}`;
 }
 
 function readData(): ReportData | null {
@@ -38,6 +48,7 @@ function Report({ data }: { data: ReportData }) {
     manifest: data.manifest,
     summary: data.summary,
     workload_text: data.workload_text ?? "",
+    phases: data.phases ?? data.summary?.rows ?? [],
   };
   const loadIntervals = useCallback(
     (c: PhaseChoice) =>
@@ -51,12 +62,28 @@ function Report({ data }: { data: ReportData }) {
     },
     [data],
   );
+  const loadDistribution = useCallback(
+    (c: PhaseChoice) => {
+      const d = data.phase_details?.[phaseKey(c)]?.distribution;
+      return d ? Promise.resolve(d) : Promise.reject(new Error(`this report holds no distribution of ${c.phase} ${c.op}`));
+    },
+    [data],
+  );
+  const loadPhaseHeatmap = useCallback(
+    (c: PhaseChoice) => {
+      const h = data.phase_details?.[phaseKey(c)]?.heatmap;
+      return h ? Promise.resolve(h) : Promise.reject(new Error(`this report holds no heatmap of ${c.phase} ${c.op}`));
+    },
+    [data],
+  );
   return (
     <main>
       <p className="muted">keystorm report, generated {new Date().toISOString().slice(0, 10)}</p>
       <RunReport
         data={{ detail, index: data.index, listings: data.listings }}
         loadIntervals={loadIntervals}
+        loadDistribution={data.phase_details ? loadDistribution : undefined}
+        loadPhaseHeatmap={data.phase_details ? loadPhaseHeatmap : undefined}
         loadHeatmap={data.heatmaps ? loadHeatmap : undefined}
         empty={<Empty title="This run recorded no finished phase." />}
       />

@@ -16,6 +16,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::error::{ApiError, ApiPath, ApiQuery, ApiResult, ErrorBody};
 use super::heatmap_cache::{CachedHeatmap, HeatmapKey};
 pub use super::heatmap_filter::HeatmapFilter;
+use super::heatmap_filter::PartLines;
 use super::params::RunIdParam;
 use super::run_files::run_dir;
 use super::state::AppState;
@@ -99,7 +100,13 @@ pub async fn heatmap_of_run(
         columns,
     });
     let heat = tokio::task::spawn_blocking(move || {
-        CachedHeatmap::lock(&cached).refresh(&path, |t| filter.accepts(t, op))
+        CachedHeatmap::lock(&cached).refresh(
+            &path,
+            PartLines {
+                filter: &filter,
+                op,
+            },
+        )
     })
     .await
     .map_err(|e| ApiError::internal(e.to_string()))?
@@ -125,7 +132,7 @@ pub fn read_heatmap(
     filter: &HeatmapFilter,
     columns: u32,
 ) -> std::io::Result<Option<Heatmap>> {
-    let grid = heatmap(path, |t| filter.accepts(t, op), columns as usize)?;
+    let grid = heatmap(path, PartLines { filter, op }, columns as usize)?;
     Ok(grid.map(|grid| answer(op, grid)))
 }
 

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::{HeatmapBuilder, HeatmapGrid};
+use keystorm_engine::results::{HeatmapBuilder, HeatmapGrid, HeatmapLines};
 
 use super::heatmap_filter::HeatmapFilter;
 
@@ -105,7 +105,7 @@ impl CachedHeatmap {
     pub fn refresh(
         &mut self,
         path: &Path,
-        wanted: impl Fn(&str) -> bool,
+        wanted: impl HeatmapLines,
     ) -> std::io::Result<Option<HeatmapGrid>> {
         let file = File::open(path)?;
         // Identity and contents from the file open here, which is the one read next.

@@ -18,6 +18,16 @@ impl HeatmapFilter {
     /// Whether the log's line tagged `section.round.phase.op` is one of `op`'s in this
     /// part (warm-up lines, tagged `....op.warmup`, are left out as from the summary).
     pub fn accepts(&self, tag: &str, op: OpKind) -> bool {
+        self.accepts_part(tag, |last| last == op.as_str())
+    }
+
+    /// Whether the line tagged `tag` is of any operation in this part (warm-up aside):
+    /// where it begins marks its phase on a heatmap of another operation.
+    pub fn accepts_any_op(&self, tag: &str) -> bool {
+        self.accepts_part(tag, |last| OpKind::parse(last).is_some())
+    }
+
+    fn accepts_part(&self, tag: &str, op: impl Fn(&str) -> bool) -> bool {
         let Some((section, rest)) = tag.split_once('.') else {
             return false;
         };
@@ -29,10 +39,27 @@ impl HeatmapFilter {
             return false;
         };
         let matches = |want: &Option<String>, got: &str| want.as_deref().is_none_or(|w| w == got);
-        last == op.as_str()
+        op(last)
             && matches(&self.section, section)
             && matches(&self.round, round)
             && matches(&self.phase, phase)
+    }
+}
+
+/// The lines of a heatmap of `op` over the part `filter` covers: its operations counted,
+/// every other operation's lines of the part marking where their phases begin.
+pub struct PartLines<'a> {
+    pub filter: &'a HeatmapFilter,
+    pub op: OpKind,
+}
+
+impl keystorm_engine::results::HeatmapLines for PartLines<'_> {
+    fn counts(&self, tag: &str) -> bool {
+        self.filter.accepts(tag, self.op)
+    }
+
+    fn marks(&self, tag: &str) -> bool {
+        self.filter.accepts_any_op(tag)
     }
 }
 
@@ -62,5 +89,9 @@ mod tests {
         assert!(dotted.accepts("round.3.v1.2.put", OpKind::Put));
         assert!(!dotted.accepts("round.2.v1.2.put", OpKind::Put));
         assert!(!all.accepts("garbage", OpKind::Put));
+        // Any operation of the part marks its phase; warm-up and other parts do not.
+        assert!(reads.accepts_any_op("round.1.read.put"));
+        assert!(!reads.accepts_any_op("round.1.read.put.warmup"));
+        assert!(!reads.accepts_any_op("round.1.write.put"));
     }
 }

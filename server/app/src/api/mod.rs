@@ -33,7 +33,7 @@ mod streamed;
 mod ui;
 mod workloads;
 
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 
@@ -125,15 +125,21 @@ async fn api_not_found(uri: axum::http::Uri) -> ApiError {
 
 /// Starts a workload of the workloads folder by name (as `POST /api/runs` does).
 pub async fn start_named(state: &AppState, name: &str) -> Result<String, ApiError> {
-    let (status, Json(started)) = runs::start(
-        State(state.clone()),
-        error::ApiJson(runs::StartRunRequest {
+    // The command that started it, as a user typed it (less the server's other
+    // options, such as its token).
+    let started_by = ["keystorm", "serve", "--start", name]
+        .map(String::from)
+        .to_vec();
+    let (status, Json(started)) = runs::start_run(
+        state,
+        runs::StartRunRequest {
             workload: Some(name.to_string()),
             yaml: None,
             endpoint: None,
             labels: Default::default(),
             agents: None,
-        }),
+        },
+        Some(started_by),
     )
     .await?;
     debug_assert_eq!(status, axum::http::StatusCode::CREATED);

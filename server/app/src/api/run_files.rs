@@ -36,6 +36,9 @@ pub struct RunInfo {
     /// `embedded` or the endpoint URL.
     pub endpoint: String,
     pub headline: Vec<Headline>,
+    /// Why the run stopped before its end (failed or aborted), as it recorded it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// Labels and notes edited after the run; the manifest stays as recorded.
@@ -140,5 +143,6 @@ pub fn run_info(dir: &Path, manifest: &Manifest) -> RunInfo {
         duration_s,
         endpoint: manifest.endpoint.clone(),
         headline,
+        error: manifest.error.clone(),
     }
 }

@@ -8,8 +8,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use keystorm_engine::executor::RunOptions;
 use keystorm_engine::results::{
-    IntervalQuery, IntervalRecord, Manifest, ResultStore, Section, Summary, WORKLOAD_FILE,
-    list_runs, read_intervals,
+    IntervalQuery, IntervalRecord, Manifest, ResultStore, Section, Summary, SummaryRow,
+    WORKLOAD_FILE, list_runs, read_intervals,
 };
 use keystorm_engine::spec::{SpecError, parse_workload};
 use serde::{Deserialize, Serialize};
@@ -32,6 +32,10 @@ pub struct RunDetail {
     pub summary: Option<Summary>,
     /// The workload as given (inline secrets redacted).
     pub workload_text: String,
+    /// One row per phase × round × operation over all its parts: where a phase was
+    /// stopped and resumed, its parts' rows added up (latency from their histograms
+    /// merged). What charts across rounds draw; `summary.rows` keeps the parts.
+    pub phases: Vec<SummaryRow>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -119,11 +123,17 @@ pub async fn read(
 ) -> ApiResult<Json<RunDetail>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
     let manifest = ResultStore::read_manifest(&dir)?;
+    let summary = read_summary(&dir);
+    let phases = summary
+        .as_ref()
+        .map(|s| keystorm_engine::results::whole_phase_rows(&dir, &s.rows))
+        .unwrap_or_default();
     Ok(Json(RunDetail {
         info: run_info(&dir, &manifest),
-        summary: read_summary(&dir),
+        summary,
         workload_text: workload_text(&dir),
         manifest,
+        phases,
     }))
 }
 
@@ -142,6 +152,17 @@ pub fn workload_text(dir: &std::path::Path) -> String {
 pub async fn start(
     State(state): State<AppState>,
     ApiJson(req): ApiJson<StartRunRequest>,
+) -> ApiResult<(StatusCode, Json<RunStarted>)> {
+    start_run(&state, req, None).await
+}
+
+/// Starts the run `req` asks for; its manifest records `started_by` as the command
+/// line, or, for a run started through the API, the `keystorm run` that would do the
+/// same.
+pub async fn start_run(
+    state: &AppState,
+    req: StartRunRequest,
+    started_by: Option<Vec<String>>,
 ) -> ApiResult<(StatusCode, Json<RunStarted>)> {
     check_labels(&req.labels)?;
     let endpoint = req
@@ -199,8 +220,11 @@ pub async fn start(
     }
     if let Some(agents) = req.agents {
         command_line.extend(["--agents".to_string(), agents.to_string()]);
+    }
+    let command_line = started_by.unwrap_or(command_line);
+    if let Some(agents) = req.agents {
         let run_id = super::fleet_runs::start(
-            &state,
+            state,
             super::fleet_runs::Split {
                 plan,
                 text,

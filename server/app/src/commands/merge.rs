@@ -31,7 +31,7 @@ pub fn merge(args: &MergeArgs, command_line: Vec<String>) -> Result<u8, CliError
         stderrln!("warning: {warning}");
     }
     if !merged.summary.rows.is_empty() {
-        stdout!("{}", crate::table::summary_table(&merged.summary.rows));
+        stdout!("{}", crate::table::summary_text(&merged.summary.rows));
         stdout!("\n{}", per_shard_table(&merged.manifest.merged_from));
     }
     stderrln!(

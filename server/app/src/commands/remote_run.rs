@@ -81,7 +81,7 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
         .await
         .map_err(|e| CliError::failed(e.to_string()))?;
     if let Some(summary) = detail.summary.filter(|s| !s.rows.is_empty()) {
-        stdout!("{}", crate::table::summary_table(&summary.rows));
+        stdout!("{}", crate::table::summary_text(&summary.rows));
         stdout!(
             "\n{}",
             super::merge::per_shard_table(&detail.manifest.merged_from)

@@ -96,7 +96,7 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
 
     // A run that failed before any phase finished has no table to show.
     if !outcome.summary.rows.is_empty() {
-        stdout!("{}", crate::table::summary_table(&outcome.summary.rows));
+        stdout!("{}", crate::table::summary_text(&outcome.summary.rows));
     }
     stderrln!(
         "run {} {}; results in {}",

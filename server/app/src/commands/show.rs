@@ -32,7 +32,7 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     if summary.rows.is_empty() {
         stdoutln!("no phase has finished yet");
     } else {
-        stdout!("{}", crate::table::summary_table(&summary.rows));
+        stdout!("{}", crate::table::summary_text(&summary.rows));
     }
     if let Some(c) = &manifest.cleanup {
         stdoutln!("cleanup: {}", c.describe());

@@ -285,6 +285,7 @@ impl LiveRun {
                 phase,
                 record: Box::new(record),
                 progress,
+                folded: None,
             });
         }
     }

@@ -20,13 +20,21 @@ use crate::keyspace::WindowState;
 use crate::metrics::{IntervalStats, Recorder, process_cpu_time};
 use crate::ops::OpKind;
 use crate::plan::{PhaseEnd, PhaseWork};
-use crate::results::{IntervalRecord, PartStart, PhasePosition, StallEvent, SummaryRow, timestamp};
+use crate::results::{
+    IntervalRecord, OpenLoop, PartStart, PhasePosition, SHORT_INTERVAL_S, StallEvent, SummaryRow,
+    timestamp,
+};
 use crate::results::{PhaseProgress, ResultsError, RunEvent};
 
 /// Recorders per phase at most; workers share them round-robin.
 const MAX_RECORDERS: usize = 8;
 /// How early a tick may come and still count as a second after the last.
 const TICK_SLACK: Duration = Duration::from_millis(100);
+/// A tick closer than this to a `duration` phase's end closes no interval: the last
+/// interval runs on to the end and the drain of the requests in flight, so no phase
+/// ends with a sliver of an interval (a few in-flight requests finishing) that reads
+/// as a dip in throughput and a spike in latency.
+const SHORTEST_LAST_INTERVAL: Duration = Duration::from_millis(500);
 /// Error-rate checks wait for this many operations, so one early failure does not abort.
 const MIN_OPERATIONS_FOR_ERROR_RATE: u64 = 20;
 
@@ -66,7 +74,7 @@ pub(crate) async fn run(
         phase: pref.clone(),
         position,
         end: p.end.clone(),
-        concurrency: p.concurrency,
+        concurrency: p.in_flight(),
         objects: objects_at_start,
         index: index_at_start.clone(),
     });
@@ -134,10 +142,17 @@ pub(crate) async fn run(
         Duration::from_secs(1),
     );
     ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    let deadline = shared.run_for;
-    if deadline.is_some_and(|d| d.is_zero()) {
-        shared.stop.cancel();
-    }
+    // A `duration` phase stops at its deadline to the timer's precision, not at the
+    // next tick: a resumed part runs what was left, not up to a second more.
+    let deadline = shared.run_for.map(|d| shared.start + d);
+    let deadline_passed = async {
+        match deadline {
+            Some(at) => keystorm_timer::sleep_until(at).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::pin!(deadline_passed);
+    let mut stopped_at_deadline = false;
     let mut intervals = Intervals {
         next: before.next_interval,
         start: shared.start,
@@ -145,26 +160,32 @@ pub(crate) async fn run(
         all: IntervalStats::default(),
         totals: IntervalStats::default(),
         stalls: writes.then(|| StallDetector::new(ctx.plan.stalls, pref.clone())),
+        last: None,
     };
     let mut aborted = None;
     let mut warnings = Vec::new();
 
     loop {
         tokio::select! {
+            _ = &mut deadline_passed, if !stopped_at_deadline => {
+                stopped_at_deadline = true;
+                shared.stop.cancel();
+            }
             _ = ticker.tick() => {
                 let now = Instant::now();
-                // Taken before the drain: every write below these marks is in `stats` or
-                // an earlier interval.
-                let settled = ctx.window.checkpoint_state();
-                let stats = drain(&recorders);
-                intervals.close(ctx, scheduled, &shared, &before, now, &stats)?;
+                let last_stretch =
+                    deadline.is_some_and(|at| now + SHORTEST_LAST_INTERVAL > at);
+                if !last_stretch {
+                    // Taken before the drain: every write below these marks is in
+                    // `stats` or an earlier interval.
+                    let settled = ctx.window.checkpoint_state();
+                    let stats = drain(&recorders);
+                    intervals.close(ctx, scheduled, &shared, &before, now, &stats)?;
+                    if saver.due(now) {
+                        saver.save(ctx, scheduled, intervals.next, &intervals.all, now, settled)?;
+                    }
+                }
                 warn_first_errors(ctx, &pref.name, &shared);
-                if deadline.is_some_and(|d| now.duration_since(shared.start) >= d) {
-                    shared.stop.cancel();
-                }
-                if saver.due(now) {
-                    saver.save(ctx, scheduled, intervals.next, &intervals.all, now, settled)?;
-                }
                 if aborted.is_none()
                     && let Some(msg) = error_budget_exceeded(p.max_error_rate, &intervals.all)
                 {
@@ -225,7 +246,13 @@ pub(crate) async fn run(
     let warmup_left = warmup_intervals.saturating_sub(before.next_interval);
     let measured = elapsed.saturating_sub(Duration::from_secs(warmup_left));
     let interrupted = ctx.cancel.is_cancelled();
-    let rows = summary_rows(
+    let open_loop = p
+        .rate
+        .map(|rate| open_loop_outcome(rate, shared.run_for, elapsed, measured, &all, &totals));
+    for w in schedule_warnings(&pref.name, open_loop.as_ref(), &totals) {
+        ctx.emit(RunEvent::Warning { message: w });
+    }
+    let mut rows = summary_rows(
         &totals,
         pref,
         &saver.part,
@@ -234,6 +261,9 @@ pub(crate) async fn run(
         &index_at_end,
         interrupted,
     );
+    for r in &mut rows {
+        r.open_loop = open_loop;
+    }
     Ok(PhaseOutcome {
         rows,
         totals,
@@ -257,6 +287,9 @@ struct Intervals {
     totals: IntervalStats,
     /// Watches write throughput and latency (phases that write).
     stalls: Option<StallDetector>,
+    /// The interval closed last in this part: its start, end and what it measured, for
+    /// folding a sliver of a last interval into it.
+    last: Option<(Instant, Instant, IntervalStats)>,
 }
 
 impl Intervals {
@@ -272,9 +305,23 @@ impl Intervals {
         stats: &IntervalStats,
     ) -> Result<(), ResultsError> {
         let warmup = self.next < self.warmup;
+        let sliver = end.duration_since(self.start).as_secs_f64() < SHORT_INTERVAL_S;
+        let folded = match &self.last {
+            Some((from, _, last)) if sliver && warmup == (self.next - 1 < self.warmup) => {
+                let mut both = last.clone();
+                both.merge(stats);
+                let mut record =
+                    interval_record(ctx, scheduled, self.next - 1, *from, end, warmup, &both);
+                record.merged = 2;
+                Some(Box::new(record))
+            }
+            _ => None,
+        };
+        let record = interval_record(ctx, scheduled, self.next, self.start, end, warmup, stats);
         emit_interval(
-            ctx, scheduled, shared, before, self.next, self.start, end, warmup, stats, &self.all,
+            ctx, scheduled, shared, before, record, folded, end, stats, &self.all,
         )?;
+        self.last = Some((self.start, end, stats.clone()));
         if !warmup && let Some(d) = &mut self.stalls {
             let t_s = ctx.t_s(self.start);
             let dur = end.duration_since(self.start).as_secs_f64();
@@ -320,8 +367,79 @@ pub(crate) fn summary_rows(
             resumed: part.resumed,
             redone: part.redone.of(op),
             taken_over: part.taken_over,
+            open_loop: None,
         })
         .collect()
+}
+
+/// How an open-loop part kept its schedule of `rate` a second: what it sent over its
+/// measured time, and, for a `duration` (`run_for`), the slots due before the deadline
+/// it never sent.
+fn open_loop_outcome(
+    rate: f64,
+    run_for: Option<Duration>,
+    elapsed: Duration,
+    measured: Duration,
+    all: &IntervalStats,
+    totals: &IntervalStats,
+) -> OpenLoop {
+    let measured_s = measured.as_secs_f64();
+    let sent = totals.total_ops() + totals.total_errors();
+    let backlog = run_for.map_or(0, |d| {
+        // Slots 0, 1, ... start at n / rate: those before the deadline (or the stop).
+        let due = (rate * d.min(elapsed).as_secs_f64()).ceil() as u64;
+        due.saturating_sub(all.total_ops() + all.total_errors())
+    });
+    OpenLoop {
+        asked_per_sec: rate,
+        sent_per_sec: if measured_s > 0.0 {
+            sent as f64 / measured_s
+        } else {
+            0.0
+        },
+        backlog,
+    }
+}
+
+/// Requests leaving later than this share of the latency measured from their slot make
+/// the client's delay, not the store's, a visible part of open-loop latency.
+const LAG_WARNING_SHARE: f64 = 0.1;
+
+/// What the end of a phase says about its schedule: that it fell behind (the target
+/// took fewer operations than asked), or that the client sent late.
+fn schedule_warnings(
+    phase: &str,
+    open_loop: Option<&OpenLoop>,
+    totals: &IntervalStats,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(o) = open_loop else {
+        return out;
+    };
+    if o.behind() {
+        out.push(format!(
+            "phase {phase} fell behind its rate: {}; the target took less than was asked \
+             (or the client could not send it: see the schedule lag)",
+            o.describe()
+        ));
+    }
+    for (op, s) in totals.active() {
+        if s.schedule_lag.is_empty() || s.latency.is_empty() {
+            continue;
+        }
+        let lag = s.schedule_lag.value_at_quantile(0.5);
+        let latency = s.latency.value_at_quantile(0.5);
+        if lag as f64 > LAG_WARNING_SHARE * latency as f64 {
+            out.push(format!(
+                "phase {phase}: {op} requests left {lag} µs after their scheduled time at the \
+                 median (p99 {} µs), {:.0} % of the {latency} µs measured from the schedule: \
+                 the client was late, and open-loop latency counts it",
+                s.schedule_lag.value_at_quantile(0.99),
+                100.0 * lag as f64 / latency.max(1) as f64
+            ));
+        }
+    }
+    out
 }
 
 /// Saves the phase's progress to the run's checkpoint: when it starts, then every
@@ -442,23 +560,18 @@ fn error_budget_exceeded(max: Option<f64>, all: &IntervalStats) -> Option<String
     })
 }
 
-#[allow(clippy::too_many_arguments)]
-fn emit_interval(
+/// The record of interval number `interval`, from `from` to `to`, that measured `stats`.
+fn interval_record(
     ctx: &RunContext,
     scheduled: &ScheduledPhase,
-    shared: &PhaseShared,
-    before: &PhasePosition,
     interval: u64,
     from: Instant,
     to: Instant,
     warmup: bool,
     stats: &IntervalStats,
-    earlier: &IntervalStats,
-) -> Result<(), ResultsError> {
-    let p = &scheduled.plan;
+) -> IntervalRecord {
     let duration = to.duration_since(from);
-    let window = ctx.window.state();
-    let record = IntervalRecord {
+    IntervalRecord {
         section: scheduled.phase_ref.section,
         round: scheduled.phase_ref.round,
         phase: scheduled.phase_ref.name.clone(),
@@ -466,14 +579,32 @@ fn emit_interval(
         t_s: ctx.t_s(from),
         duration_s: duration.as_secs_f64(),
         warmup,
-        window,
+        window: ctx.window.state(),
         ops: stats
             .active()
             .map(|(op, s)| (op, s.summarize(duration)))
             .collect(),
         index: ctx.index_snapshot(),
         merged: 1,
-    };
+    }
+}
+
+/// Writes the interval `record` (measured `stats`, ending at `to`) and tells it, with
+/// the interval before it `folded` with it when it is a phase's sliver of a last one.
+#[allow(clippy::too_many_arguments)]
+fn emit_interval(
+    ctx: &RunContext,
+    scheduled: &ScheduledPhase,
+    shared: &PhaseShared,
+    before: &PhasePosition,
+    record: IntervalRecord,
+    folded: Option<Box<IntervalRecord>>,
+    to: Instant,
+    stats: &IntervalStats,
+    earlier: &IntervalStats,
+) -> Result<(), ResultsError> {
+    let p = &scheduled.plan;
+    let window = record.window;
     ctx.store().write_interval(&record, stats)?;
     ctx.observer.interval_recorded(&record, stats);
     let elapsed = to.duration_since(shared.start) + Duration::from_secs_f64(before.elapsed_s);
@@ -498,6 +629,7 @@ fn emit_interval(
             errors: earlier.total_errors() + stats.total_errors(),
             objects: window.len(),
         },
+        folded,
     });
     Ok(())
 }

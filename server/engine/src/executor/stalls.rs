@@ -13,7 +13,7 @@ use crate::plan::StallPlan;
 use crate::results::{PhaseRef, StallEvent};
 
 /// Intervals shorter than this (the last, partial one) are not judged.
-const MIN_INTERVAL_S: f64 = 0.5;
+const MIN_INTERVAL_S: f64 = crate::results::SHORT_INTERVAL_S;
 
 pub(crate) struct StallDetector {
     plan: StallPlan,

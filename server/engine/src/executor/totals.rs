@@ -38,10 +38,13 @@ impl RunTotals {
             .active()
             .map(|(op, s)| {
                 let secs = self.seconds[op.index()];
+                let mut stats = s.summarize(Duration::from_secs_f64(secs));
+                // Schedule lag is a phase's (and not kept across a resume): the rows have it.
+                stats.schedule_lag_us = None;
                 TotalRow {
                     op,
                     duration_s: secs,
-                    stats: s.summarize(Duration::from_secs_f64(secs)),
+                    stats,
                 }
             })
             .collect()
@@ -158,6 +161,7 @@ pub(crate) fn read(dir: &Path) -> Result<RunTotals, ResultsError> {
             keys: s.keys,
             errors: classed(&s.errors),
             retried: classed(&s.retried),
+            schedule_lag: crate::metrics::new_histogram(),
         };
     }
     Ok(totals)

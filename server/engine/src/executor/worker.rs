@@ -101,6 +101,8 @@ impl Worker {
                 Some(t) => t,
                 None => return None,
             };
+            // How late this request leaves after its slot: the client's own delay.
+            let lag = intended.map(|at| Instant::now().saturating_duration_since(at));
             let selection = self.plan.selection;
             let outcome = self.runner.run(op, &mut draw, selection).await;
             match outcome {
@@ -109,7 +111,13 @@ impl Worker {
                     result,
                 } => {
                     let start = intended.unwrap_or(latency_from);
-                    self.recorder.with(|s| result.record(s.op_mut(op), start));
+                    self.recorder.with(|s| {
+                        let stats = s.op_mut(op);
+                        result.record(stats, start);
+                        if let Some(lag) = lag {
+                            stats.record_lag(lag);
+                        }
+                    });
                     if let Some(e) = result.error() {
                         self.seen.note(e, &self.shared.first_errors);
                     }

@@ -57,6 +57,12 @@ pub enum RunEvent {
         phase: PhaseRef,
         record: Box<IntervalRecord>,
         progress: PhaseProgress,
+        /// When `record` is a phase's sliver of a last interval (shorter than
+        /// [`crate::SHORT_INTERVAL_S`]): the interval before it with the sliver folded
+        /// in (counters added, histograms merged), which a chart draws in place of the
+        /// interval before rather than the sliver as a second of its own.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        folded: Option<Box<IntervalRecord>>,
     },
     PhaseFinished {
         phase: PhaseRef,

@@ -146,7 +146,21 @@ fn write_run(
     start_epoch_ms: u64,
     store: &mut ResultStore,
 ) -> Result<Summary, MergeError> {
-    let summary = rows::merge(parts, &manifest.run_id)?;
+    let mut summary = rows::merge(parts, &manifest.run_id)?;
+    let mut events = outcomes::read(parts);
+    // Objects at a phase's start are the whole keyspace's: every shard's window added,
+    // those of shards with nothing of the phase to do (a serial listing runs on shard 0
+    // alone) too.
+    for row in &mut summary.rows {
+        let started = events.iter().find_map(|(p, e)| {
+            (p.section == row.section && p.round == row.round && p.name == row.phase)
+                .then_some(e.started.as_ref())
+                .flatten()
+        });
+        if let Some(RunEvent::PhaseStarted { objects, .. }) = started {
+            row.objects_at_start = *objects;
+        }
+    }
     let phases = rows::by_phase(&summary.rows);
     store.write_event(&RunEvent::Started {
         run_id: manifest.run_id.clone(),
@@ -158,7 +172,6 @@ fn write_run(
         store.write_event(&RunEvent::Warning { message });
     }
     intervals::merge(parts, start_epoch_ms, store)?;
-    let mut events = outcomes::read(parts);
     for (phase, rows) in phases {
         // The phase as the shards logged it (its position among all the run's phases).
         let logged = events.iter().position(|(p, _)| {

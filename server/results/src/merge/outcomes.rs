@@ -24,10 +24,20 @@ pub(super) fn read(parts: &[Part]) -> Vec<(PhaseRef, PhaseEvents)> {
         let Some(mut log) = EventReader::open(&part.dir) else {
             continue;
         };
+        // A part's phase starts once: a resume of it starts it again, with the
+        // objects the part had then, which its first start already counts.
+        let mut started: Vec<PhaseRef> = Vec::new();
         const WANTED: [&str; 3] = ["phase_started", "listing", "metadata_scan"];
         while let Some(Logged { event, .. }) = log.next_of(&WANTED) {
             let phase = match &event {
-                RunEvent::PhaseStarted { phase, .. } | RunEvent::Listing { phase, .. } => phase,
+                RunEvent::PhaseStarted { phase, .. } => {
+                    if started.contains(phase) {
+                        continue;
+                    }
+                    started.push(phase.clone());
+                    phase
+                }
+                RunEvent::Listing { phase, .. } => phase,
                 RunEvent::MetadataScan(scan) => &scan.phase,
                 _ => continue,
             };

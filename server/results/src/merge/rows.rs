@@ -12,7 +12,7 @@ use crate::hlog::{self, HLOG_FILE};
 use crate::metrics::{OpSummary, Percentiles, new_histogram};
 use crate::op_sums::{add_counts, finish_rates};
 use crate::phase_ref::{PhaseRef, Section};
-use crate::summary::{Summary, SummaryRow, TotalRow};
+use crate::summary::{OpenLoop, Summary, SummaryRow, TotalRow};
 
 type RowKey = (Section, Option<u32>, String, OpKind);
 
@@ -23,6 +23,10 @@ struct RowSum {
     seconds: HashMap<usize, f64>,
     /// Whether each part's last row of the phase was interrupted.
     interrupted: HashMap<usize, bool>,
+    /// Each row's open-loop outcome, measured seconds and part.
+    open: Vec<(OpenLoop, f64, usize)>,
+    /// The worst part's schedule lag (lag histograms are not logged, so not merged).
+    lag: Option<Percentiles>,
 }
 
 /// The latency histograms of every phase × operation (warm-up left out), over all
@@ -104,8 +108,18 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
                     },
                     seconds: HashMap::new(),
                     interrupted: HashMap::new(),
+                    open: Vec::new(),
+                    lag: None,
                 }
             });
+            if let Some(o) = r.open_loop {
+                sum.open.push((o, r.duration_s, i));
+            }
+            if let Some(l) = r.stats.schedule_lag_us
+                && sum.lag.is_none_or(|worst| l.p99 > worst.p99)
+            {
+                sum.lag = Some(l);
+            }
             let first_of_part = !sum.seconds.contains_key(&i);
             if first_of_part {
                 sum.row.objects_at_start += r.objects_at_start;
@@ -139,6 +153,9 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
             sum.row.duration_s = seconds;
             finish_rates(&mut sum.row.stats, seconds);
             sum.row.stats.latency_us = latency(histograms.by_tag.get(&tag_of(&sum.row)));
+            sum.row.stats.schedule_lag_us = sum.lag;
+            // Side by side: the shards' rates add up.
+            sum.row.open_loop = OpenLoop::combine(&sum.open, seconds);
             sum.row.interrupted = sum.interrupted.values().any(|&b| b);
             sum.row
         })

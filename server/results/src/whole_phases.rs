@@ -1,0 +1,201 @@
+//! A phase run in parts — stopped (Ctrl-C, a crash) and resumed, perhaps more than once —
+//! has one summary row per part and operation, each saying what that part measured.
+//! Charts across rounds want the whole phase: one row per phase × round × operation,
+//! the parts' counters added over their measured time, and latency from the merge of
+//! all their interval histograms (exact, never an average of the parts' percentiles).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use hdrhistogram::Histogram;
+
+use crate::hlog::{self, HLOG_FILE};
+use crate::metrics::{Percentiles, new_histogram};
+use crate::op_sums::{add_counts, finish_rates};
+use crate::summary::{OpenLoop, SummaryRow};
+
+fn tag_of(row: &SummaryRow) -> String {
+    let round = row.round.map_or_else(|| "-".to_string(), |r| r.to_string());
+    hlog::tag(&[row.section.as_str(), &round, &row.phase, row.op.as_str()])
+}
+
+/// One row per phase × round × operation of `rows` (a run's summary rows, in order):
+/// a phase of one part as it is, a phase of several as their sum, its latency read
+/// from the run's histogram log in `dir`.
+pub fn whole_phase_rows(dir: &Path, rows: &[SummaryRow]) -> Vec<SummaryRow> {
+    let mut order: Vec<String> = Vec::new();
+    let mut wholes: HashMap<String, (SummaryRow, usize)> = HashMap::new();
+    // Each part's open-loop outcome and measured time; the part's worst schedule lag.
+    let mut open: HashMap<String, Vec<(OpenLoop, f64, usize)>> = HashMap::new();
+    let mut lag: HashMap<String, Percentiles> = HashMap::new();
+    for r in rows {
+        let tag = tag_of(r);
+        if let Some(o) = r.open_loop {
+            let parts = open.entry(tag.clone()).or_default();
+            let n = parts.len();
+            parts.push((o, r.duration_s, n));
+        }
+        if let Some(l) = r.stats.schedule_lag_us
+            && lag.get(&tag).is_none_or(|worst| l.p99 > worst.p99)
+        {
+            lag.insert(tag.clone(), l);
+        }
+        match wholes.get_mut(&tag) {
+            None => {
+                order.push(tag.clone());
+                wholes.insert(tag, (r.clone(), 1));
+            }
+            Some((whole, parts)) => {
+                *parts += 1;
+                add_counts(&mut whole.stats, &r.stats);
+                whole.duration_s += r.duration_s;
+                whole.client_cpu_s += r.client_cpu_s;
+                whole.redone += r.redone;
+                whole.resumed |= r.resumed;
+                whole.taken_over |= r.taken_over;
+                // Whether the phase ended: as its last part did.
+                whole.interrupted = r.interrupted;
+                if !r.index_at_end.is_empty() {
+                    whole.index_at_end = r.index_at_end.clone();
+                }
+            }
+        }
+    }
+    let parted: Vec<&String> = order.iter().filter(|t| wholes[*t].1 > 1).collect();
+    if !parted.is_empty() {
+        let mut merged: HashMap<String, Histogram<u64>> = HashMap::new();
+        let _ = hlog::for_each_line(
+            &dir.join(HLOG_FILE),
+            |line| {
+                line.get("Tag=".len()..)
+                    .and_then(|rest| rest.split(',').next())
+                    .is_some_and(|tag| parted.iter().any(|t| t.as_str() == tag))
+            },
+            |line| {
+                // One precision everywhere, so adding cannot fail.
+                let _ = merged
+                    .entry(line.tag.to_string())
+                    .or_insert_with(new_histogram)
+                    .add(&line.histogram);
+            },
+        );
+        for tag in parted {
+            let (whole, _) = wholes.get_mut(tag).expect("a tag of the rows");
+            let duration_s = whole.duration_s;
+            finish_rates(&mut whole.stats, duration_s);
+            whole.stats.latency_us = merged.get(tag).map(Percentiles::of).unwrap_or_default();
+            // Lag histograms are not logged: the worst part's, which says whether the
+            // client kept the schedule.
+            whole.stats.schedule_lag_us = lag.get(tag.as_str()).copied();
+            // One part after another: the rate asked is one part's.
+            whole.open_loop = open.get(tag.as_str()).and_then(|parts| {
+                let one_after_another: Vec<_> = parts.iter().map(|(o, s, _)| (*o, *s, 0)).collect();
+                OpenLoop::combine(&one_after_another, duration_s)
+            });
+        }
+    }
+    order
+        .into_iter()
+        .filter_map(|t| wholes.remove(&t).map(|(row, _)| row))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::ResultStore;
+    use crate::metrics::IntervalStats;
+    use crate::phase_ref::Section;
+    use crate::summary::IntervalRecord;
+    use keystorm_s3::ops::OpKind;
+
+    /// Writes `seconds` intervals of round 1's `read` from `t_s`, each of `ops` GETs of
+    /// `latency`; returns the part's row.
+    fn part(
+        store: &mut ResultStore,
+        t_s: f64,
+        seconds: u64,
+        ops: u64,
+        latency: Duration,
+    ) -> SummaryRow {
+        let mut all = IntervalStats::default();
+        for k in 0..seconds {
+            let mut stats = IntervalStats::default();
+            for _ in 0..ops {
+                stats.op_mut(OpKind::Get).record_ok(latency, 100);
+            }
+            let record = IntervalRecord {
+                section: Section::Round,
+                round: Some(1),
+                phase: "read".into(),
+                interval: k,
+                t_s: t_s + k as f64,
+                duration_s: 1.0,
+                warmup: false,
+                window: Default::default(),
+                ops: stats
+                    .active()
+                    .map(|(op, s)| (op, s.summarize(Duration::from_secs(1))))
+                    .collect(),
+                index: Vec::new(),
+                merged: 1,
+            };
+            store.write_interval(&record, &stats).unwrap();
+            all.merge(&stats);
+        }
+        SummaryRow {
+            section: Section::Round,
+            round: Some(1),
+            phase: "read".into(),
+            op: OpKind::Get,
+            objects_at_start: 10,
+            started_at: "2026-11-26T00:00:00Z".into(),
+            duration_s: seconds as f64,
+            client_cpu_s: 0.5,
+            stats: all.op(OpKind::Get).summarize(Duration::from_secs(seconds)),
+            index_at_start: Vec::new(),
+            index_at_end: Vec::new(),
+            interrupted: false,
+            resumed: false,
+            redone: 0,
+            taken_over: false,
+            open_loop: None,
+        }
+    }
+
+    #[test]
+    fn a_stopped_and_resumed_phase_is_one_row_of_all_it_measured() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = ResultStore::open_append(dir.path()).unwrap();
+        // Two seconds at 1,000 GETs of 1 ms, stopped; the rest, 1 s of 100 GETs of 50 ms.
+        let mut first = part(&mut store, 0.0, 2, 1000, Duration::from_millis(1));
+        first.interrupted = true;
+        let mut second = part(&mut store, 5.0, 1, 100, Duration::from_millis(50));
+        second.resumed = true;
+        drop(store);
+
+        let whole = whole_phase_rows(dir.path(), &[first.clone(), second.clone()]);
+        assert_eq!(whole.len(), 1);
+        let w = &whole[0];
+        assert_eq!(w.stats.ops, 2100);
+        assert_eq!(w.duration_s, 3.0);
+        assert!((w.stats.ops_per_sec - 700.0).abs() < 1e-9);
+        assert_eq!((w.interrupted, w.resumed), (false, true));
+        // 100 of 2,100 took 50 ms: p99 is theirs, p50 the fast ones', as one histogram
+        // of both parts says (neither part's p99 alone, nor an average).
+        assert!(
+            (49_000..=50_100).contains(&w.stats.latency_us.p99),
+            "{:?}",
+            w.stats.latency_us
+        );
+        assert!(
+            (990..=1_010).contains(&w.stats.latency_us.p50),
+            "{:?}",
+            w.stats.latency_us
+        );
+        // A phase of one part is its row.
+        assert_eq!(whole_phase_rows(dir.path(), &[first.clone()]), vec![first]);
+    }
+}
