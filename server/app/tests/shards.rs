@@ -365,7 +365,7 @@ fn hlog_count(run: &Path, phase: &str, op: &str) -> u64 {
 
 /// `keystorm merge` of the shards' runs: one run whose counts are the sum of the
 /// parts', whose latency comes from their histograms added (so its extremes are the
-/// parts' extremes), with intervals per wall-clock second and the parts kept.
+/// parts' extremes), with intervals per second of each phase and the parts kept.
 fn merged_run_is_exact(runs: &[PathBuf], dir: &Path, live: u64) {
     let merged_root = dir.join("merged");
     let mut args = vec!["merge".to_string()];
@@ -429,7 +429,7 @@ fn merged_run_is_exact(runs: &[PathBuf], dir: &Path, live: u64) {
         "{census:#}"
     );
 
-    // Intervals: one per phase and wall-clock second, numbered on, adding up.
+    // Intervals: one per phase and second, numbered on, adding up.
     let intervals = process_support::intervals(&out);
     let fill: Vec<&serde_json::Value> = intervals.iter().filter(|r| r["phase"] == "fill").collect();
     let numbers: Vec<u64> = fill

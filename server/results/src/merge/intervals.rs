@@ -1,5 +1,5 @@
 //! The merged run's intervals: the parts' intervals of one phase that began in the same
-//! wall-clock second become one interval, their counters summed and their latency
+//! second of it (counted from each part's start of the phase) become one interval, their counters summed and their latency
 //! histograms added. The parts' files are read side by side in time order (each is in
 //! time order already), so only the second being merged is held in memory.
 

@@ -1,5 +1,5 @@
 //! A run's shards merged while it goes: agents send each interval with its latency
-//! histograms as it ends, and the controller adds them per phase and wall-clock second
+//! histograms as it ends, and the controller adds them per phase and second of it
 //! exactly as the merge afterwards does. A second is given out once every shard still
 //! sending has sent a later one, or once it is older than a grace period (a slow or lost
 //! shard does not hold the live view back; an interval that comes later than that
@@ -86,8 +86,10 @@ mod tests {
     use crate::phase_ref::Section;
     use crate::window_state::WindowState;
 
-    /// Shard `shard`'s interval of second `second`: `n` PUTs with latencies from `rng`.
-    fn interval(rng: &mut fastrand::Rng, second: u64, n: u64) -> LiveInterval {
+    /// A shard's interval of second `second` of a phase the shard began `offset_ms`
+    /// into the clock's second: `n` PUTs with latencies from `rng`, starting a second
+    /// after the one before give or take the scheduler.
+    fn interval(rng: &mut fastrand::Rng, offset_ms: u64, second: u64, n: u64) -> LiveInterval {
         let mut h = new_histogram();
         for _ in 0..n {
             h.record(10u64.pow(rng.u32(2..6)) + rng.u64(0..999))
@@ -101,7 +103,7 @@ mod tests {
             },
         )]);
         LiveInterval {
-            at_ms: 1_000_000 + second * 1000 + rng.u64(0..900),
+            at_ms: 1_000_000 + offset_ms + second * 1000 + rng.u64(0..20),
             record: IntervalRecord {
                 section: Section::Before,
                 round: None,
@@ -138,14 +140,32 @@ mod tests {
         let mut rng = fastrand::Rng::with_seed(5);
         const SHARDS: usize = 3;
         const SECONDS: u64 = 20;
+        // The shards begin the phase at different points of a second.
+        let mut late = false;
+        let mut shard_offsets_late = |_: &mut fastrand::Rng| !std::mem::replace(&mut late, true);
         let mut per_shard: Vec<Vec<LiveInterval>> = (0..SHARDS)
             .map(|_| {
+                // One begins late in its second: scheduler jitter moves some of its
+                // intervals into the next second of the clock.
+                let offset = if shard_offsets_late(&mut rng) {
+                    990
+                } else {
+                    rng.u64(0..900)
+                };
                 (0..SECONDS)
                     .map(|s| {
                         let n = rng.u64(1..200);
-                        interval(&mut rng, s, n)
+                        interval(&mut rng, offset, s, n)
                     })
                     .collect()
+            })
+            .collect();
+        let per_second: Vec<u64> = (0..SECONDS as usize)
+            .map(|n| {
+                per_shard
+                    .iter()
+                    .map(|l| l[n].record.ops[&OpKind::Put].ops)
+                    .sum()
             })
             .collect();
         // Afterwards: every interval, in time order.
@@ -188,6 +208,12 @@ mod tests {
         }
         got.extend(live.finish());
         assert_eq!(shape(&got), shape(&expected));
+        // Each merged second holds one interval of every shard: no second with part of
+        // the shards in it (a dip that did not happen), however their starts fall.
+        assert_eq!(got.len() as u64, SECONDS);
+        for (n, (record, _)) in got.iter().enumerate() {
+            assert_eq!(record.ops[&OpKind::Put].ops, per_second[n], "second {n}");
+        }
         let total: u64 = shape(&got).iter().map(|s| s.2).sum();
         let sent: u64 = all.len() as u64;
         assert!(
@@ -200,29 +226,31 @@ mod tests {
     fn a_second_waits_for_every_shard_unless_it_is_older_than_the_grace() {
         let mut rng = fastrand::Rng::with_seed(6);
         let mut live = LiveMerge::new(1_000_000, 2);
-        live.add(0, interval(&mut rng, 0, 10));
-        live.add(0, interval(&mut rng, 1, 10));
+        live.add(0, interval(&mut rng, 0, 0, 10));
+        live.add(0, interval(&mut rng, 0, 1, 10));
         assert!(
             live.ready(&[0, 1], 1_001, 5).is_empty(),
             "shard 1 has sent nothing"
         );
-        live.add(1, interval(&mut rng, 0, 7));
+        live.add(1, interval(&mut rng, 300, 0, 7));
+        live.add(1, interval(&mut rng, 300, 1, 7));
         assert!(
             live.ready(&[0, 1], 1_001, 5).is_empty(),
-            "second 0 is still open for shard 1"
+            "a shard that began later may still send second 0's interval in clock second 1"
         );
-        live.add(1, interval(&mut rng, 1, 7));
-        assert_eq!(shape(&live.ready(&[0, 1], 1_001, 5)), vec![(0, 17, 17)]);
-        // Shard 1 goes quiet: its second 2 is not waited for past the grace.
-        live.add(0, interval(&mut rng, 2, 10));
-        live.add(0, interval(&mut rng, 3, 10));
+        live.add(0, interval(&mut rng, 0, 2, 10));
+        live.add(1, interval(&mut rng, 300, 2, 7));
+        assert_eq!(shape(&live.ready(&[0, 1], 1_002, 5)), vec![(0, 17, 17)]);
+        // Shard 1 goes quiet: its second 3 is not waited for past the grace.
+        live.add(0, interval(&mut rng, 0, 3, 10));
+        live.add(0, interval(&mut rng, 0, 4, 10));
         assert!(live.ready(&[0, 1], 1_004, 5).is_empty());
         assert_eq!(
-            shape(&live.ready(&[0, 1], 1_008, 5)),
-            vec![(1, 17, 17), (2, 10, 10)]
+            shape(&live.ready(&[0, 1], 1_010, 5)),
+            vec![(1, 17, 17), (2, 17, 17), (3, 10, 10)]
         );
         // A lost shard is not waited for at all.
-        assert_eq!(shape(&live.ready(&[0], 1_008, 5)), vec![]);
-        assert_eq!(shape(&live.finish()), vec![(3, 10, 10)]);
+        assert_eq!(shape(&live.ready(&[0], 1_010, 5)), vec![]);
+        assert_eq!(shape(&live.finish()), vec![(4, 10, 10)]);
     }
 }

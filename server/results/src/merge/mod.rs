@@ -1,7 +1,7 @@
 //! The runs of the shards of one workload merged into one run, exactly: latency
 //! histograms are added (never percentiles averaged), counters summed. The merged
 //! folder has the format of a single run — summary rows per phase × round ×
-//! operation, intervals per wall-clock second, the interval histogram log, events, a
+//! operation, intervals per second of each phase, the interval histogram log, events, a
 //! manifest naming its parts, the shards' warnings — plus the parts themselves under
 //! `shards/`, as they were.
 //! Memory holds one histogram per phase and operation and the intervals of the second

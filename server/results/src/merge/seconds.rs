@@ -1,7 +1,15 @@
-//! Intervals of several shards added up per phase and wall-clock second: their
-//! counters summed, their latency histograms added, each part's window and measured time
-//! kept apart. The offline merge feeds it the parts' files in time order; the live merge
-//! feeds it intervals as agents send them. Memory holds the seconds still open.
+//! Intervals of several shards added up per phase and second: their counters summed,
+//! their latency histograms added, each part's window and measured time kept apart. The
+//! offline merge feeds it the parts' files in time order; the live merge feeds it
+//! intervals as agents send them. Memory holds the seconds still open.
+//!
+//! Each shard's intervals of a phase count from its own first one of the phase, not
+//! from the clock's whole seconds: shards start a phase a fraction of a second apart, and
+//! cut at the clock's seconds one shard's interval would fall in one second and
+//! another's in the next, leaving seconds with part of the shards in them — a dip in
+//! throughput at the start and end of every phase that did not happen. The n-th second
+//! of a phase holds every shard's interval that began about n seconds into the phase
+//! (a part resumed later lands as many seconds later as it began).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -27,6 +35,11 @@ pub(crate) struct Item {
 
 /// One merged interval being added up.
 struct Bucket {
+    /// Its number among the phase's seconds (from the phase's first interval).
+    number: u64,
+    /// A clock second by which every shard's interval of it has begun (shards start a
+    /// phase within a second of each other): once every shard has sent a later one, it
+    /// has sent all it had of this one.
     second: u64,
     phase: PhaseKey,
     first_ms: u64,
@@ -101,11 +114,13 @@ impl Bucket {
     }
 }
 
-/// The seconds being added up, and how many intervals each phase has had.
+/// The seconds being added up, how many intervals each phase has had, and where each
+/// part's intervals of each phase begin.
 pub(crate) struct Seconds {
     start_epoch_ms: u64,
     pending: Vec<Bucket>,
     numbers: HashMap<PhaseKey, u64>,
+    part_starts: HashMap<(usize, PhaseKey), u64>,
 }
 
 impl Seconds {
@@ -114,26 +129,33 @@ impl Seconds {
             start_epoch_ms,
             pending: Vec::new(),
             numbers: HashMap::new(),
+            part_starts: HashMap::new(),
         }
     }
 
-    /// Adds `part`'s interval to the second and phase it began in.
+    /// Adds `part`'s interval to the second of its phase it began in.
     pub fn add(&mut self, part: usize, first_shard: bool, item: Item) {
-        let second = item.at_ms / 1000;
         let phase = (
             item.record.section,
             item.record.round,
             item.record.phase.clone(),
         );
+        let start = *self
+            .part_starts
+            .entry((part, phase.clone()))
+            .or_insert(item.at_ms);
+        // Intervals are a second apart, give or take the scheduler: the nearest second.
+        let number = (item.at_ms.saturating_sub(start) + 500) / 1000;
         let at = match self
             .pending
             .iter()
-            .position(|b| b.second == second && b.phase == phase)
+            .position(|b| b.number == number && b.phase == phase)
         {
             Some(at) => at,
             None => {
                 self.pending.push(Bucket {
-                    second,
+                    number,
+                    second: (start + (number + 1) * 1000) / 1000,
                     phase,
                     first_ms: item.at_ms,
                     warmup: true,
