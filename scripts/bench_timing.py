@@ -8,7 +8,9 @@ keystorm binary in the same run, side by side:
    10,000 ops/s (concurrency 8) against closed-loop p50 at concurrency 1. Latency in an
    open loop counts from the scheduled send time, so a client that sends late reports
    its own lateness as the store's; the open-loop p50 should be within 50 µs of the
-   closed-loop one. Client CPU per operation is reported too.
+   closed-loop one. Client CPU per operation is reported too, and, for builds that
+   record it, the schedule lag (how late requests left): what of the difference is the
+   client's own.
 2. Injected delays (`keystorm sim --latency get=DIST`) for fixed, uniform, exp and
    lognormal delays at about 1k and 20k GET/s (closed loop, the concurrency that gives
    that rate): the delay added as the client sees it (GET p50/p99 minus the same
@@ -121,6 +123,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--baseline", help="another keystorm binary to measure side by side (before)")
     ap.add_argument("--quick", action="store_true", help="shorter phases")
+    ap.add_argument("--open-only", action="store_true", help="the open-loop table only")
     args = ap.parse_args()
     builds = [("after", BIN)]
     if args.baseline:
@@ -129,13 +132,18 @@ def main():
 
     loops = {tag: open_loop(bin, results, tag, args.quick) for tag, bin in builds}
     print("\nOpen loop against keystorm sim without injected delay (GET 1 KiB, concurrency 8)")
-    print(f"{'build':7} {'phase':12} {'ops/s':>8} {'p50 µs':>8} {'p99 µs':>8} {'p50 - closed':>13} {'cpu µs/op':>10}")
+    print(f"{'build':7} {'phase':12} {'ops/s':>8} {'p50 µs':>8} {'p99 µs':>8} {'p50 - closed':>13} {'cpu µs/op':>10} {'lag p50/p99 µs':>15}")
     for tag, _ in builds:
         closed = loops[tag]["closed c1"]["latency_us"]["p50"]
         for phase, r in loops[tag].items():
             p50 = r["latency_us"]["p50"]
             cpu = r["client_cpu_s"] * 1e6 / max(r["ops"], 1)
-            print(f"{tag:7} {phase:12} {r['ops_per_sec']:>8.0f} {p50:>8} {r['latency_us']['p99']:>8} {p50 - closed:>13} {cpu:>10.1f}")
+            lag = r.get("schedule_lag_us")
+            lag = f"{lag['p50']}/{lag['p99']}" if lag else "-"
+            print(f"{tag:7} {phase:12} {r['ops_per_sec']:>8.0f} {p50:>8} {r['latency_us']['p99']:>8} {p50 - closed:>13} {cpu:>10.1f} {lag:>15}")
+    if args.open_only:
+        print(f"\n(result folders in {results})")
+        return
 
     measured = {tag: delays(bin, results, tag, args.quick) for tag, bin in builds}
     print("\nInjected GET delays, asked against delivered, in ms (closed loop; 'added' is the client's")

@@ -406,7 +406,7 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
         .await
         .text();
     assert!(icsv.starts_with("section,round,phase,interval,"));
-    // One line per interval and operation, every interval as recorded.
+    // One line per interval and operation, slivers folded as the points have them.
     let all = s
         .get(&format!("/api/runs/{id}/intervals?max_points=100000"))
         .await

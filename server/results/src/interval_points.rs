@@ -156,6 +156,60 @@ pub fn for_each_interval(
     Ok(())
 }
 
+/// As [`for_each_interval`], with a phase's sliver of a last interval (shorter than
+/// [`SHORT_INTERVAL_S`]) folded into the interval before it, as chart points have it:
+/// counters added, rates over both, latency percentiles from both intervals' histograms
+/// merged (a pass over the histogram log for each sliver; a run has at most one a part
+/// of a phase). Memory holds one interval. What exports of every interval use.
+pub fn for_each_folded_interval(
+    dir: &Path,
+    query: &IntervalQuery<'_>,
+    mut each: impl FnMut(IntervalRecord) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let mut held: Option<IntervalRecord> = None;
+    for_each_interval(dir, query, |r| {
+        if let Some(h) = held.as_mut()
+            && phase_key(h) == phase_key(&r)
+            && h.warmup == r.warmup
+            && r.duration_s < SHORT_INTERVAL_S
+        {
+            let (first_ms, last_ms) = (hlog::start_ms_of(h.t_s), hlog::start_ms_of(r.t_s));
+            add_interval(h, r);
+            let duration_s = h.duration_s;
+            for s in h.ops.values_mut() {
+                finish_rates(s, duration_s);
+            }
+            let ops: Vec<_> = h.ops.keys().copied().collect();
+            for op in ops {
+                let wanted = format!("Tag={},", hlog_tag(h, op.as_str()));
+                let mut merged = new_histogram();
+                hlog::for_each_line(
+                    &dir.join(HLOG_FILE),
+                    |line| line.starts_with(&wanted),
+                    |line| {
+                        if (first_ms..=last_ms).contains(&line.start_ms) {
+                            // One precision everywhere, so adding cannot fail.
+                            let _ = merged.add(&line.histogram);
+                        }
+                    },
+                )?;
+                if let Some(s) = h.ops.get_mut(&op) {
+                    s.latency_us = Percentiles::of(&merged);
+                }
+            }
+            return Ok(());
+        }
+        match held.replace(r) {
+            Some(before) => each(before),
+            None => Ok(()),
+        }
+    })?;
+    match held {
+        Some(last) => each(last),
+        None => Ok(()),
+    }
+}
+
 fn for_each_record(dir: &Path, query: &IntervalQuery<'_>, mut each: impl FnMut(IntervalRecord)) {
     let _ = for_each_interval(dir, query, |r| {
         each(r);
@@ -342,6 +396,15 @@ mod tests {
             "{:?}",
             get.latency_us
         );
+
+        // An export of every interval folds it the same way, one interval at a time.
+        let mut folded = Vec::new();
+        for_each_folded_interval(dir.path(), &IntervalQuery::default(), |r| {
+            folded.push(r);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(folded, points);
     }
 
     #[test]

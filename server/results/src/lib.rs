@@ -68,7 +68,9 @@ pub use index::{
     BucketIndex, EventPosition, IndexPollingEvent, ReshardEvent, StallEvent, shards_cell,
 };
 pub use index_layout::IndexLayout;
-pub use interval_points::{IntervalQuery, SHORT_INTERVAL_S, for_each_interval, read_intervals};
+pub use interval_points::{
+    IntervalQuery, SHORT_INTERVAL_S, for_each_folded_interval, for_each_interval, read_intervals,
+};
 pub use list_outcome::{BASE62_ALPHABET, ListMode, ListOutcome};
 pub use listings::{
     ListingRecord, ListingsReport, MetadataScanRecord, ScalingLine, TransferRecord, read_listings,

@@ -9,7 +9,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use keystorm_engine::results::{
     HLOG_FILE, IntervalQuery, IntervalRecord, ResultStore, SUMMARY_CSV_FILE, class_cell, csv_field,
-    for_each_interval, read_intervals, shards_cell,
+    for_each_folded_interval, read_intervals, shards_cell,
 };
 
 use super::error::{ApiError, ApiPath, ApiResult, ErrorBody};
@@ -69,10 +69,11 @@ pub async fn export(
         ExportFile::HistogramsHlog => ("text/plain; charset=utf-8", file_body(&dir, HLOG_FILE)?),
         ExportFile::IntervalsCsv => (
             "text/csv; charset=utf-8",
-            // Every interval as recorded, converted as it is read.
+            // Every interval, converted as it is read; a phase's sliver of a last
+            // interval folded into the one before, as the charts draw it.
             streamed::body(move |out| {
                 writeln!(out, "{INTERVALS_CSV_HEADER}")?;
-                for_each_interval(&dir, &IntervalQuery::default(), |r| {
+                for_each_folded_interval(&dir, &IntervalQuery::default(), |r| {
                     write_interval_rows(out, &r)
                 })
             }),
