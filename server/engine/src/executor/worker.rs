@@ -15,6 +15,9 @@ use crate::metrics::Recorder;
 use crate::ops::OpKind;
 use crate::plan::{PhaseEnd, PhasePlan, PhaseWork};
 
+/// Open-loop rates (a second, the whole phase's) at or below which a request waits the
+/// last stretch before its slot awake: a tenth of a core at most.
+const AWAKE_BELOW_RATE: f64 = 1_000.0;
 /// How long a fill worker waits before looking again for failed puts to redo.
 const RETRY_POLL: Duration = Duration::from_millis(2);
 
@@ -179,8 +182,13 @@ impl Worker {
             return None;
         }
         if intended > Instant::now() {
+            // At a low rate the runtime's threads sleep between requests, and waking one
+            // at the slot takes tens of microseconds: the last stretch is waited awake.
+            // At a high rate they stay awake, and waiting awake would only cost CPU.
+            let awake = rate <= AWAKE_BELOW_RATE;
             tokio::select! {
-                _ = keystorm_timer::sleep_until(intended) => {}
+                _ = keystorm_timer::sleep_until_awake(intended), if awake => {}
+                _ = keystorm_timer::sleep_until(intended), if !awake => {}
                 _ = self.shared.stop.cancelled() => return None,
             }
         }
