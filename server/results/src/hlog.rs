@@ -101,6 +101,31 @@ pub fn read_merged(path: &std::path::Path, tag: &str) -> std::io::Result<Histogr
     Ok(merged)
 }
 
+/// The merge of every interval histogram of each tag in `tags` in the log at `path`, by
+/// tag, in one pass (a tag with no line has no entry). Memory holds one histogram per tag.
+pub fn read_merged_tags(
+    path: &std::path::Path,
+    tags: &std::collections::HashSet<String>,
+) -> std::io::Result<std::collections::HashMap<String, Histogram<u64>>> {
+    let mut merged = std::collections::HashMap::new();
+    for_each_line(
+        path,
+        |line| {
+            line.get("Tag=".len()..)
+                .and_then(|rest| rest.split(',').next())
+                .is_some_and(|tag| tags.contains(tag))
+        },
+        |line| {
+            // The recorder's histograms share one precision, so adding cannot fail.
+            let _ = merged
+                .entry(line.tag.to_string())
+                .or_insert_with(crate::metrics::new_histogram)
+                .add(&line.histogram);
+        },
+    )?;
+    Ok(merged)
+}
+
 /// One decoded line of the log.
 pub struct HlogLine<'a> {
     pub tag: &'a str,

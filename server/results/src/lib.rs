@@ -61,7 +61,7 @@ pub use heatmap::{
 };
 pub use histogram_text::{decode_histogram, encode_histogram};
 pub use hlog::{
-    HLOG_FILE, HlogWriter, for_each_line as for_each_hlog_line, read_merged,
+    HLOG_FILE, HlogWriter, for_each_line as for_each_hlog_line, read_merged, read_merged_tags,
     start_ms_of as hlog_start_ms, tag as hlog_tag,
 };
 pub use index::{

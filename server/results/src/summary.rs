@@ -128,6 +128,14 @@ fn is_false(b: &bool) -> bool {
 }
 
 impl SummaryRow {
+    /// The tag of the row's phase × round × operation in `histograms.hlog`.
+    pub fn log_tag(&self) -> String {
+        let round = self
+            .round
+            .map_or_else(|| "-".to_string(), |r| r.to_string());
+        crate::hlog::tag(&[self.section.as_str(), &round, &self.phase, self.op.as_str()])
+    }
+
     /// `interrupted`, `resumed`, both joined by `+`, or nothing for a whole phase.
     ///
     /// A taken-over row (its part resumed another host's folder, or in a merged row some

@@ -7,17 +7,10 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use hdrhistogram::Histogram;
-
 use crate::hlog::{self, HLOG_FILE};
-use crate::metrics::{Percentiles, new_histogram};
+use crate::metrics::Percentiles;
 use crate::op_sums::{add_counts, finish_rates};
 use crate::summary::{OpenLoop, SummaryRow};
-
-fn tag_of(row: &SummaryRow) -> String {
-    let round = row.round.map_or_else(|| "-".to_string(), |r| r.to_string());
-    hlog::tag(&[row.section.as_str(), &round, &row.phase, row.op.as_str()])
-}
 
 /// One row per phase × round × operation of `rows` (a run's summary rows, in order):
 /// a phase of one part as it is, a phase of several as their sum, its latency read
@@ -29,7 +22,7 @@ pub fn whole_phase_rows(dir: &Path, rows: &[SummaryRow]) -> Vec<SummaryRow> {
     let mut open: HashMap<String, Vec<(OpenLoop, f64, usize)>> = HashMap::new();
     let mut lag: HashMap<String, Percentiles> = HashMap::new();
     for r in rows {
-        let tag = tag_of(r);
+        let tag = r.log_tag();
         if let Some(o) = r.open_loop {
             let parts = open.entry(tag.clone()).or_default();
             let n = parts.len();
@@ -63,22 +56,8 @@ pub fn whole_phase_rows(dir: &Path, rows: &[SummaryRow]) -> Vec<SummaryRow> {
     }
     let parted: Vec<&String> = order.iter().filter(|t| wholes[*t].1 > 1).collect();
     if !parted.is_empty() {
-        let mut merged: HashMap<String, Histogram<u64>> = HashMap::new();
-        let _ = hlog::for_each_line(
-            &dir.join(HLOG_FILE),
-            |line| {
-                line.get("Tag=".len()..)
-                    .and_then(|rest| rest.split(',').next())
-                    .is_some_and(|tag| parted.iter().any(|t| t.as_str() == tag))
-            },
-            |line| {
-                // One precision everywhere, so adding cannot fail.
-                let _ = merged
-                    .entry(line.tag.to_string())
-                    .or_insert_with(new_histogram)
-                    .add(&line.histogram);
-            },
-        );
+        let tags = parted.iter().map(|t| t.to_string()).collect();
+        let merged = hlog::read_merged_tags(&dir.join(HLOG_FILE), &tags).unwrap_or_default();
         for tag in parted {
             let (whole, _) = wholes.get_mut(tag).expect("a tag of the rows");
             let duration_s = whole.duration_s;

@@ -110,6 +110,7 @@ export function LiveRunPage() {
   // One time axis for every chart of the page and the heatmap: a second sits at one x.
   const domain = useMemo(() => liveDomain(state.points), [state.points]);
   const phases = useMemo(() => phaseMarks(state.points), [state.points]);
+  const axis = { xDomain: domain, phases };
   const [latencyLog, setLatencyLog] = useState(true);
   const windows = useMemo(
     () => (first == null || last == null ? [] : eventWindows(state.reshards, state.stalls, first, last)),
@@ -217,13 +218,12 @@ export function LiveRunPage() {
             unit="ops/s"
             right={shards}
             windows={windows}
-            xDomain={domain}
-            phases={phases}
+            {...axis}
           />
         </div>
         <div>
           <h3>Bandwidth</h3>
-          <TimeChart testId="live-chart-mib" data={state.points} series={series.mib} unit="MiB/s" xDomain={domain} phases={phases} />
+          <TimeChart testId="live-chart-mib" data={state.points} series={series.mib} unit="MiB/s" {...axis} />
         </div>
         <div>
           <div className="title-row">
@@ -240,15 +240,14 @@ export function LiveRunPage() {
             unit="ms"
             windows={windows}
             windowKey={false}
-            xDomain={domain}
-            phases={phases}
+            {...axis}
             log={latencyLog}
           />
         </div>
         <div>
           <h3>Errors by class (per second)</h3>
           {series.errors.length ? (
-            <TimeChart testId="live-chart-errors" data={state.points} series={series.errors} unit="errors/s" xDomain={domain} phases={phases} />
+            <TimeChart testId="live-chart-errors" data={state.points} series={series.errors} unit="errors/s" {...axis} />
           ) : (
             <div className="state empty">No errors so far.</div>
           )}

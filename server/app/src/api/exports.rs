@@ -80,12 +80,15 @@ pub async fn export(
         ),
         ExportFile::ReportHtml => {
             let manifest = ResultStore::read_manifest(&dir)?;
+            let summary = read_summary(&dir);
             let data = serde_json::json!({
                 "info": run_info(&dir, &manifest),
-                "summary": read_summary(&dir),
-                "phases": read_summary(&dir)
+                "phases": summary
+                    .as_ref()
                     .map(|s| keystorm_engine::results::whole_phase_rows(&dir, &s.rows))
                     .unwrap_or_default(),
+                "phase_details": report_phases(&dir, summary.as_ref()),
+                "summary": summary,
                 // A chart's worth of points per phase, as the run page shows them.
                 "intervals": read_intervals(&dir, &IntervalQuery {
                     max_points: Some(DEFAULT_MAX_POINTS),
@@ -95,7 +98,6 @@ pub async fn export(
                 "listings": keystorm_engine::results::read_listings(&dir),
                 "workload_text": super::runs::workload_text(&dir),
                 "heatmaps": report_heatmaps(&dir),
-                "phase_details": report_phases(&dir),
                 "manifest": manifest,
             });
             (
@@ -146,35 +148,17 @@ const REPORT_PHASE_HEATMAP_COLUMNS: u32 = 600;
 /// latency distribution and its heatmap, so the offline report shows what the page
 /// does. Distributions come from one pass over the histogram log; each heatmap reads
 /// the log again (a report is made once, and a run has tens of rows, not millions).
-fn report_phases(dir: &std::path::Path) -> serde_json::Map<String, serde_json::Value> {
-    use keystorm_engine::metrics::new_histogram;
-    use keystorm_engine::results::{for_each_hlog_line, hlog_tag};
-    let Some(summary) = read_summary(dir) else {
+fn report_phases(
+    dir: &std::path::Path,
+    summary: Option<&keystorm_engine::results::Summary>,
+) -> serde_json::Map<String, serde_json::Value> {
+    use keystorm_engine::results::{hlog_tag, read_merged_tags};
+    let Some(summary) = summary else {
         return serde_json::Map::new();
     };
     let path = dir.join(HLOG_FILE);
-    let tag_of = |r: &keystorm_engine::results::SummaryRow| {
-        let round = r.round.map_or_else(|| "-".to_string(), |n| n.to_string());
-        hlog_tag(&[r.section.as_str(), &round, &r.phase, r.op.as_str()])
-    };
-    let wanted: std::collections::HashSet<String> = summary.rows.iter().map(tag_of).collect();
-    let mut merged: std::collections::HashMap<String, hdrhistogram::Histogram<u64>> =
-        std::collections::HashMap::new();
-    let _ = for_each_hlog_line(
-        &path,
-        |line| {
-            line.get("Tag=".len()..)
-                .and_then(|rest| rest.split(',').next())
-                .is_some_and(|tag| wanted.contains(tag))
-        },
-        |line| {
-            // One precision everywhere, so adding cannot fail.
-            let _ = merged
-                .entry(line.tag.to_string())
-                .or_insert_with(new_histogram)
-                .add(&line.histogram);
-        },
-    );
+    let tags = summary.rows.iter().map(|r| r.log_tag()).collect();
+    let merged = read_merged_tags(&path, &tags).unwrap_or_default();
     let mut out = serde_json::Map::new();
     for r in &summary.rows {
         let key = format!(
@@ -187,7 +171,7 @@ fn report_phases(dir: &std::path::Path) -> serde_json::Map<String, serde_json::V
         if out.contains_key(&key) {
             continue;
         }
-        let distribution = merged.get(&tag_of(r)).filter(|h| !h.is_empty()).map(|h| {
+        let distribution = merged.get(&r.log_tag()).filter(|h| !h.is_empty()).map(|h| {
             super::distribution::Distribution {
                 count: h.len(),
                 points: super::distribution::points(h),

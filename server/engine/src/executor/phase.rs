@@ -180,7 +180,7 @@ pub(crate) async fn run(
                     // `stats` or an earlier interval.
                     let settled = ctx.window.checkpoint_state();
                     let stats = drain(&recorders);
-                    intervals.close(ctx, scheduled, &shared, &before, now, &stats)?;
+                    intervals.close(ctx, scheduled, &shared, &before, now, stats)?;
                     if saver.due(now) {
                         saver.save(ctx, scheduled, intervals.next, &intervals.all, now, settled)?;
                     }
@@ -210,7 +210,7 @@ pub(crate) async fn run(
     let end = Instant::now();
     let stats = drain(&recorders);
     if stats.active().next().is_some() || intervals.next == 0 {
-        intervals.close(ctx, scheduled, &shared, &before, end, &stats)?;
+        intervals.close(ctx, scheduled, &shared, &before, end, stats)?;
     }
     let Intervals {
         next: interval,
@@ -287,9 +287,9 @@ struct Intervals {
     totals: IntervalStats,
     /// Watches write throughput and latency (phases that write).
     stalls: Option<StallDetector>,
-    /// The interval closed last in this part: its start, end and what it measured, for
+    /// The interval closed last in this part: its start and what it measured, for
     /// folding a sliver of a last interval into it.
-    last: Option<(Instant, Instant, IntervalStats)>,
+    last: Option<(Instant, IntervalStats)>,
 }
 
 impl Intervals {
@@ -302,37 +302,36 @@ impl Intervals {
         shared: &PhaseShared,
         before: &PhasePosition,
         end: Instant,
-        stats: &IntervalStats,
+        stats: IntervalStats,
     ) -> Result<(), ResultsError> {
         let warmup = self.next < self.warmup;
         let sliver = end.duration_since(self.start).as_secs_f64() < SHORT_INTERVAL_S;
-        let folded = match &self.last {
-            Some((from, _, last)) if sliver && warmup == (self.next - 1 < self.warmup) => {
-                let mut both = last.clone();
-                both.merge(stats);
+        let folded = match self.last.take() {
+            Some((from, mut both)) if sliver && warmup == (self.next - 1 < self.warmup) => {
+                both.merge(&stats);
                 let mut record =
-                    interval_record(ctx, scheduled, self.next - 1, *from, end, warmup, &both);
+                    interval_record(ctx, scheduled, self.next - 1, from, end, warmup, &both);
                 record.merged = 2;
                 Some(Box::new(record))
             }
             _ => None,
         };
-        let record = interval_record(ctx, scheduled, self.next, self.start, end, warmup, stats);
+        let record = interval_record(ctx, scheduled, self.next, self.start, end, warmup, &stats);
         emit_interval(
-            ctx, scheduled, shared, before, record, folded, end, stats, &self.all,
+            ctx, scheduled, shared, before, record, folded, end, &stats, &self.all,
         )?;
-        self.last = Some((self.start, end, stats.clone()));
         if !warmup && let Some(d) = &mut self.stalls {
             let t_s = ctx.t_s(self.start);
             let dur = end.duration_since(self.start).as_secs_f64();
-            if let Some(s) = d.observe(self.next, t_s, dur, stats) {
+            if let Some(s) = d.observe(self.next, t_s, dur, &stats) {
                 emit_stall(ctx, s);
             }
         }
-        self.all.merge(stats);
+        self.all.merge(&stats);
         if !warmup {
-            self.totals.merge(stats);
+            self.totals.merge(&stats);
         }
+        self.last = Some((self.start, stats));
         self.next += 1;
         self.start = end;
         Ok(())

@@ -185,10 +185,15 @@ impl Worker {
             // At a low rate the runtime's threads sleep between requests, and waking one
             // at the slot takes tens of microseconds: the last stretch is waited awake.
             // At a high rate they stay awake, and waiting awake would only cost CPU.
-            let awake = rate <= AWAKE_BELOW_RATE;
+            let slot = async {
+                if rate <= AWAKE_BELOW_RATE {
+                    keystorm_timer::sleep_until_awake(intended).await
+                } else {
+                    keystorm_timer::sleep_until(intended).await
+                }
+            };
             tokio::select! {
-                _ = keystorm_timer::sleep_until_awake(intended), if awake => {}
-                _ = keystorm_timer::sleep_until(intended), if !awake => {}
+                _ = slot => {}
                 _ = self.shared.stop.cancelled() => return None,
             }
         }

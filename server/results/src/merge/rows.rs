@@ -77,11 +77,6 @@ fn read_histograms(parts: &[Part]) -> Result<Histograms, MergeError> {
     Ok(h)
 }
 
-fn tag_of(row: &SummaryRow) -> String {
-    let round = row.round.map_or_else(|| "-".to_string(), |r| r.to_string());
-    hlog::tag(&[row.section.as_str(), &round, &row.phase, row.op.as_str()])
-}
-
 fn latency(h: Option<&Histogram<u64>>) -> Percentiles {
     h.map(Percentiles::of).unwrap_or_default()
 }
@@ -152,7 +147,7 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
             let seconds = sum.seconds.values().copied().fold(0.0, f64::max);
             sum.row.duration_s = seconds;
             finish_rates(&mut sum.row.stats, seconds);
-            sum.row.stats.latency_us = latency(histograms.by_tag.get(&tag_of(&sum.row)));
+            sum.row.stats.latency_us = latency(histograms.by_tag.get(&sum.row.log_tag()));
             sum.row.stats.schedule_lag_us = sum.lag;
             // Side by side: the shards' rates add up.
             sum.row.open_loop = OpenLoop::combine(&sum.open, seconds);
