@@ -38,7 +38,7 @@ rounds:
 
 async function shardValues(page: Page, chartTestId: string, series?: string): Promise<number[]> {
   const selector = series ? `[data-testid="shard-point"][data-series*="${series}"]` : '[data-testid="shard-point"]';
-  const points = page.getByTestId(chartTestId).locator(selector);
+  const points = page.getByTestId(chartTestId).first().locator(selector);
   return (await points.evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-shards")))));
 }
 
@@ -119,7 +119,7 @@ test.describe.serial("bucket index: dynamic vs pre-sharded", () => {
   test("compare draws each run's shard line and marks the dynamic run's reshards", async ({ page }) => {
     await page.goto(url(`/compare?runs=${dynamicId},${preshardedId}`));
     await expect(page.getByTestId("compare-run")).toHaveCount(2);
-    const chart = page.getByTestId("rounds-chart");
+    const chart = page.getByTestId("rounds-chart").first();
     await expect(chart.locator('[data-testid="shard-point"]')).toHaveCount(6);
     const dynamic = await shardValues(page, "rounds-chart", "index=dynamic");
     const presharded = await shardValues(page, "rounds-chart", "index=presharded");

@@ -141,6 +141,15 @@ test.describe.serial("keystorm UI", () => {
     await expect(page.getByTestId("compare-run")).toHaveCount(2);
     await expect(page.getByTestId("compare-page")).toContainText(second);
     await expect(page.getByTestId("rounds-chart").locator('[data-testid="rounds-point"]')).toHaveCount(12);
+    // One chart per round phase; an operation keeps its colour, each run has its marker.
+    await expect(page.getByTestId("compare-panel")).toHaveCount(2);
+    const readPanel = page.locator('[data-testid="compare-panel"][data-phase="read"]');
+    const readPoints = readPanel.locator('[data-testid="rounds-point"]');
+    await expect(readPoints).toHaveCount(6);
+    for (const point of await readPoints.all()) await expect(point).toHaveAttribute("stroke", "#16a34a");
+    const markers = await readPoints.evaluateAll((els) => [...new Set(els.map((e) => e.getAttribute("data-marker")))].sort());
+    expect(markers).toEqual(["circle", "square"]);
+    await expect(page.getByTestId("distribution-point").first()).toHaveAttribute("stroke", "#2563eb");
     const delta = page.getByTestId("delta-table");
     await expect(delta).toContainText("rounds · write · put");
     await expect(delta).toContainText("%");
@@ -158,6 +167,11 @@ test.describe.serial("keystorm UI", () => {
     await expect(page).toHaveURL(/normalise=1/);
     await expect(page).toHaveURL(/metric=p99_ms/);
     await expect(page.getByTestId("compare-page").locator("h2").first()).toContainText("× #1");
+    // p99 lines in p99's dash, as on every chart.
+    await page.getByTestId("normalise").uncheck();
+    await expect(page.getByTestId("compare-panel").first().locator("path.recharts-curve").first()).toHaveAttribute("stroke-dasharray", "6 3");
+    await expect(page.getByTestId("rounds-chart").first()).toHaveAttribute("data-scale", "log");
+    await page.getByTestId("normalise").check();
     await page.goto(page.url());
     await expect(page.getByTestId("normalise")).toBeChecked();
     await expect(page.getByRole("combobox", { name: "compare metric" })).toHaveValue("p99_ms");

@@ -20,7 +20,7 @@ import {
 } from "../lib/bucket-index";
 import { intervalPoint, pointSpan } from "../lib/live";
 import { ninesOf } from "../lib/nines";
-import { PERCENTILE_DASH, opColour } from "../lib/palette";
+import { PERCENTILES, PERCENTILE_DASH, opColour } from "../lib/palette";
 import { METRICS, objectsAtPhaseStart, partLabel, placeLabel, roundSeriesKeys, roundSeriesLooks, roundsTable, seriesName } from "../lib/rounds";
 
 const PART_HELP =
@@ -193,7 +193,7 @@ export function RoundsCharts(props: { rows: SummaryRow[]; index?: IndexReport | 
   const m = METRICS[metric];
   const shards = roundShardRows(rows);
   const marks = roundMarkSpecs(roundMarks(props.index, rows, props.runStartedAt));
-  const { series, latencySeries } = roundSeriesLooks(keys);
+  const { series, latencySeries } = roundSeriesLooks(keys, m);
   const p50 = roundsTable(rows, METRICS.p50_ms.get);
   const p99 = roundsTable(rows, METRICS.p99_ms.get);
   const latencyData = p50.map((row, i) => {
@@ -359,7 +359,7 @@ export function PhaseExplorer(props: {
             testId="interval-latency-chart"
             log={latencyLog}
             data={points}
-            series={["p50", "p99", "p99.9"].map((q) => ({
+            series={PERCENTILES.map((q) => ({
               key: `${op} ${q}`,
               name: q,
               colour: opColour(op),

@@ -2,19 +2,25 @@
 // hides or shows a series when clicked, so a chart of twelve lines can be read one
 // operation at a time.
 import { useCallback, useState } from "react";
+import type { MarkerShape } from "../lib/palette";
+import { MarkerMark } from "./Marker";
 
 export interface LegendSeries {
   key: string;
   name: string;
   colour: string;
   dash?: string;
+  /** The shape of its points, drawn on the line. */
+  marker?: MarkerShape;
+  /** Only the marker (an entry that stands for a shape, whatever the line's colour). */
+  markerOnly?: boolean;
 }
 
 /**
  * A legend entry that stands for several series: a chart whose lines vary on two
- * dimensions (colour = run, dash = phase and operation) lists each value of each once,
- * not every combination, so its legend fits a line or two. Clicking one hides or shows
- * all its series.
+ * dimensions (colour = operation, marker = run) lists each value of each once, not
+ * every combination, so its legend fits a line. Clicking one hides or shows all its
+ * series.
  */
 export interface LegendGroup extends LegendSeries {
   members: string[];
@@ -55,8 +61,11 @@ export function SeriesLegend(props: { series: LegendSeries[]; hidden: Set<string
             data-series={s.key}
             onClick={() => props.onToggle(s.key)}
           >
-            <svg width="22" height="8" aria-hidden="true">
-              <line x1="1" y1="4" x2="21" y2="4" stroke={s.colour} strokeWidth="2.5" strokeDasharray={s.dash || undefined} />
+            <svg width="22" height="10" aria-hidden="true">
+              {!s.markerOnly && (
+                <line x1="1" y1="5" x2="21" y2="5" stroke={s.colour} strokeWidth="2.5" strokeDasharray={s.dash || undefined} />
+              )}
+              {s.marker && <MarkerMark shape={s.marker} cx={11} cy={5} r={3} colour={s.colour} />}
             </svg>
             {s.name}
           </button>

@@ -6,7 +6,6 @@
 import { useMemo } from "react";
 import {
   CartesianGrid,
-  Legend,
   Line,
   LineChart,
   ReferenceArea,
@@ -18,7 +17,8 @@ import {
 } from "recharts";
 import { fmtAxis } from "../lib/format";
 import { fitUnit, maxOf, scaleRows } from "../lib/units";
-import { SHARD_COLOUR, dashOf as dash, runColour as colour } from "../lib/palette";
+import { type MarkerShape, SHARD_COLOUR, dashOf as dash, runColour as colour } from "../lib/palette";
+import { MarkerMark } from "./Marker";
 import { ROUND_EDGE, type RoundMarkSpec, type TimeWindow, roundLabel, shardKey, shardName } from "../lib/bucket-index";
 import { MAX_POINTS, downsampleRows } from "../lib/lttb";
 import { labelRows } from "../lib/heatmap";
@@ -46,20 +46,21 @@ export interface PhaseMark {
   t: number;
   label: string;
 }
-export { colour, dash };
+export { colour };
 
 const fmtNumber = fmtAxis;
 
 /** The legend's entries: the lines as drawn, then the right axis's. */
 function legendOf(series: SeriesSpec[], right?: RightAxis): LegendSeries[] {
   return series
-    .map((s, i) => ({ key: s.key, name: s.name ?? s.key, colour: s.colour ?? colour(i), dash: s.dash }))
+    .map((s, i) => ({ key: s.key, name: s.name ?? s.key, colour: s.colour ?? colour(i), dash: s.dash, marker: s.marker }))
     .concat(
       (right?.series ?? []).map((s) => ({
         key: s.key,
         name: `${s.name ?? s.key} (right axis)`,
         colour: s.colour ?? SHARD_COLOUR,
         dash: s.dash,
+        marker: s.marker,
       })),
     );
 }
@@ -221,18 +222,16 @@ export function TimeChart(props: {
 }
 
 /** A point of the rounds chart, findable by tests (`rounds-point`). */
-function RoundDot(props: DotProps) {
+function RoundDot(props: DotProps & { shape?: MarkerShape }) {
   if (props.cx == null || props.cy == null || props.payload?.[props.dataKey ?? ""] == null) return null;
   return (
-    <circle
-      data-testid="rounds-point"
-      data-series={props.dataKey}
+    <MarkerMark
+      testId="rounds-point"
+      series={props.dataKey}
+      shape={props.shape ?? "circle"}
       cx={props.cx}
       cy={props.cy}
-      r={3.5}
-      fill="#fff"
-      stroke={props.stroke}
-      strokeWidth={2}
+      colour={props.stroke ?? SHARD_COLOUR}
     />
   );
 }
@@ -295,7 +294,7 @@ export function RoundsChart(props: {
               name={s.name ?? s.key}
               stroke={s.colour ?? colour(i)}
               strokeDasharray={s.dash}
-              dot={<RoundDot />}
+              dot={<RoundDot shape={s.marker} />}
               activeDot={false}
               isAnimationActive={false}
               connectNulls
@@ -313,7 +312,7 @@ export function RoundsChart(props: {
               strokeDasharray={s.dash}
               strokeWidth={s.width ?? 2.5}
               strokeOpacity={s.opacity ?? 0.75}
-              dot={<ShardDot />}
+              dot={<ShardDot shape={s.marker} />}
               activeDot={false}
               isAnimationActive={false}
               connectNulls
@@ -327,13 +326,43 @@ export function RoundsChart(props: {
   );
 }
 
+/** A line of a distribution chart: latency (ms) at each percentile (as nines). */
+export interface DistributionLine {
+  name: string;
+  points: Array<{ nines: number; ms: number }>;
+  colour?: string;
+  dash?: string;
+  /** Drawn at the labelled percentiles (p50, p90, p99...), telling lines of one colour apart. */
+  marker?: MarkerShape;
+}
+
+/** For each labelled percentile within a line's range, the index of its nearest point. */
+export function markedPoints(points: Array<{ nines: number }>): Set<number> {
+  const out = new Set<number>();
+  if (!points.length) return out;
+  const last = points[points.length - 1].nines;
+  for (const tick of NINES_TICKS) {
+    if (tick > last) break;
+    let best = 0;
+    points.forEach((p, i) => {
+      if (Math.abs(p.nines - tick) < Math.abs(points[best].nines - tick)) best = i;
+    });
+    out.add(best);
+  }
+  return out;
+}
+
+function DistributionDot(props: DotProps & { index?: number; marked: Set<number>; shape?: MarkerShape }) {
+  if (!props.shape || props.cx == null || props.cy == null || props.index == null || !props.marked.has(props.index)) return null;
+  return <MarkerMark testId="distribution-point" series={props.dataKey} shape={props.shape} cx={props.cx} cy={props.cy} colour={props.stroke ?? SHARD_COLOUR} />;
+}
+
 /** Latency against percentile on a nines axis, one line per distribution; given in ms, shown in the unit that fits. */
-export function DistributionChart(props: {
-  lines: Array<{ name: string; points: Array<{ nines: number; ms: number }>; colour?: string; dash?: string }>;
-  height?: number;
-}) {
+export function DistributionChart(props: { lines: DistributionLine[]; height?: number }) {
   const fit = fitUnit("ms", Math.max(0, ...props.lines.flatMap((l) => l.points.map((p) => p.ms))));
   const lines = props.lines.map((l) => ({ ...l, points: scaleRows(l.points, ["ms"], fit.factor) }));
+  const [hidden, toggle] = useHiddenSeries();
+  const legend = lines.map((l, i) => ({ key: l.name, name: l.name, colour: l.colour ?? colour(i), dash: l.dash, marker: l.marker }));
   return (
     <div className="chart" data-testid="distribution-chart" data-unit={fit.unit}>
       <ResponsiveContainer width="100%" height={props.height ?? 280}>
@@ -362,7 +391,6 @@ export function DistributionChart(props: {
             formatter={(v: unknown, name: unknown) => [`${fmtNumber(v)} ${fit.unit}`, String(name)]}
             labelFormatter={(v: unknown) => (Number(v) >= 6 ? "max" : `p${ninesLabel(Number(v)).replace(" %", "")}`)}
           />
-          <Legend wrapperStyle={{ fontSize: 12 }} />
           {lines.map((l, i) => (
             <Line
               key={l.name}
@@ -371,12 +399,15 @@ export function DistributionChart(props: {
               name={l.name}
               stroke={l.colour ?? colour(i)}
               strokeDasharray={l.dash}
-              dot={false}
+              dot={<DistributionDot marked={markedPoints(l.points)} shape={l.marker} />}
+              activeDot={false}
               isAnimationActive={false}
+              hide={hidden.has(l.name)}
             />
           ))}
         </LineChart>
       </ResponsiveContainer>
+      <SeriesLegend series={legend} hidden={hidden} onToggle={toggle} />
     </div>
   );
 }

@@ -3,13 +3,16 @@
 // rounds of a rounds chart. Each carries a data-testid the browser tests look for.
 import { YAxis } from "recharts";
 import { type RoundMarkSpec, type TimeWindow, shardTicks } from "../lib/bucket-index";
-import { EVENT_COLOURS } from "../lib/palette";
+import { EVENT_COLOURS, type MarkerShape } from "../lib/palette";
+import { markerPath } from "./Marker";
 
 export interface SeriesSpec {
   key: string;
   name?: string;
   colour?: string;
   dash?: string;
+  /** The shape of its points (rounds charts), where colour and dash alone are shared. */
+  marker?: MarkerShape;
   width?: number;
   opacity?: number;
 }
@@ -132,20 +135,21 @@ function fmtInteger(v: unknown): string {
   return Number.isFinite(n) ? Math.round(n).toLocaleString("en-US") : String(v);
 }
 
-/** A square on the shard line at each round, findable by tests (`shard-point`). */
-export function ShardDot(props: DotProps) {
+/** A filled marker (a square unless the line has a shape of its own) on the shard line
+ * at each round, findable by tests (`shard-point`). */
+export function ShardDot(props: DotProps & { shape?: MarkerShape }) {
   const value = props.payload?.[props.dataKey ?? ""];
   if (props.cx == null || props.cy == null || value == null || !Number.isInteger(props.payload?.round)) return null;
+  const shape = props.shape ?? "square";
   return (
-    <rect
+    <path
       data-testid="shard-point"
       data-series={props.dataKey}
       data-shards={value}
-      x={props.cx - 3}
-      y={props.cy - 3}
-      width={6}
-      height={6}
+      data-marker={shape}
+      d={markerPath(shape, props.cx, props.cy, 3)}
       fill={props.stroke}
+      stroke={props.stroke}
     />
   );
 }

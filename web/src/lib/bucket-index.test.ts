@@ -204,7 +204,7 @@ describe("reshards and stalls marked on rounds", () => {
     ]);
   });
 
-  it("colours marks by what happened, or by run among several runs", () => {
+  it("colours marks by what happened, and among several runs puts each run's in its own row", () => {
     const marks = roundMarks(report, dynamicRows, RUN_START);
     const own = roundMarkSpecs(marks);
     expect(own.map((m) => [m.round, m.kind, m.short])).toEqual([
@@ -214,11 +214,11 @@ describe("reshards and stalls marked on rounds", () => {
     ]);
     expect(own[0].title).toBe("round 1:\nreshard 11→23 shards\nwrite stall 4 s, 0 ops/s vs median 950");
     expect(own[1].colour).not.toBe(own[2].colour);
-    const runs = roundMarkSpecs(marks, { row: 1, colour: "#123456", tag: "#2", label: "#2 index=dynamic" });
+    const runs = roundMarkSpecs(marks, { row: 1, tag: "#2", label: "#2 index=dynamic" });
     expect(runs.map((m) => [m.text, m.row, m.colour])).toEqual([
-      ["#2 reshard + stall", 1, "#123456"],
-      ["#2 reshard", 1, "#123456"],
-      ["#2 stall", 1, "#123456"],
+      ["#2 reshard + stall", 1, own[0].colour],
+      ["#2 reshard", 1, own[1].colour],
+      ["#2 stall", 1, own[2].colour],
     ]);
     expect(runs[0].title.split("\n")[0]).toBe("round 1, #2 index=dynamic:");
     expect(roundMarks(undefined, dynamicRows, RUN_START)).toEqual([]);

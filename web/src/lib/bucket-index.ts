@@ -251,10 +251,10 @@ export interface RoundMarkSpec {
 }
 
 /**
- * Round marks as a chart draws them. On its own a run's marks are coloured by what
- * happened; among several runs (`run` given) by the run's colour, prefixed with its tag.
+ * Round marks as a chart draws them, coloured by what happened; among several runs
+ * (`run` given) each run's marks sit in a row of their own, prefixed with its tag.
  */
-export function roundMarkSpecs(marks: RoundMark[], run?: { row: number; colour: string; tag: string; label: string }): RoundMarkSpec[] {
+export function roundMarkSpecs(marks: RoundMark[], run?: { row: number; tag: string; label: string }): RoundMarkSpec[] {
   return marks.map((m) => {
     const kind = markKind(m);
     const short = kind === "reshard + stall" ? "R+S" : kind === "reshard" ? "R" : "S";
@@ -264,7 +264,7 @@ export function roundMarkSpecs(marks: RoundMark[], run?: { row: number; colour: 
       text: prefix + kind,
       short: prefix + short,
       title: [`round ${m.round}${run ? `, ${run.label}` : ""}:`, ...m.lines].join("\n"),
-      colour: run?.colour ?? (m.stalls.length ? EVENT_COLOURS.stall : EVENT_COLOURS.reshard),
+      colour: m.stalls.length ? EVENT_COLOURS.stall : EVENT_COLOURS.reshard,
       row: run?.row ?? 0,
       kind,
     };

@@ -161,6 +161,32 @@ export function overlayRounds(
   return { data: [...byRound.values()].sort((a, b) => a.round - b.round), series };
 }
 
+/** One panel of the compare page's rounds charts: one round phase, every run's lines. */
+export interface ComparePanel {
+  phase: string;
+  overlay: ReturnType<typeof overlayRounds>;
+}
+
+/**
+ * The runs' rounds, one panel per round phase (in the order the phases first appear).
+ * Within a panel each operation occurs once per run, so a line is told by its
+ * operation's colour and its run's marker, and the dash stays the percentile's.
+ */
+export function comparePanels(
+  runs: Array<{ id: string; label: string; rows: SummaryRow[] }>,
+  metric: (r: SummaryRow) => number,
+): ComparePanel[] {
+  const phases: string[] = [];
+  for (const run of runs) for (const r of run.rows) if (r.section === "round" && !phases.includes(r.phase)) phases.push(r.phase);
+  return phases.map((phase) => ({
+    phase,
+    overlay: overlayRounds(
+      runs.map((run) => ({ ...run, rows: run.rows.filter((r) => r.phase === phase) })),
+      metric,
+    ),
+  }));
+}
+
 /**
  * The overlay with every run's values divided by the first run's (same phase,
  * operation and round): 1 is "as run A", 1.25 is a quarter more. A value whose

@@ -4,7 +4,7 @@
 import type { BucketIndex, CleanupEvent, EventData, IntervalRecord, PhaseRef, ReshardEvent, RunStatus, StallEvent } from "../api/types";
 import { shardKey } from "./bucket-index";
 import { fmtDuration } from "./format";
-import { PERCENTILE_DASH, opColour } from "./palette";
+import { PERCENTILES, PERCENTILE_DASH, opColour } from "./palette";
 
 export interface LivePoint {
   /** Where the point sits on the time axis: its interval's middle, in seconds from the
@@ -179,7 +179,7 @@ export function liveSeries(ops: string[], errorClasses: string[]) {
     ops: ops.map((op) => ({ key: `${op} ops/s`, name: op, colour: opColour(op) })),
     mib: ops.map((op) => ({ key: `${op} MiB/s`, name: op, colour: opColour(op) })),
     lat: ops.flatMap((op) =>
-      ["p50", "p99", "p99.9"].map((q) => ({ key: `${op} ${q}`, name: `${op} ${q}`, colour: opColour(op), dash: PERCENTILE_DASH[q] })),
+      PERCENTILES.map((q) => ({ key: `${op} ${q}`, name: `${op} ${q}`, colour: opColour(op), dash: PERCENTILE_DASH[q] })),
     ),
     errors: errorClasses.map((c) => ({ key: `errors ${c}`, name: c })),
   };

@@ -1,6 +1,7 @@
-// Every colour and dash the charts use, in one place: each operation has one colour on
-// every page, percentiles of one operation differ by dash, runs side by side take the
-// run palette in order, and reshards and stalls are marked alike everywhere.
+// Every colour, dash and marker the charts use, in one place: each operation has one
+// colour on every page, percentiles differ by dash, and what is left to tell apart
+// (several phases of one operation, runs side by side) differs by marker shape;
+// reshards and stalls are marked alike everywhere.
 
 /** One colour per operation, the same on every page. */
 export const OP_COLOURS: Record<string, string> = {
@@ -18,8 +19,21 @@ export const RUN_PALETTE = ["#2563eb", "#dc2626", "#16a34a", "#d97706", "#7c3aed
 /** Dashes for the second, third... series of one colour. */
 export const DASHES = ["", "8 4", "2 3", "14 4 2 4", "24 6", "14 4 2 4 2 4"];
 
-/** Percentiles of one operation: one colour, a dash each. */
-export const PERCENTILE_DASH: Record<string, string> = { p50: "", p99: "6 3", "p99.9": "2 3" };
+/** Percentiles of one operation: one colour, a dash each, on every chart. */
+export const PERCENTILES = ["p50", "p99", "p99.9"] as const;
+export type Percentile = (typeof PERCENTILES)[number];
+export const PERCENTILE_DASH: Record<Percentile, string> = { p50: "", p99: "6 3", "p99.9": "2 3" };
+
+/**
+ * Marker shapes, in order: the first, second... phase of one operation on a run's rounds
+ * chart, the first, second... run on the compare page.
+ */
+export const MARKERS = ["circle", "square", "triangle", "diamond", "cross", "star"] as const;
+export type MarkerShape = (typeof MARKERS)[number];
+
+export function markerOf(i: number): MarkerShape {
+  return MARKERS[i % MARKERS.length];
+}
 
 /** Index shard lines (right-hand axis). */
 export const SHARD_COLOUR = "#6b7280";
@@ -42,7 +56,7 @@ export function dashOf(i: number): string {
 /**
  * For series named by operation (PUT in "write", PUT in "mixed", GET in "read"...): the
  * how-many-th series of its operation each is, so it can keep the operation's colour and
- * take a dash of its own.
+ * take a marker of its own.
  */
 export function opOrdinals(ops: readonly string[]): number[] {
   const seen = new Map<string, number>();

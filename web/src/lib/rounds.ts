@@ -1,7 +1,7 @@
 // From summary rows to the charts of the run-detail page: one series per
 // phase × operation across rounds (x = round number), and the rounds × phases table.
 import type { RunDetail, SummaryRow } from "../api/types";
-import { dashOf, opColour, opOrdinals } from "./palette";
+import { type MarkerShape, PERCENTILE_DASH, type Percentile, markerOf, opColour, opOrdinals } from "./palette";
 
 export interface SeriesKey {
   phase: string;
@@ -12,29 +12,31 @@ export function seriesName(k: SeriesKey): string {
   return `${k.phase} · ${k.op}`;
 }
 
-/** A line's key, legend name, colour and dash. */
+/** A line's key, legend name, colour, dash and marker. */
 export interface SeriesLook {
   key: string;
   name?: string;
   colour: string;
   dash: string;
+  marker: MarkerShape;
 }
 
 /**
  * How each phase × operation series is drawn across rounds: the operation's colour (PUT
- * blue on every page), and a dash that tells two phases' PUT apart; for latency, a dash
- * per phase and percentile (p50, p99).
+ * blue on every page), the percentile's dash (solid for throughput), and a marker shape
+ * that tells two phases' PUT apart (circle for the first, square for the second...).
  */
-export function roundSeriesLooks(keys: SeriesKey[]): { series: SeriesLook[]; latencySeries: SeriesLook[] } {
+export function roundSeriesLooks(keys: SeriesKey[], metric: RoundMetric = METRICS.ops_per_sec): { series: SeriesLook[]; latencySeries: SeriesLook[] } {
   const ordinals = opOrdinals(keys.map((k) => k.op));
   return {
-    series: keys.map((k, i) => ({ key: seriesName(k), colour: opColour(k.op), dash: dashOf(ordinals[i]) })),
+    series: keys.map((k, i) => ({ key: seriesName(k), colour: opColour(k.op), dash: metricDash(metric), marker: markerOf(ordinals[i]) })),
     latencySeries: keys.flatMap((k, i) =>
-      (["p50", "p99"] as const).map((p, j) => ({
+      (["p50", "p99"] as const).map((p) => ({
         key: `${seriesName(k)} ${p}`,
         name: `${seriesName(k)} ${p}`,
         colour: opColour(k.op),
-        dash: dashOf(ordinals[i] * 2 + j),
+        dash: PERCENTILE_DASH[p],
+        marker: markerOf(ordinals[i]),
       })),
     ),
   };
@@ -57,13 +59,26 @@ export function roundSeriesKeys(rows: SummaryRow[]): SeriesKey[] {
 
 export type Metric = (r: SummaryRow) => number;
 
-export const METRICS: Record<string, { label: string; unit: string; get: Metric }> = {
+/** A metric of a round row; a latency percentile's lines take that percentile's dash. */
+export interface RoundMetric {
+  label: string;
+  unit: string;
+  get: Metric;
+  percentile?: Percentile;
+}
+
+export const METRICS: Record<string, RoundMetric> = {
   ops_per_sec: { label: "Throughput", unit: "ops/s", get: (r) => r.ops_per_sec },
   mib_per_sec: { label: "Bandwidth", unit: "MiB/s", get: (r) => r.mib_per_sec },
-  p50_ms: { label: "p50 latency", unit: "ms", get: (r) => r.latency_us.p50 / 1000 },
-  p99_ms: { label: "p99 latency", unit: "ms", get: (r) => r.latency_us.p99 / 1000 },
-  p999_ms: { label: "p99.9 latency", unit: "ms", get: (r) => r.latency_us.p999 / 1000 },
+  p50_ms: { label: "p50 latency", unit: "ms", get: (r) => r.latency_us.p50 / 1000, percentile: "p50" },
+  p99_ms: { label: "p99 latency", unit: "ms", get: (r) => r.latency_us.p99 / 1000, percentile: "p99" },
+  p999_ms: { label: "p99.9 latency", unit: "ms", get: (r) => r.latency_us.p999 / 1000, percentile: "p99.9" },
 };
+
+/** The dash of a metric's lines: its percentile's, solid for throughput and bandwidth. */
+export function metricDash(m: RoundMetric): string {
+  return m.percentile ? PERCENTILE_DASH[m.percentile] : "";
+}
 
 /** Rows of a chart with x = round: `{round, "<phase> · <op>": value, ...}`. */
 export function roundsTable(rows: SummaryRow[], metric: Metric): Array<Record<string, number>> {

@@ -4,8 +4,8 @@ import { widest } from "../components/HeatmapSection";
 import { MIN_LIVE_SPAN_S, liveDomain } from "./live";
 import { fmtMiBs } from "./format";
 import { type Heatmap, labelRows, scaleTicks, timeLabel, timeTicks } from "./heatmap";
-import { DASHES, OP_COLOURS } from "./palette";
-import { roundSeriesLooks } from "./rounds";
+import { DASHES, OP_COLOURS, PERCENTILE_DASH } from "./palette";
+import { METRICS, roundSeriesLooks } from "./rounds";
 import { fitUnit, maxOf, scaleRows } from "./units";
 
 describe("units that fit their range", () => {
@@ -62,20 +62,25 @@ describe("rounds chart looks", () => {
     { phase: "mixed", op: "delete" },
   ];
 
-  it("gives each series its operation's colour and each phase of one operation its own dash", () => {
+  it("gives each series its operation's colour and each phase of one operation its own marker", () => {
     const { series } = roundSeriesLooks(keys);
     expect(series.map((s) => s.colour)).toEqual(keys.map((k) => OP_COLOURS[k.op]));
-    const looks = new Set(series.map((s) => `${s.colour}|${s.dash}`));
+    const looks = new Set(series.map((s) => `${s.colour}|${s.marker}`));
     expect(looks.size).toBe(keys.length);
-    expect(series[0].dash).toBe("");
-    expect(series[3].dash).not.toBe(series[0].dash);
+    expect(series.every((s) => s.dash === "")).toBe(true);
+    expect(series[3].marker).not.toBe(series[0].marker);
+    // A percentile picked as the metric: its dash, as on every chart.
+    expect(roundSeriesLooks(keys, METRICS.p99_ms).series.every((s) => s.dash === PERCENTILE_DASH.p99)).toBe(true);
   });
 
-  it("tells every phase's p50 and p99 apart in the latency chart", () => {
+  it("tells every phase's p50 and p99 apart in the latency chart, p99 in p99's dash", () => {
     const { latencySeries } = roundSeriesLooks(keys);
     expect(latencySeries).toHaveLength(12);
-    expect(new Set(latencySeries.map((s) => `${s.colour}|${s.dash}`)).size).toBe(12);
-    for (const s of latencySeries) expect(s.colour).toBe(OP_COLOURS[s.key.split(" · ")[1].split(" ")[0]]);
+    expect(new Set(latencySeries.map((s) => `${s.colour}|${s.dash}|${s.marker}`)).size).toBe(12);
+    for (const s of latencySeries) {
+      expect(s.colour).toBe(OP_COLOURS[s.key.split(" · ")[1].split(" ")[0]]);
+      expect(s.dash).toBe(PERCENTILE_DASH[s.key.endsWith("p99") ? "p99" : "p50"]);
+    }
   });
 });
 

@@ -2,14 +2,16 @@
 // clock) — throughput across rounds overlaid (or normalised to the first run), latency
 // distributions overlaid, and the % change of every run against the first. The page
 // for "dynamic vs pre-sharded". The URL holds the whole view (runs, metric,
-// normalisation, distribution), so a link opens the same page.
+// normalisation, log scale, distribution), so a link opens the same page.
 import { useQueries, useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { api } from "../api/client";
 import type { IndexReport, RunDetail } from "../api/types";
 import type { LegendGroup } from "../components/SeriesLegend";
-import { DistributionChart, RoundsChart, type RightAxis, colour, dash, MetricSelect } from "../components/charts";
+import { DistributionChart, RoundsChart, type RightAxis, MetricSelect } from "../components/charts";
+import { MarkerGlyph } from "../components/Marker";
+import { SHARD_COLOUR, dashOf, markerOf, opColour } from "../lib/palette";
 import { Empty, ErrorBox, Labels, Loading } from "../components/states";
 import {
   DELTA_METRICS,
@@ -17,15 +19,15 @@ import {
   aggregate,
   fmtChange,
   metricLabel,
+  comparePanels,
   normaliseOverlay,
-  overlayRounds,
   roundsOf,
   verdictOf,
 } from "../lib/compare";
 import { type RoundMarkSpec, mergeByX, overlayShards, roundMarkSpecs, roundMarks } from "../lib/bucket-index";
 import { fmtLatency, fmtOpMiBs, fmtRate, movesPayload, openLoopBehind, openLoopText } from "../lib/format";
 import { ninesOf } from "../lib/nines";
-import { METRICS, placeLabel, wholePhaseRows } from "../lib/rounds";
+import { METRICS, metricDash, placeLabel, wholePhaseRows } from "../lib/rounds";
 
 function runLabel(d: RunDetail, i: number): string {
   const labels = Object.entries(d.info.labels)
@@ -34,7 +36,8 @@ function runLabel(d: RunDetail, i: number): string {
   return `#${i + 1} ${labels || d.info.run_id}`;
 }
 
-/** Each run's shard line (in the run's colour) and reshard / stall rounds, for the overlaid rounds chart. */
+/** Each run's shard line (grey, in the run's marker) and reshard / stall rounds, for
+ * the overlaid rounds charts. */
 function runsIndexOverlay(runs: Array<{ label: string; detail: RunDetail; index?: IndexReport }>): {
   data: Array<Record<string, number>>;
   right?: RightAxis;
@@ -43,14 +46,17 @@ function runsIndexOverlay(runs: Array<{ label: string; detail: RunDetail; index?
   const tagged = runs.map((r, i) => ({ ...r, tag: `#${i + 1}`, rows: r.detail.summary?.rows ?? [] }));
   const shards = overlayShards(tagged);
   const marks = tagged.flatMap((run, i) =>
-    roundMarkSpecs(roundMarks(run.index, run.rows, run.detail.manifest.started_at), {
-      row: i,
-      colour: colour(i),
-      tag: run.tag,
-      label: run.label,
-    }),
+    roundMarkSpecs(roundMarks(run.index, run.rows, run.detail.manifest.started_at), { row: i, tag: run.tag, label: run.label }),
   );
-  const series = shards.series.map((s) => ({ key: s.key, name: s.name, colour: colour(s.run), width: 5, opacity: 0.35 }));
+  const series = shards.series.map((s) => ({
+    key: s.key,
+    name: s.name,
+    colour: SHARD_COLOUR,
+    dash: dashOf(s.run),
+    marker: markerOf(s.run),
+    width: 5,
+    opacity: 0.35,
+  }));
   return { data: shards.data, right: series.length ? { unit: "index shards", series } : undefined, marks };
 }
 
@@ -160,7 +166,8 @@ function Distributions(props: {
       ? [
           {
             name: runs[i].label,
-            colour: colour(i),
+            colour: opColour(chosen.op),
+            marker: markerOf(i),
             points: res.data.points.map((p) => ({ nines: ninesOf(p.percentile), ms: Math.max(p.latency_us, 1) / 1000 })),
           },
         ]
@@ -194,16 +201,19 @@ export function ComparePage() {
     return wanted in METRICS ? wanted : "ops_per_sec";
   });
   const [normalised, setNormalised] = useState(() => params.get("normalise") === "1");
+  // Latency reads best on a log scale (one slow round does not flatten the rest).
+  const [latencyLog, setLatencyLog] = useState(() => params.get("log") !== "0");
   const [pick, setPick] = useState(() => Math.max(0, Number(params.get("dist") ?? 0) || 0));
   useEffect(() => {
     const next = new URLSearchParams(params);
     const put = (key: string, value: string | null) => (value == null ? next.delete(key) : next.set(key, value));
     put("metric", metric === "ops_per_sec" ? null : metric);
     put("normalise", normalised ? "1" : null);
+    put("log", latencyLog ? null : "0");
     put("dist", pick ? String(pick) : null);
     // Written only when it differs, so writing it does not come round again.
     if (next.toString() !== params.toString()) setParams(next, { replace: true });
-  }, [metric, normalised, pick, params, setParams]);
+  }, [metric, normalised, latencyLog, pick, params, setParams]);
   const queries = useQueries({ queries: ids.map((id) => ({ queryKey: ["run", id], queryFn: () => api.run(id) })) });
   const indexes = useQueries({
     queries: ids.map((id) => ({ queryKey: ["index", id], queryFn: () => api.index(id), retry: false })),
@@ -246,12 +256,10 @@ export function ComparePage() {
   if (failed) return <ErrorBox error={failed.error} hint={<Link to="/runs">Back to the runs</Link>} />;
   if (!loaded) return <Loading what="the runs" />;
   const m = METRICS[metric];
-  const measured = overlayRounds(
+  const panels = comparePanels(
     runs.map((r) => ({ id: r.detail.info.run_id, label: r.label, rows: wholePhaseRows(r.detail) })),
     m.get,
-  );
-  const overlay = normalised ? normaliseOverlay(measured) : measured;
-  const phaseOps = [...new Set(overlay.series.map((s) => `${s.phase} · ${s.op}`))];
+  ).map((p) => ({ ...p, overlay: normalised ? normaliseOverlay(p.overlay) : p.overlay }));
   const index = runsIndexOverlay(runs.map((r) => ({ ...r, index: indexById.get(r.detail.info.run_id) })));
   return (
     <section data-testid="compare-page">
@@ -270,7 +278,7 @@ export function ComparePage() {
           {runs.map((r, i) => (
             <tr key={r.detail.info.run_id} data-testid="compare-run">
               <td>
-                <span className="swatch" style={{ background: colour(i) }} /> {i + 1}
+                <MarkerGlyph shape={markerOf(i)} /> {i + 1}
               </td>
               <td>
                 <Link to={`/runs/${r.detail.info.run_id}`}>{r.detail.info.run_id}</Link>
@@ -299,26 +307,41 @@ export function ComparePage() {
           />{" "}
           normalise to {runs[0].label}
         </label>
+        {m.unit === "ms" && !normalised && (
+          <label className="muted">
+            <input type="checkbox" checked={latencyLog} onChange={(e) => setLatencyLog(e.target.checked)} data-testid="compare-latency-log" /> log scale
+          </label>
+        )}
       </div>
       <p className="muted">
-        Colour is the run; the dash pattern is the phase and operation.
+        One chart per round phase: colour is the operation, the marker is the run (see the table above)
+        {m.percentile ? `, and the dash is ${m.percentile}'s on every chart` : ""}.
         {index.right && " The wide pale step lines are each run's bucket index shards at each round's end (right axis)."}
-        {index.marks.length > 0 && " Labels above the chart mark the rounds in which a run's bucket was resharded or its writes stalled; hover for details."}
+        {index.marks.length > 0 && " Labels above a chart mark the rounds in which a run's bucket was resharded or its writes stalled; hover for details."}
       </p>
-      <RoundsChart
-        data={mergeByX("round", overlay.data, index.data)}
-        unit={normalised ? `× ${runs[0].label}` : m.unit}
-        height={320}
-        fullMarkLabels={10}
-        right={index.right}
-        marks={index.marks}
-        series={overlay.series.map((s) => ({
-          key: s.name,
-          colour: colour(s.run),
-          dash: dash(phaseOps.indexOf(`${s.phase} · ${s.op}`)),
-        }))}
-        legend={compareLegend(overlay.series, runs, phaseOps)}
-      />
+      <div className="chart-grid" data-testid="compare-panels">
+        {panels.map((p) => (
+          <div key={p.phase} data-testid="compare-panel" data-phase={p.phase}>
+            <h3>{p.phase}</h3>
+            <RoundsChart
+              data={mergeByX("round", p.overlay.data, index.data)}
+              unit={normalised ? `× ${runs[0].label}` : m.unit}
+              height={260}
+              fullMarkLabels={10}
+              right={index.right}
+              marks={index.marks}
+              log={!normalised && m.unit === "ms" && latencyLog}
+              series={p.overlay.series.map((s) => ({
+                key: s.name,
+                colour: opColour(s.op),
+                dash: metricDash(m),
+                marker: markerOf(s.run),
+              }))}
+              legend={compareLegend(p.overlay.series, runs, metricDash(m))}
+            />
+          </div>
+        ))}
+      </div>
       <Distributions runs={runs} pick={pick} setPick={setPick} />
       <h2>Change against {runs[0].label}</h2>
       <p className="muted">
@@ -331,27 +354,30 @@ export function ComparePage() {
   );
 }
 
-/** The compare chart's legend: each run once (its colour), each phase and operation
- * once (its dash, in grey). */
+/** A compare chart's legend: each operation once (its colour, the metric's dash), then
+ * each run once (its marker). */
 export function compareLegend(
   series: Array<{ name: string; run: number; phase: string; op: string }>,
   runs: Array<{ label: string }>,
-  phaseOps: string[],
+  metricDash = "",
 ): LegendGroup[] {
+  const ops = [...new Set(series.map((s) => s.op))];
+  const byOp = ops.map((op) => ({
+    key: `op ${op}`,
+    name: op,
+    colour: opColour(op),
+    dash: metricDash,
+    members: series.filter((s) => s.op === op).map((s) => s.name),
+  }));
   const byRun = runs.map((r, i) => ({
     key: `run ${i}`,
     name: r.label,
-    colour: colour(i),
+    colour: "#374151",
+    marker: markerOf(i),
+    markerOnly: true,
     members: series.filter((s) => s.run === i).map((s) => s.name),
   }));
-  const byPhaseOp = phaseOps.map((po, i) => ({
-    key: `phase-op ${po}`,
-    name: po,
-    colour: "#4b5563",
-    dash: dash(i),
-    members: series.filter((s) => `${s.phase} · ${s.op}` === po).map((s) => s.name),
-  }));
-  return [...byRun, ...byPhaseOp];
+  return [...byOp, ...byRun];
 }
 
 /** Open-loop phases of the runs compared that fell behind their rate: a throughput

@@ -7,6 +7,8 @@ import type { RunDetail, RunInfo, SummaryRow } from "../api/types";
 import { YamlEditor } from "../components/YamlEditor";
 import { RoundsPhasesTable } from "../components/RunDetailView";
 import { BehindNotes, DeltaTable, compareLegend } from "./ComparePage";
+import { comparePanels } from "../lib/compare";
+import { OP_COLOURS } from "../lib/palette";
 import { NoPhaseYet } from "./RunDetailPage";
 import { RunsTable, filterRuns, noHeadline } from "./RunsPage";
 
@@ -125,22 +127,45 @@ describe("compare's change table", () => {
   });
 });
 
-describe("compare's legend", () => {
-  it("lists each run and each phase and operation once, each standing for its lines", () => {
-    const phaseOps = ["write · put", "read · get", "mixed · get", "mixed · put", "mixed · list", "mixed · delete"];
-    const series = [0, 1].flatMap((run) =>
-      phaseOps.map((po) => {
-        const [phase, op] = po.split(" · ");
-        return { name: `#${run + 1} · ${po}`, run, phase, op };
-      }),
+describe("compare's charts", () => {
+  const phaseOps = ["write · put", "read · get", "mixed · get", "mixed · put", "mixed · list", "mixed · delete"];
+  const row = (phase: string, op: string, round: number, ops_per_sec: number) =>
+    ({ section: "round", round, phase, op, ops_per_sec, latency_us: { p99: ops_per_sec * 10 } }) as unknown as SummaryRow;
+  const runRows = (factor: number) =>
+    [1, 2].flatMap((round) => phaseOps.map((po, i) => row(po.split(" · ")[0], po.split(" · ")[1], round, (i + 1) * 100 * factor)));
+
+  it("draws one panel per round phase, each operation in its colour and each run in its marker", () => {
+    const panels = comparePanels(
+      [
+        { id: "a", label: "#1", rows: runRows(1) },
+        { id: "b", label: "#2", rows: runRows(2) },
+      ],
+      (r) => r.ops_per_sec,
     );
-    const legend = compareLegend(series, [{ label: "#1" }, { label: "#2" }], phaseOps);
-    expect(legend).toHaveLength(8);
-    expect(legend[0].members).toEqual(series.filter((s) => s.run === 0).map((s) => s.name));
-    expect(legend[3].members).toEqual(["#1 · read · get", "#2 · read · get"]);
-    // Runs by colour, phases by dash: the dashes differ, the runs' lines are solid.
-    expect(new Set(legend.slice(2).map((g) => g.dash)).size).toBe(6);
-    expect(legend[0].colour).not.toBe(legend[1].colour);
+    expect(panels.map((p) => p.phase)).toEqual(["write", "read", "mixed"]);
+    const mixed = panels[2];
+    // Within a panel an operation occurs once per run: colour and marker tell every line apart.
+    expect(mixed.overlay.series.map((s) => `${s.op}|${s.run}`)).toEqual([
+      "get|0", "put|0", "list|0", "delete|0", "get|1", "put|1", "list|1", "delete|1",
+    ]);
+    expect(mixed.overlay.data).toHaveLength(2);
+    expect(mixed.overlay.data[0]["#2 · mixed · put"]).toBe(800);
+    expect(panels[0].overlay.data[0]).toEqual({ round: 1, "#1 · write · put": 100, "#2 · write · put": 200 });
+  });
+
+  it("lists each operation and each run once, each standing for its lines", () => {
+    const series = [0, 1].flatMap((run) =>
+      ["get", "put", "list", "delete"].map((op) => ({ name: `#${run + 1} · mixed · ${op}`, run, phase: "mixed", op })),
+    );
+    const legend = compareLegend(series, [{ label: "#1" }, { label: "#2" }], "6 3");
+    expect(legend.map((g) => g.name)).toEqual(["get", "put", "list", "delete", "#1", "#2"]);
+    expect(legend[1].members).toEqual(["#1 · mixed · put", "#2 · mixed · put"]);
+    expect(legend[4].members).toEqual(series.filter((s) => s.run === 0).map((s) => s.name));
+    // Operations by their colour everywhere, with the percentile's dash; runs by marker.
+    expect(legend.slice(0, 4).map((g) => g.colour)).toEqual(["get", "put", "list", "delete"].map((op) => OP_COLOURS[op]));
+    expect(legend.slice(0, 4).every((g) => g.dash === "6 3")).toBe(true);
+    expect(legend[4].marker).not.toBe(legend[5].marker);
+    expect(legend[4].colour).toBe(legend[5].colour);
   });
 });
 
