@@ -170,6 +170,12 @@ pub struct RunArgs {
     #[arg(long, value_enum, value_name = "fast|sdk")]
     pub client: Option<ClientArg>,
 
+    /// Check every GET of every phase that GETs keys (as `verify: true` on each): the
+    /// body against the bytes keystorm wrote, an MD5 ETag against their MD5. A body not
+    /// as written counts as `corrupt`, a 404 for a live key as `missing`.
+    #[arg(long)]
+    pub verify: bool,
+
     /// Run shard I of N of the workload (for example 2/4; I from 0): its part of the keys,
     /// of every count and of every open-loop rate, with the workload's concurrency.
     /// Start N shards against one target and together they do what the workload does.
@@ -188,7 +194,7 @@ pub struct RunArgs {
     /// split into --agents shards, each phase started together; the merged run is
     /// written in the controller's results folder.
     #[arg(long, value_name = "URL", requires = "agents",
-        conflicts_with_all = ["resume", "shard", "start_at", "index", "client"])]
+        conflicts_with_all = ["resume", "shard", "start_at", "index", "client", "verify"])]
     pub controller: Option<String>,
 
     /// How many of the controller's agents to split the run over.
@@ -639,7 +645,8 @@ pub struct SimArgs {
     /// Inject a fault into this fraction of object requests (repeatable), e.g.
     /// `slow-down=0.01` or `reset=0.5%`. KIND: slow-down (503 SlowDown),
     /// internal-error (500), reset (connection closed unanswered), stall (answer held
-    /// for --stall-time, then the connection closed); these add up to at most 1.
+    /// for --stall-time, then the connection closed), corrupt (a GET's body with one
+    /// bit flipped; the stored object unchanged); these add up to at most 1.
     /// key-error: a fraction of the keys of each multi-object delete that fail alone
     /// (InternalError in its answer; the object stays).
     #[arg(long = "fault", value_name = "KIND=RATE", value_parser = parse_fault, help_heading = "Injection (object operations only)")]
@@ -695,6 +702,7 @@ pub enum SimFault {
     Reset,
     Stall,
     KeyError,
+    Corrupt,
 }
 
 fn parse_duration(s: &str) -> Result<std::time::Duration, String> {

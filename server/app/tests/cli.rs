@@ -248,6 +248,59 @@ fn serving_beyond_loopback_needs_a_token() {
 }
 
 #[test]
+fn verify_checks_every_get_or_says_why_it_cannot() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let f = write(dir.path(), "small.yaml", SMALL);
+    keystorm()
+        .arg("run")
+        .arg(&f)
+        .args(["--verify", "--progress", "quiet", "--results"])
+        .arg(&results)
+        .success();
+    // Every GET phase checked what it read, found nothing wrong, and the run recorded
+    // the flag (a resume goes on verifying).
+    let run = results.join(only_run(&results));
+    let read = |name: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(run.join(name)).unwrap()).unwrap()
+    };
+    let plan = read("plan.json");
+    assert_eq!(plan["rounds"]["phases"][0]["verify"], true, "{plan}");
+    assert!(plan["before"][0].get("verify").is_none(), "{plan}");
+    assert_eq!(read("manifest.json")["overrides"]["verify"], true);
+    let summary = read("summary.json");
+    let reads: Vec<&serde_json::Value> = summary["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["op"] == "get")
+        .collect();
+    assert_eq!(reads.len(), 2);
+    assert!(
+        reads.iter().all(|r| r["ops"] == 100 && r["errors"] == 0),
+        "{summary}"
+    );
+
+    // A workload without a GET has nothing to verify: said, before anything runs.
+    let fill_only = write(
+        dir.path(),
+        "fill.yaml",
+        SMALL.split("rounds:").next().unwrap(),
+    );
+    let stderr = keystorm()
+        .arg("run")
+        .arg(&fill_only)
+        .args(["--verify", "--progress", "quiet", "--results"])
+        .arg(&results)
+        .code(2)
+        .stderr();
+    assert!(
+        stderr.contains("--verify checks what GETs read"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_missing_bucket_without_create_fails_with_exit_1() {
     let dir = tempfile::tempdir().unwrap();
     let text = SMALL.replace(

@@ -75,6 +75,7 @@ pub fn sim_config(plan: &EmbeddedPlan) -> SimConfig {
             reset: plan.faults.reset,
             stall: plan.faults.stall,
             key_error: plan.faults.key_error,
+            corrupt: plan.faults.corrupt,
             stall_time: plan.faults.stall_time,
             seed: plan.faults.seed,
             ops: plan.faults.ops.iter().map(|&op| object_op(op)).collect(),

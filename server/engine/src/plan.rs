@@ -16,6 +16,8 @@ mod delay;
 mod humantime_serde_opt;
 mod overrides;
 mod rgw;
+mod verify;
+pub(crate) use verify::gets_keys;
 pub mod shard;
 
 pub use delay::{Delay, DelayParseError};
@@ -206,6 +208,23 @@ pub enum MetaPart {
     Seed,
 }
 
+impl Plan {
+    /// Every phase, in the order a run meets them (each round's phases once).
+    pub fn phases(&self) -> impl Iterator<Item = &PhasePlan> {
+        self.before
+            .iter()
+            .chain(&self.rounds.phases)
+            .chain(&self.after)
+    }
+
+    pub(crate) fn phases_mut(&mut self) -> impl Iterator<Item = &mut PhasePlan> {
+        self.before
+            .iter_mut()
+            .chain(self.rounds.phases.iter_mut())
+            .chain(self.after.iter_mut())
+    }
+}
+
 /// One phase: an operation or a weighted mix, how hard to drive it, and when to stop.
 #[derive(Debug, Clone, Serialize)]
 pub struct PhasePlan {
@@ -229,6 +248,10 @@ pub struct PhasePlan {
     pub page_size: u32,
     /// Stop the run when the error fraction of this phase exceeds this (checked each interval).
     pub max_error_rate: Option<f64>,
+    /// Check every GET's body (and MD5 ETag) against what keystorm wrote; a difference
+    /// is counted as `corrupt`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub verify: bool,
     /// What the phase does (in plan.json: `kind`, with its `listing` or `transfer`).
     #[serde(flatten)]
     pub kind: PhaseKind,

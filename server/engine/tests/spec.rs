@@ -709,6 +709,46 @@ fn embedded_imitations_become_the_target_config() {
 }
 
 #[test]
+fn a_corrupt_rate_is_a_fault_rate_like_the_others() {
+    let workload = |faults: &str| {
+        format!(
+            "name: c\ntarget:\n  embedded:\n    faults: {faults}\nbuckets: {{ name: bkt }}\nbefore:\n  - {{ op: put, operations: 10 }}\n"
+        )
+    };
+    let (plan, _) = parse_workload(&workload("{ corrupt: 0.5 }"), "w.yaml").unwrap();
+    assert_eq!(plan.target.embedded.faults.corrupt, 0.5);
+    let c = keystorm_embedded::sim_config(&plan.target.embedded);
+    assert_eq!(c.faults.corrupt, 0.5);
+    assert_eq!(c.faults.slow_down + c.faults.key_error, 0.0);
+    let (plain, _) = parse_workload(&workload("{ reset: 0.1 }"), "w.yaml").unwrap();
+    assert_eq!(
+        plain.target.embedded.faults.corrupt, 0.0,
+        "none unless asked"
+    );
+
+    expect_error(
+        &workload("{ corrupt: 2 }"),
+        4,
+        24,
+        "`faults.corrupt` is a fraction of requests between 0 and 1, not 2",
+    );
+    expect_error(&workload("{ corrupt: -0.1 }"), 4, 24, "between 0 and 1");
+    // One fault per request: a GET cannot be both stalled and corrupted.
+    expect_error(
+        &workload("{ stall: 0.6, corrupt: 0.5 }"),
+        4,
+        13,
+        "add up to 1.1",
+    );
+    expect_error(
+        &workload("{ corrupt: lots }"),
+        4,
+        24,
+        "a fault rate is a fraction of requests between 0 and 1",
+    );
+}
+
+#[test]
 fn rgw_mistakes_are_reported_with_positions() {
     let put = "before:\n  - { op: put, operations: 10 }\n";
     expect_error(

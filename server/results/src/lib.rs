@@ -49,8 +49,8 @@ pub use checkpoint::{Checkpoint, LogMarks, PartStart, PhasePosition, Redone};
 pub use cleanup::CleanupEvent;
 pub use error::ResultsError;
 pub use events::{
-    AsyncEventReader, EventHead, EventReader, EventWriter, Logged, MetadataScanEvent,
-    PhaseProgress, RawEvent, RunEvent,
+    AsyncEventReader, EventHead, EventReader, EventWriter, IntegrityEvent, Logged,
+    MetadataScanEvent, PhaseProgress, RawEvent, RunEvent,
 };
 pub use files::{
     ANNOTATIONS_FILE, CHECKPOINT_FILE, EVENTS_FILE, FORMAT_VERSION, INTERVALS_FILE, MANIFEST_FILE,

@@ -27,6 +27,9 @@ pub struct RunOverrides {
     /// `--shard I/N`: the part of the workload this run is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// `--verify`: every phase that GETs checks what it reads.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub verify: bool,
 }
 
 /// A flag given again at resume that says something else than the run recorded.
@@ -81,6 +84,12 @@ impl RunOverrides {
             format!("{c:?}").to_lowercase()
         })?;
         check("--shard", &given.shard, &self.shard, Shard::to_string)?;
+        check(
+            "--verify",
+            &given.verify.then_some(true),
+            &self.verify.then_some(true),
+            |_| "--verify".to_string(),
+        )?;
         Ok(self.clone())
     }
 
@@ -105,6 +114,7 @@ impl RunOverrides {
                     })
                 }
                 "--shard" => out.shard = value().and_then(|v| v.parse().ok()),
+                "--verify" => out.verify = true,
                 "--index" => {
                     out.index = value().and_then(|v| match v.trim() {
                         "dynamic" => Some(IndexLayout::Dynamic),

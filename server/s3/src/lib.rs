@@ -28,7 +28,9 @@ use bytes::Bytes;
 
 pub use config::{ClientConfig, ClientKind, Credentials, TlsConfig};
 pub use credential_source::CredentialSource;
-pub use types::{DeleteManyOutcome, GetOutcome, HeadOutcome, ListEntry, ListPage, ListRequest};
+pub use types::{
+    DeleteManyOutcome, GetOutcome, HeadOutcome, ListEntry, ListPage, ListRequest, md5_of_etag,
+};
 
 use crate::ops::OpError;
 use backend::{MultipartCalls, ObjectCalls};

@@ -67,10 +67,16 @@ pub enum ErrorClass {
     Connection,
     /// Anything else (bad response body, client-side failure).
     Other,
+    /// A GET answered, but its body (or its MD5 ETag) is not what was written
+    /// (found by a phase's `verify`).
+    Corrupt,
+    /// A key keystorm wrote and still counts as live answered 404.
+    Missing,
 }
 
 impl ErrorClass {
-    /// Stable label used in result files: `slowdown`, `http_404`, `timeout`, `connection`, `other`.
+    /// Stable label used in result files: `slowdown`, `http_404`, `timeout`, `connection`,
+    /// `other`, `corrupt`, `missing`.
     pub fn label(self) -> String {
         match self {
             ErrorClass::SlowDown => "slowdown".to_string(),
@@ -78,6 +84,8 @@ impl ErrorClass {
             ErrorClass::Timeout => "timeout".to_string(),
             ErrorClass::Connection => "connection".to_string(),
             ErrorClass::Other => "other".to_string(),
+            ErrorClass::Corrupt => "corrupt".to_string(),
+            ErrorClass::Missing => "missing".to_string(),
         }
     }
 
@@ -87,6 +95,8 @@ impl ErrorClass {
             "slowdown" => ErrorClass::SlowDown,
             "timeout" => ErrorClass::Timeout,
             "connection" => ErrorClass::Connection,
+            "corrupt" => ErrorClass::Corrupt,
+            "missing" => ErrorClass::Missing,
             other => other
                 .strip_prefix("http_")
                 .and_then(|s| s.parse().ok())

@@ -9,12 +9,13 @@ use std::future::Future;
 use crate::ops::{ErrorClass, OpError};
 
 /// Whether a failed attempt may succeed when tried again: 5xx (501 Not Implemented
-/// aside), timeouts and connection failures. A 4xx or a bad response will not change.
+/// aside), timeouts and connection failures. A 4xx or a bad response will not change;
+/// an object found corrupt or missing is counted as found, never tried again.
 pub fn retriable(class: ErrorClass) -> bool {
     match class {
         ErrorClass::SlowDown | ErrorClass::Timeout | ErrorClass::Connection => true,
         ErrorClass::Http(status) => (500..600).contains(&status) && status != 501,
-        ErrorClass::Other => false,
+        ErrorClass::Other | ErrorClass::Corrupt | ErrorClass::Missing => false,
     }
 }
 

@@ -28,7 +28,7 @@ use bytes::Bytes;
 use super::backend::{MultipartCalls, ObjectCalls};
 use super::{
     ClientConfig, DeleteManyOutcome, GetOutcome, HeadOutcome, ListEntry, ListPage, ListRequest,
-    classify,
+    classify, md5_of_etag,
 };
 use crate::ops::{ErrorClass, OpError};
 
@@ -216,6 +216,7 @@ impl ObjectCalls for SdkClient {
             .await
             .map_err(|e| classify(e, "GET"))?;
         let headers_at = start.elapsed();
+        let md5 = out.e_tag().and_then(md5_of_etag);
         let mut body = out.body;
         let mut bytes = 0u64;
         let mut ttfb = None;
@@ -239,6 +240,7 @@ impl ObjectCalls for SdkClient {
         Ok(GetOutcome {
             bytes,
             ttfb: ttfb.unwrap_or(headers_at),
+            md5,
         })
     }
 

@@ -5,6 +5,23 @@
 pub struct GetOutcome {
     pub bytes: u64,
     pub ttfb: std::time::Duration,
+    /// The MD5 the ETag states, when it is one (a single-part upload's ETag: 32 hex
+    /// digits; a multipart upload's `<hex>-<parts>` is not an MD5 of the body).
+    pub md5: Option<[u8; 16]>,
+}
+
+/// The MD5 an ETag states (`"<32 hex digits>"`, quotes optional), if it is one.
+pub fn md5_of_etag(etag: &str) -> Option<[u8; 16]> {
+    let hex = etag.trim().trim_matches('"').as_bytes();
+    if hex.len() != 32 {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    for (i, pair) in hex.chunks_exact(2).enumerate() {
+        let digit = |c: u8| (c as char).to_digit(16);
+        out[i] = (digit(pair[0])? * 16 + digit(pair[1])?) as u8;
+    }
+    Some(out)
 }
 
 /// Result of a HEAD: what a storage engineer asks a HEAD for.
@@ -53,4 +70,21 @@ pub struct ListPage {
 pub struct DeleteManyOutcome {
     pub deleted: u64,
     pub errors: Vec<(String, String)>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::md5_of_etag;
+
+    #[test]
+    fn an_etag_states_an_md5_only_when_it_is_one() {
+        let md5 = md5_of_etag("\"d41d8cd98f00b204e9800998ecf8427e\"").unwrap();
+        assert_eq!(md5[0], 0xd4);
+        assert_eq!(md5[15], 0x7e);
+        assert_eq!(md5_of_etag("D41D8CD98F00B204E9800998ECF8427E"), Some(md5));
+        // A multipart ETag, a short one and one with a stray character are not MD5s.
+        assert_eq!(md5_of_etag("\"d41d8cd98f00b204e9800998ecf8427e-2\""), None);
+        assert_eq!(md5_of_etag("\"abc\""), None);
+        assert_eq!(md5_of_etag("\"d41d8cd98f00b204e9800998ecf8427g\""), None);
+    }
 }

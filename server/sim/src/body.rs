@@ -1,6 +1,8 @@
 //! Response bodies: stored bytes, a run of zeros (size-only objects, without
-//! allocating their size), nothing, or an injected stall (part of a body, then
-//! silence, then a dropped connection).
+//! allocating their size), nothing, or an injected fault: a stall (part of a body,
+//! then silence, then a dropped connection) or a body with one bit flipped (a copy of
+//! the bytes served, or zeros around one byte with a bit set, still without allocating
+//! the size).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -14,6 +16,12 @@ static ZEROS: [u8; 64 * 1024] = [0; 64 * 1024];
 pub enum SimBody {
     Bytes(Option<Bytes>),
     Zeros(u64),
+    /// Zeros with one byte set: `before` zeros, the byte, `after` zeros.
+    FlippedZeros {
+        before: u64,
+        byte: Option<Bytes>,
+        after: u64,
+    },
     /// An injected stall: the first part of a body, then nothing until the timer
     /// fires, then an error that makes the server drop the connection.
     Stalled {
@@ -44,6 +52,31 @@ impl SimBody {
     pub fn bytes(b: impl Into<Bytes>) -> SimBody {
         let b = b.into();
         SimBody::Bytes((!b.is_empty()).then_some(b))
+    }
+
+    /// Bytes this body holds (what it announces, for a stalled one).
+    pub fn len(&self) -> u64 {
+        self.size_hint().exact().unwrap_or(0)
+    }
+
+    /// This body with bit `bit` (counted from the first byte's lowest bit) flipped: the
+    /// bytes copied first, so what they were sliced from stays as it is. A bit past
+    /// the end, or a body that is not plain bytes or zeros, is left alone.
+    pub fn with_bit_flipped(self, bit: u64) -> SimBody {
+        let (at, mask) = (bit / 8, 1u8 << (bit % 8));
+        match self {
+            SimBody::Bytes(Some(b)) if at < b.len() as u64 => {
+                let mut copy = b.to_vec();
+                copy[at as usize] ^= mask;
+                SimBody::bytes(copy)
+            }
+            SimBody::Zeros(n) if at < n => SimBody::FlippedZeros {
+                before: at,
+                byte: Some(Bytes::from(vec![mask])),
+                after: n - at - 1,
+            },
+            other => other,
+        }
     }
 
     /// The first half of this body (at most 1 KiB), then a stall of `time`, then an
@@ -78,14 +111,17 @@ impl Body for SimBody {
         let this = self.get_mut();
         match this {
             SimBody::Bytes(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
-            SimBody::Zeros(remaining) => {
-                if *remaining == 0 {
-                    return Poll::Ready(None);
-                }
-                let n = (*remaining).min(ZEROS.len() as u64) as usize;
-                *remaining -= n as u64;
-                Poll::Ready(Some(Ok(Frame::data(Bytes::from_static(&ZEROS[..n])))))
-            }
+            SimBody::Zeros(remaining) => Poll::Ready(zeros(remaining).map(Ok)),
+            SimBody::FlippedZeros {
+                before,
+                byte,
+                after,
+            } => Poll::Ready(
+                zeros(before)
+                    .or_else(|| byte.take().map(Frame::data))
+                    .or_else(|| zeros(after))
+                    .map(Ok),
+            ),
             SimBody::Stalled { first, timer, .. } => {
                 if let Some(b) = first.take() {
                     return Poll::Ready(Some(Ok(Frame::data(b))));
@@ -102,6 +138,11 @@ impl Body for SimBody {
         match self {
             SimBody::Bytes(b) => b.is_none(),
             SimBody::Zeros(n) => *n == 0,
+            SimBody::FlippedZeros {
+                before,
+                byte,
+                after,
+            } => *before == 0 && byte.is_none() && *after == 0,
             SimBody::Stalled { .. } => false,
         }
     }
@@ -110,7 +151,22 @@ impl Body for SimBody {
         match self {
             SimBody::Bytes(b) => SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64)),
             SimBody::Zeros(n) => SizeHint::with_exact(*n),
+            SimBody::FlippedZeros {
+                before,
+                byte,
+                after,
+            } => SizeHint::with_exact(before + after + byte.as_ref().map_or(0, |b| b.len() as u64)),
             SimBody::Stalled { len, .. } => SizeHint::with_exact(*len),
         }
     }
+}
+
+/// The next frame of a run of `remaining` zeros, if any is left.
+fn zeros(remaining: &mut u64) -> Option<Frame<Bytes>> {
+    if *remaining == 0 {
+        return None;
+    }
+    let n = (*remaining).min(ZEROS.len() as u64) as usize;
+    *remaining -= n as u64;
+    Some(Frame::data(Bytes::from_static(&ZEROS[..n])))
 }

@@ -117,6 +117,11 @@ pub struct FaultConfig {
     /// InternalError in the otherwise successful answer, and left in place (drawn per
     /// key, for requests that got no fault of their own).
     pub key_error: f64,
+    /// GetObject answers that come back 200 (206 for a range) with their body, one bit
+    /// of it flipped at an offset drawn uniformly within the body; the stored object is
+    /// untouched. Drawn per GET after the faults above; an empty body or an error
+    /// answer is never corrupted (nor counted).
+    pub corrupt: f64,
     /// Seed of the fault draws (0: from the clock).
     pub seed: u64,
     /// The operations that get faults; all of them when empty.
@@ -164,6 +169,8 @@ pub struct FaultCounts {
     pub stall: u64,
     /// Keys of multi-object deletes that failed alone.
     pub key_error: u64,
+    /// GET bodies served with one bit flipped.
+    pub corrupt: u64,
 }
 
 impl std::ops::Add for FaultCounts {
@@ -176,6 +183,7 @@ impl std::ops::Add for FaultCounts {
             reset: self.reset + o.reset,
             stall: self.stall + o.stall,
             key_error: self.key_error + o.key_error,
+            corrupt: self.corrupt + o.corrupt,
         }
     }
 }

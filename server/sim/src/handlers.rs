@@ -15,7 +15,7 @@ use crate::document::DocumentError;
 use crate::errors::S3Error;
 use crate::inject::Fault;
 use crate::list::{self, ListParams, V2Response};
-use crate::objects::{meta_len, size_only_etag};
+use crate::objects::{meta_len, size_only_etag, size_only_etag_is_cheap};
 use crate::payload;
 use crate::request::{Op, parse};
 use crate::state::{Reset, State};
@@ -99,11 +99,13 @@ async fn dispatch(ctx: &Ctx<'_>, body: Incoming) -> Resp {
 }
 
 /// Answers a request that drew a fault. The client never sees a normal answer: an
-/// error document, a connection closed without a response, or one that stalls (a GET
-/// after its headers and part of its body) for `stall_time` and is then closed.
+/// error document, a connection closed without a response, one that stalls (a GET
+/// after its headers and part of its body) for `stall_time` and is then closed, or a
+/// GET's answer with one bit of its body flipped.
 async fn faulty(ctx: &Ctx<'_>, body: Incoming, fault: Fault) -> Result<Resp, Reset> {
     let stall = ctx.state.injector.stall_time();
     match fault {
+        Fault::Corrupt => return Ok(corrupted(ctx, dispatch(ctx, body).await)),
         // Unread request bytes make the close a TCP reset.
         Fault::Reset => return Err(Reset),
         Fault::SlowDown | Fault::InternalError => {
@@ -125,6 +127,20 @@ async fn faulty(ctx: &Ctx<'_>, body: Incoming, fault: Fault) -> Result<Resp, Res
     }
     tokio::time::sleep(stall).await;
     Err(Reset)
+}
+
+/// `response` with one bit of its body flipped, if it is a successful GET with a body;
+/// error documents and empty bodies go out as they are (and are not counted).
+fn corrupted(ctx: &Ctx<'_>, response: Resp) -> Resp {
+    if ctx.method != Method::GET || !response.status().is_success() {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let body = match ctx.state.injector.corrupt_bit(body.len()) {
+        Some(bit) => body.with_bit_flipped(bit),
+        None => body,
+    };
+    Response::from_parts(parts, body)
 }
 
 /// An ordered listing merges every index shard: each page costs more with more shards.
@@ -350,8 +366,8 @@ async fn put_object(ctx: &Ctx<'_>, body: Incoming) -> Resp {
     };
     let etag = match ctx.state.store.storage {
         Storage::Memory => payload.md5,
-        // No bytes kept: a stable stand-in for the MD5, from the size.
-        Storage::SizeOnly => size_only_etag(payload.len),
+        // No bytes kept: the MD5 of the zeros a GET returns.
+        Storage::SizeOnly => zeros_etag(payload.len).await,
     };
     let object = Object {
         size: payload.len,
@@ -372,6 +388,17 @@ async fn put_object(ctx: &Ctx<'_>, body: Incoming) -> Resp {
         .header(header::ETAG, etag_header)
         .body(SimBody::empty())
         .unwrap_or_else(|_| Response::new(SimBody::empty()))
+}
+
+/// The ETag of a size-only object of `size` bytes, worked out off the async workers
+/// when that means hashing many zeros.
+async fn zeros_etag(size: u64) -> [u8; 16] {
+    if size_only_etag_is_cheap(size) {
+        return size_only_etag(size);
+    }
+    tokio::task::spawn_blocking(move || size_only_etag(size))
+        .await
+        .unwrap_or_else(|_| size_only_etag(size))
 }
 
 /// `Range: bytes=a-b | a- | -n` against `size`: `Ok(None)` = whole object,

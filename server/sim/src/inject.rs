@@ -1,8 +1,8 @@
 //! Latency and fault injection on object operations: a delay drawn per request from
 //! the operation's distribution, and at most one fault per request (503 SlowDown, 500,
-//! a reset connection, a stalled answer) — or, in a multi-object delete, failures of
-//! single keys — counted exactly so tests can compare what a client saw with what was
-//! injected.
+//! a reset connection, a stalled answer, a GET body with one bit flipped) — or, in a
+//! multi-object delete, failures of single keys — counted exactly so tests can compare
+//! what a client saw with what was injected.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,7 +19,19 @@ pub enum Fault {
     InternalError,
     Reset,
     Stall,
+    /// A GET answered normally but for one flipped bit of its body; counted only once
+    /// there is a body to corrupt (`corrupt_bit`).
+    Corrupt,
 }
+
+/// Where each fault kind is counted.
+const SLOW_DOWN: usize = 0;
+const INTERNAL_ERROR: usize = 1;
+const RESET: usize = 2;
+const STALL: usize = 3;
+const KEY_ERROR: usize = 4;
+const CORRUPT: usize = 5;
+const KINDS: usize = 6;
 
 pub struct Injector {
     latency: LatencyConfig,
@@ -31,8 +43,8 @@ pub struct Injector {
     /// sequence of requests.
     rng: Mutex<fastrand::Rng>,
     /// Faults injected, by operation group (as `kind` numbers them) and fault kind
-    /// (slow down, internal error, reset, stall, key error).
-    counts: [[AtomicU64; 5]; 5],
+    /// (as the constants above number them).
+    counts: [[AtomicU64; KINDS]; 5],
 }
 
 /// The number `kind` gives an operation group.
@@ -73,6 +85,7 @@ impl Injector {
             + faults.reset
             + faults.stall
             + faults.key_error
+            + faults.corrupt
             > 0.0;
         let mut fault_ops = [faults.ops.is_empty(); 5];
         for &op in &faults.ops {
@@ -105,12 +118,15 @@ impl Injector {
         delay.map(|d| (kind, d.sample(&mut self.rng())))
     }
 
-    /// The fault of one request of `op`, if any, counted.
+    /// The fault of one request of `op`, if any, counted (a corruption only once it
+    /// has a body: see `corrupt_bit`).
     pub fn fault(&self, op: Op) -> Option<Fault> {
-        if !self.any_fault || !self.fault_ops[kind(op)?] {
+        let group = kind(op)?;
+        if !self.any_fault || !self.fault_ops[group] {
             return None;
         }
         let f = &self.faults;
+        let corrupt = if op == Op::GetObject { f.corrupt } else { 0.0 };
         let fault = {
             let mut rng = self.rng();
             [
@@ -118,21 +134,30 @@ impl Injector {
                 (f.internal_error, Fault::InternalError),
                 (f.reset, Fault::Reset),
                 (f.stall, Fault::Stall),
+                (corrupt, Fault::Corrupt),
             ]
             .into_iter()
             .find(|(rate, _)| *rate > 0.0 && rng.f64() < *rate)
             .map(|(_, fault)| fault)
         }?;
         let slot = match fault {
-            Fault::SlowDown => 0,
-            Fault::InternalError => 1,
-            Fault::Reset => 2,
-            Fault::Stall => 3,
+            Fault::SlowDown => SLOW_DOWN,
+            Fault::InternalError => INTERNAL_ERROR,
+            Fault::Reset => RESET,
+            Fault::Stall => STALL,
+            Fault::Corrupt => return Some(fault),
         };
-        // `kind` is known to be Some here.
-        let group = kind(op).unwrap_or(0);
         self.counts[group][slot].fetch_add(1, Ordering::Relaxed);
         Some(fault)
+    }
+
+    /// The bit a drawn corruption flips in a GET body of `len` bytes (uniform over the
+    /// body's bits), counted; `None` for an empty body, which stays as it is, uncounted.
+    pub fn corrupt_bit(&self, len: u64) -> Option<u64> {
+        let bits = len.checked_mul(8).filter(|b| *b > 0)?;
+        let bit = self.rng().u64(..bits);
+        self.counts[group(ObjectOp::Get)][CORRUPT].fetch_add(1, Ordering::Relaxed);
+        Some(bit)
     }
 
     /// Whether one key of a multi-object delete fails by itself, counted.
@@ -143,7 +168,7 @@ impl Injector {
         }
         let fails = self.rng().f64() < f.key_error;
         if fails {
-            self.counts[group(ObjectOp::Delete)][4].fetch_add(1, Ordering::Relaxed);
+            self.counts[group(ObjectOp::Delete)][KEY_ERROR].fetch_add(1, Ordering::Relaxed);
         }
         fails
     }
@@ -164,11 +189,12 @@ impl Injector {
     pub fn counts_of(&self, op: ObjectOp) -> FaultCounts {
         let c = |i: usize| self.counts[group(op)][i].load(Ordering::Relaxed);
         FaultCounts {
-            slow_down: c(0),
-            internal_error: c(1),
-            reset: c(2),
-            stall: c(3),
-            key_error: c(4),
+            slow_down: c(SLOW_DOWN),
+            internal_error: c(INTERNAL_ERROR),
+            reset: c(RESET),
+            stall: c(STALL),
+            key_error: c(KEY_ERROR),
+            corrupt: c(CORRUPT),
         }
     }
 }

@@ -159,7 +159,7 @@ fn write_object(out: &mut Vec<u8>, dates: &mut Dates, obj: &ObjectRef<'_>, url: 
     const MIDDLE: &[u8; 122] = b"</Key><LastModified>YYYY-MM-DDTHH:MM:SS.mmmZ</LastModified><ETag>&quot;0123456789abcdef0123456789abcdef&quot;</ETag><Size>";
     let mut middle = *MIDDLE;
     middle[20..44].copy_from_slice(&dates.format(obj.last_modified_ms).0);
-    hex_into(&obj.etag, &mut middle[71..103]);
+    hex_into(&obj.etag(), &mut middle[71..103]);
     if obj.parts == 0 {
         out.extend_from_slice(&middle);
     } else {
@@ -314,7 +314,7 @@ mod tests {
         let mut obj = ObjectRef {
             key: b"",
             size: 1234,
-            etag: [0xab; 16],
+            etag: Some([0xab; 16]),
             last_modified_ms: 1_795_000_000_123,
             parts: 0,
             meta: None,

@@ -10,6 +10,7 @@ mod chunk;
 mod column;
 mod entry;
 mod meta;
+mod zero_etag;
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
@@ -20,8 +21,9 @@ use chunk::Chunk;
 use crate::data::Data;
 use entry::Fields;
 
-pub use entry::size_only_etag;
 pub use meta::{Meta, meta_len};
+pub(crate) use zero_etag::cheap as size_only_etag_is_cheap;
+pub use zero_etag::size_only_etag;
 
 /// One object to store.
 #[derive(Debug, Clone)]
@@ -55,10 +57,11 @@ impl Object {
 pub struct ObjectRef<'a> {
     pub key: &'a [u8],
     pub size: u64,
-    pub etag: [u8; 16],
     /// Milliseconds since the Unix epoch.
     pub last_modified_ms: u64,
     pub parts: u32,
+    /// `None`: a size-only object's, worked out from the size when asked (`etag()`).
+    pub(crate) etag: Option<[u8; 16]>,
     pub meta: Option<&'a Meta>,
     pub data: Option<&'a Data>,
 }
@@ -72,8 +75,13 @@ pub fn etag_header(etag: &[u8; 16], parts: u32) -> String {
 }
 
 impl ObjectRef<'_> {
+    /// The MD5 of its bytes (of their parts' MD5s for a multipart object).
+    pub fn etag(&self) -> [u8; 16] {
+        entry::etag_of(self.size, self.etag)
+    }
+
     pub fn etag_header(&self) -> String {
-        etag_header(&self.etag, self.parts)
+        etag_header(&self.etag(), self.parts)
     }
 
     pub fn content_type(&self) -> Option<&str> {
@@ -169,7 +177,7 @@ impl Objects {
             size: object.size,
             time: time.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64,
             parts: object.parts,
-            etag: object.etag,
+            etag: Some(object.etag),
         };
         let mut encoded = std::mem::take(&mut self.scratch);
         encoded.clear();
@@ -470,7 +478,7 @@ mod tests {
         o.insert(b"b", a.clone());
         let (ga, gb) = (o.get(b"a").unwrap(), o.get(b"b").unwrap());
         assert_eq!(ga.data.map(|d| &d[..]), Some(b"abc".as_slice()));
-        assert_eq!((ga.last_modified_ms, ga.etag), (5, [9; 16]));
+        assert_eq!((ga.last_modified_ms, ga.etag()), (5, [9; 16]));
         assert_eq!(ga.content_type(), Some("text/plain"));
         assert_eq!(ga.metadata(), &[("k".into(), "v".into())]);
         assert!(

@@ -2,8 +2,9 @@
 //! loopback: added latency per operation (lower bounds, and the target's own record of
 //! what it drew and applied, on time), and injected faults — 503
 //! SlowDown, 500 InternalError, a connection closed without an answer, a stalled
-//! answer — counted by the target exactly as aws-sdk-s3, a raw hyper client and a
-//! plain TCP socket observe them, reproducibly for a fixed seed.
+//! answer, a GET body with one bit flipped — counted by the target exactly as
+//! aws-sdk-s3, a raw hyper client and a plain TCP socket observe them, reproducibly
+//! for a fixed seed.
 
 mod support;
 
@@ -16,7 +17,9 @@ use aws_sdk_s3::error::SdkError;
 use aws_sdk_s3::primitives::ByteStream;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use keystorm_sim::{Delay, FaultConfig, FaultCounts, LatencyConfig, SimConfig, SimHandle};
+use keystorm_sim::{
+    Delay, FaultConfig, FaultCounts, LatencyConfig, ObjectOp, SimConfig, SimHandle, Storage,
+};
 use keystorm_timer::wheel_reference::WheelReference;
 use support::{client, client_without_retries, put, start};
 
@@ -515,6 +518,7 @@ async fn a_raw_hyper_client_sees_exactly_the_injected_faults() {
         reset: after.reset - before.reset,
         stall: after.stall - before.stall,
         key_error: after.key_error - before.key_error,
+        corrupt: after.corrupt - before.corrupt,
     };
     assert_eq!(seen.faults, injected, "client saw {seen:?}");
     assert!(injected.reset > 0 && injected.stall > 0, "{injected:?}");
@@ -737,4 +741,183 @@ async fn keys_of_a_multi_object_delete_fail_alone_and_stay() {
     let out = delete_all(&c, &keys[..10]).await;
     assert!(out.errors().is_empty());
     assert_eq!(sim.object_count("multi"), Some(0));
+}
+
+/// A target without signatures keeping `storage`, with bucket `bits`, that flips a bit
+/// of 30% of GET bodies (and injects nothing else), and a raw client for it.
+async fn corrupting(storage: Storage) -> (SimHandle, Raw) {
+    let sim = keystorm_sim::start(
+        "127.0.0.1:0".parse().unwrap(),
+        SimConfig {
+            storage,
+            faults: FaultConfig {
+                corrupt: 0.3,
+                seed: 17,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    let http: Raw =
+        hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+            .build_http();
+    let (status, _) = call(&http, &sim, "PUT", "/bits", None, Bytes::new()).await;
+    assert_eq!(status, 200);
+    (sim, http)
+}
+
+/// One request through the raw client: its status and body.
+async fn call(
+    http: &Raw,
+    sim: &SimHandle,
+    method: &str,
+    path: &str,
+    range: Option<&str>,
+    body: Bytes,
+) -> (u16, Bytes) {
+    let mut req = http::Request::builder()
+        .method(method)
+        .uri(format!("{}{path}", sim.endpoint()));
+    if let Some(r) = range {
+        req = req.header("range", r);
+    }
+    let r = http
+        .request(req.body(Full::new(body)).unwrap())
+        .await
+        .unwrap();
+    let status = r.status().as_u16();
+    (status, r.into_body().collect().await.unwrap().to_bytes())
+}
+
+/// Bits in which `got` differs from `want` (`None` when the lengths differ).
+fn bits_apart(got: &[u8], want: &[u8]) -> Option<u32> {
+    (got.len() == want.len()).then(|| {
+        got.iter()
+            .zip(want)
+            .map(|(a, b)| (a ^ b).count_ones())
+            .sum()
+    })
+}
+
+/// GETs every object once (`range` on each, if given) and checks each body is what
+/// `expected` says or differs from it in exactly one bit; returns how many differed.
+async fn get_all(
+    http: &Raw,
+    sim: &SimHandle,
+    objects: &[Vec<u8>],
+    range: Option<(usize, usize)>,
+    expected: impl Fn(&[u8]) -> Vec<u8>,
+) -> u64 {
+    let mut corrupted = 0;
+    for (i, stored) in objects.iter().enumerate() {
+        let (header, want) = match range {
+            Some((a, b)) if b < stored.len() => (
+                Some(format!("bytes={a}-{b}")),
+                expected(stored)[a..=b].to_vec(),
+            ),
+            _ => (None, expected(stored)),
+        };
+        let path = format!("/bits/k{i:03}");
+        let (status, got) = call(http, sim, "GET", &path, header.as_deref(), Bytes::new()).await;
+        assert_eq!(status, if header.is_some() { 206 } else { 200 }, "{path}");
+        match bits_apart(&got, &want) {
+            Some(0) => {}
+            Some(1) => corrupted += 1,
+            other => panic!("{path}: {other:?} bits apart, {} bytes", got.len()),
+        }
+    }
+    corrupted
+}
+
+/// PUTs `objects`, GETs each twice over (whole, then ranged where long enough) and
+/// checks that exactly the counted bodies came back with one bit flipped, and that
+/// the target still holds what was PUT.
+async fn corruption_is_one_bit_counted_and_never_stored(
+    storage: Storage,
+    objects: &[Vec<u8>],
+    expected: impl Fn(&[u8]) -> Vec<u8> + Copy,
+) {
+    let (sim, http) = corrupting(storage).await;
+    for (i, body) in objects.iter().enumerate() {
+        let path = format!("/bits/k{i:03}");
+        let (status, _) = call(&http, &sim, "PUT", &path, None, Bytes::from(body.clone())).await;
+        assert_eq!(status, 200, "PUTs get no corruption");
+    }
+    // A missing key's error document is never corrupted either.
+    let (status, body) = call(&http, &sim, "GET", "/bits/none", None, Bytes::new()).await;
+    assert_eq!(status, 404);
+    assert!(String::from_utf8_lossy(&body).contains("<Code>NoSuchKey</Code>"));
+    for _ in 0..10 {
+        call(&http, &sim, "GET", "/bits/none", None, Bytes::new()).await;
+    }
+    assert_eq!(sim.fault_counts().corrupt, 0);
+
+    let whole = get_all(&http, &sim, objects, None, expected).await;
+    assert_eq!(whole, sim.fault_counts().corrupt, "whole bodies");
+    let n = objects.len() as u64;
+    assert!(whole > n / 10 && whole < n / 2, "{whole} of {n} corrupted");
+    // Ranges flip a bit of what they return; corruptions earlier left nothing behind.
+    let ranged = get_all(&http, &sim, objects, Some((3, 40)), expected).await;
+    assert_eq!(whole + ranged, sim.fault_counts().corrupt, "ranges");
+    assert!(ranged > 0);
+    let counts = sim.fault_counts();
+    assert_eq!(counts, sim.fault_counts_of(ObjectOp::Get), "GETs only");
+    assert_eq!(
+        (counts.slow_down, counts.reset, counts.stall),
+        (0, 0, 0),
+        "no other fault"
+    );
+    assert_held(&sim, storage, objects);
+    sim.shutdown().await;
+}
+
+/// The target holds what was PUT: the bytes in memory mode, the sizes in size-only.
+fn assert_held(sim: &SimHandle, storage: Storage, objects: &[Vec<u8>]) {
+    let bucket = sim.store().bucket("bits").unwrap();
+    let held = bucket.read();
+    for (i, body) in objects.iter().enumerate() {
+        let o = held.get(format!("k{i:03}").as_bytes()).unwrap();
+        assert_eq!(o.size, body.len() as u64);
+        match storage {
+            Storage::Memory => {
+                let data = o.data.map_or(&[][..], |d| &d[..]);
+                assert_eq!(data, &body[..], "k{i:03} as stored");
+            }
+            Storage::SizeOnly => assert!(o.data.is_none()),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrupted_get_flips_one_bit_of_a_copy_of_the_stored_bytes() {
+    let mut rng = fastrand::Rng::with_seed(3);
+    // Empty bodies are never corrupted, nor counted.
+    let objects: Vec<Vec<u8>> = (0..120)
+        .map(|i| match i % 10 {
+            0 => Vec::new(),
+            9 => (0..100_000).map(|_| rng.u8(..)).collect(),
+            _ => (0..rng.usize(1..3000)).map(|_| rng.u8(..)).collect(),
+        })
+        .collect();
+    corruption_is_one_bit_counted_and_never_stored(Storage::Memory, &objects, |b| b.to_vec()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corrupted_size_only_get_is_zeros_with_one_bit_set() {
+    let mut rng = fastrand::Rng::with_seed(4);
+    // Bodies that are not zeros come back as zeros all the same; some span many
+    // frames of zeros.
+    let objects: Vec<Vec<u8>> = (0..120)
+        .map(|i| match i % 10 {
+            0 => Vec::new(),
+            9 => vec![7; 300_000],
+            _ => vec![0; rng.usize(1..3000)],
+        })
+        .collect();
+    corruption_is_one_bit_counted_and_never_stored(Storage::SizeOnly, &objects, |b| {
+        vec![0; b.len()]
+    })
+    .await;
 }

@@ -635,6 +635,23 @@ export interface components {
             stalls: components["schemas"]["StallRecord"][];
             polling?: null | components["schemas"]["IndexPollingEvent"];
         };
+        /**
+         * @description An object a read found not as written: `corrupt` (a verified GET's body or MD5 ETag
+         *     differs from what keystorm wrote) or `missing` (a key keystorm wrote and has not
+         *     deleted answered 404). A run writes its first hundred; the error counts hold all.
+         */
+        IntegrityEvent: {
+            phase: components["schemas"]["PhaseRef"];
+            /** @description `corrupt` or `missing` (the error class it is counted in). */
+            class: string;
+            bucket: string;
+            key: string;
+            /**
+             * @description Where the body first differed (`byte 700 is 0x17, written 0x07`), or what
+             *     answered.
+             */
+            detail: string;
+        };
         /** @description One line of `intervals.jsonl`: one second of one phase. */
         IntervalRecord: {
             section: components["schemas"]["Section"];
@@ -1224,6 +1241,11 @@ export interface components {
             /** @enum {string} */
             event: "cleanup";
         } | {
+            /** @description An object a read found corrupt or missing (the run's first hundred). */
+            data: components["schemas"]["IntegrityEvent"];
+            /** @enum {string} */
+            event: "integrity";
+        } | {
             data: {
                 status: components["schemas"]["RunStatus"];
                 error?: string | null;
@@ -1263,6 +1285,8 @@ export interface components {
             /** @description `--client`: the S3 client used instead of `target.client`. */
             client?: string | null;
             shard?: null | components["schemas"]["Shard"];
+            /** @description `--verify`: every phase that GETs checks what it reads. */
+            verify?: boolean;
         };
         RunStarted: {
             run_id: string;

@@ -70,6 +70,7 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
             index: args.index,
             client: args.client.map(Into::into),
             shard: args.shard,
+            verify: args.verify,
         },
         resume: resume_dir,
         workload_file: Some(workload_path.display().to_string()),

@@ -53,10 +53,13 @@ fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
             SimFault::Reset => &mut faults.reset,
             SimFault::Stall => &mut faults.stall,
             SimFault::KeyError => &mut faults.key_error,
+            SimFault::Corrupt => &mut faults.corrupt,
         };
         *slot = *rate;
     }
-    let total = faults.slow_down + faults.internal_error + faults.reset + faults.stall;
+    // Alternatives for one request (a corrupted body is a GET's); keys fail apart.
+    let total =
+        faults.slow_down + faults.internal_error + faults.reset + faults.stall + faults.corrupt;
     if total > 1.0 {
         return Err(CliError::bad_input(format!(
             "the --fault rates add up to {total}; together they must not exceed 1"
@@ -163,6 +166,8 @@ mod tests {
             "stall=0.002",
             "--fault",
             "key-error=90%",
+            "--fault",
+            "corrupt=0.1%",
             "--stall-time",
             "3s",
             "--fault-seed",
@@ -204,6 +209,7 @@ mod tests {
         assert_eq!(c.faults.stall, 0.002);
         assert_eq!(c.faults.internal_error, 0.0);
         assert_eq!(c.faults.key_error, 0.9);
+        assert_eq!(c.faults.corrupt, 0.001);
         assert_eq!(c.faults.stall_time, ms(3000));
         assert_eq!(c.faults.seed, 9);
         assert_eq!(

@@ -33,6 +33,10 @@ pub(crate) struct RunContext {
     pub current_phase: std::sync::Mutex<Option<(PhaseRef, Instant)>>,
     /// The first failure of each error class, shown once as a warning.
     pub first_errors: Arc<first_errors::FirstErrors>,
+    /// The first objects found corrupt or missing, written to the events.
+    pub integrity: Arc<super::integrity::Examples>,
+    /// The MD5 of each body verified against an ETag, computed once.
+    pub md5s: Arc<super::verify::Md5Table>,
     /// When the phases begin (`--start-at`); `None`: at once.
     pub start_at: Option<std::time::SystemTime>,
     /// Asked before each phase (a controller's barrier); `None`: phases follow at once.

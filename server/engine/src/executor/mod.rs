@@ -11,6 +11,7 @@ mod embedded;
 mod error;
 mod first_errors;
 mod gate;
+mod integrity;
 mod kinds;
 mod listing_phase;
 mod observer;
@@ -26,6 +27,7 @@ mod stalls;
 mod target;
 mod totals;
 mod transfer_phase;
+mod verify;
 mod worker;
 
 use std::sync::Arc;
@@ -141,6 +143,8 @@ async fn run_with_secrets(
         tracker: target.take_tracker(&plan),
         current_phase: std::sync::Mutex::new(None),
         first_errors: Arc::default(),
+        integrity: Arc::default(),
+        md5s: Arc::default(),
         start_at: options.start_at,
         gate: options.gate.clone(),
         taken_over: options.taken_over && options.resume.is_some(),

@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use super::context::RunContext;
 use super::draws::OpDraw;
+use super::integrity::Finding;
+use super::verify::{self, BodyCheck, Md5Table, Mismatch};
 use crate::keyspace::{Keyspace, Window};
 use crate::metrics::{OpStats, micros};
 use crate::ops::{ErrorClass, OpError, OpKind};
@@ -23,6 +25,8 @@ pub(crate) struct OpResult {
     /// The window's record of a write, made once the result is recorded (see
     /// [`OpRunner::settle`]).
     settle: Option<Settle>,
+    /// A read that found its object corrupt or missing: which and why.
+    finding: Option<Box<Finding>>,
 }
 
 /// A write the window learns of after its result is recorded.
@@ -42,6 +46,11 @@ impl OpResult {
     /// The failure, if the operation failed.
     pub fn error(&self) -> Option<&OpError> {
         self.outcome.as_ref().err()
+    }
+
+    /// The object found corrupt or missing, if the operation found one.
+    pub fn finding(&self) -> Option<&Finding> {
+        self.finding.as_deref()
     }
 
     /// Records into `stats`, latency measured from `start`: the operation with its
@@ -84,6 +93,9 @@ pub(crate) struct OpRunner {
     drain_floor: Option<u64>,
     page_size: u32,
     prefix: Option<String>,
+    /// Check each GET's body and MD5 ETag against what was written.
+    verify: bool,
+    md5s: Arc<Md5Table>,
 }
 
 impl OpRunner {
@@ -105,6 +117,8 @@ impl OpRunner {
             drain_floor,
             page_size: plan.page_size,
             prefix: (!prefix.is_empty()).then(|| prefix.to_string()),
+            verify: plan.verify,
+            md5s: ctx.md5s.clone(),
         }
     }
 
@@ -169,7 +183,32 @@ impl OpRunner {
         let (client, key) = (&self.client, self.key.as_str());
         let mut retried = Vec::new();
         let start = Instant::now();
-        let r = if op == OpKind::Get {
+        let mut mismatch = None;
+        let r = if op == OpKind::Get && self.verify {
+            let (expected, id) = self.keyspace.body_with_id(i);
+            retry::run(
+                self.retries,
+                |c| retried.push(c),
+                || async {
+                    let mut check = BodyCheck::new(&expected);
+                    let mut sink = |chunk: &[u8]| {
+                        check.feed(chunk);
+                        Ok(())
+                    };
+                    let got = client.get_object_to(bucket, key, None, &mut sink).await?;
+                    Ok((got, check.finish()))
+                },
+            )
+            .await
+            .map(|(g, body)| {
+                mismatch = verify::verdict(body, &g, id, &expected, &self.md5s);
+                Moved {
+                    bytes: g.bytes,
+                    keys: 0,
+                    ttfb: Some(g.ttfb),
+                }
+            })
+        } else if op == OpKind::Get {
             retry::run(
                 self.retries,
                 |c| retried.push(c),
@@ -192,7 +231,12 @@ impl OpRunner {
         };
         let finished = Instant::now();
         self.window.finish_read(i);
-        done(start, finished, r, retried)
+        let (r, finding) = judge(r, mismatch, op, bucket, key);
+        let mut outcome = done(start, finished, r, retried);
+        if let (Some(f), Outcome::Done { result, .. }) = (finding, &mut outcome) {
+            result.finding = Some(Box::new(f));
+        }
+        outcome
     }
 
     async fn delete(&mut self) -> Outcome {
@@ -248,6 +292,33 @@ impl OpRunner {
     }
 }
 
+/// A read of a live key as counted: a body not as written is `corrupt`, a 404 is
+/// `missing` (the key was written and not deleted), each with what was found.
+fn judge(
+    r: Result<Moved, OpError>,
+    mismatch: Option<Mismatch>,
+    op: OpKind,
+    bucket: &str,
+    key: &str,
+) -> (Result<Moved, OpError>, Option<Finding>) {
+    let (class, detail) = match (&r, mismatch) {
+        (Ok(_), Some(m)) => (ErrorClass::Corrupt, m.describe()),
+        (Err(e), _) if e.class == ErrorClass::Http(404) => (
+            ErrorClass::Missing,
+            format!("{op} answered 404 for a key written and not deleted"),
+        ),
+        _ => return (r, None),
+    };
+    let error = OpError::new(class, format!("{op} {bucket}/{key}: {detail}"));
+    let finding = Finding {
+        class,
+        bucket: bucket.to_string(),
+        key: key.to_string(),
+        detail,
+    };
+    (Err(error), Some(finding))
+}
+
 fn done(
     start: Instant,
     finished: Instant,
@@ -261,6 +332,7 @@ fn done(
             outcome: r,
             retried,
             settle: None,
+            finding: None,
         },
     }
 }

@@ -43,6 +43,18 @@ pub(super) fn settle(plan: &mut Plan, options: &RunOptions) -> Result<Settled, R
     };
     plan.apply_overrides(&overrides)
         .map_err(|e| RunError::BadInput(e.to_string()))?;
+    if overrides.verify && !plan.verifies() {
+        return Err(RunError::BadInput(
+            "--verify checks what GETs read, and the workload has no phase that GETs keys \
+             (`op: get`, or a `mix` with `get`)"
+                .to_string(),
+        ));
+    }
+    if overrides.endpoint.is_none()
+        && let Some(refusal) = plan.verify_refusal()
+    {
+        return Err(RunError::BadInput(refusal));
+    }
     if overrides.shard.is_some_and(|s| !s.is_whole())
         && matches!(plan.target.endpoint, Endpoint::Embedded { .. })
         && overrides.endpoint.is_none()

@@ -20,11 +20,11 @@ use crate::keyspace::WindowState;
 use crate::metrics::{IntervalStats, Recorder, process_cpu_time};
 use crate::ops::OpKind;
 use crate::plan::{PhaseEnd, PhaseWork};
+use crate::results::{IntegrityEvent, PhaseProgress, PhaseRef, ResultsError, RunEvent};
 use crate::results::{
     IntervalRecord, OpenLoop, PartStart, PhasePosition, SHORT_INTERVAL_S, StallEvent, SummaryRow,
     timestamp,
 };
-use crate::results::{PhaseProgress, ResultsError, RunEvent};
 
 /// Recorders per phase at most; workers share them round-robin.
 const MAX_RECORDERS: usize = 8;
@@ -93,6 +93,7 @@ pub(crate) async fn run(
         start,
         empty_warned: AtomicBool::new(false),
         first_errors: ctx.first_errors.clone(),
+        integrity: ctx.integrity.clone(),
     });
     ctx.set_phase(Some((pref.clone(), shared.start)));
     let mut saver = ProgressSaver {
@@ -185,7 +186,7 @@ pub(crate) async fn run(
                         saver.save(ctx, scheduled, intervals.next, &intervals.all, now, settled)?;
                     }
                 }
-                warn_first_errors(ctx, &pref.name, &shared);
+                warn_first_errors(ctx, pref, &shared);
                 if aborted.is_none()
                     && let Some(msg) = error_budget_exceeded(p.max_error_rate, &intervals.all)
                 {
@@ -231,7 +232,7 @@ pub(crate) async fn run(
     ctx.set_phase(None);
     let index_at_end = ctx.index_snapshot();
     started.report(ctx, pref);
-    warn_first_errors(ctx, &pref.name, &shared);
+    warn_first_errors(ctx, pref, &shared);
     for w in warnings {
         ctx.emit(RunEvent::Warning {
             message: format!("phase {}: {w}", pref.name),
@@ -532,12 +533,22 @@ fn drain(recorders: &[Recorder]) -> IntervalStats {
     stats
 }
 
-/// Shows the first failures of error classes met since the last look.
-fn warn_first_errors(ctx: &RunContext, phase: &str, shared: &PhaseShared) {
+/// Shows the first failures of error classes met since the last look, and writes the
+/// objects found corrupt or missing since then to the events.
+fn warn_first_errors(ctx: &RunContext, pref: &PhaseRef, shared: &PhaseShared) {
     for m in shared.first_errors.take() {
         ctx.emit(RunEvent::Warning {
-            message: format!("phase {phase}: {m}"),
+            message: format!("phase {}: {m}", pref.name),
         });
+    }
+    for f in shared.integrity.take() {
+        ctx.emit(RunEvent::Integrity(IntegrityEvent {
+            phase: pref.clone(),
+            class: f.class.label(),
+            bucket: f.bucket,
+            key: f.key,
+            detail: f.detail,
+        }));
     }
 }
 

@@ -1,5 +1,5 @@
 //! What a phase's workers share while it runs: the operations issued, the open-loop
-//! slots, the stop token, and the run's first errors. The phase builds it and the
+//! slots, the stop token, and the run's first errors and integrity findings. The phase builds it and the
 //! workers read it, so it stands apart from both and neither imports the other for it.
 
 use std::sync::Arc;
@@ -24,6 +24,8 @@ pub(crate) struct PhaseShared {
     pub empty_warned: AtomicBool,
     /// The run's first failure of each error class (shown as warnings).
     pub first_errors: Arc<super::first_errors::FirstErrors>,
+    /// The run's first objects found corrupt or missing (written to the events).
+    pub integrity: Arc<super::integrity::Examples>,
 }
 
 impl PhaseShared {

@@ -124,6 +124,9 @@ impl Worker {
                     if let Some(e) = result.error() {
                         self.seen.note(e, &self.shared.first_errors);
                     }
+                    if let Some(f) = result.finding() {
+                        self.shared.integrity.note(f);
+                    }
                     self.runner.settle(&result);
                 }
                 Outcome::NothingToDo => match (&self.plan.work, op) {

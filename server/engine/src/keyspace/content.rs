@@ -31,9 +31,14 @@ impl ContentPool {
         }
     }
 
+    /// Where in the buffer the body chosen by `hash` starts.
+    pub fn offset(hash: u64) -> u64 {
+        hash % OFFSET_SPAN
+    }
+
     /// `size` bytes starting at an offset chosen by `hash`.
     pub fn slice(&self, hash: u64, size: u64) -> Bytes {
-        let offset = (hash % OFFSET_SPAN) as usize;
+        let offset = ContentPool::offset(hash) as usize;
         let end = (offset + size as usize).min(self.buf.len());
         self.buf.slice(offset.min(end)..end)
     }

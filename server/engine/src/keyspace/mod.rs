@@ -126,9 +126,18 @@ impl Keyspace {
 
     /// The body of object `i`: a slice of the shared pre-generated buffer (no copy).
     pub fn body(&self, i: u64) -> Bytes {
+        self.body_with_id(i).0
+    }
+
+    /// The body of object `i` and which body it is (its offset in the buffer and its
+    /// size): objects with the same id have the same bytes.
+    pub fn body_with_id(&self, i: u64) -> (Bytes, (u64, u64)) {
         let size = self.size(i);
-        self.content
-            .slice(mix64(self.seed ^ SALT_OFFSET, self.global(i)), size)
+        let hash = mix64(self.seed ^ SALT_OFFSET, self.global(i));
+        (
+            self.content.slice(hash, size),
+            (ContentPool::offset(hash), size),
+        )
     }
 
     /// The user metadata of object `i` (names without `x-amz-meta-`).

@@ -139,6 +139,8 @@ pub struct FaultsPlan {
     pub stall: f64,
     /// Keys of a multi-object delete that fail alone (drawn per key).
     pub key_error: f64,
+    /// GET bodies served with one bit flipped (drawn per GET).
+    pub corrupt: f64,
     #[serde(with = "humantime_serde_dur")]
     pub stall_time: Duration,
     pub seed: u64,

@@ -6,7 +6,7 @@
 
 use keystorm_results::Shard;
 
-use super::{PhaseEnd, PhaseKind, PhasePlan, Plan};
+use super::{PhaseEnd, PhaseKind, Plan};
 
 /// A workload that cannot be split.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -59,13 +59,6 @@ impl Plan {
             self.target.rgw.admin = None;
         }
         Ok(())
-    }
-
-    fn phases_mut(&mut self) -> impl Iterator<Item = &mut PhasePlan> {
-        self.before
-            .iter_mut()
-            .chain(self.rounds.phases.iter_mut())
-            .chain(self.after.iter_mut())
     }
 }
 

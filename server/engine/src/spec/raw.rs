@@ -127,6 +127,8 @@ pub struct RawFaults {
     pub reset: Option<S<f64>>,
     pub stall: Option<S<f64>>,
     pub key_error: Option<S<f64>>,
+    /// GET bodies with one bit flipped (drawn per GET).
+    pub corrupt: Option<S<f64>>,
     pub stall_time: Option<S<RawDuration>>,
     pub seed: Option<S<i64>>,
     /// Only these operations get faults.
@@ -291,6 +293,8 @@ pub struct RawPhase {
     pub part_concurrency: Option<S<i64>>,
     /// Downloads and uploads: move again what is already complete.
     pub overwrite: Option<S<bool>>,
+    /// Phases that GET: check every body (and MD5 ETag) against what keystorm wrote.
+    pub verify: Option<S<bool>>,
 }
 
 #[derive(Debug, Deserialize)]

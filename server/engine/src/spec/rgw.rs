@@ -243,6 +243,7 @@ fn faults(raw: &Spanned<RawFaults>) -> R<FaultsPlan> {
         reset: rate(&f.reset, "reset")?,
         stall: rate(&f.stall, "stall")?,
         key_error: rate(&f.key_error, "key_error")?,
+        corrupt: rate(&f.corrupt, "corrupt")?,
         stall_time: match &f.stall_time {
             Some(d) => duration(d, "faults.stall_time")?,
             None => Duration::from_secs(5),
@@ -260,7 +261,8 @@ fn faults(raw: &Spanned<RawFaults>) -> R<FaultsPlan> {
             })
             .collect::<R<_>>()?,
     };
-    let total = plan.slow_down + plan.internal_error + plan.reset + plan.stall;
+    // Alternatives for one request (a corrupted body is a GET's); keys fail apart.
+    let total = plan.slow_down + plan.internal_error + plan.reset + plan.stall + plan.corrupt;
     if total > 1.0 {
         return at(
             loc_of(raw),

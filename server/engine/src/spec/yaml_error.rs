@@ -152,7 +152,14 @@ fn forms(key: Option<&str>, parent: Option<&str>) -> Option<String> {
         "retry_step",
         "list_time_per_shard",
     ];
-    const FAULTS: [&str; 5] = ["slow_down", "internal_error", "reset", "stall", "key_error"];
+    const FAULTS: [&str; 6] = [
+        "slow_down",
+        "internal_error",
+        "reset",
+        "stall",
+        "key_error",
+        "corrupt",
+    ];
     let text = match (parent, key) {
         (Some("latency"), _) | (_, Some("latency")) => {
             "latency is `2ms` (fixed), `1ms..3ms` (uniform), `exp:2ms` (exponential with that \

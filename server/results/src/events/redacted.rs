@@ -18,6 +18,11 @@ impl RunEvent {
             RunEvent::Finished {
                 error: Some(error), ..
             } => redactor.redact_in_place(error),
+            RunEvent::Integrity(f) => {
+                for text in [&mut f.bucket, &mut f.key, &mut f.detail] {
+                    redactor.redact_in_place(text);
+                }
+            }
             RunEvent::Transfer { outcome, .. } => {
                 for failure in &mut outcome.failures {
                     redactor.redact_in_place(failure);

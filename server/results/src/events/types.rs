@@ -93,10 +93,28 @@ pub enum RunEvent {
     /// Cleanup's progress (`cleanup` in the workload): every second while it deletes,
     /// and once at the end (`done`).
     Cleanup(CleanupEvent),
+    /// An object a read found corrupt or missing (the run's first hundred).
+    Integrity(IntegrityEvent),
     Finished {
         status: RunStatus,
         error: Option<String>,
     },
+}
+
+/// An object a read found not as written: `corrupt` (a verified GET's body or MD5 ETag
+/// differs from what keystorm wrote) or `missing` (a key keystorm wrote and has not
+/// deleted answered 404). A run writes its first hundred; the error counts hold all.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct IntegrityEvent {
+    pub phase: PhaseRef,
+    /// `corrupt` or `missing` (the error class it is counted in).
+    pub class: String,
+    pub bucket: String,
+    pub key: String,
+    /// Where the body first differed (`byte 700 is 0x17, written 0x07`), or what
+    /// answered.
+    pub detail: String,
 }
 
 /// What a metadata scan (`op: head`, `keys: bucket`) of one bucket found.

@@ -22,6 +22,7 @@ use hyper_util::rt::TokioExecutor;
 
 use super::{
     ClientConfig, DeleteManyOutcome, GetOutcome, HeadOutcome, ListPage, ListRequest, classify,
+    md5_of_etag,
 };
 use crate::backend::ObjectCalls;
 use crate::ops::{ErrorClass, OpError};
@@ -250,6 +251,11 @@ impl ObjectCalls for FastClient {
             .await?;
         let r = self.check(r, "GET").await?;
         let headers_at = start.elapsed();
+        let md5 = r
+            .headers()
+            .get(header::ETAG)
+            .and_then(|v| v.to_str().ok())
+            .and_then(md5_of_etag);
         let mut body = r.into_body();
         let mut bytes = 0u64;
         let mut ttfb = None;
@@ -280,6 +286,7 @@ impl ObjectCalls for FastClient {
         Ok(GetOutcome {
             bytes,
             ttfb: ttfb.unwrap_or(headers_at),
+            md5,
         })
     }
 

@@ -173,7 +173,7 @@ mod tests {
                 size,
                 time: 0,
                 parts: 0,
-                etag: entry::size_only_etag(size),
+                etag: Some(entry::size_only_etag(size)),
             },
         );
         out

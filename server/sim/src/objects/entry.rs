@@ -3,15 +3,16 @@
 //!
 //! An entry is `varint(key length) key varint(size) varint(zigzag(ms since the table's
 //! epoch)) varint(parts << 1 | has ETag) [16-byte ETag]`. The ETag is left out when it
-//! is the stand-in a size-only object gets (the MD5 of its size), which is then worked
-//! out again when read.
+//! is the one a size-only object gets (the MD5 of its size in zeros), which is then
+//! worked out again only when the ETag is asked for (reads that need the size or key
+//! alone never hash) — for objects up to `DERIVED_MAX`, whose digest costs little to
+//! work out (see `zero_etag`); larger ones keep theirs, 16 bytes being nothing next to
+//! their size.
 
-use md5::{Digest, Md5};
+pub use super::zero_etag::size_only_etag;
 
-/// The ETag a size-only single PUT gets: a stable stand-in for the MD5, from the size.
-pub fn size_only_etag(size: u64) -> [u8; 16] {
-    Md5::digest(size.to_le_bytes()).into()
-}
+/// The largest object whose ETag is left out when it can be worked out from the size.
+pub const DERIVED_MAX: u64 = super::zero_etag::LADDER_END;
 
 /// The numbers of one entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,7 +21,18 @@ pub struct Fields {
     /// Milliseconds relative to the table's epoch.
     pub time: i64,
     pub parts: u32,
-    pub etag: [u8; 16],
+    /// `None`: the size-only ETag, to be worked out from the size (`etag_of`).
+    pub etag: Option<[u8; 16]>,
+}
+
+/// An entry's ETag, worked out from its size if it was left out.
+pub fn etag_of(size: u64, etag: Option<[u8; 16]>) -> [u8; 16] {
+    etag.unwrap_or_else(|| size_only_etag(size))
+}
+
+/// Whether an object's ETag can be left out and worked out again from its size.
+fn derivable(size: u64, parts: u32, etag: &[u8; 16]) -> bool {
+    parts == 0 && size <= DERIVED_MAX && *etag == size_only_etag(size)
 }
 
 /// Appends the entry for `key` with `fields` to `out`.
@@ -29,10 +41,10 @@ pub fn encode(out: &mut Vec<u8>, key: &[u8], f: &Fields) {
     out.extend_from_slice(key);
     put_varint(out, f.size);
     put_varint(out, zigzag(f.time));
-    let derived = f.parts == 0 && f.etag == size_only_etag(f.size);
-    put_varint(out, (u64::from(f.parts) << 1) | u64::from(!derived));
-    if !derived {
-        out.extend_from_slice(&f.etag);
+    let kept = f.etag.filter(|e| !derivable(f.size, f.parts, e));
+    put_varint(out, (u64::from(f.parts) << 1) | u64::from(kept.is_some()));
+    if let Some(etag) = kept {
+        out.extend_from_slice(&etag);
     }
 }
 
@@ -50,13 +62,11 @@ pub fn decode(bytes: &[u8]) -> (&[u8], Fields) {
     let (size, at) = varint(bytes, key_end);
     let (time, at) = varint(bytes, at);
     let (flags, at) = varint(bytes, at);
-    let etag = if flags & 1 == 1 {
+    let etag = (flags & 1 == 1).then(|| {
         let mut e = [0; 16];
         e.copy_from_slice(&bytes[at..at + 16]);
         e
-    } else {
-        size_only_etag(size)
-    };
+    });
     let fields = Fields {
         size,
         time: unzigzag(time),
@@ -123,13 +133,42 @@ mod tests {
                 size,
                 time,
                 parts,
-                etag,
+                etag: Some(etag),
             };
             let mut out = vec![0xee];
             encode(&mut out, key, &fields);
             assert_eq!(self::key(&out[1..]), key);
-            assert_eq!(decode(&out[1..]), (key, fields));
+            let (read_key, read) = decode(&out[1..]);
+            assert_eq!(read_key, key);
+            assert_eq!(etag_of(read.size, read.etag), etag);
+            assert_eq!(
+                Fields { etag: None, ..read },
+                Fields {
+                    etag: None,
+                    ..fields
+                }
+            );
+            assert_eq!(
+                read.etag.is_none(),
+                parts == 0 && size <= DERIVED_MAX,
+                "left out when derivable"
+            );
         }
+    }
+
+    #[test]
+    fn large_objects_keep_their_etag() {
+        let size = DERIVED_MAX + 1;
+        let fields = Fields {
+            size,
+            time: 0,
+            parts: 0,
+            etag: Some(size_only_etag(size)),
+        };
+        let mut out = Vec::new();
+        encode(&mut out, b"big", &fields);
+        assert_eq!(out.len(), 1 + 3 + 4 + 1 + 1 + 16);
+        assert_eq!(decode(&out), (b"big".as_slice(), fields));
     }
 
     #[test]
@@ -139,7 +178,7 @@ mod tests {
             size: 1024,
             time: 3_600_000,
             parts: 0,
-            etag: size_only_etag(1024),
+            etag: Some(size_only_etag(1024)),
         };
         encode(&mut out, b"0123456789abcdef", &fields);
         // Key length, key, two bytes of size, four of time, one of flags.
@@ -149,7 +188,7 @@ mod tests {
             &mut with_etag,
             b"0123456789abcdef",
             &Fields {
-                etag: [1; 16],
+                etag: Some([1; 16]),
                 ..fields
             },
         );

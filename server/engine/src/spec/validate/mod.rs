@@ -117,8 +117,14 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
             buckets: c.buckets.unwrap_or(false),
         })
         .unwrap_or_default();
+    let first_verify = before
+        .iter()
+        .chain(&rounds.phases)
+        .chain(&after)
+        .find(|(p, _)| p.verify)
+        .map(|(_, loc)| *loc);
     let strip = |v: Vec<PhaseAt>| v.into_iter().map(|(p, _)| p).collect();
-    Ok(Plan {
+    let plan = Plan {
         name,
         description: raw.description,
         target,
@@ -135,7 +141,11 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
         stalls,
         checkpoint_every,
         agents,
-    })
+    };
+    if let (Some(msg), Some(loc)) = (plan.verify_refusal(), first_verify) {
+        return at(&loc, msg);
+    }
+    Ok(plan)
 }
 
 /// `agents: { on_loss: continue | abort }`.

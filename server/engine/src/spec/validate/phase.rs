@@ -41,7 +41,7 @@ pub(super) fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
             None => PhaseKind::Operations,
         },
     };
-    Ok(NamedPhase {
+    let named = NamedPhase {
         name: name.clone(),
         name_given,
         plan: PhasePlan {
@@ -54,9 +54,12 @@ pub(super) fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
             selection,
             page_size,
             max_error_rate,
+            verify: p.verify.as_ref().is_some_and(|v| v.value),
             kind,
         },
-    })
+    };
+    check_verify(&p, &named.plan)?;
+    Ok(named)
 }
 
 /// The phase's name and whether it was given; a default one names what the phase does.
@@ -94,6 +97,19 @@ fn rate(p: &RawPhase) -> R<Option<f64>> {
         ),
         Some(r) => Ok(Some(r.value)),
         None => Ok(None),
+    }
+}
+
+/// Refuses `verify` on a phase with no GET bodies of the keyspace to check.
+fn check_verify(p: &RawPhase, plan: &PhasePlan) -> R<()> {
+    match &p.verify {
+        Some(v) if v.value && !crate::plan::gets_keys(plan) => at(
+            loc_of(v),
+            "`verify` checks the bodies GETs return: give it to a phase with `op: get` or a \
+             `mix` that has `get` (a download verifies nothing; a HEAD, LIST, PUT or DELETE \
+             has no body to check)",
+        ),
+        _ => Ok(()),
     }
 }
 

@@ -1,0 +1,237 @@
+//! Proving a GET returned what keystorm wrote (a phase's `verify`): the body is compared
+//! chunk by chunk, as it streams in, with the bytes regenerated from the keyspace (a
+//! slice of the shared content buffer, so nothing is held per object), its length with
+//! the object's size, and an MD5 ETag with the MD5 of those bytes. The MD5 of each
+//! distinct body is computed once and kept in a fixed table: object bodies are slices
+//! of one buffer at a few thousand offsets, so with fixed sizes the table holds every
+//! one of them and an ETag check costs a lookup.
+
+use std::sync::Mutex;
+
+use md5::{Digest, Md5};
+
+use crate::s3::GetOutcome;
+
+/// Slots of the MD5 table: at least the content buffer's distinct offsets, so that one
+/// object size never evicts itself.
+const MD5_SLOTS: usize = 8192;
+
+/// Where a body first differed from what was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mismatch {
+    /// The byte at `offset` is `got`, not `expected`.
+    Byte { offset: u64, got: u8, expected: u8 },
+    /// The body has `got` bytes, not `expected` (equal up to the shorter).
+    Length { got: u64, expected: u64 },
+    /// The body is right but the ETag states another MD5.
+    Etag,
+}
+
+impl Mismatch {
+    /// What a user reads in the run's events and first-error warning.
+    pub fn describe(&self) -> String {
+        match self {
+            Mismatch::Byte {
+                offset,
+                got,
+                expected,
+            } => format!("byte {offset} is {got:#04x}, written {expected:#04x}"),
+            Mismatch::Length { got, expected } => {
+                format!("{got} bytes returned, {expected} written")
+            }
+            Mismatch::Etag => "the body is right but the ETag states another MD5".to_string(),
+        }
+    }
+}
+
+/// Compares a body, chunk by chunk, with the bytes written.
+pub(crate) struct BodyCheck<'a> {
+    expected: &'a [u8],
+    /// Bytes seen so far.
+    at: u64,
+    first: Option<Mismatch>,
+}
+
+impl<'a> BodyCheck<'a> {
+    pub fn new(expected: &'a [u8]) -> BodyCheck<'a> {
+        BodyCheck {
+            expected,
+            at: 0,
+            first: None,
+        }
+    }
+
+    /// Takes the next chunk; after the first difference the rest is only counted.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        if self.first.is_none() {
+            let from = (self.at as usize).min(self.expected.len());
+            let want = &self.expected[from..(from + chunk.len()).min(self.expected.len())];
+            if let Some(i) = want.iter().zip(chunk).position(|(w, g)| w != g) {
+                self.first = Some(Mismatch::Byte {
+                    offset: self.at + i as u64,
+                    got: chunk[i],
+                    expected: want[i],
+                });
+            }
+        }
+        self.at += chunk.len() as u64;
+    }
+
+    /// The first difference of the whole body, its length included.
+    pub fn finish(self) -> Option<Mismatch> {
+        let expected = self.expected.len() as u64;
+        self.first
+            .or((self.at != expected).then_some(Mismatch::Length {
+                got: self.at,
+                expected,
+            }))
+    }
+}
+
+/// The MD5s of the bodies verified, one slot per (offset, size) hash: a bounded table
+/// shared by a run's workers, whatever the number of keys.
+pub(crate) struct Md5Table {
+    slots: Vec<Mutex<Option<Held>>>,
+}
+
+/// A slot's body and its MD5.
+type Held = (BodyId, [u8; 16]);
+
+/// Which body: where it starts in the content buffer and how long it is.
+pub(crate) type BodyId = (u64, u64);
+
+impl Default for Md5Table {
+    fn default() -> Md5Table {
+        Md5Table {
+            slots: (0..MD5_SLOTS).map(|_| Mutex::new(None)).collect(),
+        }
+    }
+}
+
+impl Md5Table {
+    /// The MD5 of `body` (identified by `id`), computed once per slot.
+    pub fn md5(&self, id: BodyId, body: &[u8]) -> [u8; 16] {
+        let slot = &self.slots[slot_of(id)];
+        if let Some((held, md5)) = *slot.lock().unwrap_or_else(|p| p.into_inner())
+            && held == id
+        {
+            return md5;
+        }
+        let md5: [u8; 16] = Md5::digest(body).into();
+        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((id, md5));
+        md5
+    }
+}
+
+fn slot_of((offset, size): BodyId) -> usize {
+    (crate::keyspace::mix64(offset, size) % MD5_SLOTS as u64) as usize
+}
+
+/// The verdict on a GET: the body's first difference, else an ETag that states another
+/// MD5 than the body's (when the ETag is an MD5 at all).
+pub(crate) fn verdict(
+    body: Option<Mismatch>,
+    outcome: &GetOutcome,
+    id: BodyId,
+    expected: &[u8],
+    md5s: &Md5Table,
+) -> Option<Mismatch> {
+    body.or_else(|| {
+        let stated = outcome.md5?;
+        (stated != md5s.md5(id, expected)).then_some(Mismatch::Etag)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(expected: &[u8], chunks: &[&[u8]]) -> Option<Mismatch> {
+        let mut c = BodyCheck::new(expected);
+        for chunk in chunks {
+            c.feed(chunk);
+        }
+        c.finish()
+    }
+
+    #[test]
+    fn a_body_read_in_any_chunks_matches_what_was_written() {
+        let written: Vec<u8> = (0..=255u8).cycle().take(1000).collect();
+        assert_eq!(check(&written, &[&written]), None);
+        assert_eq!(
+            check(
+                &written,
+                &[&written[..1], &written[1..600], &written[600..]]
+            ),
+            None
+        );
+        assert_eq!(check(&[], &[]), None);
+    }
+
+    #[test]
+    fn finds_the_first_flipped_byte_across_chunks() {
+        let written = vec![7u8; 1000];
+        let mut got = written.clone();
+        got[700] ^= 0x10;
+        got[900] ^= 0x01;
+        assert_eq!(
+            check(&written, &[&got[..512], &got[512..]]),
+            Some(Mismatch::Byte {
+                offset: 700,
+                got: 0x17,
+                expected: 7
+            })
+        );
+    }
+
+    #[test]
+    fn a_short_or_long_body_is_a_length_mismatch() {
+        let written = vec![1u8; 100];
+        assert_eq!(
+            check(&written, &[&written[..60]]),
+            Some(Mismatch::Length {
+                got: 60,
+                expected: 100
+            })
+        );
+        let mut longer = written.clone();
+        longer.push(1);
+        assert_eq!(
+            check(&written, &[&longer[..50], &longer[50..]]),
+            Some(Mismatch::Length {
+                got: 101,
+                expected: 100
+            })
+        );
+        // A difference before the end is reported first.
+        assert!(matches!(
+            check(&written, &[&[0u8; 10]]),
+            Some(Mismatch::Byte { offset: 0, .. })
+        ));
+    }
+
+    #[test]
+    fn an_etag_that_states_another_md5_is_caught_and_the_md5_computed_once() {
+        let body = b"hello".to_vec();
+        let right: [u8; 16] = Md5::digest(&body).into();
+        let table = Md5Table::default();
+        let outcome = |md5| GetOutcome {
+            bytes: 5,
+            ttfb: std::time::Duration::ZERO,
+            md5,
+        };
+        assert_eq!(
+            verdict(None, &outcome(Some(right)), (3, 5), &body, &table),
+            None
+        );
+        assert_eq!(verdict(None, &outcome(None), (3, 5), &body, &table), None);
+        assert_eq!(
+            verdict(None, &outcome(Some([0; 16])), (3, 5), &body, &table),
+            Some(Mismatch::Etag)
+        );
+        // The table answers from the slot: a different body under the same id is not
+        // hashed again (ids name bodies uniquely).
+        assert_eq!(table.md5((3, 5), b"other"), right);
+        assert_ne!(table.md5((4, 5), b"other"), right);
+    }
+}
