@@ -82,9 +82,24 @@ test.describe.serial("bucket index: dynamic vs pre-sharded", () => {
     const perSecond = page.getByTestId("interval-chart");
     await expect(perSecond.locator('[data-testid="reshard-window"]').first()).toBeVisible();
     await expect(perSecond.locator('[data-testid="shard-step"]').first()).toBeAttached();
-    // That phase's heatmap: its operations, the reshard shaded on it too.
+    // A time label sits at the time it says, on the line chart as on the heatmap: the
+    // phase began mid-second, and "2 s" is where two seconds are.
+    const domain = ((await perSecond.getAttribute("data-x-domain")) ?? "").split(",").map(Number);
+    const axis = await perSecond.locator(".recharts-cartesian-grid").boundingBox();
+    const ticks = perSecond.locator(".recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value");
+    expect(await ticks.count()).toBeGreaterThanOrEqual(1);
+    for (const tick of await ticks.all()) {
+      const seconds = Number(((await tick.textContent()) ?? "").replace(" s", ""));
+      const box = (await tick.boundingBox())!;
+      const expected = axis!.x + ((seconds - domain[0]) / (domain[1] - domain[0])) * axis!.width;
+      expect(Math.abs(box.x + box.width / 2 - expected)).toBeLessThan(3);
+    }
+    // That phase's heatmap: its operations, the reshard shaded on it too, on the same
+    // time axis as the line chart.
     const phaseHeatmap = page.getByTestId("phase-heatmap");
     await expect(phaseHeatmap).toHaveAttribute("data-total", "4000");
+    const heatSpan = Number(await phaseHeatmap.getAttribute("data-span"));
+    expect(Math.abs(heatSpan - (domain[1] - domain[0]))).toBeLessThan(0.01);
     expect(await phaseHeatmap.locator('[data-testid="heatmap-window"]').count()).toBeGreaterThanOrEqual(1);
     await page.getByTestId("rounds-chart").scrollIntoViewIfNeeded();
     await screenshot(page, "run-detail-rgw");

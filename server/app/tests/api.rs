@@ -327,7 +327,7 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
         .unwrap()
         .unwrap();
     assert_eq!(grown["counts"], json!(fresh.counts));
-    assert_eq!(grown["column_s"], fresh.column_s);
+    assert_eq!(grown["merged"], fresh.merged);
     let r = s
         .get(&format!("/api/runs/{id}/heatmap?op=put&max_columns=0"))
         .await;
@@ -372,9 +372,29 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
         .get(&format!("/api/runs/{id}/heatmap?op=put"))
         .await
         .json();
+    // Columns sit where their intervals ran: the first where its phase began, each
+    // after the one before.
     for h in [&gets, &puts] {
-        let first = h["first_s"].as_f64().unwrap();
-        assert_eq!(first, first.trunc(), "{}", h["first_s"]);
+        let spans: Vec<(f64, f64)> = h["spans_s"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (s[0].as_f64().unwrap(), s[1].as_f64().unwrap()))
+            .collect();
+        assert_eq!(spans.len(), h["counts"].as_array().unwrap().len());
+        let starts: Vec<f64> = h["phases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["t_s"].as_f64().unwrap())
+            .collect();
+        assert!(starts.contains(&spans[0].0), "{spans:?} {starts:?}");
+        assert!(
+            spans
+                .windows(2)
+                .all(|w| w[0].0 < w[0].1 && w[0].1 <= w[1].0 + 0.1),
+            "{spans:?}"
+        );
     }
     let r = s.get(&format!("/api/runs/{id}/heatmap?op=delete")).await;
     assert_eq!((r.status, r.error_code().as_str()), (404, "not_found"));

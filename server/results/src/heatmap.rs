@@ -1,10 +1,12 @@
-//! A latency heatmap from a run's interval histograms: time in columns (one second
-//! each, or a power of two of them merged when the run is long), latency in log-spaced
-//! rows, the count of operations in each cell — exact, every recorded operation counted
-//! once, never sampled. One pass over the histogram log, and a live view's refresh
-//! reads only what the log gained since ([`HeatmapBuilder`]): columns are aligned to the
-//! first line's start, so when the run outgrows the columns asked for, adjacent pairs
-//! merge exactly and the grid never holds more than those columns, however long the run.
+//! A latency heatmap from a run's interval histograms: time in columns, latency in
+//! log-spaced rows, the count of operations in each cell — exact, every recorded
+//! operation counted once, never sampled. A column is an interval as recorded, at its
+//! real start and end (a phase that begins 0.74 s into a second has its columns from
+//! there, not from the whole second before), or adjacent intervals merged when the run
+//! is long. One pass over the histogram log, and a live view's refresh reads only what
+//! the log gained since ([`HeatmapBuilder`]): when the run outgrows the columns asked
+//! for, adjacent pairs merge exactly and the grid never holds more than those columns,
+//! however long the run.
 
 use hdrhistogram::Histogram;
 
@@ -33,18 +35,23 @@ fn row_of(us: u64, bounds: &[u64]) -> usize {
     bounds.partition_point(|&b| b < us).min(bounds.len() - 1)
 }
 
-/// Counts per column and row, and where each phase begins.
+/// Counts per column and row, each column's time span, and where each phase begins.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeatmapGrid {
-    /// Seconds each column covers.
-    pub column_s: u64,
-    /// The first column's start (ms after the log's base time).
-    pub first_ms: u64,
+    /// Recorded intervals each column holds (a power of two; 1 unless the run is long).
+    pub merged: u64,
+    /// Each column's start and end (ms after the log's base time), in time order.
+    pub spans: Vec<(u64, u64)>,
     /// `counts[column][row]`.
     pub counts: Vec<Vec<u64>>,
     /// Each phase's first line: its start (ms) and its tag less the operation.
     pub phases: Vec<(u64, String)>,
 }
+
+/// A line that starts this much (ms) before the end of the interval before it is the
+/// same time recorded again (by another agent of a merged run, or a resumed part) and
+/// counts in that interval's column; less is the rounding of times written to the ms.
+const OVERLAP_MS: u64 = 100;
 
 /// Which lines of the log a heatmap takes, by tag: those whose operations it counts,
 /// and those that only mark where their phase begins (the phases of the part shown
@@ -83,10 +90,11 @@ pub struct HeatmapBuilder {
     max_columns: usize,
     /// Bytes of the log read: up to the end of the last complete line.
     consumed: u64,
-    /// The start of the first line taken; columns count from it.
-    first_ms: Option<u64>,
-    /// A power of two, so that merging pairs of columns keeps them aligned.
-    column_s: u64,
+    /// Intervals taken so far (lines of one time counted once).
+    intervals: u64,
+    /// Intervals per column: a power of two, so merging pairs keeps columns aligned.
+    merged: u64,
+    spans: Vec<(u64, u64)>,
     counts: Vec<Vec<u64>>,
     phases: Vec<(u64, String)>,
     bounds: Vec<u64>,
@@ -98,8 +106,9 @@ impl HeatmapBuilder {
         HeatmapBuilder {
             max_columns: max_columns.max(1),
             consumed: 0,
-            first_ms: None,
-            column_s: 1,
+            intervals: 0,
+            merged: 1,
+            spans: Vec::new(),
             counts: Vec::new(),
             phases: Vec::new(),
             bounds: row_bounds_us(),
@@ -152,7 +161,7 @@ impl HeatmapBuilder {
             match next {
                 Ok(Some(line)) => {
                     note_phase(&mut marked.borrow_mut(), line.start_ms, &line.tag);
-                    self.add_line(line.start_ms, &line.histogram);
+                    self.add_line(line.start_ms, line.length_ms, &line.histogram);
                 }
                 Ok(None) => break Ok(()),
                 Err(e) => break Err(e),
@@ -166,55 +175,64 @@ impl HeatmapBuilder {
 
     /// The heatmap so far; `None` while no wanted line was read.
     pub fn grid(&self) -> Option<HeatmapGrid> {
-        Some(HeatmapGrid {
-            column_s: self.column_s,
-            first_ms: self.first_ms?,
-            counts: self.counts.clone(),
-            phases: self.phases.clone(),
-        })
+        self.clone().into_grid()
     }
 
     pub fn into_grid(self) -> Option<HeatmapGrid> {
-        Some(HeatmapGrid {
-            column_s: self.column_s,
-            first_ms: self.first_ms?,
+        (!self.counts.is_empty()).then_some(HeatmapGrid {
+            merged: self.merged,
+            spans: self.spans,
             counts: self.counts,
             phases: self.phases,
         })
     }
 
-    fn add_line(&mut self, start_ms: u64, histogram: &Histogram<u64>) {
-        // Columns are the run's whole seconds, whichever line comes first: every
-        // operation's heatmap (and the line charts) place a second at the same x.
-        let first_ms = *self.first_ms.get_or_insert(start_ms - start_ms % 1000);
-        // A line older than the first (not written by keystorm, which logs in time
-        // order) counts in the first column.
-        let second = (start_ms - first_ms.min(start_ms)) / 1000;
-        while second / self.column_s >= self.max_columns as u64 {
+    fn add_line(&mut self, start_ms: u64, length_ms: u64, histogram: &Histogram<u64>) {
+        let end_ms = start_ms + length_ms;
+        // The same time recorded again (or, not from keystorm, out of order): counted in
+        // the interval it falls in, so columns never overlap.
+        if let Some(last) = self.spans.last_mut()
+            && start_ms + OVERLAP_MS < last.1
+        {
+            last.1 = last.1.max(end_ms);
+            let column = self.counts.len() - 1;
+            add(&mut self.counts[column], histogram, &self.bounds);
+            return;
+        }
+        let interval = self.intervals;
+        self.intervals += 1;
+        while interval / self.merged >= self.max_columns as u64 {
             self.merge_pairs();
         }
-        let column = (second / self.column_s) as usize;
-        if self.counts.len() <= column {
-            self.counts.resize(column + 1, vec![0; self.bounds.len()]);
+        if interval.is_multiple_of(self.merged) {
+            self.spans.push((start_ms, end_ms));
+            self.counts.push(vec![0; self.bounds.len()]);
+        } else if let Some(last) = self.spans.last_mut() {
+            last.1 = end_ms;
         }
+        let column = self.counts.len() - 1;
         add(&mut self.counts[column], histogram, &self.bounds);
     }
 
-    /// Doubles the seconds a column covers: columns 2k and 2k+1 become column k. Exact,
-    /// as column k of 2s seconds is the seconds of columns 2k and 2k+1 of s.
+    /// Doubles the intervals a column holds: columns 2k and 2k+1 become column k. Exact,
+    /// counts added and spans joined.
     fn merge_pairs(&mut self) {
         let merged = self.counts.len().div_ceil(2);
         for k in 0..merged {
             let mut column = std::mem::take(&mut self.counts[2 * k]);
+            let mut span = self.spans[2 * k];
             if let Some(next) = self.counts.get(2 * k + 1) {
                 for (cell, n) in column.iter_mut().zip(next) {
                     *cell += n;
                 }
+                span.1 = self.spans[2 * k + 1].1;
             }
             self.counts[k] = column;
+            self.spans[k] = span;
         }
         self.counts.truncate(merged);
-        self.column_s *= 2;
+        self.spans.truncate(merged);
+        self.merged *= 2;
     }
 }
 
@@ -296,8 +314,9 @@ mod tests {
         let grid = heatmap(&path, |t: &str| t.ends_with(".put"), 1200)
             .unwrap()
             .unwrap();
-        assert_eq!(grid.column_s, 1);
+        assert_eq!(grid.merged, 1);
         assert_eq!(grid.counts.len(), 10);
+        assert_eq!(grid.spans[6], (6_000, 7_000));
         let sum: u64 = grid.counts.iter().flatten().sum();
         assert_eq!(sum, total);
         let bounds = row_bounds_us();
@@ -314,8 +333,9 @@ mod tests {
         let merged = heatmap(&path, |t: &str| t.ends_with(".put"), 3)
             .unwrap()
             .unwrap();
-        assert_eq!(merged.column_s, 4);
+        assert_eq!(merged.merged, 4);
         assert_eq!(merged.counts.len(), 3);
+        assert_eq!(merged.spans, [(0, 4_000), (4_000, 8_000), (8_000, 10_000)]);
         assert_eq!(merged.counts.iter().flatten().sum::<u64>(), total);
         assert!(
             heatmap(&path, |t: &str| t.ends_with(".list"), 10)
@@ -386,7 +406,7 @@ mod tests {
         }
         let grid = builder.into_grid().unwrap();
         assert!(grid.counts.len() <= 5);
-        assert_eq!(grid.column_s, 16);
+        assert_eq!(grid.merged, 16);
         // Every PUT once: 1 + s at its latency and one more at three times it.
         let expected: u64 = (0..second).map(|s| 2 + s).sum();
         assert_eq!(grid.counts.iter().flatten().sum::<u64>(), expected);
@@ -448,9 +468,10 @@ mod tests {
         append(&path, &bytes);
         let grid = heatmap(&path, is_put, 1_200).unwrap().unwrap();
         assert!(grid.counts.len() <= 1_200, "{} columns", grid.counts.len());
-        assert!(grid.column_s.is_power_of_two());
+        assert!(grid.merged.is_power_of_two());
         // 16 is the least power of two that fits 10,000 seconds in 1,200 columns.
-        assert_eq!(grid.column_s, 16);
+        assert_eq!(grid.merged, 16);
+        assert_eq!(grid.spans[1], (16_000, 32_000));
         assert_eq!(grid.counts.len(), 625);
         for (k, column) in grid.counts.iter().enumerate() {
             let expected: u64 = (k as u64 * 16..(k as u64 + 1) * 16)
@@ -460,5 +481,32 @@ mod tests {
         }
         let total: u64 = (0..seconds).map(|s| s % 7 + 1).sum();
         assert_eq!(grid.counts.iter().flatten().sum::<u64>(), total);
+    }
+
+    #[test]
+    fn columns_sit_where_their_intervals_ran_and_one_time_recorded_twice_is_one_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.hlog");
+        header(&path);
+        let mut h = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).unwrap();
+        h.record_n(800, 10).unwrap();
+        let mut bytes = Vec::new();
+        let mut writer = HlogWriter::default();
+        // A phase that begins 1.74 s into the run: a second, then its last 1.2 s (a
+        // sliver folded in); the next phase's first second, recorded by two agents.
+        for (tag, start, length) in [
+            ("round.1.write.put", 1.74, 1.0),
+            ("round.1.write.put", 2.74, 1.2),
+            ("round.1.mixed.put", 3.95, 1.0),
+            ("round.1.mixed.put", 3.951, 1.0),
+        ] {
+            writer.write(&mut bytes, tag, start, length, &h).unwrap();
+        }
+        append(&path, &bytes);
+        let grid = heatmap(&path, is_put, 100).unwrap().unwrap();
+        assert_eq!(grid.spans, [(1_740, 2_740), (2_740, 3_940), (3_950, 4_951)]);
+        let per_column: Vec<u64> = grid.counts.iter().map(|c| c.iter().sum()).collect();
+        assert_eq!(per_column, [10, 10, 20]);
+        assert_eq!(grid.phases.len(), 2);
     }
 }

@@ -177,6 +177,8 @@ pub fn for_each_line(
 pub struct OwnedHlogLine {
     pub tag: String,
     pub start_ms: u64,
+    /// The interval's length in milliseconds, as written.
+    pub length_ms: u64,
     pub histogram: Histogram<u64>,
 }
 
@@ -257,7 +259,7 @@ impl HlogReader {
             }
             // `Tag=TAG,START,LENGTH,MAX,BASE64`
             let mut fields = line.trim_end().splitn(5, ',');
-            let (Some(tag), Some(start), Some(_), Some(_), Some(encoded)) = (
+            let (Some(tag), Some(start), Some(length), Some(_), Some(encoded)) = (
                 fields.next(),
                 fields.next(),
                 fields.next(),
@@ -266,8 +268,9 @@ impl HlogReader {
             ) else {
                 continue;
             };
-            let (Some(start_ms), Ok(bytes)) = (
+            let (Some(start_ms), Some(length_ms), Ok(bytes)) = (
                 millis_of(start),
+                millis_of(length),
                 base64::engine::general_purpose::STANDARD.decode(encoded),
             ) else {
                 continue;
@@ -281,6 +284,7 @@ impl HlogReader {
             return Ok(Some(OwnedHlogLine {
                 tag: tag["Tag=".len()..].to_string(),
                 start_ms,
+                length_ms,
                 histogram,
             }));
         }

@@ -587,14 +587,16 @@ export interface components {
             rows_us: number[];
             /**
              * Format: int64
-             * @description Seconds each column covers: 1, or more for a run longer than `max_columns`.
+             * @description Recorded intervals each column holds: 1 (an interval, about a second), or a
+             *     power of two more for a run longer than `max_columns`.
              */
-            column_s: number;
+            merged: number;
             /**
-             * Format: double
-             * @description The first column's start, in seconds from the run's start.
+             * @description Each column's start and end, in seconds from the run's start, in time order:
+             *     where its intervals really ran (a phase's first column starts when the phase
+             *     did; a column can be shorter or longer than a second, and phases leave gaps).
              */
-            first_s: number;
+            spans_s: number[][];
             /** @description Operations per column and row: `counts[column][row]`. */
             counts: number[][];
             /**

@@ -3,6 +3,7 @@
 import { useEffect, useState } from "react";
 import type { Heatmap, IndexReport } from "../api/types";
 import { eventWindows } from "../lib/bucket-index";
+import { heatmapExtent, widest } from "../lib/heatmap";
 import { LatencyHeatmap } from "./LatencyHeatmap";
 import { ErrorBox } from "./states";
 
@@ -40,7 +41,7 @@ export function HeatmapSection(props: {
   const shown = heatmap?.op === chosen ? heatmap : null;
   const windows =
     shown && props.index
-      ? eventWindows(props.index.reshards, props.index.stalls, shown.first_s, shown.first_s + shown.counts.length * shown.column_s)
+      ? eventWindows(props.index.reshards, props.index.stalls, ...heatmapExtent(shown))
       : [];
   return (
     <div data-testid="heatmap-section">
@@ -58,9 +59,4 @@ export function HeatmapSection(props: {
       {shown && <LatencyHeatmap heatmap={shown} windows={windows} span={props.span && widest(props.span, shown)} />}
     </div>
   );
-}
-
-/** `span`, widened to what the heatmap measured if that goes further. */
-export function widest(span: [number, number], h: Heatmap): [number, number] {
-  return [Math.min(span[0], h.first_s), Math.max(span[1], h.first_s + h.counts.length * h.column_s)];
 }

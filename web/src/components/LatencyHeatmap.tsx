@@ -1,12 +1,24 @@
 // The latency heatmap of one operation: x = time, y = latency on a log scale, colour =
-// operations in the cell, drawn from the recorded interval histograms (exact) into one
+// operations per second in the cell, drawn from the recorded interval histograms (exact,
+// each at the time it really covers) into one
 // canvas; phase boundaries and reshard / stall windows on the same time axis as a few
 // positioned elements. The run page, the live page (growing) and the offline report
 // show it.
 import { useEffect, useMemo, useRef } from "react";
 import type { TimeWindow } from "../lib/bucket-index";
 import { fmtCount } from "../lib/format";
-import { type Heatmap, cellColour, decadeLabels, heatmapPixels, heatmapTotal, labelRows, scaleTicks, timeTicks } from "../lib/heatmap";
+import {
+  type Heatmap,
+  cellColour,
+  decadeLabels,
+  heatmapExtent,
+  heatmapPixels,
+  heatmapTotal,
+  labelRows,
+  maxRate,
+  scaleTicks,
+  timeTicks,
+} from "../lib/heatmap";
 import { EVENT_COLOURS } from "../lib/palette";
 
 export function LatencyHeatmap(props: {
@@ -19,18 +31,19 @@ export function LatencyHeatmap(props: {
 }) {
   const h = props.heatmap;
   const canvas = useRef<HTMLCanvasElement>(null);
-  const pixels = useMemo(() => heatmapPixels(h), [h]);
+  const [from, to] = props.span ?? heatmapExtent(h);
+  // A phase shorter than a second spans the width, as on its line charts.
+  const span = Math.max(to - from, 0.01);
+  const pixels = useMemo(() => heatmapPixels(h, from, from + span), [h, from, span]);
+  const max = useMemo(() => maxRate(h), [h]);
   useEffect(() => {
     const ctx = canvas.current?.getContext("2d");
     if (!ctx || pixels.width === 0) return;
     ctx.putImageData(new ImageData(pixels.data, pixels.width, pixels.height), 0, 0);
   }, [pixels]);
-  const measured = h.counts.length * h.column_s;
-  const [from, to] = props.span ?? [h.first_s, h.first_s + measured];
-  const span = Math.max(to - from, 1);
   const x = (t: number) => `${Math.min(100, Math.max(0, ((t - from) / span) * 100))}%`;
   const windows = (props.windows ?? []).filter((w) => w.x2 >= from && w.x1 <= from + span);
-  const canvasPlace = { left: x(h.first_s), width: `${Math.min(100, (measured / span) * 100)}%` };
+  const canvasPlace = { left: "0%", width: "100%" };
   // A label takes about a tenth of the plot: closer ones go on a row below.
   const phaseRows = labelRows(
     h.phases.map((p) => (p.t_s - from) / span),
@@ -43,6 +56,7 @@ export function LatencyHeatmap(props: {
       data-columns={h.counts.length}
       data-total={heatmapTotal(h)}
       data-span={span}
+      data-extent={heatmapExtent(h).join(",")}
     >
       <div className="heatmap-axis">
         {decadeLabels(h.rows_us).map((l) => (
@@ -76,16 +90,22 @@ export function LatencyHeatmap(props: {
         ))}
       </div>
       <div className="muted small heatmap-key">
-        {fmtCount(heatmapTotal(h))} {h.op.toUpperCase()}s, {h.column_s === 1 ? "one column a second" : `one column per ${h.column_s} s`}
-        ; operations in a cell (log scale, clear = none):
-        <HeatmapScale max={h.max_count} />
+        {fmtCount(heatmapTotal(h))} {h.op.toUpperCase()}s,{" "}
+        {h.merged === 1 ? "a column per recorded second, where it ran" : `a column per ${h.merged} recorded seconds, where they ran`}
+        ; operations per second in a cell (log scale, clear = none):
+        <HeatmapScale max={max} />
         {windows.length > 0 && "shaded: reshards and write stalls"}
       </div>
     </div>
   );
 }
 
-/** The colour scale with counts on it, as the cells are coloured. */
+/** A rate on the colour scale: whole above ten, a decimal or two below. */
+function fmtScaleRate(rate: number): string {
+  return rate >= 10 ? fmtCount(Math.round(rate)) : rate.toFixed(rate < 1 ? 2 : 1).replace(/\.?0+$/, "");
+}
+
+/** The colour scale with rates on it (operations per second), as the cells are coloured. */
 function HeatmapScale({ max }: { max: number }) {
   const stops = [0, 0.25, 0.5, 0.75, 1].map((t) => {
     const [r, g, b] = cellColour(Math.max(1, Math.round(Math.expm1(t * Math.log1p(max)))), max);
@@ -96,7 +116,7 @@ function HeatmapScale({ max }: { max: number }) {
       <span className="heatmap-scale-bar" style={{ background: `linear-gradient(to right, ${stops.join(", ")})` }} />
       {scaleTicks(max).map((t) => (
         <span key={t.count} className="heatmap-scale-tick" style={{ left: `${t.at * 100}%` }}>
-          {fmtCount(t.count)}
+          {fmtScaleRate(t.count)}
         </span>
       ))}
     </span>

@@ -8,6 +8,7 @@ import { DistributionChart, RoundsChart, TimeChart, MetricSelect, shardAxis } fr
 import { Empty, ErrorBox, Labels, StatusBadge } from "./states";
 import { cleanupText } from "./CleanupLine";
 import { LatencyHeatmap } from "./LatencyHeatmap";
+import { widest } from "../lib/heatmap";
 import { fmtCount, fmtDuration, fmtLatency, fmtOpMiBs, fmtRate, fmtTime, openLoopBehind, openLoopText } from "../lib/format";
 import {
   indexBuckets,
@@ -376,7 +377,7 @@ export function PhaseExplorer(props: {
       {heat && (
         <>
           <h4>Latency heatmap of this phase</h4>
-          <LatencyHeatmap heatmap={heat} windows={windows} testId="phase-heatmap" />
+          <LatencyHeatmap heatmap={heat} windows={windows} span={span && widest(span, heat)} testId="phase-heatmap" />
         </>
       )}
     </div>

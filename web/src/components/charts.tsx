@@ -21,7 +21,7 @@ import { type MarkerShape, SHARD_COLOUR, dashOf as dash, runColour as colour } f
 import { MarkerMark } from "./Marker";
 import { ROUND_EDGE, type RoundMarkSpec, type TimeWindow, roundLabel, shardKey, shardName } from "../lib/bucket-index";
 import { MAX_POINTS, downsampleRows } from "../lib/lttb";
-import { labelRows } from "../lib/heatmap";
+import { labelRows, timeLabel, timeTicks } from "../lib/heatmap";
 import { NINES_TICKS, ninesLabel } from "../lib/nines";
 import { METRICS } from "../lib/rounds";
 import {
@@ -138,6 +138,13 @@ export function TimeChart(props: {
     const rows = downsampleRows(props.data, MAX_POINTS, "t", keys ? keys.split("\n") : []);
     return fitted(rows, lineKeys ? lineKeys.split("\n") : [], props.unit);
   }, [props.data, keys, lineKeys, props.unit]);
+  // Time labels at round seconds (minutes...) of the axis shown, as on the heatmaps: a
+  // tick sits at the time its label says.
+  const ticks = useMemo(() => {
+    const ts = data.map((d) => Number(d.t)).filter(Number.isFinite);
+    const [a, b] = props.xDomain ?? [Math.min(...ts), Math.max(...ts)];
+    return Number.isFinite(a) && Number.isFinite(b) ? timeTicks(a, b).map((t) => a + t.at * (b - a)) : undefined;
+  }, [data, props.xDomain]);
   return (
     <div
       className="chart"
@@ -155,8 +162,8 @@ export function TimeChart(props: {
             type="number"
             domain={domain}
             allowDataOverflow={props.xDomain != null}
-            allowDecimals={false}
-            tickFormatter={(v: number) => `${Math.round(v)} s`}
+            ticks={ticks}
+            tickFormatter={(v: number) => timeLabel(v)}
             fontSize={12}
           />
           <YAxis {...valueAxis(unit, props.log)} />

@@ -1,8 +1,10 @@
-// A latency heatmap as pixels: one pixel per column (a second, or merged seconds) and
-// per latency row (ten a decade), coloured by how many operations fell in the cell on a
-// log scale, so a handful of slow operations during a reshard stands out against
-// thousands of fast ones. Drawn once into a canvas: a 2-hour run is 7,200 x 71 pixels,
-// not half a million elements.
+// A latency heatmap as pixels: each column (a recorded interval, or merged ones) drawn
+// where it really ran on the time axis, each latency row (ten a decade) a pixel row,
+// coloured by the rate of operations in the cell (its count over the column's width,
+// so a 1.2 s last interval or 2 s of merged ones compare with a second) on a log
+// scale, so a handful of slow operations during a reshard stands out against
+// thousands of fast ones. Drawn once into a canvas: a 2-hour run is a few thousand
+// pixels wide, not half a million elements.
 import type { Heatmap } from "../api/types";
 
 export type { Heatmap };
@@ -25,21 +27,71 @@ export function cellColour(count: number, max: number): [number, number, number,
   return [mix(stops[i][0], stops[i + 1][0]), mix(stops[i][1], stops[i + 1][1]), mix(stops[i][2], stops[i + 1][2]), 255];
 }
 
-/** The heatmap's pixels, RGBA, one per cell: column left to right, the fastest row at
- * the bottom. */
-export function heatmapPixels(h: Heatmap): { width: number; height: number; data: Uint8ClampedArray<ArrayBuffer> } {
-  const width = h.counts.length;
+/** Where the heatmap's columns begin and end (s from the run's start). */
+export function heatmapExtent(h: Heatmap): [number, number] {
+  if (!h.spans_s.length) return [0, 0];
+  return [h.spans_s[0][0], h.spans_s[h.spans_s.length - 1][1]];
+}
+
+/** `span`, widened to what the heatmap measured if that goes further. */
+export function widest(span: [number, number], h: Heatmap): [number, number] {
+  const [start, end] = heatmapExtent(h);
+  return [Math.min(span[0], start), Math.max(span[1], end)];
+}
+
+/** Operations per second in a cell: its count over its column's width. */
+export function cellRate(h: Heatmap, column: number, row: number): number {
+  const [start, end] = h.spans_s[column];
+  return h.counts[column][row] / Math.max(end - start, 0.001);
+}
+
+/** The highest rate of any cell. */
+export function maxRate(h: Heatmap): number {
+  let max = 0;
+  h.counts.forEach((column, c) => column.forEach((n, r) => n > 0 && (max = Math.max(max, cellRate(h, c, r)))));
+  return max;
+}
+
+/** Pixel columns a heatmap is drawn in: enough that a second of a short run is many
+ * of them, at most a few thousand. */
+export function pixelWidth(h: Heatmap): number {
+  return Math.min(4096, Math.max(600, h.counts.length * 4));
+}
+
+/**
+ * The heatmap's pixels, RGBA, for the time axis [from, to]: each column's cells fill
+ * the pixel columns of its span (at least one), where columns share a pixel the higher
+ * rate shows; the fastest row at the bottom, no column: clear.
+ */
+export function heatmapPixels(
+  h: Heatmap,
+  from: number,
+  to: number,
+  width = pixelWidth(h),
+): { width: number; height: number; data: Uint8ClampedArray<ArrayBuffer> } {
   const height = h.rows_us.length;
-  const data = new Uint8ClampedArray(new ArrayBuffer(width * height * 4));
-  h.counts.forEach((column, x) => {
-    column.forEach((count, row) => {
-      const [r, g, b, a] = cellColour(count, h.max_count);
-      const at = ((height - 1 - row) * width + x) * 4;
-      data[at] = r;
-      data[at + 1] = g;
-      data[at + 2] = b;
-      data[at + 3] = a;
+  const rates = new Float64Array(width * height);
+  const span = Math.max(to - from, 1e-9);
+  const px = (t: number) => ((t - from) / span) * width;
+  h.counts.forEach((column, c) => {
+    const [start, end] = h.spans_s[c];
+    const x0 = Math.max(0, Math.min(width - 1, Math.floor(px(start))));
+    const x1 = Math.max(x0 + 1, Math.min(width, Math.round(px(end))));
+    column.forEach((n, row) => {
+      if (n <= 0) return;
+      const rate = cellRate(h, c, row);
+      for (let x = x0; x < x1; x++) {
+        const at = (height - 1 - row) * width + x;
+        if (rate > rates[at]) rates[at] = rate;
+      }
     });
+  });
+  const max = maxRate(h);
+  const data = new Uint8ClampedArray(new ArrayBuffer(width * height * 4));
+  rates.forEach((rate, i) => {
+    if (rate <= 0) return;
+    const [r, g, b, a] = cellColour(rate, max);
+    data.set([r, g, b, a], i * 4);
   });
   return { width, height, data };
 }

@@ -5,7 +5,7 @@ import type { SummaryRow } from "../api/types";
 import { DELTA_METRICS, aggregate, deltaPercent, fmtChange, metricLabel, normaliseOverlay, overlayRounds, roundsOf, verdict, verdictOf } from "./compare";
 import { clipWords, fmtAxis, fmtLatency, fmtMiBs, fmtOpMiBs, fmtPercent, fmtRate } from "./format";
 import { outlineText } from "./outline";
-import { type Heatmap, cellColour, decadeLabels, heatmapPixels, heatmapTotal } from "./heatmap";
+import { type Heatmap, cellColour, cellRate, decadeLabels, heatmapExtent, heatmapPixels, heatmapTotal, maxRate } from "./heatmap";
 import { applyEvent, endedSummary, initialLive, liveSeries } from "./live";
 import { downsampleRows, lttb } from "./lttb";
 import { NINES_TICKS, ninesLabel, ninesOf } from "./nines";
@@ -401,8 +401,11 @@ describe("latency heatmap", () => {
   const heat = {
     op: "put",
     rows_us: [10, 100, 1000, 10000],
-    column_s: 1,
-    first_s: 0,
+    merged: 1,
+    spans_s: [
+      [0, 1],
+      [1, 2],
+    ],
     counts: [
       [0, 100, 0, 0],
       [0, 90, 0, 3],
@@ -420,7 +423,7 @@ describe("latency heatmap", () => {
     expect(few[0] + few[1] + few[2]).toBeLessThan(253 + 230 + 138);
   });
   it("puts each column's cells in a pixel column, fastest at the bottom", () => {
-    const { width, height, data } = heatmapPixels(heat);
+    const { width, height, data } = heatmapPixels(heat, 0, 2, 2);
     expect([width, height]).toEqual([2, 4]);
     const alpha = (x: number, yFromTop: number) => data[(yFromTop * width + x) * 4 + 3];
     // Column 1's 3 slow operations (row 3) are at the top; row 1 is second from the bottom.
@@ -428,6 +431,23 @@ describe("latency heatmap", () => {
     expect(alpha(0, 0)).toBe(0);
     expect(alpha(0, 2)).toBe(255);
     expect(heatmapTotal(heat)).toBe(193);
+  });
+  it("draws each column where its interval ran, coloured by its rate", () => {
+    // A phase that began 1.74 s into the run: a second, then a last 1.2 s with as many
+    // operations (a slower rate); nothing before 1.74 s.
+    const late = { ...heat, spans_s: [[1.74, 2.74], [2.74, 3.94]], counts: [[0, 120, 0, 0], [0, 120, 0, 0]] } as unknown as Heatmap;
+    expect(heatmapExtent(late)).toEqual([1.74, 3.94]);
+    expect(cellRate(late, 1, 1)).toBeCloseTo(100);
+    expect(maxRate(late)).toBeCloseTo(120);
+    // On an axis of 0-4 s at 100 pixels a second: clear up to 1.74 s, then the cells.
+    const { width, data } = heatmapPixels(late, 0, 4, 400);
+    const row1 = (x: number) => data.slice(((4 - 1 - 1) * width + x) * 4, ((4 - 1 - 1) * width + x) * 4 + 4);
+    expect(row1(173)[3]).toBe(0);
+    expect(row1(174)[3]).toBe(255);
+    expect(row1(393)[3]).toBe(255);
+    expect(row1(394)[3]).toBe(0);
+    // The same count over a longer span is a paler cell: a rate, not a count.
+    expect(row1(300)[0]).toBeGreaterThan(row1(200)[0]);
   });
   it("labels the decades", () => {
     expect(decadeLabels([10, 100, 1000, 1_000_000]).map((l) => l.label)).toEqual(["10 µs", "100 µs", "1 ms", "1 s"]);

@@ -65,12 +65,18 @@ export interface RawEvent {
  * draw second by second — the run of one-second intervals the API merged into it.
  */
 export function pointSpan(records: IntervalRecord[]): string {
-  // The most common span: a phase's last point can hold one second more (its sliver
-  // of a last interval folded in) or fewer (what was left), and says nothing of the rest.
+  // The most common span, a phase's last point left out: it can hold one second more
+  // (its sliver of a last interval folded in) or fewer (what was left), and says
+  // nothing of the rest. A tie goes to the finer span.
+  const body = records.length > 1 ? records.slice(0, -1) : records;
   const counts = new Map<number, number>();
-  for (const r of records) counts.set(r.merged ?? 1, (counts.get(r.merged ?? 1) ?? 0) + 1);
-  let merged = 1;
-  for (const [m, n] of counts) if (n > (counts.get(merged) ?? 0) || (n === counts.get(merged) && m > merged)) merged = m;
+  for (const r of body) counts.set(r.merged ?? 1, (counts.get(r.merged ?? 1) ?? 0) + 1);
+  let merged = 0;
+  for (const [m, n] of counts) {
+    const best = counts.get(merged) ?? 0;
+    if (n > best || (n === best && m < merged)) merged = m;
+  }
+  merged = merged || 1;
   return merged > 1 ? `Per ${merged} s (merged seconds)` : "Per second";
 }
 

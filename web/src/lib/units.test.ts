@@ -1,9 +1,8 @@
 // Chart units fitted to their range, and how the rounds chart tells series apart.
 import { describe, expect, it } from "vitest";
-import { widest } from "../components/HeatmapSection";
 import { MIN_LIVE_SPAN_S, liveDomain } from "./live";
 import { fmtMiBs } from "./format";
-import { type Heatmap, labelRows, scaleTicks, timeLabel, timeTicks } from "./heatmap";
+import { type Heatmap, labelRows, scaleTicks, timeLabel, timeTicks, widest } from "./heatmap";
 import { DASHES, OP_COLOURS, PERCENTILE_DASH } from "./palette";
 import { METRICS, roundSeriesLooks } from "./rounds";
 import { fitUnit, maxOf, scaleRows } from "./units";
@@ -99,13 +98,13 @@ describe("heatmap time axis", () => {
   });
 
   it("gives a live run's first seconds their share of a minute on every chart, not the whole width", () => {
-    const h = { op: "put", rows_us: [10], column_s: 1, first_s: 1, counts: [[1], [2], [3]], max_count: 3, phases: [] } as Heatmap;
+    const h = { op: "put", rows_us: [10], merged: 1, spans_s: [[1, 2], [2, 3], [3, 4]], counts: [[1], [2], [3]], max_count: 3, phases: [] } as Heatmap;
     const point = (end: number) => ({ t: end - 0.5, end, interval: 0, place: "round/1/write", phase: "write" });
     expect(liveDomain([point(4)])).toEqual([0, MIN_LIVE_SPAN_S]);
     expect(liveDomain([point(3), point(95)])).toEqual([0, 95]);
     expect(widest(liveDomain([point(4)]), h)).toEqual([0, MIN_LIVE_SPAN_S]);
     // Never narrower than what the heatmap measured, were the points behind.
-    const long = { ...h, counts: Array.from({ length: 120 }, () => [1]) };
+    const long = { ...h, counts: Array.from({ length: 120 }, () => [1]), spans_s: Array.from({ length: 120 }, (_, i) => [i + 1, i + 2]) };
     expect(widest(liveDomain([point(100)]), long)).toEqual([0, 121]);
   });
 

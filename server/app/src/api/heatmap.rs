@@ -47,10 +47,13 @@ pub struct Heatmap {
     /// Each row's upper bound (µs), lowest first: ten rows a decade from 10 µs to
     /// 100 s (faster and slower operations count in the first and last).
     pub rows_us: Vec<u64>,
-    /// Seconds each column covers: 1, or more for a run longer than `max_columns`.
-    pub column_s: u64,
-    /// The first column's start, in seconds from the run's start.
-    pub first_s: f64,
+    /// Recorded intervals each column holds: 1 (an interval, about a second), or a
+    /// power of two more for a run longer than `max_columns`.
+    pub merged: u64,
+    /// Each column's start and end, in seconds from the run's start, in time order:
+    /// where its intervals really ran (a phase's first column starts when the phase
+    /// did; a column can be shorter or longer than a second, and phases leave gaps).
+    pub spans_s: Vec<[f64; 2]>,
     /// Operations per column and row: `counts[column][row]`.
     pub counts: Vec<Vec<u64>>,
     /// The largest cell.
@@ -141,8 +144,12 @@ fn answer(op: OpKind, grid: HeatmapGrid) -> Heatmap {
     Heatmap {
         op,
         rows_us: row_bounds_us(),
-        column_s: grid.column_s,
-        first_s: grid.first_ms as f64 / 1000.0,
+        merged: grid.merged,
+        spans_s: grid
+            .spans
+            .iter()
+            .map(|&(a, b)| [a as f64 / 1000.0, b as f64 / 1000.0])
+            .collect(),
         max_count: grid.counts.iter().flatten().copied().max().unwrap_or(0),
         counts: grid.counts,
         phases: grid

@@ -238,7 +238,7 @@ mod tests {
         append(&path, &lines(9, 40, 100));
         let grid = answer(&cache, &path);
         assert_eq!(grid, fresh(&path));
-        assert_eq!(grid.clone().unwrap().column_s, 8);
+        assert_eq!(grid.clone().unwrap().merged, 8);
         // What was read is not read again: a line already counted, changed in place far
         // before where the reading stopped, still counts as it was read.
         let text = std::fs::read(&path).unwrap();
