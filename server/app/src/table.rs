@@ -160,6 +160,41 @@ pub fn summary_text(rows: &[SummaryRow]) -> String {
     out
 }
 
+/// Examples of corrupt or missing objects printed under the verdict.
+const INTEGRITY_EXAMPLES_SHOWN: usize = 10;
+
+/// What a run proved about the store, for the terminal: nothing for a run that
+/// verified nothing and lost nothing; a line when all was as written; else the counts
+/// and the first objects found, with where their bodies differed.
+pub fn integrity_text(r: &keystorm_engine::results::IntegrityReport) -> String {
+    if r.is_empty() {
+        return String::new();
+    }
+    let checked = match r.verified_phases.len() {
+        0 => "no phase verified its GETs".to_string(),
+        1 => format!("verified {} GETs in 1 phase", r.verified_gets),
+        n => format!("verified {} GETs in {n} phases", r.verified_gets),
+    };
+    if r.clean() {
+        return format!("integrity: {checked}: every body as written, no live key missing\n");
+    }
+    let mut out = format!(
+        "integrity: NOT AS WRITTEN: {} corrupt, {} missing ({checked})\n",
+        r.corrupt, r.missing
+    );
+    for e in r.examples.iter().take(INTEGRITY_EXAMPLES_SHOWN) {
+        out.push_str(&format!(
+            "  {} {}/{}: {}\n",
+            e.class, e.bucket, e.key, e.detail
+        ));
+    }
+    let more = r.examples.len().saturating_sub(INTEGRITY_EXAMPLES_SHOWN);
+    if more > 0 {
+        out.push_str(&format!("  ({more} more in the run's events)\n"));
+    }
+    out
+}
+
 /// Failed operations with their classes, and the retries when there were any:
 /// `3 (timeout=3); retries 812`.
 fn errors_cell(s: &keystorm_engine::metrics::OpSummary) -> String {

@@ -252,12 +252,19 @@ fn verify_checks_every_get_or_says_why_it_cannot() {
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results");
     let f = write(dir.path(), "small.yaml", SMALL);
-    keystorm()
+    let stdout = keystorm()
         .arg("run")
         .arg(&f)
         .args(["--verify", "--progress", "quiet", "--results"])
         .arg(&results)
-        .success();
+        .success()
+        .stdout();
+    assert!(
+        stdout.contains(
+            "integrity: verified 200 GETs in 2 phases: every body as written, no live key missing"
+        ),
+        "{stdout}"
+    );
     // Every GET phase checked what it read, found nothing wrong, and the run recorded
     // the flag (a resume goes on verifying).
     let run = results.join(only_run(&results));
@@ -279,6 +286,16 @@ fn verify_checks_every_get_or_says_why_it_cannot() {
     assert!(
         reads.iter().all(|r| r["ops"] == 100 && r["errors"] == 0),
         "{summary}"
+    );
+    // `show` says the same later.
+    let shown = keystorm()
+        .args(["show", &only_run(&results), "--results"])
+        .arg(&results)
+        .success()
+        .stdout();
+    assert!(
+        shown.contains("integrity: verified 200 GETs in 2 phases"),
+        "{shown}"
     );
 
     // A workload without a GET has nothing to verify: said, before anything runs.

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use keystorm_engine::executor::Observer;
-use keystorm_engine::results::{IntegrityEvent, RunEvent, RunStatus, SummaryRow};
+use keystorm_engine::results::{IntegrityEvent, RunEvent, RunStatus, SummaryRow, read_integrity};
 use keystorm_engine::s3::ListRequest;
 
 async fn start(storage: keystorm_sim::Storage, corrupt: f64) -> keystorm_sim::SimHandle {
@@ -45,7 +45,8 @@ impl Observer for Findings {
     }
 }
 
-/// Runs `text` to its end; its `read` phase's row and the integrity events.
+/// Runs `text` to its end; its `read` phase's row and the integrity events, after
+/// checking that the run's integrity report, read back from its folder, says the same.
 async fn run(text: &str) -> (SummaryRow, Vec<IntegrityEvent>) {
     let results = tempfile::tempdir().unwrap();
     let findings = Arc::new(Findings::default());
@@ -59,6 +60,12 @@ async fn run(text: &str) -> (SummaryRow, Vec<IntegrityEvent>) {
         .expect("a read row")
         .clone();
     let found = findings.0.lock().unwrap().clone();
+    let report = read_integrity(&outcome.dir, &outcome.summary.rows);
+    assert_eq!(report.examples, found);
+    assert_eq!(report.corrupt, class(&row, "corrupt"));
+    assert_eq!(report.missing, class(&row, "missing"));
+    assert_eq!(report.verified_phases.len(), 1);
+    assert_eq!(report.verified_gets, row.stats.ops + class(&row, "corrupt"));
     (row, found)
 }
 

@@ -20,6 +20,7 @@ mod hlog;
 pub mod humantime_serde_dur;
 mod index;
 mod index_layout;
+mod integrity;
 mod interval_points;
 mod list_outcome;
 mod listings;
@@ -68,6 +69,7 @@ pub use index::{
     BucketIndex, EventPosition, IndexPollingEvent, ReshardEvent, StallEvent, shards_cell,
 };
 pub use index_layout::IndexLayout;
+pub use integrity::{IntegrityReport, read_integrity};
 pub use interval_points::{
     IntervalQuery, SHORT_INTERVAL_S, for_each_folded_interval, for_each_interval, read_intervals,
 };

@@ -6,6 +6,7 @@ import type {
   Heatmap,
   IndexReport,
   IntervalRecord,
+  IntegrityReport,
   ListingsReport,
   RunDetail,
   RunInfo,
@@ -139,6 +140,7 @@ export const api = {
   },
   index: (id: string) => call<IndexReport>("GET", `/api/runs/${enc(id)}/index`),
   listings: (id: string) => call<ListingsReport>("GET", `/api/runs/${enc(id)}/listings`),
+  integrity: (id: string) => call<IntegrityReport>("GET", `/api/runs/${enc(id)}/integrity`),
   exportUrl: (id: string, file: string) => `/api/runs/${enc(id)}/export/${file}`,
   downloadExport: (id: string, file: string) => download(`/api/runs/${enc(id)}/export/${file}`, file),
 };

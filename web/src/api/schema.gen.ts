@@ -244,6 +244,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/integrity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["run_integrity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/intervals": {
         parameters: {
             query?: never;
@@ -653,6 +669,28 @@ export interface components {
              *     answered.
              */
             detail: string;
+        };
+        /** @description A run's verdict on what the store kept. */
+        IntegrityReport: {
+            /** @description The phases that checked what their GETs read (`verify`), in the order they ran. */
+            verified_phases: components["schemas"]["PhaseRef"][];
+            /**
+             * Format: int64
+             * @description GETs of those phases that answered with a body, each checked.
+             */
+            verified_gets: number;
+            /**
+             * Format: int64
+             * @description Bodies (or MD5 ETags) not as written.
+             */
+            corrupt: number;
+            /**
+             * Format: int64
+             * @description Live keys that answered 404, in any phase.
+             */
+            missing: number;
+            /** @description The first objects found corrupt or missing (a hundred at most), with where. */
+            examples: components["schemas"]["IntegrityEvent"][];
         };
         /** @description One line of `intervals.jsonl`: one second of one phase. */
         IntervalRecord: {
@@ -1170,6 +1208,8 @@ export interface components {
                 objects: number;
                 /** @description Bucket index at the start (tracked targets only). */
                 index?: components["schemas"]["BucketIndex"][];
+                /** @description The phase checks what its GETs read (`verify`). */
+                verify?: boolean;
             };
             /** @enum {string} */
             event: "phase_started";
@@ -2918,6 +2958,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IndexReport"];
+                };
+            };
+            /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    run_integrity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Run id, e.g. `20261122-154000-demo-3f9a`: letters, digits, `-` and `_`, in
+                 *     parts joined by single dots; at most 128 characters.
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntegrityReport"];
                 };
             };
             /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */

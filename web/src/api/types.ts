@@ -37,6 +37,7 @@ export type EventPosition = S["EventPosition"];
 export type IndexPollingEvent = S["IndexPollingEvent"];
 export type CleanupEvent = S["CleanupEvent"];
 export type ListingsReport = S["ListingsReport"];
+export type IntegrityReport = S["IntegrityReport"];
 export type ListingRecord = S["ListingRecord"];
 export type MetadataScanRecord = S["MetadataScanRecord"];
 export type TransferRecord = S["TransferRecord"];

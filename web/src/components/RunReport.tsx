@@ -2,9 +2,10 @@
 // (from the API) and by the offline report (from the data inlined in its file), so the
 // two cannot drift apart. The page adds what only it has (labels, exports, deletion).
 import type { ReactNode } from "react";
-import type { Distribution, Heatmap, IndexReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
+import type { Distribution, Heatmap, IndexReport, IntegrityReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
 import { BucketIndexSection } from "./BucketIndexSection";
 import { HeatmapSection } from "./HeatmapSection";
+import { IntegritySection } from "./IntegritySection";
 import { ListingsSection } from "./ListingsSection";
 import { ObjectsTable, type PhaseChoice, PhaseExplorer, RoundsCharts, RoundsPhasesTable, RunHeader, WorkloadBlock } from "./RunDetailView";
 import { wholePhaseRows } from "../lib/rounds";
@@ -19,6 +20,8 @@ export interface RunReportData {
   index?: IndexReport | null;
   /** Complete listings, metadata scans and transfers. */
   listings?: ListingsReport | null;
+  /** What verified reads found: corrupt and missing objects. */
+  integrity?: IntegrityReport | null;
 }
 
 /** The operations the run did, in the order of its totals. */
@@ -42,7 +45,7 @@ export function RunReport(props: {
   /** Said when no phase has finished. */
   empty: ReactNode;
 }) {
-  const { detail, index, listings } = props.data;
+  const { detail, index, listings, integrity } = props.data;
   const rows = detail.summary?.rows ?? [];
   return (
     <>
@@ -57,6 +60,7 @@ export function RunReport(props: {
           <RoundsCharts rows={wholePhaseRows(detail)} index={index} runStartedAt={detail.manifest.started_at} />
           <h2>Rounds × phases</h2>
           <RoundsPhasesTable rows={rows} />
+          <IntegritySection report={integrity} />
           <PhaseExplorer
             rows={rows}
             index={index}

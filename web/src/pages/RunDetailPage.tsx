@@ -85,6 +85,12 @@ export function RunDetailPage() {
     refetchInterval: running ? 3000 : false,
     retry: false,
   });
+  const integrity = useQuery({
+    queryKey: ["integrity", id],
+    queryFn: () => api.integrity(id),
+    refetchInterval: running ? 3000 : false,
+    retry: false,
+  });
   const loadIntervals = useCallback(
     (c: PhaseChoice) => api.intervals(id, { section: c.section, round: c.round, phase: c.phase }),
     [id],
@@ -118,7 +124,7 @@ export function RunDetailPage() {
   return (
     <section data-testid="run-detail">
       <RunReport
-        data={{ detail, index: index.data, listings: listings.data }}
+        data={{ detail, index: index.data, listings: listings.data, integrity: integrity.data }}
         loadIntervals={loadIntervals}
         loadDistribution={loadDistribution}
         loadHeatmap={loadHeatmap}

@@ -3,7 +3,7 @@
 // the run page uses.
 import { StrictMode, useCallback } from "react";
 import { createRoot } from "react-dom/client";
-import type { Distribution, Heatmap, IndexReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
+import type { Distribution, Heatmap, IndexReport, IntegrityReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
 import type { PhaseChoice } from "../components/RunDetailView";
 import { RunReport } from "../components/RunReport";
 import { Empty } from "../components/states";
@@ -18,6 +18,8 @@ interface ReportData {
   index?: IndexReport;
   /** Complete listings, metadata scans and transfers (absent from older reports). */
   listings?: ListingsReport;
+  /** What verified reads found (absent from older reports). */
+  integrity?: IntegrityReport;
   workload_text?: string;
   /** Each operation's latency heatmap over the whole run (absent from older reports). */
   heatmaps?: Record<string, Heatmap>;
@@ -80,7 +82,7 @@ function Report({ data }: { data: ReportData }) {
     <main>
       <p className="muted">keystorm report, generated {new Date().toISOString().slice(0, 10)}</p>
       <RunReport
-        data={{ detail, index: data.index, listings: data.listings }}
+        data={{ detail, index: data.index, listings: data.listings, integrity: data.integrity }}
         loadIntervals={loadIntervals}
         loadDistribution={data.phase_details ? loadDistribution : undefined}
         loadPhaseHeatmap={data.phase_details ? loadPhaseHeatmap : undefined}

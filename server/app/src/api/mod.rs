@@ -17,6 +17,7 @@ mod heatmap_cache;
 mod heatmap_filter;
 mod hub;
 mod index;
+mod integrity;
 mod listings;
 mod metrics;
 mod openapi;
@@ -87,6 +88,7 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{id}/intervals", get(runs::intervals))
         .route("/runs/{id}/index", get(index::index))
         .route("/runs/{id}/listings", get(listings::listings))
+        .route("/runs/{id}/integrity", get(integrity::integrity))
         .route("/runs/{id}/distribution", get(distribution::distribution))
         .route("/runs/{id}/heatmap", get(heatmap::heatmap_of_run))
         .route("/runs/{id}/export/{file}", get(exports::export))

@@ -11,9 +11,9 @@ use keystorm_engine::metrics::{OpSummary, Percentiles};
 use keystorm_engine::ops::OpKind;
 use keystorm_engine::results::scaling::{LinearFit, ScalingPoint};
 use keystorm_engine::results::{
-    BucketIndex, EventPosition, IndexPollingEvent, IntervalRecord, ListingRecord, ListingsReport,
-    Manifest, MetadataScanRecord, PhaseRef, ReshardEvent, RunStatus, ScalingLine, Section,
-    StallEvent, Summary, SummaryRow, TotalRow, TransferRecord,
+    BucketIndex, EventPosition, IndexPollingEvent, IntegrityEvent, IntegrityReport, IntervalRecord,
+    ListingRecord, ListingsReport, Manifest, MetadataScanRecord, PhaseRef, ReshardEvent, RunStatus,
+    ScalingLine, Section, StallEvent, Summary, SummaryRow, TotalRow, TransferRecord,
 };
 
 use super::distribution::{Distribution, DistributionPoint};
@@ -50,6 +50,7 @@ use super::workloads::{
         super::runs::intervals,
         super::index::index,
         super::listings::listings,
+        super::integrity::integrity,
         super::distribution::distribution,
         super::heatmap::heatmap_of_run,
         super::events::stream,
@@ -125,6 +126,8 @@ use super::workloads::{
         super::index::ReshardRecord,
         super::index::StallRecord,
         ListingsReport,
+        IntegrityReport,
+        IntegrityEvent,
         ListingRecord,
         MetadataScanRecord,
         TransferRecord,

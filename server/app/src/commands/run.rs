@@ -98,6 +98,9 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
     // A run that failed before any phase finished has no table to show.
     if !outcome.summary.rows.is_empty() {
         stdout!("{}", crate::table::summary_text(&outcome.summary.rows));
+        let rows = keystorm_engine::results::whole_phase_rows(&outcome.dir, &outcome.summary.rows);
+        let integrity = keystorm_engine::results::read_integrity(&outcome.dir, &rows);
+        stdout!("{}", crate::table::integrity_text(&integrity));
     }
     stderrln!(
         "run {} {}; results in {}",

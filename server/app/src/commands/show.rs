@@ -33,6 +33,9 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
         stdoutln!("no phase has finished yet");
     } else {
         stdout!("{}", crate::table::summary_text(&summary.rows));
+        let rows = keystorm_engine::results::whole_phase_rows(&dir, &summary.rows);
+        let integrity = keystorm_engine::results::read_integrity(&dir, &rows);
+        stdout!("{}", crate::table::integrity_text(&integrity));
     }
     if let Some(c) = &manifest.cleanup {
         stdoutln!("cleanup: {}", c.describe());

@@ -84,6 +84,7 @@ fn news(shard: u64, base_ms: u64, seconds: u64, ops: u64) -> Vec<ShardNews> {
             concurrency: 1,
             objects: 0,
             index: Vec::new(),
+            verify: false,
         })
         .ok(),
     }];

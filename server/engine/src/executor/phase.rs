@@ -77,6 +77,7 @@ pub(crate) async fn run(
         concurrency: p.in_flight(),
         objects: objects_at_start,
         index: index_at_start.clone(),
+        verify: p.verify,
     });
 
     let start = Instant::now();

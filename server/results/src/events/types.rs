@@ -52,6 +52,9 @@ pub enum RunEvent {
         /// Bucket index at the start (tracked targets only).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         index: Vec<crate::BucketIndex>,
+        /// The phase checks what its GETs read (`verify`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        verify: bool,
     },
     Interval {
         phase: PhaseRef,

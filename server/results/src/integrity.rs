@@ -1,0 +1,77 @@
+//! What a run proved about the store, read back from its folder: the GETs its
+//! verifying phases checked, the objects found `corrupt` or `missing` (exact, from the
+//! summary's rows, like every error class), and the first of them by name (from the
+//! event log's `integrity` events). Shared by `keystorm show`, the HTTP API and the
+//! offline report.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::events::{EventReader, IntegrityEvent, Logged, RunEvent};
+use super::{PhaseRef, SummaryRow};
+use keystorm_s3::ops::OpKind;
+
+/// A run's verdict on what the store kept.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct IntegrityReport {
+    /// The phases that checked what their GETs read (`verify`), in the order they ran.
+    pub verified_phases: Vec<PhaseRef>,
+    /// GETs of those phases that answered with a body, each checked.
+    pub verified_gets: u64,
+    /// Bodies (or MD5 ETags) not as written.
+    pub corrupt: u64,
+    /// Live keys that answered 404, in any phase.
+    pub missing: u64,
+    /// The first objects found corrupt or missing (a hundred at most), with where.
+    pub examples: Vec<IntegrityEvent>,
+}
+
+impl IntegrityReport {
+    /// Nothing checked and nothing found: a run without `verify` that lost nothing.
+    pub fn is_empty(&self) -> bool {
+        self.verified_phases.is_empty() && self.corrupt == 0 && self.missing == 0
+    }
+
+    /// Whether the store gave back everything as written.
+    pub fn clean(&self) -> bool {
+        self.corrupt == 0 && self.missing == 0
+    }
+}
+
+/// The report of the run in `dir`, whose whole-phase rows are `rows`.
+pub fn read_integrity(dir: &Path, rows: &[SummaryRow]) -> IntegrityReport {
+    let mut report = IntegrityReport::default();
+    if let Some(mut log) = EventReader::open(dir) {
+        let mut seen = BTreeSet::new();
+        while let Some(Logged { event, .. }) = log.next_of(&["phase_started", "integrity"]) {
+            match event {
+                // Once per phase, however many parts or shards started it.
+                RunEvent::PhaseStarted {
+                    phase,
+                    verify: true,
+                    ..
+                } if seen.insert(key(&phase)) => report.verified_phases.push(phase),
+                RunEvent::Integrity(f) => report.examples.push(f),
+                _ => {}
+            }
+        }
+    }
+    let verified: BTreeSet<_> = report.verified_phases.iter().map(key).collect();
+    for r in rows {
+        let class = |label: &str| r.stats.error_classes.get(label).copied().unwrap_or(0);
+        report.corrupt += class("corrupt");
+        report.missing += class("missing");
+        let phase = (r.section.as_str().to_string(), r.round, r.phase.clone());
+        if r.op == OpKind::Get && verified.contains(&phase) {
+            report.verified_gets += r.stats.ops + class("corrupt");
+        }
+    }
+    report
+}
+
+fn key(p: &PhaseRef) -> (String, Option<u32>, String) {
+    (p.section.as_str().to_string(), p.round, p.name.clone())
+}
