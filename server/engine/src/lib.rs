@@ -8,6 +8,7 @@
 //! prefix, or adaptively) and HEADed for their metadata by [`scan`]; [`transfer`] moves
 //! objects between a bucket and a local folder.
 
+pub mod audit;
 pub mod executor;
 pub mod keyspace;
 pub mod listing;

@@ -1,0 +1,185 @@
+//! One side of a comparison on disk: records of (key, size) appended to one of a fixed
+//! number of files chosen by a hash of the key, so the two sides' records of one key
+//! always land in partitions of the same number, and read back one file at a time.
+//! A record is the key's length (varint), its bytes, and the size (varint).
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::keyspace::mix64;
+
+/// Bytes buffered per partition file before a write.
+const BUFFER: usize = 64 * 1024;
+
+/// A partition written: where, and how many records.
+pub(super) struct Part {
+    pub path: PathBuf,
+    pub records: u64,
+}
+
+pub(super) struct Spill {
+    salt: u64,
+    writers: Vec<BufWriter<File>>,
+    parts: Vec<Part>,
+}
+
+impl Spill {
+    /// `parts` empty files named `{name}-{n}` in `dir`, for keys hashed with `salt`.
+    pub fn create(dir: &Path, name: &str, salt: u64, parts: usize) -> io::Result<Spill> {
+        let mut writers = Vec::with_capacity(parts);
+        let mut written = Vec::with_capacity(parts);
+        for n in 0..parts {
+            let path = dir.join(format!("{name}-{n}"));
+            writers.push(BufWriter::with_capacity(BUFFER, File::create(&path)?));
+            written.push(Part { path, records: 0 });
+        }
+        Ok(Spill {
+            salt,
+            writers,
+            parts: written,
+        })
+    }
+
+    pub fn push(&mut self, key: &[u8], size: u64) -> io::Result<()> {
+        let n = (hash(self.salt, key) % self.writers.len() as u64) as usize;
+        let w = &mut self.writers[n];
+        put_varint(w, key.len() as u64)?;
+        w.write_all(key)?;
+        put_varint(w, size)?;
+        self.parts[n].records += 1;
+        Ok(())
+    }
+
+    /// The partitions, flushed and closed.
+    pub fn finish(self) -> io::Result<Vec<Part>> {
+        for mut w in self.writers {
+            w.flush()?;
+        }
+        Ok(self.parts)
+    }
+}
+
+/// Calls `f` with each record of the partition at `path`, in the order written; stops
+/// at the first error `f` returns.
+pub(super) fn read_records(
+    path: &Path,
+    mut f: impl FnMut(&[u8], u64) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut r = BufReader::with_capacity(BUFFER, File::open(path)?);
+    let mut key = Vec::new();
+    while let Some(len) = get_varint(&mut r)? {
+        key.resize(len as usize, 0);
+        r.read_exact(&mut key)?;
+        let size = get_varint(&mut r)?.ok_or_else(|| truncated(path))?;
+        f(&key, size)?;
+    }
+    Ok(())
+}
+
+fn truncated(path: &Path) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        format!("{}: a record is cut short", path.display()),
+    )
+}
+
+/// A hash of `key` that differs with `salt` (each split level uses its own).
+pub(super) fn hash(salt: u64, key: &[u8]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325 ^ salt;
+    for chunk in key.chunks(8) {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        h = mix64(h, u64::from_le_bytes(word));
+    }
+    mix64(h, key.len() as u64)
+}
+
+fn put_varint(w: &mut impl Write, mut v: u64) -> io::Result<()> {
+    let mut buf = [0u8; 10];
+    let mut n = 0;
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            buf[n] = byte;
+            n += 1;
+            break;
+        }
+        buf[n] = byte | 0x80;
+        n += 1;
+    }
+    w.write_all(&buf[..n])
+}
+
+/// The next varint, or `None` at the end of the input (before its first byte).
+fn get_varint(r: &mut impl Read) -> io::Result<Option<u64>> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let mut byte = [0u8; 1];
+        if r.read(&mut byte)? == 0 {
+            return if shift == 0 {
+                Ok(None)
+            } else {
+                Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "a varint is cut short",
+                ))
+            };
+        }
+        v |= u64::from(byte[0] & 0x7f) << shift;
+        if byte[0] & 0x80 == 0 {
+            return Ok(Some(v));
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidData,
+        "a varint is too long",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_come_back_as_written_each_in_the_partition_of_its_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spill = Spill::create(dir.path(), "x", 7, 4).unwrap();
+        let keys: Vec<String> = (0..1000).map(|i| format!("k/{i:05}")).collect();
+        for (i, k) in keys.iter().enumerate() {
+            spill.push(k.as_bytes(), i as u64 * 1_000_003).unwrap();
+        }
+        spill.push(b"", u64::MAX).unwrap();
+        let parts = spill.finish().unwrap();
+        assert_eq!(parts.iter().map(|p| p.records).sum::<u64>(), 1001);
+        assert!(
+            parts.iter().all(|p| p.records > 150),
+            "spread over the parts"
+        );
+        let mut back = Vec::new();
+        for (n, p) in parts.iter().enumerate() {
+            read_records(&p.path, |k, size| {
+                assert_eq!(hash(7, k) % 4, n as u64);
+                back.push((String::from_utf8(k.to_vec()).unwrap(), size));
+                Ok(())
+            })
+            .unwrap();
+        }
+        back.sort();
+        assert_eq!(back[0], (String::new(), u64::MAX));
+        assert_eq!(back[1], ("k/00000".to_string(), 0));
+        assert_eq!(back[1000], ("k/00999".to_string(), 999 * 1_000_003));
+    }
+
+    #[test]
+    fn a_cut_record_is_an_error_not_a_short_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spill = Spill::create(dir.path(), "x", 1, 1).unwrap();
+        spill.push(b"abcdef", 300).unwrap();
+        let part = spill.finish().unwrap().remove(0);
+        let bytes = std::fs::read(&part.path).unwrap();
+        std::fs::write(&part.path, &bytes[..bytes.len() - 1]).unwrap();
+        assert!(read_records(&part.path, |_, _| Ok(())).is_err());
+    }
+}
