@@ -648,7 +648,10 @@ pub struct SimArgs {
     /// for --stall-time, then the connection closed), corrupt (a GET's body with one
     /// bit flipped; the stored object unchanged); these add up to at most 1.
     /// key-error: a fraction of the keys of each multi-object delete that fail alone
-    /// (InternalError in its answer; the object stays).
+    /// (InternalError in its answer; the object stays). lose-on-reshard: a fraction of
+    /// the index entries each reshard moves that it drops (the object stays readable
+    /// but is never listed until written again). list-twice: a fraction of continued
+    /// listing pages that begin with the previous page's last key again.
     #[arg(long = "fault", value_name = "KIND=RATE", value_parser = parse_fault, help_heading = "Injection (object operations only)")]
     pub faults: Vec<(SimFault, f64)>,
 
@@ -703,6 +706,8 @@ pub enum SimFault {
     Stall,
     KeyError,
     Corrupt,
+    LoseOnReshard,
+    ListTwice,
 }
 
 fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
@@ -749,7 +754,7 @@ fn parse_fault(s: &str) -> Result<(SimFault, f64), String> {
     match value {
         Ok(r) if (0.0..=1.0).contains(&r) => Ok((kind, r)),
         _ => Err(format!(
-            "{rate:?} is not a fraction of requests between 0 and 1 (or 0% to 100%)"
+            "{rate:?} is not a fraction between 0 and 1 (or 0% to 100%)"
         )),
     }
 }

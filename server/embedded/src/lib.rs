@@ -76,6 +76,8 @@ pub fn sim_config(plan: &EmbeddedPlan) -> SimConfig {
             stall: plan.faults.stall,
             key_error: plan.faults.key_error,
             corrupt: plan.faults.corrupt,
+            lose_on_reshard: plan.faults.lose_on_reshard,
+            list_twice: plan.faults.list_twice,
             stall_time: plan.faults.stall_time,
             seed: plan.faults.seed,
             ops: plan.faults.ops.iter().map(|&op| object_op(op)).collect(),

@@ -749,6 +749,53 @@ fn a_corrupt_rate_is_a_fault_rate_like_the_others() {
 }
 
 #[test]
+fn the_index_faults_reach_the_plan_and_are_no_alternative_of_a_request() {
+    let workload = |faults: &str| {
+        format!(
+            "name: c\ntarget:\n  embedded:\n    faults: {faults}\nbuckets: {{ name: bkt }}\nbefore:\n  - {{ op: put, operations: 10 }}\n"
+        )
+    };
+    // With a request's faults adding up to 1: the index's do not count toward it.
+    let (plan, _) = parse_workload(
+        &workload("{ lose_on_reshard: 0.2, list_twice: 0.5, reset: 1, seed: 3 }"),
+        "w.yaml",
+    )
+    .unwrap();
+    let f = &plan.target.embedded.faults;
+    assert_eq!((f.lose_on_reshard, f.list_twice, f.seed), (0.2, 0.5, 3));
+    let c = keystorm_embedded::sim_config(&plan.target.embedded);
+    assert_eq!((c.faults.lose_on_reshard, c.faults.list_twice), (0.2, 0.5));
+    assert_eq!(c.faults.seed, 3);
+    let (plain, _) = parse_workload(&workload("{ reset: 0.1 }"), "w.yaml").unwrap();
+    let f = &plain.target.embedded.faults;
+    assert_eq!(
+        (f.lose_on_reshard, f.list_twice),
+        (0.0, 0.0),
+        "none unless asked"
+    );
+
+    expect_error(
+        &workload("{ lose_on_reshard: 2 }"),
+        4,
+        32,
+        "`faults.lose_on_reshard` is a fraction of the index entries a reshard moves between 0 and 1, not 2",
+    );
+    expect_error(
+        &workload("{ list_twice: 2 }"),
+        4,
+        27,
+        "`faults.list_twice` is a fraction of the continued listing pages between 0 and 1, not 2",
+    );
+    expect_error(&workload("{ list_twice: -0.5 }"), 4, 27, "between 0 and 1");
+    expect_error(
+        &workload("{ lose_on_reshard: lots }"),
+        4,
+        32,
+        "a fault rate is a fraction between 0 and 1",
+    );
+}
+
+#[test]
 fn rgw_mistakes_are_reported_with_positions() {
     let put = "before:\n  - { op: put, operations: 10 }\n";
     expect_error(

@@ -4,9 +4,9 @@
 //! `POST /admin/bucket?reshard&bucket=B&num-shards=N` as the stand-in for
 //! `radosgw-admin bucket reshard` (RGW has no HTTP call for it),
 //! `GET /admin/keystorm/faults` with the injected-fault counts (in all, and per
-//! operation group under `ops`), `GET /admin/keystorm/requests` with the requests
-//! received per S3 operation, so a client in another process can check its own
-//! accounting against the target's, and `GET /admin/keystorm/delays` with the delays
+//! operation group under `ops`; index entries lost by reshards, no request's, in all
+//! only), `GET /admin/keystorm/requests` with the requests received per S3 operation,
+//! so a client in another process can check its own accounting against the target's, and `GET /admin/keystorm/delays` with the delays
 //! the target applied against those it drew (see `delay_record`).
 //!
 //! Admin calls get neither injected latency nor injected faults.
@@ -152,7 +152,7 @@ async fn reshard(state: &State, name: Option<&str>, shards: Option<&str>) -> Res
     let Some(bucket) = state.store.bucket(name) else {
         return error(StatusCode::NOT_FOUND, "NoSuchBucket");
     };
-    if !crate::reshard::reshard(&state.store, name, &bucket, shards, false).await {
+    if !crate::reshard::reshard(&state.store, &state.injector, name, &bucket, shards, false).await {
         return error(StatusCode::CONFLICT, "ReshardInProgress");
     }
     json_response(StatusCode::OK, &rgw_json::stats(name, &bucket))

@@ -100,7 +100,8 @@ pub struct LatencyConfig {
 
 /// Injected failures on object operations (PUT, GET, HEAD, LIST, DELETE; never on
 /// bucket or admin calls). Rates are fractions of requests, drawn independently in this
-/// order; a request gets at most one fault.
+/// order; a request gets at most one fault. `lose_on_reshard` and `list_twice` are no
+/// request's alternatives: they fail the bucket index, as RGW's has around resharding.
 #[derive(Debug, Clone, Default)]
 pub struct FaultConfig {
     /// 503 SlowDown.
@@ -122,6 +123,18 @@ pub struct FaultConfig {
     /// untouched. Drawn per GET after the faults above; an empty body or an error
     /// answer is never corrupted (nor counted).
     pub corrupt: f64,
+    /// Index entries a reshard drops as it moves them to the new shard layout (drawn
+    /// per entry, by every reshard, whatever `ops` says): the object stays readable by
+    /// GET and HEAD, bytes intact, but no listing shows it until it is written again
+    /// (RGW re-adds the entry on a write); a DELETE removes it for good. What a listing
+    /// audit must find.
+    pub lose_on_reshard: f64,
+    /// Continued listing pages (v2 with a continuation token, v1 with a marker) whose
+    /// previous page ended on a key: they begin with that key again, as a listing that
+    /// crosses a shard boundary during a reshard does. Drawn per such page (never with
+    /// `max-keys` below 2, where the page would make no progress), after the request's
+    /// own fault; the rest of the listing stays complete and in order.
+    pub list_twice: f64,
     /// Seed of the fault draws (0: from the clock).
     pub seed: u64,
     /// The operations that get faults; all of them when empty.
@@ -171,6 +184,11 @@ pub struct FaultCounts {
     pub key_error: u64,
     /// GET bodies served with one bit flipped.
     pub corrupt: u64,
+    /// Index entries reshards dropped (no request's: in the totals only, 0 per
+    /// operation group).
+    pub lost_on_reshard: u64,
+    /// Keys listed again at the start of the page after the one they ended (LIST).
+    pub listed_twice: u64,
 }
 
 impl std::ops::Add for FaultCounts {
@@ -184,6 +202,8 @@ impl std::ops::Add for FaultCounts {
             stall: self.stall + o.stall,
             key_error: self.key_error + o.key_error,
             corrupt: self.corrupt + o.corrupt,
+            lost_on_reshard: self.lost_on_reshard + o.lost_on_reshard,
+            listed_twice: self.listed_twice + o.listed_twice,
         }
     }
 }

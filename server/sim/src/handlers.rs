@@ -254,6 +254,14 @@ fn max_keys(ctx: &Ctx<'_>) -> Result<usize, Box<Resp>> {
     }
 }
 
+/// Whether a continued page begins with the key the page before ended on
+/// (`list_twice`, drawn and counted only for pages that can).
+fn list_twice(ctx: &Ctx<'_>, objects: &crate::store::Objects, params: &ListParams<'_>) -> bool {
+    ctx.state
+        .injector
+        .list_twice(|| list::repeatable(objects, params))
+}
+
 fn list_v2(ctx: &Ctx<'_>) -> Resp {
     let Some(bucket) = ctx.state.store.bucket(&ctx.parsed.bucket) else {
         return ctx.error(S3Error::NoSuchBucket, None);
@@ -280,13 +288,15 @@ fn list_v2(ctx: &Ctx<'_>) -> Resp {
         (Some(t), _) => Some(t.as_str()),
         (None, s) => s,
     };
-    let params = ListParams {
+    let mut params = ListParams {
         prefix: ctx.parsed.param("prefix").unwrap_or(""),
         delimiter: ctx.parsed.param("delimiter").filter(|d| !d.is_empty()),
         after,
         max_keys,
+        repeat: false,
     };
     let objects = bucket.read();
+    params.repeat = decoded_token.is_some() && list_twice(ctx, &objects, &params);
     let page = list::list(&objects, &params);
     let body = list::v2_xml(
         &V2Response {
@@ -311,13 +321,16 @@ fn list_v1(ctx: &Ctx<'_>) -> Resp {
         Err(r) => return *r,
     };
     let marker = ctx.parsed.param("marker").unwrap_or("");
-    let params = ListParams {
+    let mut params = ListParams {
         prefix: ctx.parsed.param("prefix").unwrap_or(""),
         delimiter: ctx.parsed.param("delimiter").filter(|d| !d.is_empty()),
         after: (!marker.is_empty()).then_some(marker),
         max_keys,
+        repeat: false,
     };
     let objects = bucket.read();
+    // A v1 marker is the last key (or NextMarker) of the page before.
+    params.repeat = list_twice(ctx, &objects, &params);
     let page = list::list(&objects, &params);
     let url = ctx.parsed.param("encoding-type") == Some("url");
     let body = list::v1_xml(&ctx.parsed.bucket, &params, marker, url, &page);

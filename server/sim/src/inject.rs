@@ -2,7 +2,8 @@
 //! the operation's distribution, and at most one fault per request (503 SlowDown, 500,
 //! a reset connection, a stalled answer, a GET body with one bit flipped) — or, in a
 //! multi-object delete, failures of single keys — counted exactly so tests can compare
-//! what a client saw with what was injected.
+//! what a client saw with what was injected. Also the bucket index's failures around
+//! resharding: entries a reshard loses, and keys a continued listing repeats.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,7 +32,11 @@ const RESET: usize = 2;
 const STALL: usize = 3;
 const KEY_ERROR: usize = 4;
 const CORRUPT: usize = 5;
-const KINDS: usize = 6;
+const LISTED_TWICE: usize = 6;
+const KINDS: usize = 7;
+
+/// Sets the reshards' generator apart from the requests' one of the same seed.
+const RESHARD_STREAM: u64 = 0x9e37_79b9_7f4a_7c15;
 
 pub struct Injector {
     latency: LatencyConfig,
@@ -45,6 +50,11 @@ pub struct Injector {
     /// Faults injected, by operation group (as `kind` numbers them) and fault kind
     /// (as the constants above number them).
     counts: [[AtomicU64; KINDS]; 5],
+    /// Reshards draw their lost entries from a generator of their own: they run beside
+    /// the requests, and must not shift the requests' draws (nor the requests theirs).
+    reshard_rng: Mutex<fastrand::Rng>,
+    /// Index entries reshards lost (no operation group's).
+    lost_on_reshard: AtomicU64,
 }
 
 /// The number `kind` gives an operation group.
@@ -86,6 +96,7 @@ impl Injector {
             + faults.stall
             + faults.key_error
             + faults.corrupt
+            + faults.list_twice
             > 0.0;
         let mut fault_ops = [faults.ops.is_empty(); 5];
         for &op in &faults.ops {
@@ -98,6 +109,8 @@ impl Injector {
             fault_ops,
             rng: Mutex::new(fastrand::Rng::with_seed(seed)),
             counts: Default::default(),
+            reshard_rng: Mutex::new(fastrand::Rng::with_seed(seed ^ RESHARD_STREAM)),
+            lost_on_reshard: AtomicU64::new(0),
         }
     }
 
@@ -173,19 +186,56 @@ impl Injector {
         fails
     }
 
+    /// Whether a continued listing page begins with the key the page before ended on
+    /// (`list_twice`), counted; drawn only if `can` says the page can (asked only when
+    /// the fault is on), and the caller then repeats the key.
+    pub fn list_twice(&self, can: impl FnOnce() -> bool) -> bool {
+        let list = group(ObjectOp::List);
+        if self.faults.list_twice <= 0.0 || !self.fault_ops[list] || !can() {
+            return false;
+        }
+        let twice = self.rng().f64() < self.faults.list_twice;
+        if twice {
+            self.counts[list][LISTED_TWICE].fetch_add(1, Ordering::Relaxed);
+        }
+        twice
+    }
+
+    /// The keys, of a reshard's index entries `keys` (in index order), that the
+    /// reshard loses (`lose_on_reshard`); none without that fault. Not counted yet: a
+    /// key may be gone by the time the reshard drops it (see `count_lost`).
+    pub fn draw_losses<'k>(&self, keys: impl Iterator<Item = &'k [u8]>) -> Vec<Box<[u8]>> {
+        let rate = self.faults.lose_on_reshard;
+        if rate <= 0.0 {
+            return Vec::new();
+        }
+        let mut rng = self.reshard_rng.lock().unwrap_or_else(|p| p.into_inner());
+        keys.filter(|_| rng.f64() < rate).map(Box::from).collect()
+    }
+
+    /// Counts index entries a reshard dropped.
+    pub fn count_lost(&self, entries: u64) {
+        self.lost_on_reshard.fetch_add(entries, Ordering::Relaxed);
+    }
+
     pub fn stall_time(&self) -> Duration {
         self.faults.stall_time
     }
 
-    /// The faults injected into every operation.
+    /// The faults injected into every operation, and the index entries reshards lost.
     pub fn counts(&self) -> FaultCounts {
+        let lost = FaultCounts {
+            lost_on_reshard: self.lost_on_reshard.load(Ordering::Relaxed),
+            ..FaultCounts::default()
+        };
         ObjectOp::ALL
             .into_iter()
             .map(|op| self.counts_of(op))
-            .fold(FaultCounts::default(), |a, b| a + b)
+            .fold(lost, |a, b| a + b)
     }
 
-    /// The faults injected into the requests of one operation group.
+    /// The faults injected into the requests of one operation group (no entry a
+    /// reshard lost is any group's).
     pub fn counts_of(&self, op: ObjectOp) -> FaultCounts {
         let c = |i: usize| self.counts[group(op)][i].load(Ordering::Relaxed);
         FaultCounts {
@@ -195,6 +245,8 @@ impl Injector {
             stall: c(STALL),
             key_error: c(KEY_ERROR),
             corrupt: c(CORRUPT),
+            lost_on_reshard: 0,
+            listed_twice: c(LISTED_TWICE),
         }
     }
 }

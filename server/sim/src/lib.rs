@@ -13,7 +13,8 @@
 //! bucket index with dynamic resharding that blocks writes (`index`, `reshard`), the
 //! admin API calls that report it (`admin`, `rgw_json`), and latency and fault
 //! injection on object operations (`inject`, delays kept to time and recorded by
-//! `delay_record`), all set through [`SimConfig`].
+//! `delay_record`) — and on the index itself, which can lose entries in a reshard and
+//! repeat a key across listing pages, as RGW's has — all set through [`SimConfig`].
 
 mod admin;
 mod body;
@@ -105,7 +106,8 @@ impl SimHandle {
         self.store.bucket(bucket).map(|b| b.index.view())
     }
 
-    /// The faults the target injected so far, by kind.
+    /// The faults the target injected so far, by kind (with the index entries its
+    /// reshards lost).
     pub fn fault_counts(&self) -> FaultCounts {
         self.state.injector.counts()
     }
@@ -151,15 +153,17 @@ pub async fn start(addr: SocketAddr, config: SimConfig) -> std::io::Result<SimHa
     let budget = config.max_memory.unwrap_or_else(machine::default_budget);
     let store = Arc::new(Store::new(config.storage, config.index.clone(), budget));
     let stop = CancellationToken::new();
+    let injector = Arc::new(inject::Injector::new(config.latency, config.faults));
     let state = Arc::new(state::State {
         store: store.clone(),
         credentials: config.credentials,
-        injector: inject::Injector::new(config.latency, config.faults),
+        injector: injector.clone(),
         no_multi_delete: config.no_multi_delete,
         requests: Default::default(),
     });
     tokio::spawn(reshard::reshard_thread(
         store.clone(),
+        injector,
         config.index,
         stop.clone(),
     ));

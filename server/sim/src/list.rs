@@ -1,7 +1,9 @@
 //! ListObjects (v1 and v2): an ordered range scan from the marker, prefix filtering,
 //! delimiter grouping into CommonPrefixes, and pages of at most `max-keys` entries.
 //! A page costs what it returns (plus skipped keys inside one common prefix), never a
-//! scan of the whole bucket.
+//! scan of the whole bucket. Objects whose index entry a reshard lost are skipped;
+//! a continued page may begin with the key the page before ended on (`list_twice`),
+//! decided from the marker alone, so tokens and markers stay what they always are.
 
 use std::fmt::Write;
 use std::ops::Bound;
@@ -15,6 +17,9 @@ pub struct ListParams<'a> {
     /// Exclusive: list keys strictly after this one.
     pub after: Option<&'a str>,
     pub max_keys: usize,
+    /// Begin with `after` itself, listed again (`list_twice`); only where
+    /// [`repeatable`] holds.
+    pub repeat: bool,
 }
 
 pub enum Entry<'a> {
@@ -49,7 +54,7 @@ pub fn list<'a>(objects: &'a Objects, p: &ListParams<'_>) -> Page<'a> {
         && after.as_bytes() >= prefix
     {
         start = after.as_bytes().to_vec();
-        start_excluded = true;
+        start_excluded = !p.repeat;
     }
     // Every key under the prefix sorts before its successor, so the range itself stops
     // at the prefix's end and no key needs comparing with the prefix.
@@ -69,6 +74,9 @@ pub fn list<'a>(objects: &'a Objects, p: &ListParams<'_>) -> Page<'a> {
             let key = obj.key;
             if end.as_deref().is_some_and(|e| key >= e) {
                 break 'scan;
+            }
+            if !objects.is_listed(key) {
+                continue;
             }
             if entries.len() >= p.max_keys {
                 // An empty page is never truncated (as RGW and S3 answer `max-keys=0`),
@@ -111,6 +119,26 @@ pub fn list<'a>(objects: &'a Objects, p: &ListParams<'_>) -> Page<'a> {
         truncated,
         last,
     }
+}
+
+/// Whether a page continued after `p.after` can begin with that key again: it names
+/// an object this listing shows as an object (listed, under the prefix, not grouped by
+/// the delimiter), so the page before ended on it; and the page may hold more than
+/// that key (`max-keys` ≥ 2), so a repeat still makes progress.
+pub fn repeatable(objects: &Objects, p: &ListParams<'_>) -> bool {
+    let Some(after) = p.after else {
+        return false;
+    };
+    let Some(rest) = after.strip_prefix(p.prefix) else {
+        return false;
+    };
+    let grouped = p
+        .delimiter
+        .is_some_and(|d| !d.is_empty() && rest.contains(d));
+    p.max_keys >= 2
+        && !grouped
+        && objects.get(after.as_bytes()).is_some()
+        && objects.is_listed(after.as_bytes())
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -350,6 +378,7 @@ mod tests {
             delimiter: Some("/"),
             after: None,
             max_keys: 1000,
+            repeat: false,
         };
         assert_eq!(names(&list(&o, &p)), ["P:a/", "b", "P:c/", "d"]);
         let p = ListParams {
@@ -357,6 +386,7 @@ mod tests {
             delimiter: Some("/"),
             after: None,
             max_keys: 1000,
+            repeat: false,
         };
         assert_eq!(names(&list(&o, &p)), ["P:c/x/", "c/y"]);
     }
@@ -369,6 +399,7 @@ mod tests {
             delimiter: Some("/"),
             after: None,
             max_keys: 2,
+            repeat: false,
         };
         let first = list(&o, &p);
         assert_eq!(names(&first), ["P:a/", "b"]);
@@ -378,6 +409,7 @@ mod tests {
             delimiter: Some("/"),
             after: first.last.as_deref(),
             max_keys: 2,
+            repeat: false,
         };
         let second = list(&o, &p2);
         assert_eq!(names(&second), ["P:c/", "d"]);
@@ -388,8 +420,69 @@ mod tests {
             delimiter: Some("/"),
             after: Some("a/1"),
             max_keys: 10,
+            repeat: false,
         };
         assert_eq!(names(&list(&o, &p3)), ["b", "P:c/", "d"]);
+    }
+
+    fn params<'a>(
+        prefix: &'a str,
+        delimiter: Option<&'a str>,
+        after: Option<&'a str>,
+        max_keys: usize,
+    ) -> ListParams<'a> {
+        ListParams {
+            prefix,
+            delimiter,
+            after,
+            max_keys,
+            repeat: false,
+        }
+    }
+
+    #[test]
+    fn unlisted_objects_are_in_no_listing() {
+        let mut o = objects(&["a/1", "a/2", "b", "c/1", "c/2", "d"]);
+        for k in ["a/1", "a/2", "c/1", "d"] {
+            assert!(o.unlist(k.as_bytes()));
+        }
+        let all = list(&o, &params("", None, None, 1000));
+        assert_eq!(names(&all), ["b", "c/2"]);
+        // A folder of unlisted keys only is no common prefix.
+        assert_eq!(
+            names(&list(&o, &params("", Some("/"), None, 1000))),
+            ["b", "P:c/"]
+        );
+        assert_eq!(names(&list(&o, &params("c/", None, None, 1000))), ["c/2"]);
+        // Nothing listed after the last listed key: the page is not truncated.
+        let page = list(&o, &params("", None, Some("b"), 1));
+        assert_eq!(names(&page), ["c/2"]);
+        assert!(!page.truncated);
+    }
+
+    #[test]
+    fn a_repeated_page_begins_with_the_key_the_last_one_ended_on() {
+        let mut o = objects(&["a/", "a/1", "b", "c", "d/1", "e"]);
+        let mut p = params("", None, Some("b"), 2);
+        assert!(repeatable(&o, &p));
+        p.repeat = true;
+        let page = list(&o, &p);
+        assert_eq!(names(&page), ["b", "c"]);
+        assert_eq!(page.last.as_deref(), Some("c"));
+        // Only a key this listing shows as an object, on pages that still progress.
+        let can = |o: &Objects, prefix, delimiter, after, max_keys| {
+            repeatable(o, &params(prefix, delimiter, Some(after), max_keys))
+        };
+        assert!(can(&o, "", Some("/"), "c", 2));
+        assert!(!can(&o, "", None, "b", 1), "one key a page");
+        assert!(!can(&o, "", None, "bb", 2), "no such key");
+        assert!(!can(&o, "", Some("/"), "a/1", 2), "inside a common prefix");
+        assert!(!can(&o, "", Some("/"), "a/", 2), "a common prefix");
+        assert!(!can(&o, "d/", None, "c", 2), "outside the prefix");
+        assert!(can(&o, "d/", Some("/"), "d/1", 2));
+        assert!(!repeatable(&o, &params("", None, None, 2)), "no marker");
+        assert!(o.unlist(b"c"));
+        assert!(!can(&o, "", None, "c", 2), "unlisted");
     }
 
     #[test]
@@ -400,6 +493,7 @@ mod tests {
             delimiter: None,
             after: None,
             max_keys: 1000,
+            repeat: false,
         };
         assert_eq!(names(&list(&o, &p)), ["y/1", "y/2"]);
         let p = ListParams {
@@ -407,6 +501,7 @@ mod tests {
             delimiter: None,
             after: Some("a"),
             max_keys: 1000,
+            repeat: false,
         };
         assert_eq!(names(&list(&o, &p)), ["y/1", "y/2"]);
     }

@@ -5,6 +5,11 @@
 //!
 //! Listing walks the chunks in order from the marker, reading packed entries: a page
 //! costs what it returns, never a scan of the bucket.
+//!
+//! GET and listing read the same table, so an object whose index entry a reshard lost
+//! (`lose_on_reshard`) stays in it, its key kept in a small set of unlisted keys that
+//! listing skips: memory grows with the entries lost, not with the keys. Writing the
+//! key again lists it again, as RGW re-adds the entry; removing it forgets it.
 
 mod chunk;
 mod column;
@@ -12,7 +17,7 @@ mod entry;
 mod meta;
 mod zero_etag;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -123,6 +128,8 @@ pub struct Objects {
     last_meta: Option<Arc<Meta>>,
     /// Where a new entry is encoded before it goes into its chunk.
     scratch: Vec<u8>,
+    /// Keys of objects whose index entry was lost: readable, but never listed.
+    unlisted: BTreeSet<Box<[u8]>>,
 }
 
 impl Default for Objects {
@@ -140,6 +147,7 @@ impl Objects {
             epoch_ms,
             last_meta: None,
             scratch: Vec::new(),
+            unlisted: BTreeSet::new(),
         }
     }
 
@@ -169,8 +177,9 @@ impl Objects {
         Some(self.view(chunk, i))
     }
 
-    /// Stores `object` under `key`; returns what it replaced.
+    /// Stores `object` under `key`, listed; returns what it replaced.
     pub fn insert(&mut self, key: &[u8], object: Object) -> Option<Removed> {
+        self.forget_unlisted(key);
         let meta = self.share(object.content_type, object.metadata);
         let time = i128::from(object.last_modified_ms) - i128::from(self.epoch_ms);
         let fields = Fields {
@@ -245,6 +254,7 @@ impl Objects {
 
     /// Removes the object under `key`; returns what it held.
     pub fn remove(&mut self, key: &[u8]) -> Option<Removed> {
+        self.forget_unlisted(key);
         let epoch = self.epoch_ms;
         let (bound, chunk) = self
             .chunks
@@ -290,6 +300,34 @@ impl Objects {
             && let Some(chunk) = self.chunks.get_mut(&bound)
         {
             chunk.append(next);
+        }
+    }
+
+    /// Whether listings show the object under `key` (its index entry was not lost).
+    pub fn is_listed(&self, key: &[u8]) -> bool {
+        self.unlisted.is_empty() || !self.unlisted.contains(key)
+    }
+
+    /// Drops the index entry of the object under `key`: it stays readable, but no
+    /// listing shows it until it is written again. `false` if there is no such object
+    /// or its entry is gone already.
+    pub fn unlist(&mut self, key: &[u8]) -> bool {
+        self.get(key).is_some() && self.unlisted.insert(key.into())
+    }
+
+    /// Objects listings do not show.
+    pub fn unlisted_len(&self) -> usize {
+        self.unlisted.len()
+    }
+
+    /// Keys of the objects listings show, in key order.
+    pub fn listed_keys(&self) -> impl Iterator<Item = &[u8]> {
+        self.iter().map(|o| o.key).filter(|k| self.is_listed(k))
+    }
+
+    fn forget_unlisted(&mut self, key: &[u8]) {
+        if !self.unlisted.is_empty() {
+            self.unlisted.remove(key);
         }
     }
 
@@ -464,6 +502,32 @@ mod tests {
             o.remove(k);
         }
         assert!(o.is_empty() && o.chunks.is_empty());
+    }
+
+    #[test]
+    fn an_unlisted_object_stays_readable_until_written_again_or_removed() {
+        let mut o = Objects::new(1_700_000_000_000);
+        for k in [b"a", b"b", b"c", b"d"] {
+            o.insert(k, object(1, Some(b"x")));
+        }
+        assert!(o.unlist(b"b") && o.unlist(b"c"));
+        assert!(!o.unlist(b"b"), "gone already");
+        assert!(!o.unlist(b"z"), "no such object");
+        assert_eq!(o.unlisted_len(), 2);
+        assert!(!o.is_listed(b"b") && o.is_listed(b"a"));
+        assert_eq!(
+            o.get(b"b").unwrap().data.map(|d| &d[..]),
+            Some(b"x".as_slice())
+        );
+        let listed: Vec<&[u8]> = o.listed_keys().collect();
+        assert_eq!(listed, [b"a".as_slice(), b"d"]);
+        assert_eq!(o.len(), 4, "the objects are all there");
+        // Written again: listed again. Removed: forgotten.
+        o.insert(b"b", object(2, None));
+        o.remove(b"c");
+        assert_eq!(o.unlisted_len(), 0);
+        assert!(o.is_listed(b"b") && o.is_listed(b"c"));
+        assert_eq!(o.listed_keys().count(), 3);
     }
 
     #[test]

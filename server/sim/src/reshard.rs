@@ -1,8 +1,9 @@
 //! Resharding a bucket's index, as RGW does it: the reshard thread that looks at every
 //! bucket each `check_interval` and reshards those past `shards × max_objs_per_shard`
 //! to the next prime ≥ 2 × objects / max_objs_per_shard, the reshard itself (time in
-//! proportion to the objects it moves, writes blocked meanwhile). What it did goes to
-//! the store's [`ReshardLog`](crate::reshard_log::ReshardLog).
+//! proportion to the objects it moves, writes blocked meanwhile), and the index entries
+//! it loses on the way when the target is told to (`lose_on_reshard`). What it did goes
+//! to the store's [`ReshardLog`](crate::reshard_log::ReshardLog).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -11,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::IndexConfig;
 use crate::delay_record::DelayKind;
+use crate::inject::Injector;
 use crate::reshard_log::{MAX_SHARDS, ReshardRecord};
 use crate::store::{Bucket, Store};
 
@@ -19,6 +21,7 @@ use crate::store::{Bucket, Store};
 /// task of its own, so it completes even if the caller goes away.
 pub async fn reshard(
     store: &Arc<Store>,
+    injector: &Arc<Injector>,
     name: &str,
     bucket: &Arc<Bucket>,
     to: u32,
@@ -29,6 +32,7 @@ pub async fn reshard(
     }
     let task = tokio::spawn(run(
         store.clone(),
+        injector.clone(),
         name.to_string(),
         bucket.clone(),
         to,
@@ -38,7 +42,14 @@ pub async fn reshard(
     true
 }
 
-async fn run(store: Arc<Store>, name: String, bucket: Arc<Bucket>, to: u32, dynamic: bool) {
+async fn run(
+    store: Arc<Store>,
+    injector: Arc<Injector>,
+    name: String,
+    bucket: Arc<Bucket>,
+    to: u32,
+    dynamic: bool,
+) {
     let from = bucket.index.shards();
     let started = SystemTime::now();
     let objects = bucket.read().len() as u64;
@@ -47,6 +58,7 @@ async fn run(store: Arc<Store>, name: String, bucket: Arc<Bucket>, to: u32, dyna
         .reshard_time_per_object
         .saturating_mul(u32::try_from(objects).unwrap_or(u32::MAX));
     store.delays.sleep(DelayKind::Reshard, took).await;
+    lose_entries(&injector, &bucket);
     bucket.index.finish(to);
     store.reshards.push(ReshardRecord {
         bucket: name,
@@ -57,6 +69,15 @@ async fn run(store: Arc<Store>, name: String, bucket: Arc<Bucket>, to: u32, dyna
         ended: SystemTime::now(),
         dynamic,
     });
+}
+
+/// Drops the index entries the injector draws as lost while the reshard moves them
+/// (none unless `lose_on_reshard` is set), counting those it dropped. The draws read
+/// the bucket shared, so GETs and listings go on meanwhile; entries lost before are
+/// not moved, so not drawn again.
+fn lose_entries(injector: &Injector, bucket: &Bucket) {
+    let lost = injector.draw_losses(bucket.read().listed_keys());
+    injector.count_lost(bucket.unlist(&lost));
 }
 
 /// Whether a bucket with `objects` in `shards` shards needs resharding.
@@ -83,7 +104,12 @@ fn next_prime(n: u32) -> u32 {
 
 /// The reshard thread: every `check_interval`, reshards buckets that outgrew their
 /// shards (when dynamic resharding is on), one at a time, until `stop`.
-pub async fn reshard_thread(store: Arc<Store>, config: IndexConfig, stop: CancellationToken) {
+pub async fn reshard_thread(
+    store: Arc<Store>,
+    injector: Arc<Injector>,
+    config: IndexConfig,
+    stop: CancellationToken,
+) {
     if !config.dynamic {
         return;
     }
@@ -104,7 +130,7 @@ pub async fn reshard_thread(store: Arc<Store>, config: IndexConfig, stop: Cancel
                 let to = target_shards(objects, config.max_objs_per_shard, shards);
                 tokio::select! {
                     _ = stop.cancelled() => return,
-                    _ = reshard(&store, &name, &bucket, to, true) => {}
+                    _ = reshard(&store, &injector, &name, &bucket, to, true) => {}
                 }
             }
         }

@@ -10,7 +10,8 @@ use crate::store::Store;
 pub(crate) struct State {
     pub store: Arc<Store>,
     pub credentials: Option<(String, String)>,
-    pub injector: crate::inject::Injector,
+    /// Shared with the reshard thread, which draws the index entries it loses.
+    pub injector: Arc<crate::inject::Injector>,
     pub no_multi_delete: bool,
     /// Requests received, by operation (admin calls not counted).
     pub requests: [std::sync::atomic::AtomicU64; crate::request::Op::COUNT],

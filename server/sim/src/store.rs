@@ -199,6 +199,16 @@ impl Bucket {
         }
     }
 
+    /// Drops the index entries of these keys (see [`Objects::unlist`]); returns how
+    /// many it dropped (objects gone meanwhile, or unlisted already, are not).
+    pub fn unlist(&self, keys: &[Box<[u8]>]) -> u64 {
+        if keys.is_empty() {
+            return 0;
+        }
+        let mut objects = self.write();
+        keys.iter().filter(|k| objects.unlist(k)).count() as u64
+    }
+
     pub fn usage(&self) -> Usage {
         let objects = self.read();
         Usage {

@@ -230,15 +230,16 @@ async fn the_fault_and_request_counts_are_served_as_json() {
     }
     let counts = admin.get("/admin/keystorm/faults").await;
     assert_eq!(counts.status, 200);
-    let none = serde_json::json!({ "slow_down": 0, "internal_error": 0, "reset": 0, "stall": 0, "key_error": 0, "corrupt": 0 });
+    let none = serde_json::json!({ "slow_down": 0, "internal_error": 0, "reset": 0, "stall": 0, "key_error": 0, "corrupt": 0, "lost_on_reshard": 0, "listed_twice": 0 });
     assert_eq!(
         counts.json,
         serde_json::json!({
             "slow_down": 3, "internal_error": 0, "reset": 0, "stall": 0, "key_error": 0, "corrupt": 0,
+            "lost_on_reshard": 0, "listed_twice": 0,
             "ops": {
                 "put": none,
                 "get": none,
-                "head": { "slow_down": 3, "internal_error": 0, "reset": 0, "stall": 0, "key_error": 0, "corrupt": 0 },
+                "head": { "slow_down": 3, "internal_error": 0, "reset": 0, "stall": 0, "key_error": 0, "corrupt": 0, "lost_on_reshard": 0, "listed_twice": 0 },
                 "list": none,
                 "delete": none,
             }

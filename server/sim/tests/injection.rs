@@ -519,6 +519,8 @@ async fn a_raw_hyper_client_sees_exactly_the_injected_faults() {
         stall: after.stall - before.stall,
         key_error: after.key_error - before.key_error,
         corrupt: after.corrupt - before.corrupt,
+        lost_on_reshard: after.lost_on_reshard - before.lost_on_reshard,
+        listed_twice: after.listed_twice - before.listed_twice,
     };
     assert_eq!(seen.faults, injected, "client saw {seen:?}");
     assert!(injected.reset > 0 && injected.stall > 0, "{injected:?}");

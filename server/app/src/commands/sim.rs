@@ -54,10 +54,13 @@ fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
             SimFault::Stall => &mut faults.stall,
             SimFault::KeyError => &mut faults.key_error,
             SimFault::Corrupt => &mut faults.corrupt,
+            SimFault::LoseOnReshard => &mut faults.lose_on_reshard,
+            SimFault::ListTwice => &mut faults.list_twice,
         };
         *slot = *rate;
     }
-    // Alternatives for one request (a corrupted body is a GET's); keys fail apart.
+    // Alternatives for one request (a corrupted body is a GET's); keys fail apart, and
+    // the index's faults (lost entries, repeated keys) are none of a request's.
     let total =
         faults.slow_down + faults.internal_error + faults.reset + faults.stall + faults.corrupt;
     if total > 1.0 {
@@ -168,6 +171,10 @@ mod tests {
             "key-error=90%",
             "--fault",
             "corrupt=0.1%",
+            "--fault",
+            "lose-on-reshard=0.2",
+            "--fault",
+            "list-twice=50%",
             "--stall-time",
             "3s",
             "--fault-seed",
@@ -210,6 +217,8 @@ mod tests {
         assert_eq!(c.faults.internal_error, 0.0);
         assert_eq!(c.faults.key_error, 0.9);
         assert_eq!(c.faults.corrupt, 0.001);
+        assert_eq!(c.faults.lose_on_reshard, 0.2);
+        assert_eq!(c.faults.list_twice, 0.5);
         assert_eq!(c.faults.stall_time, ms(3000));
         assert_eq!(c.faults.seed, 9);
         assert_eq!(
@@ -218,6 +227,27 @@ mod tests {
         );
         assert!(c.no_multi_delete);
         assert_eq!(c.max_memory, Some(2 << 20));
+    }
+
+    #[test]
+    fn index_faults_are_no_alternative_of_a_requests_fault() {
+        let c = parse(&[
+            "--fault",
+            "reset=0.6",
+            "--fault",
+            "lose-on-reshard=1",
+            "--fault",
+            "list-twice=0.9",
+        ])
+        .unwrap();
+        assert_eq!(
+            (
+                c.faults.reset,
+                c.faults.lose_on_reshard,
+                c.faults.list_twice
+            ),
+            (0.6, 1.0, 0.9)
+        );
     }
 
     #[test]
@@ -244,6 +274,8 @@ mod tests {
                 &["--fault", "reset=0.6", "--fault", "stall=0.6"],
                 "must not exceed 1",
             ),
+            (&["--fault", "lose-on-reshard=2"], "between 0 and 1"),
+            (&["--fault", "list-twice=-1%"], "between 0 and 1"),
             (&["--stall-time", "0ms"], "longer than zero"),
             (&["--fault-seed=-1"], "--fault-seed"),
             (&["--max-memory", "lots"], "not a size"),

@@ -141,6 +141,12 @@ pub struct FaultsPlan {
     pub key_error: f64,
     /// GET bodies served with one bit flipped (drawn per GET).
     pub corrupt: f64,
+    /// Index entries a reshard drops: the objects stay readable but are never listed
+    /// (drawn per entry a reshard moves; not a request's fault).
+    pub lose_on_reshard: f64,
+    /// Continued listing pages that begin with the key the page before ended on
+    /// (drawn per such page; not a request's alternative).
+    pub list_twice: f64,
     #[serde(with = "humantime_serde_dur")]
     pub stall_time: Duration,
     pub seed: u64,

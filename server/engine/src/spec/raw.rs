@@ -129,6 +129,10 @@ pub struct RawFaults {
     pub key_error: Option<S<f64>>,
     /// GET bodies with one bit flipped (drawn per GET).
     pub corrupt: Option<S<f64>>,
+    /// Index entries a reshard drops (drawn per entry it moves).
+    pub lose_on_reshard: Option<S<f64>>,
+    /// Continued listing pages that begin with the previous page's last key again.
+    pub list_twice: Option<S<f64>>,
     pub stall_time: Option<S<RawDuration>>,
     pub seed: Option<S<i64>>,
     /// Only these operations get faults.

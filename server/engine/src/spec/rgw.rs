@@ -224,19 +224,21 @@ fn latency(raw: &BTreeMap<String, Spanned<String>>) -> R<BTreeMap<OpKind, DelayP
 
 fn faults(raw: &Spanned<RawFaults>) -> R<FaultsPlan> {
     let f = &raw.value;
-    let rate = |v: &Option<Spanned<f64>>, what: &str| -> R<f64> {
+    // `of`: what the rate is a fraction of.
+    let fraction = |v: &Option<Spanned<f64>>, what: &str, of: &str| -> R<f64> {
         match v {
             None => Ok(0.0),
             Some(r) if (0.0..=1.0).contains(&r.value) => Ok(r.value),
             Some(r) => at(
                 loc_of(r),
                 format!(
-                    "`faults.{what}` is a fraction of requests between 0 and 1, not {}",
+                    "`faults.{what}` is a fraction of {of} between 0 and 1, not {}",
                     r.value
                 ),
             ),
         }
     };
+    let rate = |v: &Option<Spanned<f64>>, what: &str| fraction(v, what, "requests");
     let plan = FaultsPlan {
         slow_down: rate(&f.slow_down, "slow_down")?,
         internal_error: rate(&f.internal_error, "internal_error")?,
@@ -244,6 +246,12 @@ fn faults(raw: &Spanned<RawFaults>) -> R<FaultsPlan> {
         stall: rate(&f.stall, "stall")?,
         key_error: rate(&f.key_error, "key_error")?,
         corrupt: rate(&f.corrupt, "corrupt")?,
+        lose_on_reshard: fraction(
+            &f.lose_on_reshard,
+            "lose_on_reshard",
+            "the index entries a reshard moves",
+        )?,
+        list_twice: fraction(&f.list_twice, "list_twice", "the continued listing pages")?,
         stall_time: match &f.stall_time {
             Some(d) => duration(d, "faults.stall_time")?,
             None => Duration::from_secs(5),
@@ -261,7 +269,8 @@ fn faults(raw: &Spanned<RawFaults>) -> R<FaultsPlan> {
             })
             .collect::<R<_>>()?,
     };
-    // Alternatives for one request (a corrupted body is a GET's); keys fail apart.
+    // Alternatives for one request (a corrupted body is a GET's); keys fail apart, and
+    // the index's faults (lost entries, repeated keys) are none of a request's.
     let total = plan.slow_down + plan.internal_error + plan.reset + plan.stall + plan.corrupt;
     if total > 1.0 {
         return at(

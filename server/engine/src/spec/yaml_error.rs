@@ -160,6 +160,8 @@ fn forms(key: Option<&str>, parent: Option<&str>) -> Option<String> {
         "key_error",
         "corrupt",
     ];
+    // Fractions of index entries or listing pages, not of requests.
+    const INDEX_FAULTS: [&str; 2] = ["lose_on_reshard", "list_twice"];
     let text = match (parent, key) {
         (Some("latency"), _) | (_, Some("latency")) => {
             "latency is `2ms` (fixed), `1ms..3ms` (uniform), `exp:2ms` (exponential with that \
@@ -176,6 +178,9 @@ fn forms(key: Option<&str>, parent: Option<&str>) -> Option<String> {
         (_, Some("part_size" | "parts_above")) => "a size such as `16MiB`",
         (Some("faults"), Some(k)) if FAULTS.contains(&k) => {
             "a fault rate is a fraction of requests between 0 and 1, e.g. `0.01`"
+        }
+        (Some("faults"), Some(k)) if INDEX_FAULTS.contains(&k) => {
+            "a fault rate is a fraction between 0 and 1, e.g. `0.01`"
         }
         (_, Some(k)) if DURATIONS.contains(&k) => {
             "a duration is a number with a unit, e.g. `30s`, `250ms`, `2m30s` or `1h`"
