@@ -16,9 +16,8 @@ mod delay;
 mod humantime_serde_opt;
 mod overrides;
 mod rgw;
-mod verify;
-pub(crate) use verify::gets_keys;
 pub mod shard;
+pub(crate) mod verify;
 
 pub use delay::{Delay, DelayParseError};
 use keystorm_results::humantime_serde_dur;

@@ -103,7 +103,7 @@ fn rate(p: &RawPhase) -> R<Option<f64>> {
 /// Refuses `verify` on a phase with no GET bodies of the keyspace to check.
 fn check_verify(p: &RawPhase, plan: &PhasePlan) -> R<()> {
     match &p.verify {
-        Some(v) if v.value && !crate::plan::gets_keys(plan) => at(
+        Some(v) if v.value && !crate::plan::verify::gets_keys(plan) => at(
             loc_of(v),
             "`verify` checks the bodies GETs return: give it to a phase with `op: get` or a \
              `mix` that has `get` (a download verifies nothing; a HEAD, LIST, PUT or DELETE \
