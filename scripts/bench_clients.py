@@ -4,7 +4,9 @@
 Starts `keystorm sim` (the embedded target as its own process, so the client's CPU
 time is the keystorm process's alone), then for each client (fast, sdk) and
 concurrency (1, 64) runs PUT 1 KiB, GET 1 KiB, HEAD and 1000-key LIST pages, and
-reads ops/s and client CPU per operation from the run's summary (`client_cpu_s`).
+reads ops/s and client CPU per operation from the run's summary (`client_cpu_s`); and
+GETs of 1 MiB objects without and with `verify`, for the client CPU per MiB that
+checking every body adds.
 Then fills a size-only target with 100k and with 2M keys and reports keystorm's
 peak RSS for each: it must not grow with the key count.
 """
@@ -35,6 +37,45 @@ rounds:
 """
 
 
+def verify_workload(endpoint, seed, n_ops):
+    """GETs of 1 MiB objects, plain then verified, in one run: the first verified phase
+    computes the MD5 of each of the 256 bodies once (for their ETags), the second finds
+    them computed, as a long run does."""
+    return f"""name: bench-verify
+target: {{ endpoint: "{endpoint}" }}
+buckets: {{ names: [bench] }}
+keyspace: {{ seed: {seed}, prefix: "v{seed}/" }}
+objects: {{ size: 1MiB }}
+before:
+  - {{ name: prefill, op: put, concurrency: 16, until_objects: 256 }}
+rounds:
+  count: 1
+  phases:
+    - {{ name: plain, op: get, concurrency: 8, operations: {n_ops} }}
+    - {{ name: verified, op: get, concurrency: 8, operations: {n_ops}, verify: true }}
+    - {{ name: verified-again, op: get, concurrency: 8, operations: {n_ops}, verify: true }}
+"""
+
+
+def verification_rows(endpoint, results, n_ops):
+    """The `plain` and `verified` rows of one run of 1 MiB GETs."""
+    _, summary = run(verify_workload(endpoint, 99, n_ops), results, "verify")
+    return {r["phase"]: r for r in summary["rows"] if r["section"] == "round"}
+
+
+def print_verification(rows):
+    print("\nVerification (GET 1 MiB objects, fast client, concurrency 8): client CPU per MiB read")
+    per_mib = {}
+    for phase in ("plain", "verified", "verified-again"):
+        r = rows[phase]
+        mib = r["bytes"] / 1048576
+        per_mib[phase] = r["client_cpu_s"] * 1e6 / max(mib, 1e-9)
+        print(f"  {phase:14} {r['mib_per_sec']:>8.0f} MiB/s  {per_mib[phase]:>7.1f} cpu µs/MiB  errors {r['errors']}")
+    for phase, what in (("verified", "with each body's MD5 computed once"), ("verified-again", "the MD5s known")):
+        added = per_mib[phase] - per_mib["plain"]
+        print(f"  verification adds {added:.1f} µs/MiB ({what}), {added / per_mib['plain'] * 100:.0f} % of the read's own cost")
+
+
 def fill_workload(endpoint, n):
     return f"""name: bench-fill-{n}
 target: {{ endpoint: "{endpoint}" }}
@@ -49,7 +90,17 @@ before:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer operations, smaller fills")
+    ap.add_argument("--verify-only", action="store_true", help="only the cost of verifying what GETs read")
     args = ap.parse_args()
+    if args.verify_only:
+        results = tempfile.mkdtemp(prefix="keystorm-bench-")
+        sim, endpoint = start_sim("--storage", "memory")
+        try:
+            print_verification(verification_rows(endpoint, results, 300 if args.quick else 10000))
+        finally:
+            sim.kill()
+            sim.wait()
+        return
     n_ops = {1: 3000, 64: 30000} if not args.quick else {1: 500, 64: 3000}
     n_pages = {1: 300, 64: 2000} if not args.quick else {1: 50, 64: 200}
     fills = (100_000, 2_000_000) if not args.quick else (20_000, 200_000)
@@ -75,6 +126,7 @@ def main():
                     per_key = cpu_us / r["keys"] if r["op"] == "list" and r["keys"] else None
                     rows.append((r["op"], conc, client, r["ops_per_sec"], cpu_us / max(ops, 1), per_key,
                                  r["latency_us"]["p50"], r["latency_us"]["p99"], r["errors"]))
+        verify_rows = verification_rows(endpoint, results, 10000 if not args.quick else 300)
     finally:
         sim.kill()
         sim.wait()
@@ -93,6 +145,8 @@ def main():
             s = [r for r in rows if r[0] == op and r[1] == conc and r[2] == "sdk"]
             if f and s and f[0][4] > 0:
                 print(f"  {op:5} c{conc:<3} {s[0][4] / f[0][4]:.2f}x")
+
+    print_verification(verify_rows)
 
     sim, endpoint = start_sim("--storage", "size-only")
     try:

@@ -66,7 +66,10 @@ impl<'a> BodyCheck<'a> {
         if self.first.is_none() {
             let from = (self.at as usize).min(self.expected.len());
             let want = &self.expected[from..(from + chunk.len()).min(self.expected.len())];
-            if let Some(i) = want.iter().zip(chunk).position(|(w, g)| w != g) {
+            // One memcmp in the common case; the byte is looked for only once it differs.
+            if want != &chunk[..want.len()]
+                && let Some(i) = want.iter().zip(chunk).position(|(w, g)| w != g)
+            {
                 self.first = Some(Mismatch::Byte {
                     offset: self.at + i as u64,
                     got: chunk[i],
