@@ -43,4 +43,15 @@ test("a verified run names the objects the store corrupted, on the page and in t
   await openReport(page, request, id);
   await expect(page.getByTestId("integrity-verdict")).toContainText(`${corrupt} corrupt`);
   await expect(page.getByTestId("integrity-example")).toHaveCount(Math.min(corrupt, 100));
+
+  // The same reads from a target that keeps what it is given, compared with the first:
+  // each run's verdict, the corrupting one's in red.
+  const kept = await startRun(request, WORKLOAD.replace("  embedded:\n    faults: { corrupt: 0.05, seed: 3, ops: [get] }\n", ""), { faults: "none" });
+  expect(await waitFinished(request, kept)).toBe("completed");
+  await page.goto(url(`/compare?runs=${id},${kept}`));
+  const rows = page.getByTestId("compare-integrity-row");
+  await expect(rows).toHaveCount(2);
+  await expect(rows.nth(0)).toContainText(`Not as written: ${corrupt} corrupt`);
+  await expect(rows.nth(0).locator("td.bad")).toHaveCount(1);
+  await expect(rows.nth(1)).toContainText("Verified 2,000 GETs in 2 phases: every body as written");
 });

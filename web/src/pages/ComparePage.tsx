@@ -7,7 +7,8 @@ import { useQueries, useQuery } from "@tanstack/react-query";
 import { useEffect, useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { api } from "../api/client";
-import type { IndexReport, RunDetail } from "../api/types";
+import type { IndexReport, IntegrityReport, RunDetail } from "../api/types";
+import { integrityVerdict } from "../components/IntegritySection";
 import type { LegendGroup } from "../components/SeriesLegend";
 import { DistributionChart, RoundsChart, type RightAxis, MetricSelect } from "../components/charts";
 import { MarkerGlyph } from "../components/Marker";
@@ -219,6 +220,10 @@ export function ComparePage() {
     queries: ids.map((id) => ({ queryKey: ["index", id], queryFn: () => api.index(id), retry: false })),
   });
   const indexById = new Map(ids.map((id, i) => [id, indexes[i]?.data]));
+  const integrities = useQueries({
+    queries: ids.map((id) => ({ queryKey: ["integrity", id], queryFn: () => api.integrity(id), retry: false })),
+  });
+  const integrityById = new Map(ids.map((id, i) => [id, integrities[i]?.data]));
   const runsList = useQuery({ queryKey: ["runs"], queryFn: api.runs, enabled: ids.length < 2 });
   const loaded = queries.every((q) => q.data);
   const runs = useMemo(
@@ -293,6 +298,7 @@ export function ComparePage() {
         </tbody>
       </table>
       <BehindNotes runs={runs} />
+      <IntegrityNotes runs={runs.map((r) => ({ label: r.label, integrity: integrityById.get(r.detail.info.run_id) }))} />
       <div className="title-row">
         <h2>
           {m.label} across rounds{normalised ? ` (× ${runs[0].label})` : ""}
@@ -378,6 +384,35 @@ export function compareLegend(
     members: series.filter((s) => s.run === i).map((s) => s.name),
   }));
   return [...byOp, ...byRun];
+}
+
+/** Each compared run's integrity verdict, when any of them verified or lost something:
+ * a faster run that corrupted or lost objects is no better. */
+export function IntegrityNotes({ runs }: { runs: Array<{ label: string; integrity?: IntegrityReport | null }> }) {
+  const shown = runs.filter((r) => r.integrity && (r.integrity.verified_phases.length > 0 || r.integrity.corrupt > 0 || r.integrity.missing > 0));
+  if (!shown.length) return null;
+  return (
+    <table className="grid compact" data-testid="compare-integrity">
+      <thead>
+        <tr>
+          <th>Run</th>
+          <th>Integrity</th>
+        </tr>
+      </thead>
+      <tbody>
+        {runs.map((r) => {
+          const report = r.integrity;
+          const clean = !report || (report.corrupt === 0 && report.missing === 0);
+          return (
+            <tr key={r.label} data-testid="compare-integrity-row">
+              <td>{r.label}</td>
+              <td className={clean ? "" : "bad"}>{report ? integrityVerdict(report) : "–"}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
 }
 
 /** Open-loop phases of the runs compared that fell behind their rate: a throughput

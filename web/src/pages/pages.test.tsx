@@ -6,7 +6,7 @@ import { MemoryRouter } from "react-router-dom";
 import type { RunDetail, RunInfo, SummaryRow } from "../api/types";
 import { YamlEditor } from "../components/YamlEditor";
 import { RoundsPhasesTable } from "../components/RunDetailView";
-import { BehindNotes, DeltaTable, compareLegend } from "./ComparePage";
+import { BehindNotes, DeltaTable, IntegrityNotes, compareLegend } from "./ComparePage";
 import { comparePanels } from "../lib/compare";
 import { OP_COLOURS } from "../lib/palette";
 import { NoPhaseYet } from "./RunDetailPage";
@@ -211,5 +211,22 @@ describe("an open-loop phase that fell behind", () => {
     const notes = screen.getByTestId("behind-notes");
     expect(notes.textContent).toContain("#1 · round 1 · write: sent 2,316 of 6,000 ops/s, 36,840 never sent");
     expect(notes.textContent).not.toContain("#2");
+  });
+});
+
+describe("compare's integrity", () => {
+  const phase = { section: "round", round: 1, index: 0, name: "read" } as never;
+  it("shows each run's verdict, the one that lost objects in red, and nothing when no run verified", () => {
+    const clean = { verified_phases: [phase], verified_gets: 500, corrupt: 0, missing: 0, examples: [] };
+    const lost = { ...clean, missing: 4 };
+    render(<IntegrityNotes runs={[{ label: "#1", integrity: clean }, { label: "#2", integrity: lost }]} />);
+    const rows = screen.getAllByTestId("compare-integrity-row");
+    expect(rows[0].textContent).toContain("Verified 500 GETs in 1 phase: every body as written");
+    expect(rows[1].textContent).toContain("Not as written: 0 corrupt, 4 missing");
+    expect(rows[1].children[1].className).toContain("bad");
+    cleanup();
+    const none = { verified_phases: [], verified_gets: 0, corrupt: 0, missing: 0, examples: [] };
+    const { container } = render(<IntegrityNotes runs={[{ label: "#1", integrity: none }, { label: "#2", integrity: null }]} />);
+    expect(container.textContent).toBe("");
   });
 });
