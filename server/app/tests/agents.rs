@@ -362,8 +362,8 @@ async fn an_agent_killed_mid_fill_is_replaced_by_a_spare_that_resumes_the_contro
 /// received all of them and at most what the lost agent did that never reached the
 /// controller: what its own folder (`lost`) recorded beyond the copy the merge holds of
 /// it (`part`), and what it did between its last recorded interval and the kill at
-/// `killed_at` (at most its busiest second's rate, per started second, and the 16
-/// requests in flight), which it did not live to record.
+/// `killed_at` (at most its busiest second's rate, per started second and one more, and
+/// the 16 requests in flight), which it did not live to record.
 fn counted_once_after_takeover(
     merged: &Path,
     keys: u64,
@@ -396,9 +396,12 @@ fn counted_once_after_takeover(
         "{received} received, {counted} counted"
     );
     // How long the lost agent ran past its last recorded interval: the kill comes at no
-    // particular point of an interval, and a loaded machine may record one late.
+    // particular point of an interval, and a loaded machine may record one late. Its
+    // rate then is not bounded by its busiest recorded second (a fill speeds up as it
+    // goes), so one second more of that rate is allowed: a lost agent's work counted
+    // twice would still be its whole recorded part, far above this.
     let unseen_s = unrecorded_seconds(lost, killed_at);
-    let unrecorded = last_second * unseen_s.ceil() as u64 + 16;
+    let unrecorded = last_second * (unseen_s.ceil() as u64 + 1) + 16;
     assert!(
         received - counted <= recorded - in_copy + unrecorded,
         "{received} received, {counted} counted; the lost agent recorded {recorded}, \
