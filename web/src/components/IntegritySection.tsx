@@ -6,6 +6,11 @@ import type { IntegrityReport } from "../api/types";
 import { fmtCount } from "../lib/format";
 import { placeLabel } from "../lib/rounds";
 
+/** Whether a run has anything to say about integrity: it verified, or lost something. */
+export function hasIntegrity(r: IntegrityReport | null | undefined): r is IntegrityReport {
+  return !!r && (r.verified_phases.length > 0 || r.corrupt > 0 || r.missing > 0);
+}
+
 /** The verdict in words, as the CLI prints it. */
 export function integrityVerdict(r: IntegrityReport): string {
   const phases = r.verified_phases.length;
@@ -17,7 +22,7 @@ export function integrityVerdict(r: IntegrityReport): string {
 }
 
 export function IntegritySection({ report }: { report?: IntegrityReport | null }) {
-  if (!report || (report.verified_phases.length === 0 && report.corrupt === 0 && report.missing === 0)) return null;
+  if (!hasIntegrity(report)) return null;
   const clean = report.corrupt === 0 && report.missing === 0;
   return (
     <div data-testid="integrity">

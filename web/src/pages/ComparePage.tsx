@@ -8,7 +8,7 @@ import { useEffect, useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { api } from "../api/client";
 import type { IndexReport, IntegrityReport, RunDetail } from "../api/types";
-import { integrityVerdict } from "../components/IntegritySection";
+import { hasIntegrity, integrityVerdict } from "../components/IntegritySection";
 import type { LegendGroup } from "../components/SeriesLegend";
 import { DistributionChart, RoundsChart, type RightAxis, MetricSelect } from "../components/charts";
 import { MarkerGlyph } from "../components/Marker";
@@ -389,8 +389,7 @@ export function compareLegend(
 /** Each compared run's integrity verdict, when any of them verified or lost something:
  * a faster run that corrupted or lost objects is no better. */
 export function IntegrityNotes({ runs }: { runs: Array<{ label: string; integrity?: IntegrityReport | null }> }) {
-  const shown = runs.filter((r) => r.integrity && (r.integrity.verified_phases.length > 0 || r.integrity.corrupt > 0 || r.integrity.missing > 0));
-  if (!shown.length) return null;
+  if (!runs.some((r) => hasIntegrity(r.integrity))) return null;
   return (
     <table className="grid compact" data-testid="compare-integrity">
       <thead>

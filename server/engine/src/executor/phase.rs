@@ -187,7 +187,7 @@ pub(crate) async fn run(
                         saver.save(ctx, scheduled, intervals.next, &intervals.all, now, settled)?;
                     }
                 }
-                warn_first_errors(ctx, pref, &shared);
+                report_first_findings(ctx, pref, &shared);
                 if aborted.is_none()
                     && let Some(msg) = error_budget_exceeded(p.max_error_rate, &intervals.all)
                 {
@@ -233,7 +233,7 @@ pub(crate) async fn run(
     ctx.set_phase(None);
     let index_at_end = ctx.index_snapshot();
     started.report(ctx, pref);
-    warn_first_errors(ctx, pref, &shared);
+    report_first_findings(ctx, pref, &shared);
     for w in warnings {
         ctx.emit(RunEvent::Warning {
             message: format!("phase {}: {w}", pref.name),
@@ -536,7 +536,7 @@ fn drain(recorders: &[Recorder]) -> IntervalStats {
 
 /// Shows the first failures of error classes met since the last look, and writes the
 /// objects found corrupt or missing since then to the events.
-fn warn_first_errors(ctx: &RunContext, pref: &PhaseRef, shared: &PhaseShared) {
+fn report_first_findings(ctx: &RunContext, pref: &PhaseRef, shared: &PhaseShared) {
     for m in shared.first_errors.take() {
         ctx.emit(RunEvent::Warning {
             message: format!("phase {}: {m}", pref.name),
