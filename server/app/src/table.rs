@@ -164,18 +164,30 @@ pub fn summary_text(rows: &[SummaryRow]) -> String {
 const INTEGRITY_EXAMPLES_SHOWN: usize = 10;
 
 /// What a run proved about the store, for the terminal: nothing for a run that
-/// verified nothing and lost nothing; a line when all was as written; else the counts
-/// and the first objects found, with where their bodies differed.
+/// verified nothing, audited nothing and lost nothing; a line when all was as written
+/// and one per audited bucket; else the counts and the first objects found, with where
+/// their bodies differed or how they were listed.
 pub fn integrity_text(r: &keystorm_engine::results::IntegrityReport) -> String {
     if r.is_empty() {
         return String::new();
     }
+    let mut out = String::new();
+    if !r.verified_phases.is_empty() || r.corrupt > 0 || r.missing > 0 {
+        out.push_str(&verification_text(r));
+    }
+    for a in &r.audits {
+        out.push_str(&audit_text(a));
+    }
+    out
+}
+
+fn verification_text(r: &keystorm_engine::results::IntegrityReport) -> String {
     let checked = match r.verified_phases.len() {
         0 => "no phase verified its GETs".to_string(),
         1 => format!("verified {} GETs in 1 phase", r.verified_gets),
         n => format!("verified {} GETs in {n} phases", r.verified_gets),
     };
-    if r.clean() {
+    if r.corrupt == 0 && r.missing == 0 {
         return format!("integrity: {checked}: every body as written, no live key missing\n");
     }
     let mut out = format!(
@@ -189,6 +201,46 @@ pub fn integrity_text(r: &keystorm_engine::results::IntegrityReport) -> String {
         ));
     }
     let more = r.examples.len().saturating_sub(INTEGRITY_EXAMPLES_SHOWN);
+    if more > 0 {
+        out.push_str(&format!("  ({more} more in the run's events)\n"));
+    }
+    out
+}
+
+/// One bucket's audit: `audit round 2 check, bucket b: 11411 keys listed exactly as
+/// written (…)`, or the counts of what was not and the first keys.
+fn audit_text(a: &keystorm_engine::results::AuditEvent) -> String {
+    let c = &a.counts;
+    let place = match a.phase.round {
+        Some(n) => format!("round {n} {}", a.phase.name),
+        None => format!("{} {}", a.phase.section.as_str(), a.phase.name),
+    };
+    let speed = format!(
+        "listed in {:.1} s, {:.0} keys/s; compared in {:.1} s",
+        a.list_seconds,
+        a.listed_per_sec(),
+        a.compare_seconds
+    );
+    if c.clean() {
+        return format!(
+            "audit {place}, bucket {}: {} keys listed exactly as written ({speed})\n",
+            a.bucket, c.expected
+        );
+    }
+    let mut out = format!(
+        "audit {place}, bucket {}: NOT AS WRITTEN: {} missing, {} doubled, {} extra, {} size \
+         mismatches ({} keys expected, {} listed; {speed})\n",
+        a.bucket, c.missing, c.doubled, c.extra, c.size_mismatch, c.expected, c.listed
+    );
+    for e in a.examples.iter().take(INTEGRITY_EXAMPLES_SHOWN) {
+        out.push_str(&format!(
+            "  {} {}: {}\n",
+            e.finding.as_str(),
+            e.key,
+            e.detail
+        ));
+    }
+    let more = a.examples.len().saturating_sub(INTEGRITY_EXAMPLES_SHOWN);
     if more > 0 {
         out.push_str(&format!("  ({more} more in the run's events)\n"));
     }

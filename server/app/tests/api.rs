@@ -1079,6 +1079,42 @@ async fn a_tracked_run_serves_its_reshards_stalls_and_shard_columns() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_an_audit_found_is_in_the_integrity_report_and_in_metrics() {
+    let s = Server::start().await;
+    let yaml = "name: audited\ntarget:\n  endpoint: embedded\n  embedded:\n    storage: size-only\n    index: { dynamic: true, max_objs_per_shard: 20, check_interval: 10ms, reshard_time_per_object: 1us, retry_step: 1ms }\n    faults: { lose_on_reshard: 0.05, list_twice: 0.2, seed: 9 }\nbuckets: { names: [audited], create: true }\nobjects: { size: 10B }\nbefore:\n  - { name: fill, op: put, concurrency: 8, until_objects: 2000 }\n  - { name: check, op: audit, page_size: 40 }\n";
+    let id = s.start_yaml(yaml).await;
+    let events = s.events(&id, None, |e| e.name == "finished").await;
+    assert_eq!(events.last().unwrap().data["status"], "completed");
+    let audits: Vec<_> = events.iter().filter(|e| e.name == "audit").collect();
+    assert_eq!(audits.len(), 1, "the live stream carries the audit");
+    let counts = &audits[0].data["counts"];
+    assert_eq!(counts["expected"], 2000);
+    assert!(counts["missing"].as_u64().unwrap() > 0, "{counts}");
+
+    let report = s.get(&format!("/api/runs/{id}/integrity")).await;
+    assert_eq!(report.status, 200);
+    let report = report.json();
+    assert_eq!(report["audits"][0]["counts"], *counts);
+    assert_eq!(report["audits"][0]["bucket"], "audited");
+
+    let metrics = s.get("/metrics").await.text();
+    for kind in [
+        "expected",
+        "listed",
+        "missing",
+        "doubled",
+        "extra",
+        "size_mismatch",
+    ] {
+        let line = format!(
+            "keystorm_audit_keys{{run=\"{id}\",section=\"before\",round=\"\",phase=\"check\",bucket=\"audited\",kind=\"{kind}\"}} {}",
+            counts[kind]
+        );
+        assert!(metrics.contains(&line), "{line} in\n{metrics}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runs_that_move_local_folders_are_refused() {
     let s = Server::start().await;
     for op in ["download", "upload"] {

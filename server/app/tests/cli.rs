@@ -248,6 +248,55 @@ fn serving_beyond_loopback_needs_a_token() {
 }
 
 #[test]
+fn an_audit_prints_its_verdict_and_the_keys_it_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let f = write(
+        dir.path(),
+        "audited.yaml",
+        "name: audited\ntarget:\n  endpoint: embedded\n  embedded:\n    storage: size-only\n    \
+         index: { dynamic: true, max_objs_per_shard: 20, check_interval: 10ms, reshard_time_per_object: 1us, retry_step: 1ms }\n    \
+         faults: { lose_on_reshard: 0.05, seed: 9 }\n\
+         buckets: { names: [audited], create: true }\nobjects: { size: 10B }\n\
+         before:\n  - { name: fill, op: put, concurrency: 8, until_objects: 1500 }\n  - { name: check, op: audit }\n",
+    );
+    let stdout = keystorm()
+        .arg("run")
+        .arg(&f)
+        .args(["--progress", "quiet", "--results"])
+        .arg(&results)
+        .success()
+        .stdout();
+    let run = results.join(only_run(&results));
+    let events = std::fs::read_to_string(run.join("events.jsonl")).unwrap();
+    let audit: serde_json::Value = events
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|e| e["event"] == "audit")
+        .expect("an audit event");
+    let missing = audit["data"]["counts"]["missing"].as_u64().unwrap();
+    assert!(missing > 0, "{audit}");
+    let verdict = format!(
+        "audit before check, bucket audited: NOT AS WRITTEN: {missing} missing, 0 doubled, 0 extra, 0 size mismatches (1500 keys expected, {} listed;",
+        1500 - missing
+    );
+    assert!(stdout.contains(&verdict), "{verdict} in\n{stdout}");
+    let first = audit["data"]["examples"][0]["key"].as_str().unwrap();
+    assert!(
+        stdout.contains(&format!("  missing {first}: written, 10 bytes, not listed")),
+        "{stdout}"
+    );
+    // No GET was verified: no verification line.
+    assert!(!stdout.contains("integrity:"), "{stdout}");
+    let shown = keystorm()
+        .args(["show", &only_run(&results), "--results"])
+        .arg(&results)
+        .success()
+        .stdout();
+    assert!(shown.contains(&verdict), "{shown}");
+}
+
+#[test]
 fn verify_checks_every_get_or_says_why_it_cannot() {
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results");

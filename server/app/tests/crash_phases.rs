@@ -275,6 +275,49 @@ async fn a_listing_killed_mid_phase_lists_only_what_it_had_not() {
 }
 
 #[tokio::test]
+async fn an_audit_killed_mid_phase_lists_only_what_it_had_not_and_counts_each_key_once() {
+    const KEYS: u64 = 30_000;
+    let sim = start_sim(&["--storage", "size-only", "--latency", "list=20ms"]);
+    let dir = tempfile::tempdir().unwrap();
+    let text = workload(
+        "audited",
+        &sim.endpoint,
+        "size: 6B",
+        &fill_then(
+            KEYS,
+            "{ name: check, op: audit, mode: prefix, concurrency: 2, page_size: 100 }",
+        ),
+    );
+    let (mut run, results, run_dir) = start(dir.path(), &text);
+    let saved = kill_when_listing_saved(&mut run, &run_dir, "check", |c| {
+        c["keys"].as_u64() >= Some(5_000) && !c["consumer"].is_null()
+    });
+    let listed_before = saved["keys"].as_u64().unwrap();
+    assert!(listed_before < KEYS, "{saved:#}");
+    assert!(run_dir.join("audit-0.spill").is_dir());
+
+    resumed_ok(&run_dir, &results);
+    let rows = rows_of(&run_dir, "check", "list");
+    assert_two_parts(&rows);
+    // Each prefix range ends with a page of its own: at most one more page per range.
+    let pages_after = ops(&rows[1]);
+    assert!(
+        pages_after <= (KEYS - listed_before).div_ceil(100) + 62,
+        "{pages_after} pages after the resume, {listed_before} keys listed before"
+    );
+    // Every key listed once over both parts: the spill was cut back to the checkpoint.
+    let audit = last_event(&run_dir, "audit");
+    let counts = &audit["data"]["counts"];
+    assert_eq!(counts["expected"].as_u64(), Some(KEYS), "{audit:#}");
+    assert_eq!(counts["listed"].as_u64(), Some(KEYS), "{audit:#}");
+    for finding in ["missing", "doubled", "extra", "size_mismatch"] {
+        assert_eq!(counts[finding].as_u64(), Some(0), "{finding}: {audit:#}");
+    }
+    assert!(!run_dir.join("audit-0.spill").exists(), "the spill is gone");
+    assert!(!run_dir.join("listing-0.checkpoint.json").exists());
+}
+
+#[tokio::test]
 async fn a_download_killed_mid_phase_moves_only_what_it_had_not() {
     const FILES: u64 = 300;
     let sim = start_sim(&["--latency", "get=20ms"]);

@@ -261,7 +261,11 @@ impl PhasePlan {
     /// pages with one lister whatever its `concurrency`.
     pub fn in_flight(&self) -> u32 {
         match &self.kind {
-            PhaseKind::Listing(l) if l.mode == crate::listing::ListMode::Serial => 1,
+            PhaseKind::Listing(l) | PhaseKind::Audit(l)
+                if l.mode == crate::listing::ListMode::Serial =>
+            {
+                1
+            }
             _ => self.concurrency,
         }
     }
@@ -279,6 +283,9 @@ pub enum PhaseKind {
     /// A metadata scan: every key listed by `listers` and HEADed by the phase's
     /// `concurrency` workers (`op: head` with `keys: bucket`).
     Scan { listing: ListingPlan, listers: u32 },
+    /// A listing audit (`op: audit`): every key listed once and compared with the keys
+    /// the live window says must be there.
+    Audit(ListingPlan),
     /// A download or upload (one pass).
     Transfer(TransferPlan),
 }
@@ -289,6 +296,7 @@ impl PhaseKind {
             PhaseKind::Operations => "operations",
             PhaseKind::Listing(_) => "listing",
             PhaseKind::Scan { .. } => "scan",
+            PhaseKind::Audit(_) => "audit",
             PhaseKind::Transfer(_) => "transfer",
         }
     }
@@ -296,7 +304,9 @@ impl PhaseKind {
     /// How a listing or a scan lists.
     pub fn listing(&self) -> Option<&ListingPlan> {
         match self {
-            PhaseKind::Listing(l) | PhaseKind::Scan { listing: l, .. } => Some(l),
+            PhaseKind::Listing(l) | PhaseKind::Scan { listing: l, .. } | PhaseKind::Audit(l) => {
+                Some(l)
+            }
             _ => None,
         }
     }
@@ -323,7 +333,7 @@ impl Serialize for PhaseKind {
         }
         let (listing, transfer) = match self {
             PhaseKind::Operations => (None, None),
-            PhaseKind::Listing(plan) => (
+            PhaseKind::Listing(plan) | PhaseKind::Audit(plan) => (
                 Some(Listing {
                     plan,
                     scan_listers: None,

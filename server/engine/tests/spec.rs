@@ -1166,3 +1166,79 @@ fn a_workload_says_what_a_lost_agent_does_to_a_run_across_agents() {
         "unknown field `on_lost`",
     );
 }
+
+#[test]
+fn audits_are_listing_phases_of_their_own() {
+    let plan = parse_workload(
+        &format!(
+            "{HEAD}rounds:\n  count: 2\n  phases:\n    - {{ op: put, operations: 10 }}\n    - {{ op: audit, mode: prefix, concurrency: 8 }}\nafter:\n  - {{ name: final, op: audit }}\n"
+        ),
+        "w.yaml",
+    )
+    .expect("valid")
+    .0;
+    let audit = &plan.rounds.phases[1];
+    assert_eq!(audit.name, "audit", "named for what it does");
+    assert!(
+        matches!(audit.kind, PhaseKind::Audit(_)),
+        "{:?}",
+        audit.kind
+    );
+    assert_eq!(audit.kind.name(), "audit");
+    assert_eq!(audit.end, PhaseEnd::ListOnce);
+    assert_eq!(
+        audit.work,
+        PhaseWork::Single(OpKind::List),
+        "its requests are LISTs"
+    );
+    assert_eq!(audit.in_flight(), 8);
+    // A serial audit has one page in flight.
+    assert_eq!(plan.after[0].in_flight(), 1);
+    let json = serde_json::to_value(audit).unwrap();
+    assert_eq!(json["kind"], "audit");
+    assert!(
+        json["listing"]["mode"].to_string().contains("prefix"),
+        "{json}"
+    );
+
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: audit, duration: 5s }}\n"),
+        4,
+        28,
+        "`op: audit` lists every key once and then compares: drop `duration`",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: audit, prefix: other/ }}\n"),
+        4,
+        26,
+        "drop `prefix`",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ mix: {{ get: 5, audit: 1 }}, duration: 5s }}\n"),
+        4,
+        29,
+        "give it a phase of its own (`op: audit`)",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: audti }}\n"),
+        4,
+        11,
+        "did you mean `audit`?",
+    );
+}
+
+#[test]
+fn a_sharded_run_refuses_an_audit() {
+    let (mut plan, _) = parse_workload(
+        &format!("{HEAD}after:\n  - {{ name: check, op: audit }}\n"),
+        "w.yaml",
+    )
+    .unwrap();
+    let shard = keystorm_engine::results::Shard { index: 1, count: 2 };
+    let e = plan.for_shard(shard).unwrap_err().to_string();
+    assert!(
+        e.starts_with("phase check audits the whole bucket against every key written"),
+        "{e}"
+    );
+    assert!(e.contains("run the audit in one process"), "{e}");
+}

@@ -1,8 +1,8 @@
 //! What a run proved about the store, read back from its folder: the GETs its
 //! verifying phases checked, the objects found `corrupt` or `missing` (exact, from the
-//! summary's rows, like every error class), and the first of them by name (from the
-//! event log's `integrity` events). Shared by `keystorm show`, the HTTP API and the
-//! offline report.
+//! summary's rows, like every error class), the first of them by name (from the event
+//! log's `integrity` events), and what each listing audit found (its `audit` events).
+//! Shared by `keystorm show`, the HTTP API, `/metrics` and the offline report.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::events::{EventReader, IntegrityEvent, Logged, RunEvent};
 use super::{PhaseRef, SummaryRow};
+use crate::{AuditCounts, AuditEvent};
 use keystorm_s3::ops::OpKind;
 
 /// A run's verdict on what the store kept.
@@ -27,17 +28,32 @@ pub struct IntegrityReport {
     pub missing: u64,
     /// The first objects found corrupt or missing (a hundred at most), with where.
     pub examples: Vec<IntegrityEvent>,
+    /// Each listing audit of a bucket, in the order they finished (a phase resumed
+    /// after its audit was logged counts once).
+    pub audits: Vec<AuditEvent>,
 }
 
 impl IntegrityReport {
     /// Nothing checked and nothing found: a run without `verify` that lost nothing.
     pub fn is_empty(&self) -> bool {
-        self.verified_phases.is_empty() && self.corrupt == 0 && self.missing == 0
+        self.verified_phases.is_empty()
+            && self.corrupt == 0
+            && self.missing == 0
+            && self.audits.is_empty()
     }
 
-    /// Whether the store gave back everything as written.
+    /// Whether the store gave back everything as written, and listed it exactly once.
     pub fn clean(&self) -> bool {
-        self.corrupt == 0 && self.missing == 0
+        self.corrupt == 0 && self.missing == 0 && self.audited().clean()
+    }
+
+    /// Every audit's counts added up.
+    pub fn audited(&self) -> AuditCounts {
+        let mut total = AuditCounts::default();
+        for a in &self.audits {
+            total.add(&a.counts);
+        }
+        total
     }
 }
 
@@ -46,7 +62,8 @@ pub fn read_integrity(dir: &Path, rows: &[SummaryRow]) -> IntegrityReport {
     let mut report = IntegrityReport::default();
     if let Some(mut log) = EventReader::open(dir) {
         let mut seen = BTreeSet::new();
-        while let Some(Logged { event, .. }) = log.next_of(&["phase_started", "integrity"]) {
+        while let Some(Logged { event, .. }) = log.next_of(&["phase_started", "integrity", "audit"])
+        {
             match event {
                 // Once per phase, however many parts or shards started it.
                 RunEvent::PhaseStarted {
@@ -55,6 +72,12 @@ pub fn read_integrity(dir: &Path, rows: &[SummaryRow]) -> IntegrityReport {
                     ..
                 } if seen.insert(key(&phase)) => report.verified_phases.push(phase),
                 RunEvent::Integrity(f) => report.examples.push(f),
+                RunEvent::Audit(a) => {
+                    let same =
+                        |b: &AuditEvent| key(&b.phase) == key(&a.phase) && b.bucket == a.bucket;
+                    report.audits.retain(|b| !same(b));
+                    report.audits.push(a);
+                }
                 _ => {}
             }
         }

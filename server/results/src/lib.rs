@@ -9,6 +9,7 @@
 //! them: the server, the report and a controller adding up many agents' runs read a
 //! run with this crate alone.
 
+mod audit;
 mod checkpoint;
 mod cleanup;
 mod error;
@@ -46,6 +47,7 @@ mod transfer_outcome;
 mod whole_phases;
 mod window_state;
 
+pub use audit::{AuditCounts, AuditEvent, AuditExample, AuditFinding};
 pub use checkpoint::{Checkpoint, LogMarks, PartStart, PhasePosition, Redone};
 pub use cleanup::CleanupEvent;
 pub use error::ResultsError;

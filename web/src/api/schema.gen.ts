@@ -441,6 +441,69 @@ export interface components {
              */
             resume?: string | null;
         };
+        /** @description Exact counts of a comparison between what must be there and what was listed. */
+        AuditCounts: {
+            /**
+             * Format: int64
+             * @description Keys that must be there.
+             */
+            expected: number;
+            /**
+             * Format: int64
+             * @description Entries the listing returned.
+             */
+            listed: number;
+            /**
+             * Format: int64
+             * @description Expected keys the listing did not return.
+             */
+            missing: number;
+            /**
+             * Format: int64
+             * @description Expected keys the listing returned more than once.
+             */
+            doubled: number;
+            /**
+             * Format: int64
+             * @description Entries listed that were not expected.
+             */
+            extra: number;
+            /**
+             * Format: int64
+             * @description Expected keys listed with another size.
+             */
+            size_mismatch: number;
+        };
+        /** @description The audit of one bucket by one phase. */
+        AuditEvent: {
+            phase: components["schemas"]["PhaseRef"];
+            bucket: string;
+            counts: components["schemas"]["AuditCounts"];
+            /** @description The first keys of each finding (25 at most of each). */
+            examples: components["schemas"]["AuditExample"][];
+            /**
+             * Format: double
+             * @description Time spent listing (over every part of a resumed phase).
+             */
+            list_seconds: number;
+            /**
+             * Format: double
+             * @description Time spent comparing, after the listing.
+             */
+            compare_seconds: number;
+        };
+        /** @description One key found wrong. */
+        AuditExample: {
+            finding: components["schemas"]["AuditFinding"];
+            key: string;
+            /** @description `listed 3 times`, `listed 1024 bytes, written 2048`. */
+            detail: string;
+        };
+        /**
+         * @description What is wrong with a key.
+         * @enum {string}
+         */
+        AuditFinding: "missing" | "doubled" | "extra" | "size_mismatch";
         BTreeMap: {
             [key: string]: number;
         };
@@ -691,6 +754,11 @@ export interface components {
             missing: number;
             /** @description The first objects found corrupt or missing (a hundred at most), with where. */
             examples: components["schemas"]["IntegrityEvent"][];
+            /**
+             * @description Each listing audit of a bucket, in the order they finished (a phase resumed
+             *     after its audit was logged counts once).
+             */
+            audits: components["schemas"]["AuditEvent"][];
         };
         /** @description One line of `intervals.jsonl`: one second of one phase. */
         IntervalRecord: {
@@ -1287,6 +1355,14 @@ export interface components {
             data: components["schemas"]["IntegrityEvent"];
             /** @enum {string} */
             event: "integrity";
+        } | {
+            /**
+             * @description A listing audit (`op: audit`) of one bucket finished: what it found missing,
+             *     doubled, extra or resized, exactly.
+             */
+            data: components["schemas"]["AuditEvent"];
+            /** @enum {string} */
+            event: "audit";
         } | {
             data: {
                 status: components["schemas"]["RunStatus"];

@@ -8,7 +8,7 @@ import { useEffect, useMemo, useState } from "react";
 import { Link, useSearchParams } from "react-router-dom";
 import { api } from "../api/client";
 import type { IndexReport, IntegrityReport, RunDetail } from "../api/types";
-import { hasIntegrity, integrityVerdict } from "../components/IntegritySection";
+import { hasIntegrity, integrityClean, integrityVerdict } from "../lib/integrity";
 import type { LegendGroup } from "../components/SeriesLegend";
 import { DistributionChart, RoundsChart, type RightAxis, MetricSelect } from "../components/charts";
 import { MarkerGlyph } from "../components/Marker";
@@ -401,7 +401,7 @@ export function IntegrityNotes({ runs }: { runs: Array<{ label: string; integrit
       <tbody>
         {runs.map((r) => {
           const report = r.integrity;
-          const clean = !report || (report.corrupt === 0 && report.missing === 0);
+          const clean = !report || integrityClean(report);
           return (
             <tr key={r.label} data-testid="compare-integrity-row">
               <td>{r.label}</td>

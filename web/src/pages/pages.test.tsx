@@ -217,15 +217,29 @@ describe("an open-loop phase that fell behind", () => {
 describe("compare's integrity", () => {
   const phase = { section: "round", round: 1, index: 0, name: "read" } as never;
   it("shows each run's verdict, the one that lost objects in red, and nothing when no run verified", () => {
-    const clean = { verified_phases: [phase], verified_gets: 500, corrupt: 0, missing: 0, examples: [] };
+    const clean = { verified_phases: [phase], verified_gets: 500, corrupt: 0, missing: 0, examples: [], audits: [] };
     const lost = { ...clean, missing: 4 };
-    render(<IntegrityNotes runs={[{ label: "#1", integrity: clean }, { label: "#2", integrity: lost }]} />);
+    const counts = { expected: 900, listed: 899, missing: 2, doubled: 1, extra: 0, size_mismatch: 0 };
+    const audit = { phase, bucket: "b", counts, examples: [], list_seconds: 1, compare_seconds: 0.1 };
+    const misListed = { ...clean, verified_phases: [], audits: [audit] };
+    render(
+      <IntegrityNotes
+        runs={[
+          { label: "#1", integrity: clean },
+          { label: "#2", integrity: lost },
+          { label: "#3", integrity: misListed },
+        ]}
+      />,
+    );
     const rows = screen.getAllByTestId("compare-integrity-row");
     expect(rows[0].textContent).toContain("Verified 500 GETs in 1 phase: every body as written");
     expect(rows[1].textContent).toContain("Not as written: 0 corrupt, 4 missing");
     expect(rows[1].children[1].className).toContain("bad");
+    // A run that verified nothing but whose audit found listings wrong is red too.
+    expect(rows[2].textContent).toContain("Listings not as written: 2 missing, 1 doubled, 0 extra, 0 size mismatches (1 audit of 900 keys)");
+    expect(rows[2].children[1].className).toContain("bad");
     cleanup();
-    const none = { verified_phases: [], verified_gets: 0, corrupt: 0, missing: 0, examples: [] };
+    const none = { verified_phases: [], verified_gets: 0, corrupt: 0, missing: 0, examples: [], audits: [] };
     const { container } = render(<IntegrityNotes runs={[{ label: "#1", integrity: none }, { label: "#2", integrity: null }]} />);
     expect(container.textContent).toBe("");
   });

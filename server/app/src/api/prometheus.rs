@@ -1,6 +1,7 @@
 //! `/metrics` in the Prometheus text format, for Grafana users: counters of the run
 //! the server drives (or drove last), per phase, round and operation, and the latency
-//! quantiles of the last interval. State is one entry per phase × round × operation.
+//! quantiles of the last interval, and what each listing audit found. State is one
+//! entry per phase × round × operation, and per audited bucket.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -28,6 +29,8 @@ struct State0 {
     index: BTreeMap<String, (u32, u64, bool)>,
     reshards: u64,
     stalls: u64,
+    /// (section, round, phase, bucket) → what its audit found.
+    audits: BTreeMap<(String, String, String, String), keystorm_engine::results::AuditCounts>,
 }
 
 #[derive(Default)]
@@ -43,6 +46,7 @@ impl LiveMetrics {
                 if s.run.as_deref() != Some(run_id) {
                     s.series.clear();
                     s.index.clear();
+                    s.audits.clear();
                     s.reshards = 0;
                     s.stalls = 0;
                 }
@@ -50,6 +54,15 @@ impl LiveMetrics {
                 s.running = true;
             }
             RunEvent::Reshard(_) => s.reshards += 1,
+            RunEvent::Audit(a) => {
+                let key = (
+                    a.phase.section.as_str().to_string(),
+                    a.phase.round.map(|r| r.to_string()).unwrap_or_default(),
+                    a.phase.name.clone(),
+                    a.bucket.clone(),
+                );
+                s.audits.insert(key, a.counts);
+            }
             RunEvent::Stall(_) => s.stalls += 1,
             RunEvent::Interval { record, .. } => {
                 for b in &record.index {
@@ -171,6 +184,29 @@ impl LiveMetrics {
                     escape(&run),
                     escape(bucket),
                     value(v)
+                );
+            }
+        }
+        if !s.audits.is_empty() {
+            out.push_str("# HELP keystorm_audit_keys What each listing audit found: keys expected and listed, missing, doubled, extra and of another size.\n# TYPE keystorm_audit_keys gauge\n");
+        }
+        for ((section, round, phase, bucket), c) in &s.audits {
+            for (kind, n) in [
+                ("expected", c.expected),
+                ("listed", c.listed),
+                ("missing", c.missing),
+                ("doubled", c.doubled),
+                ("extra", c.extra),
+                ("size_mismatch", c.size_mismatch),
+            ] {
+                let _ = writeln!(
+                    out,
+                    "keystorm_audit_keys{{run=\"{}\",section=\"{}\",round=\"{}\",phase=\"{}\",bucket=\"{}\",kind=\"{kind}\"}} {n}",
+                    escape(&run),
+                    escape(section),
+                    escape(round),
+                    escape(phase),
+                    escape(bucket)
                 );
             }
         }

@@ -5,11 +5,12 @@
 
 use std::collections::HashMap;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::spill::{Part, Spill, read_records};
+use super::spill::{Cut, Part, Spill, read_records};
+pub use keystorm_results::{AuditCounts, AuditExample, AuditFinding};
 
 /// Partitions of each side, at each split level.
 const PARTS: usize = 64;
@@ -18,61 +19,30 @@ const MAX_DEPTH: u32 = 4;
 /// Examples kept of each kind of finding.
 pub const EXAMPLES_PER_KIND: usize = 25;
 
-/// Exact counts of a comparison.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct AuditCounts {
-    /// Keys that must be there.
-    pub expected: u64,
-    /// Entries the listing returned.
-    pub listed: u64,
-    /// Expected keys the listing did not return.
-    pub missing: u64,
-    /// Expected keys the listing returned more than once.
-    pub doubled: u64,
-    /// Entries listed that were not expected.
-    pub extra: u64,
-    /// Expected keys listed with another size.
-    pub size_mismatch: u64,
-}
-
-impl AuditCounts {
-    /// Whether the listing is exactly what was expected.
-    pub fn clean(&self) -> bool {
-        self.missing == 0 && self.doubled == 0 && self.extra == 0 && self.size_mismatch == 0
-    }
-}
-
-/// What is wrong with a key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum AuditFinding {
-    Missing,
-    Doubled,
-    Extra,
-    SizeMismatch,
-}
-
-/// One key found wrong.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct AuditExample {
-    pub finding: AuditFinding,
-    pub key: String,
-    /// `listed 3 times`, `listed 1,024 bytes, written 2,048`.
-    pub detail: String,
-}
-
 /// A comparison being fed: the expected keys and the listed entries, in any order and
-/// interleaved, then [`Comparer::finish`].
+/// interleaved, then [`Comparer::finish`]. Its files live in a folder of its own, which
+/// `finish` removes; a comparer dropped before (a stopped phase) leaves them for
+/// [`Comparer::resume`].
 pub struct Comparer {
-    /// Removed with everything in it when the comparer is dropped.
-    dir: tempfile::TempDir,
+    dir: PathBuf,
     expected: Spill,
     listed: Spill,
     /// Expected keys a partition may hold to be compared in memory.
     budget: u64,
+}
+
+/// How much of the listed side a checkpoint accounts for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListedCut {
+    /// Bytes and records of each partition.
+    parts: Vec<(u64, u64)>,
+}
+
+impl ListedCut {
+    /// Entries listed up to the cut.
+    pub fn entries(&self) -> u64 {
+        self.parts.iter().map(|(_, records)| records).sum()
+    }
 }
 
 /// An expected key as a partition holds it.
@@ -82,18 +52,38 @@ struct Slot {
 }
 
 impl Comparer {
-    /// A comparison spilling under `parent` (in a folder of its own), comparing at most
-    /// `budget` expected keys in memory at once.
-    pub fn new(parent: &Path, budget: u64) -> io::Result<Comparer> {
-        let dir = tempfile::Builder::new()
-            .prefix("audit-")
-            .tempdir_in(parent)?;
+    /// A comparison spilling into the folder `dir` (made, or emptied of an earlier
+    /// comparison's files), comparing at most `budget` expected keys in memory at once.
+    pub fn create(dir: &Path, budget: u64) -> io::Result<Comparer> {
+        match std::fs::remove_dir_all(dir) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        std::fs::create_dir_all(dir)?;
         Ok(Comparer {
-            expected: Spill::create(dir.path(), "expected", 0, PARTS)?,
-            listed: Spill::create(dir.path(), "listed", 0, PARTS)?,
-            dir,
+            expected: Spill::create(dir, "expected", 0, PARTS)?,
+            listed: Spill::create(dir, "listed", 0, PARTS)?,
+            dir: dir.to_path_buf(),
             budget: budget.max(1),
         })
+    }
+
+    /// The comparison in `dir` continued from `cut`: the listed side holds what the cut
+    /// accounts for (what was spilled after it is dropped), the expected side starts
+    /// empty. `None` when the folder does not hold the cut.
+    pub fn resume(dir: &Path, budget: u64, cut: &ListedCut) -> io::Result<Option<Comparer>> {
+        if cut.parts.len() != PARTS {
+            return Ok(None);
+        }
+        let Some(listed) = Spill::reopen(dir, "listed", 0, &cut.parts)? else {
+            return Ok(None);
+        };
+        Ok(Some(Comparer {
+            expected: Spill::create(dir, "expected", 0, PARTS)?,
+            listed,
+            dir: dir.to_path_buf(),
+            budget: budget.max(1),
+        }))
     }
 
     /// A key that must be there, with its size.
@@ -106,14 +96,25 @@ impl Comparer {
         self.listed.push(key.as_bytes(), size)
     }
 
+    /// Flushes the listed side and says how much of it there is, for a checkpoint.
+    pub fn listed_cut(&mut self) -> io::Result<ListedCut> {
+        let parts: Cut = self.listed.cut()?;
+        Ok(ListedCut { parts })
+    }
+
     /// Compares the two sides: exact counts and the first examples of each finding.
+    /// The comparer's folder is removed.
     pub fn finish(self) -> io::Result<(AuditCounts, Vec<AuditExample>)> {
         let mut out = Outcome::default();
         let expected = self.expected.finish()?;
         let listed = self.listed.finish()?;
         for (e, l) in expected.iter().zip(&listed) {
-            compare_part(self.dir.path(), e, l, self.budget, 1, &mut out)?;
+            compare_part(&self.dir, e, l, self.budget, 1, &mut out)?;
         }
+        std::fs::remove_dir_all(&self.dir)?;
+        // By finding, then by key: the order a reader looks for them in.
+        out.examples
+            .sort_by(|a, b| (a.finding as u8, &a.key).cmp(&(b.finding as u8, &b.key)));
         Ok((out.counts, out.examples))
     }
 }
@@ -227,7 +228,7 @@ mod tests {
     /// times, has 5 keys never written and 4 with another size, all shuffled.
     fn compare(budget: u64) -> (AuditCounts, Vec<AuditExample>, tempfile::TempDir) {
         let parent = tempfile::tempdir().unwrap();
-        let mut c = Comparer::new(parent.path(), budget).unwrap();
+        let mut c = Comparer::create(&parent.path().join("c"), budget).unwrap();
         let key = |i: u64| format!("p/{:08x}", crate::keyspace::mix64(3, i));
         let mut listed: Vec<(String, u64)> = Vec::new();
         for i in 0..10_000u64 {
@@ -298,7 +299,7 @@ mod tests {
     #[test]
     fn a_listing_that_is_exactly_what_was_written_is_clean() {
         let parent = tempfile::tempdir().unwrap();
-        let mut c = Comparer::new(parent.path(), 1000).unwrap();
+        let mut c = Comparer::create(&parent.path().join("c"), 1000).unwrap();
         for i in 0..2000 {
             c.expect(&format!("k{i}"), 7).unwrap();
         }
@@ -309,5 +310,34 @@ mod tests {
         assert!(counts.clean(), "{counts:?}");
         assert_eq!((counts.expected, counts.listed), (2000, 2000));
         assert!(examples.is_empty());
+    }
+
+    #[test]
+    fn a_resumed_comparison_counts_what_its_cut_held_and_what_came_after() {
+        let parent = tempfile::tempdir().unwrap();
+        let dir = parent.path().join("c");
+        let mut c = Comparer::create(&dir, 100).unwrap();
+        for i in 0..3000 {
+            c.listed(&format!("k{i}"), 5).unwrap();
+        }
+        let cut = c.listed_cut().unwrap();
+        assert_eq!(cut.entries(), 3000);
+        // Listed after the cut, then stopped: a resume lists these again.
+        for i in 3000..3500 {
+            c.listed(&format!("k{i}"), 5).unwrap();
+        }
+        drop(c);
+        let mut c = Comparer::resume(&dir, 100, &cut).unwrap().unwrap();
+        for i in 3000..5000 {
+            c.listed(&format!("k{i}"), 5).unwrap();
+        }
+        for i in 0..5000 {
+            c.expect(&format!("k{i}"), 5).unwrap();
+        }
+        let (counts, _) = c.finish().unwrap();
+        assert!(counts.clean(), "{counts:?}");
+        assert_eq!((counts.expected, counts.listed), (5000, 5000));
+        assert!(!dir.exists());
+        assert!(Comparer::resume(&dir, 100, &cut).unwrap().is_none());
     }
 }

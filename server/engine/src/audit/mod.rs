@@ -8,8 +8,13 @@
 //! (its expected keys in a map, its listed keys streamed past it), and one that is too
 //! large for the budget is split again by another hash first. Memory is the writers'
 //! buffers and one partition's map; disk is each side's keys, once per split level.
+//! [`audit`] runs one bucket's audit: its listing into the comparer (cut with the
+//! listing's checkpoints, so a killed audit resumes), then the keys that must be there.
 
+mod bucket;
 mod compare;
 mod spill;
 
-pub use compare::{AuditCounts, AuditExample, AuditFinding, Comparer};
+pub use bucket::{AuditError, AuditJob, AuditOutcome, BUDGET, Expected, audit};
+
+pub use compare::{AuditCounts, AuditExample, AuditFinding, Comparer, ListedCut};

@@ -16,7 +16,12 @@ const BUFFER: usize = 64 * 1024;
 pub(super) struct Part {
     pub path: PathBuf,
     pub records: u64,
+    /// Bytes of records written (flushed or still buffered).
+    pub bytes: u64,
 }
+
+/// How much of each partition a checkpoint accounts for: bytes and records.
+pub(super) type Cut = Vec<(u64, u64)>;
 
 pub(super) struct Spill {
     salt: u64,
@@ -32,7 +37,11 @@ impl Spill {
         for n in 0..parts {
             let path = dir.join(format!("{name}-{n}"));
             writers.push(BufWriter::with_capacity(BUFFER, File::create(&path)?));
-            written.push(Part { path, records: 0 });
+            written.push(Part {
+                path,
+                records: 0,
+                bytes: 0,
+            });
         }
         Ok(Spill {
             salt,
@@ -41,13 +50,55 @@ impl Spill {
         })
     }
 
+    /// The files of an earlier `create` in `dir`, cut back to what `cut` accounts for
+    /// and appended to from there; `None` when a file is missing or shorter than the
+    /// cut (it was compared and removed, or is not this spill's).
+    pub fn reopen(dir: &Path, name: &str, salt: u64, cut: &Cut) -> io::Result<Option<Spill>> {
+        let mut writers = Vec::with_capacity(cut.len());
+        let mut parts = Vec::with_capacity(cut.len());
+        for (n, &(bytes, records)) in cut.iter().enumerate() {
+            let path = dir.join(format!("{name}-{n}"));
+            let file = match std::fs::OpenOptions::new().write(true).open(&path) {
+                Ok(f) => f,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            if file.metadata()?.len() < bytes {
+                return Ok(None);
+            }
+            file.set_len(bytes)?;
+            let mut file = file;
+            io::Seek::seek(&mut file, io::SeekFrom::Start(bytes))?;
+            writers.push(BufWriter::with_capacity(BUFFER, file));
+            parts.push(Part {
+                path,
+                records,
+                bytes,
+            });
+        }
+        Ok(Some(Spill {
+            salt,
+            writers,
+            parts,
+        }))
+    }
+
+    /// Everything pushed so far, flushed to disk: what a checkpoint may account for.
+    pub fn cut(&mut self) -> io::Result<Cut> {
+        for w in &mut self.writers {
+            w.flush()?;
+        }
+        Ok(self.parts.iter().map(|p| (p.bytes, p.records)).collect())
+    }
+
     pub fn push(&mut self, key: &[u8], size: u64) -> io::Result<()> {
         let n = (hash(self.salt, key) % self.writers.len() as u64) as usize;
         let w = &mut self.writers[n];
-        put_varint(w, key.len() as u64)?;
+        let mut bytes = put_varint(w, key.len() as u64)?;
         w.write_all(key)?;
-        put_varint(w, size)?;
+        bytes += key.len() + put_varint(w, size)?;
         self.parts[n].records += 1;
+        self.parts[n].bytes += bytes as u64;
         Ok(())
     }
 
@@ -95,7 +146,8 @@ pub(super) fn hash(salt: u64, key: &[u8]) -> u64 {
     mix64(h, key.len() as u64)
 }
 
-fn put_varint(w: &mut impl Write, mut v: u64) -> io::Result<()> {
+/// Writes `v`; returns how many bytes that took.
+fn put_varint(w: &mut impl Write, mut v: u64) -> io::Result<usize> {
     let mut buf = [0u8; 10];
     let mut n = 0;
     loop {
@@ -109,7 +161,8 @@ fn put_varint(w: &mut impl Write, mut v: u64) -> io::Result<()> {
         buf[n] = byte | 0x80;
         n += 1;
     }
-    w.write_all(&buf[..n])
+    w.write_all(&buf[..n])?;
+    Ok(n)
 }
 
 /// The next varint, or `None` at the end of the input (before its first byte).
@@ -170,6 +223,39 @@ mod tests {
         assert_eq!(back[0], (String::new(), u64::MAX));
         assert_eq!(back[1], ("k/00000".to_string(), 0));
         assert_eq!(back[1000], ("k/00999".to_string(), 999 * 1_000_003));
+    }
+
+    #[test]
+    fn a_reopened_spill_holds_exactly_what_its_cut_accounted_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut spill = Spill::create(dir.path(), "x", 2, 4).unwrap();
+        for i in 0..100 {
+            spill.push(format!("before-{i}").as_bytes(), i).unwrap();
+        }
+        let cut = spill.cut().unwrap();
+        for i in 0..50 {
+            spill.push(format!("after-{i}").as_bytes(), i).unwrap();
+        }
+        drop(spill);
+        let mut again = Spill::reopen(dir.path(), "x", 2, &cut).unwrap().unwrap();
+        again.push(b"resumed", 7).unwrap();
+        let parts = again.finish().unwrap();
+        let mut keys = Vec::new();
+        for p in &parts {
+            read_records(&p.path, |k, _| {
+                keys.push(String::from_utf8(k.to_vec()).unwrap());
+                Ok(())
+            })
+            .unwrap();
+        }
+        assert_eq!(keys.len(), 101);
+        assert_eq!(parts.iter().map(|p| p.records).sum::<u64>(), 101);
+        assert!(keys.iter().all(|k| !k.starts_with("after-")), "{keys:?}");
+        assert!(keys.contains(&"resumed".to_string()));
+        // A cut longer than the file (its partitions were compared and removed) is not
+        // resumed from.
+        std::fs::remove_file(&parts[0].path).unwrap();
+        assert!(Spill::reopen(dir.path(), "x", 2, &cut).unwrap().is_none());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use tokio::task::JoinSet;
 
 use super::context::RunContext;
-use super::listing_phase::{self, ListingProgress, ListingTask, ScanOrList};
+use super::listing_phase::{self, ListingProgress, ListingTask, Pass, ScanOrList};
 use super::phase_shared::PhaseShared;
 use super::transfer_phase::{self, TransferTask};
 use crate::metrics::Recorder;
@@ -19,7 +19,7 @@ use crate::transfer::TransferOutcome;
 /// A phase's kind-specific part, started.
 pub(crate) enum Started {
     Operations,
-    /// A listing or a scan: one outcome per bucket, filled as they finish.
+    /// A listing, a scan or an audit: one outcome per bucket, filled as they finish.
     Listing(Arc<Mutex<Vec<ScanOrList>>>),
     Transfer(Arc<Mutex<Option<Result<TransferOutcome, String>>>>),
 }
@@ -35,7 +35,7 @@ pub(crate) fn start(
     recorders: &[Recorder],
     tasks: &mut JoinSet<Option<String>>,
 ) -> Started {
-    let listing = |listing, scan_listers, tasks: &mut JoinSet<Option<String>>| {
+    let listing = |listing, pass, tasks: &mut JoinSet<Option<String>>| {
         let progress = ListingProgress {
             dir: ctx.store().dir().to_path_buf(),
             every: ctx.plan.checkpoint_every,
@@ -45,7 +45,7 @@ pub(crate) fn start(
             ctx,
             plan,
             listing,
-            scan_listers,
+            pass,
             recorders,
             shared.stop.clone(),
             progress,
@@ -59,11 +59,12 @@ pub(crate) fn start(
             super::ops_phase::start(ctx, plan, position, shared, recorders, tasks);
             Started::Operations
         }
-        PhaseKind::Listing(l) => listing(l, None, tasks),
+        PhaseKind::Listing(l) => listing(l, Pass::List, tasks),
         PhaseKind::Scan {
             listing: l,
             listers,
-        } => listing(l, Some(*listers), tasks),
+        } => listing(l, Pass::Scan { listers: *listers }, tasks),
+        PhaseKind::Audit(l) => listing(l, Pass::Audit, tasks),
         PhaseKind::Transfer(t) => {
             let task = TransferTask::new(ctx, t, recorders, shared.stop.clone());
             let outcome = task.outcome.clone();

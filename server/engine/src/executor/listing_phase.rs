@@ -19,15 +19,29 @@ use tokio_util::sync::CancellationToken;
 
 use super::context::RunContext;
 use super::pass_recorders::PassRecorders;
+use crate::audit::{self, AuditJob, AuditOutcome};
+use crate::keyspace::{Keyspace, WindowState};
 use crate::listing::{
     self, CheckpointError, Checkpointing, ListCheckpoint, ListJob, ListOutcome, ListOutputs,
 };
 use crate::metrics::Recorder;
 use crate::plan::{ListingPlan, PhasePlan};
 use crate::results::PhaseRef;
-use crate::results::{MetadataScanEvent, RunEvent};
+use crate::results::{AuditEvent, MetadataScanEvent, RunEvent};
 use crate::s3::S3Client;
 use crate::scan::{self, ScanJob, ScanOutcome};
+
+/// What a pass over each bucket does besides listing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Pass {
+    List,
+    /// HEAD every key, with this many listers feeding the phase's HEAD workers.
+    Scan {
+        listers: u32,
+    },
+    /// Compare the listing with the live window's keys.
+    Audit,
+}
 
 /// What the listing task needs, taken from the run before it is spawned.
 pub(crate) struct ListingTask {
@@ -35,8 +49,10 @@ pub(crate) struct ListingTask {
     buckets: Vec<String>,
     prefix: String,
     listing: ListingPlan,
-    /// A metadata scan: this many listers feed the phase's `concurrency` HEAD workers.
-    scan_listers: Option<u32>,
+    pass: Pass,
+    /// The keys an audit expects: the keyspace's, in the window as the phase started.
+    keyspace: Keyspace,
+    window: WindowState,
     concurrency: u32,
     page_size: u32,
     retries: u32,
@@ -63,14 +79,21 @@ fn checkpoint_path(dir: &Path, bucket: usize) -> PathBuf {
     dir.join(format!("listing-{bucket}.checkpoint.json"))
 }
 
-/// Removes the listing checkpoints of a finished phase (or stale ones of an earlier
-/// phase); a file that is not there is fine.
+/// The folder an audit of the workload's `bucket`-th bucket spills into.
+fn audit_path(dir: &Path, bucket: usize) -> PathBuf {
+    dir.join(format!("audit-{bucket}.spill"))
+}
+
+/// Removes the listing checkpoints and audit spills of a finished phase (or stale ones
+/// of an earlier phase); a file that is not there is fine.
 pub(crate) fn forget_progress(dir: &Path, buckets: usize) -> std::io::Result<()> {
+    let gone = |r: std::io::Result<()>| match r {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    };
     for b in 0..buckets {
-        match std::fs::remove_file(checkpoint_path(dir, b)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
+        gone(std::fs::remove_file(checkpoint_path(dir, b)))?;
+        gone(std::fs::remove_dir_all(audit_path(dir, b)))?;
     }
     Ok(())
 }
@@ -79,6 +102,7 @@ pub(crate) fn forget_progress(dir: &Path, buckets: usize) -> std::io::Result<()>
 pub(crate) enum ScanOrList {
     List(Box<ListOutcome>),
     Scan(Box<ScanOutcome>),
+    Audit(Box<AuditOutcome>),
 }
 
 impl ListingTask {
@@ -86,7 +110,7 @@ impl ListingTask {
         ctx: &RunContext,
         plan: &PhasePlan,
         listing: &ListingPlan,
-        scan_listers: Option<u32>,
+        pass: Pass,
         recorders: &[Recorder],
         stop: CancellationToken,
         progress: ListingProgress,
@@ -99,7 +123,9 @@ impl ListingTask {
                 .clone()
                 .unwrap_or_else(|| ctx.keyspace.prefix().to_string()),
             listing: listing.clone(),
-            scan_listers,
+            pass,
+            keyspace: ctx.keyspace.clone(),
+            window: ctx.window.state(),
             concurrency: plan.concurrency,
             page_size: plan.page_size,
             retries: ctx.plan.target.retries,
@@ -155,7 +181,10 @@ impl ListingTask {
                 bucket: bucket.clone(),
                 prefix: self.prefix.clone(),
                 mode: self.listing.mode.clone(),
-                concurrency: self.scan_listers.unwrap_or(self.concurrency),
+                concurrency: match self.pass {
+                    Pass::Scan { listers } => listers,
+                    Pass::List | Pass::Audit => self.concurrency,
+                },
                 page_size: self.page_size,
                 retries: self.retries,
                 report_depth: self.listing.report_depth,
@@ -165,8 +194,8 @@ impl ListingTask {
                 Ok(c) => c,
                 Err(e) => return Some(format!("bucket {bucket}: {e}")),
             };
-            let done = match self.scan_listers {
-                Some(_) => {
+            let done = match self.pass {
+                Pass::Scan { .. } => {
                     let scan_job = ScanJob {
                         list: job,
                         head_concurrency: self.concurrency,
@@ -184,7 +213,25 @@ impl ListingTask {
                     .map(|s| ScanOrList::Scan(Box::new(s)))
                     .map_err(|e| e.to_string())
                 }
-                None => listing::list(
+                Pass::Audit => {
+                    let audit_job = AuditJob {
+                        list: job,
+                        dir: audit_path(&self.progress.dir, n),
+                        budget: audit::BUDGET,
+                    };
+                    audit::audit(
+                        &self.client,
+                        &audit_job,
+                        expected_in(self.keyspace.clone(), self.window, n),
+                        self.observer.clone(),
+                        Some(checkpoint),
+                        self.stop.clone(),
+                    )
+                    .await
+                    .map(|a| ScanOrList::Audit(Box::new(a)))
+                    .map_err(|e| e.to_string())
+                }
+                Pass::List => listing::list(
                     &self.client,
                     &job,
                     self.observer.clone(),
@@ -211,8 +258,23 @@ impl ListingTask {
     }
 }
 
-/// Logs what each bucket's pass gave: for a scan a `metadata_scan` event, then the
-/// `listing` of every pass.
+/// The keys of the window that belong in the workload's `bucket`-th bucket, with their
+/// sizes, in index order.
+fn expected_in(keyspace: Keyspace, window: WindowState, bucket: usize) -> audit::Expected {
+    Box::new(move |comparer| {
+        let mut key = String::new();
+        for i in window.tail..window.head {
+            if keyspace.bucket_index(i) == bucket {
+                keyspace.key_into(i, &mut key);
+                comparer.expect(&key, keyspace.size(i))?;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Logs what each bucket's pass gave: for a scan a `metadata_scan` event, for an audit
+/// an `audit` event (when it finished), then the `listing` of every pass.
 pub(crate) fn emit(ctx: &RunContext, phase: &PhaseRef, outcomes: Vec<ScanOrList>) {
     for outcome in outcomes {
         let listing = match outcome {
@@ -230,6 +292,20 @@ pub(crate) fn emit(ctx: &RunContext, phase: &PhaseRef, outcomes: Vec<ScanOrList>
                     metadata: s.metadata,
                 }));
                 s.listing
+            }
+            ScanOrList::Audit(a) => {
+                let a = *a;
+                if a.listing.complete {
+                    ctx.emit(RunEvent::Audit(AuditEvent {
+                        phase: phase.clone(),
+                        bucket: a.listing.bucket.clone(),
+                        counts: a.counts,
+                        examples: a.examples,
+                        list_seconds: a.listing.seconds,
+                        compare_seconds: a.compare_seconds,
+                    }));
+                }
+                a.listing
             }
         };
         ctx.emit(RunEvent::Listing {

@@ -20,6 +20,12 @@ pub enum ShardPlanError {
         direction: &'static str,
     },
     #[error(
+        "phase {phase} audits the whole bucket against every key written, and a shard knows \
+         only its own keys: run the audit in one process (a workload of its own, without \
+         --shard or agents, whose `keyspace: existing` is the keys the shards wrote)"
+    )]
+    Audit { phase: String },
+    #[error(
         "`cleanup: buckets` deletes the buckets when the run ends, and a shard ends before \
          the others do: leave it out of a sharded workload (`cleanup: objects` is fine)"
     )]
@@ -37,6 +43,11 @@ impl Plan {
             return Err(ShardPlanError::CleanupBuckets);
         }
         for phase in self.phases_mut() {
+            if let PhaseKind::Audit(_) = &phase.kind {
+                return Err(ShardPlanError::Audit {
+                    phase: phase.name.clone(),
+                });
+            }
             if let PhaseKind::Transfer(t) = &phase.kind {
                 return Err(ShardPlanError::Transfer {
                     phase: phase.name.clone(),

@@ -23,6 +23,13 @@ impl RunEvent {
                     redactor.redact_in_place(text);
                 }
             }
+            RunEvent::Audit(a) => {
+                redactor.redact_in_place(&mut a.bucket);
+                for e in &mut a.examples {
+                    redactor.redact_in_place(&mut e.key);
+                    redactor.redact_in_place(&mut e.detail);
+                }
+            }
             RunEvent::Transfer { outcome, .. } => {
                 for failure in &mut outcome.failures {
                     redactor.redact_in_place(failure);

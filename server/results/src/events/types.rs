@@ -98,6 +98,9 @@ pub enum RunEvent {
     Cleanup(CleanupEvent),
     /// An object a read found corrupt or missing (the run's first hundred).
     Integrity(IntegrityEvent),
+    /// A listing audit (`op: audit`) of one bucket finished: what it found missing,
+    /// doubled, extra or resized, exactly.
+    Audit(crate::AuditEvent),
     Finished {
         status: RunStatus,
         error: Option<String>,

@@ -32,6 +32,20 @@ pub(super) fn end(
             "give one end per phase: `duration`, `operations` or `until_objects`",
         );
     }
+    if super::work::is_audit(p) {
+        for (field, given) in [
+            ("duration", p.duration.as_ref().map(loc_of)),
+            ("operations", p.operations.as_ref().map(loc_of)),
+            ("until_objects", p.until_objects.as_ref().map(loc_of)),
+        ] {
+            if let Some(l) = given {
+                return at(
+                    l,
+                    format!("`op: audit` lists every key once and then compares: drop `{field}`"),
+                );
+            }
+        }
+    }
     let scan = scans_bucket(p)?;
     Ok(if transfer {
         PhaseEnd::ListOnce

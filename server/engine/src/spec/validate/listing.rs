@@ -41,6 +41,13 @@ pub(super) fn listing_plan(
         }
         return Ok(None);
     }
+    if let Some(l) = p.prefix.as_ref().filter(|_| super::work::is_audit(p)) {
+        return at(
+            loc_of(l),
+            "an audit compares the keyspace's keys with what its prefix lists: drop `prefix` \
+             (the keyspace's prefix is listed)",
+        );
+    }
     if let Some(l) = p.list_concurrency.as_ref().filter(|_| !scan) {
         return at(
             loc_of(l),

@@ -37,6 +37,7 @@ pub(super) fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
         Some(t) => PhaseKind::Transfer(t),
         None => match listing_plan(&p, &loc, &end)? {
             Some((listing, Some(listers))) => PhaseKind::Scan { listing, listers },
+            Some((listing, None)) if super::work::is_audit(&p) => PhaseKind::Audit(listing),
             Some((listing, None)) => PhaseKind::Listing(listing),
             None => PhaseKind::Operations,
         },
@@ -77,6 +78,7 @@ fn name(
             match (transfer, single) {
                 (Some(t), _) if t.direction == TransferDirection::Upload => "upload".into(),
                 (Some(_), _) => "download".into(),
+                (None, Some(_)) if super::work::is_audit(p) => "audit".into(),
                 (None, Some(k)) => k.as_str().to_string(),
                 (None, None) => "mix".into(),
             },

@@ -8,7 +8,7 @@ use crate::ops::OpKind;
 use crate::plan::{PhaseWork, TransferDirection, TransferPlan};
 use crate::spec::raw::RawPhase;
 
-const OPS_HELP: &str = "put, get, head, list, delete, download, upload";
+const OPS_HELP: &str = "put, get, head, list, delete, audit, download, upload";
 
 fn op_kind(name: &str) -> Option<OpKind> {
     OpKind::parse(name)
@@ -22,6 +22,11 @@ fn unknown_op(name: &str, place: &str) -> String {
         }
         None => format!("unknown op {name:?}{place}; use one of {OPS_HELP}"),
     }
+}
+
+/// Whether the phase is a listing audit (`op: audit`).
+pub(super) fn is_audit(p: &RawPhase) -> bool {
+    p.op.as_ref().is_some_and(|op| op.value.trim() == "audit")
 }
 
 /// The work of a phase at `loc` in `section`; a transfer phase gets or puts.
@@ -43,6 +48,8 @@ pub(super) fn work(
                 format!("a phase in `{section}` needs `op` ({OPS_HELP}) or `mix`"),
             );
         }
+        // An audit's requests are LISTs.
+        (Some(_), None) if is_audit(p) => PhaseWork::Single(OpKind::List),
         (Some(op), None) => match op_kind(&op.value) {
             Some(k) => PhaseWork::Single(k),
             None => {
@@ -58,6 +65,13 @@ pub(super) fn work(
             }
             let mut weights = Vec::new();
             for (name, w) in &m.value {
+                if name.trim() == "audit" {
+                    return at(
+                        loc_of(w),
+                        "`audit` lists the whole bucket once: give it a phase of its own \
+                         (`op: audit`), not a share of a `mix`",
+                    );
+                }
                 let Some(k) = op_kind(name) else {
                     return at(loc_of(w), unknown_op(name, " in `mix`"));
                 };
