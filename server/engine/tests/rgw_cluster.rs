@@ -117,3 +117,69 @@ async fn a_dynamic_rgw_reshard_is_recorded_with_the_stall_next_to_it() {
         "a write stall is linked to a reshard; reshards {reshards:?}, stalls {stalls:?} (first reshard id {first_id})"
     );
 }
+
+/// What a run's integrity report and rows say, per phase name.
+fn row_of<'a>(
+    rows: &'a [keystorm_engine::results::SummaryRow],
+    phase: &str,
+    op: keystorm_engine::ops::OpKind,
+) -> &'a keystorm_engine::results::SummaryRow {
+    rows.iter()
+        .find(|r| r.phase == phase && r.op == op)
+        .unwrap_or_else(|| panic!("no {phase} {op:?} row in {rows:?}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dynamic_rgw_bucket_keeps_and_lists_every_object_through_its_reshards() {
+    use keystorm_engine::ops::OpKind;
+    let per_shard: u64 = env("KEYSTORM_RGW_MAX_OBJS_PER_SHARD").parse().unwrap();
+    // Past 11 shards × per_shard the bucket reshards while the fill goes on (the
+    // reshard thread looks every 10 s); then each round audits the listing and reads
+    // back with verification.
+    let keys = 11 * per_shard * 2;
+    let (text, bucket) = workload(
+        "ks-integrity",
+        &format!(
+            "  index: dynamic\nkeyspace: {{ seed: 8, prefix: i/ }}\nobjects: {{ size: 1KiB-8KiB }}\n\
+             before:\n  - {{ name: fill, op: put, concurrency: 32, until_objects: {keys} }}\n\
+             rounds:\n  count: 2\n  phases:\n    \
+             - {{ name: write, op: put, concurrency: 16, operations: 2000 }}\n    \
+             - {{ name: audit, op: audit, mode: prefix, concurrency: 16 }}\n    \
+             - {{ name: read, op: get, concurrency: 16, operations: 3000, verify: true }}\n"
+        ),
+    );
+    let results = tempfile::tempdir().unwrap();
+    let events = Arc::new(Events::default());
+    let outcome = common::run_observed(&text, results.path(), events.clone()).await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let reshards = events
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, e)| matches!(e, RunEvent::Reshard(r) if r.bucket == bucket))
+        .count();
+    assert!(reshards > 0, "the bucket resharded during the run");
+
+    let rows = keystorm_engine::results::whole_phase_rows(&outcome.dir, &outcome.summary.rows);
+    let report = keystorm_engine::results::read_integrity(&outcome.dir, &rows);
+    assert_eq!(report.audits.len(), 2, "{report:?}");
+    for (n, a) in report.audits.iter().enumerate() {
+        let expected = keys + 2000 * (n as u64 + 1);
+        assert_eq!(a.bucket, bucket);
+        assert_eq!(a.counts.expected, expected, "{a:?}");
+        assert!(a.counts.clean(), "RGW lists every object once: {a:?}");
+        assert_eq!(a.counts.listed, expected);
+    }
+    assert_eq!(report.verified_phases.len(), 2);
+    assert_eq!(report.verified_gets, 6000, "{report:?}");
+    assert_eq!((report.corrupt, report.missing), (0, 0), "{report:?}");
+    for round in [1, 2] {
+        let read = rows
+            .iter()
+            .find(|r| r.phase == "read" && r.round == Some(round) && r.op == OpKind::Get)
+            .expect("a read row");
+        assert_eq!(read.stats.errors, 0, "{read:?}");
+    }
+    assert_eq!(row_of(&rows, "fill", OpKind::Put).stats.ops, keys);
+}
