@@ -4,8 +4,13 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod diff_args;
 mod tls_args;
+mod values;
+pub use diff_args::DiffArgs;
 pub use tls_args::{LinkTlsArgs, ServeTlsArgs};
+pub use values::ListModeArg;
+use values::{parse_duration, parse_positive_duration};
 
 /// keystorm: an S3 load generator and benchmark harness.
 ///
@@ -45,6 +50,9 @@ pub enum Command {
     Show(ShowArgs),
     /// Count (or walk) every key of a bucket: serially, by prefix or adaptively.
     List(ListArgs),
+    /// Compare two listings key by key (buckets, prefixes, endpoints or a saved key
+    /// file): keys only in one, and keys with another size or ETag; exit 1 if they differ.
+    Diff(DiffArgs),
     /// Download every object under a prefix into a local folder, many at once.
     Download(DownloadArgs),
     /// Upload a local folder's files, many at once, large ones in parallel parts.
@@ -551,13 +559,6 @@ pub struct UploadArgs {
     pub target: TargetArgs,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ListModeArg {
-    Serial,
-    Prefix,
-    Adaptive,
-}
-
 #[derive(Debug, clap::Args)]
 pub struct SimArgs {
     /// Port to listen on (0 picks a free one).
@@ -708,18 +709,6 @@ pub enum SimFault {
     Corrupt,
     LoseOnReshard,
     ListTwice,
-}
-
-fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    humantime::parse_duration(s.trim())
-        .map_err(|e| format!("{s:?} is not a duration like 5s or 250ms ({e})"))
-}
-
-fn parse_positive_duration(s: &str) -> Result<std::time::Duration, String> {
-    match parse_duration(s)? {
-        d if d.is_zero() => Err(format!("{s:?}: must be longer than zero")),
-        d => Ok(d),
-    }
 }
 
 /// `KEY=VALUE` with KEY one of `T`'s value names.

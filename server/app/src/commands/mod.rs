@@ -1,6 +1,7 @@
 //! One module per command; each returns the exit code of a normal end.
 
 mod agent;
+mod diff;
 mod inputs;
 mod list;
 mod ls;
@@ -25,6 +26,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8, CliError> {
         Command::Validate(args) => validate::validate(&args),
         Command::Ls(args) => ls::ls(&args),
         Command::List(args) => list::list(&args).await,
+        Command::Diff(args) => diff::diff(&args).await,
         Command::Download(args) => transfer::download(&args).await,
         Command::Upload(args) => transfer::upload(&args).await,
         Command::Show(args) => show::show(&args),

@@ -1,7 +1,9 @@
-//! What must be there against what was listed, counted exactly: keys missing from the
-//! listing, keys listed more than once, entries listed that were never expected, and
-//! keys listed with another size — with the first examples of each. Both sides are
-//! spilled by key hash ([`super::spill`]) and compared one partition at a time.
+//! What must be there against what was listed, exactly: keys missing from the listing,
+//! keys listed more than once, entries listed that were never expected, keys listed
+//! with another size or tag (ETag). Both sides are spilled by key hash
+//! ([`super::spill`]) and compared one partition at a time; every key found is handed
+//! to the caller ([`Comparer::compare`]), or counted with the first examples of each
+//! finding for an audit ([`Comparer::finish`]).
 
 use std::collections::HashMap;
 use std::io;
@@ -45,12 +47,6 @@ impl ListedCut {
     }
 }
 
-/// An expected key as a partition holds it.
-struct Slot {
-    size: u64,
-    seen: u32,
-}
-
 impl Comparer {
     /// A comparison spilling into the folder `dir` (made, or emptied of an earlier
     /// comparison's files), comparing at most `budget` expected keys in memory at once.
@@ -88,12 +84,23 @@ impl Comparer {
 
     /// A key that must be there, with its size.
     pub fn expect(&mut self, key: &str, size: u64) -> io::Result<()> {
-        self.expected.push(key.as_bytes(), size)
+        self.expected.push(key.as_bytes(), size, b"")
     }
 
     /// An entry the listing returned.
     pub fn listed(&mut self, key: &str, size: u64) -> io::Result<()> {
-        self.listed.push(key.as_bytes(), size)
+        self.listed.push(key.as_bytes(), size, b"")
+    }
+
+    /// A key on the expected side with a tag (an ETag) to compare too; an empty tag
+    /// matches any.
+    pub fn expect_tagged(&mut self, key: &str, size: u64, tag: &str) -> io::Result<()> {
+        self.expected.push(key.as_bytes(), size, tag.as_bytes())
+    }
+
+    /// An entry on the listed side with a tag.
+    pub fn listed_tagged(&mut self, key: &str, size: u64, tag: &str) -> io::Result<()> {
+        self.listed.push(key.as_bytes(), size, tag.as_bytes())
     }
 
     /// Flushes the listed side and says how much of it there is, for a checkpoint.
@@ -102,21 +109,76 @@ impl Comparer {
         Ok(ListedCut { parts })
     }
 
-    /// Compares the two sides: exact counts and the first examples of each finding.
-    /// The comparer's folder is removed.
-    pub fn finish(self) -> io::Result<(AuditCounts, Vec<AuditExample>)> {
-        let mut out = Outcome::default();
+    /// Compares the two sides, handing every key found to `on` (partition by
+    /// partition, in no order of keys); returns how many keys each side held. The
+    /// comparer's folder is removed.
+    pub fn compare(self, on: &mut dyn FnMut(&Found<'_>) -> io::Result<()>) -> io::Result<Sides> {
+        let mut sides = Sides::default();
         let expected = self.expected.finish()?;
         let listed = self.listed.finish()?;
         for (e, l) in expected.iter().zip(&listed) {
-            compare_part(&self.dir, e, l, self.budget, 1, &mut out)?;
+            compare_part(&self.dir, e, l, self.budget, 1, &mut sides, on)?;
         }
         std::fs::remove_dir_all(&self.dir)?;
-        // By finding, then by key: the order a reader looks for them in.
+        Ok(sides)
+    }
+
+    /// Compares the two sides as an audit: exact counts and the first examples of each
+    /// finding, by finding then key. The comparer's folder is removed.
+    pub fn finish(self) -> io::Result<(AuditCounts, Vec<AuditExample>)> {
+        let mut out = Outcome::default();
+        let sides = self.compare(&mut |f| {
+            out.add(f);
+            Ok(())
+        })?;
+        out.counts.expected = sides.expected;
+        out.counts.listed = sides.listed;
         out.examples
             .sort_by(|a, b| (a.finding as u8, &a.key).cmp(&(b.finding as u8, &b.key)));
         Ok((out.counts, out.examples))
     }
+}
+
+/// Keys each side held: distinct expected keys, and every entry listed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sides {
+    pub expected: u64,
+    pub listed: u64,
+}
+
+/// What one side says of a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen<'a> {
+    pub size: u64,
+    /// The ETag, or empty.
+    pub tag: &'a [u8],
+}
+
+/// How a key differs between the two sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FoundKind {
+    /// Expected, never listed.
+    Missing,
+    /// Listed this many times (more than once).
+    Doubled(u32),
+    /// Listed, never expected.
+    Extra,
+    /// On both sides with other sizes.
+    SizeMismatch,
+    /// On both sides, same size, both tags given and different.
+    TagMismatch,
+    /// On the expected side this many times (more than once): a listing given as the
+    /// expected side repeated it.
+    DoubledExpected(u32),
+}
+
+/// One key found different.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found<'a> {
+    pub kind: FoundKind,
+    pub key: &'a [u8],
+    pub expected: Option<Seen<'a>>,
+    pub listed: Option<Seen<'a>>,
 }
 
 #[derive(Default)]
@@ -126,7 +188,31 @@ struct Outcome {
 }
 
 impl Outcome {
-    fn example(&mut self, finding: AuditFinding, key: &[u8], detail: String) {
+    /// Counts a key found, and keeps it as an example while there are few of its kind.
+    fn add(&mut self, f: &Found<'_>) {
+        let (finding, detail) = match (f.kind, f.expected, f.listed) {
+            (FoundKind::Missing, Some(e), _) => {
+                self.counts.missing += 1;
+                let detail = format!("written, {} bytes, not listed", e.size);
+                (AuditFinding::Missing, detail)
+            }
+            (FoundKind::Doubled(n), _, _) => {
+                self.counts.doubled += 1;
+                (AuditFinding::Doubled, format!("listed {n} times"))
+            }
+            (FoundKind::Extra, _, Some(l)) => {
+                self.counts.extra += 1;
+                let detail = format!("listed, {} bytes, never written", l.size);
+                (AuditFinding::Extra, detail)
+            }
+            (FoundKind::SizeMismatch, Some(e), Some(l)) => {
+                self.counts.size_mismatch += 1;
+                let detail = format!("listed {} bytes, written {}", l.size, e.size);
+                (AuditFinding::SizeMismatch, detail)
+            }
+            // Computed keys carry no tags and are each expected once.
+            _ => return,
+        };
         if self
             .examples
             .iter()
@@ -136,79 +222,129 @@ impl Outcome {
         {
             self.examples.push(AuditExample {
                 finding,
-                key: String::from_utf8_lossy(key).into_owned(),
+                key: String::from_utf8_lossy(f.key).into_owned(),
                 detail,
             });
         }
     }
 }
 
-/// Compares one partition of each side, splitting it first when its expected keys are
-/// more than the budget; its files are removed once compared.
+/// A key as a partition holds it (an expected one, or one listed but not expected).
+struct Slot {
+    size: u64,
+    tag: Box<[u8]>,
+    /// Times on the expected side, and listed.
+    expected: u32,
+    seen: u32,
+}
+
+impl Slot {
+    /// The slot of `key` in `map`, made with this size and tag if it is new.
+    fn of<'m>(
+        map: &'m mut HashMap<Box<[u8]>, Slot>,
+        key: &[u8],
+        size: u64,
+        tag: &[u8],
+    ) -> &'m mut Slot {
+        map.entry(key.into()).or_insert_with(|| Slot {
+            size,
+            tag: tag.into(),
+            expected: 0,
+            seen: 0,
+        })
+    }
+
+    /// The key found `kind`, seen on the expected side or on the listed one.
+    fn found<'a>(&'a self, kind: FoundKind, key: &'a [u8], expected: bool) -> Found<'a> {
+        let seen = Some(Seen {
+            size: self.size,
+            tag: &self.tag,
+        });
+        Found {
+            kind,
+            key,
+            expected: if expected { seen } else { None },
+            listed: if expected { None } else { seen },
+        }
+    }
+}
+
+/// Compares one partition of each side, splitting it first when either side holds
+/// more records than the budget; its files are removed once compared.
 fn compare_part(
     dir: &Path,
     expected: &Part,
     listed: &Part,
     budget: u64,
     depth: u32,
-    out: &mut Outcome,
+    sides: &mut Sides,
+    on: &mut dyn FnMut(&Found<'_>) -> io::Result<()>,
 ) -> io::Result<()> {
-    if expected.records > budget && depth <= MAX_DEPTH {
+    if expected.records.max(listed.records) > budget && depth <= MAX_DEPTH {
         let sub = tempfile::Builder::new().prefix("split-").tempdir_in(dir)?;
         let salt = u64::from(depth);
         let mut e = Spill::create(sub.path(), "expected", salt, PARTS)?;
-        read_records(&expected.path, |k, s| e.push(k, s))?;
+        read_records(&expected.path, |k, s, t| e.push(k, s, t))?;
         let mut l = Spill::create(sub.path(), "listed", salt, PARTS)?;
-        read_records(&listed.path, |k, s| l.push(k, s))?;
+        read_records(&listed.path, |k, s, t| l.push(k, s, t))?;
         remove(expected, listed);
         for (e, l) in e.finish()?.iter().zip(&l.finish()?) {
-            compare_part(sub.path(), e, l, budget, depth + 1, out)?;
+            compare_part(sub.path(), e, l, budget, depth + 1, sides, on)?;
         }
         return Ok(());
     }
     let mut slots: HashMap<Box<[u8]>, Slot> = HashMap::with_capacity(expected.records as usize);
-    read_records(&expected.path, |k, size| {
-        slots.entry(k.into()).or_insert(Slot { size, seen: 0 });
+    read_records(&expected.path, |k, size, tag| {
+        Slot::of(&mut slots, k, size, tag).expected += 1;
         Ok(())
     })?;
-    out.counts.expected += slots.len() as u64;
-    read_records(&listed.path, |k, size| {
-        out.counts.listed += 1;
-        match slots.get_mut(k) {
-            None => {
-                out.counts.extra += 1;
-                out.example(
-                    AuditFinding::Extra,
-                    k,
-                    format!("listed, {size} bytes, never written"),
-                );
-            }
-            Some(slot) => {
-                slot.seen += 1;
-                if slot.seen == 1 && size != slot.size {
-                    out.counts.size_mismatch += 1;
-                    let detail = format!("listed {size} bytes, written {}", slot.size);
-                    out.example(AuditFinding::SizeMismatch, k, detail);
-                }
-            }
+    sides.expected += slots.len() as u64;
+    // Keys listed that were not expected, each once however often it was listed.
+    let mut extras: HashMap<Box<[u8]>, Slot> = HashMap::new();
+    read_records(&listed.path, |k, size, tag| {
+        sides.listed += 1;
+        let Some(slot) = slots.get_mut(k) else {
+            Slot::of(&mut extras, k, size, tag).seen += 1;
+            return Ok(());
+        };
+        slot.seen += 1;
+        if slot.seen > 1 {
+            return Ok(());
         }
-        Ok(())
+        let expected = Some(Seen {
+            size: slot.size,
+            tag: &slot.tag,
+        });
+        let kind = if size != slot.size {
+            FoundKind::SizeMismatch
+        } else if !tag.is_empty() && !slot.tag.is_empty() && *tag != *slot.tag {
+            FoundKind::TagMismatch
+        } else {
+            return Ok(());
+        };
+        on(&Found {
+            kind,
+            key: k,
+            expected,
+            listed: Some(Seen { size, tag }),
+        })
     })?;
+    for (k, extra) in &extras {
+        let mut found = |kind| on(&extra.found(kind, k, false));
+        found(FoundKind::Extra)?;
+        if extra.seen > 1 {
+            found(FoundKind::Doubled(extra.seen))?;
+        }
+    }
     for (k, slot) in &slots {
+        let mut found = |kind| on(&slot.found(kind, k, true));
+        if slot.expected > 1 {
+            found(FoundKind::DoubledExpected(slot.expected))?;
+        }
         match slot.seen {
-            0 => {
-                out.counts.missing += 1;
-                out.example(
-                    AuditFinding::Missing,
-                    k,
-                    format!("written, {} bytes, not listed", slot.size),
-                );
-            }
+            0 => found(FoundKind::Missing)?,
             1 => {}
-            n => {
-                out.counts.doubled += 1;
-                out.example(AuditFinding::Doubled, k, format!("listed {n} times"));
-            }
+            n => found(FoundKind::Doubled(n))?,
         }
     }
     remove(expected, listed);
@@ -244,6 +380,8 @@ mod tests {
         for n in 0..5 {
             listed.push((format!("q/stranger-{n}"), 1));
         }
+        // A key never written, listed twice: extra once, and doubled.
+        listed.push(("q/stranger-0".to_string(), 1));
         let mut rng = fastrand::Rng::with_seed(9);
         rng.shuffle(&mut listed);
         for (k, s) in &listed {
@@ -260,9 +398,9 @@ mod tests {
             counts,
             AuditCounts {
                 expected: 10_000,
-                listed: 10_000 - 37 + 12 + 2 + 5,
+                listed: 10_000 - 37 + 12 + 2 + 5 + 1,
                 missing: 37,
-                doubled: 13,
+                doubled: 14,
                 extra: 5,
                 size_mismatch: 4,
             }
@@ -270,7 +408,7 @@ mod tests {
         assert!(!counts.clean());
         let of = |f: AuditFinding| examples.iter().filter(|e| e.finding == f).count();
         assert_eq!(of(AuditFinding::Missing), EXAMPLES_PER_KIND);
-        assert_eq!(of(AuditFinding::Doubled), 13);
+        assert_eq!(of(AuditFinding::Doubled), 14);
         assert_eq!(of(AuditFinding::Extra), 5);
         assert_eq!(of(AuditFinding::SizeMismatch), 4);
         assert!(examples.iter().any(|e| e.detail == "listed 3 times"));

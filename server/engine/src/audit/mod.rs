@@ -10,11 +10,15 @@
 //! buffers and one partition's map; disk is each side's keys, once per split level.
 //! [`audit`] runs one bucket's audit: its listing into the comparer (cut with the
 //! listing's checkpoints, so a killed audit resumes), then the keys that must be there.
+//! [`diff`] feeds two listings (or key files) into one comparer, one as each side.
 
 mod bucket;
 mod compare;
+pub mod diff;
 mod spill;
 
 pub use bucket::{AuditError, AuditJob, AuditOutcome, BUDGET, Expected, audit};
 
-pub use compare::{AuditCounts, AuditExample, AuditFinding, Comparer, ListedCut};
+pub use compare::{
+    AuditCounts, AuditExample, AuditFinding, Comparer, Found, FoundKind, ListedCut, Seen, Sides,
+};

@@ -1,7 +1,8 @@
-//! One side of a comparison on disk: records of (key, size) appended to one of a fixed
-//! number of files chosen by a hash of the key, so the two sides' records of one key
-//! always land in partitions of the same number, and read back one file at a time.
-//! A record is the key's length (varint), its bytes, and the size (varint).
+//! One side of a comparison on disk: records of (key, size, tag) appended to one of a
+//! fixed number of files chosen by a hash of the key, so the two sides' records of one
+//! key always land in partitions of the same number, and read back one file at a time.
+//! A record is the key's length (varint), its bytes, the size (varint), the tag's
+//! length (varint) and its bytes (an ETag, or nothing).
 
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
@@ -91,12 +92,15 @@ impl Spill {
         Ok(self.parts.iter().map(|p| (p.bytes, p.records)).collect())
     }
 
-    pub fn push(&mut self, key: &[u8], size: u64) -> io::Result<()> {
+    pub fn push(&mut self, key: &[u8], size: u64, tag: &[u8]) -> io::Result<()> {
         let n = (hash(self.salt, key) % self.writers.len() as u64) as usize;
         let w = &mut self.writers[n];
         let mut bytes = put_varint(w, key.len() as u64)?;
         w.write_all(key)?;
         bytes += key.len() + put_varint(w, size)?;
+        bytes += put_varint(w, tag.len() as u64)?;
+        w.write_all(tag)?;
+        bytes += tag.len();
         self.parts[n].records += 1;
         self.parts[n].bytes += bytes as u64;
         Ok(())
@@ -115,15 +119,18 @@ impl Spill {
 /// at the first error `f` returns.
 pub(super) fn read_records(
     path: &Path,
-    mut f: impl FnMut(&[u8], u64) -> io::Result<()>,
+    mut f: impl FnMut(&[u8], u64, &[u8]) -> io::Result<()>,
 ) -> io::Result<()> {
     let mut r = BufReader::with_capacity(BUFFER, File::open(path)?);
-    let mut key = Vec::new();
+    let (mut key, mut tag) = (Vec::new(), Vec::new());
     while let Some(len) = get_varint(&mut r)? {
         key.resize(len as usize, 0);
         r.read_exact(&mut key)?;
         let size = get_varint(&mut r)?.ok_or_else(|| truncated(path))?;
-        f(&key, size)?;
+        let tag_len = get_varint(&mut r)?.ok_or_else(|| truncated(path))?;
+        tag.resize(tag_len as usize, 0);
+        r.read_exact(&mut tag)?;
+        f(&key, size, &tag)?;
     }
     Ok(())
 }
@@ -201,9 +208,9 @@ mod tests {
         let mut spill = Spill::create(dir.path(), "x", 7, 4).unwrap();
         let keys: Vec<String> = (0..1000).map(|i| format!("k/{i:05}")).collect();
         for (i, k) in keys.iter().enumerate() {
-            spill.push(k.as_bytes(), i as u64 * 1_000_003).unwrap();
+            spill.push(k.as_bytes(), i as u64 * 1_000_003, b"").unwrap();
         }
-        spill.push(b"", u64::MAX).unwrap();
+        spill.push(b"", u64::MAX, b"tag").unwrap();
         let parts = spill.finish().unwrap();
         assert_eq!(parts.iter().map(|p| p.records).sum::<u64>(), 1001);
         assert!(
@@ -212,8 +219,9 @@ mod tests {
         );
         let mut back = Vec::new();
         for (n, p) in parts.iter().enumerate() {
-            read_records(&p.path, |k, size| {
+            read_records(&p.path, |k, size, tag| {
                 assert_eq!(hash(7, k) % 4, n as u64);
+                assert_eq!(tag.is_empty(), !k.is_empty());
                 back.push((String::from_utf8(k.to_vec()).unwrap(), size));
                 Ok(())
             })
@@ -230,19 +238,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut spill = Spill::create(dir.path(), "x", 2, 4).unwrap();
         for i in 0..100 {
-            spill.push(format!("before-{i}").as_bytes(), i).unwrap();
+            spill
+                .push(format!("before-{i}").as_bytes(), i, b"")
+                .unwrap();
         }
         let cut = spill.cut().unwrap();
         for i in 0..50 {
-            spill.push(format!("after-{i}").as_bytes(), i).unwrap();
+            spill.push(format!("after-{i}").as_bytes(), i, b"").unwrap();
         }
         drop(spill);
         let mut again = Spill::reopen(dir.path(), "x", 2, &cut).unwrap().unwrap();
-        again.push(b"resumed", 7).unwrap();
+        again.push(b"resumed", 7, b"").unwrap();
         let parts = again.finish().unwrap();
         let mut keys = Vec::new();
         for p in &parts {
-            read_records(&p.path, |k, _| {
+            read_records(&p.path, |k, _, _| {
                 keys.push(String::from_utf8(k.to_vec()).unwrap());
                 Ok(())
             })
@@ -262,10 +272,10 @@ mod tests {
     fn a_cut_record_is_an_error_not_a_short_answer() {
         let dir = tempfile::tempdir().unwrap();
         let mut spill = Spill::create(dir.path(), "x", 1, 1).unwrap();
-        spill.push(b"abcdef", 300).unwrap();
+        spill.push(b"abcdef", 300, b"e").unwrap();
         let part = spill.finish().unwrap().remove(0);
         let bytes = std::fs::read(&part.path).unwrap();
         std::fs::write(&part.path, &bytes[..bytes.len() - 1]).unwrap();
-        assert!(read_records(&part.path, |_, _| Ok(())).is_err());
+        assert!(read_records(&part.path, |_, _, _| Ok(())).is_err());
     }
 }
