@@ -63,6 +63,7 @@ async fn every_mode_lists_exactly(sim: &SimHandle, client: &S3Client, prefix: &s
         let sink: KeySink = Arc::new(Mutex::new(std::io::BufWriter::new(
             std::fs::File::create(&path).unwrap(),
         )));
+        let requests_before = sim.requests(keystorm_sim::Op::ListObjectsV2);
         let outcome = listing::list(
             client,
             &job(prefix, mode.clone()),
@@ -78,6 +79,12 @@ async fn every_mode_lists_exactly(sim: &SimHandle, client: &S3Client, prefix: &s
         .unwrap_or_else(|e| panic!("{mode:?}: {e}"));
         assert!(outcome.complete);
         assert_eq!(outcome.keys, keys.len() as u64, "{mode:?} count");
+        // Every request the listing sent is counted, seeds and probes too.
+        assert_eq!(
+            outcome.requests,
+            sim.requests(keystorm_sim::Op::ListObjectsV2) - requests_before,
+            "{mode:?} requests"
+        );
         assert_eq!(outcome.bytes, bytes, "{mode:?} bytes");
         let mut seen = BTreeSet::new();
         for line in std::io::BufReader::new(std::fs::File::open(&path).unwrap()).lines() {

@@ -93,6 +93,9 @@ pub async fn list(
             Queue::new(r.todo, cells, listers as usize, start)
         }
         None => {
+            // The delimiter request that seeds an adaptive listing is one of its
+            // requests (an error if it failed), as the observer recorded it.
+            let mut seeding = Totals::default();
             let (ready, cells) = match &job.mode {
                 ListMode::Serial => (shard_ranges::serial(&job.prefix, job.shard), None),
                 ListMode::Prefix { depth, alphabet } => (
@@ -102,7 +105,7 @@ pub async fn list(
                 ListMode::Adaptive { delimiter } => {
                     let seeds = match delimiter {
                         Some(d) if job.shard.is_whole() => {
-                            seed_from_folders(client, job, d, observer.as_ref()).await
+                            seed_from_folders(client, job, d, observer.as_ref(), &mut seeding).await
                         }
                         _ => vec![shard_ranges::whole(&job.prefix, job.shard)],
                     };
@@ -112,7 +115,7 @@ pub async fn list(
             let start = Start {
                 counted: Totals {
                     report: report(None),
-                    ..Totals::default()
+                    ..seeding
                 },
                 ..Start::default()
             };
@@ -292,6 +295,7 @@ async fn seed_from_folders(
     job: &ListJob,
     delimiter: &str,
     observer: &dyn PageObserver,
+    counted: &mut Totals,
 ) -> Vec<KeyRange> {
     let request = ListRequest {
         prefix: (!job.prefix.is_empty()).then(|| job.prefix.clone()),
@@ -307,6 +311,8 @@ async fn seed_from_folders(
         end: Instant::now(),
         outcome: page.as_ref().map(|_| 0).map_err(|e| e.class),
     });
+    counted.requests += 1;
+    counted.errors += u64::from(page.is_err());
     let folders = match page {
         Ok(p) if !p.common_prefixes.is_empty() => p.common_prefixes,
         _ => return vec![KeyRange::whole(&job.prefix)],
