@@ -298,6 +298,8 @@ describe("windows of one phase × round, per second", () => {
     expect(pointSpan(merged)).toBe("Per 44 s (merged seconds)");
     // A last point with its sliver folded in stands for two intervals; the rest are seconds.
     expect(pointSpan([write2[0], write2[1], { ...write2[1], merged: 2, duration_s: 1.05 }])).toBe("Per second");
+    // A phase of 1.1 s is one second with its sliver folded in: one point, not two seconds.
+    expect(pointSpan([{ ...write2[0], merged: 2, duration_s: 1.1 }])).toBe("One point for the whole phase");
     // A two-second phase: its first second, then its second with a sliver folded in.
     expect(pointSpan([write2[0], { ...write2[1], merged: 2, duration_s: 1.2 }])).toBe("Per second");
   });

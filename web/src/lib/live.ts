@@ -68,6 +68,9 @@ export function pointSpan(records: IntervalRecord[]): string {
   // The most common span, a phase's last point left out: it can hold one second more
   // (its sliver of a last interval folded in) or fewer (what was left), and says
   // nothing of the rest. A tie goes to the finer span.
+  // A phase drawn as one point: that point is the whole phase, however many
+  // intervals (a second and its folded sliver, or merged seconds) it holds.
+  if (records.length === 1 && (records[0].merged ?? 1) > 1) return "One point for the whole phase";
   const body = records.length > 1 ? records.slice(0, -1) : records;
   const counts = new Map<number, number>();
   for (const r of body) counts.set(r.merged ?? 1, (counts.get(r.merged ?? 1) ?? 0) + 1);
