@@ -167,6 +167,57 @@ async fn an_operation_count_killed_mid_phase_does_only_the_rest() {
 }
 
 #[tokio::test]
+async fn a_verified_read_killed_mid_phase_goes_on_verifying_after_the_resume() {
+    // One GET body in twenty comes back with a bit flipped.
+    let sim = start_sim(&["--fault", "corrupt=5%", "--fault-ops", "get"]);
+    let dir = tempfile::tempdir().unwrap();
+    let text = workload(
+        "verified",
+        &sim.endpoint,
+        "size: 1KiB",
+        "before:\n  \
+         - { name: fill, op: put, concurrency: 16, until_objects: 1000 }\n\
+         rounds:\n  count: 1\n  phases:\n    \
+         - { name: read, op: get, concurrency: 8, rate: 2000, operations: 12000 }\n",
+    );
+    // --verify on the command line, not in the workload: the resume must keep it.
+    let results = dir.path().join("results");
+    let wl = write_workload(dir.path(), "verified", &text);
+    let mut run = keystorm(
+        &[
+            "run",
+            wl.to_str().unwrap(),
+            "--verify",
+            "--progress",
+            "quiet",
+        ],
+        &results,
+    )
+    .stdout(Stdio::null())
+    .spawn()
+    .unwrap();
+    let run_dir = the_run(&results);
+    wait_for_checkpoint(&run_dir, "the verified reads under way", |c| {
+        in_phase(c, "read", |p| p["operations"].as_u64() >= Some(3_000))
+    });
+    kill_9(&mut run);
+
+    resumed_ok(&run_dir, &results);
+    let rows = rows_of(&run_dir, "read", "get");
+    assert_two_parts(&rows);
+    for row in &rows {
+        let corrupt = row["error_classes"]["corrupt"].as_u64().unwrap_or(0);
+        let checked = ops(row) + corrupt;
+        // Each part found about one in twenty, as the target corrupts them.
+        assert!(
+            corrupt * 100 > checked * 3 && corrupt * 100 < checked * 7,
+            "{corrupt} corrupt of {checked}: {row:#}"
+        );
+        assert_eq!(row["errors"].as_u64(), Some(corrupt), "{row:#}");
+    }
+}
+
+#[tokio::test]
 async fn a_duration_killed_mid_phase_runs_only_the_rest() {
     let sim = start_sim(&[]);
     let dir = tempfile::tempdir().unwrap();

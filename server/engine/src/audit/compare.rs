@@ -202,7 +202,7 @@ impl Outcome {
             }
             (FoundKind::Extra, _, Some(l)) => {
                 self.counts.extra += 1;
-                let detail = format!("listed, {} bytes, never written", l.size);
+                let detail = format!("listed, {} bytes, not a live key", l.size);
                 (AuditFinding::Extra, detail)
             }
             (FoundKind::SizeMismatch, Some(e), Some(l)) => {
