@@ -207,6 +207,20 @@ describe("live events", () => {
     s = applyEvent(s, { id: 3, name: "finished", data: { status: "interrupted", error: null } });
     expect(s.status).toBe("interrupted");
   });
+  it("keeps the card on the phase that started last when a late interval of the one before arrives", () => {
+    // Many agents: the merged seconds of round 1 trail the start of the next phase.
+    let s = initialLive();
+    s = applyEvent(s, { id: 0, name: "started", data: { run_id: "r", endpoint: "x", phases: 3 } });
+    s = applyEvent(s, interval(1, 5));
+    const next = { section: "round", round: 1, index: 1, name: "read" };
+    s = applyEvent(s, { id: 2, name: "phase_started", data: { phase: next, position: 2, end: "list_once", concurrency: 1, objects: 10 } });
+    s = applyEvent(s, interval(3, 7));
+    expect(s.phase).toEqual(next);
+    expect(s.position).toBe(2);
+    expect(s.progress).toBeUndefined();
+    // The late second is still drawn.
+    expect(s.points).toHaveLength(2);
+  });
   it("draws a phase's 50 ms last interval folded into the second before it: no dip", () => {
     const get = (ops: number, seconds: number, p99_us: number) => ({
       ...row({ phase: "read", op: "get" }),

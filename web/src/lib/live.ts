@@ -83,6 +83,11 @@ export function pointSpan(records: IntervalRecord[]): string {
   return merged > 1 ? `Per ${merged} s (merged seconds)` : "Per second";
 }
 
+/** Whether two references name the same phase of the same round. */
+function samePhase(a: PhaseRef, b: PhaseRef): boolean {
+  return a.section === b.section && (a.round ?? null) === (b.round ?? null) && a.name === b.name;
+}
+
 export function intervalPoint(record: IntervalRecord): LivePoint {
   const p: LivePoint = {
     t: record.t_s + record.duration_s / 2,
@@ -131,9 +136,14 @@ export function applyEvent(state: LiveState, e: RawEvent): LiveState {
     }
     case "interval": {
       const d = e.data as EventData<"interval">;
-      next.phase = d.phase;
-      next.progress = d.progress;
-      next.objects = d.progress.objects;
+      // An interval of an earlier phase (a run of many agents merges each second once
+      // every agent passed it, after the next phase may have started) is drawn, but the
+      // phase, its progress and the objects stay those of the phase that started last.
+      if (!state.phase || samePhase(state.phase, d.phase)) {
+        next.phase = d.phase;
+        next.progress = d.progress;
+        next.objects = d.progress.objects;
+      }
       // A phase's sliver of a last interval comes folded into the interval before: that
       // point is drawn again with it, never the sliver as a second of its own.
       const folded = d.folded ?? null;
