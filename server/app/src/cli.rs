@@ -406,7 +406,8 @@ pub struct ListArgs {
 
     /// Write every key (key, size, etag, last_modified; with --head also metadata) to
     /// this file as JSON lines; `-` writes them to standard output and the report to
-    /// standard error.
+    /// standard error. A name ending in `.keys` writes a key file instead: sorted,
+    /// compressed, a few bytes per key, for workloads and `diff` to read.
     #[arg(long, value_name = "FILE")]
     pub keys: Option<PathBuf>,
 

@@ -325,3 +325,88 @@ fn a_checkpoint_resumes_the_listing_and_goes_when_it_completes() {
     let out = run(with_head);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_key_file_holds_every_key_once_sorted_and_diffs_equal_to_its_bucket() {
+    let (_rt, sim) = target();
+    let endpoint = sim.endpoint();
+    let dir = tempfile::tempdir().unwrap();
+    let keys = dir.path().join("data.keys");
+    let out = keystorm(&[
+        "list",
+        "cli-list",
+        "--endpoint",
+        &endpoint,
+        "--prefix",
+        "data/",
+        "--concurrency",
+        "8",
+        "--keys",
+        keys.to_str().unwrap(),
+        "--json",
+    ])
+    .output()
+    .unwrap();
+    let report = json_of(&out, "list-output.schema.json");
+    assert_eq!(report["key_file"]["keys"], KEYS);
+    let bytes = std::fs::metadata(&keys).unwrap().len();
+    assert_eq!(report["key_file"]["bytes"], bytes);
+    // Front-coded and compressed: fewer bytes per key than a key's own name.
+    assert!(bytes < KEYS * 10, "{bytes} bytes for {KEYS} keys");
+    // Nothing else was left beside it.
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["data.keys".to_string()]);
+
+    // Read back: every key once, in key order, as the bucket holds it.
+    let file = keystorm_engine::keyfile::KeyFile::open(&keys).unwrap();
+    let mut cursor = file.cursor().unwrap();
+    let mut read = Vec::new();
+    for i in 0..file.keys() {
+        let e = cursor.get(i).unwrap().unwrap();
+        read.push((e.key.clone(), e.size, e.etag.clone()));
+    }
+    let mut expected: Vec<(String, u64, Option<String>)> = (0..KEYS)
+        .map(|i| {
+            let key = format!("data/{:02}/{i:06}.bin", i % 25);
+            (key, i % 100, Some("03".repeat(16)))
+        })
+        .collect();
+    expected.sort();
+    assert_eq!(read, expected);
+
+    // The key file against its bucket: equal.
+    let out = keystorm(&[
+        "diff",
+        keys.to_str().unwrap(),
+        "s3://cli-list/data/",
+        "--endpoint",
+        &endpoint,
+    ])
+    .output()
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("equal: 2500 keys"), "{stdout}");
+
+    // What a key file cannot be written with is refused before anything is listed.
+    let out = keystorm(&[
+        "list",
+        "cli-list",
+        "--endpoint",
+        &endpoint,
+        "--keys",
+        keys.to_str().unwrap(),
+        "--head",
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("leave out --checkpoint and --head"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

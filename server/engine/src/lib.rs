@@ -6,10 +6,12 @@
 //! stored; latency is recorded into exact HdrHistograms by [`metrics`] and written as
 //! the run goes by [`results`]. Whole buckets are walked by [`listing`] (serial, by
 //! prefix, or adaptively) and HEADed for their metadata by [`scan`]; [`transfer`] moves
-//! objects between a bucket and a local folder.
+//! objects between a bucket and a local folder. [`audit`] proves a listing holds what was
+//! written (and compares two listings); [`keyfile`] keeps a listing on disk to read from.
 
 pub mod audit;
 pub mod executor;
+pub mod keyfile;
 pub mod keyspace;
 pub mod listing;
 pub mod metrics;

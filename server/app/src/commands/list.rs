@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
+use keystorm_engine::keyfile;
 use keystorm_engine::listing::{
     self, ListCheckpoint, ListJob, ListMode, ListOutcome, PageEvent, PageObserver,
 };
@@ -36,6 +37,19 @@ struct ListReport {
     /// With --head: the HEAD scan.
     #[serde(skip_serializing_if = "Option::is_none")]
     head: Option<HeadReport>,
+    /// With --keys FILE.keys: the key file written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key_file: Option<KeyFileReport>,
+}
+
+#[derive(Serialize)]
+struct KeyFileReport {
+    path: String,
+    keys: u64,
+    bytes: u64,
+    bytes_per_key: f64,
+    /// Keys the listing returned more than once, kept once.
+    repeated: u64,
 }
 
 #[derive(Serialize)]
@@ -93,6 +107,7 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
     super::target::require_bucket(&client, &args.target, &args.bucket).await?;
 
     let keys_out = match &args.keys {
+        Some(_) if key_file(args).is_some() => None,
         Some(_) if keys_to_stdout(args) => {
             let sink: listing::KeySink = Arc::new(Mutex::new(std::io::BufWriter::with_capacity(
                 1 << 16,
@@ -142,7 +157,20 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
     let ticker = crate::output::spawn(show_progress(progress.clone(), keys_before, stop.clone()));
     let on_ctrl_c = super::target::stop_on_ctrl_c(&stop);
     let cpu_before = process_cpu_time();
-    let result = if args.head {
+    let mut key_file_written = None;
+    let result = if let Some(path) = key_file(args) {
+        let spill = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        keyfile::list_into(&client, &job, progress.clone(), path, spill, stop.clone())
+            .await
+            .map(|(l, written)| {
+                key_file_written = written;
+                (l, None)
+            })
+            .map_err(|e| e.to_string())
+    } else if args.head {
         let scan_job = ScanJob {
             list: job,
             head_concurrency: args.head_concurrency,
@@ -200,6 +228,15 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
     });
     let head_errors = head.as_ref().map_or(0, |h| h.errors);
     let report = ListReport {
+        key_file: key_file_written.map(|w| KeyFileReport {
+            path: key_file(args)
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            keys: w.keys,
+            bytes: w.bytes,
+            bytes_per_key: w.bytes as f64 / w.keys.max(1) as f64,
+            repeated: w.repeated,
+        }),
         keys_per_sec: outcome.keys_per_sec(),
         client_cpu_s: cpu,
         client_cpu_us_per_1000_keys: if outcome.keys > keys_before {
@@ -259,6 +296,13 @@ fn resume_from(
 }
 
 /// `--keys -`: the keys go to standard output, the report to standard error.
+/// `--keys FILE.keys`: a key file (sorted, compressed, for reads) rather than JSON lines.
+fn key_file(args: &ListArgs) -> Option<&Path> {
+    args.keys
+        .as_deref()
+        .filter(|p| p.extension().is_some_and(|e| e == "keys"))
+}
+
 fn keys_to_stdout(args: &ListArgs) -> bool {
     args.keys.as_deref() == Some(Path::new("-"))
 }
@@ -266,6 +310,12 @@ fn keys_to_stdout(args: &ListArgs) -> bool {
 fn job(args: &ListArgs) -> Result<ListJob, CliError> {
     if args.bucket.trim().is_empty() {
         return Err(CliError::bad_input("the bucket name is empty"));
+    }
+    if key_file(args).is_some() && (args.checkpoint.is_some() || args.head) {
+        return Err(CliError::bad_input(
+            "a .keys file holds what a listing returns, written once the listing is \
+             complete: leave out --checkpoint and --head, or write JSON lines (--keys FILE.jsonl)",
+        ));
     }
     if keys_to_stdout(args) && args.checkpoint.is_some() {
         return Err(CliError::bad_input(
@@ -373,6 +423,21 @@ fn human(r: &ListReport) -> String {
         r.client_cpu_s,
         r.client_cpu_us_per_1000_keys
     );
+    if let Some(k) = &r.key_file {
+        let _ = writeln!(
+            out,
+            "key file {}: {} keys, {} ({:.1} bytes per key){}",
+            k.path,
+            k.keys,
+            human_bytes(k.bytes),
+            k.bytes_per_key,
+            if k.repeated > 0 {
+                format!("; {} keys listed twice kept once", k.repeated)
+            } else {
+                String::new()
+            }
+        );
+    }
     if let Some(h) = &r.head {
         let _ = writeln!(
             out,

@@ -324,7 +324,14 @@ async fn feed(
             let (comparer, path2, strip) = (comparer.clone(), path.clone(), strip.clone());
             let stop = stop.clone();
             let entries = tokio::task::spawn_blocking(move || {
-                read_key_file(&path2, &strip, &comparer, side, etags, &stop)
+                let to = FileSide {
+                    strip: &strip,
+                    comparer: &comparer,
+                    side,
+                    etags,
+                    stop: &stop,
+                };
+                read_key_file(&path2, &to)
             })
             .await
             .map_err(|e| DiffError::KeyFile(format!("{}: {e}", path.display())))??;
@@ -377,6 +384,62 @@ fn consume(
     Ok(n)
 }
 
+/// Where a saved listing's keys go: one side of the comparer, without `strip`.
+struct FileSide<'a> {
+    strip: &'a str,
+    comparer: &'a Mutex<Comparer>,
+    side: Side,
+    etags: bool,
+    stop: &'a CancellationToken,
+}
+
+/// Feeds a key file (`keystorm list --keys FILE.keys`) to one side, a block at a time.
+fn read_keys_file(path: &Path, to: &FileSide<'_>) -> Result<u64, DiffError> {
+    let FileSide {
+        strip,
+        comparer,
+        side,
+        etags,
+        stop,
+    } = *to;
+    let file =
+        crate::keyfile::KeyFile::open(path).map_err(|e| DiffError::KeyFile(e.to_string()))?;
+    let mut cursor = file
+        .cursor()
+        .map_err(|e| DiffError::KeyFile(e.to_string()))?;
+    let spill = |source| DiffError::Spill {
+        dir: String::new(),
+        source,
+    };
+    let mut c = comparer.lock().unwrap_or_else(|p| p.into_inner());
+    for i in 0..file.keys() {
+        let Some(e) = cursor
+            .get(i)
+            .map_err(|e| DiffError::KeyFile(e.to_string()))?
+        else {
+            break;
+        };
+        let key = e.key.strip_prefix(strip).unwrap_or(&e.key);
+        put(
+            &mut c,
+            side,
+            key,
+            e.size,
+            e.etag.as_deref().filter(|_| etags),
+        )
+        .map_err(spill)?;
+        if i % 4096 == 4095 {
+            // Let the other side's feeder in, and stop when asked.
+            drop(c);
+            if stop.is_cancelled() {
+                return Ok(i + 1);
+            }
+            c = comparer.lock().unwrap_or_else(|p| p.into_inner());
+        }
+    }
+    Ok(file.keys())
+}
+
 /// A line of a key file.
 #[derive(Deserialize)]
 struct KeyLine {
@@ -389,14 +452,18 @@ struct KeyLine {
 /// Lines of a key file spilled to the comparer at a time.
 const BATCH: usize = 1024;
 
-fn read_key_file(
-    path: &Path,
-    strip: &str,
-    comparer: &Mutex<Comparer>,
-    side: Side,
-    etags: bool,
-    stop: &CancellationToken,
-) -> Result<u64, DiffError> {
+/// Feeds a saved listing to one side: a key file, or JSON lines.
+fn read_key_file(path: &Path, to: &FileSide<'_>) -> Result<u64, DiffError> {
+    if crate::keyfile::KeyFile::is_one(path) {
+        return read_keys_file(path, to);
+    }
+    let FileSide {
+        strip,
+        comparer,
+        side,
+        etags,
+        stop,
+    } = *to;
     let bad = |what: String| DiffError::KeyFile(format!("{}: {what}", path.display()));
     let file = std::fs::File::open(path).map_err(|e| bad(format!("cannot open it: {e}")))?;
     let reader = std::io::BufReader::with_capacity(1 << 20, file);

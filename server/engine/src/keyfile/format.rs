@@ -1,0 +1,145 @@
+//! The bytes of a key file (see the module's header): magic, version, and how an entry
+//! and a block are encoded and decoded.
+
+use std::io;
+
+use super::entry::KeyEntry;
+
+pub const MAGIC: &[u8; 8] = b"KSTMKEYS";
+pub const VERSION: u32 = 1;
+/// Entries in every block but the last.
+pub const ENTRIES_PER_BLOCK: u32 = 1024;
+pub const HEADER_LEN: u64 = 16;
+pub const FOOTER_LEN: u64 = 32;
+/// Bytes of one block's index entry.
+pub const INDEX_ENTRY_LEN: u64 = 12;
+
+pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let byte = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// The varint at `*at` in `buf`, moving `*at` past it.
+pub fn get_varint(buf: &[u8], at: &mut usize) -> io::Result<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let byte = *buf.get(*at).ok_or_else(|| short("a varint"))?;
+        *at += 1;
+        v |= u64::from(byte & 0x7f) << shift;
+        if byte & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidData,
+        "a varint is too long",
+    ))
+}
+
+fn short(what: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("{what} is cut short"))
+}
+
+/// `len` bytes at `*at`, moving `*at` past them.
+pub fn take<'a>(buf: &'a [u8], at: &mut usize, len: u64, what: &str) -> io::Result<&'a [u8]> {
+    let end = at
+        .checked_add(usize::try_from(len).map_err(|_| short(what))?)
+        .filter(|end| *end <= buf.len())
+        .ok_or_else(|| short(what))?;
+    let bytes = &buf[*at..end];
+    *at = end;
+    Ok(bytes)
+}
+
+/// Appends `entry` to a block whose key before it was `previous`.
+pub fn put_entry(out: &mut Vec<u8>, previous: &[u8], entry: &KeyEntry) {
+    let key = entry.key.as_bytes();
+    let shared = previous.iter().zip(key).take_while(|(a, b)| a == b).count();
+    put_varint(out, shared as u64);
+    put_varint(out, (key.len() - shared) as u64);
+    out.extend_from_slice(&key[shared..]);
+    put_varint(out, entry.size);
+    let etag = entry.etag.as_deref().unwrap_or("").as_bytes();
+    put_varint(out, etag.len() as u64);
+    out.extend_from_slice(etag);
+    put_varint(out, entry.last_modified_ms.map_or(0, |ms| ms + 1));
+}
+
+/// Decodes a whole block into `into` (cleared first).
+pub fn get_block(raw: &[u8], into: &mut Vec<KeyEntry>) -> io::Result<()> {
+    into.clear();
+    let mut at = 0;
+    let mut key: Vec<u8> = Vec::new();
+    while at < raw.len() {
+        let shared = get_varint(raw, &mut at)? as usize;
+        if shared > key.len() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "an entry shares more than the key before it",
+            ));
+        }
+        key.truncate(shared);
+        let len = get_varint(raw, &mut at)?;
+        key.extend_from_slice(take(raw, &mut at, len, "a key")?);
+        let size = get_varint(raw, &mut at)?;
+        let etag_len = get_varint(raw, &mut at)?;
+        let etag = take(raw, &mut at, etag_len, "an ETag")?;
+        let modified = get_varint(raw, &mut at)?;
+        into.push(KeyEntry {
+            key: String::from_utf8(key.clone())
+                .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "a key is not UTF-8"))?,
+            size,
+            etag: (!etag.is_empty()).then(|| String::from_utf8_lossy(etag).into_owned()),
+            last_modified_ms: modified.checked_sub(1),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_come_back_as_written_front_coded() {
+        let entries = vec![
+            KeyEntry {
+                key: "photos/2024/a.jpg".into(),
+                size: 0,
+                etag: None,
+                last_modified_ms: Some(0),
+            },
+            KeyEntry {
+                key: "photos/2024/b é %+&.jpg".into(),
+                size: 20 << 20,
+                etag: Some("d41d8cd98f00b204e9800998ecf8427e-3".into()),
+                last_modified_ms: None,
+            },
+            KeyEntry {
+                key: "q".into(),
+                size: 7,
+                etag: Some("x".into()),
+                last_modified_ms: Some(1_795_000_000_000),
+            },
+        ];
+        let mut raw = Vec::new();
+        let mut previous: &[u8] = b"";
+        for e in &entries {
+            put_entry(&mut raw, previous, e);
+            previous = e.key.as_bytes();
+        }
+        // The second key stores only what follows "photos/2024/".
+        assert!(raw.len() < 17 + 26 + 1 + 60);
+        let mut back = Vec::new();
+        get_block(&raw, &mut back).unwrap();
+        assert_eq!(back, entries);
+        assert!(get_block(&raw[..raw.len() - 2], &mut back).is_err());
+    }
+}

@@ -1,0 +1,38 @@
+//! Key files: a bucket's listing on local disk, compact enough for a billion keys and
+//! quick to pick from, so a bucket is listed once and read many times.
+//!
+//! Version 1, all integers little-endian, varints LEB128:
+//!
+//! ```text
+//! header   "KSTMKEYS"  u32 version (1)  u32 entries per block (E)
+//! blocks   each an LZ4 block (its uncompressed length first, u32) of up to E entries,
+//!          in key order; an entry is
+//!            varint shared      bytes it shares with the key before it in the block
+//!            varint suffix len, suffix bytes
+//!            varint size
+//!            varint ETag len, ETag bytes (without quotes; 0: none)
+//!            varint last-modified (milliseconds since the epoch + 1; 0: unknown)
+//! index    per block: u64 offset of the block, u32 its compressed length
+//! footer   u64 offset of the index, u64 blocks, u64 keys, "KSTMKEYS"
+//! ```
+//!
+//! Every block but the last holds exactly E entries, so key number `i` is in block
+//! `i / E` without a search: a random pick reads and decompresses one block, a pass
+//! reads each block once, and a reader holds the index (12 bytes a block) and one
+//! decoded block. The writer takes keys in any order (a parallel listing's) and sorts
+//! them through runs on disk ([`writer`]), so its memory does not grow either.
+
+mod entry;
+mod error;
+mod format;
+mod listed;
+mod reader;
+mod runs;
+mod writer;
+
+pub use entry::KeyEntry;
+pub use error::KeyFileError;
+pub use format::{ENTRIES_PER_BLOCK, VERSION};
+pub use listed::{ListedError, entry_of, list_into};
+pub use reader::{Cursor, KeyFile};
+pub use writer::{KeyFileWriter, Written};

@@ -1,0 +1,226 @@
+//! Writing a key file from keys in any order: a bounded buffer sorted into runs on disk,
+//! the runs merged into front-coded LZ4 blocks, then the index and the footer. The file
+//! appears under its name only once complete (written beside it, then renamed); a key
+//! listed twice is kept once.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::entry::KeyEntry;
+use super::error::KeyFileError;
+use super::format::{ENTRIES_PER_BLOCK, MAGIC, VERSION, put_entry};
+use super::runs::{Run, write_run};
+
+/// Bytes of keys buffered before they are sorted into a run.
+const RUN_BYTES: usize = 32 << 20;
+
+/// A key file being written.
+pub struct KeyFileWriter {
+    path: PathBuf,
+    /// Holds the runs; removed with them.
+    spill: tempfile::TempDir,
+    buffer: Vec<KeyEntry>,
+    buffered: usize,
+    runs: Vec<PathBuf>,
+}
+
+/// What was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    pub keys: u64,
+    pub bytes: u64,
+    /// Keys given more than once, kept once.
+    pub repeated: u64,
+}
+
+impl KeyFileWriter {
+    /// A key file to be written at `path`, its sorted runs in a folder under `spill_in`.
+    pub fn create(path: &Path, spill_in: &Path) -> Result<KeyFileWriter, KeyFileError> {
+        let spill = tempfile::Builder::new()
+            .prefix("keystorm-keys-")
+            .tempdir_in(spill_in)
+            .map_err(|e| KeyFileError::io(spill_in, e))?;
+        Ok(KeyFileWriter {
+            path: path.to_path_buf(),
+            spill,
+            buffer: Vec::new(),
+            buffered: 0,
+            runs: Vec::new(),
+        })
+    }
+
+    pub fn push(&mut self, entry: KeyEntry) -> Result<(), KeyFileError> {
+        self.buffered += entry.key.len() + entry.etag.as_ref().map_or(0, String::len) + 64;
+        self.buffer.push(entry);
+        if self.buffered >= RUN_BYTES {
+            self.spill_run()?;
+        }
+        Ok(())
+    }
+
+    fn spill_run(&mut self) -> Result<(), KeyFileError> {
+        let path = self.spill.path().join(format!("run-{}", self.runs.len()));
+        write_run(&path, &mut self.buffer).map_err(|e| KeyFileError::io(&path, e))?;
+        self.runs.push(path);
+        self.buffer.clear();
+        self.buffer.shrink_to(0);
+        self.buffered = 0;
+        Ok(())
+    }
+
+    /// Merges the runs into the key file and puts it in place.
+    pub fn finish(mut self) -> Result<Written, KeyFileError> {
+        if !self.buffer.is_empty() || self.runs.is_empty() {
+            self.spill_run()?;
+        }
+        let partial = partial_path(&self.path);
+        let io = |e| KeyFileError::io(&partial, e);
+        let mut out = Blocks::new(File::create(&partial).map_err(io)?).map_err(io)?;
+        let mut runs = Vec::with_capacity(self.runs.len());
+        let mut heap = BinaryHeap::new();
+        for (n, path) in self.runs.iter().enumerate() {
+            let mut run = Run::open(path).map_err(|e| KeyFileError::io(path, e))?;
+            if let Some(entry) = run.next_entry().map_err(|e| KeyFileError::io(path, e))? {
+                heap.push(Reverse(Head { entry, run: n }));
+            }
+            runs.push(run);
+        }
+        let mut repeated = 0;
+        let mut last: Option<String> = None;
+        while let Some(Reverse(Head { entry, run: n })) = heap.pop() {
+            if let Some(next) = runs[n]
+                .next_entry()
+                .map_err(|e| KeyFileError::io(&self.runs[n], e))?
+            {
+                heap.push(Reverse(Head {
+                    entry: next,
+                    run: n,
+                }));
+            }
+            if last.as_deref() == Some(entry.key.as_str()) {
+                repeated += 1;
+                continue;
+            }
+            out.push(&entry).map_err(io)?;
+            last = Some(entry.key);
+        }
+        let (keys, bytes) = out.finish().map_err(io)?;
+        std::fs::rename(&partial, &self.path).map_err(|e| KeyFileError::io(&self.path, e))?;
+        Ok(Written {
+            keys,
+            bytes,
+            repeated,
+        })
+    }
+}
+
+/// A run's next entry in the merge, ordered by key (then run, for a total order).
+struct Head {
+    entry: KeyEntry,
+    run: usize,
+}
+
+impl PartialEq for Head {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+
+impl Eq for Head {}
+
+impl PartialOrd for Head {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Head {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (&self.entry.key, self.run).cmp(&(&other.entry.key, other.run))
+    }
+}
+
+/// Where a key file is written before it is complete.
+fn partial_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".partial");
+    path.with_file_name(name)
+}
+
+/// Entries cut into blocks, compressed and written, with the index kept for the end.
+struct Blocks {
+    out: BufWriter<File>,
+    offset: u64,
+    raw: Vec<u8>,
+    previous: String,
+    in_block: u32,
+    keys: u64,
+    index: Vec<u8>,
+}
+
+impl Blocks {
+    fn new(file: File) -> std::io::Result<Blocks> {
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        out.write_all(MAGIC)?;
+        out.write_all(&VERSION.to_le_bytes())?;
+        out.write_all(&ENTRIES_PER_BLOCK.to_le_bytes())?;
+        Ok(Blocks {
+            out,
+            offset: super::format::HEADER_LEN,
+            raw: Vec::new(),
+            previous: String::new(),
+            in_block: 0,
+            keys: 0,
+            index: Vec::new(),
+        })
+    }
+
+    fn push(&mut self, entry: &KeyEntry) -> std::io::Result<()> {
+        put_entry(&mut self.raw, self.previous.as_bytes(), entry);
+        self.previous.clear();
+        self.previous.push_str(&entry.key);
+        self.in_block += 1;
+        self.keys += 1;
+        if self.in_block == ENTRIES_PER_BLOCK {
+            self.block()?;
+        }
+        Ok(())
+    }
+
+    fn block(&mut self) -> std::io::Result<()> {
+        let compressed = lz4_flex::block::compress_prepend_size(&self.raw);
+        self.out.write_all(&compressed)?;
+        self.index.extend_from_slice(&self.offset.to_le_bytes());
+        self.index
+            .extend_from_slice(&(compressed.len() as u32).to_le_bytes());
+        self.offset += compressed.len() as u64;
+        self.raw.clear();
+        self.previous.clear();
+        self.in_block = 0;
+        Ok(())
+    }
+
+    /// Writes the last block, the index and the footer; the keys and the file's bytes.
+    fn finish(mut self) -> std::io::Result<(u64, u64)> {
+        if self.in_block > 0 {
+            self.block()?;
+        }
+        let blocks = (self.index.len() / 12) as u64;
+        let index_offset = self.offset;
+        self.out.write_all(&self.index)?;
+        self.out.write_all(&index_offset.to_le_bytes())?;
+        self.out.write_all(&blocks.to_le_bytes())?;
+        self.out.write_all(&self.keys.to_le_bytes())?;
+        self.out.write_all(MAGIC)?;
+        let file = self
+            .out
+            .into_inner()
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        file.sync_all()?;
+        let bytes = index_offset + self.index.len() as u64 + super::format::FOOTER_LEN;
+        Ok((self.keys, bytes))
+    }
+}
