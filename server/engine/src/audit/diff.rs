@@ -395,13 +395,6 @@ struct FileSide<'a> {
 
 /// Feeds a key file (`keystorm list --keys FILE.keys`) to one side, a block at a time.
 fn read_keys_file(path: &Path, to: &FileSide<'_>) -> Result<u64, DiffError> {
-    let FileSide {
-        strip,
-        comparer,
-        side,
-        etags,
-        stop,
-    } = *to;
     let file =
         crate::keyfile::KeyFile::open(path).map_err(|e| DiffError::KeyFile(e.to_string()))?;
     let mut cursor = file
@@ -411,7 +404,7 @@ fn read_keys_file(path: &Path, to: &FileSide<'_>) -> Result<u64, DiffError> {
         dir: String::new(),
         source,
     };
-    let mut c = comparer.lock().unwrap_or_else(|p| p.into_inner());
+    let mut c = to.comparer.lock().unwrap_or_else(|p| p.into_inner());
     for i in 0..file.keys() {
         let Some(e) = cursor
             .get(i)
@@ -419,22 +412,22 @@ fn read_keys_file(path: &Path, to: &FileSide<'_>) -> Result<u64, DiffError> {
         else {
             break;
         };
-        let key = e.key.strip_prefix(strip).unwrap_or(&e.key);
+        let key = e.key.strip_prefix(to.strip).unwrap_or(&e.key);
         put(
             &mut c,
-            side,
+            to.side,
             key,
             e.size,
-            e.etag.as_deref().filter(|_| etags),
+            e.etag.as_deref().filter(|_| to.etags),
         )
         .map_err(spill)?;
         if i % 4096 == 4095 {
             // Let the other side's feeder in, and stop when asked.
             drop(c);
-            if stop.is_cancelled() {
+            if to.stop.is_cancelled() {
                 return Ok(i + 1);
             }
-            c = comparer.lock().unwrap_or_else(|p| p.into_inner());
+            c = to.comparer.lock().unwrap_or_else(|p| p.into_inner());
         }
     }
     Ok(file.keys())
