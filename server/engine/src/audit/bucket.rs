@@ -54,6 +54,8 @@ pub enum AuditError {
 #[derive(Debug, Clone)]
 pub struct AuditOutcome {
     pub listing: ListOutcome,
+    /// The comparison ran: the listing completed and the audit was not stopped.
+    pub compared: bool,
     pub counts: AuditCounts,
     pub examples: Vec<AuditExample>,
     pub compare_seconds: f64,
@@ -120,6 +122,7 @@ pub async fn audit(
         // The last periodic cut stays: a resume lists from there.
         return Ok(AuditOutcome {
             listing,
+            compared: false,
             counts: AuditCounts::default(),
             examples: Vec::new(),
             compare_seconds: 0.0,
@@ -155,6 +158,7 @@ pub async fn audit(
     .map_err(spill)?;
     Ok(AuditOutcome {
         listing,
+        compared: true,
         counts,
         examples,
         compare_seconds: started.elapsed().as_secs_f64(),

@@ -295,7 +295,8 @@ pub(crate) fn emit(ctx: &RunContext, phase: &PhaseRef, outcomes: Vec<ScanOrList>
             }
             ScanOrList::Audit(a) => {
                 let a = *a;
-                if a.listing.complete {
+                // A stopped audit compared nothing: its verdict comes with the resume.
+                if a.compared {
                     ctx.emit(RunEvent::Audit(AuditEvent {
                         phase: phase.clone(),
                         bucket: a.listing.bucket.clone(),
