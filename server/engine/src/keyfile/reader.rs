@@ -191,9 +191,16 @@ mod tests {
 
     /// `n` keys given shuffled (and the first hundred twice).
     fn written(n: u64) -> (tempfile::TempDir, PathBuf, super::super::Written) {
+        written_in_runs_of(n, 8 << 20)
+    }
+
+    fn written_in_runs_of(
+        n: u64,
+        run_bytes: usize,
+    ) -> (tempfile::TempDir, PathBuf, super::super::Written) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("k.keys");
-        let mut w = KeyFileWriter::create(&path, dir.path()).unwrap();
+        let mut w = KeyFileWriter::with_run_bytes(&path, dir.path(), run_bytes).unwrap();
         let mut order: Vec<u64> = (0..n).chain(0..n.min(100)).collect();
         fastrand::Rng::with_seed(4).shuffle(&mut order);
         for i in order {
@@ -229,6 +236,18 @@ mod tests {
         // Nothing but the key file is left.
         let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(left.len(), 1, "{left:?}");
+    }
+
+    #[test]
+    fn many_small_runs_merged_in_passes_give_the_same_file() {
+        // 4 KiB runs: about 170 of them, more than are merged at once.
+        let (_a, whole, _) = written(10_000);
+        let (_b, passes, done) = written_in_runs_of(10_000, 4096);
+        assert_eq!((done.keys, done.repeated), (10_000, 100));
+        assert_eq!(
+            std::fs::read(&whole).unwrap(),
+            std::fs::read(&passes).unwrap()
+        );
     }
 
     #[test]

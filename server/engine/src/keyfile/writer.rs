@@ -1,7 +1,9 @@
 //! Writing a key file from keys in any order: a bounded buffer sorted into runs on disk,
-//! the runs merged into front-coded LZ4 blocks, then the index and the footer. The file
-//! appears under its name only once complete (written beside it, then renamed); a key
-//! listed twice is kept once.
+//! the runs merged (a few dozen at a time, in passes when there are more) into
+//! front-coded LZ4 blocks, then the index and the footer. Memory is the buffer and one
+//! read-ahead per run merged, whatever the key count. The file appears under its name
+//! only once complete (written beside it, then renamed); a key listed twice is kept
+//! once.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -12,19 +14,24 @@ use std::path::{Path, PathBuf};
 use super::entry::KeyEntry;
 use super::error::KeyFileError;
 use super::format::{ENTRIES_PER_BLOCK, MAGIC, VERSION, put_entry};
-use super::runs::{Run, write_run};
+use super::runs::{Run, RunBuffer, write_sorted};
 
 /// Bytes of keys buffered before they are sorted into a run.
-const RUN_BYTES: usize = 32 << 20;
+const RUN_BYTES: usize = 8 << 20;
+/// Runs merged at once (each with its read-ahead); more are merged in passes.
+const FAN_IN: usize = 64;
 
 /// A key file being written.
 pub struct KeyFileWriter {
     path: PathBuf,
     /// Holds the runs; removed with them.
     spill: tempfile::TempDir,
-    buffer: Vec<KeyEntry>,
-    buffered: usize,
+    buffer: RunBuffer,
     runs: Vec<PathBuf>,
+    /// Run files made so far (their names).
+    made: usize,
+    /// Bytes buffered before a run is written.
+    run_bytes: usize,
 }
 
 /// What was written.
@@ -39,6 +46,15 @@ pub struct Written {
 impl KeyFileWriter {
     /// A key file to be written at `path`, its sorted runs in a folder under `spill_in`.
     pub fn create(path: &Path, spill_in: &Path) -> Result<KeyFileWriter, KeyFileError> {
+        Self::with_run_bytes(path, spill_in, RUN_BYTES)
+    }
+
+    /// A writer whose runs hold `run_bytes` (small ones make many runs, for tests).
+    pub(super) fn with_run_bytes(
+        path: &Path,
+        spill_in: &Path,
+        run_bytes: usize,
+    ) -> Result<KeyFileWriter, KeyFileError> {
         let spill = tempfile::Builder::new()
             .prefix("keystorm-keys-")
             .tempdir_in(spill_in)
@@ -46,28 +62,50 @@ impl KeyFileWriter {
         Ok(KeyFileWriter {
             path: path.to_path_buf(),
             spill,
-            buffer: Vec::new(),
-            buffered: 0,
+            buffer: RunBuffer::default(),
             runs: Vec::new(),
+            made: 0,
+            run_bytes,
         })
     }
 
     pub fn push(&mut self, entry: KeyEntry) -> Result<(), KeyFileError> {
-        self.buffered += entry.key.len() + entry.etag.as_ref().map_or(0, String::len) + 64;
-        self.buffer.push(entry);
-        if self.buffered >= RUN_BYTES {
+        self.buffer.push(&entry);
+        if self.buffer.bytes() >= self.run_bytes {
             self.spill_run()?;
         }
         Ok(())
     }
 
+    fn next_run(&mut self) -> PathBuf {
+        self.made += 1;
+        self.spill.path().join(format!("run-{}", self.made))
+    }
+
     fn spill_run(&mut self) -> Result<(), KeyFileError> {
-        let path = self.spill.path().join(format!("run-{}", self.runs.len()));
-        write_run(&path, &mut self.buffer).map_err(|e| KeyFileError::io(&path, e))?;
+        let path = self.next_run();
+        self.buffer
+            .write_run(&path)
+            .map_err(|e| KeyFileError::io(&path, e))?;
         self.runs.push(path);
-        self.buffer.clear();
-        self.buffer.shrink_to(0);
-        self.buffered = 0;
+        Ok(())
+    }
+
+    /// Merges runs a group at a time until few enough are left to merge at once.
+    fn merge_passes(&mut self) -> Result<(), KeyFileError> {
+        while self.runs.len() > FAN_IN {
+            let runs = std::mem::take(&mut self.runs);
+            for group in runs.chunks(FAN_IN) {
+                let path = self.next_run();
+                let mut merge = Merge::open(group)?;
+                write_sorted(&path, std::iter::from_fn(|| merge.next().transpose()))
+                    .map_err(|e| KeyFileError::io(&path, e))?;
+                for run in group {
+                    let _ = std::fs::remove_file(run);
+                }
+                self.runs.push(path);
+            }
+        }
         Ok(())
     }
 
@@ -76,30 +114,14 @@ impl KeyFileWriter {
         if !self.buffer.is_empty() || self.runs.is_empty() {
             self.spill_run()?;
         }
+        self.merge_passes()?;
         let partial = partial_path(&self.path);
         let io = |e| KeyFileError::io(&partial, e);
         let mut out = Blocks::new(File::create(&partial).map_err(io)?).map_err(io)?;
-        let mut runs = Vec::with_capacity(self.runs.len());
-        let mut heap = BinaryHeap::new();
-        for (n, path) in self.runs.iter().enumerate() {
-            let mut run = Run::open(path).map_err(|e| KeyFileError::io(path, e))?;
-            if let Some(entry) = run.next_entry().map_err(|e| KeyFileError::io(path, e))? {
-                heap.push(Reverse(Head { entry, run: n }));
-            }
-            runs.push(run);
-        }
+        let mut merge = Merge::open(&self.runs)?;
         let mut repeated = 0;
         let mut last: Option<String> = None;
-        while let Some(Reverse(Head { entry, run: n })) = heap.pop() {
-            if let Some(next) = runs[n]
-                .next_entry()
-                .map_err(|e| KeyFileError::io(&self.runs[n], e))?
-            {
-                heap.push(Reverse(Head {
-                    entry: next,
-                    run: n,
-                }));
-            }
+        while let Some(entry) = merge.next().map_err(io)? {
             if last.as_deref() == Some(entry.key.as_str()) {
                 repeated += 1;
                 continue;
@@ -114,6 +136,40 @@ impl KeyFileWriter {
             bytes,
             repeated,
         })
+    }
+}
+
+/// Sorted runs read together in key order.
+struct Merge {
+    runs: Vec<Run>,
+    heap: BinaryHeap<Reverse<Head>>,
+}
+
+impl Merge {
+    fn open(paths: &[PathBuf]) -> Result<Merge, KeyFileError> {
+        let mut merge = Merge {
+            runs: Vec::with_capacity(paths.len()),
+            heap: BinaryHeap::with_capacity(paths.len()),
+        };
+        for (n, path) in paths.iter().enumerate() {
+            let mut run = Run::open(path).map_err(|e| KeyFileError::io(path, e))?;
+            if let Some(entry) = run.next_entry().map_err(|e| KeyFileError::io(path, e))? {
+                merge.heap.push(Reverse(Head { entry, run: n }));
+            }
+            merge.runs.push(run);
+        }
+        Ok(merge)
+    }
+
+    /// The next entry of all the runs, in key order.
+    fn next(&mut self) -> std::io::Result<Option<KeyEntry>> {
+        let Some(Reverse(Head { entry, run })) = self.heap.pop() else {
+            return Ok(None);
+        };
+        if let Some(next) = self.runs[run].next_entry()? {
+            self.heap.push(Reverse(Head { entry: next, run }));
+        }
+        Ok(Some(entry))
     }
 }
 
