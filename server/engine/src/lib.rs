@@ -22,6 +22,7 @@ pub mod scan;
 pub mod size;
 pub mod spec;
 pub mod transfer;
+mod varint;
 
 pub use keystorm_results as results;
 pub use keystorm_s3 as s3;

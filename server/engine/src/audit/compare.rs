@@ -188,44 +188,38 @@ struct Outcome {
 }
 
 impl Outcome {
-    /// Counts a key found, and keeps it as an example while there are few of its kind.
+    /// Counts a key found, and keeps it as an example while there are few of its kind
+    /// (its count so far says how many are kept).
     fn add(&mut self, f: &Found<'_>) {
-        let (finding, detail) = match (f.kind, f.expected, f.listed) {
-            (FoundKind::Missing, Some(e), _) => {
-                self.counts.missing += 1;
-                let detail = format!("written, {} bytes, not listed", e.size);
-                (AuditFinding::Missing, detail)
-            }
-            (FoundKind::Doubled(n), _, _) => {
-                self.counts.doubled += 1;
-                (AuditFinding::Doubled, format!("listed {n} times"))
-            }
-            (FoundKind::Extra, _, Some(l)) => {
-                self.counts.extra += 1;
-                let detail = format!("listed, {} bytes, not a live key", l.size);
-                (AuditFinding::Extra, detail)
-            }
-            (FoundKind::SizeMismatch, Some(e), Some(l)) => {
-                self.counts.size_mismatch += 1;
-                let detail = format!("listed {} bytes, written {}", l.size, e.size);
-                (AuditFinding::SizeMismatch, detail)
-            }
+        let c = &mut self.counts;
+        let (finding, count) = match f.kind {
+            FoundKind::Missing => (AuditFinding::Missing, &mut c.missing),
+            FoundKind::Doubled(_) => (AuditFinding::Doubled, &mut c.doubled),
+            FoundKind::Extra => (AuditFinding::Extra, &mut c.extra),
+            FoundKind::SizeMismatch => (AuditFinding::SizeMismatch, &mut c.size_mismatch),
             // Computed keys carry no tags and are each expected once.
-            _ => return,
+            FoundKind::TagMismatch | FoundKind::DoubledExpected(_) => return,
         };
-        if self
-            .examples
-            .iter()
-            .filter(|e| e.finding == finding)
-            .count()
-            < EXAMPLES_PER_KIND
-        {
-            self.examples.push(AuditExample {
-                finding,
-                key: String::from_utf8_lossy(f.key).into_owned(),
-                detail,
-            });
+        *count += 1;
+        if *count > EXAMPLES_PER_KIND as u64 {
+            return;
         }
+        let size = |s: Option<Seen<'_>>| s.map_or(0, |s| s.size);
+        let detail = match f.kind {
+            FoundKind::Missing => format!("written, {} bytes, not listed", size(f.expected)),
+            FoundKind::Doubled(n) => format!("listed {n} times"),
+            FoundKind::Extra => format!("listed, {} bytes, not a live key", size(f.listed)),
+            _ => format!(
+                "listed {} bytes, written {}",
+                size(f.listed),
+                size(f.expected)
+            ),
+        };
+        self.examples.push(AuditExample {
+            finding,
+            key: String::from_utf8_lossy(f.key).into_owned(),
+            detail,
+        });
     }
 }
 

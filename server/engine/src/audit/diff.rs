@@ -178,10 +178,7 @@ pub async fn diff(
     mut on: OnDifference,
     stop: CancellationToken,
 ) -> Result<DiffOutcome, DiffError> {
-    let spill = |source| DiffError::Spill {
-        dir: job.spill_in.display().to_string(),
-        source,
-    };
+    let spill = spilling(&job.spill_in);
     let holder = tempfile::Builder::new()
         .prefix("keystorm-diff-")
         .tempdir_in(&job.spill_in)
@@ -190,8 +187,8 @@ pub async fn diff(
     let comparer = Arc::new(Mutex::new(comparer));
     let [observe_a, observe_b] = observers;
     let (a, b) = tokio::join!(
-        feed(&job.a, Side::A, job.etags, &comparer, observe_a, &stop),
-        feed(&job.b, Side::B, job.etags, &comparer, observe_b, &stop),
+        feed(&job.a, Side::A, &job, &comparer, observe_a, &stop),
+        feed(&job.b, Side::B, &job, &comparer, observe_b, &stop),
     );
     let (a, b) = (a?, b?);
     let stopped = stop.is_cancelled()
@@ -211,6 +208,7 @@ pub async fn diff(
         });
     }
     let started = Instant::now();
+    let spill_in = job.spill_in.clone();
     let compared = tokio::task::spawn_blocking(move || {
         let mut counts = DiffCounts::default();
         // Listings of B beyond the first of a key.
@@ -229,10 +227,7 @@ pub async fn diff(
         });
         match (sides, failed) {
             (_, Some(e)) => Err(DiffError::Output(e)),
-            (Err(e), None) => Err(DiffError::Spill {
-                dir: String::new(),
-                source: e,
-            }),
+            (Err(e), None) => Err(spilling(&spill_in)(e)),
             (Ok(sides), None) => {
                 counts.keys_a = sides.expected;
                 counts.keys_b = sides.listed - repeats_b;
@@ -256,6 +251,14 @@ pub async fn diff(
         compare_seconds: started.elapsed().as_secs_f64(),
         stopped: false,
     })
+}
+
+/// The error of spilling into the folder `dir`.
+fn spilling(dir: &Path) -> impl Fn(std::io::Error) -> DiffError + Copy + '_ {
+    move |source| DiffError::Spill {
+        dir: dir.display().to_string(),
+        source,
+    }
 }
 
 /// The difference a comparer found, in the diff's words (A expected, B listed).
@@ -288,32 +291,30 @@ fn difference(f: &Found<'_>) -> Difference {
 async fn feed(
     source: &DiffSource,
     side: Side,
-    etags: bool,
+    job: &DiffJob,
     comparer: &Arc<Mutex<Comparer>>,
     observer: Arc<dyn PageObserver>,
     stop: &CancellationToken,
 ) -> Result<SideOutcome, DiffError> {
     let started = Instant::now();
+    let etags = job.etags;
     match source {
-        DiffSource::Listing { client, job } => {
+        DiffSource::Listing { client, job: list } => {
             let (tx, rx) = tokio::sync::mpsc::channel::<ListEntry>(QUEUE);
             let consumer = {
-                let (comparer, prefix) = (comparer.clone(), job.prefix.clone());
+                let (comparer, prefix) = (comparer.clone(), list.prefix.clone());
                 tokio::task::spawn_blocking(move || consume(rx, &comparer, side, etags, &prefix))
             };
             let outputs = ListOutputs {
                 entries: Some(tx),
                 ..ListOutputs::default()
             };
-            let listed = listing::list(client, job, observer, outputs, stop.clone()).await;
+            let listed = listing::list(client, list, observer, outputs, stop.clone()).await;
             let consumed = consumer.await.unwrap_or_else(|e| {
                 Err(std::io::Error::other(format!("the consumer stopped: {e}")))
             });
             let listing = listed.map_err(|source| DiffError::List { side, source })?;
-            let entries = consumed.map_err(|source| DiffError::Spill {
-                dir: String::new(),
-                source,
-            })?;
+            let entries = consumed.map_err(spilling(&job.spill_in))?;
             Ok(SideOutcome {
                 entries,
                 seconds: listing.seconds,
@@ -322,6 +323,7 @@ async fn feed(
         }
         DiffSource::KeyFile { path, strip } => {
             let (comparer, path2, strip) = (comparer.clone(), path.clone(), strip.clone());
+            let spill_in = job.spill_in.clone();
             let stop = stop.clone();
             let entries = tokio::task::spawn_blocking(move || {
                 let to = FileSide {
@@ -330,6 +332,7 @@ async fn feed(
                     side,
                     etags,
                     stop: &stop,
+                    spill_in: &spill_in,
                 };
                 read_key_file(&path2, &to)
             })
@@ -391,6 +394,8 @@ struct FileSide<'a> {
     side: Side,
     etags: bool,
     stop: &'a CancellationToken,
+    /// Where the comparer spills (for its errors).
+    spill_in: &'a Path,
 }
 
 /// Feeds a key file (`keystorm list --keys FILE.keys`) to one side, a block at a time.
@@ -400,10 +405,7 @@ fn read_keys_file(path: &Path, to: &FileSide<'_>) -> Result<u64, DiffError> {
     let mut cursor = file
         .cursor()
         .map_err(|e| DiffError::KeyFile(e.to_string()))?;
-    let spill = |source| DiffError::Spill {
-        dir: String::new(),
-        source,
-    };
+    let spill = spilling(to.spill_in);
     let mut c = to.comparer.lock().unwrap_or_else(|p| p.into_inner());
     for i in 0..file.keys() {
         let Some(e) = cursor
@@ -456,6 +458,7 @@ fn read_key_file(path: &Path, to: &FileSide<'_>) -> Result<u64, DiffError> {
         side,
         etags,
         stop,
+        spill_in,
     } = *to;
     let bad = |what: String| DiffError::KeyFile(format!("{}: {what}", path.display()));
     let file = std::fs::File::open(path).map_err(|e| bad(format!("cannot open it: {e}")))?;
@@ -473,10 +476,7 @@ fn read_key_file(path: &Path, to: &FileSide<'_>) -> Result<u64, DiffError> {
                 l.size,
                 l.etag.as_deref().filter(|_| etags),
             )
-            .map_err(|source| DiffError::Spill {
-                dir: String::new(),
-                source,
-            })?;
+            .map_err(spilling(spill_in))?;
         }
         Ok(())
     };

@@ -95,10 +95,10 @@ impl Spill {
     pub fn push(&mut self, key: &[u8], size: u64, tag: &[u8]) -> io::Result<()> {
         let n = (hash(self.salt, key) % self.writers.len() as u64) as usize;
         let w = &mut self.writers[n];
-        let mut bytes = put_varint(w, key.len() as u64)?;
+        let mut bytes = crate::varint::write(w, key.len() as u64)?;
         w.write_all(key)?;
-        bytes += key.len() + put_varint(w, size)?;
-        bytes += put_varint(w, tag.len() as u64)?;
+        bytes += key.len() + crate::varint::write(w, size)?;
+        bytes += crate::varint::write(w, tag.len() as u64)?;
         w.write_all(tag)?;
         bytes += tag.len();
         self.parts[n].records += 1;
@@ -123,11 +123,11 @@ pub(super) fn read_records(
 ) -> io::Result<()> {
     let mut r = BufReader::with_capacity(BUFFER, File::open(path)?);
     let (mut key, mut tag) = (Vec::new(), Vec::new());
-    while let Some(len) = get_varint(&mut r)? {
+    while let Some(len) = crate::varint::read(&mut r)? {
         key.resize(len as usize, 0);
         r.read_exact(&mut key)?;
-        let size = get_varint(&mut r)?.ok_or_else(|| truncated(path))?;
-        let tag_len = get_varint(&mut r)?.ok_or_else(|| truncated(path))?;
+        let size = crate::varint::read(&mut r)?.ok_or_else(|| truncated(path))?;
+        let tag_len = crate::varint::read(&mut r)?.ok_or_else(|| truncated(path))?;
         tag.resize(tag_len as usize, 0);
         r.read_exact(&mut tag)?;
         f(&key, size, &tag)?;
@@ -151,51 +151,6 @@ pub(super) fn hash(salt: u64, key: &[u8]) -> u64 {
         h = mix64(h, u64::from_le_bytes(word));
     }
     mix64(h, key.len() as u64)
-}
-
-/// Writes `v`; returns how many bytes that took.
-fn put_varint(w: &mut impl Write, mut v: u64) -> io::Result<usize> {
-    let mut buf = [0u8; 10];
-    let mut n = 0;
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            buf[n] = byte;
-            n += 1;
-            break;
-        }
-        buf[n] = byte | 0x80;
-        n += 1;
-    }
-    w.write_all(&buf[..n])?;
-    Ok(n)
-}
-
-/// The next varint, or `None` at the end of the input (before its first byte).
-fn get_varint(r: &mut impl Read) -> io::Result<Option<u64>> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let mut byte = [0u8; 1];
-        if r.read(&mut byte)? == 0 {
-            return if shift == 0 {
-                Ok(None)
-            } else {
-                Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "a varint is cut short",
-                ))
-            };
-        }
-        v |= u64::from(byte[0] & 0x7f) << shift;
-        if byte[0] & 0x80 == 0 {
-            return Ok(Some(v));
-        }
-    }
-    Err(io::Error::new(
-        io::ErrorKind::InvalidData,
-        "a varint is too long",
-    ))
 }
 
 #[cfg(test)]

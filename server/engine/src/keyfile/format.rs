@@ -14,34 +14,7 @@ pub const FOOTER_LEN: u64 = 32;
 /// Bytes of one block's index entry.
 pub const INDEX_ENTRY_LEN: u64 = 12;
 
-pub fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let byte = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
-/// The varint at `*at` in `buf`, moving `*at` past it.
-pub fn get_varint(buf: &[u8], at: &mut usize) -> io::Result<u64> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let byte = *buf.get(*at).ok_or_else(|| short("a varint"))?;
-        *at += 1;
-        v |= u64::from(byte & 0x7f) << shift;
-        if byte & 0x80 == 0 {
-            return Ok(v);
-        }
-    }
-    Err(io::Error::new(
-        io::ErrorKind::InvalidData,
-        "a varint is too long",
-    ))
-}
+pub use crate::varint::{get as get_varint, put as put_varint};
 
 fn short(what: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, format!("{what} is cut short"))

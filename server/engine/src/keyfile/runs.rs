@@ -6,7 +6,7 @@ use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
 use super::entry::KeyEntry;
-use super::format::{get_varint, put_entry, take};
+use super::format::{get_varint, put_entry};
 
 /// Bytes read ahead per run during the merge.
 const READ_AHEAD: usize = 64 * 1024;
@@ -62,11 +62,8 @@ impl RunBuffer {
         let mut items = std::mem::take(&mut self.items);
         items.sort_unstable_by(|a, b| self.key(a).cmp(self.key(b)));
         let mut w = BufWriter::with_capacity(1 << 20, File::create(path)?);
-        let mut len = Vec::with_capacity(5);
         for i in &items {
-            len.clear();
-            super::format::put_varint(&mut len, u64::from(i.len));
-            w.write_all(&len)?;
+            crate::varint::write(&mut w, u64::from(i.len))?;
             let start = i.offset as usize;
             w.write_all(&self.arena[start..start + i.len as usize])?;
         }
@@ -84,13 +81,11 @@ pub fn write_sorted(
     entries: impl IntoIterator<Item = io::Result<KeyEntry>>,
 ) -> io::Result<()> {
     let mut w = BufWriter::with_capacity(READ_AHEAD, File::create(path)?);
-    let (mut record, mut len) = (Vec::new(), Vec::with_capacity(5));
+    let mut record = Vec::new();
     for e in entries {
         record.clear();
         put_entry(&mut record, b"", &e?);
-        len.clear();
-        super::format::put_varint(&mut len, record.len() as u64);
-        w.write_all(&len)?;
+        crate::varint::write(&mut w, record.len() as u64)?;
         w.write_all(&record)?;
     }
     w.flush()
@@ -114,37 +109,12 @@ impl Run {
 
     /// The run's next entry, or `None` at its end.
     pub fn next_entry(&mut self) -> io::Result<Option<KeyEntry>> {
-        let Some(len) = read_varint(&mut self.reader)? else {
+        let Some(len) = crate::varint::read(&mut self.reader)? else {
             return Ok(None);
         };
         self.record.resize(len as usize, 0);
         self.reader.read_exact(&mut self.record)?;
-        let mut at = 0;
-        let record = take(&self.record, &mut at, len, "a run record")?;
-        super::format::get_block(record, &mut self.decoded)?;
+        super::format::get_block(&self.record, &mut self.decoded)?;
         Ok(self.decoded.pop())
-    }
-}
-
-/// The next varint of a stream, `None` at its end.
-fn read_varint(r: &mut impl Read) -> io::Result<Option<u64>> {
-    let mut buf = Vec::with_capacity(10);
-    let mut byte = [0u8; 1];
-    loop {
-        if r.read(&mut byte)? == 0 {
-            return if buf.is_empty() {
-                Ok(None)
-            } else {
-                Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "a run is cut short",
-                ))
-            };
-        }
-        buf.push(byte[0]);
-        if byte[0] & 0x80 == 0 {
-            let mut at = 0;
-            return get_varint(&buf, &mut at).map(Some);
-        }
     }
 }
