@@ -173,9 +173,10 @@ impl Progress {
             (ProgressMode::Bars, RunEvent::PhaseStarted { phase, end, .. }) => {
                 let bar = match end {
                     PhaseEnd::ListOnce => ProgressBar::new_spinner(),
-                    PhaseEnd::UntilObjects(_) | PhaseEnd::Duration(_) | PhaseEnd::Operations(_) => {
-                        ProgressBar::new(BAR_LENGTH)
-                    }
+                    PhaseEnd::UntilObjects(_)
+                    | PhaseEnd::Duration(_)
+                    | PhaseEnd::Operations(_)
+                    | PhaseEnd::Epochs(_) => ProgressBar::new(BAR_LENGTH),
                 };
                 let bar = styled(bar, self.phase_label(phase));
                 if let Some(old) = self.bar().replace(bar) {
@@ -196,10 +197,13 @@ impl Progress {
                         let eta = time_left(progress)
                             .map(|t| format!("ETA {t} | "))
                             .unwrap_or_default();
+                        let place = match record.epoch {
+                            Some(e) => format!("epoch {e}"),
+                            None => format!("objects {}", progress.objects),
+                        };
                         bar.set_message(format!(
-                            "{eta}{} | objects {} errors {}",
+                            "{eta}{} | {place} errors {}",
                             interval_line(record),
-                            progress.objects,
                             progress.errors
                         ));
                     }
@@ -268,6 +272,17 @@ impl Progress {
                 "bucket {}: index resharded {} -> {} shards at {} objects (between {:.1}s and {:.1}s)",
                 r.bucket, r.from_shards, r.to_shards, r.objects, r.start_t_s, r.end_t_s
             )),
+            (_, RunEvent::Keys(k)) => self.say(format!(
+                "{}: reads {} of bucket {}{}",
+                self.phase_label(&k.phase),
+                keys_line(k),
+                k.bucket,
+                match k.epochs {
+                    Some(1) => ", every key once".to_string(),
+                    Some(n) => format!(", every key {n} times"),
+                    None => String::new(),
+                }
+            )),
             (_, RunEvent::Stall(s)) => self.say(format!(
                 "{}: writes stalled {:.1}s-{:.1}s (lowest {:.0} ops/s against a median of {:.0}; p99 up to {}){}",
                 self.phase_label(&s.phase),
@@ -284,6 +299,26 @@ impl Progress {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// Which keys a phase reads: how many, from which key file, listed how.
+fn keys_line(k: &keystorm_engine::results::KeysEvent) -> String {
+    let part = if k.part_keys == k.keys {
+        format!("{} keys", k.keys)
+    } else {
+        format!("{} of the {} keys", k.part_keys, k.keys)
+    };
+    match (k.source, k.list_seconds) {
+        (keystorm_engine::results::KeySourceKind::Listing, Some(s)) if s > 0.0 => {
+            format!("{part} listed in {s:.1} s into {}", k.file)
+        }
+        (keystorm_engine::results::KeySourceKind::Listing, _) => {
+            format!("{part} listed before into {}", k.file)
+        }
+        (keystorm_engine::results::KeySourceKind::File, _) => {
+            format!("{part} of key file {}", k.file)
         }
     }
 }

@@ -1274,3 +1274,54 @@ async fn a_failed_run_says_why_in_the_runs_list() {
     let detail = s.get(&format!("/api/runs/{id}")).await.json();
     assert_eq!(detail["info"]["error"], run["error"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_reading_a_listing_says_what_it_read_and_the_runs_list_filters_on_buckets() {
+    let s = Server::start().await;
+    let yaml = "name: listed\ntarget: { endpoint: embedded }\nbuckets: { names: [listed] }\n\
+                objects: { size: 100B }\nbefore:\n  \
+                - { name: fill, op: put, concurrency: 8, until_objects: 500, allow_writes: true }\n  \
+                - { name: read, op: get, concurrency: 8, epochs: 2, keys: { from: listing } }\n";
+    let id = s.start_yaml(yaml).await;
+    let events = s.events(&id, None, |e| e.name == "finished").await;
+    assert_eq!(events.last().unwrap().data["status"], "completed");
+    let keys: Vec<_> = events.iter().filter(|e| e.name == "keys").collect();
+    assert_eq!(keys.len(), 1, "the live stream carries the keys event");
+    assert_eq!(keys[0].data["bucket"], "listed");
+    assert_eq!(keys[0].data["keys"], 500);
+    assert_eq!(keys[0].data["file"], "keys-1.keys");
+    let listings = s.get(&format!("/api/runs/{id}/listings")).await.json();
+    assert_eq!(listings["keys"][0], keys[0].data);
+    let intervals = s
+        .get(&format!("/api/runs/{id}/intervals?phase=read"))
+        .await
+        .json();
+    let last = intervals.as_array().unwrap().last().cloned().unwrap();
+    assert_eq!(last["epoch"], 2, "{last}");
+
+    let other = s
+        .start_yaml(
+            "name: other\ntarget: { endpoint: embedded }\nbuckets: { names: [elsewhere] }\n\
+             objects: { size: 100B }\nbefore:\n  - { op: put, concurrency: 2, until_objects: 10 }\n",
+        )
+        .await;
+    s.events(&other, None, |e| e.name == "finished").await;
+    let ids = |runs: serde_json::Value| -> Vec<String> {
+        runs.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["run_id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let all = s.get("/api/runs").await.json();
+    assert_eq!(ids(all.clone()), vec![other.clone(), id.clone()]);
+    assert_eq!(all[1]["buckets"], serde_json::json!(["listed"]));
+    assert_eq!(ids(s.get("/api/runs?bucket=listed").await.json()), vec![id]);
+    assert_eq!(
+        ids(s.get("/api/runs?bucket=elsewhere").await.json()),
+        vec![other]
+    );
+    assert!(ids(s.get("/api/runs?bucket=none").await.json()).is_empty());
+    let bad = s.get("/api/runs?buckets=listed").await;
+    assert_eq!(bad.status, 400, "an unknown filter is refused");
+}

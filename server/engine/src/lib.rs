@@ -12,6 +12,7 @@
 pub mod audit;
 pub mod executor;
 pub mod keyfile;
+pub mod keyset;
 pub mod keyspace;
 pub mod listing;
 pub mod metrics;

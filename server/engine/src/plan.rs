@@ -216,6 +216,26 @@ impl Plan {
             .chain(&self.after)
     }
 
+    /// Buckets whose keys a phase reads from a listing or a key file: keystorm did not
+    /// write them, so nothing writes or cleans there unless a phase allows it.
+    pub fn listed_buckets(&self) -> Vec<(&str, &str)> {
+        self.phases()
+            .filter_map(|p| p.keys.as_ref().map(|k| (k.bucket(), p.name.as_str())))
+            .collect()
+    }
+
+    /// Every bucket the run works on, once: the workload's, then those its phases read
+    /// from a listing or a key file.
+    pub fn bucket_names(&self) -> Vec<String> {
+        let mut names = self.buckets.names.clone();
+        for (b, _) in self.listed_buckets() {
+            if !names.iter().any(|n| n == b) {
+                names.push(b.to_string());
+            }
+        }
+        names
+    }
+
     pub(crate) fn phases_mut(&mut self) -> impl Iterator<Item = &mut PhasePlan> {
         self.before
             .iter_mut()
@@ -251,6 +271,14 @@ pub struct PhasePlan {
     /// is counted as `corrupt`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub verify: bool,
+    /// Where its reads (GET, HEAD, a mix's LIST pages) take their keys when keystorm
+    /// did not write them: a key file or a listing; `None`: the keyspace's window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keys: Option<KeySource>,
+    /// Writes allowed into a bucket whose keys a phase reads from a listing or a key
+    /// file (`allow_writes: true`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub allow_writes: bool,
     /// What the phase does (in plan.json: `kind`, with its `listing` or `transfer`).
     #[serde(flatten)]
     pub kind: PhaseKind,
@@ -267,6 +295,31 @@ impl PhasePlan {
                 1
             }
             _ => self.concurrency,
+        }
+    }
+}
+
+/// Where a reading phase takes its keys when keystorm did not write them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "from")]
+pub enum KeySource {
+    /// A key file made earlier (`keystorm list B --keys FILE.keys`).
+    File { path: PathBuf, bucket: String },
+    /// The bucket listed at the phase's start into a key file in the run folder.
+    Listing {
+        bucket: String,
+        prefix: Option<String>,
+        mode: crate::listing::ListMode,
+        /// Listers (`list_concurrency`).
+        listers: u32,
+    },
+}
+
+impl KeySource {
+    /// The bucket the keys are in.
+    pub fn bucket(&self) -> &str {
+        match self {
+            KeySource::File { bucket, .. } | KeySource::Listing { bucket, .. } => bucket,
         }
     }
 }

@@ -6,7 +6,10 @@ use std::time::Duration;
 use keystorm_engine::ops::OpKind;
 use keystorm_engine::plan::*;
 use keystorm_engine::s3::ClientKind;
-use keystorm_engine::spec::{SpecError, parse_workload};
+use keystorm_engine::spec::parse_workload;
+
+mod spec_support;
+use spec_support::{HEAD, expect_error};
 
 const FULL: &str = r#"name: full
 description: every field
@@ -192,34 +195,6 @@ fn size_forms() {
 }
 
 /// Parses `text` expecting an error at `line`:`column` whose message contains `needle`.
-fn expect_error(text: &str, line: usize, column: usize, needle: &str) {
-    match parse_workload(text, "w.yaml") {
-        Ok(_) => panic!("expected an error containing {needle:?} for:\n{text}"),
-        Err(SpecError::Invalid {
-            file,
-            line: l,
-            column: c,
-            message,
-        }) => {
-            assert_eq!(file, "w.yaml");
-            assert!(
-                message.contains(needle),
-                "message {message:?} lacks {needle:?}"
-            );
-            assert_eq!((l, c), (line, column), "position of {message:?}");
-            let shown = parse_workload(text, "w.yaml").unwrap_err().to_string();
-            assert!(
-                shown.starts_with(&format!("w.yaml:{line}:{column}: ")),
-                "{shown}"
-            );
-            assert!(!shown.contains('\n'), "one line: {shown}");
-        }
-        Err(e) => panic!("unexpected error kind {e}"),
-    }
-}
-
-const HEAD: &str = "name: e\nbuckets: { name: bkt }\n";
-
 #[test]
 fn unknown_fields_are_rejected_where_they_stand() {
     expect_error(
@@ -994,7 +969,7 @@ fn metadata_scans_are_head_phases_over_the_bucket() {
         &format!("{HEAD}before:\n  - {{ op: put, operations: 5, keys: bucket }}\n"),
         4,
         37,
-        "`keys` applies to `op: head`",
+        "`keys: window` and `keys: bucket` apply to `op: head`",
     );
     expect_error(
         &format!("{HEAD}after:\n  - {{ op: head, keys: bucket, duration: 5s }}\n"),
@@ -1006,7 +981,7 @@ fn metadata_scans_are_head_phases_over_the_bucket() {
         &format!("{HEAD}after:\n  - {{ op: head, keys: everything }}\n"),
         4,
         23,
-        "use `window` or `bucket`",
+        "use `window`, `bucket`, `{file: PATH}` or `{from: listing}`",
     );
     expect_error(
         &format!("{HEAD}after:\n  - {{ op: list, list_concurrency: 4 }}\n"),

@@ -63,6 +63,11 @@ pub struct PhasePosition {
     /// and the target was sent both).
     #[serde(default, skip_serializing_if = "Redone::is_none")]
     pub redone: Redone,
+    /// An `epochs` phase: the pick every pick before which was read and recorded, so a
+    /// resume reads from there (picks after it that were done are read again; none is
+    /// left out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_pick: Option<u64>,
 }
 
 /// Writes a resumed part did again, by operation.

@@ -64,6 +64,9 @@ pub struct ListingsReport {
     pub metadata_scans: Vec<MetadataScanRecord>,
     #[serde(default)]
     pub transfers: Vec<TransferRecord>,
+    /// The keys reading phases took from a listing or a key file: bucket, file, count.
+    #[serde(default)]
+    pub keys: Vec<crate::KeysEvent>,
 }
 
 /// Reads the run folder's event log; a run without listings gives an empty report.
@@ -74,7 +77,13 @@ pub fn read_listings(dir: &Path) -> ListingsReport {
     };
     let mut objects_at_start = None;
     // Most lines are intervals: only these events are built.
-    const WANTED: [&str; 4] = ["listing", "phase_started", "metadata_scan", "transfer"];
+    const WANTED: [&str; 5] = [
+        "listing",
+        "phase_started",
+        "metadata_scan",
+        "transfer",
+        "keys",
+    ];
     while let Some(Logged { id, event }) = log.next_of(&WANTED) {
         match event {
             RunEvent::PhaseStarted { objects, .. } => objects_at_start = Some(objects),
@@ -90,6 +99,7 @@ pub fn read_listings(dir: &Path) -> ListingsReport {
             RunEvent::Transfer { phase, outcome } => {
                 report.transfers.push(TransferRecord { id, phase, outcome })
             }
+            RunEvent::Keys(k) => report.keys.push(k),
             _ => {}
         }
     }

@@ -28,6 +28,10 @@ pub struct Manifest {
     pub error: Option<String>,
     /// Buckets this run created (the only ones cleanup may delete).
     pub created_buckets: Vec<String>,
+    /// Buckets the run works on: the workload's, and those it read from a listing or a
+    /// key file (the runs list filters on them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub buckets: Vec<String>,
     /// Times the run was resumed after an interruption.
     #[serde(default)]
     pub resumed_at: Vec<String>,

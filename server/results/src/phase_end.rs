@@ -19,4 +19,7 @@ pub enum PhaseEnd {
     /// One complete listing of the keyspace prefix (list phases), one HEAD of every
     /// listed key (head phases over `keys: bucket`), or one download or upload pass.
     ListOnce,
+    /// Every key of the phase's key file (its shard's part) read exactly this many
+    /// times, each epoch in its own shuffled order.
+    Epochs(u32),
 }

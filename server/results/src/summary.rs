@@ -201,6 +201,9 @@ pub struct IntervalRecord {
     /// (counters added, latency histograms merged; time to first byte left out).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub merged: u64,
+    /// An `epochs` phase: the epoch (from 1) its reads were in when the interval ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<u32>,
 }
 
 fn one() -> u64 {

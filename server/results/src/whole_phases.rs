@@ -120,6 +120,7 @@ mod tests {
                     .collect(),
                 index: Vec::new(),
                 merged: 1,
+                epoch: None,
             };
             store.write_interval(&record, &stats).unwrap();
             all.merge(&stats);

@@ -25,6 +25,10 @@ pub struct SimConfig {
     /// InsufficientStorage; `None`: half of the machine's memory (or of the cgroup's
     /// limit).
     pub max_memory: Option<u64>,
+    /// Count GET and HEAD requests per key (`SimHandle::key_requests`), for tests that
+    /// check from the target's side how often each key was read. It holds an entry per
+    /// key read: off unless asked for.
+    pub tally_keys: bool,
 }
 
 /// RGW's bucket index, imitated: every bucket has index shards; with `dynamic` on, a

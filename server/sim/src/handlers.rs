@@ -67,6 +67,11 @@ pub(crate) async fn handle(state: &State, req: http::Request<Incoming>) -> Resul
         );
     }
     state.requests[ctx.parsed.op as usize].fetch_add(1, Ordering::Relaxed);
+    if let Some(tally) = &state.key_tally
+        && matches!(ctx.parsed.op, Op::GetObject | Op::HeadObject)
+    {
+        tally.note(ctx.parsed.op, &ctx.parsed.bucket, &ctx.parsed.key);
+    }
     if let Some((kind, delay)) = state.injector.delay(ctx.parsed.op) {
         state.store.delays.sleep(kind, delay).await;
     }

@@ -43,6 +43,7 @@ mod server;
 mod sigv4;
 mod state;
 mod store;
+mod tally;
 mod xml;
 
 use std::net::SocketAddr;
@@ -129,6 +130,16 @@ impl SimHandle {
         self.state.requests[op as usize].load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Requests of `op` (`GetObject` or `HeadObject`) per (bucket, key) so far; empty
+    /// unless the target was started with `tally_keys`.
+    pub fn key_requests(&self, op: Op) -> std::collections::HashMap<(String, String), u64> {
+        self.state
+            .key_tally
+            .as_ref()
+            .map(|t| t.of(op))
+            .unwrap_or_default()
+    }
+
     /// (bytes held, budget): the target's memory use by its own accounting.
     pub fn memory(&self) -> (u64, u64) {
         (self.store.budget.used(), self.store.budget.limit())
@@ -160,6 +171,7 @@ pub async fn start(addr: SocketAddr, config: SimConfig) -> std::io::Result<SimHa
         injector: injector.clone(),
         no_multi_delete: config.no_multi_delete,
         requests: Default::default(),
+        key_tally: config.tally_keys.then(tally::KeyTally::default),
     });
     tokio::spawn(reshard::reshard_thread(
         store.clone(),

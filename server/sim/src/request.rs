@@ -5,7 +5,7 @@ use http::{HeaderMap, Method};
 use percent_encoding::percent_decode_str;
 
 /// The S3 operations the target answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Op {
     ListBuckets,
     CreateBucket,

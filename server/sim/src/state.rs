@@ -15,6 +15,8 @@ pub(crate) struct State {
     pub no_multi_delete: bool,
     /// Requests received, by operation (admin calls not counted).
     pub requests: [std::sync::atomic::AtomicU64; crate::request::Op::COUNT],
+    /// GETs and HEADs per key, when the configuration asks for them.
+    pub key_tally: Option<crate::tally::KeyTally>,
 }
 
 /// An injected reset: the service fails, so hyper drops the connection unanswered.

@@ -793,6 +793,55 @@ export interface components {
              *     (counters added, latency histograms merged; time to first byte left out).
              */
             merged?: number;
+            /**
+             * Format: int32
+             * @description An `epochs` phase: the epoch (from 1) its reads were in when the interval ended.
+             */
+            epoch?: number | null;
+        };
+        /**
+         * @description How the key file of a phase came to be.
+         * @enum {string}
+         */
+        KeySourceKind: "listing" | "file";
+        /** @description The keys a phase reads: which bucket, which key file, how many. */
+        KeysEvent: {
+            phase: components["schemas"]["PhaseRef"];
+            source: components["schemas"]["KeySourceKind"];
+            bucket: string;
+            /** @description The prefix listed (listings only; `None`: the whole bucket). */
+            prefix?: string | null;
+            /**
+             * @description The key file: its name in the run folder for a listing, the workload's path for
+             *     a file made earlier.
+             */
+            file: string;
+            /**
+             * Format: int64
+             * @description Keys in the key file.
+             */
+            keys: number;
+            /**
+             * Format: int64
+             * @description Keys this run reads: all of them, or its shard's part (`--shard`, agents).
+             */
+            part_keys: number;
+            /**
+             * Format: int64
+             * @description Bytes of the objects listed (listings only).
+             */
+            object_bytes?: number | null;
+            /**
+             * Format: double
+             * @description Seconds the listing took (listings only; 0 when a resumed run found its key file
+             *     complete).
+             */
+            list_seconds?: number | null;
+            /**
+             * Format: int32
+             * @description With `epochs: N`: every key is read exactly N times, each epoch in its own order.
+             */
+            epochs?: number | null;
         };
         /** @description `seconds = intercept_s + slope_s_per_key × keys`, fitted by least squares. */
         LinearFit: {
@@ -874,6 +923,8 @@ export interface components {
             lines: components["schemas"]["ScalingLine"][];
             metadata_scans?: components["schemas"]["MetadataScanRecord"][];
             transfers?: components["schemas"]["TransferRecord"][];
+            /** @description The keys reading phases took from a listing or a key file: bucket, file, count. */
+            keys?: components["schemas"]["KeysEvent"][];
         };
         Manifest: {
             /** Format: int32 */
@@ -899,6 +950,11 @@ export interface components {
             error?: string | null;
             /** @description Buckets this run created (the only ones cleanup may delete). */
             created_buckets: string[];
+            /**
+             * @description Buckets the run works on: the workload's, and those it read from a listing or a
+             *     key file (the runs list filters on them).
+             */
+            buckets?: string[];
             /** @description Times the run was resumed after an interruption. */
             resumed_at?: string[];
             /** @description The command line that started the run. */
@@ -1267,7 +1323,7 @@ export interface components {
                 position: number;
                 /**
                  * @description How the phase ends: `{"duration": "30s"}`, `{"operations": N}`,
-                 *     `{"until_objects": N}` or `"list_once"`.
+                 *     `{"until_objects": N}`, `{"epochs": N}` or `"list_once"`.
                  */
                 end: Record<string, never>;
                 /** Format: int32 */
@@ -1364,6 +1420,14 @@ export interface components {
             /** @enum {string} */
             event: "audit";
         } | {
+            /**
+             * @description The keys a reading phase takes from a listing or a key file, ready before it
+             *     reads: bucket, key file, how many keys.
+             */
+            data: components["schemas"]["KeysEvent"];
+            /** @enum {string} */
+            event: "keys";
+        } | {
             data: {
                 status: components["schemas"]["RunStatus"];
                 error?: string | null;
@@ -1393,6 +1457,11 @@ export interface components {
             headline: components["schemas"]["Headline"][];
             /** @description Why the run stopped before its end (failed or aborted), as it recorded it. */
             error?: string | null;
+            /**
+             * @description The buckets the run worked on: the workload's, and those it read from a listing
+             *     or a key file (empty for runs recorded before keystorm kept them).
+             */
+            buckets: string[];
         };
         /** @description The workload's settings a run replaced. */
         RunOverrides: {
@@ -2449,7 +2518,13 @@ export interface operations {
     };
     list_runs: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description Only runs that worked on this bucket (wrote it, or read it from a listing or a
+                 *     key file).
+                 */
+                bucket?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2462,6 +2537,14 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunInfo"][];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */

@@ -92,6 +92,7 @@ pub fn start(state: &AppState, split: Split) -> ApiResult<String> {
         seed: plan.keyspace.seed,
         phases: keystorm_engine::executor::schedule(&plan).len(),
         abort_on_loss: plan.agents.on_loss == OnAgentLoss::Abort,
+        buckets: plan.bucket_names(),
     };
     state
         .active

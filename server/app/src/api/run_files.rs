@@ -39,6 +39,9 @@ pub struct RunInfo {
     /// Why the run stopped before its end (failed or aborted), as it recorded it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The buckets the run worked on: the workload's, and those it read from a listing
+    /// or a key file (empty for runs recorded before keystorm kept them).
+    pub buckets: Vec<String>,
 }
 
 /// Labels and notes edited after the run; the manifest stays as recorded.
@@ -144,5 +147,28 @@ pub fn run_info(dir: &Path, manifest: &Manifest) -> RunInfo {
         endpoint: manifest.endpoint.clone(),
         headline,
         error: manifest.error.clone(),
+        buckets: if manifest.buckets.is_empty() {
+            planned_buckets(dir)
+        } else {
+            manifest.buckets.clone()
+        },
     }
+}
+
+/// The workload's buckets as its `plan.json` names them, for runs whose manifest does
+/// not list them.
+fn planned_buckets(dir: &Path) -> Vec<String> {
+    #[derive(Deserialize)]
+    struct Plan {
+        buckets: Buckets,
+    }
+    #[derive(Deserialize)]
+    struct Buckets {
+        names: Vec<String>,
+    }
+    std::fs::read(dir.join(keystorm_engine::results::PLAN_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Plan>(&b).ok())
+        .map(|p| p.buckets.names)
+        .unwrap_or_default()
 }

@@ -103,12 +103,33 @@ impl IntervalFilter {
     }
 }
 
+/// Which runs the list holds.
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct RunFilter {
+    /// Only runs that worked on this bucket (wrote it, or read it from a listing or a
+    /// key file).
+    #[param(max_length = 255)]
+    pub bucket: Option<String>,
+}
+
 #[utoipa::path(get, path = "/api/runs", operation_id = "list_runs", tag = "runs",
-    responses((status = 200, body = [RunInfo])))]
-pub async fn list(State(state): State<AppState>) -> ApiResult<Json<Vec<RunInfo>>> {
+    params(RunFilter),
+    responses((status = 200, body = [RunInfo]), (status = 400, body = ErrorBody)))]
+pub async fn list(
+    State(state): State<AppState>,
+    ApiQuery(filter): ApiQuery<RunFilter>,
+) -> ApiResult<Json<Vec<RunInfo>>> {
     let mut runs: Vec<RunInfo> = list_runs(&state.config.results_dir)?
         .iter()
         .map(|(dir, m)| run_info(dir, m))
+        .filter(|r| {
+            filter
+                .bucket
+                .as_deref()
+                .is_none_or(|b| r.buckets.iter().any(|x| x == b))
+        })
         .collect();
     runs.reverse();
     Ok(Json(runs))

@@ -79,6 +79,7 @@ fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
         faults,
         no_multi_delete: args.no_multi_delete,
         max_memory: args.max_memory,
+        tally_keys: false,
     })
 }
 

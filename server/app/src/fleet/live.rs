@@ -85,6 +85,7 @@ impl LiveRun {
             status: RunStatus::Running,
             error: None,
             created_buckets: Vec::new(),
+            buckets: spec.buckets.clone(),
             resumed_at: Vec::new(),
             command_line: spec.command_line.clone(),
             overrides: Default::default(),

@@ -27,4 +27,6 @@ pub struct NewFleetRun {
     pub phases: usize,
     /// The workload's `agents.on_loss: abort`: a lost agent stops the run.
     pub abort_on_loss: bool,
+    /// The buckets the run works on (for the manifest).
+    pub buckets: Vec<String>,
 }

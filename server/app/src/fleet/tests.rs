@@ -45,6 +45,7 @@ pub(super) fn split(agents: u32) -> NewFleetRun {
         seed: 1,
         phases: 2,
         abort_on_loss: false,
+        buckets: Vec::new(),
     }
 }
 
@@ -71,6 +72,7 @@ pub(super) fn two_agents_running(
         .start(
             NewFleetRun {
                 abort_on_loss: abort,
+                buckets: Vec::new(),
                 ..split(2)
             },
             Arc::new(NoObserver),

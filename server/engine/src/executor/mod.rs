@@ -12,6 +12,7 @@ mod error;
 mod first_errors;
 mod gate;
 mod integrity;
+mod key_reads;
 mod kinds;
 mod listing_phase;
 mod observer;
@@ -297,6 +298,11 @@ async fn run_phases(
         }
     }
 
+    // A key file named by the workload is checked now, not when its phase comes.
+    key_reads::check_files(&ctx.plan).map_err(|e| PhaseFailure {
+        status: RunStatus::Failed,
+        message: e.to_string(),
+    })?;
     let phases = schedule(&ctx.plan);
     // Where the phase a resumed run stopped in got to, and the window it resumes from.
     let resume_window = checkpoint.window;
@@ -336,7 +342,23 @@ async fn run_phases(
                 });
             }
         }
-        let outcome = phase::run(ctx, scheduled, n, from)
+        let keys = key_reads::prepare(
+            ctx,
+            &scheduled.plan,
+            &scheduled.phase_ref,
+            n,
+            from.is_some(),
+        )
+        .await
+        .map_err(|e| PhaseFailure {
+            status: if ctx.cancel.is_cancelled() {
+                RunStatus::Interrupted
+            } else {
+                RunStatus::Failed
+            },
+            message: e.to_string(),
+        })?;
+        let outcome = phase::run(ctx, scheduled, n, from, keys)
             .await
             .map_err(|e| PhaseFailure {
                 status: RunStatus::Failed,

@@ -1,6 +1,7 @@
-//! Running one S3 operation on a computed key: choosing the index from the window,
-//! issuing the request (and its retries, each one counted by the class of the attempt
-//! it follows), keeping the window right, and shaping the result for recording.
+//! Running one S3 operation on a computed key or a key of a key file: choosing the
+//! index from the window (or the position in the key file), issuing the request (and
+//! its retries, each one counted by the class of the attempt it follows), keeping the
+//! window right, and shaping the result for recording.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -9,6 +10,7 @@ use super::context::RunContext;
 use super::draws::OpDraw;
 use super::integrity::Finding;
 use super::verify::{self, BodyCheck, Md5Table, Mismatch};
+use crate::keyset::{EpochPick, KeyReader};
 use crate::keyspace::{Keyspace, Window};
 use crate::metrics::{OpStats, micros};
 use crate::ops::{ErrorClass, OpError, OpKind};
@@ -79,6 +81,8 @@ pub(crate) enum Outcome {
     },
     /// Nothing to operate on (empty window, fill target reached).
     NothingToDo,
+    /// The key file could not be read: the worker stops with this message.
+    KeyFile(String),
 }
 
 pub(crate) struct OpRunner {
@@ -96,10 +100,12 @@ pub(crate) struct OpRunner {
     /// Check each GET's body and MD5 ETag against what was written.
     verify: bool,
     md5s: Arc<Md5Table>,
+    /// Reads take their keys here when the phase reads a key file or a listing.
+    keys: Option<KeyReader>,
 }
 
 impl OpRunner {
-    pub fn new(ctx: &RunContext, plan: &PhasePlan) -> OpRunner {
+    pub fn new(ctx: &RunContext, plan: &PhasePlan, keys: Option<KeyReader>) -> OpRunner {
         let (fill_limit, drain_floor) = match (&plan.work, &plan.end) {
             (PhaseWork::Single(OpKind::Put), PhaseEnd::UntilObjects(n)) => (Some(*n), None),
             (PhaseWork::Single(OpKind::Delete), PhaseEnd::UntilObjects(n)) => (None, Some(*n)),
@@ -119,6 +125,7 @@ impl OpRunner {
             prefix: (!prefix.is_empty()).then(|| prefix.to_string()),
             verify: plan.verify,
             md5s: ctx.md5s.clone(),
+            keys,
         }
     }
 
@@ -136,13 +143,93 @@ impl OpRunner {
         }
     }
 
-    pub async fn run(&mut self, op: OpKind, draw: &mut OpDraw, selection: Selection) -> Outcome {
+    /// Runs `op`; an epochs phase's read reads `pick`.
+    pub async fn run(
+        &mut self,
+        op: OpKind,
+        draw: &mut OpDraw,
+        selection: Selection,
+        pick: Option<EpochPick>,
+    ) -> Outcome {
         match op {
             OpKind::Put => self.put().await,
+            OpKind::Get | OpKind::Head if self.keys.is_some() => {
+                self.read_listed(op, draw, selection, pick).await
+            }
             OpKind::Get | OpKind::Head => self.read(op, draw, selection).await,
             OpKind::Delete => self.delete().await,
+            OpKind::List if self.keys.is_some() => self.list_listed_page(draw).await,
             OpKind::List => self.list_page(draw).await,
         }
+    }
+
+    /// A GET or HEAD of a key of the key file: the epoch's pick, or a position drawn
+    /// uniformly or by Zipf rank over the shuffled positions.
+    async fn read_listed(
+        &mut self,
+        op: OpKind,
+        draw: &mut OpDraw,
+        selection: Selection,
+        pick: Option<EpochPick>,
+    ) -> Outcome {
+        let Some(reader) = self.keys.as_mut() else {
+            return Outcome::NothingToDo;
+        };
+        let n = reader.set().part_keys();
+        if n == 0 {
+            return Outcome::NothingToDo;
+        }
+        let position = match (pick, selection) {
+            (Some(p), _) => p.position,
+            (None, Selection::Uniform) => draw.offset(selection, n),
+            // Rank 1 (offset n - 1) is the hottest.
+            (None, Selection::Zipf { .. }) => reader.set().hot(n - 1 - draw.offset(selection, n)),
+        };
+        match reader.at(position) {
+            Ok(entry) => {
+                self.key.clear();
+                self.key.push_str(&entry.key);
+            }
+            Err(e) => return Outcome::KeyFile(e.to_string()),
+        }
+        let set = reader.set();
+        let (client, key, bucket) = (&self.client, self.key.as_str(), set.bucket());
+        let mut retried = Vec::new();
+        let start = Instant::now();
+        let r = get_or_head(client, self.retries, op, bucket, key, &mut retried).await;
+        let finished = Instant::now();
+        let (r, finding) = judge(r, None, op, bucket, key, Listed::Yes);
+        let mut outcome = done(start, finished, r, retried);
+        if let (Some(f), Outcome::Done { result, .. }) = (finding, &mut outcome) {
+            result.finding = Some(Box::new(f));
+        }
+        outcome
+    }
+
+    /// One page of the key file's bucket (under its listing's prefix), starting after
+    /// one of its keys drawn uniformly.
+    async fn list_listed_page(&mut self, draw: &mut OpDraw) -> Outcome {
+        let Some(reader) = self.keys.as_mut() else {
+            return Outcome::NothingToDo;
+        };
+        let n = reader.set().part_keys();
+        let start_after = if n == 0 {
+            None
+        } else {
+            match reader.at(draw.below(n)) {
+                Ok(e) => Some(e.key.clone()),
+                Err(e) => return Outcome::KeyFile(e.to_string()),
+            }
+        };
+        let set = reader.set();
+        let request = ListRequest {
+            prefix: set.prefix().map(str::to_string),
+            max_keys: Some(self.page_size),
+            start_after,
+            keys_and_sizes_only: true,
+            ..ListRequest::default()
+        };
+        list_one(&self.client, self.retries, set.bucket(), &request).await
     }
 
     async fn put(&mut self) -> Outcome {
@@ -208,30 +295,12 @@ impl OpRunner {
                     ttfb: Some(g.ttfb),
                 }
             })
-        } else if op == OpKind::Get {
-            retry::run(
-                self.retries,
-                |c| retried.push(c),
-                || client.get_object(bucket, key, None),
-            )
-            .await
-            .map(|g| Moved {
-                bytes: g.bytes,
-                keys: 0,
-                ttfb: Some(g.ttfb),
-            })
         } else {
-            retry::run(
-                self.retries,
-                |c| retried.push(c),
-                || client.head_object(bucket, key),
-            )
-            .await
-            .map(|_| Moved::default())
+            get_or_head(client, self.retries, op, bucket, key, &mut retried).await
         };
         let finished = Instant::now();
         self.window.finish_read(i);
-        let (r, finding) = judge(r, mismatch, op, bucket, key);
+        let (r, finding) = judge(r, mismatch, op, bucket, key, Listed::No);
         let mut outcome = done(start, finished, r, retried);
         if let (Some(f), Outcome::Done { result, .. }) = (finding, &mut outcome) {
             result.finding = Some(Box::new(f));
@@ -275,34 +344,85 @@ impl OpRunner {
             keys_and_sizes_only: true,
             ..ListRequest::default()
         };
-        let (client, bucket) = (&self.client, self.buckets[bucket].as_str());
-        let mut retried = Vec::new();
-        let start = Instant::now();
-        let r = retry::run(
-            self.retries,
-            |c| retried.push(c),
-            || client.list_objects_v2(bucket, &request),
-        )
-        .await;
-        let moved = r.map(|page| Moved {
-            keys: page.entries.len() as u64,
-            ..Moved::default()
-        });
-        done(start, Instant::now(), moved, retried)
+        list_one(&self.client, self.retries, &self.buckets[bucket], &request).await
     }
 }
 
+/// A GET (its body counted and dropped) or a HEAD of one key, with its retries.
+async fn get_or_head(
+    client: &S3Client,
+    retries: u32,
+    op: OpKind,
+    bucket: &str,
+    key: &str,
+    retried: &mut Vec<ErrorClass>,
+) -> Result<Moved, OpError> {
+    if op == OpKind::Get {
+        retry::run(
+            retries,
+            |c| retried.push(c),
+            || client.get_object(bucket, key, None),
+        )
+        .await
+        .map(|g| Moved {
+            bytes: g.bytes,
+            keys: 0,
+            ttfb: Some(g.ttfb),
+        })
+    } else {
+        retry::run(
+            retries,
+            |c| retried.push(c),
+            || client.head_object(bucket, key),
+        )
+        .await
+        .map(|_| Moved::default())
+    }
+}
+
+/// One LIST page, with its retries; only its key count is kept.
+async fn list_one(client: &S3Client, retries: u32, bucket: &str, request: &ListRequest) -> Outcome {
+    let mut retried = Vec::new();
+    let start = Instant::now();
+    let r = retry::run(
+        retries,
+        |c| retried.push(c),
+        || client.list_objects_v2(bucket, request),
+    )
+    .await;
+    let moved = r.map(|page| Moved {
+        keys: page.entries.len() as u64,
+        ..Moved::default()
+    });
+    done(start, Instant::now(), moved, retried)
+}
+
+/// Whether a read's key came from a key file (a listing) or the keyspace.
+#[derive(Clone, Copy, PartialEq)]
+enum Listed {
+    Yes,
+    No,
+}
+
 /// A read of a live key as counted: a body not as written is `corrupt`, a 404 is
-/// `missing` (the key was written and not deleted), each with what was found.
+/// `missing` (the key was written and not deleted, or listed), each with what was
+/// found.
 fn judge(
     r: Result<Moved, OpError>,
     mismatch: Option<Mismatch>,
     op: OpKind,
     bucket: &str,
     key: &str,
+    listed: Listed,
 ) -> (Result<Moved, OpError>, Option<Finding>) {
     let (class, detail) = match (&r, mismatch) {
         (Ok(_), Some(m)) => (ErrorClass::Corrupt, m.describe()),
+        (Err(e), _) if e.class == ErrorClass::Http(404) && listed == Listed::Yes => (
+            ErrorClass::Missing,
+            format!(
+                "{op} answered 404 for a key the key file lists (deleted since it was listed?)"
+            ),
+        ),
         (Err(e), _) if e.class == ErrorClass::Http(404) => (
             ErrorClass::Missing,
             format!("{op} answered 404 for a key written and not deleted"),

@@ -142,6 +142,7 @@ pub(super) fn open(
                 status: RunStatus::Running,
                 error: None,
                 created_buckets: Vec::new(),
+                buckets: plan.bucket_names(),
                 resumed_at: Vec::new(),
                 command_line: options.command_line.clone(),
                 overrides: overrides.clone(),

@@ -16,7 +16,8 @@ use super::kinds;
 use super::phase_shared::PhaseShared;
 use super::sequence::ScheduledPhase;
 use super::stalls::StallDetector;
-use crate::keyspace::WindowState;
+use crate::keyset::{EpochPicks, KeySet};
+use crate::keyspace::{WindowState, mix64};
 use crate::metrics::{IntervalStats, Recorder, process_cpu_time};
 use crate::ops::OpKind;
 use crate::plan::{PhaseEnd, PhaseWork};
@@ -35,6 +36,8 @@ const TICK_SLACK: Duration = Duration::from_millis(100);
 /// ends with a sliver of an interval (a few in-flight requests finishing) that reads
 /// as a dip in throughput and a spike in latency.
 const SHORTEST_LAST_INTERVAL: Duration = Duration::from_millis(500);
+/// Salt of the orders an `epochs` phase reads its keys in.
+const SALT_EPOCHS: u64 = 0x4550_4f43_4853;
 /// Error-rate checks wait for this many operations, so one early failure does not abort.
 const MIN_OPERATIONS_FOR_ERROR_RATE: u64 = 20;
 
@@ -55,6 +58,7 @@ pub(crate) async fn run(
     scheduled: &ScheduledPhase,
     position: usize,
     resume: Option<PhasePosition>,
+    keys: Option<Arc<KeySet>>,
 ) -> Result<PhaseOutcome, ResultsError> {
     let p = &scheduled.plan;
     let pref = &scheduled.phase_ref;
@@ -95,6 +99,16 @@ pub(crate) async fn run(
         empty_warned: AtomicBool::new(false),
         first_errors: ctx.first_errors.clone(),
         integrity: ctx.integrity.clone(),
+        epochs: match (&p.end, &keys) {
+            (PhaseEnd::Epochs(n), Some(k)) => Some(Arc::new(EpochPicks::new(
+                k.part_keys(),
+                *n,
+                mix64(ctx.plan.keyspace.seed ^ SALT_EPOCHS, position as u64),
+                before.next_pick.unwrap_or(0),
+            ))),
+            _ => None,
+        },
+        keys,
     });
     ctx.set_phase(Some((pref.clone(), shared.start)));
     let mut saver = ProgressSaver {
@@ -125,7 +139,7 @@ pub(crate) async fn run(
         before.next_interval,
         &IntervalStats::default(),
         start,
-        ctx.window.checkpoint_state(),
+        (ctx.window.checkpoint_state(), before.next_pick),
     )?;
     let writes = p
         .work
@@ -180,7 +194,10 @@ pub(crate) async fn run(
                 if !last_stretch {
                     // Taken before the drain: every write below these marks is in
                     // `stats` or an earlier interval.
-                    let settled = ctx.window.checkpoint_state();
+                    let settled = (
+                        ctx.window.checkpoint_state(),
+                        shared.epochs.as_ref().map(|e| e.watermark()),
+                    );
                     let stats = drain(&recorders);
                     intervals.close(ctx, scheduled, &shared, &before, now, stats)?;
                     if saver.due(now) {
@@ -271,7 +288,13 @@ pub(crate) async fn run(
         totals,
         measured,
         aborted,
-        position: saver.position(interval, &all, end, false),
+        position: saver.position(
+            interval,
+            &all,
+            end,
+            false,
+            shared.epochs.as_ref().map(|e| e.watermark()),
+        ),
     })
 }
 
@@ -308,17 +331,21 @@ impl Intervals {
     ) -> Result<(), ResultsError> {
         let warmup = self.next < self.warmup;
         let sliver = end.duration_since(self.start).as_secs_f64() < SHORT_INTERVAL_S;
+        let epoch = shared.epochs.as_ref().map(|e| e.epoch_now());
         let folded = match self.last.take() {
             Some((from, mut both)) if sliver && warmup == (self.next - 1 < self.warmup) => {
                 both.merge(&stats);
                 let mut record =
                     interval_record(ctx, scheduled, self.next - 1, from, end, warmup, &both);
+                record.epoch = epoch;
                 record.merged = 2;
                 Some(Box::new(record))
             }
             _ => None,
         };
-        let record = interval_record(ctx, scheduled, self.next, self.start, end, warmup, &stats);
+        let mut record =
+            interval_record(ctx, scheduled, self.next, self.start, end, warmup, &stats);
+        record.epoch = epoch;
         emit_interval(
             ctx, scheduled, shared, before, record, folded, end, &stats, &self.all,
         )?;
@@ -473,6 +500,7 @@ impl ProgressSaver {
         all: &IntervalStats,
         now: Instant,
         open: bool,
+        next_pick: Option<u64>,
     ) -> PhasePosition {
         let elapsed = now.saturating_duration_since(self.start);
         PhasePosition {
@@ -480,6 +508,7 @@ impl ProgressSaver {
             elapsed_s: self.before.elapsed_s + elapsed.as_secs_f64(),
             next_interval,
             redone: Default::default(),
+            next_pick,
             open_part: open.then(|| PartStart {
                 client_cpu_s: process_cpu_time()
                     .saturating_sub(self.cpu_at_start)
@@ -496,9 +525,9 @@ impl ProgressSaver {
         next_interval: u64,
         all: &IntervalStats,
         now: Instant,
-        window: WindowState,
+        (window, next_pick): (WindowState, Option<u64>),
     ) -> Result<(), ResultsError> {
-        let position = self.position(next_interval, all, now, true);
+        let position = self.position(next_interval, all, now, true, next_pick);
         super::checkpoint::save_checkpoint(
             ctx,
             window,
@@ -597,6 +626,7 @@ fn interval_record(
             .collect(),
         index: ctx.index_snapshot(),
         merged: 1,
+        epoch: None,
     }
 }
 
@@ -627,6 +657,10 @@ fn emit_interval(
         PhaseEnd::UntilObjects(n) if p.work == PhaseWork::Single(OpKind::Put) => {
             Some(window.len() as f64 / n.max(1) as f64)
         }
+        PhaseEnd::Epochs(_) => shared
+            .epochs
+            .as_ref()
+            .map(|e| e.watermark() as f64 / e.total().max(1) as f64),
         _ => None,
     }
     .map(|f| f.clamp(0.0, 1.0));

@@ -26,6 +26,10 @@ pub(crate) struct PhaseShared {
     pub first_errors: Arc<super::first_errors::FirstErrors>,
     /// The run's first objects found corrupt or missing (written to the events).
     pub integrity: Arc<super::integrity::Examples>,
+    /// The keys a phase reading a key file or a listing picks from.
+    pub keys: Option<Arc<crate::keyset::KeySet>>,
+    /// An `epochs` phase's picks.
+    pub epochs: Option<Arc<crate::keyset::EpochPicks>>,
 }
 
 impl PhaseShared {

@@ -11,6 +11,7 @@ use super::draws::{OpDraw, WorkerDraws};
 use super::first_errors::Seen;
 use super::op::{OpRunner, Outcome};
 use super::phase_shared::PhaseShared;
+use crate::keyset::EpochPick;
 use crate::metrics::Recorder;
 use crate::ops::OpKind;
 use crate::plan::{PhaseEnd, PhasePlan, PhaseWork};
@@ -35,11 +36,14 @@ pub(crate) struct Worker {
     mix_total: u32,
     /// Error classes already passed on to the run's first errors.
     seen: Seen,
+    /// Why the key file could not be opened for this worker, if it could not.
+    keys_failed: Option<String>,
 }
 
 /// What the worker should do next.
 enum Next {
-    Go(OpKind, OpDraw),
+    /// The op, its draws, and an epochs phase's pick.
+    Go(OpKind, OpDraw, Option<EpochPick>),
     Done,
 }
 
@@ -66,8 +70,13 @@ impl Worker {
             }
             PhaseWork::Single(_) => (Vec::new(), 0),
         };
+        let (keys, keys_failed) = match shared.keys.as_ref().map(|k| k.reader()) {
+            Some(Ok(r)) => (Some(r), None),
+            Some(Err(e)) => (None, Some(e.to_string())),
+            None => (None, None),
+        };
         Worker {
-            runner: OpRunner::new(ctx, plan),
+            runner: OpRunner::new(ctx, plan, keys),
             plan: plan.clone(),
             shared,
             recorder,
@@ -87,27 +96,32 @@ impl Worker {
             mix,
             mix_total,
             seen: Seen::default(),
+            keys_failed,
         }
     }
 
     /// Runs until the phase ends; returns a warning to show, if any.
     pub async fn run(mut self) -> Option<String> {
+        if let Some(e) = self.keys_failed.take() {
+            return Some(e);
+        }
         loop {
             if self.shared.stop.is_cancelled() {
                 return None;
             }
-            let (op, mut draw) = match self.next_op() {
-                Next::Go(op, draw) => (op, draw),
+            let (op, mut draw, pick) = match self.next_op() {
+                Next::Go(op, draw, pick) => (op, draw, pick),
                 Next::Done => return None,
             };
             let intended = match self.pace().await {
                 Some(t) => t,
+                // A pick handed out and not read: the phase ended (its resume reads it).
                 None => return None,
             };
             // How late this request leaves after its slot: the client's own delay.
             let lag = intended.map(|at| Instant::now().saturating_duration_since(at));
             let selection = self.plan.selection;
-            let outcome = self.runner.run(op, &mut draw, selection).await;
+            let outcome = self.runner.run(op, &mut draw, selection, pick).await;
             match outcome {
                 Outcome::Done {
                     latency_from,
@@ -128,7 +142,12 @@ impl Worker {
                         self.shared.integrity.note(f);
                     }
                     self.runner.settle(&result);
+                    // Recorded: the checkpoint's watermark may pass it.
+                    if let (Some(p), Some(e)) = (pick, &self.shared.epochs) {
+                        e.finish(p.number);
+                    }
                 }
+                Outcome::KeyFile(message) => return Some(message),
                 Outcome::NothingToDo => match (&self.plan.work, op) {
                     (PhaseWork::Single(OpKind::Put), _) => {
                         // A fill reached its target; failed puts may still need redoing.
@@ -143,7 +162,13 @@ impl Worker {
                     (PhaseWork::Single(OpKind::Delete), _) => return None,
                     (PhaseWork::Single(_), _) => {
                         if !self.shared.empty_warned.swap(true, Ordering::Relaxed) {
-                            return Some("the keyspace window is empty: nothing to read".into());
+                            return Some(match &self.shared.keys {
+                                Some(k) => format!(
+                                    "the key file {} holds no keys for this run to read",
+                                    k.path().display()
+                                ),
+                                None => "the keyspace window is empty: nothing to read".into(),
+                            });
                         }
                         return None;
                     }
@@ -159,13 +184,20 @@ impl Worker {
         {
             return Next::Done;
         }
+        let pick = match &self.shared.epochs {
+            Some(e) => match e.begin() {
+                Some(p) => Some(p),
+                None => return Next::Done,
+            },
+            None => None,
+        };
         let mut draw = self.draws.op(self.sequence);
         self.sequence += 1;
         let op = match &self.plan.work {
             PhaseWork::Single(op) => *op,
             PhaseWork::Mix(_) => draw.mix_op(&self.mix, self.mix_total),
         };
-        Next::Go(op, draw)
+        Next::Go(op, draw, pick)
     }
 
     /// Open loop: waits for this operation's slot (on a timer that ends within tens of

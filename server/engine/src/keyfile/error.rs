@@ -28,7 +28,7 @@ impl KeyFileError {
         }
     }
 
-    pub(super) fn format(path: &std::path::Path, message: impl Into<String>) -> KeyFileError {
+    pub(crate) fn format(path: &std::path::Path, message: impl Into<String>) -> KeyFileError {
         KeyFileError::Format {
             path: path.display().to_string(),
             message: message.into(),

@@ -41,6 +41,8 @@ pub struct Written {
     pub bytes: u64,
     /// Keys given more than once, kept once.
     pub repeated: u64,
+    /// The sizes of the objects kept, added up (each key once).
+    pub object_bytes: u64,
 }
 
 impl KeyFileWriter {
@@ -120,12 +122,14 @@ impl KeyFileWriter {
         let mut out = Blocks::new(File::create(&partial).map_err(io)?).map_err(io)?;
         let mut merge = Merge::open(&self.runs)?;
         let mut repeated = 0;
+        let mut object_bytes = 0u64;
         let mut last: Option<String> = None;
         while let Some(entry) = merge.next().map_err(io)? {
             if last.as_deref() == Some(entry.key.as_str()) {
                 repeated += 1;
                 continue;
             }
+            object_bytes = object_bytes.saturating_add(entry.size);
             out.push(&entry).map_err(io)?;
             last = Some(entry.key);
         }
@@ -135,6 +139,7 @@ impl KeyFileWriter {
             keys,
             bytes,
             repeated,
+            object_bytes,
         })
     }
 }

@@ -31,7 +31,7 @@ pub struct RawWorkload {
     /// Phases run once after the rounds.
     pub after: Option<Vec<S<RawPhase>>>,
     /// What to delete after a completed run (nothing by default).
-    pub cleanup: Option<RawCleanup>,
+    pub cleanup: Option<S<RawCleanup>>,
     /// When an interval counts as a write stall.
     pub stalls: Option<S<RawStalls>>,
     /// How often a running phase saves how far it got (`5s`), so a crash costs at most
@@ -280,9 +280,17 @@ pub struct RawPhase {
     pub delimiter: Option<S<String>>,
     /// List phases: add a space report (by prefix, age, suffix, size) to the results.
     pub report: Option<S<bool>>,
-    /// Head phases: `window` (keys of the keyspace's live window) or `bucket` (every key
-    /// a listing finds: the metadata scan).
-    pub keys: Option<S<String>>,
+    /// Where reads take their keys: `window` (the keyspace's live window, the default),
+    /// `bucket` (head phases: every key a listing finds, the metadata scan), or a map:
+    /// `{file: PATH}` (a key file made earlier) or `{from: listing, bucket: B, prefix:
+    /// P}` (the bucket listed at the phase's start).
+    pub keys: Option<S<RawKeys>>,
+    /// Phases reading from a key file or listing: end after every key was read this many
+    /// times, each epoch in its own shuffled order.
+    pub epochs: Option<S<i64>>,
+    /// Let a phase write into a bucket whose keys another phase reads from a listing or
+    /// a key file (keystorm did not write them).
+    pub allow_writes: Option<S<bool>>,
     /// Complete listings and scans: list under this prefix instead of the keyspace's.
     pub prefix: Option<S<String>>,
     /// Scans and downloads: listers feeding the workers.
@@ -299,6 +307,34 @@ pub struct RawPhase {
     pub overwrite: Option<S<bool>>,
     /// Phases that GET: check every body (and MD5 ETag) against what keystorm wrote.
     pub verify: Option<S<bool>>,
+}
+
+/// `window`, `bucket`, `{file: PATH}` or `{from: listing, bucket: B, prefix: P}`.
+#[derive(Debug, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "`keys` is `window`, `bucket`, `{file: PATH, bucket: B}` or `{from: listing, bucket: B, prefix: P}`"
+)]
+pub enum RawKeys {
+    Name(String),
+    Source(RawKeySource),
+}
+
+/// The map form of `keys`. Its values carry no positions of their own (an untagged
+/// form loses them): mistakes in it are reported at `keys`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawKeySource {
+    /// A key file made earlier (`keystorm list B --keys FILE.keys`).
+    pub file: Option<String>,
+    /// `listing`: list the bucket at the phase's start.
+    pub from: Option<String>,
+    /// The bucket the keys are in (default: the workload's, when it names one).
+    pub bucket: Option<String>,
+    /// Listings: only keys under this prefix.
+    pub prefix: Option<String>,
+    /// Listings: `serial`, `prefix` or `adaptive` (the default).
+    pub mode: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

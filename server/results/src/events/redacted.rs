@@ -30,6 +30,14 @@ impl RunEvent {
                     redactor.redact_in_place(&mut e.detail);
                 }
             }
+            RunEvent::Keys(k) => {
+                for text in [&mut k.bucket, &mut k.file] {
+                    redactor.redact_in_place(text);
+                }
+                if let Some(p) = &mut k.prefix {
+                    redactor.redact_in_place(p);
+                }
+            }
             RunEvent::Transfer { outcome, .. } => {
                 for failure in &mut outcome.failures {
                     redactor.redact_in_place(failure);

@@ -44,7 +44,7 @@ pub enum RunEvent {
         /// 0-based position among all the run's phases.
         position: usize,
         /// How the phase ends: `{"duration": "30s"}`, `{"operations": N}`,
-        /// `{"until_objects": N}` or `"list_once"`.
+        /// `{"until_objects": N}`, `{"epochs": N}` or `"list_once"`.
         #[cfg_attr(feature = "openapi", schema(value_type = Object))]
         end: PhaseEnd,
         concurrency: u32,
@@ -101,6 +101,9 @@ pub enum RunEvent {
     /// A listing audit (`op: audit`) of one bucket finished: what it found missing,
     /// doubled, extra or resized, exactly.
     Audit(crate::AuditEvent),
+    /// The keys a reading phase takes from a listing or a key file, ready before it
+    /// reads: bucket, key file, how many keys.
+    Keys(crate::KeysEvent),
     Finished {
         status: RunStatus,
         error: Option<String>,

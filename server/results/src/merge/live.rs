@@ -116,6 +116,7 @@ mod tests {
                 ops,
                 index: Vec::new(),
                 merged: 1,
+                epoch: None,
             },
             histograms: vec![(OpKind::Put, h)],
         }

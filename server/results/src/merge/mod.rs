@@ -100,6 +100,7 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
             .iter()
             .flat_map(|p| p.manifest.created_buckets.iter().cloned())
             .collect(),
+        buckets: parts::buckets(&parts),
         resumed_at: Vec::new(),
         command_line: request.command_line.clone(),
         overrides: crate::RunOverrides {

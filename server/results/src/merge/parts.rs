@@ -216,6 +216,17 @@ pub(super) fn endpoints(parts: &[Part]) -> String {
     seen.join(", ")
 }
 
+/// The buckets the parts worked on, each once, in the parts' order.
+pub(super) fn buckets(parts: &[Part]) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for b in parts.iter().flat_map(|p| &p.manifest.buckets) {
+        if !seen.contains(b) {
+            seen.push(b.clone());
+        }
+    }
+    seen
+}
+
 /// Completed when every part completed; otherwise how the worst part ended.
 pub(super) fn merged_status(parts: &[Part]) -> RunStatus {
     let rank = |s: RunStatus| match s {
@@ -274,6 +285,7 @@ mod tests {
             status: RunStatus::Completed,
             error: None,
             created_buckets: Vec::new(),
+            buckets: Vec::new(),
             resumed_at: Vec::new(),
             command_line: Vec::new(),
             overrides: Default::default(),

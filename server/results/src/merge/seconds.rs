@@ -50,12 +50,18 @@ struct Bucket {
     ops: BTreeMap<OpKind, OpSummary>,
     histograms: BTreeMap<OpKind, Histogram<u64>>,
     index: Vec<BucketIndex>,
+    /// The lowest epoch any part was in (an `epochs` phase): the run is past an epoch
+    /// only once every shard is.
+    epoch: Option<u32>,
 }
 
 impl Bucket {
     fn add(&mut self, part: usize, first_shard: bool, item: Item) {
         let r = item.record;
         self.first_ms = self.first_ms.min(item.at_ms);
+        if let Some(e) = r.epoch {
+            self.epoch = Some(self.epoch.map_or(e, |m| m.min(e)));
+        }
         self.warmup &= r.warmup;
         *self.seconds.entry(part).or_default() += r.duration_s;
         self.windows.insert(part, r.window);
@@ -109,6 +115,7 @@ impl Bucket {
             ops,
             index: self.index,
             merged: 1,
+            epoch: self.epoch,
         };
         (record, stats)
     }
@@ -164,6 +171,7 @@ impl Seconds {
                     ops: BTreeMap::new(),
                     histograms: BTreeMap::new(),
                     index: Vec::new(),
+                    epoch: None,
                 });
                 self.pending.len() - 1
             }

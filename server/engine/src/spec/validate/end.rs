@@ -8,7 +8,7 @@ use serde_saphyr::Location;
 use super::values::{R, at, duration, loc_of, non_negative, positive};
 use crate::ops::OpKind;
 use crate::plan::PhaseEnd;
-use crate::spec::raw::RawPhase;
+use crate::spec::raw::{RawKeys, RawPhase};
 
 /// The end of phase `name` at `loc`; `single` is its op unless it is a mix.
 pub(super) fn end(
@@ -17,11 +17,13 @@ pub(super) fn end(
     name: &str,
     single: Option<OpKind>,
     transfer: bool,
+    epochs: Option<u32>,
 ) -> R<PhaseEnd> {
     let ends = [
         p.duration.is_some(),
         p.operations.is_some(),
         p.until_objects.is_some(),
+        epochs.is_some(),
     ]
     .iter()
     .filter(|b| **b)
@@ -29,7 +31,7 @@ pub(super) fn end(
     if ends > 1 {
         return at(
             loc,
-            "give one end per phase: `duration`, `operations` or `until_objects`",
+            "give one end per phase: `duration`, `operations`, `until_objects` or `epochs`",
         );
     }
     if super::work::is_audit(p) {
@@ -49,6 +51,8 @@ pub(super) fn end(
     let scan = scans_bucket(p)?;
     Ok(if transfer {
         PhaseEnd::ListOnce
+    } else if let Some(n) = epochs {
+        PhaseEnd::Epochs(n)
     } else if let Some(d) = &p.duration {
         let d2 = duration(d, "duration")?;
         if d2.is_zero() {
@@ -94,15 +98,22 @@ pub(super) fn warmup(p: &RawPhase, end: &PhaseEnd) -> R<Duration> {
     })
 }
 
-/// `keys: bucket` (a metadata scan) or `keys: window` (the default) on a head phase.
+/// `keys: bucket` (a metadata scan) or `keys: window` (the default) on a head phase;
+/// the map form (a key file or a listing) is checked apart.
 fn scans_bucket(p: &RawPhase) -> R<bool> {
-    match &p.keys {
-        None => Ok(false),
-        Some(k) if p.op.as_ref().is_none_or(|op| op.value.trim() != "head") => at(
+    let Some(k) = &p.keys else {
+        return Ok(false);
+    };
+    let RawKeys::Name(name) = &k.value else {
+        return Ok(false);
+    };
+    match name.trim() {
+        _ if p.op.as_ref().is_none_or(|op| op.value.trim() != "head") => at(
             loc_of(k),
-            "`keys` applies to `op: head` phases (`keys: bucket` scans every listed key)",
+            "`keys: window` and `keys: bucket` apply to `op: head` phases (`keys: bucket` \
+             scans every listed key); any read takes `keys: {file: PATH}` or `keys: {from: listing}`",
         ),
-        Some(k) => match k.value.trim() {
+        name => match name {
             "bucket" => {
                 for (field, given) in [
                     ("duration", p.duration.as_ref().map(loc_of)),
@@ -120,7 +131,10 @@ fn scans_bucket(p: &RawPhase) -> R<bool> {
             "window" => Ok(false),
             other => at(
                 loc_of(k),
-                format!("unknown `keys` {other:?}; use `window` or `bucket`"),
+                format!(
+                    "unknown `keys` {other:?}; use `window`, `bucket`, `{{file: PATH}}` or \
+                     `{{from: listing}}`"
+                ),
             ),
         },
     }

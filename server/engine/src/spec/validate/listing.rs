@@ -17,6 +17,7 @@ pub(super) fn listing_plan(
     p: &RawPhase,
     loc: &Location,
     end: &PhaseEnd,
+    from_keys: bool,
 ) -> R<Option<(ListingPlan, Option<u32>)>> {
     let scan =
         *end == PhaseEnd::ListOnce && p.op.as_ref().is_some_and(|op| op.value.trim() == "head");
@@ -28,7 +29,13 @@ pub(super) fn listing_plan(
             ("delimiter", p.delimiter.as_ref().map(loc_of)),
             ("report", p.report.as_ref().map(loc_of)),
             ("prefix", p.prefix.as_ref().map(loc_of)),
-            ("list_concurrency", p.list_concurrency.as_ref().map(loc_of)),
+            (
+                "list_concurrency",
+                p.list_concurrency
+                    .as_ref()
+                    .filter(|_| !from_keys)
+                    .map(loc_of),
+            ),
         ];
         if let Some((field, Some(l))) = given.into_iter().find(|(_, l)| l.is_some()) {
             return at(

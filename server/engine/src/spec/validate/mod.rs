@@ -6,6 +6,7 @@ mod access;
 mod buckets;
 mod concurrency;
 mod end;
+mod keys;
 mod keyspace;
 mod listing;
 mod objects;
@@ -63,7 +64,7 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
     let keyspace = keyspace(raw.keyspace)?;
     let objects = objects(raw.objects)?;
 
-    let before = phases(raw.before.unwrap_or_default(), "before")?;
+    let before = phases(raw.before.unwrap_or_default(), "before", &buckets.names)?;
     let rounds = match raw.rounds {
         Some(r) => {
             let loc = *loc_of(&r);
@@ -79,7 +80,7 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
             }
             RoundsAt {
                 count,
-                phases: phases(r.value.phases, "rounds")?,
+                phases: phases(r.value.phases, "rounds", &buckets.names)?,
             }
         }
         None => RoundsAt {
@@ -87,14 +88,13 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
             phases: Vec::new(),
         },
     };
-    let after = phases(raw.after.unwrap_or_default(), "after")?;
+    let after = phases(raw.after.unwrap_or_default(), "after", &buckets.names)?;
     if before.is_empty() && rounds.phases.is_empty() && after.is_empty() {
         return at(
             loc_of(&raw.name),
             "the workload has no phases: add `before`, `rounds` or `after`",
         );
     }
-    check_window(keyspace.existing, &before, &rounds, &after)?;
     if buckets.names.len() > 1
         && let Some((_, loc)) = before
             .iter()
@@ -110,13 +110,25 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
             ),
         );
     }
+    let cleanup_loc = raw
+        .cleanup
+        .as_ref()
+        .map_or(*loc_of(&raw.name), |c| *loc_of(c));
     let cleanup = raw
         .cleanup
         .map(|c| CleanupPlan {
-            objects: c.objects.unwrap_or(false),
-            buckets: c.buckets.unwrap_or(false),
+            objects: c.value.objects.unwrap_or(false),
+            buckets: c.value.buckets.unwrap_or(false),
         })
         .unwrap_or_default();
+    let every: Vec<(&PhasePlan, &serde_saphyr::Location)> = before
+        .iter()
+        .chain(&rounds.phases)
+        .chain(&after)
+        .map(|(p, l)| (p, l))
+        .collect();
+    keys::read_only(&every, &buckets.names, &cleanup, &cleanup_loc)?;
+    check_window(keyspace.existing, &before, &rounds, &after)?;
     let first_verify = before
         .iter()
         .chain(&rounds.phases)

@@ -13,7 +13,7 @@ use crate::ops::OpKind;
 use crate::plan::*;
 use crate::spec::raw::RawPhase;
 
-pub(super) fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
+pub(super) fn phase(raw: Spanned<RawPhase>, section: &str, buckets: &[String]) -> R<NamedPhase> {
     let loc = *loc_of(&raw);
     let p = raw.value;
     let concurrency = concurrency(&p)?;
@@ -25,7 +25,9 @@ pub(super) fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
     };
     let (name, name_given) = name(&p, transfer.as_ref(), single)?;
     let rate = rate(&p)?;
-    let end = end(&p, &loc, &name, single, transfer.is_some())?;
+    let keys = super::keys::key_source(&p, &work, buckets)?;
+    let epochs = super::keys::epochs(&p, single)?;
+    let end = end(&p, &loc, &name, single, transfer.is_some(), epochs)?;
     let warmup = warmup(&p, &end)?;
     let selection = selection(&p, &work)?;
     let page_size = match &p.page_size {
@@ -35,7 +37,7 @@ pub(super) fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
     let max_error_rate = max_error_rate(&p)?;
     let kind = match transfer {
         Some(t) => PhaseKind::Transfer(t),
-        None => match listing_plan(&p, &loc, &end)? {
+        None => match listing_plan(&p, &loc, &end, keys.is_some())? {
             Some((listing, Some(listers))) => PhaseKind::Scan { listing, listers },
             Some((listing, None)) if super::work::is_audit(&p) => PhaseKind::Audit(listing),
             Some((listing, None)) => PhaseKind::Listing(listing),
@@ -56,6 +58,8 @@ pub(super) fn phase(raw: Spanned<RawPhase>, section: &str) -> R<NamedPhase> {
             page_size,
             max_error_rate,
             verify: p.verify.as_ref().is_some_and(|v| v.value),
+            keys,
+            allow_writes: p.allow_writes.as_ref().is_some_and(|v| v.value),
             kind,
         },
     };

@@ -13,12 +13,16 @@ use crate::spec::raw::RawPhase;
 /// A phase with the position of its entry, for window checks.
 pub(super) type PhaseAt = (PhasePlan, Location);
 
-pub(super) fn phases(raw: Vec<Spanned<RawPhase>>, section: &str) -> R<Vec<PhaseAt>> {
+pub(super) fn phases(
+    raw: Vec<Spanned<RawPhase>>,
+    section: &str,
+    buckets: &[String],
+) -> R<Vec<PhaseAt>> {
     let mut out: Vec<PhaseAt> = Vec::new();
     let mut names: HashSet<String> = HashSet::new();
     for p in raw {
         let loc = *loc_of(&p);
-        let plan = phase(p, section)?;
+        let plan = phase(p, section, buckets)?;
         let mut name = plan.name.clone();
         if names.contains(&name) {
             if plan.name_given {

@@ -19,6 +19,18 @@ pub(super) fn check_window(
     // Two rounds are enough to see what a round does to the next one.
     let rounds_twice = (0..rounds.count.min(2)).flat_map(|_| rounds.phases.iter());
     for (p, loc) in before.iter().chain(rounds_twice).chain(after.iter()) {
+        // Reads of a key file or a listing leave the window alone; a mix's writes do not.
+        if p.keys.is_some() {
+            let writes = p
+                .work
+                .ops()
+                .iter()
+                .any(|op| matches!(op, OpKind::Put | OpKind::Delete));
+            if writes {
+                known = None;
+            }
+            continue;
+        }
         known = match (&p.work, &p.end) {
             (PhaseWork::Single(OpKind::Put), PhaseEnd::UntilObjects(n)) => {
                 if let Some(k) = known
