@@ -74,6 +74,7 @@ macro_rules! both_clients {
 both_clients!(
     buckets_are_created_found_and_deleted,
     objects_round_trip_with_metadata,
+    an_empty_object_is_put_with_its_length,
     ranges_return_the_right_bytes,
     missing_keys_and_buckets_are_404,
     listing_paginates_exactly,
@@ -194,6 +195,24 @@ async fn objects_round_trip_with_metadata(kind: ClientKind) {
     let etag = h.etag.unwrap();
     assert_eq!(etag.len(), 34, "quoted MD5: {etag}");
     assert!(h.last_modified.is_some());
+}
+
+/// A 0-byte PUT says `Content-Length: 0`: the target, as S3 and RGW, refuses a PUT that
+/// does not say how long its body is (411 MissingContentLength).
+async fn an_empty_object_is_put_with_its_length(kind: ClientKind) {
+    let s = sim().await;
+    let c = client(kind, &s.endpoint()).await;
+    c.create_bucket("empty").await.unwrap();
+    c.put_object("empty", "nothing", Bytes::new(), &[])
+        .await
+        .unwrap();
+    assert_eq!(c.head_object("empty", "nothing").await.unwrap().size, 0);
+    assert!(
+        c.get_object_bytes("empty", "nothing")
+            .await
+            .unwrap()
+            .is_empty()
+    );
 }
 
 async fn ranges_return_the_right_bytes(kind: ClientKind) {

@@ -27,6 +27,8 @@ pub enum S3Error {
     EntityTooSmall,
     /// A write past the target's memory budget.
     InsufficientStorage,
+    /// A PUT or a part without a Content-Length (or a chunked encoding's length).
+    MissingContentLength,
 }
 
 impl S3Error {
@@ -52,6 +54,7 @@ impl S3Error {
             S3Error::InvalidPartOrder => "InvalidPartOrder",
             S3Error::EntityTooSmall => "EntityTooSmall",
             S3Error::InsufficientStorage => "InsufficientStorage",
+            S3Error::MissingContentLength => "MissingContentLength",
         }
     }
 
@@ -75,6 +78,7 @@ impl S3Error {
             | S3Error::EntityTooSmall => StatusCode::BAD_REQUEST,
             S3Error::NoSuchUpload => StatusCode::NOT_FOUND,
             S3Error::InsufficientStorage => StatusCode::INSUFFICIENT_STORAGE,
+            S3Error::MissingContentLength => StatusCode::LENGTH_REQUIRED,
         }
     }
 
@@ -112,6 +116,7 @@ impl S3Error {
                 "Your proposed upload is smaller than the minimum allowed object size."
             }
             S3Error::InsufficientStorage => "The target's memory budget is full.",
+            S3Error::MissingContentLength => "You must provide the Content-Length HTTP header.",
         }
     }
 

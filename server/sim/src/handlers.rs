@@ -358,6 +358,9 @@ async fn put_object(ctx: &Ctx<'_>, body: Incoming) -> Resp {
     if key.len() > MAX_KEY {
         return ctx.error(S3Error::KeyTooLongError, None);
     }
+    if !payload::has_length(&ctx.headers) {
+        return ctx.error(S3Error::MissingContentLength, None);
+    }
     let keep = ctx.state.store.storage == Storage::Memory;
     let metadata = user_metadata(&ctx.headers);
     let content_type: Option<Box<str>> = ctx

@@ -40,6 +40,13 @@ pub fn announced_len(headers: &HeaderMap) -> Option<u64> {
     headers.get(name)?.to_str().ok()?.trim().parse().ok()
 }
 
+/// Whether the request says how long its body is: a Content-Length, or a chunked
+/// encoding (S3 and RGW answer a PUT with neither 411 MissingContentLength).
+pub fn has_length(headers: &HeaderMap) -> bool {
+    headers.contains_key(http::header::CONTENT_LENGTH)
+        || headers.contains_key(http::header::TRANSFER_ENCODING)
+}
+
 /// Whether the client waits for `100 Continue` before it sends the body (then a
 /// refusal needs no body read to keep the connection usable).
 pub fn expects_continue(headers: &HeaderMap) -> bool {

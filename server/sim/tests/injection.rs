@@ -785,6 +785,10 @@ async fn call(
     if let Some(r) = range {
         req = req.header("range", r);
     }
+    if method == "PUT" {
+        // As every S3 client says it, 0 included (hyper leaves an empty body's out).
+        req = req.header("content-length", body.len());
+    }
     let r = http
         .request(req.body(Full::new(body)).unwrap())
         .await

@@ -144,6 +144,11 @@ impl FastClient {
         for (k, v) in headers {
             builder = builder.header(*k, *v);
         }
+        // hyper sends no length for an empty body, and RGW answers a PUT or POST
+        // without one with 411 MissingContentLength (a 0-byte object, an empty part).
+        if body.is_empty() && (method == Method::PUT || method == Method::POST) {
+            builder = builder.header(header::CONTENT_LENGTH, "0");
+        }
         let mut request = builder
             .body(Full::new(body.clone()))
             .map_err(|e| OpError::new(ErrorClass::Other, format!("{what}: bad request: {e}")))?;

@@ -54,6 +54,9 @@ pub(super) async fn upload_part(ctx: &Ctx<'_>, body: Incoming) -> Resp {
             );
         }
     };
+    if !payload::has_length(&ctx.headers) {
+        return ctx.error(S3Error::MissingContentLength, None);
+    }
     let keep = ctx.state.store.storage == Storage::Memory;
     let announced = payload::announced_len(&ctx.headers).unwrap_or(0);
     let budget = &ctx.state.store.budget;
