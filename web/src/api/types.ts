@@ -46,6 +46,7 @@ export type TransferRecord = S["TransferRecord"];
 export type ScalingLine = S["ScalingLine"];
 export type LinearFit = S["LinearFit"];
 export type ListOutcome = S["ListOutcome"];
+export type KeysEvent = S["KeysEvent"];
 
 /** The `data` of one live event, by event name. */
 export type EventData<N extends RunEvent["event"]> = Extract<RunEvent, { event: N }>["data"];

@@ -19,6 +19,7 @@ import {
   roundMarks,
   roundShardRows,
 } from "../lib/bucket-index";
+import { epochMarks, recordEpochPoints } from "../lib/keys";
 import { intervalPoint, pointSpan } from "../lib/live";
 import { ninesOf } from "../lib/nines";
 import { PERCENTILES, PERCENTILE_DASH, opColour } from "../lib/palette";
@@ -301,6 +302,7 @@ export function PhaseExplorer(props: {
   const points = useMemo(() => measured.map(intervalPoint), [measured]);
   const buckets = useMemo(() => indexBuckets(measured.map((r) => r.index)), [measured]);
   const span = useMemo(() => phaseSpan(measured), [measured]);
+  const epochs = useMemo(() => epochMarks(recordEpochPoints(measured)), [measured]);
   const windows = useMemo(
     () => (choice ? phaseWindows(props.index, choice, measured) : []),
     // `choice` is identified by `key`.
@@ -342,6 +344,7 @@ export function PhaseExplorer(props: {
         <div>
           <h4>
             <span data-testid="point-span">{pointSpan(measured)}</span>: {op} ops/s{buckets.length ? ", index shards" : ""} and latency
+            {epochs.length ? ", each new epoch marked" : ""}
           </h4>
           <TimeChart
             testId="interval-chart"
@@ -351,6 +354,7 @@ export function PhaseExplorer(props: {
             right={shardAxis(buckets, "as polled")}
             windows={windows}
             xDomain={span}
+            epochs={epochs}
           />
           <label className="muted small">
             <input type="checkbox" checked={latencyLog} onChange={(e) => setLatencyLog(e.target.checked)} data-testid="interval-latency-log" /> latency on a
@@ -371,6 +375,7 @@ export function PhaseExplorer(props: {
             windows={windows}
             windowKey={false}
             xDomain={span}
+            epochs={epochs}
           />
         </div>
       </div>

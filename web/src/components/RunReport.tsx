@@ -6,6 +6,7 @@ import type { Distribution, Heatmap, IndexReport, IntegrityReport, IntervalRecor
 import { BucketIndexSection } from "./BucketIndexSection";
 import { HeatmapSection } from "./HeatmapSection";
 import { IntegritySection } from "./IntegritySection";
+import { KeysSection } from "./KeysSection";
 import { ListingsSection } from "./ListingsSection";
 import { ObjectsTable, type PhaseChoice, PhaseExplorer, RoundsCharts, RoundsPhasesTable, RunHeader, WorkloadBlock } from "./RunDetailView";
 import { wholePhaseRows } from "../lib/rounds";
@@ -18,7 +19,8 @@ export interface RunReportData {
   detail: RunDetail;
   /** Reshards, write stalls and polling cost, when the bucket index was tracked. */
   index?: IndexReport | null;
-  /** Complete listings, metadata scans and transfers. */
+  /** Complete listings, metadata scans, transfers, and the keys phases read from a
+   * listing or a key file. */
   listings?: ListingsReport | null;
   /** What verified reads found: corrupt and missing objects. */
   integrity?: IntegrityReport | null;
@@ -75,6 +77,7 @@ export function RunReport(props: {
           <h2>Objects in the bucket</h2>
           <ObjectsTable rows={rows} />
           <BucketIndexSection report={index} rows={rows} />
+          <KeysSection report={listings} />
           <ListingsSection report={listings} />
           <ScansAndTransfers report={listings} />
           <ShardsSection parts={detail.manifest.merged_from} />

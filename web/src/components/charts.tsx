@@ -17,7 +17,8 @@ import {
 } from "recharts";
 import { fmtAxis } from "../lib/format";
 import { fitUnit, maxOf, scaleRows } from "../lib/units";
-import { type MarkerShape, SHARD_COLOUR, dashOf as dash, runColour as colour } from "../lib/palette";
+import { EPOCH_COLOUR, type MarkerShape, SHARD_COLOUR, dashOf as dash, runColour as colour } from "../lib/palette";
+import { type EpochMark, pointTitle } from "../lib/keys";
 import { MarkerMark } from "./Marker";
 import { ROUND_EDGE, type RoundMarkSpec, type TimeWindow, roundLabel, shardKey, shardName } from "../lib/bucket-index";
 import { MAX_POINTS, downsampleRows } from "../lib/lttb";
@@ -117,6 +118,8 @@ export function TimeChart(props: {
   log?: boolean;
   /** Where each phase begins (s from the run's start) and its name. */
   phases?: PhaseMark[];
+  /** Where an epochs phase entered its next epoch; the tooltip names each point's epoch. */
+  epochs?: EpochMark[];
   height?: number;
   testId?: string;
 }) {
@@ -127,6 +130,11 @@ export function TimeChart(props: {
   const phaseRows = labelRows(
     phases.map((p) => (p.t - lo) / Math.max(hi - lo, 1)),
     0.12,
+  );
+  const epochs = props.epochs ?? [];
+  const epochRows = labelRows(
+    epochs.map((e) => (e.t - lo) / Math.max(hi - lo, 1)),
+    0.08,
   );
   const [hidden, toggle] = useHiddenSeries();
   const keys = props.series
@@ -168,7 +176,10 @@ export function TimeChart(props: {
           />
           <YAxis {...valueAxis(unit, props.log)} />
           {right && <RightYAxis axis={right} data={data} />}
-          <Tooltip formatter={tooltipFormatter(unit, right)} labelFormatter={(v: unknown) => `t = ${fmtNumber(v)} s`} />
+          <Tooltip
+            formatter={tooltipFormatter(unit, right)}
+            labelFormatter={(v: unknown, payload: ReadonlyArray<{ payload?: Record<string, unknown> }>) => pointTitle(v, payload?.[0]?.payload?.epoch)}
+          />
           {(props.windows ?? []).map((w) => (
             <ReferenceArea
               key={`${w.kind}-${w.id}`}
@@ -187,6 +198,17 @@ export function TimeChart(props: {
               ifOverflow="hidden"
               label={{ value: p.label, position: "insideTopLeft", fontSize: 10, fill: "#374151", dy: phaseRows[i] * 12 }}
               className="phase-mark"
+            />
+          ))}
+          {epochs.map((e, i) => (
+            <ReferenceLine
+              key={`epoch-${i}`}
+              x={e.t}
+              stroke={EPOCH_COLOUR}
+              strokeDasharray="2 3"
+              ifOverflow="hidden"
+              label={{ value: e.label, position: "insideBottomLeft", fontSize: 10, fill: EPOCH_COLOUR, dy: -epochRows[i] * 12 }}
+              className="epoch-mark"
             />
           ))}
           {/* A series breaks where its operation did not run (PUT's line stops at the end

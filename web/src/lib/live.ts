@@ -1,9 +1,10 @@
 // The state of a watched run, folded from its event stream. Events are applied once
 // each (by id), so a reconnect that replays events changes nothing; the per-second
 // series keep a bounded window for drawing.
-import type { BucketIndex, CleanupEvent, EventData, IntervalRecord, PhaseRef, ReshardEvent, RunStatus, StallEvent } from "../api/types";
+import type { BucketIndex, CleanupEvent, EventData, IntervalRecord, KeysEvent, PhaseRef, ReshardEvent, RunStatus, StallEvent } from "../api/types";
 import { shardKey } from "./bucket-index";
 import { fmtDuration } from "./format";
+import { type EpochMark, epochMarks } from "./keys";
 import { PERCENTILES, PERCENTILE_DASH, opColour } from "./palette";
 
 export interface LivePoint {
@@ -16,6 +17,8 @@ export interface LivePoint {
   interval: number;
   place: string;
   phase: string;
+  /** Its series, and (`epoch`) the epoch an `epochs` phase's reads were in when the
+   * interval ended. */
   [series: string]: number | string;
 }
 
@@ -45,6 +48,10 @@ export interface LiveState {
   stalls: Array<StallEvent & { id: number }>;
   /** Cleanup's progress once it started (after the last phase). */
   cleanup?: CleanupEvent;
+  /** The keys the latest phase reading a listing or a key file takes (sent before it
+   * starts), and the epoch of the running phase's latest interval. */
+  keys?: KeysEvent;
+  epoch?: number;
 }
 
 export const MAX_LIVE_POINTS = 7200;
@@ -52,6 +59,27 @@ export const MAX_LIVE_MARKS = 200;
 
 export function initialLive(): LiveState {
   return { lastId: -1, warnings: [], points: [], ops: [], errorClasses: [], index: [], buckets: [], reshards: [], stalls: [] };
+}
+
+/**
+ * The events the live page folds, each one `applyEvent` handles (the page subscribes to
+ * these and no others).
+ */
+export const LIVE_EVENTS = [
+  "started",
+  "phase_started",
+  "interval",
+  "warning",
+  "reshard",
+  "stall",
+  "cleanup",
+  "keys",
+  "finished",
+] as const;
+export type LiveEventName = (typeof LIVE_EVENTS)[number];
+
+export function isLiveEvent(name: string): name is LiveEventName {
+  return (LIVE_EVENTS as readonly string[]).includes(name);
 }
 
 export interface RawEvent {
@@ -96,6 +124,7 @@ export function intervalPoint(record: IntervalRecord): LivePoint {
     place: `${record.section}/${record.round ?? "-"}/${record.phase}`,
     phase: record.phase,
   };
+  if (record.epoch != null) p.epoch = record.epoch;
   for (const [op, s] of Object.entries(record.ops)) {
     if (!s) continue;
     p[`${op} ops/s`] = s.ops_per_sec;
@@ -131,6 +160,7 @@ export function applyEvent(state: LiveState, e: RawEvent): LiveState {
       next.position = d.position;
       next.objects = d.objects;
       next.progress = undefined;
+      next.epoch = undefined;
       if (d.index?.length) withIndex(next, d.index);
       break;
     }
@@ -143,6 +173,7 @@ export function applyEvent(state: LiveState, e: RawEvent): LiveState {
         next.phase = d.phase;
         next.progress = d.progress;
         next.objects = d.progress.objects;
+        next.epoch = d.record.epoch ?? undefined;
       }
       // A phase's sliver of a last interval comes folded into the interval before: that
       // point is drawn again with it, never the sliver as a second of its own.
@@ -176,6 +207,10 @@ export function applyEvent(state: LiveState, e: RawEvent): LiveState {
     }
     case "cleanup": {
       next.cleanup = e.data as EventData<"cleanup">;
+      break;
+    }
+    case "keys": {
+      next.keys = e.data as EventData<"keys">;
       break;
     }
     case "finished": {
@@ -244,6 +279,16 @@ export function phaseMarks(points: LivePoint[]): Array<{ t: number; label: strin
     out.push({ t: 2 * p.t - p.end, label: round !== "-" ? `r${round} ${phase}` : phase });
   }
   return out;
+}
+
+/** Where each epochs phase among the points entered its next epoch. */
+export function liveEpochMarks(points: LivePoint[]): EpochMark[] {
+  return epochMarks(points.map((p) => ({ start: 2 * p.t - p.end, place: p.place, epoch: typeof p.epoch === "number" ? p.epoch : undefined })));
+}
+
+/** The keys the running phase reads, once it started (their event comes just before). */
+export function runningKeys(state: LiveState): KeysEvent | undefined {
+  return state.keys && state.phase && samePhase(state.keys.phase, state.phase) ? state.keys : undefined;
 }
 
 /** The shortest time axis of a live run (s). */

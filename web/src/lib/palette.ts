@@ -38,6 +38,9 @@ export function markerOf(i: number): MarkerShape {
 /** Index shard lines (right-hand axis). */
 export const SHARD_COLOUR = "#6b7280";
 
+/** Where an epochs phase entered its next epoch (a colour no operation has). */
+export const EPOCH_COLOUR = RUN_PALETTE[6];
+
 /** Reshards and write stalls: shaded windows, round marks. */
 export const EVENT_COLOURS = { reshard: "#d97706", stall: "#dc2626" };
 

@@ -14,6 +14,7 @@ import { TimeChart, shardAxis } from "../components/charts";
 import { ErrorBox, StatusBadge } from "../components/states";
 import { eventWindows } from "../lib/bucket-index";
 import { fmtCount, fmtDuration } from "../lib/format";
+import { keysLine } from "../lib/keys";
 import {
   type LiveState,
   MAX_LIVE_POINTS,
@@ -21,16 +22,17 @@ import {
   applyEvent,
   endedSummary,
   initialLive,
+  isLiveEvent,
   liveDomain,
+  liveEpochMarks,
   liveSeries,
   phaseMarks,
+  runningKeys,
 } from "../lib/live";
 import { placeLabel } from "../lib/rounds";
 
 /** How often the live page's heatmap is read again while the run goes. */
 const HEATMAP_REFRESH_MS = 5000;
-
-const EVENT_NAMES = ["started", "phase_started", "interval", "phase_finished", "warning", "reshard", "stall", "cleanup", "finished"];
 
 function reducer(state: LiveState, events: RawEvent[]): LiveState {
   return events.reduce(applyEvent, state);
@@ -55,6 +57,19 @@ function LiveIndex({ state }: { state: LiveState }) {
   );
 }
 
+/** The keys the running phase reads: how many, of which bucket, from which key file, and
+ * the epoch its latest interval ended in. */
+function LiveKeys({ state }: { state: LiveState }) {
+  const keys = runningKeys(state);
+  if (!keys) return null;
+  return (
+    <div className="state" data-testid="live-keys">
+      <strong>Keys: </strong>
+      {keysLine(keys, state.epoch)}
+    </div>
+  );
+}
+
 export function LiveRunPage() {
   const { id = "" } = useParams();
   const [state, dispatch] = useReducer(reducer, undefined, initialLive);
@@ -73,7 +88,7 @@ export function LiveRunPage() {
     let finished = false;
     const close = openEventStream(`/api/runs/${encodeURIComponent(id)}/events?recent=${MAX_LIVE_POINTS}`, {
       onEvent: (ev) => {
-        if (!EVENT_NAMES.includes(ev.name)) return;
+        if (!isLiveEvent(ev.name)) return;
         const e: RawEvent = { id: Number(ev.id), name: ev.name, data: JSON.parse(ev.data) };
         dispatch([e]);
         setConnError(null);
@@ -110,7 +125,8 @@ export function LiveRunPage() {
   // One time axis for every chart of the page and the heatmap: a second sits at one x.
   const domain = useMemo(() => liveDomain(state.points), [state.points]);
   const phases = useMemo(() => phaseMarks(state.points), [state.points]);
-  const axis = { xDomain: domain, phases };
+  const epochs = useMemo(() => liveEpochMarks(state.points), [state.points]);
+  const axis = { xDomain: domain, phases, epochs };
   const [latencyLog, setLatencyLog] = useState(true);
   const windows = useMemo(
     () => (first == null || last == null ? [] : eventWindows(state.reshards, state.stalls, first, last)),
@@ -201,6 +217,7 @@ export function LiveRunPage() {
         </div>
       </div>
       <LiveShards runId={id} running={running} />
+      <LiveKeys state={state} />
       {state.cleanup && <CleanupLine cleanup={state.cleanup} />}
       {state.index.length > 0 && <LiveIndex state={state} />}
       {state.warnings.map((w, i) => (

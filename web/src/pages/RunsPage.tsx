@@ -1,29 +1,56 @@
-// Runs: every run in the results folder, filterable by label and status; pick two or
-// more to compare them round by round.
+// Runs: every run in the results folder, filterable by label, status and the bucket it
+// worked on (kept in the address as `?bucket=`); pick two or more to compare them round
+// by round.
 import { useQuery } from "@tanstack/react-query";
 import { useMemo, useState } from "react";
-import { Link, useNavigate } from "react-router-dom";
+import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { api } from "../api/client";
 import type { RunInfo } from "../api/types";
 import { Empty, ErrorBox, Labels, Loading, StatusBadge } from "../components/states";
 import { fmtDuration, fmtLatency, fmtRate, fmtTime } from "../lib/format";
 
-export function filterRuns(runs: RunInfo[], labelText: string, status: string): RunInfo[] {
+/**
+ * The runs that match the label text (in the id, workload or labels), the status and
+ * the bucket (one the run wrote, or read from a listing or a key file; as the API's
+ * `?bucket=` chooses them). An empty filter matches every run.
+ */
+export function filterRuns(runs: RunInfo[], labelText: string, status: string, bucket = ""): RunInfo[] {
   const needle = labelText.trim().toLowerCase();
   return runs.filter((r) => {
     if (status && r.status !== status) return false;
+    if (bucket && !(r.buckets ?? []).includes(bucket)) return false;
     if (!needle) return true;
     const hay = [r.run_id, r.workload, ...Object.entries(r.labels).map(([k, v]) => `${k}=${v}`)].join(" ").toLowerCase();
     return hay.includes(needle);
   });
 }
 
+/** Every bucket the runs worked on, sorted, with `also` (the one filtered on) among them. */
+export function bucketsOf(runs: RunInfo[], also = ""): string[] {
+  const all = new Set(runs.flatMap((r) => r.buckets ?? []));
+  if (also) all.add(also);
+  return [...all].sort();
+}
+
 export function RunsTable({ runs }: { runs: RunInfo[] }) {
   const [label, setLabel] = useState("");
   const [status, setStatus] = useState("");
+  const [params, setParams] = useSearchParams();
+  const bucket = params.get("bucket") ?? "";
+  const setBucket = (b: string) =>
+    setParams(
+      (p) => {
+        const next = new URLSearchParams(p);
+        if (b) next.set("bucket", b);
+        else next.delete("bucket");
+        return next;
+      },
+      { replace: true },
+    );
+  const buckets = useMemo(() => bucketsOf(runs, bucket), [runs, bucket]);
   const [selected, setSelected] = useState<string[]>([]);
   const navigate = useNavigate();
-  const shown = useMemo(() => filterRuns(runs, label, status), [runs, label, status]);
+  const shown = useMemo(() => filterRuns(runs, label, status, bucket), [runs, label, status, bucket]);
   const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
 
   return (
@@ -40,6 +67,14 @@ export function RunsTable({ runs }: { runs: RunInfo[] }) {
           <option value="">any status</option>
           {["running", "completed", "interrupted", "aborted", "failed", "killed"].map((s) => (
             <option key={s}>{s}</option>
+          ))}
+        </select>
+        <select value={bucket} onChange={(e) => setBucket(e.target.value)} aria-label="filter by bucket" data-testid="runs-bucket-filter">
+          <option value="">any bucket</option>
+          {buckets.map((b) => (
+            <option key={b} value={b}>
+              bucket {b}
+            </option>
           ))}
         </select>
         <button
@@ -81,7 +116,14 @@ export function RunsTable({ runs }: { runs: RunInfo[] }) {
                 <td>
                   <Link to={r.status === "running" ? `/runs/${r.run_id}/live` : `/runs/${r.run_id}`}>{r.run_id}</Link>
                 </td>
-                <td>{r.workload}</td>
+                <td>
+                  {r.workload}
+                  {(r.buckets ?? []).length > 0 && (
+                    <div className="muted small mono" data-testid="run-buckets" title="the buckets this run worked on">
+                      {r.buckets.join(", ")}
+                    </div>
+                  )}
+                </td>
                 <td>
                   <StatusBadge status={r.status} />
                 </td>

@@ -2,7 +2,7 @@
 // marking the line a problem is on.
 import { cleanup, fireEvent, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryRouter } from "react-router-dom";
+import { MemoryRouter, useLocation } from "react-router-dom";
 import type { RunDetail, RunInfo, SummaryRow } from "../api/types";
 import { YamlEditor } from "../components/YamlEditor";
 import { RoundsPhasesTable } from "../components/RunDetailView";
@@ -10,11 +10,11 @@ import { BehindNotes, DeltaTable, IntegrityNotes, compareLegend } from "./Compar
 import { comparePanels } from "../lib/compare";
 import { OP_COLOURS } from "../lib/palette";
 import { NoPhaseYet } from "./RunDetailPage";
-import { RunsTable, filterRuns, noHeadline } from "./RunsPage";
+import { RunsTable, bucketsOf, filterRuns, noHeadline } from "./RunsPage";
 
 afterEach(cleanup);
 
-const run = (id: string, labels: Record<string, string>, status: RunInfo["status"] = "completed"): RunInfo => ({
+const run = (id: string, labels: Record<string, string>, status: RunInfo["status"] = "completed", buckets: string[] = []): RunInfo => ({
   run_id: id,
   workload: "demo",
   status,
@@ -25,6 +25,7 @@ const run = (id: string, labels: Record<string, string>, status: RunInfo["status
   duration_s: 60,
   endpoint: "embedded",
   headline: [{ op: "put", ops_per_sec: 1234, p99_us: 4500 }],
+  buckets,
 });
 
 describe("runs table", () => {
@@ -50,6 +51,51 @@ describe("runs table", () => {
     fireEvent.change(screen.getByTestId("runs-filter"), { target: { value: "no-such-label" } });
     expect(screen.getByTestId("empty-state").textContent).toContain("No run matches");
     expect(screen.queryByTestId("runs-table")).toBeNull();
+  });
+});
+
+describe("runs table's bucket filter", () => {
+  const runs = [
+    run("fill", {}, "completed", ["keys-demo"]),
+    run("read", {}, "completed", ["keys-demo", "prod-logs"]),
+    run("other", {}, "completed", ["other-bucket"]),
+    run("old", {}),
+  ];
+
+  /** Where the table's page is, as the address bar shows it. */
+  function Where() {
+    const l = useLocation();
+    return <span data-testid="where">{l.pathname + l.search}</span>;
+  }
+
+  it("keeps the runs that worked on the bucket, written or read from a listing", () => {
+    expect(filterRuns(runs, "", "", "keys-demo").map((r) => r.run_id)).toEqual(["fill", "read"]);
+    expect(filterRuns(runs, "", "", "prod-logs").map((r) => r.run_id)).toEqual(["read"]);
+    expect(filterRuns(runs, "", "", "").length).toBe(4);
+    expect(bucketsOf(runs)).toEqual(["keys-demo", "other-bucket", "prod-logs"]);
+    expect(bucketsOf(runs, "gone")).toEqual(["gone", "keys-demo", "other-bucket", "prod-logs"]);
+  });
+
+  it("filters on the bucket in the address, and puts the one picked there", () => {
+    render(
+      <MemoryRouter initialEntries={["/runs?bucket=prod-logs"]}>
+        <RunsTable runs={runs} />
+        <Where />
+      </MemoryRouter>,
+    );
+    const select = screen.getByTestId("runs-bucket-filter") as HTMLSelectElement;
+    expect(select.value).toBe("prod-logs");
+    expect(screen.getByTestId("run-row-read")).toBeTruthy();
+    expect(screen.queryByTestId("run-row-fill")).toBeNull();
+    // Each row names its buckets.
+    expect(screen.getByTestId("run-row-read").textContent).toContain("keys-demo, prod-logs");
+    fireEvent.change(select, { target: { value: "keys-demo" } });
+    expect(screen.getByTestId("where").textContent).toBe("/runs?bucket=keys-demo");
+    expect(screen.getByTestId("run-row-fill")).toBeTruthy();
+    expect(screen.queryByTestId("run-row-other")).toBeNull();
+    fireEvent.change(select, { target: { value: "" } });
+    expect(screen.getByTestId("where").textContent).toBe("/runs");
+    expect(screen.getAllByTestId(/^run-row-/)).toHaveLength(4);
   });
 });
 

@@ -16,7 +16,8 @@ interface ReportData {
   intervals: IntervalRecord[];
   /** Reshards, write stalls and polling cost (absent from reports of older servers). */
   index?: IndexReport;
-  /** Complete listings, metadata scans and transfers (absent from older reports). */
+  /** Complete listings, metadata scans, transfers and the keys phases read from a
+   * listing or a key file (absent from older reports). */
   listings?: ListingsReport;
   /** What verified reads found (absent from older reports). */
   integrity?: IntegrityReport;
