@@ -1,8 +1,10 @@
-//! kill -9 in the middle of an `epochs` phase reading a bucket keystorm did not write,
-//! and a resume that continues it. The target runs in this test's process and counts
-//! the GETs it answers per key, so the promise is checked from its side: after the
-//! crash and the resume every key was read at least as many times as the epochs ask,
-//! and only the picks made since the last checkpoint (seconds of work) were read again.
+//! kill -9 in the middle of a phase reading a bucket keystorm did not write — while it
+//! reads (an `epochs` phase) and while it lists the bucket for its keys — and a resume
+//! that continues it. The target runs in this test's process and counts the GETs it
+//! answers per key, so the promise is checked from its side: after the crash and the
+//! resume every key was read at least as many times as the epochs ask, only the picks
+//! made since the last checkpoint (seconds of work) were read again, and a listing cut
+//! short goes on from its checkpoint and puts every key in the key file once.
 
 mod process_support;
 
@@ -15,18 +17,22 @@ use process_support::{
 const KEYS: u64 = 3000;
 const BUCKET: &str = "epochs";
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_epochs_phase_killed_mid_epoch_leaves_no_key_out_after_the_resume() {
+/// A target that counts GETs per key (and takes `list_latency` per LIST), holding the
+/// bucket another program filled (written straight into it).
+async fn foreign_bucket(list_latency: Option<std::time::Duration>) -> keystorm_sim::SimHandle {
     let sim = keystorm_sim::start(
         "127.0.0.1:0".parse().unwrap(),
         keystorm_sim::SimConfig {
             tally_keys: true,
+            latency: keystorm_sim::LatencyConfig {
+                list: list_latency.map(keystorm_sim::Delay::Fixed),
+                ..Default::default()
+            },
             ..Default::default()
         },
     )
     .await
     .unwrap();
-    // The bucket another program filled (written straight into the target).
     sim.store().create_bucket(BUCKET);
     let bucket = sim.store().bucket(BUCKET).unwrap();
     for i in 0..KEYS {
@@ -45,6 +51,73 @@ async fn an_epochs_phase_killed_mid_epoch_leaves_no_key_out_after_the_resume() {
             )
             .unwrap();
     }
+    sim
+}
+
+/// Starts `keystorm run` on `text`; the process, the results root and the run folder.
+fn start_run(
+    dir: &std::path::Path,
+    text: &str,
+) -> (std::process::Child, std::path::PathBuf, std::path::PathBuf) {
+    let results = dir.join("results");
+    let wl = write_workload(dir, "epochs", text);
+    let run = keystorm(
+        &["run", wl.to_str().unwrap(), "--progress", "quiet"],
+        &results,
+    )
+    .stdout(Stdio::null())
+    .spawn()
+    .unwrap();
+    let run_dir = the_run(&results);
+    (run, results, run_dir)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listing_for_keys_killed_mid_way_goes_on_from_its_checkpoint() {
+    // 10 keys a page, 40 ms a page, one lister: 300 pages take 12 s.
+    let sim = foreign_bucket(Some(std::time::Duration::from_millis(40))).await;
+    let text = workload(
+        BUCKET,
+        &sim.endpoint(),
+        "size: 1KiB",
+        "before:\n  \
+         - { name: read, op: get, concurrency: 8, epochs: 1, page_size: 10, list_concurrency: 1, \
+         keys: { from: listing, mode: serial } }\n",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (mut run, results, run_dir) = start_run(dir.path(), &text);
+    let checkpoint = run_dir.join("keys-0.checkpoint.json");
+    let saved = process_support::wait_for("the listing's checkpoint a third of the way", || {
+        process_support::read_json(&checkpoint).filter(|c| c["keys"].as_u64() >= Some(1000))
+    });
+    kill_9(&mut run);
+    assert!(gets(&sim).is_empty(), "killed while listing");
+    let lists_before = sim.requests(keystorm_sim::Op::ListObjectsV2);
+
+    let out = resume(&run_dir, &results, &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The resume listed what the checkpoint had left (and what was listed after it).
+    let listed_again = sim.requests(keystorm_sim::Op::ListObjectsV2) - lists_before;
+    let pages_saved = saved["requests"].as_u64().unwrap();
+    assert!(
+        listed_again <= 300 - pages_saved + 2,
+        "{listed_again} pages listed after the resume; the checkpoint had {pages_saved}"
+    );
+    // Every key in the key file once: each read exactly once.
+    let counted = gets(&sim);
+    assert_eq!(counted.len() as u64, KEYS);
+    assert!(counted.values().all(|&n| n == 1), "one GET per key");
+    assert!(!run_dir.join("keys-0.keys.runs").exists(), "runs gone");
+    assert!(!checkpoint.exists(), "checkpoint gone");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_epochs_phase_killed_mid_epoch_leaves_no_key_out_after_the_resume() {
+    let sim = foreign_bucket(None).await;
     // 2 epochs of 3000 picks at 1500 a second: four seconds, checkpoints every second.
     let text = workload(
         BUCKET,

@@ -1,9 +1,11 @@
 //! Before a phase that reads keys keystorm did not write: its key set made ready. A
 //! key file named by the workload is opened; a `from: listing` bucket is listed into
 //! `keys-N.keys` in the run folder (N the phase's place in the run), which stays there
-//! for later runs to read (`keys: {file}`). A resumed run reads the listing its earlier
-//! part completed instead of listing again. Either way a `keys` event says which bucket
-//! and file the phase reads and how many keys.
+//! for later runs to read (`keys: {file}`). The listing saves its progress with the
+//! key file's runs (`keys-N.checkpoint.json`, `keys-N.keys.runs/`) every
+//! `checkpoint_every`, so a resumed run lists only what was left, and reads the key file
+//! its earlier part completed without listing at all. Either way a `keys` event says
+//! which bucket and file the phase reads and how many keys.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -12,7 +14,7 @@ use std::time::Instant;
 use super::context::RunContext;
 use crate::keyfile::{self, KeyFile, KeyFileError, ListedError};
 use crate::keyset::KeySet;
-use crate::listing::ListJob;
+use crate::listing::{CheckpointError, Checkpointing, ListCheckpoint, ListJob};
 use crate::plan::{KeySource, PhaseEnd, PhasePlan, Shard};
 use crate::results::{KeySourceKind, KeysEvent, PhaseRef, RunEvent};
 
@@ -34,6 +36,12 @@ pub(crate) enum KeyReadsError {
     },
     #[error("phase {phase}: stopped while listing bucket {bucket:?} for its keys")]
     Stopped { phase: String, bucket: String },
+    #[error("phase {phase}: {source}")]
+    Checkpoint {
+        phase: String,
+        #[source]
+        source: CheckpointError,
+    },
 }
 
 /// Opens every key file the workload names, so a wrong path fails the run at its
@@ -53,6 +61,11 @@ pub(crate) fn check_files(plan: &crate::plan::Plan) -> Result<(), KeyReadsError>
 /// The key file of the `from: listing` phase at `position` in the run folder `dir`.
 pub(crate) fn listing_path(dir: &Path, position: usize) -> PathBuf {
     dir.join(format!("keys-{position}.keys"))
+}
+
+/// Where the listing of the phase at `position` saves its progress.
+fn checkpoint_path(dir: &Path, position: usize) -> PathBuf {
+    dir.join(format!("keys-{position}.checkpoint.json"))
 }
 
 /// The phase's key set, ready to pick from (`None` when it reads the keyspace).
@@ -103,12 +116,34 @@ pub(crate) async fn prepare(
                     // reads its own positions of it.
                     shard: Shard::WHOLE,
                 };
-                let (outcome, written) = keyfile::list_into(
+                let checkpoint = checkpoint_path(&dir, position);
+                let resume = if resumed {
+                    ListCheckpoint::read(&checkpoint)
+                        .and_then(|c| match c {
+                            Some(c) => c.check_matches(&job, false, &checkpoint).map(|_| Some(c)),
+                            None => Ok(None),
+                        })
+                        .map_err(|source| KeyReadsError::Checkpoint {
+                            phase: phase.name.clone(),
+                            source,
+                        })?
+                } else {
+                    None
+                };
+                let progress = Checkpointing {
+                    path: checkpoint,
+                    every: ctx.plan.checkpoint_every,
+                    resume,
+                    on_save: None,
+                    keep_complete: true,
+                    consumer: None,
+                };
+                let (outcome, written) = keyfile::list_into_resumable(
                     &ctx.client,
                     &job,
                     Arc::new(()),
                     &path,
-                    &dir,
+                    progress,
                     ctx.cancel.clone(),
                 )
                 .await

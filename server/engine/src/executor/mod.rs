@@ -53,7 +53,7 @@ use context::RunContext;
 use opening::{Opened, Settled};
 
 use crate::keyspace::{Keyspace, Window};
-use crate::plan::Plan;
+use crate::plan::{KeySource, Plan};
 use crate::results::{Checkpoint, Manifest, ResultsError, RunStatus, Summary, secrets, timestamp};
 
 /// Runs `plan` to the end (or until `cancel`), writing results under the options' root.
@@ -341,6 +341,20 @@ async fn run_phases(
                     rows: closed.rows,
                 });
             }
+        }
+        // A listing for the phase's keys may run for hours: the checkpoint says the
+        // phase began, so a resume after a crash goes on with the listing's own.
+        if matches!(scheduled.plan.keys, Some(KeySource::Listing { .. })) {
+            checkpoint::save_checkpoint(
+                ctx,
+                ctx.window.checkpoint_state(),
+                n,
+                Some((
+                    scheduled.phase_ref.clone(),
+                    from.clone().unwrap_or_default(),
+                )),
+            )
+            .map_err(fail(RunStatus::Failed))?;
         }
         let keys = key_reads::prepare(
             ctx,

@@ -1,7 +1,7 @@
 //! One key as a key file holds it.
 
 /// One key of a key file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct KeyEntry {
     pub key: String,
     pub size: u64,

@@ -8,7 +8,7 @@ use super::entry::KeyEntry;
 pub const MAGIC: &[u8; 8] = b"KSTMKEYS";
 pub const VERSION: u32 = 1;
 /// Entries in every block but the last.
-pub const ENTRIES_PER_BLOCK: u32 = 1024;
+pub const ENTRIES_PER_BLOCK: u32 = 128;
 pub const HEADER_LEN: u64 = 16;
 pub const FOOTER_LEN: u64 = 32;
 /// Bytes of one block's index entry.
@@ -50,29 +50,53 @@ pub fn get_block(raw: &[u8], into: &mut Vec<KeyEntry>) -> io::Result<()> {
     into.clear();
     let mut at = 0;
     let mut key: Vec<u8> = Vec::new();
+    let mut entry = KeyEntry::default();
     while at < raw.len() {
-        let shared = get_varint(raw, &mut at)? as usize;
-        if shared > key.len() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "an entry shares more than the key before it",
-            ));
-        }
-        key.truncate(shared);
-        let len = get_varint(raw, &mut at)?;
-        key.extend_from_slice(take(raw, &mut at, len, "a key")?);
-        let size = get_varint(raw, &mut at)?;
-        let etag_len = get_varint(raw, &mut at)?;
-        let etag = take(raw, &mut at, etag_len, "an ETag")?;
-        let modified = get_varint(raw, &mut at)?;
-        into.push(KeyEntry {
-            key: String::from_utf8(key.clone())
-                .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "a key is not UTF-8"))?,
-            size,
-            etag: (!etag.is_empty()).then(|| String::from_utf8_lossy(etag).into_owned()),
-            last_modified_ms: modified.checked_sub(1),
-        });
+        next_entry(raw, &mut at, &mut key, &mut entry)?;
+        into.push(entry.clone());
     }
+    Ok(())
+}
+
+/// Decodes the entry at `*at` of a block into `entry` (its strings reused), moving
+/// `*at` past it; `key` holds the key before it (empty at the block's start) and then
+/// this one.
+pub fn next_entry(
+    raw: &[u8],
+    at: &mut usize,
+    key: &mut Vec<u8>,
+    entry: &mut KeyEntry,
+) -> io::Result<()> {
+    let shared = get_varint(raw, at)? as usize;
+    if shared > key.len() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "an entry shares more than the key before it",
+        ));
+    }
+    key.truncate(shared);
+    let len = get_varint(raw, at)?;
+    key.extend_from_slice(take(raw, at, len, "a key")?);
+    let text = std::str::from_utf8(key)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "a key is not UTF-8"))?;
+    entry.key.clear();
+    entry.key.push_str(text);
+    entry.size = get_varint(raw, at)?;
+    let etag_len = get_varint(raw, at)?;
+    let etag = take(raw, at, etag_len, "an ETag")?;
+    if etag.is_empty() {
+        entry.etag = None;
+    } else {
+        let text = String::from_utf8_lossy(etag);
+        match &mut entry.etag {
+            Some(e) => {
+                e.clear();
+                e.push_str(&text);
+            }
+            None => entry.etag = Some(text.into_owned()),
+        }
+    }
+    entry.last_modified_ms = get_varint(raw, at)?.checked_sub(1);
     Ok(())
 }
 

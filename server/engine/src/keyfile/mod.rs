@@ -17,9 +17,9 @@
 //! ```
 //!
 //! Every block but the last holds exactly E entries, so key number `i` is in block
-//! `i / E` without a search: a random pick reads and decompresses one block, a pass
-//! reads each block once, and a reader holds the index (12 bytes a block) and one
-//! decoded block. The writer takes keys in any order (a parallel listing's) and sorts
+//! `i / E` without a search: a random pick reads its block's index entry and the block
+//! and decodes entries up to `i`, a pass reads each block once, and a reader holds one
+//! decompressed block whatever the key count (the index is read where needed). The writer takes keys in any order (a parallel listing's) and sorts
 //! them through runs on disk ([`writer`]), so its memory does not grow either.
 
 mod entry;
@@ -33,6 +33,6 @@ mod writer;
 pub use entry::KeyEntry;
 pub use error::KeyFileError;
 pub use format::{ENTRIES_PER_BLOCK, VERSION};
-pub use listed::{ListedError, entry_of, list_into};
+pub use listed::{ListedError, entry_of, list_into, list_into_resumable};
 pub use reader::{Cursor, KeyFile};
-pub use writer::{KeyFileWriter, Written};
+pub use writer::{KeyFileWriter, KeysCut, Written, runs_dir};

@@ -1,26 +1,31 @@
-//! Reading a key file: the header, footer and index checked and kept at open; then
-//! cursors (one per worker) that each read and decode one block at a time, so key
-//! number `i` costs one block read unless its block is the one at hand.
+//! Reading a key file: the header and footer checked at open, and the index checked
+//! once without being kept; then cursors (one per worker) that each hold one block
+//! decompressed and decode its entries only as far as the one asked for, into one
+//! reused entry. Key number `i` costs reading its block's index entry and the block
+//! (one read each) unless its block is the one at hand; a pass decodes each entry once.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Read;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::entry::KeyEntry;
 use super::error::KeyFileError;
-use super::format::{
-    ENTRIES_PER_BLOCK, FOOTER_LEN, HEADER_LEN, INDEX_ENTRY_LEN, MAGIC, VERSION, get_block,
-};
+use super::format::{FOOTER_LEN, HEADER_LEN, INDEX_ENTRY_LEN, MAGIC, VERSION, next_entry};
 
-/// An open key file: its index, shared by its cursors.
+/// Index entries checked at a time when a file is opened.
+const INDEX_CHUNK: u64 = 4096;
+/// A block larger than this decompressed is refused (the writer's are a few KiB).
+const MAX_BLOCK: usize = 64 << 20;
+
+/// An open key file: where its index is, shared by its cursors.
 #[derive(Debug, Clone)]
 pub struct KeyFile {
     path: PathBuf,
     keys: u64,
     entries_per_block: u32,
-    /// Per block: offset and compressed length.
-    index: Arc<[(u64, u32)]>,
+    blocks: u64,
+    index_offset: u64,
 }
 
 impl KeyFile {
@@ -50,8 +55,7 @@ impl KeyFile {
             return Err(bad("zero entries per block"));
         }
         let mut footer = [0u8; FOOTER_LEN as usize];
-        f.seek(SeekFrom::End(-(FOOTER_LEN as i64))).map_err(io)?;
-        f.read_exact(&mut footer).map_err(io)?;
+        f.read_exact_at(&mut footer, len - FOOTER_LEN).map_err(io)?;
         let word =
             |n: usize| u64::from_le_bytes(footer[n * 8..n * 8 + 8].try_into().unwrap_or_default());
         if &footer[24..] != MAGIC {
@@ -70,30 +74,33 @@ impl KeyFile {
         if !fits || !(counted || keys == 0 && blocks <= 1) {
             return Err(bad("its footer does not match its length"));
         }
-        let mut raw = vec![0u8; (blocks * INDEX_ENTRY_LEN) as usize];
-        f.seek(SeekFrom::Start(index_offset)).map_err(io)?;
-        f.read_exact(&mut raw).map_err(io)?;
-        let index: Arc<[(u64, u32)]> = raw
-            .chunks_exact(INDEX_ENTRY_LEN as usize)
-            .map(|c| {
-                (
-                    u64::from_le_bytes(c[..8].try_into().unwrap_or_default()),
-                    u32::from_le_bytes(c[8..].try_into().unwrap_or_default()),
-                )
-            })
-            .collect();
-        let in_bounds = index.iter().all(|(offset, n)| {
-            *offset >= HEADER_LEN && offset.saturating_add(u64::from(*n)) <= index_offset
-        });
-        if !in_bounds {
-            return Err(bad("a block lies outside the file"));
-        }
-        Ok(KeyFile {
+        let file = KeyFile {
             path: path.to_path_buf(),
             keys,
             entries_per_block,
-            index,
-        })
+            blocks,
+            index_offset,
+        };
+        // Every block inside the file, checked a chunk of the index at a time.
+        let mut raw = Vec::new();
+        let mut first = 0;
+        while first < blocks {
+            let n = INDEX_CHUNK.min(blocks - first);
+            raw.resize((n * INDEX_ENTRY_LEN) as usize, 0);
+            f.read_exact_at(&mut raw, index_offset + first * INDEX_ENTRY_LEN)
+                .map_err(io)?;
+            let in_bounds = raw
+                .chunks_exact(INDEX_ENTRY_LEN as usize)
+                .map(index_entry)
+                .all(|(offset, n)| {
+                    offset >= HEADER_LEN && offset.saturating_add(u64::from(n)) <= index_offset
+                });
+            if !in_bounds {
+                return Err(bad("a block lies outside the file"));
+            }
+            first += n;
+        }
+        Ok(file)
     }
 
     /// Whether the file at `path` begins as a key file does (whatever else is wrong
@@ -115,25 +122,45 @@ impl KeyFile {
         self.keys
     }
 
-    /// A reader of its own (a file handle and one decoded block).
+    /// A reader of its own (a file handle and one decompressed block).
     pub fn cursor(&self) -> Result<Cursor, KeyFileError> {
         Ok(Cursor {
             file: File::open(&self.path).map_err(|e| KeyFileError::io(&self.path, e))?,
             keys: self.clone(),
             block: None,
             compressed: Vec::new(),
-            entries: Vec::with_capacity(ENTRIES_PER_BLOCK as usize),
+            raw: Vec::new(),
+            at: 0,
+            next: 0,
+            key: Vec::new(),
+            entry: KeyEntry::default(),
         })
     }
 }
 
-/// Reads keys by number, one block at hand.
+/// (offset, compressed length) of an index entry.
+fn index_entry(c: &[u8]) -> (u64, u32) {
+    (
+        u64::from_le_bytes(c[..8].try_into().unwrap_or_default()),
+        u32::from_le_bytes(c[8..12].try_into().unwrap_or_default()),
+    )
+}
+
+/// Reads keys by number, one block at hand, decoded only as far as asked.
 pub struct Cursor {
     file: File,
     keys: KeyFile,
-    block: Option<usize>,
+    block: Option<u64>,
     compressed: Vec<u8>,
-    entries: Vec<KeyEntry>,
+    /// The block at hand, decompressed.
+    raw: Vec<u8>,
+    /// Where in `raw` the next entry starts, and its number in the block.
+    at: usize,
+    next: u64,
+    /// The key of the entry before `at`.
+    key: Vec<u8>,
+    /// The entry before `at` (number `next - 1`).
+    entry: KeyEntry,
 }
 
 impl Cursor {
@@ -143,33 +170,72 @@ impl Cursor {
             return Ok(None);
         }
         let per = u64::from(self.keys.entries_per_block);
-        let block = (i / per) as usize;
+        let (block, number) = (i / per, i % per);
         if self.block != Some(block) {
             self.load(block)?;
+        } else if number + 1 < self.next {
+            // Behind the walk: from the block's start again.
+            self.restart();
         }
-        let entry = self.entries.get((i % per) as usize);
-        if entry.is_none() {
-            return Err(KeyFileError::format(
-                &self.keys.path,
-                format!("block {block} holds fewer keys than its place says"),
-            ));
+        if number + 1 == self.next {
+            return Ok(Some(&self.entry));
         }
-        Ok(entry)
+        while self.next <= number {
+            if self.at >= self.raw.len() {
+                return Err(KeyFileError::format(
+                    &self.keys.path,
+                    format!("block {block} holds fewer keys than its place says"),
+                ));
+            }
+            next_entry(&self.raw, &mut self.at, &mut self.key, &mut self.entry).map_err(|e| {
+                KeyFileError::format(&self.keys.path, format!("block {block}: {e}"))
+            })?;
+            self.next += 1;
+        }
+        Ok(Some(&self.entry))
     }
 
-    fn load(&mut self, block: usize) -> Result<(), KeyFileError> {
-        let path = self.keys.path.clone();
-        let (offset, len) = self.keys.index[block];
+    fn restart(&mut self) {
+        self.at = 0;
+        self.next = 0;
+        self.key.clear();
+    }
+
+    fn load(&mut self, block: u64) -> Result<(), KeyFileError> {
+        let path = &self.keys.path;
+        let io = |e| KeyFileError::io(path, e);
+        self.block = None;
+        if block >= self.keys.blocks {
+            return Err(KeyFileError::format(path, format!("no block {block}")));
+        }
+        let mut entry = [0u8; INDEX_ENTRY_LEN as usize];
+        self.file
+            .read_exact_at(&mut entry, self.keys.index_offset + block * INDEX_ENTRY_LEN)
+            .map_err(io)?;
+        let (offset, len) = index_entry(&entry);
+        if offset < HEADER_LEN || offset.saturating_add(u64::from(len)) > self.keys.index_offset {
+            return Err(KeyFileError::format(path, "a block lies outside the file"));
+        }
         self.compressed.resize(len as usize, 0);
         self.file
-            .seek(SeekFrom::Start(offset))
-            .and_then(|_| self.file.read_exact(&mut self.compressed))
-            .map_err(|e| KeyFileError::io(&path, e))?;
-        let raw = lz4_flex::block::decompress_size_prepended(&self.compressed)
-            .map_err(|e| KeyFileError::format(&path, format!("block {block}: {e}")))?;
-        self.block = None;
-        get_block(&raw, &mut self.entries)
-            .map_err(|e| KeyFileError::format(&path, format!("block {block}: {e}")))?;
+            .read_exact_at(&mut self.compressed, offset)
+            .map_err(io)?;
+        let bad = |m: String| KeyFileError::format(path, format!("block {block}: {m}"));
+        let size = self
+            .compressed
+            .get(..4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap_or_default()) as usize)
+            .ok_or_else(|| bad("cut short".into()))?;
+        if size > MAX_BLOCK {
+            return Err(bad(format!(
+                "{size} bytes decompressed is more than a block holds"
+            )));
+        }
+        self.raw.resize(size, 0);
+        let got = lz4_flex::block::decompress_into(&self.compressed[4..], &mut self.raw)
+            .map_err(|e| bad(e.to_string()))?;
+        self.raw.truncate(got);
+        self.restart();
         self.block = Some(block);
         Ok(())
     }
@@ -227,7 +293,9 @@ mod tests {
         assert_eq!(c.get(n).unwrap(), None);
         // Random picks from a second cursor, out of order.
         let mut other = file.cursor().unwrap();
-        for i in [9_999, 0, 5_000, 1_023, 1_024, 1_025] {
+        for i in [
+            9_999, 0, 5_000, 127, 128, 129, 127, 126, 126, 1_024, 1_025, 1_023,
+        ] {
             assert_eq!(other.get(i).unwrap(), Some(&sorted[i as usize]));
         }
         // Front-coded and compressed: well under the keys' own bytes.
@@ -247,6 +315,53 @@ mod tests {
         assert_eq!(
             std::fs::read(&whole).unwrap(),
             std::fs::read(&passes).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_resumable_writer_cut_then_lost_resumes_from_its_cut() {
+        let n = 20_000;
+        let (_a, straight, _) = written(n);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.keys");
+        let mut order: Vec<u64> = (0..n).chain(0..100).collect();
+        fastrand::Rng::with_seed(4).shuffle(&mut order);
+        let (before, after) = order.split_at(order.len() / 2);
+        let mut w = super::super::KeyFileWriter::resumable(&path, None)
+            .unwrap()
+            .unwrap();
+        for &i in before {
+            w.push(entry(i)).unwrap();
+        }
+        let cut = w.cut().unwrap();
+        // Keys after the cut that the crash loses, some of them in a run of their own.
+        for &i in &after[..3000] {
+            w.push(entry(i)).unwrap();
+        }
+        w.cut().unwrap();
+        for &i in &after[3000..4000] {
+            w.push(entry(i)).unwrap();
+        }
+        drop(w);
+        // The resume takes the runs of the cut; the rest is given again.
+        let mut w = super::super::KeyFileWriter::resumable(&path, Some(&cut))
+            .unwrap()
+            .unwrap();
+        for &i in after {
+            w.push(entry(i)).unwrap();
+        }
+        let done = w.finish().unwrap();
+        assert_eq!((done.keys, done.repeated), (n, 100));
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            std::fs::read(&straight).unwrap()
+        );
+        assert!(!super::super::runs_dir(&path).exists(), "runs removed");
+        // A cut whose runs are gone cannot be resumed.
+        assert!(
+            super::super::KeyFileWriter::resumable(&path, Some(&cut))
+                .unwrap()
+                .is_none()
         );
     }
 

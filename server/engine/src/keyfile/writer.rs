@@ -4,6 +4,13 @@
 //! read-ahead per run merged, whatever the key count. The file appears under its name
 //! only once complete (written beside it, then renamed); a key listed twice is kept
 //! once.
+//!
+//! A resumable writer keeps its runs in a folder beside the file (`FILE.keys.runs/`)
+//! rather than a temporary one: a listing's checkpoint saves the buffer as a run and
+//! records how many runs there are ([`KeysCut`]), and a resume after a crash takes
+//! those runs and drops whatever came after them. Merge passes of a resumable writer
+//! leave their input runs in place until the file is complete, so a crash while
+//! merging still finds the runs of the cut.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -25,13 +32,45 @@ const FAN_IN: usize = 64;
 pub struct KeyFileWriter {
     path: PathBuf,
     /// Holds the runs; removed with them.
-    spill: tempfile::TempDir,
+    spill: Spill,
     buffer: RunBuffer,
     runs: Vec<PathBuf>,
     /// Run files made so far (their names).
     made: usize,
     /// Bytes buffered before a run is written.
     run_bytes: usize,
+}
+
+/// Where a writer keeps its runs.
+enum Spill {
+    /// A temporary folder, gone with the writer.
+    Temporary(tempfile::TempDir),
+    /// The folder beside the key file of a resumable writer, removed once the file is
+    /// complete.
+    Kept(PathBuf),
+}
+
+impl Spill {
+    fn path(&self) -> &Path {
+        match self {
+            Spill::Temporary(t) => t.path(),
+            Spill::Kept(p) => p,
+        }
+    }
+}
+
+/// How far a resumable writer got at a checkpoint: its first `runs` run files hold
+/// every key it was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct KeysCut {
+    pub runs: usize,
+}
+
+/// The folder a resumable writer of `path` keeps its runs in.
+pub fn runs_dir(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".runs");
+    path.with_file_name(name)
 }
 
 /// What was written.
@@ -63,12 +102,53 @@ impl KeyFileWriter {
             .map_err(|e| KeyFileError::io(spill_in, e))?;
         Ok(KeyFileWriter {
             path: path.to_path_buf(),
-            spill,
+            spill: Spill::Temporary(spill),
             buffer: RunBuffer::default(),
             runs: Vec::new(),
             made: 0,
             run_bytes,
         })
+    }
+
+    /// A resumable writer of `path`, its runs in [`runs_dir`]: from the runs of `cut`
+    /// (the rest of the folder dropped), or from nothing. `None` when the runs of the cut
+    /// are not all there (the listing must start over).
+    pub fn resumable(
+        path: &Path,
+        cut: Option<&KeysCut>,
+    ) -> Result<Option<KeyFileWriter>, KeyFileError> {
+        let dir = runs_dir(path);
+        let io = |e| KeyFileError::io(&dir, e);
+        let keep = cut.map_or(0, |c| c.runs);
+        let name = |n: usize| format!("run-{n}");
+        let runs: Vec<PathBuf> = (1..=keep).map(|n| dir.join(name(n))).collect();
+        if runs.iter().any(|r| !r.is_file()) {
+            return Ok(None);
+        }
+        std::fs::create_dir_all(&dir).map_err(io)?;
+        for entry in std::fs::read_dir(&dir).map_err(io)? {
+            let entry = entry.map_err(io)?;
+            if !runs.contains(&entry.path()) {
+                std::fs::remove_file(entry.path()).map_err(io)?;
+            }
+        }
+        Ok(Some(KeyFileWriter {
+            path: path.to_path_buf(),
+            spill: Spill::Kept(dir),
+            buffer: RunBuffer::default(),
+            runs,
+            made: keep,
+            run_bytes: RUN_BYTES,
+        }))
+    }
+
+    /// Saves what is buffered as a run (a resumable writer's checkpoint): every key
+    /// given so far is in the runs of the cut.
+    pub fn cut(&mut self) -> Result<KeysCut, KeyFileError> {
+        if !self.buffer.is_empty() {
+            self.spill_run()?;
+        }
+        Ok(KeysCut { runs: self.made })
     }
 
     pub fn push(&mut self, entry: KeyEntry) -> Result<(), KeyFileError> {
@@ -102,8 +182,12 @@ impl KeyFileWriter {
                 let mut merge = Merge::open(group)?;
                 write_sorted(&path, std::iter::from_fn(|| merge.next().transpose()))
                     .map_err(|e| KeyFileError::io(&path, e))?;
-                for run in group {
-                    let _ = std::fs::remove_file(run);
+                // A resumable writer's cut names the runs it merges: they stay until
+                // the file is complete.
+                if let Spill::Temporary(_) = self.spill {
+                    for run in group {
+                        let _ = std::fs::remove_file(run);
+                    }
                 }
                 self.runs.push(path);
             }
@@ -135,6 +219,9 @@ impl KeyFileWriter {
         }
         let (keys, bytes) = out.finish().map_err(io)?;
         std::fs::rename(&partial, &self.path).map_err(|e| KeyFileError::io(&self.path, e))?;
+        if let Spill::Kept(dir) = &self.spill {
+            std::fs::remove_dir_all(dir).map_err(|e| KeyFileError::io(dir, e))?;
+        }
         Ok(Written {
             keys,
             bytes,

@@ -1,0 +1,70 @@
+//! Picks from a key file, without S3: what a worker pays to find the key of its next
+//! read in a file of 100,000 keys and in one of 5,000,000 — a uniform pick, a Zipf pick
+//! (a rank shuffled over the positions), an epoch's pick (a keyed permutation) and a
+//! sequential pass. A random pick reads and decodes one block; a pass decodes each
+//! block once.
+
+use std::hint::black_box;
+use std::path::Path;
+use std::sync::Arc;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use keystorm_engine::keyfile::{KeyEntry, KeyFileWriter};
+use keystorm_engine::keyset::{EpochPicks, KeySet};
+use keystorm_engine::plan::Shard;
+
+/// A key file of `n` keystorm-like keys (`k/` and 16 base-62 characters).
+fn key_file(dir: &Path, n: u64) -> std::path::PathBuf {
+    let path = dir.join(format!("{n}.keys"));
+    let mut w = KeyFileWriter::create(&path, dir).unwrap();
+    for i in 0..n {
+        let h = keystorm_engine::keyspace::mix64(5, i);
+        w.push(KeyEntry {
+            key: format!("k/{h:016x}"),
+            size: 6,
+            etag: Some(format!("{:032x}", h)),
+            last_modified_ms: Some(1_790_000_000_000),
+        })
+        .unwrap();
+    }
+    w.finish().unwrap();
+    path
+}
+
+fn picks(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    for n in [100_000u64, 5_000_000] {
+        let path = key_file(dir.path(), n);
+        let set = Arc::new(KeySet::open(&path, "b", None, Shard::WHOLE, 1).unwrap());
+        let mut reader = set.reader().unwrap();
+        let mut rng = fastrand::Rng::with_seed(3);
+        c.bench_function(&format!("uniform pick of {n} keys"), |b| {
+            b.iter(|| black_box(reader.at(rng.u64(0..n)).unwrap().key.len()))
+        });
+        c.bench_function(&format!("zipf rank pick of {n} keys"), |b| {
+            b.iter(|| {
+                let rank = rng.u64(0..n);
+                black_box(reader.at(set.hot(rank)).unwrap().key.len())
+            })
+        });
+        let epochs = EpochPicks::new(n, u32::MAX, 9, 0);
+        c.bench_function(&format!("epoch pick of {n} keys"), |b| {
+            b.iter(|| {
+                let p = epochs.begin().unwrap();
+                let len = reader.at(p.position).unwrap().key.len();
+                epochs.finish(p.number);
+                black_box(len)
+            })
+        });
+        let mut next = 0;
+        c.bench_function(&format!("sequential pass over {n} keys"), |b| {
+            b.iter(|| {
+                next = (next + 1) % n;
+                black_box(reader.at(next).unwrap().key.len())
+            })
+        });
+    }
+}
+
+criterion_group!(benches, picks);
+criterion_main!(benches);
