@@ -87,19 +87,7 @@ pub async fn audit(
         move || lock(&comparer).listed_cut()
     };
     let checkpoint = progress.map(|c| Checkpointing {
-        consumer: Some(ConsumerCut {
-            quiesce: quiesce.clone(),
-            state: Arc::new({
-                let cut_of = cut_of.clone();
-                // A cut that cannot be flushed is saved as none: a resume lists again.
-                move || {
-                    cut_of()
-                        .ok()
-                        .and_then(|c| serde_json::to_value(c).ok())
-                        .unwrap_or_default()
-                }
-            }),
-        }),
+        consumer: Some(ConsumerCut::saving(quiesce.clone(), cut_of.clone())),
         ..c
     });
     let (tx, rx) = tokio::sync::mpsc::channel::<ListEntry>(QUEUE);

@@ -130,19 +130,7 @@ pub async fn list_into_resumable(
         move || lock(&writer).cut()
     };
     let checkpoint = Checkpointing {
-        consumer: Some(ConsumerCut {
-            quiesce: quiesce.clone(),
-            state: Arc::new({
-                let cut_of = cut_of.clone();
-                // A cut that cannot be saved is saved as none: a resume lists again.
-                move || {
-                    cut_of()
-                        .ok()
-                        .and_then(|c| serde_json::to_value(c).ok())
-                        .unwrap_or_default()
-                }
-            }),
-        }),
+        consumer: Some(ConsumerCut::saving(quiesce.clone(), cut_of.clone())),
         ..progress
     };
     let checkpoint_path = checkpoint.path.clone();

@@ -21,6 +21,25 @@ pub struct ConsumerCut {
     pub state: ConsumerState,
 }
 
+impl ConsumerCut {
+    /// The cut of a consumer whose state is what `cut` gives, saved as JSON; a cut that
+    /// fails is saved as none, and a resume then starts over.
+    pub fn saving<T: serde::Serialize, E>(
+        quiesce: Arc<Quiesce>,
+        cut: impl Fn() -> Result<T, E> + Send + Sync + 'static,
+    ) -> ConsumerCut {
+        ConsumerCut {
+            quiesce,
+            state: Arc::new(move || {
+                cut()
+                    .ok()
+                    .and_then(|c| serde_json::to_value(c).ok())
+                    .unwrap_or_default()
+            }),
+        }
+    }
+}
+
 /// Keys queued and consumed, and the gate listers hold while they hand a page in.
 #[derive(Default)]
 pub struct Quiesce {
