@@ -2,6 +2,7 @@
 # The whole test suite: formatting, lints, the Rust tests against real servers on
 # loopback (the embedded S3 target, started by the tests themselves, and a throwaway
 # single-node Ceph RGW from scripts/ceph-up.sh, stopped again when this script exits),
+# a million-key Parquet inventory read back with pyarrow (scripts/inventory-check.sh),
 # the HTTP API fuzzed with schemathesis (scripts/fuzz-api.sh), the Kubernetes manifests
 # against the API schemas (scripts/validate-deploy.sh), the web UI's unit tests,
 # and the end-to-end tests in Debian's Chromium against the real binary.
@@ -82,6 +83,9 @@ fi
 # The cluster is only for the Rust tests: free its CPU and memory for the web steps.
 scripts/ceph-down.sh
 trap - EXIT
+
+step "a million-key Parquet inventory read back with pyarrow (scripts/inventory-check.sh)"
+scripts/inventory-check.sh --workspace --features "$rgw_features"
 
 step "HTTP API fuzzing (schemathesis against keystorm serve)"
 scripts/fuzz-api.sh
