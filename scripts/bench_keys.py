@@ -7,6 +7,13 @@ a prefix, 6-byte objects), then lists each into a key file with `keystorm list -
 FILE.keys` in a process of its own, and reports that process's peak RSS, the key file's
 bytes per key and the listing's keys/s. The writer sorts through runs of bounded size
 on disk, so its peak RSS should stop growing once a run is full.
+
+Then it reads from each key file: a workload whose `get` phase picks uniformly from the
+file (`keys: {file}`) for a fixed number of GETs, beside the same GETs of keystorm's own
+keyspace (`existing`), each in a process of its own; it reports peak RSS, GETs/s and the
+client CPU per GET. A reader holds the block index and one block per worker, so the
+RSS of the two files should match, and picking from the file should cost little next
+to the request.
 """
 
 import argparse
@@ -16,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-from bench_common import BIN, ENV, start_sim
+from bench_common import BIN, ENV, run, start_sim
 
 
 def fill(endpoint, bucket, keys, results):
@@ -55,16 +62,40 @@ def list_keys(endpoint, bucket, path, concurrency):
     return json.loads(out), usage
 
 
+def read(endpoint, bucket, keys, source, gets, concurrency, results):
+    """A `get` phase of `gets` GETs: from `source` (a key file) or the keyspace."""
+    if source:
+        phase = f"keys: {{ file: {json.dumps(source)} }}"
+        keyspace = ""
+    else:
+        phase = ""
+        keyspace = f'keyspace: {{ seed: 5, prefix: "k/", existing: {keys} }}\n'
+    text = f"""name: read-{bucket}
+target: {{ endpoint: "{endpoint}" }}
+buckets: {{ names: [{bucket}] }}
+{keyspace}objects: {{ size: 6B }}
+before:
+  - {{ name: read, op: get, concurrency: {concurrency}, operations: {gets}, {phase} }}
+"""
+    label = f"{bucket}-{'file' if source else 'keyspace'}"
+    manifest, summary = run(text, results, label)
+    row = next(r for r in summary["rows"] if r["op"] == "get")
+    return manifest["peak_rss_kib"] / 1024, row
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--small", type=int, default=100_000, help="keys of the small bucket")
     ap.add_argument("--large", type=int, default=5_000_000, help="keys of the large bucket")
     ap.add_argument("--concurrency", type=int, default=32, help="listers")
+    ap.add_argument("--gets", type=int, default=300_000, help="GETs of each read")
+    ap.add_argument("--workers", type=int, default=32, help="GET workers of each read")
     args = ap.parse_args()
 
     sim, endpoint = start_sim("--storage", "size-only", "--access-key", "bench",
                               "--secret-key", "bench-secret")
     rows = []
+    reads = []
     try:
         with tempfile.TemporaryDirectory() as work:
             results = os.path.join(work, "results")
@@ -80,6 +111,13 @@ def main():
                 if k["keys"] != keys:
                     sys.exit(f"{bucket}: {k['keys']} keys in the file, {keys} listed")
                 rows.append((keys, usage.ru_maxrss / 1024, k, report))
+            for bucket, keys in sizes:
+                for source in [os.path.join(work, f"{bucket}.keys"), None]:
+                    what = "its key file" if source else "the keyspace"
+                    print(f"reading {bucket} from {what}", file=sys.stderr)
+                    reads.append((keys, source is not None,
+                                  *read(endpoint, bucket, keys, source, args.gets,
+                                        args.workers, results)))
     finally:
         sim.terminate()
         sim.wait()
@@ -93,6 +131,20 @@ def main():
               f"{r['keys_per_sec']:>14,.0f} {r['client_cpu_us_per_1000_keys']:>24,.0f}")
     small, large = rows
     print(f"\npeak RSS at {large[0]:,} keys / at {small[0]:,} keys: {large[1] / small[1]:.2f}×")
+
+    print(f"\nReads: {args.gets:,} uniform GETs of 6-byte objects, {args.workers} workers, "
+          f"each run in a process of its own\n")
+    print(f"{'keys':>11} {'keys from':>10} {'peak RSS MiB':>13} {'GETs/s':>9} "
+          f"{'client CPU µs/GET':>18}")
+    for keys, from_file, rss, row in reads:
+        cpu_us = row["client_cpu_s"] * 1e6 / max(row["ops"] + row["errors"], 1)
+        print(f"{keys:>11,} {'key file' if from_file else 'keyspace':>10} {rss:>13.1f} "
+              f"{row['ops_per_sec']:>9,.0f} {cpu_us:>18.1f}")
+        if row["errors"]:
+            sys.exit(f"{row['errors']} GETs failed reading {keys:,} keys")
+    file_rss = [rss for _, from_file, rss, _ in reads if from_file]
+    print(f"\nreading peak RSS at {large[0]:,} keys / at {small[0]:,} keys: "
+          f"{file_rss[1] / file_rss[0]:.2f}×")
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 # The whole test suite: formatting, lints, the Rust tests against real servers on
 # loopback (the embedded S3 target, started by the tests themselves, and a throwaway
 # single-node Ceph RGW from scripts/ceph-up.sh, stopped again when this script exits),
+# (among them a million-key Parquet inventory read back with pyarrow, installed pinned),
 # the HTTP API fuzzed with schemathesis (scripts/fuzz-api.sh), the Kubernetes manifests
 # against the API schemas (scripts/validate-deploy.sh), the web UI's unit tests,
 # and the end-to-end tests in Debian's Chromium against the real binary.
@@ -21,9 +22,10 @@ scripts/web-build.sh
 step "cargo fmt --check"
 cargo fmt --all -- --check
 
-# The tests against a real Ceph RGW, and those that cut hosts off in network namespaces
-# (they need root and iproute2), are compiled in with these features.
-rgw_features="keystorm-sim/rgw-tests,keystorm-engine/rgw-tests,keystorm/rgw-tests,keystorm/netns-tests"
+# The tests against a real Ceph RGW, those that cut hosts off in network namespaces
+# (they need root and iproute2) and those that read inventories with pyarrow are
+# compiled in with these features.
+rgw_features="keystorm-sim/rgw-tests,keystorm-engine/rgw-tests,keystorm/rgw-tests,keystorm/netns-tests,keystorm/pyarrow-tests"
 
 # What the tests run besides keystorm: `ip` (network namespaces), `openssl` (the
 # self-signed pair `keystorm serve` suggests).
@@ -63,6 +65,12 @@ set -a
 # shellcheck source=/dev/null
 . "$KEYSTORM_RGW_ENV"
 set +a
+
+step "pyarrow for reading inventories back (target/inventory-venv)"
+# shellcheck source=lib/pinned-venv.sh
+. scripts/lib/pinned-venv.sh
+pinned_venv target/inventory-venv scripts/inventory-requirements.txt python
+export KEYSTORM_PYARROW_PYTHON="$PWD/target/inventory-venv/bin/python"
 
 step "cargo test"
 # Every test binary runs, so a failure does not hide the results of the others.

@@ -5,11 +5,13 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod diff_args;
+mod keys_args;
 mod tls_args;
 mod values;
 pub use diff_args::DiffArgs;
+pub use keys_args::{ConvertArgs, KeysArgs, KeysCommand};
 pub use tls_args::{LinkTlsArgs, ServeTlsArgs};
-pub use values::ListModeArg;
+pub use values::{InventoryFormatArg, KeysFormatArg, ListModeArg};
 use values::{parse_duration, parse_positive_duration};
 
 /// keystorm: an S3 load generator and benchmark harness.
@@ -53,6 +55,9 @@ pub enum Command {
     /// Compare two listings key by key (buckets, prefixes, endpoints or a saved key
     /// file): keys only in one, and keys with another size or ETag; exit 1 if they differ.
     Diff(DiffArgs),
+    /// Work with saved key files: convert one into a Parquet, CSV or JSON-lines
+    /// inventory.
+    Keys(KeysArgs),
     /// Download every object under a prefix into a local folder, many at once.
     Download(DownloadArgs),
     /// Upload a local folder's files, many at once, large ones in parallel parts.
@@ -407,9 +412,18 @@ pub struct ListArgs {
     /// Write every key (key, size, etag, last_modified; with --head also metadata) to
     /// this file as JSON lines; `-` writes them to standard output and the report to
     /// standard error. A name ending in `.keys` writes a key file instead: sorted,
-    /// compressed, a few bytes per key, for workloads and `diff` to read.
+    /// compressed, a few bytes per key, for workloads and `diff` to read. A name ending
+    /// in `.parquet` or `.csv` writes an inventory for DuckDB, pandas or a spreadsheet:
+    /// one row per key (key, size, etag, last_modified, storage_class; with --head a
+    /// metadata column), in the order listed (not sorted), put in place once the
+    /// listing completes (see docs/inventory.md).
     #[arg(long, value_name = "FILE")]
     pub keys: Option<PathBuf>,
+
+    /// What --keys FILE is written as, whatever its extension: `parquet`, `csv`,
+    /// `jsonl` (JSON lines) or `keys` (a key file).
+    #[arg(long, value_enum, value_name = "FORMAT", requires = "keys")]
+    pub format: Option<KeysFormatArg>,
 
     /// Save the listing's progress to this file every --checkpoint-every seconds and
     /// when stopped or failed; if the file exists, resume from it (the key file is cut

@@ -34,7 +34,9 @@ rounds:
 #[test]
 fn help_documents_every_command() {
     let text = keystorm().arg("--help").success().stdout();
-    for cmd in ["run", "validate", "ls", "show", "list", "sim", "serve"] {
+    for cmd in [
+        "run", "validate", "ls", "show", "list", "keys", "sim", "serve",
+    ] {
         assert!(text.contains(cmd), "help lacks {cmd}");
     }
     let text = keystorm().args(["run", "--help"]).success().stdout();

@@ -15,7 +15,12 @@ const KEYS: u64 = 2500;
 /// A target with `KEYS` objects under `data/` (a tenth with metadata) and a few
 /// elsewhere; the runtime keeps it serving while the test runs the binary.
 fn target() -> (tokio::runtime::Runtime, SimHandle) {
-    let (rt, sim) = cli_support::signing_target("list-key", "list-secret");
+    target_with(keystorm_sim::LatencyConfig::default())
+}
+
+/// The same target, taking `latency` per operation.
+fn target_with(latency: keystorm_sim::LatencyConfig) -> (tokio::runtime::Runtime, SimHandle) {
+    let (rt, sim) = cli_support::signing_target_with("list-key", "list-secret", latency);
     sim.store().create_bucket("cli-list");
     let bucket = sim.store().bucket("cli-list").unwrap();
     let object = |size: u64, meta: &[(&str, String)]| Object {
@@ -405,8 +410,95 @@ fn a_key_file_holds_every_key_once_sorted_and_diffs_equal_to_its_bucket() {
     .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("leave out --checkpoint and --head"),
+        String::from_utf8_lossy(&out.stderr).contains("leave out --head"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_key_file_listing_killed_mid_way_resumes_from_its_checkpoint() {
+    // 10 keys a page, 20 ms a page, one paginator: 251 pages take five seconds.
+    let (_rt, sim) = target_with(keystorm_sim::LatencyConfig {
+        list: Some(keystorm_sim::Delay::Fixed(
+            std::time::Duration::from_millis(20),
+        )),
+        ..Default::default()
+    });
+    let endpoint = sim.endpoint();
+    let dir = tempfile::tempdir().unwrap();
+    let keys = dir.path().join("all.keys");
+    let checkpoint = dir.path().join("all.checkpoint");
+    let args = [
+        "list",
+        "cli-list",
+        "--endpoint",
+        &endpoint,
+        "--mode",
+        "serial",
+        "--page-size",
+        "10",
+        "--keys",
+        keys.to_str().unwrap(),
+        "--checkpoint",
+        checkpoint.to_str().unwrap(),
+        "--checkpoint-every",
+        "1",
+        "--json",
+    ];
+    let mut run = keystorm(&args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let saved = loop {
+        let saved = std::fs::read(&checkpoint)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .filter(|c| c["keys"].as_u64() >= Some(500));
+        if let Some(c) = saved {
+            break c;
+        }
+        assert!(run.try_wait().unwrap().is_none(), "the listing ended early");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    run.kill().unwrap();
+    run.wait().unwrap();
+    assert!(!keys.exists(), "no key file before the listing completes");
+
+    let pages_killed = sim.requests(keystorm_sim::Op::ListObjectsV2);
+    let out = keystorm(&args).output().unwrap();
+    let pages_resumed = sim.requests(keystorm_sim::Op::ListObjectsV2) - pages_killed;
+    let report = json_of(&out, "list-output.schema.json");
+    assert_eq!(report["keys"], KEYS + 7, "{report:#}");
+    assert_eq!(report["key_file"]["keys"], KEYS + 7);
+    assert_eq!(report["key_file"]["repeated"], 0, "nothing listed twice");
+    // The resume listed only what the checkpoint had left.
+    let pages_before = saved["requests"].as_u64().unwrap();
+    assert!(
+        report["requests"].as_u64().unwrap() >= 251,
+        "the report counts every page: {report:#}"
+    );
+    assert!(pages_before >= 50, "{saved:#}");
+    assert!(
+        pages_resumed <= 251 - pages_before + 1,
+        "{pages_resumed} pages after the resume; the checkpoint had {pages_before}"
+    );
+    assert!(!checkpoint.exists(), "checkpoint removed");
+    assert!(!dir.path().join("all.keys.runs").exists(), "runs removed");
+    let out = keystorm(&[
+        "diff",
+        keys.to_str().unwrap(),
+        "s3://cli-list/",
+        "--endpoint",
+        &endpoint,
+    ])
+    .output()
+    .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
     );
 }

@@ -7,10 +7,12 @@
 //! the run goes by [`results`]. Whole buckets are walked by [`listing`] (serial, by
 //! prefix, or adaptively) and HEADed for their metadata by [`scan`]; [`transfer`] moves
 //! objects between a bucket and a local folder. [`audit`] proves a listing holds what was
-//! written (and compares two listings); [`keyfile`] keeps a listing on disk to read from.
+//! written (and compares two listings); [`keyfile`] keeps a listing on disk to read from,
+//! and [`inventory`] writes one as a table (Parquet, CSV, JSON lines) for other tools.
 
 pub mod audit;
 pub mod executor;
+pub mod inventory;
 pub mod keyfile;
 pub mod keyset;
 pub mod keyspace;

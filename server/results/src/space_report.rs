@@ -236,6 +236,7 @@ mod tests {
             size,
             etag: None,
             last_modified: Some(modified.into()),
+            storage_class: None,
         }
     }
 

@@ -30,6 +30,7 @@ pub use config::{ClientConfig, ClientKind, Credentials, TlsConfig};
 pub use credential_source::CredentialSource;
 pub use types::{
     DeleteManyOutcome, GetOutcome, HeadOutcome, ListEntry, ListPage, ListRequest, md5_of_etag,
+    storage_class,
 };
 
 use crate::ops::OpError;

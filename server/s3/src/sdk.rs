@@ -28,7 +28,7 @@ use bytes::Bytes;
 use super::backend::{MultipartCalls, ObjectCalls};
 use super::{
     ClientConfig, DeleteManyOutcome, GetOutcome, HeadOutcome, ListEntry, ListPage, ListRequest,
-    classify, md5_of_etag,
+    classify, md5_of_etag, storage_class,
 };
 use crate::ops::{ErrorClass, OpError};
 
@@ -370,6 +370,7 @@ impl ObjectCalls for SdkClient {
                     last_modified: o
                         .last_modified()
                         .and_then(|t| t.fmt(aws_smithy_types::date_time::Format::DateTime).ok()),
+                    storage_class: o.storage_class().map(|c| storage_class(c.as_str())),
                 })
                 .collect(),
             common_prefixes: out

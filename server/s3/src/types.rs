@@ -1,5 +1,7 @@
 //! What the S3 calls take and give back, the same for both clients.
 
+use std::borrow::Cow;
+
 /// Result of a GET: bytes streamed (and discarded) and time to the first body byte.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GetOutcome {
@@ -54,6 +56,31 @@ pub struct ListEntry {
     pub size: u64,
     pub etag: Option<String>,
     pub last_modified: Option<String>,
+    /// `STANDARD`, `GLACIER`, ...: the classes S3 names cost no allocation per key.
+    pub storage_class: Option<Cow<'static, str>>,
+}
+
+/// The storage classes S3 documents, shared rather than allocated per listed key.
+const STORAGE_CLASSES: [&str; 11] = [
+    "STANDARD",
+    "REDUCED_REDUNDANCY",
+    "STANDARD_IA",
+    "ONEZONE_IA",
+    "INTELLIGENT_TIERING",
+    "GLACIER",
+    "DEEP_ARCHIVE",
+    "GLACIER_IR",
+    "OUTPOSTS",
+    "SNOW",
+    "EXPRESS_ONEZONE",
+];
+
+/// A listed storage class: one of [`STORAGE_CLASSES`] borrowed, any other owned.
+pub fn storage_class(text: &str) -> Cow<'static, str> {
+    match STORAGE_CLASSES.iter().find(|c| **c == text) {
+        Some(known) => Cow::Borrowed(known),
+        None => Cow::Owned(text.to_string()),
+    }
 }
 
 /// One page of a ListObjectsV2 response.

@@ -1,4 +1,5 @@
-//! Values several commands' flags share: how a bucket is listed, and durations.
+//! Values several commands' flags share: how a bucket is listed, what a listing is
+//! written as, and durations.
 
 use clap::ValueEnum;
 
@@ -8,6 +9,24 @@ pub enum ListModeArg {
     Serial,
     Prefix,
     Adaptive,
+}
+
+/// What a listing is written as: an inventory (`parquet`, `csv`, `jsonl`) or a key
+/// file (`keys`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KeysFormatArg {
+    Parquet,
+    Csv,
+    Jsonl,
+    Keys,
+}
+
+/// What an inventory is written as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InventoryFormatArg {
+    Parquet,
+    Csv,
+    Jsonl,
 }
 
 pub(super) fn parse_duration(s: &str) -> Result<std::time::Duration, String> {

@@ -1,7 +1,8 @@
 //! `keystorm list BUCKET`: count (and optionally write out and break down) every key of
 //! a bucket with one of the three listing modes, with a progress line on stderr and
 //! the page latency and client CPU it cost; with `--head`, HEAD every object for its
-//! user metadata as the listing streams.
+//! user metadata as the listing streams. `--keys FILE` writes every key as JSON lines,
+//! a key file or a Parquet or CSV inventory.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -10,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
+use keystorm_engine::inventory::{self, Format, InventoryWriter};
 use keystorm_engine::keyfile;
 use keystorm_engine::listing::{
     self, ListCheckpoint, ListJob, ListMode, ListOutcome, PageEvent, PageObserver,
@@ -19,6 +21,7 @@ use keystorm_engine::scan::{self, HeadEvent, HeadObserver, MetadataSummary, Scan
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
+use super::key_output::{KeyOutput, key_output};
 use crate::cli::{ListArgs, ListModeArg};
 use crate::{CliError, exit};
 
@@ -40,6 +43,17 @@ struct ListReport {
     /// With --keys FILE.keys: the key file written.
     #[serde(skip_serializing_if = "Option::is_none")]
     key_file: Option<KeyFileReport>,
+    /// With --keys FILE.parquet or FILE.csv: the inventory written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    inventory: Option<InventoryReport>,
+}
+
+#[derive(Serialize)]
+struct InventoryReport {
+    path: String,
+    format: &'static str,
+    rows: u64,
+    bytes: u64,
 }
 
 #[derive(Serialize)]
@@ -97,25 +111,25 @@ fn record(h: &Mutex<Histogram<u64>>, start: Instant, end: Instant) {
 }
 
 pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
-    let job = job(args)?;
+    let out = keys_out(args)?;
+    let job = job(args, &out)?;
     let resume = match &args.checkpoint {
-        Some(path) => resume_from(path, &job, args.keys.is_some())?,
+        Some(path) => resume_from(path, &job, matches!(out, KeysOut::Lines(_)))?,
         None => None,
     };
     let pool = args.concurrency + if args.head { args.head_concurrency } else { 0 };
     let client = super::target::connect(&args.target, pool as usize).await?;
     super::target::require_bucket(&client, &args.target, &args.bucket).await?;
 
-    let keys_out = match &args.keys {
-        Some(_) if key_file(args).is_some() => None,
-        Some(_) if keys_to_stdout(args) => {
+    let keys_out = match out {
+        KeysOut::Stdout => {
             let sink: listing::KeySink = Arc::new(Mutex::new(std::io::BufWriter::with_capacity(
                 1 << 16,
                 crate::output::Stdout,
             )));
             Some(sink)
         }
-        Some(path) => {
+        KeysOut::Lines(path) => {
             let file = match &resume {
                 Some(r) => r
                     .reopen_key_file(path)
@@ -128,7 +142,15 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
                 Arc::new(Mutex::new(std::io::BufWriter::with_capacity(1 << 20, file)));
             Some(sink)
         }
-        None => None,
+        KeysOut::None | KeysOut::KeyFile(_) | KeysOut::Inventory(..) => None,
+    };
+    // Created before the listing starts, so that an unwritable path fails first.
+    let inventory = match out {
+        KeysOut::Inventory(path, format) => Some(
+            InventoryWriter::create(path, format, args.head)
+                .map_err(|e| CliError::bad_input(e.to_string()))?,
+        ),
+        _ => None,
     };
     let keys_before = resume.as_ref().map_or(0, |r| r.keys);
     if let Some(r) = &resume {
@@ -158,13 +180,52 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
     let on_ctrl_c = super::target::stop_on_ctrl_c(&stop);
     let cpu_before = process_cpu_time();
     let mut key_file_written = None;
-    let result = if let Some(path) = key_file(args) {
+    let mut inventory_written = None;
+    let result = if let Some(inventory) = inventory {
+        if args.head {
+            let scan_job = ScanJob {
+                list: job,
+                head_concurrency: args.head_concurrency,
+            };
+            scan::scan_into(
+                &client,
+                &scan_job,
+                progress.clone(),
+                progress.clone(),
+                inventory,
+                stop.clone(),
+            )
+            .await
+            .map(|(s, written)| {
+                inventory_written = written;
+                (s.listing.clone(), Some(s))
+            })
+            .map_err(|e| e.to_string())
+        } else {
+            inventory::list_into(&client, &job, progress.clone(), inventory, stop.clone())
+                .await
+                .map(|(l, written)| {
+                    inventory_written = written;
+                    (l, None)
+                })
+                .map_err(|e| e.to_string())
+        }
+    } else if let KeysOut::KeyFile(path) = out {
         let spill = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        keyfile::list_into(&client, &job, progress.clone(), path, spill, stop.clone())
-            .await
+        let listed = match checkpoint {
+            // Its runs beside the file are cut with each checkpoint.
+            Some(c) => {
+                keyfile::list_into_resumable(&client, &job, progress.clone(), path, c, stop.clone())
+                    .await
+            }
+            None => {
+                keyfile::list_into(&client, &job, progress.clone(), path, spill, stop.clone()).await
+            }
+        };
+        listed
             .map(|(l, written)| {
                 key_file_written = written;
                 (l, None)
@@ -227,11 +288,21 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         metadata: s.metadata,
     });
     let head_errors = head.as_ref().map_or(0, |h| h.errors);
+    let written_to = || {
+        args.keys
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default()
+    };
     let report = ListReport {
+        inventory: inventory_written.map(|w| InventoryReport {
+            path: written_to(),
+            format: w.format.name(),
+            rows: w.rows,
+            bytes: w.bytes,
+        }),
         key_file: key_file_written.map(|w| KeyFileReport {
-            path: key_file(args)
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
+            path: written_to(),
             keys: w.keys,
             bytes: w.bytes,
             bytes_per_key: w.bytes as f64 / w.keys.max(1) as f64,
@@ -254,7 +325,7 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         human(&report)
     };
     // With the keys on standard output, the report must not mix with them.
-    if keys_to_stdout(args) {
+    if matches!(out, KeysOut::Stdout) {
         stderr!("{text}");
     } else {
         stdout!("{text}");
@@ -295,29 +366,61 @@ fn resume_from(
     Ok(checkpoint)
 }
 
-/// `--keys -`: the keys go to standard output, the report to standard error.
-/// `--keys FILE.keys`: a key file (sorted, compressed, for reads) rather than JSON lines.
-fn key_file(args: &ListArgs) -> Option<&Path> {
-    args.keys
-        .as_deref()
-        .filter(|p| p.extension().is_some_and(|e| e == "keys"))
+/// Where `--keys` writes every key.
+#[derive(Clone, Copy)]
+enum KeysOut<'a> {
+    None,
+    /// `--keys -`: JSON lines on standard output, the report on standard error.
+    Stdout,
+    /// JSON lines (`.jsonl`, any other extension, or `--format jsonl`).
+    Lines(&'a Path),
+    /// A key file (sorted, compressed, for reads): `.keys` or `--format keys`.
+    KeyFile(&'a Path),
+    /// A Parquet or CSV inventory.
+    Inventory(&'a Path, Format),
 }
 
-fn keys_to_stdout(args: &ListArgs) -> bool {
-    args.keys.as_deref() == Some(Path::new("-"))
+fn keys_out(args: &ListArgs) -> Result<KeysOut<'_>, CliError> {
+    let Some(path) = args.keys.as_deref() else {
+        return Ok(KeysOut::None);
+    };
+    let named = key_output(path, args.format);
+    if path == Path::new("-") {
+        return match named {
+            None | Some(KeyOutput::Table(Format::Jsonl)) => Ok(KeysOut::Stdout),
+            Some(_) => Err(CliError::bad_input(
+                "--keys - writes JSON lines to standard output: name a file for another --format",
+            )),
+        };
+    }
+    Ok(match named {
+        Some(KeyOutput::KeyFile) => KeysOut::KeyFile(path),
+        Some(KeyOutput::Table(Format::Jsonl)) | None => KeysOut::Lines(path),
+        Some(KeyOutput::Table(format)) => KeysOut::Inventory(path, format),
+    })
 }
 
-fn job(args: &ListArgs) -> Result<ListJob, CliError> {
+fn job(args: &ListArgs, out: &KeysOut<'_>) -> Result<ListJob, CliError> {
     if args.bucket.trim().is_empty() {
         return Err(CliError::bad_input("the bucket name is empty"));
     }
-    if key_file(args).is_some() && (args.checkpoint.is_some() || args.head) {
+    if matches!(out, KeysOut::KeyFile(_)) && args.head {
         return Err(CliError::bad_input(
-            "a .keys file holds what a listing returns, written once the listing is \
-             complete: leave out --checkpoint and --head, or write JSON lines (--keys FILE.jsonl)",
+            "a .keys file holds what a listing returns (keys, sizes, ETags, times), not \
+             metadata: leave out --head, or write an inventory (--keys FILE.parquet) or JSON \
+             lines (--keys FILE.jsonl)",
         ));
     }
-    if keys_to_stdout(args) && args.checkpoint.is_some() {
+    if let KeysOut::Inventory(_, format) = out
+        && args.checkpoint.is_some()
+    {
+        return Err(CliError::bad_input(format!(
+            "a {} inventory is put in place once the listing is complete and cannot be \
+             resumed: leave out --checkpoint, or write JSON lines (--keys FILE.jsonl)",
+            format.name()
+        )));
+    }
+    if matches!(out, KeysOut::Stdout) && args.checkpoint.is_some() {
         return Err(CliError::bad_input(
             "--checkpoint needs --keys FILE, not -: a resumed listing cuts its key file back \
              to the checkpoint, which standard output cannot be",
@@ -436,6 +539,16 @@ fn human(r: &ListReport) -> String {
             } else {
                 String::new()
             }
+        );
+    }
+    if let Some(i) = &r.inventory {
+        let _ = writeln!(
+            out,
+            "inventory {} ({}): {} rows, {}",
+            i.path,
+            i.format,
+            i.rows,
+            human_bytes(i.bytes)
         );
     }
     if let Some(h) = &r.head {

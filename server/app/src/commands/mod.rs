@@ -3,6 +3,8 @@
 mod agent;
 mod diff;
 mod inputs;
+mod key_output;
+mod keys;
 mod list;
 mod ls;
 mod merge;
@@ -27,6 +29,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8, CliError> {
         Command::Ls(args) => ls::ls(&args),
         Command::List(args) => list::list(&args).await,
         Command::Diff(args) => diff::diff(&args).await,
+        Command::Keys(args) => keys::keys(&args).await,
         Command::Download(args) => transfer::download(&args).await,
         Command::Upload(args) => transfer::upload(&args).await,
         Command::Show(args) => show::show(&args),

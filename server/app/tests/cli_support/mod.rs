@@ -8,6 +8,19 @@ use keystorm_sim::{SimConfig, SimHandle};
 
 /// A target on loopback verifying SigV4 with these keys, alive as long as the runtime.
 pub fn signing_target(access_key: &str, secret_key: &str) -> (tokio::runtime::Runtime, SimHandle) {
+    signing_target_with(
+        access_key,
+        secret_key,
+        keystorm_sim::LatencyConfig::default(),
+    )
+}
+
+/// The same target, taking `latency` per operation.
+pub fn signing_target_with(
+    access_key: &str,
+    secret_key: &str,
+    latency: keystorm_sim::LatencyConfig,
+) -> (tokio::runtime::Runtime, SimHandle) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -18,6 +31,7 @@ pub fn signing_target(access_key: &str, secret_key: &str) -> (tokio::runtime::Ru
             "127.0.0.1:0".parse().unwrap(),
             SimConfig {
                 credentials: Some((access_key.into(), secret_key.into())),
+                latency,
                 ..SimConfig::default()
             },
         ))

@@ -241,6 +241,7 @@ mod tests {
             size: 3,
             etag: Some("\"abc-2\"".into()),
             last_modified: Some("2026-11-27T02:49:53.560Z".into()),
+            storage_class: None,
         });
         assert_eq!(e.etag.as_deref(), Some("abc-2"));
         assert_eq!(e.last_modified_ms, Some(1_795_747_793_560));

@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use keystorm_results::{MetadataName, MetadataSummary};
 
+use crate::inventory::{Feed, InventoryError, InventoryWriter, Row, Written};
 use crate::listing::{
     self, CheckpointError, Checkpointing, ConsumerCut, KeySink, ListCheckpoint, ListError, ListJob,
     ListOutcome, ListOutputs, PageObserver, Quiesce,
@@ -62,6 +63,8 @@ pub enum ScanError {
     Output(std::io::Error),
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
+    #[error(transparent)]
+    Inventory(#[from] InventoryError),
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -98,6 +101,57 @@ pub async fn scan(
     list_observer: Arc<dyn PageObserver>,
     head_observer: Arc<dyn HeadObserver>,
     out: Option<KeySink>,
+    progress: Option<Checkpointing>,
+    stop: CancellationToken,
+) -> Result<ScanOutcome, ScanError> {
+    let out = out.map(Out::Lines);
+    scan_with(
+        client,
+        job,
+        list_observer,
+        head_observer,
+        out,
+        progress,
+        stop,
+    )
+    .await
+}
+
+/// Lists the job's keys and HEADs every one into an inventory with a metadata column:
+/// the listing's columns and the metadata HEAD returned. The inventory is put in place
+/// once the listing completed; objects whose HEAD failed have no row.
+pub async fn scan_into(
+    client: &S3Client,
+    job: &ScanJob,
+    list_observer: Arc<dyn PageObserver>,
+    head_observer: Arc<dyn HeadObserver>,
+    inventory: InventoryWriter,
+    stop: CancellationToken,
+) -> Result<(ScanOutcome, Option<Written>), ScanError> {
+    let (rows, feed) = Feed::start::<Row>(inventory);
+    let out = Some(Out::Rows(rows));
+    let scanned = scan_with(client, job, list_observer, head_observer, out, None, stop).await;
+    let complete = matches!(&scanned, Ok(s) if s.listing.complete);
+    // The writer's failure first: it is why the scan stopped.
+    let written = feed.finish(complete).await?;
+    Ok((scanned?, written))
+}
+
+/// Where a scan writes each object it HEADed.
+#[derive(Clone)]
+enum Out {
+    /// A JSON line per object.
+    Lines(KeySink),
+    /// An inventory row per object.
+    Rows(tokio::sync::mpsc::Sender<Row>),
+}
+
+async fn scan_with(
+    client: &S3Client,
+    job: &ScanJob,
+    list_observer: Arc<dyn PageObserver>,
+    head_observer: Arc<dyn HeadObserver>,
+    out: Option<Out>,
     progress: Option<Checkpointing>,
     stop: CancellationToken,
 ) -> Result<ScanOutcome, ScanError> {
@@ -186,7 +240,7 @@ pub async fn scan(
     if let Some(e) = failure {
         return Err(ScanError::Output(e));
     }
-    if let Some(out) = &out {
+    if let Some(Out::Lines(out)) = &out {
         out.lock()
             .unwrap_or_else(|e| e.into_inner())
             .flush()
@@ -249,7 +303,7 @@ struct HeadWorker {
     client: S3Client,
     bucket: String,
     observer: Arc<dyn HeadObserver>,
-    out: Option<KeySink>,
+    out: Option<Out>,
     /// Every worker's tally; this one writes its own (`worker`), a checkpoint reads all.
     tallies: Arc<Vec<Mutex<Tally>>>,
     /// Told of every key done, when the scan saves its progress.
@@ -305,17 +359,29 @@ impl HeadWorker {
                     tally.heads += 1;
                     tally.metadata.add(&head.metadata);
                 }
-                if let Some(out) = &self.out {
-                    self.line.clear();
-                    object_line(&mut self.line, &entry.key, &head);
-                    let written = out
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .write_all(self.line.as_bytes());
-                    if let Err(e) = written {
-                        self.failure = Some(e);
-                        return false;
+                match &self.out {
+                    Some(Out::Lines(out)) => {
+                        self.line.clear();
+                        object_line(&mut self.line, &entry.key, &head);
+                        let written = out
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .write_all(self.line.as_bytes());
+                        if let Err(e) = written {
+                            self.failure = Some(e);
+                            return false;
+                        }
                     }
+                    Some(Out::Rows(rows)) => {
+                        let row = Row::from(entry).with_metadata(head.metadata);
+                        if rows.send(row).await.is_err() {
+                            // The writer stopped; its own error says why.
+                            self.failure =
+                                Some(std::io::Error::other("the inventory writer stopped"));
+                            return false;
+                        }
+                    }
+                    None => {}
                 }
             }
             Err(e) => {

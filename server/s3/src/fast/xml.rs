@@ -2,7 +2,9 @@
 //! DeleteObjects results and error codes. No DOM, no serde, no allocation per element:
 //! one pass over the bytes.
 
-use crate::{ListEntry, ListPage};
+use std::borrow::Cow;
+
+use crate::{ListEntry, ListPage, storage_class};
 
 /// Deepest element nesting accepted; S3 documents go four levels deep.
 const MAX_DEPTH: usize = 32;
@@ -272,7 +274,7 @@ impl ListVisitor {
 impl Visitor for ListVisitor {
     fn keep(&self, name: &[u8]) -> bool {
         match name {
-            b"ETag" | b"LastModified" => self.details,
+            b"ETag" | b"LastModified" | b"StorageClass" => self.details,
             _ => matches!(
                 name,
                 b"Key"
@@ -315,6 +317,9 @@ impl Visitor for ListVisitor {
             b"ETag" if in_contents && self.details => self.entry().etag = Some(text.into()),
             b"LastModified" if in_contents && self.details => {
                 self.entry().last_modified = Some(text.into())
+            }
+            b"StorageClass" if in_contents && self.details => {
+                self.entry().storage_class = Some(storage_class(text))
             }
             b"Contents" => {
                 if let Some(e) = self.entry.take() {
@@ -414,6 +419,7 @@ fn plain_contents(
             b"Size" => entry.size = parse_size(raw),
             b"ETag" if details => entry.etag = Some(etag_text(raw)?),
             b"LastModified" if details => entry.last_modified = Some(owned_text(raw)?),
+            b"StorageClass" if details => entry.storage_class = Some(class_text(raw)?),
             _ => {}
         }
         pos = end + name.len() + 3;
@@ -489,12 +495,23 @@ fn owned_text(raw: &[u8]) -> Result<String, XmlError> {
     }
 }
 
+/// A storage class, without an allocation when it is one S3 names and holds no entity.
+fn class_text(raw: &[u8]) -> Result<Cow<'static, str>, XmlError> {
+    if memchr::memchr(b'&', raw).is_some() {
+        return owned_text(raw).map(Cow::Owned);
+    }
+    std::str::from_utf8(raw)
+        .map(storage_class)
+        .map_err(XmlError::Text)
+}
+
 fn empty_entry() -> ListEntry {
     ListEntry {
         key: String::new(),
         size: 0,
         etag: None,
         last_modified: None,
+        storage_class: None,
     }
 }
 
@@ -579,6 +596,8 @@ mod tests {
         assert_eq!(p.entries[0].etag.as_deref(), Some("\"0cc1\""));
         assert_eq!(p.entries[1].key, "café");
         assert_eq!(p.entries[1].size, 1024);
+        assert_eq!(p.entries[0].storage_class.as_deref(), Some("STANDARD"));
+        assert_eq!(p.entries[1].storage_class, None);
         assert_eq!(p.common_prefixes, ["dir/"]);
         assert!(p.is_truncated);
         assert_eq!(
@@ -690,9 +709,15 @@ mod tests {
         let bare = parse_list_with(xml.as_bytes(), true, false).unwrap();
         assert_eq!(bare, parse_list_with(xml.as_bytes(), false, false).unwrap());
         assert!(
-            bare.entries
+            bare.entries.iter().all(|e| e.etag.is_none()
+                && e.last_modified.is_none()
+                && e.storage_class.is_none())
+        );
+        assert!(
+            plain
+                .entries
                 .iter()
-                .all(|e| e.etag.is_none() && e.last_modified.is_none())
+                .all(|e| matches!(e.storage_class, Some(Cow::Borrowed("STANDARD"))))
         );
         let keys_sizes = |p: &ListPage| -> Vec<(String, u64)> {
             p.entries.iter().map(|e| (e.key.clone(), e.size)).collect()
