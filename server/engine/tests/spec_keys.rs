@@ -212,3 +212,17 @@ fn writes_into_a_listed_bucket_are_refused_unless_allowed() {
         "keystorm never cleans such a bucket",
     );
 }
+
+#[test]
+fn verify_everywhere_leaves_reads_of_a_key_file_unverified() {
+    // `keystorm run --verify` checks GETs of keys keystorm wrote, and only those: the
+    // run must not claim to have verified objects someone else wrote.
+    let mut p = plan(&format!(
+        "{HEAD}before:\n  - {{ name: fill, op: put, until_objects: 10 }}\n  \
+         - {{ name: mine, op: get, operations: 10 }}\n  \
+         - {{ name: theirs, op: get, epochs: 1, keys: {{ file: other.keys, bucket: other }} }}\n"
+    ));
+    assert_eq!(p.verify_all_gets(), 1);
+    let verified: Vec<_> = p.phases().filter(|p| p.verify).map(|p| p.name.as_str()).collect();
+    assert_eq!(verified, vec!["mine"]);
+}

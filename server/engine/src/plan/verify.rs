@@ -42,9 +42,11 @@ impl Plan {
     }
 }
 
-/// An operations phase whose GETs read keys of the keyspace.
+/// An operations phase whose GETs read keys of the keyspace (not of a key file or a
+/// listing: keystorm does not know what someone else wrote).
 pub(crate) fn gets_keys(p: &PhasePlan) -> bool {
     p.kind == PhaseKind::Operations
+        && p.keys.is_none()
         && match &p.work {
             PhaseWork::Single(k) => *k == OpKind::Get,
             PhaseWork::Mix(weights) => weights.iter().any(|(k, _)| *k == OpKind::Get),
