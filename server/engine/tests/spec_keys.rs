@@ -223,6 +223,10 @@ fn verify_everywhere_leaves_reads_of_a_key_file_unverified() {
          - {{ name: theirs, op: get, epochs: 1, keys: {{ file: other.keys, bucket: other }} }}\n"
     ));
     assert_eq!(p.verify_all_gets(), 1);
-    let verified: Vec<_> = p.phases().filter(|p| p.verify).map(|p| p.name.as_str()).collect();
+    let verified: Vec<_> = p
+        .phases()
+        .filter(|p| p.verify)
+        .map(|p| p.name.as_str())
+        .collect();
     assert_eq!(verified, vec!["mine"]);
 }
