@@ -16,8 +16,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use fleet_support::{
-    Agent, Controller, fill_workload, lost_agents_puts, merged_run, put_ops, puts_per_interval,
-    start_agent_with, start_controller, start_serving, start_split_run_with, taken_over_fill,
+    Agent, Controller, controller_copy, fill_workload, get_json, lost_agents_puts, merged_run,
+    put_ops, puts_per_interval, start_agent_with, start_controller, start_serving,
+    start_split_run_with, taken_over_fill,
 };
 use process_support::{
     BIN, count_objects, intervals, keystorm, kill_9, read_json, sim_requests, spawn_announcing,
@@ -31,21 +32,6 @@ fn start_agent(controller: &str, name: &str, results: &Path) -> Agent {
 /// An agent whose terminal output goes to `stderr`.
 fn start_agent_to(controller: &str, name: &str, results: &Path, stderr: Stdio) -> Agent {
     start_agent_with(controller, name, results, &[], stderr)
-}
-
-/// GET `path` of the controller as JSON.
-fn get_json(url: &str, path: &str) -> serde_json::Value {
-    let addr = url.strip_prefix("http://").unwrap();
-    let mut stream = TcpStream::connect(addr).unwrap();
-    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    let (head, body) = response.split_once("\r\n\r\n").unwrap();
-    assert!(
-        head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"),
-        "{head}"
-    );
-    serde_json::from_str(body).unwrap()
 }
 
 /// The run's live stream (server-sent events) from its start until `finished`: each
@@ -254,23 +240,6 @@ async fn an_agent_killed_mid_fill_is_lost_and_started_again_resumes_its_shard() 
     let puts = put_ops(&merged);
     // Requests in flight at the kill may be sent again: never fewer than the keys.
     assert!(puts >= KEYS, "{puts}");
-}
-
-/// The controller's copy of shard `index`'s run folder, once the agent sent it.
-fn controller_copy(results: &Path, index: u64) -> Option<PathBuf> {
-    let incoming = std::fs::read_dir(results.join(".incoming")).ok()?;
-    for run in incoming.filter_map(|e| e.ok()) {
-        for part in std::fs::read_dir(run.path().join("parts"))
-            .ok()?
-            .filter_map(|e| e.ok())
-        {
-            let manifest = read_json(&part.path().join("manifest.json"));
-            if manifest.is_some_and(|m| m["overrides"]["shard"]["index"] == index) {
-                return Some(part.path());
-            }
-        }
-    }
-    None
 }
 
 #[tokio::test]

@@ -1324,4 +1324,12 @@ async fn a_run_reading_a_listing_says_what_it_read_and_the_runs_list_filters_on_
     assert!(ids(s.get("/api/runs?bucket=none").await.json()).is_empty());
     let bad = s.get("/api/runs?buckets=listed").await;
     assert_eq!(bad.status, 400, "an unknown filter is refused");
+    let long = s
+        .get(&format!("/api/runs?bucket={}", "b".repeat(256)))
+        .await;
+    assert_eq!(
+        long.status, 400,
+        "a bucket longer than its schema allows is refused"
+    );
+    assert!(long.text().contains("at most 255"), "{}", long.text());
 }

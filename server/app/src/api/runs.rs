@@ -121,6 +121,15 @@ pub async fn list(
     State(state): State<AppState>,
     ApiQuery(filter): ApiQuery<RunFilter>,
 ) -> ApiResult<Json<Vec<RunInfo>>> {
+    if filter
+        .bucket
+        .as_ref()
+        .is_some_and(|b| b.chars().count() > 255)
+    {
+        return Err(ApiError::bad_request(
+            "bucket is a bucket name: at most 255 characters",
+        ));
+    }
     let mut runs: Vec<RunInfo> = list_runs(&state.config.results_dir)?
         .iter()
         .map(|(dir, m)| run_info(dir, m))

@@ -1,14 +1,17 @@
 //! What the tests of a controller and its agents share: `keystorm serve` and `keystorm
 //! agent` as processes killed when dropped, a split run started in the background, the
-//! fill workload they run, and the merged run it leaves.
+//! fill workload they run, the merged run it leaves, the controller's view of its agents
+//! and its copies of their run folders.
 
 #![allow(dead_code)]
 
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use super::process_support::{
-    BIN, keystorm, spawn_announcing, summary_rows, workload, write_workload,
+    BIN, keystorm, read_json, spawn_announcing, summary_rows, workload, write_workload,
 };
 
 /// `keystorm serve` as a controller, killed when dropped.
@@ -167,4 +170,36 @@ pub fn start_split_run_with(
     .stderr(Stdio::piped())
     .spawn()
     .unwrap()
+}
+
+/// GET `path` of the controller as JSON.
+pub fn get_json(url: &str, path: &str) -> serde_json::Value {
+    let addr = url.strip_prefix("http://").unwrap();
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap();
+    assert!(
+        head.starts_with("HTTP/1.0 200") || head.starts_with("HTTP/1.1 200"),
+        "{head}"
+    );
+    serde_json::from_str(body).unwrap()
+}
+
+/// The controller's copy of shard `index`'s run folder, once the agent sent it.
+pub fn controller_copy(results: &Path, index: u64) -> Option<PathBuf> {
+    let incoming = std::fs::read_dir(results.join(".incoming")).ok()?;
+    for run in incoming.filter_map(|e| e.ok()) {
+        for part in std::fs::read_dir(run.path().join("parts"))
+            .ok()?
+            .filter_map(|e| e.ok())
+        {
+            let manifest = read_json(&part.path().join("manifest.json"));
+            if manifest.is_some_and(|m| m["overrides"]["shard"]["index"] == index) {
+                return Some(part.path());
+            }
+        }
+    }
+    None
 }
