@@ -55,25 +55,12 @@ pub async fn list_into(
         ..ListOutputs::default()
     };
     let listed = listing::list(client, job, observer, outputs, stop).await;
-    let writer = consumer.await.map_err(|e| {
-        KeyFileError::io(
-            path,
-            std::io::Error::other(format!("the writer stopped: {e}")),
-        )
-    })??;
+    let writer = consumer.await.map_err(|e| stopped(path, e))??;
     let outcome = listed?;
     if !outcome.complete {
         return Ok((outcome, None));
     }
-    let path = path.to_path_buf();
-    let written = tokio::task::spawn_blocking(move || writer.finish())
-        .await
-        .map_err(|e| {
-            KeyFileError::io(
-                &path,
-                std::io::Error::other(format!("the writer stopped: {e}")),
-            )
-        })??;
+    let written = finish(writer, path).await?;
     Ok((outcome, Some(written)))
 }
 
@@ -156,12 +143,7 @@ pub async fn list_into_resumable(
         ..ListOutputs::default()
     };
     let listed = listing::list(client, job, observer, outputs, stop).await;
-    consumer.await.map_err(|e| {
-        KeyFileError::io(
-            path,
-            std::io::Error::other(format!("the writer stopped: {e}")),
-        )
-    })??;
+    consumer.await.map_err(|e| stopped(path, e))??;
     let outcome = listed?;
     if !outcome.complete {
         // The last periodic cut stays: a resume lists from there.
@@ -186,21 +168,28 @@ pub async fn list_into_resumable(
                 std::io::Error::other("the listing still holds the writer"),
             )
         })?;
-    let at = path.to_path_buf();
-    let written = tokio::task::spawn_blocking(move || writer.finish())
-        .await
-        .map_err(|e| {
-            KeyFileError::io(
-                &at,
-                std::io::Error::other(format!("the writer stopped: {e}")),
-            )
-        })??;
+    let written = finish(writer, path).await?;
     if let Err(e) = std::fs::remove_file(&checkpoint_path)
         && e.kind() != std::io::ErrorKind::NotFound
     {
         return Err(KeyFileError::io(&checkpoint_path, e).into());
     }
     Ok((outcome, Some(written)))
+}
+
+/// A writer task that ended without returning (it panicked or was cancelled).
+fn stopped(path: &Path, e: tokio::task::JoinError) -> KeyFileError {
+    KeyFileError::io(
+        path,
+        std::io::Error::other(format!("the writer stopped: {e}")),
+    )
+}
+
+/// Merges the writer's runs into the file off the async threads.
+async fn finish(writer: KeyFileWriter, path: &Path) -> Result<Written, KeyFileError> {
+    tokio::task::spawn_blocking(move || writer.finish())
+        .await
+        .map_err(|e| stopped(path, e))?
 }
 
 fn lock(w: &Mutex<KeyFileWriter>) -> std::sync::MutexGuard<'_, KeyFileWriter> {

@@ -106,10 +106,10 @@ impl KeyReader {
     /// The key at part position `j` (< part keys).
     pub fn at(&mut self, j: u64) -> Result<&KeyEntry, KeyFileError> {
         let i = self.set.shard.global(j);
-        let path = self.set.file.path().to_path_buf();
-        self.cursor
-            .get(i)?
-            .ok_or_else(|| KeyFileError::format(&path, format!("key {i} is past the file's end")))
+        let file = &self.set.file;
+        self.cursor.get(i)?.ok_or_else(|| {
+            KeyFileError::format(file.path(), format!("key {i} is past the file's end"))
+        })
     }
 }
 
