@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Stops the throwaway Ceph cluster that scripts/ceph-up.sh started: exactly the
-# daemons whose PIDs it recorded (radosgw, then the OSD, the mgr and the mon), each
-# with SIGTERM and, if it has not exited after KEYSTORM_CEPH_STOP_TIMEOUT seconds
-# (default 10), SIGKILL. Then it removes the cluster's directory
-# (KEYSTORM_CEPH_DIR, default ${TMPDIR:-/tmp}/keystorm-ceph) unless --keep is
-# given. With nothing running it says so and does nothing else.
+# daemons whose PIDs it or scripts/ceph-rgw.sh recorded (both radosgw gateways, then
+# the OSD, the mgr and the mon), each with SIGTERM and, if it has not exited after
+# KEYSTORM_CEPH_STOP_TIMEOUT seconds (default 10), SIGKILL. Then it removes the
+# cluster's directory (KEYSTORM_CEPH_DIR, default ${TMPDIR:-/tmp}/keystorm-ceph)
+# unless --keep is given. With nothing running it says so and does nothing else.
 #
 # Usage: scripts/ceph-down.sh [--keep] [--quiet]
 set -euo pipefail
@@ -27,6 +27,8 @@ for arg in "$@"; do
 done
 
 dir="${KEYSTORM_CEPH_DIR:-${TMPDIR:-/tmp}/keystorm-ceph}"
+# Without trailing slashes: the daemons are told of it and found again by it.
+while [ "${dir%/}" != "$dir" ] && [ "$dir" != / ]; do dir="${dir%/}"; done
 stop_timeout="${KEYSTORM_CEPH_STOP_TIMEOUT:-10}"
 # ceph-up.sh writes this file first: a directory without it is not ours to delete.
 marker=".keystorm-ceph"
@@ -79,7 +81,7 @@ if [ ! -f "$dir/$marker" ]; then
 fi
 
 stopped=0
-for name in rgw osd mgr mon; do
+for name in rgw2 rgw osd mgr mon; do
   if stop_daemon "$name"; then stopped=$((stopped + 1)); fi
 done
 if [ "$stopped" = 0 ]; then

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, lints, the Rust tests against real servers on
 # loopback (the embedded S3 target, started by the tests themselves, and a throwaway
-# single-node Ceph RGW from scripts/ceph-up.sh, stopped again when this script exits),
+# single-node Ceph cluster with two RGW gateways from scripts/ceph-up.sh, stopped again
+# when this script exits; its rgw.env, exported as KEYSTORM_RGW_ENV, also says how to
+# kill and restart gateway 2),
 # (among them a million-key Parquet inventory read back with pyarrow, installed pinned),
 # the HTTP API fuzzed with schemathesis (scripts/fuzz-api.sh), the Kubernetes manifests
 # against the API schemas (scripts/validate-deploy.sh), the web UI's unit tests,
