@@ -339,6 +339,12 @@ pub struct MergeArgs {
     pub results: ResultsArgs,
 }
 
+/// What `keystorm show --by` breaks rows down by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ShowBy {
+    Endpoint,
+}
+
 #[derive(Debug, clap::Args)]
 pub struct ShowArgs {
     /// Run id (or a unique prefix of it), or the run's folder.
@@ -347,6 +353,10 @@ pub struct ShowArgs {
     /// Print the summary as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
+
+    /// Break each row down: `endpoint` shows what each endpoint (gateway) took of it.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub by: Option<ShowBy>,
 
     /// For runs with complete listings: also say how long a listing of this many keys
     /// would take at the fitted rate, e.g. 67e9.

@@ -13,6 +13,7 @@ mod agent;
 pub mod api;
 pub mod cli;
 mod commands;
+mod endpoint_table;
 mod error;
 pub mod exit;
 pub mod fleet;

@@ -249,7 +249,7 @@ fn audit_text(a: &keystorm_engine::results::AuditEvent) -> String {
 
 /// Failed operations with their classes, and the retries when there were any:
 /// `3 (timeout=3); retries 812`.
-fn errors_cell(s: &keystorm_engine::metrics::OpSummary) -> String {
+pub(crate) fn errors_cell(s: &keystorm_engine::metrics::OpSummary) -> String {
     let mut cell = if s.errors == 0 {
         "0".to_string()
     } else {
@@ -324,6 +324,7 @@ mod tests {
                 sent_per_sec: 2316.0,
                 backlog: 36_840,
             }),
+            endpoints: Vec::new(),
         };
         let text = summary_text(&[row]);
         let last = text.lines().last().unwrap();

@@ -12,6 +12,7 @@
 
 pub mod audit;
 pub mod executor;
+mod gateways;
 pub mod inventory;
 pub mod keyfile;
 pub mod keyset;

@@ -13,6 +13,7 @@ use crate::ops::OpKind;
 use crate::s3::ClientKind;
 
 mod delay;
+mod gateways;
 mod humantime_serde_opt;
 mod overrides;
 mod rgw;
@@ -20,6 +21,7 @@ pub mod shard;
 pub(crate) mod verify;
 
 pub use delay::{Delay, DelayParseError};
+pub use gateways::{GatewaysPlan, OnEndpointDown, Spread};
 use keystorm_results::humantime_serde_dur;
 pub use keystorm_results::{PhaseEnd, Shard};
 pub use keystorm_s3::CredentialSource;
@@ -88,6 +90,8 @@ pub struct TargetPlan {
     pub embedded: EmbeddedPlan,
     /// Ceph RGW features (admin API, pre-sharding).
     pub rgw: RgwPlan,
+    /// How requests spread over several endpoints, and what a lost one does.
+    pub gateways: GatewaysPlan,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -95,8 +99,19 @@ pub struct TargetPlan {
 pub enum Endpoint {
     /// The in-process simulated S3 target on a random loopback port.
     Embedded { storage: EmbeddedStorage },
-    /// A real endpoint URL (`http://` or `https://`), no trailing slash.
-    Url(String),
+    /// Real endpoint URLs (`http://` or `https://`, no trailing slash): one, or the
+    /// gateways of a cluster the run spreads its requests over.
+    Urls(Vec<String>),
+}
+
+impl Endpoint {
+    /// `embedded`, or the URLs joined by commas (as `--endpoint` takes them).
+    pub fn describe(&self) -> String {
+        match self {
+            Endpoint::Embedded { .. } => "embedded".to_string(),
+            Endpoint::Urls(urls) => urls.join(","),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]

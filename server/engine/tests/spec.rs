@@ -64,7 +64,7 @@ fn a_full_workload_becomes_the_exact_plan() {
     let t = &plan.target;
     assert_eq!(
         t.endpoint,
-        Endpoint::Url("https://s3.example.com:8443".into())
+        Endpoint::Urls(vec!["https://s3.example.com:8443".into()])
     );
     assert_eq!(t.region, "eu-west-1");
     assert!(!t.path_style);

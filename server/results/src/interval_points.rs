@@ -337,6 +337,7 @@ mod tests {
             index: Vec::new(),
             merged: 1,
             epoch: None,
+            endpoints: Vec::new(),
         };
         store.write_interval(&record, &stats).unwrap();
     }

@@ -12,6 +12,7 @@
 mod audit;
 mod checkpoint;
 mod cleanup;
+mod endpoints;
 mod error;
 mod events;
 mod files;
@@ -51,6 +52,10 @@ mod window_state;
 pub use audit::{AuditCounts, AuditEvent, AuditExample, AuditFinding};
 pub use checkpoint::{Checkpoint, LogMarks, PartStart, PhasePosition, Redone};
 pub use cleanup::CleanupEvent;
+pub use endpoints::{
+    EndpointEvent, EndpointOps, EndpointRow, EndpointState, endpoint_ops, endpoint_rows,
+    endpoint_tag,
+};
 pub use error::ResultsError;
 pub use events::{
     AsyncEventReader, EventHead, EventReader, EventWriter, IntegrityEvent, Logged,

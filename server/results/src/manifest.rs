@@ -16,8 +16,12 @@ pub struct Manifest {
     /// Path of the workload file as given, if it came from a file.
     pub workload_file: Option<String>,
     pub host: String,
-    /// `embedded` or the endpoint URL (never credentials).
+    /// `embedded` or the endpoint URL (never credentials); several joined by commas.
     pub endpoint: String,
+    /// A run that drives several endpoints: their URLs, in the order its results number
+    /// them (`@E` in the histogram log's tags). Empty for one endpoint.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endpoints: Vec<String>,
     pub client: String,
     pub seed: u64,
     pub labels: BTreeMap<String, String>,

@@ -225,6 +225,45 @@ pub struct OpSummary {
 #[derive(Debug, Clone, Default)]
 pub struct IntervalStats {
     pub ops: [OpStats; 5],
+    /// A run that drives several endpoints: what went to each (by its place in the
+    /// run's endpoint list), so that they add up to `ops` exactly. Empty for one
+    /// endpoint, where `ops` is that endpoint's.
+    pub endpoints: Vec<EndpointStats>,
+}
+
+/// What one endpoint took of each operation; an operation it never saw holds nothing,
+/// so an endpoint costs memory for the operations sent to it only.
+#[derive(Debug, Clone, Default)]
+pub struct EndpointStats {
+    ops: [Option<Box<OpStats>>; 5],
+}
+
+impl EndpointStats {
+    pub fn op(&self, kind: OpKind) -> Option<&OpStats> {
+        self.ops[kind.index()].as_deref()
+    }
+
+    pub fn op_mut(&mut self, kind: OpKind) -> &mut OpStats {
+        self.ops[kind.index()].get_or_insert_with(Default::default)
+    }
+
+    pub fn merge(&mut self, other: &EndpointStats) {
+        for (mine, theirs) in self.ops.iter_mut().zip(other.ops.iter()) {
+            if let Some(t) = theirs {
+                mine.get_or_insert_with(Default::default).merge(t);
+            }
+        }
+    }
+
+    /// Operations that did anything, in a fixed order.
+    pub fn active(&self) -> impl Iterator<Item = (OpKind, &OpStats)> {
+        OpKind::ALL.into_iter().filter_map(|k| {
+            self.ops[k.index()]
+                .as_deref()
+                .filter(|s| !s.is_empty())
+                .map(|s| (k, s))
+        })
+    }
 }
 
 impl IntervalStats {
@@ -236,8 +275,23 @@ impl IntervalStats {
         &mut self.ops[kind.index()]
     }
 
+    /// What endpoint `e` took of `kind` (the list grows to hold it).
+    pub fn endpoint_op_mut(&mut self, e: usize, kind: OpKind) -> &mut OpStats {
+        if self.endpoints.len() <= e {
+            self.endpoints.resize_with(e + 1, Default::default);
+        }
+        self.endpoints[e].op_mut(kind)
+    }
+
     pub fn merge(&mut self, other: &IntervalStats) {
         for (mine, theirs) in self.ops.iter_mut().zip(other.ops.iter()) {
+            mine.merge(theirs);
+        }
+        if self.endpoints.len() < other.endpoints.len() {
+            self.endpoints
+                .resize_with(other.endpoints.len(), Default::default);
+        }
+        for (mine, theirs) in self.endpoints.iter_mut().zip(other.endpoints.iter()) {
             mine.merge(theirs);
         }
     }

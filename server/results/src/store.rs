@@ -131,11 +131,23 @@ impl ResultStore {
             .round
             .map(|r| r.to_string())
             .unwrap_or_else(|| "-".into());
-        for (op, s) in stats.active() {
+        // Each endpoint's lines (a run that drives several) follow the operation's,
+        // tagged `op@E`.
+        let endpoints = stats
+            .endpoints
+            .iter()
+            .enumerate()
+            .flat_map(|(e, s)| s.active().map(move |(op, s)| (op, Some(e), s)));
+        let whole = stats.active().map(|(op, s)| (op, None, s));
+        for (op, endpoint, s) in whole.chain(endpoints) {
             if s.latency.is_empty() {
                 continue;
             }
-            let mut parts = vec![record.section.as_str(), &round, &record.phase, op.as_str()];
+            let op_part = match endpoint {
+                Some(e) => crate::endpoint_tag(op.as_str(), e),
+                None => op.as_str().to_string(),
+            };
+            let mut parts = vec![record.section.as_str(), &round, &record.phase, &op_part];
             // Warm-up lines carry their own tag so a phase's merge excludes them.
             if record.warmup {
                 parts.push("warmup");

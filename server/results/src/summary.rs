@@ -52,6 +52,10 @@ pub struct SummaryRow {
     /// what it never sent. The same on every row of the phase (it is the phase's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_loop: Option<OpenLoop>,
+    /// A run that drives several endpoints: what each took of the row, adding up to
+    /// it (empty for one endpoint: the row is its).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endpoints: Vec<crate::EndpointRow>,
 }
 
 /// How an open-loop phase kept its schedule.
@@ -204,6 +208,9 @@ pub struct IntervalRecord {
     /// An `epochs` phase: the epoch (from 1) its reads were in when the interval ended.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epoch: Option<u32>,
+    /// A run that drives several endpoints: what each did in the interval.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endpoints: Vec<crate::EndpointOps>,
 }
 
 fn one() -> u64 {

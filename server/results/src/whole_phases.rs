@@ -48,6 +48,16 @@ pub fn whole_phase_rows(dir: &Path, rows: &[SummaryRow]) -> Vec<SummaryRow> {
                 whole.taken_over |= r.taken_over;
                 // Whether the phase ended: as its last part did.
                 whole.interrupted = r.interrupted;
+                for e in &r.endpoints {
+                    match whole
+                        .endpoints
+                        .iter_mut()
+                        .find(|w| w.endpoint == e.endpoint)
+                    {
+                        Some(w) => add_counts(&mut w.stats, &e.stats),
+                        None => whole.endpoints.push(e.clone()),
+                    }
+                }
                 if !r.index_at_end.is_empty() {
                     whole.index_at_end = r.index_at_end.clone();
                 }
@@ -56,13 +66,29 @@ pub fn whole_phase_rows(dir: &Path, rows: &[SummaryRow]) -> Vec<SummaryRow> {
     }
     let parted: Vec<&String> = order.iter().filter(|t| wholes[*t].1 > 1).collect();
     if !parted.is_empty() {
-        let tags = parted.iter().map(|t| t.to_string()).collect();
+        // The endpoints' lines too (`op@E`, numbered as the manifest lists them).
+        let urls = crate::ResultStore::read_manifest(dir)
+            .map(|m| m.endpoints)
+            .unwrap_or_default();
+        let mut tags: std::collections::HashSet<String> =
+            parted.iter().map(|t| t.to_string()).collect();
+        for t in &parted {
+            tags.extend((0..urls.len()).map(|e| crate::endpoint_tag(t, e)));
+        }
         let merged = hlog::read_merged_tags(&dir.join(HLOG_FILE), &tags).unwrap_or_default();
         for tag in parted {
             let (whole, _) = wholes.get_mut(tag).expect("a tag of the rows");
             let duration_s = whole.duration_s;
             finish_rates(&mut whole.stats, duration_s);
             whole.stats.latency_us = merged.get(tag).map(Percentiles::of).unwrap_or_default();
+            for e in &mut whole.endpoints {
+                finish_rates(&mut e.stats, duration_s);
+                let i = urls.iter().position(|u| *u == e.endpoint);
+                e.stats.latency_us = i
+                    .and_then(|i| merged.get(&crate::endpoint_tag(tag, i)))
+                    .map(Percentiles::of)
+                    .unwrap_or_default();
+            }
             // Lag histograms are not logged: the worst part's, which says whether the
             // client kept the schedule.
             whole.stats.schedule_lag_us = lag.get(tag.as_str()).copied();
@@ -121,6 +147,7 @@ mod tests {
                 index: Vec::new(),
                 merged: 1,
                 epoch: None,
+                endpoints: Vec::new(),
             };
             store.write_interval(&record, &stats).unwrap();
             all.merge(&stats);
@@ -142,6 +169,7 @@ mod tests {
             redone: 0,
             taken_over: false,
             open_loop: None,
+            endpoints: Vec::new(),
         }
     }
 

@@ -591,6 +591,40 @@ export interface components {
             /** @description Replaces the run's notes (at most 64 KiB). */
             notes?: string | null;
         };
+        /**
+         * @description An endpoint marked down (after consecutive connection failures or timeouts) or
+         *     found back up (a request to it answered).
+         */
+        EndpointEvent: {
+            endpoint: string;
+            state: components["schemas"]["EndpointState"];
+            /**
+             * Format: double
+             * @description Seconds from the run's start.
+             */
+            t_s: number;
+            phase?: null | components["schemas"]["PhaseRef"];
+            /**
+             * Format: int32
+             * @description Down: the consecutive failures that marked it; up: the failed probes before.
+             */
+            failures: number;
+            /** @description Down: the last failure; up: how long it was down. */
+            detail: string;
+        };
+        /** @description What one endpoint did in an interval, per operation. */
+        EndpointOps: {
+            endpoint: string;
+            ops: {
+                [key: string]: components["schemas"]["OpSummary"];
+            };
+        };
+        /** @description What one endpoint did of a summary row's operation. */
+        EndpointRow: components["schemas"]["OpSummary"] & {
+            endpoint: string;
+        };
+        /** @enum {string} */
+        EndpointState: "down" | "up";
         /** @description Body of every error response. */
         ErrorBody: {
             /** @description A short machine-readable code, e.g. `not_found`, `run_in_progress`. */
@@ -798,6 +832,8 @@ export interface components {
              * @description An `epochs` phase: the epoch (from 1) its reads were in when the interval ended.
              */
             epoch?: number | null;
+            /** @description A run that drives several endpoints: what each did in the interval. */
+            endpoints?: components["schemas"]["EndpointOps"][];
         };
         /**
          * @description How the key file of a phase came to be.
@@ -935,8 +971,13 @@ export interface components {
             /** @description Path of the workload file as given, if it came from a file. */
             workload_file?: string | null;
             host: string;
-            /** @description `embedded` or the endpoint URL (never credentials). */
+            /** @description `embedded` or the endpoint URL (never credentials); several joined by commas. */
             endpoint: string;
+            /**
+             * @description A run that drives several endpoints: their URLs, in the order its results number
+             *     them (`@E` in the histogram log's tags). Empty for one endpoint.
+             */
+            endpoints?: string[];
             client: string;
             /** Format: int64 */
             seed: number;
@@ -1428,6 +1469,11 @@ export interface components {
             /** @enum {string} */
             event: "keys";
         } | {
+            /** @description An endpoint of a run that drives several went down or came back. */
+            data: components["schemas"]["EndpointEvent"];
+            /** @enum {string} */
+            event: "endpoint";
+        } | {
             data: {
                 status: components["schemas"]["RunStatus"];
                 error?: string | null;
@@ -1758,6 +1804,11 @@ export interface components {
              */
             taken_over?: boolean;
             open_loop?: null | components["schemas"]["OpenLoop"];
+            /**
+             * @description A run that drives several endpoints: what each took of the row, adding up to
+             *     it (empty for one endpoint: the row is its).
+             */
+            endpoints?: components["schemas"]["EndpointRow"][];
         };
         /** @description Objects and their bytes. */
         Tally: {

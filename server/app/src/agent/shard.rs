@@ -260,10 +260,16 @@ async fn execute(
         None => None,
     };
     let rounds = plan.rounds.count;
-    if let Some(url) = endpoint.clone().or_else(|| match &plan.target.endpoint {
-        keystorm_engine::plan::Endpoint::Url(url) => Some(url.clone()),
-        keystorm_engine::plan::Endpoint::Embedded { .. } => None,
-    }) {
+    // The clock of the first endpoint stands for the target's.
+    let first = |urls: &str| urls.split(',').next().map(|u| u.trim().to_string());
+    if let Some(url) = endpoint
+        .as_deref()
+        .and_then(first)
+        .or_else(|| match &plan.target.endpoint {
+            keystorm_engine::plan::Endpoint::Urls(urls) => urls.first().cloned(),
+            keystorm_engine::plan::Endpoint::Embedded { .. } => None,
+        })
+    {
         let status = status.clone();
         tokio::spawn(async move {
             status.set_target_skew(super::target_clock::target_skew_ms(&url).await);

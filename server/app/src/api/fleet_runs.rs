@@ -73,9 +73,9 @@ pub fn start(state: &AppState, split: Split) -> ApiResult<String> {
         .map_err(|e| ApiError::internal(format!("cannot write the plan: {e}")))?;
     // The endpoint the agents are sent to: the run's own, else the workload's (the
     // plan's overrides leave the endpoint to the connection).
-    let target = match (&endpoint, &plan.target.endpoint) {
-        (Some(url), _) | (None, Endpoint::Url(url)) => url.clone(),
-        (None, Endpoint::Embedded { .. }) => "embedded".to_string(),
+    let target = match &endpoint {
+        Some(url) => url.clone(),
+        None => plan.target.endpoint.describe(),
     };
     let spec = NewFleetRun {
         workload: plan.name.clone(),

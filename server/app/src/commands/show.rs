@@ -31,6 +31,10 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     }
     if summary.rows.is_empty() {
         stdoutln!("no phase has finished yet");
+    } else if args.by == Some(crate::cli::ShowBy::Endpoint) {
+        let table = crate::endpoint_table::endpoint_table(&summary.rows, &manifest.endpoint);
+        stdout!("{table}");
+        return Ok(exit::OK);
     } else {
         stdout!("{}", crate::table::summary_text(&summary.rows));
         let rows = keystorm_engine::results::whole_phase_rows(&dir, &summary.rows);

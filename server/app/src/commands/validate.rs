@@ -31,8 +31,13 @@ fn one(path: &Path) -> Result<String, CliError> {
     let (plan, _) = super::inputs::load(path)?;
     let phases = schedule(&plan);
     let endpoint = match &plan.target.endpoint {
-        Endpoint::Embedded { .. } => "embedded".to_string(),
-        Endpoint::Url(u) => u.clone(),
+        Endpoint::Urls(urls) if urls.len() > 1 => format!(
+            "{} endpoints ({}, spread {})",
+            urls.len(),
+            urls.join(", "),
+            plan.target.gateways.spread.as_str()
+        ),
+        e => e.describe(),
     };
     Ok(format!(
         "{}: ok — workload {:?} on {endpoint}: {} before, {} of {}, {} after ({} in all)",

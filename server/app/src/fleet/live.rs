@@ -77,6 +77,7 @@ impl LiveRun {
             workload_file: spec.workload_file.clone(),
             host: gethostname::gethostname().to_string_lossy().into_owned(),
             endpoint: spec.target.clone(),
+            endpoints: Vec::new(),
             client: spec.client.clone(),
             seed: spec.seed,
             labels: spec.labels.clone(),

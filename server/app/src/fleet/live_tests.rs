@@ -112,6 +112,7 @@ fn news(shard: u64, base_ms: u64, seconds: u64, ops: u64) -> Vec<ShardNews> {
             index: Vec::new(),
             merged: 1,
             epoch: None,
+            endpoints: Vec::new(),
         };
         list.push(ShardNews {
             seq: s + 1,

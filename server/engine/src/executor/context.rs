@@ -18,6 +18,8 @@ use crate::rgw::tracker::RunLog;
 pub(crate) struct RunContext {
     pub plan: Plan,
     pub client: crate::s3::S3Client,
+    /// Every endpoint, for operation phases (`client` reaches the first).
+    pub gateways: Arc<crate::gateways::Gateways>,
     pub keyspace: Keyspace,
     pub window: Arc<Window>,
     pub store: std::sync::Mutex<ResultStore>,

@@ -82,6 +82,10 @@ pub(crate) fn close(
         puts_done: 0,
         deletes_done: 0,
     };
+    // A run that drives several endpoints numbers them as its manifest lists them.
+    let urls = crate::results::ResultStore::read_manifest(dir)
+        .map(|m| m.endpoints)
+        .unwrap_or_default();
     let mut index_at_end: Vec<BucketIndex> = Vec::new();
     let mut measured_s = 0.0;
     let intervals = dir.join(INTERVALS_FILE);
@@ -107,24 +111,12 @@ pub(crate) fn close(
         }
         measured_s += r.duration_s;
         for (op, s) in &r.ops {
-            let mine = closed.totals.op_mut(*op);
-            mine.ops += s.ops;
-            mine.bytes += s.bytes;
-            mine.keys += s.keys;
-            for (class, n) in &s.error_classes {
-                *mine
-                    .errors
-                    .entry(ErrorClass::from_label(class))
-                    .or_insert(0) += n;
-            }
-            // The retried attempts are the failed ones less each failed operation's last.
-            for (class, n) in &s.attempt_error_classes {
-                let last = s.error_classes.get(class).copied().unwrap_or(0);
-                if *n > last {
-                    *mine
-                        .retried
-                        .entry(ErrorClass::from_label(class))
-                        .or_insert(0) += n - last;
+            add_summary(closed.totals.op_mut(*op), s);
+        }
+        for e in &r.endpoints {
+            if let Some(i) = urls.iter().position(|u| *u == e.endpoint) {
+                for (op, s) in &e.ops {
+                    add_summary(closed.totals.endpoint_op_mut(i, *op), s);
                 }
             }
         }
@@ -139,13 +131,16 @@ pub(crate) fn close(
     let round = phase
         .round
         .map_or_else(|| "-".to_string(), |r| r.to_string());
-    let tags: HashMap<String, OpKind> = OpKind::ALL
-        .into_iter()
-        .map(|op| {
-            let parts = [phase.section.as_str(), &round, &phase.name, op.as_str()];
-            (hlog_tag(&parts), op)
-        })
-        .collect();
+    // Each operation's lines, and each endpoint's (`op@E`).
+    let mut tags: HashMap<String, (OpKind, Option<usize>)> = HashMap::new();
+    for op in OpKind::ALL {
+        let parts = [phase.section.as_str(), &round, &phase.name, op.as_str()];
+        let tag = hlog_tag(&parts);
+        for e in 0..urls.len() {
+            tags.insert(crate::results::endpoint_tag(&tag, e), (op, Some(e)));
+        }
+        tags.insert(tag, (op, None));
+    }
     let hlog = dir.join(HLOG_FILE);
     let read = for_each_hlog_line(
         &hlog,
@@ -156,10 +151,14 @@ pub(crate) fn close(
         },
         |line| {
             if line.start_ms >= first_ms
-                && let Some(op) = tags.get(line.tag)
+                && let Some((op, endpoint)) = tags.get(line.tag)
             {
+                let stats = match endpoint {
+                    Some(e) => closed.totals.endpoint_op_mut(*e, *op),
+                    None => closed.totals.op_mut(*op),
+                };
                 // One precision everywhere, so adding cannot fail.
-                let _ = closed.totals.op_mut(*op).latency.add(&line.histogram);
+                let _ = stats.latency.add(&line.histogram);
             }
         },
     );
@@ -184,6 +183,7 @@ pub(crate) fn close(
             part.client_cpu_s,
             &index_at_end,
             true,
+            &urls,
         );
     }
     if written || closed.rows.is_empty() {
@@ -238,4 +238,27 @@ pub fn close_killed_run(
     manifest.status = RunStatus::Killed;
     manifest.process = None;
     store.write_manifest(&manifest)
+}
+
+/// Adds an interval's counters of one operation (latency comes from the histogram log).
+fn add_summary(mine: &mut crate::metrics::OpStats, s: &crate::metrics::OpSummary) {
+    mine.ops += s.ops;
+    mine.bytes += s.bytes;
+    mine.keys += s.keys;
+    for (class, n) in &s.error_classes {
+        *mine
+            .errors
+            .entry(ErrorClass::from_label(class))
+            .or_insert(0) += n;
+    }
+    // The retried attempts are the failed ones less each failed operation's last.
+    for (class, n) in &s.attempt_error_classes {
+        let last = s.error_classes.get(class).copied().unwrap_or(0);
+        if *n > last {
+            *mine
+                .retried
+                .entry(ErrorClass::from_label(class))
+                .or_insert(0) += n - last;
+        }
+    }
 }

@@ -131,9 +131,13 @@ async fn run_with_secrets(
         workload_text,
         resume,
     )?;
+    if target.gateways.several() {
+        manifest.endpoints = target.endpoints.clone();
+    }
     let dir = store.dir().to_path_buf();
     let ctx = RunContext {
         client: target.client.clone(),
+        gateways: target.gateways.clone(),
         keyspace: Keyspace::new(&plan.keyspace, &plan.objects, plan.buckets.names.len()),
         window: Arc::new(Window::new(checkpoint.window)),
         store: std::sync::Mutex::new(store),

@@ -10,20 +10,24 @@ use super::context::RunContext;
 use super::draws::OpDraw;
 use super::integrity::Finding;
 use super::verify::{self, BodyCheck, Md5Table, Mismatch};
+use crate::gateways::{Gateways, Retried, Seat};
 use crate::keyset::{EpochPick, KeyReader};
 use crate::keyspace::{Keyspace, Window};
-use crate::metrics::{OpStats, micros};
+use crate::metrics::{IntervalStats, OpStats, micros};
 use crate::ops::{ErrorClass, OpError, OpKind};
 use crate::plan::{PhaseEnd, PhasePlan, PhaseWork, Selection};
-use crate::s3::{ListRequest, S3Client, retry};
+use crate::s3::ListRequest;
 
 /// What a finished operation produced.
 pub(crate) struct OpResult {
     finished: Instant,
     outcome: Result<Moved, OpError>,
-    /// The classes of its failed attempts that were tried again (empty, without an
-    /// allocation, unless one was; at most the workload's `retries`).
-    retried: Vec<ErrorClass>,
+    /// The classes of its failed attempts that were tried again, each with the endpoint
+    /// it went to (empty, without an allocation, unless one was; at most the
+    /// workload's `retries`).
+    retried: Retried,
+    /// The endpoint its last attempt went to.
+    endpoint: usize,
     /// The window's record of a write, made once the result is recorded (see
     /// [`OpRunner::settle`]).
     settle: Option<Settle>,
@@ -55,12 +59,32 @@ impl OpResult {
         self.finding.as_deref()
     }
 
-    /// Records into `stats`, latency measured from `start`: the operation with its
-    /// retries, all in the interval it finished in.
-    pub fn record(&self, stats: &mut OpStats, start: Instant) {
-        for class in &self.retried {
-            stats.record_retry(*class);
+    /// Records `op` into `stats`, latency measured from `start`: the operation with its
+    /// retries, all in the interval it finished in; with `by_endpoint`, also each
+    /// attempt into its endpoint's share. Returns the operation's stats (for what only
+    /// the whole counts, such as schedule lag).
+    pub fn record<'s>(
+        &self,
+        stats: &'s mut IntervalStats,
+        op: OpKind,
+        start: Instant,
+        by_endpoint: bool,
+    ) -> &'s mut OpStats {
+        if by_endpoint {
+            for (class, e) in &self.retried {
+                stats.endpoint_op_mut(*e, op).record_retry(*class);
+            }
+            self.record_outcome(stats.endpoint_op_mut(self.endpoint, op), start);
         }
+        let whole = stats.op_mut(op);
+        for (class, _) in &self.retried {
+            whole.record_retry(*class);
+        }
+        self.record_outcome(whole, start);
+        whole
+    }
+
+    fn record_outcome(&self, stats: &mut OpStats, start: Instant) {
         match &self.outcome {
             Ok(m) => {
                 stats.record_ok(self.finished.saturating_duration_since(start), m.bytes);
@@ -86,9 +110,10 @@ pub(crate) enum Outcome {
 }
 
 pub(crate) struct OpRunner {
-    /// One attempt per call: the retries are made (and counted) here.
-    client: S3Client,
-    retries: u32,
+    /// The endpoints: each attempt goes to one, and is counted there.
+    gateways: Arc<Gateways>,
+    /// This worker's place in the spread over them.
+    seat: Seat,
     keyspace: Keyspace,
     window: Arc<Window>,
     buckets: Arc<[String]>,
@@ -105,7 +130,12 @@ pub(crate) struct OpRunner {
 }
 
 impl OpRunner {
-    pub fn new(ctx: &RunContext, plan: &PhasePlan, keys: Option<KeyReader>) -> OpRunner {
+    pub fn new(
+        ctx: &RunContext,
+        plan: &PhasePlan,
+        keys: Option<KeyReader>,
+        worker: u32,
+    ) -> OpRunner {
         let (fill_limit, drain_floor) = match (&plan.work, &plan.end) {
             (PhaseWork::Single(OpKind::Put), PhaseEnd::UntilObjects(n)) => (Some(*n), None),
             (PhaseWork::Single(OpKind::Delete), PhaseEnd::UntilObjects(n)) => (None, Some(*n)),
@@ -113,8 +143,8 @@ impl OpRunner {
         };
         let prefix = ctx.keyspace.prefix();
         OpRunner {
-            client: ctx.client.without_retries(),
-            retries: ctx.client.retries(),
+            gateways: ctx.gateways.clone(),
+            seat: Seat::new(worker),
             keyspace: ctx.keyspace.clone(),
             window: ctx.window.clone(),
             buckets: ctx.plan.buckets.names.clone().into(),
@@ -193,13 +223,21 @@ impl OpRunner {
             Err(e) => return Outcome::KeyFile(e.to_string()),
         }
         let set = reader.set();
-        let (client, key, bucket) = (&self.client, self.key.as_str(), set.bucket());
+        let (key, bucket) = (self.key.as_str(), set.bucket());
         let mut retried = Vec::new();
         let start = Instant::now();
-        let r = get_or_head(client, self.retries, op, bucket, key, &mut retried).await;
+        let (r, endpoint) = get_or_head(
+            &self.gateways,
+            &mut self.seat,
+            op,
+            bucket,
+            key,
+            &mut retried,
+        )
+        .await;
         let finished = Instant::now();
         let (r, finding) = judge(r, None, op, bucket, key, Listed::Yes);
-        let mut outcome = done(start, finished, r, retried);
+        let mut outcome = done(start, finished, r, retried, endpoint);
         if let (Some(f), Outcome::Done { result, .. }) = (finding, &mut outcome) {
             result.finding = Some(Box::new(f));
         }
@@ -229,7 +267,7 @@ impl OpRunner {
             keys_and_sizes_only: true,
             ..ListRequest::default()
         };
-        list_one(&self.client, self.retries, set.bucket(), &request).await
+        list_one(&self.gateways, &mut self.seat, set.bucket(), &request).await
     }
 
     async fn put(&mut self) -> Outcome {
@@ -241,15 +279,15 @@ impl OpRunner {
         let body = self.keyspace.body(i);
         let bytes = body.len() as u64;
         let metadata = self.keyspace.metadata(i);
-        let (client, key) = (&self.client, self.key.as_str());
+        let key = self.key.as_str();
         let mut retried = Vec::new();
         let start = Instant::now();
-        let r = retry::run(
-            self.retries,
-            |c| retried.push(c),
-            || client.put_object(bucket, key, body.clone(), &metadata),
-        )
-        .await;
+        let (r, endpoint) = self
+            .gateways
+            .run(&mut self.seat, &mut retried, |client| {
+                client.put_object(bucket, key, body.clone(), &metadata)
+            })
+            .await;
         let settle = Settle::Put {
             index: i,
             ok: r.is_ok(),
@@ -258,7 +296,7 @@ impl OpRunner {
             bytes,
             ..Moved::default()
         });
-        done(start, Instant::now(), moved, retried).settling(settle)
+        done(start, Instant::now(), moved, retried, endpoint).settling(settle)
     }
 
     async fn read(&mut self, op: OpKind, draw: &mut OpDraw, selection: Selection) -> Outcome {
@@ -267,41 +305,49 @@ impl OpRunner {
         };
         self.keyspace.key_into(i, &mut self.key);
         let bucket = &self.buckets[self.keyspace.bucket_index(i)];
-        let (client, key) = (&self.client, self.key.as_str());
+        let key = self.key.as_str();
         let mut retried = Vec::new();
         let start = Instant::now();
         let mut mismatch = None;
-        let r = if op == OpKind::Get && self.verify {
+        let (r, endpoint) = if op == OpKind::Get && self.verify {
             let (expected, id) = self.keyspace.body_with_id(i);
-            retry::run(
-                self.retries,
-                |c| retried.push(c),
-                || async {
-                    let mut check = BodyCheck::new(&expected);
+            let expected = &expected;
+            let (r, endpoint) = self
+                .gateways
+                .run(&mut self.seat, &mut retried, |client| async move {
+                    let mut check = BodyCheck::new(expected);
                     let mut sink = |chunk: &[u8]| {
                         check.feed(chunk);
                         Ok(())
                     };
                     let got = client.get_object_to(bucket, key, None, &mut sink).await?;
                     Ok((got, check.finish()))
-                },
-            )
-            .await
-            .map(|(g, body)| {
-                mismatch = verify::verdict(body, &g, id, &expected, &self.md5s);
+                })
+                .await;
+            let r = r.map(|(g, body)| {
+                mismatch = verify::verdict(body, &g, id, expected, &self.md5s);
                 Moved {
                     bytes: g.bytes,
                     keys: 0,
                     ttfb: Some(g.ttfb),
                 }
-            })
+            });
+            (r, endpoint)
         } else {
-            get_or_head(client, self.retries, op, bucket, key, &mut retried).await
+            get_or_head(
+                &self.gateways,
+                &mut self.seat,
+                op,
+                bucket,
+                key,
+                &mut retried,
+            )
+            .await
         };
         let finished = Instant::now();
         self.window.finish_read(i);
         let (r, finding) = judge(r, mismatch, op, bucket, key, Listed::No);
-        let mut outcome = done(start, finished, r, retried);
+        let mut outcome = done(start, finished, r, retried, endpoint);
         if let (Some(f), Outcome::Done { result, .. }) = (finding, &mut outcome) {
             result.finding = Some(Box::new(f));
         }
@@ -314,17 +360,17 @@ impl OpRunner {
         };
         self.keyspace.key_into(i, &mut self.key);
         let bucket = &self.buckets[self.keyspace.bucket_index(i)];
-        let (client, key) = (&self.client, self.key.as_str());
+        let key = self.key.as_str();
         let mut retried = Vec::new();
         let start = Instant::now();
-        let r = retry::run(
-            self.retries,
-            |c| retried.push(c),
-            || client.delete_object(bucket, key),
-        )
-        .await;
-        done(start, Instant::now(), r.map(|_| Moved::default()), retried)
-            .settling(Settle::Delete { index: i })
+        let (r, endpoint) = self
+            .gateways
+            .run(&mut self.seat, &mut retried, |client| {
+                client.delete_object(bucket, key)
+            })
+            .await;
+        let moved = r.map(|_| Moved::default());
+        done(start, Instant::now(), moved, retried, endpoint).settling(Settle::Delete { index: i })
     }
 
     /// One page, starting after a random live key (or at the start of the prefix).
@@ -344,57 +390,63 @@ impl OpRunner {
             keys_and_sizes_only: true,
             ..ListRequest::default()
         };
-        list_one(&self.client, self.retries, &self.buckets[bucket], &request).await
+        list_one(
+            &self.gateways,
+            &mut self.seat,
+            &self.buckets[bucket],
+            &request,
+        )
+        .await
     }
 }
 
-/// A GET (its body counted and dropped) or a HEAD of one key, with its retries.
+/// A GET (its body counted and dropped) or a HEAD of one key, with its retries; and
+/// the endpoint its last attempt went to.
 async fn get_or_head(
-    client: &S3Client,
-    retries: u32,
+    gateways: &Gateways,
+    seat: &mut Seat,
     op: OpKind,
     bucket: &str,
     key: &str,
-    retried: &mut Vec<ErrorClass>,
-) -> Result<Moved, OpError> {
+    retried: &mut Retried,
+) -> (Result<Moved, OpError>, usize) {
     if op == OpKind::Get {
-        retry::run(
-            retries,
-            |c| retried.push(c),
-            || client.get_object(bucket, key, None),
-        )
-        .await
-        .map(|g| Moved {
+        let (r, endpoint) = gateways
+            .run(seat, retried, |client| client.get_object(bucket, key, None))
+            .await;
+        let moved = r.map(|g| Moved {
             bytes: g.bytes,
             keys: 0,
             ttfb: Some(g.ttfb),
-        })
+        });
+        (moved, endpoint)
     } else {
-        retry::run(
-            retries,
-            |c| retried.push(c),
-            || client.head_object(bucket, key),
-        )
-        .await
-        .map(|_| Moved::default())
+        let (r, endpoint) = gateways
+            .run(seat, retried, |client| client.head_object(bucket, key))
+            .await;
+        (r.map(|_| Moved::default()), endpoint)
     }
 }
 
 /// One LIST page, with its retries; only its key count is kept.
-async fn list_one(client: &S3Client, retries: u32, bucket: &str, request: &ListRequest) -> Outcome {
+async fn list_one(
+    gateways: &Gateways,
+    seat: &mut Seat,
+    bucket: &str,
+    request: &ListRequest,
+) -> Outcome {
     let mut retried = Vec::new();
     let start = Instant::now();
-    let r = retry::run(
-        retries,
-        |c| retried.push(c),
-        || client.list_objects_v2(bucket, request),
-    )
-    .await;
+    let (r, endpoint) = gateways
+        .run(seat, &mut retried, |client| {
+            client.list_objects_v2(bucket, request)
+        })
+        .await;
     let moved = r.map(|page| Moved {
         keys: page.entries.len() as u64,
         ..Moved::default()
     });
-    done(start, Instant::now(), moved, retried)
+    done(start, Instant::now(), moved, retried, endpoint)
 }
 
 /// Whether a read's key came from a key file (a listing) or the keyspace.
@@ -443,7 +495,8 @@ fn done(
     start: Instant,
     finished: Instant,
     r: Result<Moved, OpError>,
-    retried: Vec<ErrorClass>,
+    retried: Retried,
+    endpoint: usize,
 ) -> Outcome {
     Outcome::Done {
         latency_from: start,
@@ -451,6 +504,7 @@ fn done(
             finished,
             outcome: r,
             retried,
+            endpoint,
             settle: None,
             finding: None,
         },

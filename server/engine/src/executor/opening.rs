@@ -134,6 +134,7 @@ pub(super) fn open(
                 workload_file: options.workload_file.clone(),
                 host: gethostname::gethostname().to_string_lossy().into_owned(),
                 endpoint: display.to_string(),
+                endpoints: Vec::new(),
                 client: format!("{:?}", plan.target.client).to_lowercase(),
                 seed: plan.keyspace.seed,
                 labels: options.labels.clone(),

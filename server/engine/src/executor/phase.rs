@@ -205,6 +205,7 @@ pub(crate) async fn run(
                     }
                 }
                 report_first_findings(ctx, pref, &shared);
+                report_endpoint_changes(ctx, pref);
                 if aborted.is_none()
                     && let Some(msg) = error_budget_exceeded(p.max_error_rate, &intervals.all)
                 {
@@ -251,6 +252,7 @@ pub(crate) async fn run(
     let index_at_end = ctx.index_snapshot();
     started.report(ctx, pref);
     report_first_findings(ctx, pref, &shared);
+    report_endpoint_changes(ctx, pref);
     for w in warnings {
         ctx.emit(RunEvent::Warning {
             message: format!("phase {}: {w}", pref.name),
@@ -279,6 +281,7 @@ pub(crate) async fn run(
         client_cpu_s,
         &index_at_end,
         interrupted,
+        &ctx.gateways.urls(),
     );
     for r in &mut rows {
         r.open_loop = open_loop;
@@ -376,10 +379,12 @@ pub(crate) fn summary_rows(
     client_cpu_s: f64,
     index_at_end: &[crate::results::BucketIndex],
     interrupted: bool,
+    urls: &[String],
 ) -> Vec<SummaryRow> {
     totals
         .active()
         .map(|(op, s)| SummaryRow {
+            endpoints: crate::results::endpoint_rows(totals, op, urls, measured),
             section: phase.section,
             round: phase.round,
             phase: phase.name.clone(),
@@ -582,6 +587,25 @@ fn report_first_findings(ctx: &RunContext, pref: &PhaseRef, shared: &PhaseShared
     }
 }
 
+/// Writes the endpoints that went down or came back since the last look to the events.
+fn report_endpoint_changes(ctx: &RunContext, pref: &PhaseRef) {
+    for c in ctx.gateways.take_changes() {
+        let urls = ctx.gateways.urls();
+        ctx.emit(RunEvent::Endpoint(crate::results::EndpointEvent {
+            endpoint: urls.get(c.endpoint).cloned().unwrap_or_default(),
+            state: if c.down {
+                crate::results::EndpointState::Down
+            } else {
+                crate::results::EndpointState::Up
+            },
+            t_s: ctx.t_s(c.at),
+            phase: Some(pref.clone()),
+            failures: c.failures,
+            detail: c.detail,
+        }));
+    }
+}
+
 fn error_budget_exceeded(max: Option<f64>, all: &IntervalStats) -> Option<String> {
     let max = max?;
     // Per operation: an operation that succeeded on a retry did not fail.
@@ -627,6 +651,11 @@ fn interval_record(
         index: ctx.index_snapshot(),
         merged: 1,
         epoch: None,
+        endpoints: if stats.endpoints.is_empty() {
+            Vec::new()
+        } else {
+            crate::results::endpoint_ops(stats, &ctx.gateways.urls(), duration)
+        },
     }
 }
 

@@ -1,11 +1,13 @@
 //! The target a run talks to: an embedded target started in-process, or a real
 //! endpoint; the shared client sized to the largest phase; buckets made ready.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::context::RunContext;
 use super::embedded::{EmbeddedTarget, EmbeddedTargets};
 use super::error::RunError;
+use crate::gateways::Gateways;
 use crate::plan::{CredentialSource, Endpoint, IndexLayout, Plan};
 use crate::results::secrets::{Redactor, Registration};
 use crate::s3::{ClientConfig, S3Client, TlsConfig};
@@ -16,6 +18,10 @@ pub const EMBEDDED_SECRET_KEY: &str = "keystorm-secret";
 
 pub(crate) struct Target {
     pub client: S3Client,
+    /// Every endpoint, for the requests of operation phases.
+    pub gateways: Arc<Gateways>,
+    /// The endpoints' URLs (the embedded target's own for `embedded`).
+    pub endpoints: Vec<String>,
     /// What results show as the endpoint: `embedded` or the URL.
     pub display: String,
     embedded: Option<Box<dyn EmbeddedTarget>>,
@@ -36,14 +42,12 @@ impl Target {
     ) -> Result<Target, RunError> {
         let mut notes = Vec::new();
         let t = &plan.target;
-        let (endpoint, display, started, embedded) = match (endpoint_override, &t.endpoint) {
-            (Some(url), _) => (
-                url.trim_end_matches('/').to_string(),
-                url.to_string(),
-                None,
-                false,
-            ),
-            (None, Endpoint::Url(url)) => (url.clone(), url.clone(), None, false),
+        let (endpoints, display, started, embedded) = match (endpoint_override, &t.endpoint) {
+            (Some(given), _) => {
+                let urls = split_endpoints(given);
+                (urls.clone(), urls.join(","), None, false)
+            }
+            (None, Endpoint::Urls(urls)) => (urls.clone(), urls.join(","), None, false),
             (None, Endpoint::Embedded { storage }) => {
                 let targets = embedded_targets.ok_or_else(|| {
                     RunError::BadInput(
@@ -64,17 +68,24 @@ impl Target {
                         RunError::Setup(format!("cannot start the embedded target: {e}"))
                     })?;
                 (
-                    started.endpoint(),
+                    vec![started.endpoint()],
                     "embedded".to_string(),
                     Some(started),
                     true,
                 )
             }
         };
-        if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
-            return Err(RunError::BadInput(format!(
-                "endpoint {endpoint:?} must start with http:// or https://"
-            )));
+        if endpoints.is_empty() {
+            return Err(RunError::BadInput(
+                "--endpoint names no URL: give one, or several separated by commas".to_string(),
+            ));
+        }
+        for endpoint in &endpoints {
+            if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+                return Err(RunError::BadInput(format!(
+                    "endpoint {endpoint:?} must start with http:// or https://"
+                )));
+            }
         }
         let credentials = if embedded {
             crate::s3::Credentials {
@@ -92,7 +103,7 @@ impl Target {
             .unwrap_or(1);
         let config = ClientConfig {
             kind: t.client,
-            endpoint,
+            endpoint: endpoints[0].clone(),
             region: t.region.clone(),
             path_style: t.path_style,
             credentials,
@@ -106,9 +117,29 @@ impl Target {
             checksums: t.checksums,
             payload_signing: t.payload_signing,
         };
-        let client = S3Client::connect(&config)
-            .await
-            .map_err(|e| RunError::Setup(format!("cannot set up the S3 client: {}", e.message)))?;
+        let mut clients = Vec::with_capacity(endpoints.len());
+        for endpoint in &endpoints {
+            let config = ClientConfig {
+                endpoint: endpoint.clone(),
+                ..config.clone()
+            };
+            let client = S3Client::connect(&config).await.map_err(|e| {
+                RunError::Setup(format!(
+                    "cannot set up the S3 client of {endpoint}: {}",
+                    e.message
+                ))
+            })?;
+            clients.push((endpoint.clone(), client));
+        }
+        // Buckets, listings, scans and transfers use the first endpoint; operation
+        // phases spread over all of them.
+        let client = clients[0].1.clone();
+        let gateways = Arc::new(Gateways::new(
+            clients,
+            t.gateways.clone(),
+            plan.keyspace.shard.index,
+            t.retries,
+        ));
         let admin = if embedded {
             t.embedded.rgw_like.then_some(config.credentials.clone())
         } else {
@@ -147,6 +178,8 @@ impl Target {
         };
         Ok(Target {
             client,
+            gateways,
+            endpoints,
             display,
             embedded: started,
             admin,
@@ -172,6 +205,16 @@ impl Target {
     pub async fn shutdown(self) {
         drop(self.embedded);
     }
+}
+
+/// The URLs of `--endpoint a,b,c` (commas between them, spaces and trailing slashes
+/// aside).
+fn split_endpoints(given: &str) -> Vec<String> {
+    given
+        .split(',')
+        .map(|u| u.trim().trim_end_matches('/').to_string())
+        .filter(|u| !u.is_empty())
+        .collect()
 }
 
 /// Why the run's buckets could not be made ready.

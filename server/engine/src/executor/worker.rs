@@ -38,6 +38,8 @@ pub(crate) struct Worker {
     seen: Seen,
     /// Why the key file could not be opened for this worker, if it could not.
     keys_failed: Option<String>,
+    /// The run drives several endpoints: each is measured apart too.
+    by_endpoint: bool,
 }
 
 /// What the worker should do next.
@@ -76,7 +78,8 @@ impl Worker {
             None => (None, None),
         };
         Worker {
-            runner: OpRunner::new(ctx, plan, keys),
+            runner: OpRunner::new(ctx, plan, keys, id),
+            by_endpoint: ctx.gateways.several(),
             plan: plan.clone(),
             shared,
             recorder,
@@ -128,9 +131,9 @@ impl Worker {
                     result,
                 } => {
                     let start = intended.unwrap_or(latency_from);
+                    let by_endpoint = self.by_endpoint;
                     self.recorder.with(|s| {
-                        let stats = s.op_mut(op);
-                        result.record(stats, start);
+                        let stats = result.record(s, op, start, by_endpoint);
                         if let Some(lag) = lag {
                             stats.record_lag(lag);
                         }

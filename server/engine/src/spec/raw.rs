@@ -54,6 +54,15 @@ pub struct RawAgents {
 pub struct RawTarget {
     /// `embedded` or `http(s)://host[:port]`.
     pub endpoint: Option<S<String>>,
+    /// Several endpoints (the gateways of one cluster), in place of `endpoint`.
+    pub endpoints: Option<S<Vec<S<String>>>>,
+    /// How requests spread over `endpoints`: `per_worker`, `round_robin` or
+    /// `least_outstanding`.
+    pub spread: Option<S<String>>,
+    /// What requests meant for a lost endpoint do: `shift` or `count`.
+    pub on_endpoint_down: Option<S<String>>,
+    /// When an endpoint counts as lost, and how it is probed again.
+    pub endpoint_health: Option<S<RawEndpointHealth>>,
     /// Options of the embedded target.
     pub embedded: Option<S<RawEmbedded>>,
     pub region: Option<String>,
@@ -69,6 +78,17 @@ pub struct RawTarget {
     pub payload_signing: Option<bool>,
     /// Ceph RGW features: admin API access for shard tracking, how to pre-shard.
     pub rgw: Option<S<RawRgw>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEndpointHealth {
+    /// Consecutive connection failures or timeouts that mark an endpoint down.
+    pub down_after: Option<S<i64>>,
+    /// Rest before the first probe of a down endpoint (doubles after each failed one).
+    pub probe: Option<S<RawDuration>>,
+    /// The longest rest between probes.
+    pub probe_max: Option<S<RawDuration>>,
 }
 
 #[derive(Debug, Deserialize)]

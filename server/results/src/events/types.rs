@@ -104,6 +104,8 @@ pub enum RunEvent {
     /// The keys a reading phase takes from a listing or a key file, ready before it
     /// reads: bucket, key file, how many keys.
     Keys(crate::KeysEvent),
+    /// An endpoint of a run that drives several went down or came back.
+    Endpoint(crate::EndpointEvent),
     Finished {
         status: RunStatus,
         error: Option<String>,

@@ -117,6 +117,7 @@ mod tests {
                 index: Vec::new(),
                 merged: 1,
                 epoch: None,
+                endpoints: Vec::new(),
             },
             histograms: vec![(OpKind::Put, h)],
         }

@@ -81,6 +81,7 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
         workload_file: first.manifest.workload_file.clone(),
         host: first.manifest.host.clone(),
         endpoint: parts::endpoints(&parts),
+        endpoints: parts::endpoint_list(&parts),
         client: first.manifest.client.clone(),
         seed: first.manifest.seed,
         labels: parts::common_labels(&parts),

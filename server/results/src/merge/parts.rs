@@ -216,6 +216,30 @@ pub(super) fn endpoints(parts: &[Part]) -> String {
     seen.join(", ")
 }
 
+/// The endpoints each part drove, by the part's numbering (`@E` in its histogram
+/// log): its list, or its one endpoint (none for the embedded target).
+pub(super) fn part_endpoints(part: &Part) -> Vec<String> {
+    if !part.manifest.endpoints.is_empty() {
+        part.manifest.endpoints.clone()
+    } else if part.manifest.endpoint == "embedded" {
+        Vec::new()
+    } else {
+        vec![part.manifest.endpoint.clone()]
+    }
+}
+
+/// Every endpoint of the parts, each once, in the parts' order, when there are several
+/// (the merged run's results break down by them); empty for one.
+pub(super) fn endpoint_list(parts: &[Part]) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for url in parts.iter().flat_map(part_endpoints) {
+        if !seen.contains(&url) {
+            seen.push(url);
+        }
+    }
+    if seen.len() > 1 { seen } else { Vec::new() }
+}
+
 /// The buckets the parts worked on, each once, in the parts' order.
 pub(super) fn buckets(parts: &[Part]) -> Vec<String> {
     let mut seen: Vec<String> = Vec::new();
@@ -275,6 +299,7 @@ mod tests {
             workload_file: None,
             host: "h".to_string(),
             endpoint: "http://127.0.0.1:1".to_string(),
+            endpoints: Vec::new(),
             client: "aws".to_string(),
             seed: 1,
             labels: Default::default(),

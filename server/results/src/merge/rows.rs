@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use hdrhistogram::Histogram;
 use keystorm_s3::ops::OpKind;
 
-use super::parts::{MergeError, Part};
+use super::parts::{MergeError, Part, endpoint_list, part_endpoints};
+use crate::EndpointRow;
 use crate::hlog::{self, HLOG_FILE};
 use crate::metrics::{OpSummary, Percentiles, new_histogram};
 use crate::op_sums::{add_counts, finish_rates};
@@ -27,6 +28,8 @@ struct RowSum {
     open: Vec<(OpenLoop, f64, usize)>,
     /// The worst part's schedule lag (lag histograms are not logged, so not merged).
     lag: Option<Percentiles>,
+    /// Each endpoint's counters, in the merged run's endpoint order.
+    endpoints: Vec<(String, OpSummary)>,
 }
 
 /// The latency histograms of every phase × operation (warm-up left out), over all
@@ -34,14 +37,22 @@ struct RowSum {
 struct Histograms {
     by_tag: HashMap<String, Histogram<u64>>,
     by_op: HashMap<OpKind, Histogram<u64>>,
+    /// Each endpoint's lines of each row (a run that drove several): by row tag and
+    /// endpoint URL.
+    by_endpoint: HashMap<(String, String), Histogram<u64>>,
 }
 
 fn read_histograms(parts: &[Part]) -> Result<Histograms, MergeError> {
     let mut h = Histograms {
         by_tag: HashMap::new(),
         by_op: HashMap::new(),
+        by_endpoint: HashMap::new(),
     };
+    let several = !endpoint_list(parts).is_empty();
     for part in parts {
+        let urls = part_endpoints(part);
+        // A part that drove one endpoint: its rows are that endpoint's.
+        let sole = (several && urls.len() == 1).then(|| urls[0].clone());
         let path = part.dir.join(HLOG_FILE);
         if !path.is_file() {
             continue;
@@ -53,9 +64,28 @@ fn read_histograms(parts: &[Part]) -> Result<Histograms, MergeError> {
                 if line.tag.ends_with(".warmup") {
                     return;
                 }
-                let Some(op) = line.tag.rsplit('.').next().and_then(OpKind::parse) else {
+                let last = line.tag.rsplit('.').next().unwrap_or_default();
+                if let Some((_, e)) = last.split_once('@') {
+                    let base = line.tag.rsplit_once('@').map_or("", |(b, _)| b);
+                    if let Some(url) = e.parse::<usize>().ok().and_then(|e| urls.get(e)) {
+                        let _ = h
+                            .by_endpoint
+                            .entry((base.to_string(), url.clone()))
+                            .or_insert_with(new_histogram)
+                            .add(&line.histogram);
+                    }
+                    return;
+                }
+                let Some(op) = OpKind::parse(last) else {
                     return;
                 };
+                if let Some(url) = &sole {
+                    let _ = h
+                        .by_endpoint
+                        .entry((line.tag.to_string(), url.clone()))
+                        .or_insert_with(new_histogram)
+                        .add(&line.histogram);
+                }
                 // One precision everywhere, so adding cannot fail.
                 let _ = h
                     .by_tag
@@ -83,6 +113,7 @@ fn latency(h: Option<&Histogram<u64>>) -> Percentiles {
 
 pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError> {
     let histograms = read_histograms(parts)?;
+    let urls = endpoint_list(parts);
     let mut order: Vec<RowKey> = Vec::new();
     let mut sums: HashMap<RowKey, RowSum> = HashMap::new();
     for (i, part) in parts.iter().enumerate() {
@@ -105,8 +136,13 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
                     interrupted: HashMap::new(),
                     open: Vec::new(),
                     lag: None,
+                    endpoints: urls
+                        .iter()
+                        .map(|u| (u.clone(), OpSummary::default()))
+                        .collect(),
                 }
             });
+            add_endpoints(&mut sum.endpoints, r, &part_endpoints(part));
             if let Some(o) = r.open_loop {
                 sum.open.push((o, r.duration_s, i));
             }
@@ -152,6 +188,18 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
             // Side by side: the shards' rates add up.
             sum.row.open_loop = OpenLoop::combine(&sum.open, seconds);
             sum.row.interrupted = sum.interrupted.values().any(|&b| b);
+            let tag = sum.row.log_tag();
+            sum.row.endpoints = sum
+                .endpoints
+                .into_iter()
+                .filter(|(_, s)| s.ops + s.errors + s.retries > 0)
+                .map(|(endpoint, mut stats)| {
+                    finish_rates(&mut stats, seconds);
+                    stats.latency_us =
+                        latency(histograms.by_endpoint.get(&(tag.clone(), endpoint.clone())));
+                    EndpointRow { endpoint, stats }
+                })
+                .collect();
             sum.row
         })
         .collect();
@@ -161,6 +209,25 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
         rows,
         totals: totals(parts, &histograms),
     })
+}
+
+/// Adds what each endpoint took of the part's row `r` (the part's endpoints `mine`) to
+/// `into`: its breakdown, or the whole row for a part that drove one endpoint.
+fn add_endpoints(into: &mut [(String, OpSummary)], r: &SummaryRow, mine: &[String]) {
+    let whole = [EndpointRow {
+        endpoint: mine.first().cloned().unwrap_or_default(),
+        stats: r.stats.clone(),
+    }];
+    let rows = if r.endpoints.is_empty() && mine.len() == 1 {
+        &whole[..]
+    } else {
+        &r.endpoints[..]
+    };
+    for e in rows {
+        if let Some((_, sum)) = into.iter_mut().find(|(u, _)| *u == e.endpoint) {
+            add_counts(sum, &e.stats);
+        }
+    }
 }
 
 fn totals(parts: &[Part], histograms: &Histograms) -> Vec<TotalRow> {

@@ -116,6 +116,7 @@ impl Bucket {
             index: self.index,
             merged: 1,
             epoch: self.epoch,
+            endpoints: Vec::new(),
         };
         (record, stats)
     }

@@ -6,6 +6,7 @@ mod access;
 mod buckets;
 mod concurrency;
 mod end;
+mod gateways;
 mod keys;
 mod keyspace;
 mod listing;

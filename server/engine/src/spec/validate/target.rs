@@ -35,8 +35,11 @@ pub(super) fn target(
             payload_signing: false,
             embedded: crate::spec::rgw::embedded(None, index_set)?,
             rgw: RgwPlan::default(),
+            gateways: GatewaysPlan::default(),
         });
     };
+    let urls = super::gateways::endpoint_list(&raw)?;
+    let gateways = super::gateways::gateways(&raw)?;
     let t = raw.value;
     let storage = match &t.embedded {
         Some(e) => match &e.value.storage {
@@ -54,22 +57,31 @@ pub(super) fn target(
         },
         None => EmbeddedStorage::Memory,
     };
-    let endpoint = match &t.endpoint {
-        None => Endpoint::Embedded { storage },
-        Some(e) if e.value.trim() == "embedded" => Endpoint::Embedded { storage },
-        Some(e) => {
+    let endpoint = match (&t.endpoint, urls) {
+        (_, Some(urls)) => {
             if let Some(emb) = &t.embedded {
                 return at(
                     loc_of(emb),
                     "`embedded` options only apply with `endpoint: embedded`",
                 );
             }
-            Endpoint::Url(endpoint_url(e)?)
+            Endpoint::Urls(urls)
+        }
+        (None, None) => Endpoint::Embedded { storage },
+        (Some(e), None) if e.value.trim() == "embedded" => Endpoint::Embedded { storage },
+        (Some(e), None) => {
+            if let Some(emb) = &t.embedded {
+                return at(
+                    loc_of(emb),
+                    "`embedded` options only apply with `endpoint: embedded`",
+                );
+            }
+            Endpoint::Urls(vec![endpoint_url(e)?])
         }
     };
     if let Some(tls) = &t.tls
-        && let Endpoint::Url(u) = &endpoint
-        && u.starts_with("http://")
+        && let Endpoint::Urls(urls) = &endpoint
+        && urls.iter().any(|u| u.starts_with("http://"))
         && (tls.value.ca_file.is_some() || tls.value.insecure_skip_verify == Some(true))
     {
         return at(loc_of(tls), "`tls` options need an https:// endpoint");
@@ -135,5 +147,6 @@ pub(super) fn target(
         payload_signing: t.payload_signing.unwrap_or(false),
         embedded,
         rgw,
+        gateways,
     })
 }
