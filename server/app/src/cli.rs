@@ -158,9 +158,10 @@ pub struct RunArgs {
     #[arg(required_unless_present = "resume")]
     pub workload: Option<PathBuf>,
 
-    /// Use this endpoint (http://host:port) instead of the workload's target endpoint.
+    /// Use this endpoint (http://host:port) instead of the workload's target endpoint;
+    /// several (a cluster's gateways): give it again, or separate them by commas.
     #[arg(long, value_name = "URL")]
-    pub endpoint: Option<String>,
+    pub endpoint: Vec<String>,
 
     /// Label the run (repeatable), e.g. --label bucket=presharded.
     #[arg(long = "label", value_name = "KEY=VALUE", value_parser = parse_label)]
@@ -271,9 +272,9 @@ pub struct AgentArgs {
     pub name: Option<String>,
 
     /// Use this endpoint instead of the one the controller gives (this host's way to
-    /// the store).
+    /// the store); several: give it again, or separate them by commas.
     #[arg(long, value_name = "URL")]
-    pub endpoint: Option<String>,
+    pub endpoint: Vec<String>,
 
     /// Progress display of the shards it runs.
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
@@ -829,4 +830,16 @@ fn parse_label(s: &str) -> Result<(String, String), String> {
         return Err(format!("label {s:?} has an empty key"));
     }
     Ok((k.to_string(), v.trim().to_string()))
+}
+
+/// `--endpoint` given once or more (each perhaps a comma list) as one comma list, or
+/// `None` when not given.
+pub fn endpoints_given(given: &[String]) -> Option<String> {
+    let urls: Vec<&str> = given
+        .iter()
+        .flat_map(|g| g.split(','))
+        .map(str::trim)
+        .filter(|u| !u.is_empty())
+        .collect();
+    (!given.is_empty()).then(|| urls.join(","))
 }

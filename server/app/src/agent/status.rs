@@ -35,8 +35,11 @@ struct State {
     /// The target's clock minus this agent's (ms), once measured.
     target_skew_ms: Option<i64>,
     /// The histograms of the interval being recorded, until its event comes.
-    histograms: Option<(u64, BTreeMap<OpKind, String>)>,
+    histograms: Option<(u64, Recorded)>,
 }
+
+/// An interval's encoded histograms: per operation, and per endpoint and operation.
+type Recorded = (BTreeMap<OpKind, String>, Vec<(String, OpKind, String)>);
 
 /// The shard's state, shared by the run's observer and the heartbeat loop.
 #[derive(Clone, Default)]
@@ -174,7 +177,7 @@ impl Observer for AgentObserver {
                 });
                 let (histograms, offset_ms) = {
                     let mut state = self.status.lock();
-                    let histograms = state
+                    let histograms: Recorded = state
                         .histograms
                         .take()
                         .filter(|(n, _)| *n == record.interval)
@@ -190,12 +193,16 @@ impl Observer for AgentObserver {
                         at_ms: began.max(0) as u64,
                         record: (**record).clone(),
                         progress: *progress,
-                        histograms,
+                        histograms: histograms.0,
+                        endpoint_histograms: histograms.1,
                     }),
                     None,
                 );
             }
-            RunEvent::Warning { .. } | RunEvent::Reshard(_) | RunEvent::Stall(_) => {
+            RunEvent::Warning { .. }
+            | RunEvent::Reshard(_)
+            | RunEvent::Stall(_)
+            | RunEvent::Endpoint(_) => {
                 self.status.push(None, Some(event.clone()));
             }
             _ => {}
@@ -208,6 +215,19 @@ impl Observer for AgentObserver {
             .filter(|(_, s)| !s.latency.is_empty())
             .map(|(op, s)| (op, encode_histogram(&s.latency)))
             .collect();
-        self.status.lock().histograms = Some((record.interval, histograms));
+        // The record lists the endpoints that did anything, in the order of the stats.
+        let active = stats
+            .endpoints
+            .iter()
+            .filter(|s| s.active().next().is_some());
+        let endpoint_histograms = active
+            .zip(&record.endpoints)
+            .flat_map(|(s, e)| {
+                s.active()
+                    .filter(|(_, s)| !s.latency.is_empty())
+                    .map(|(op, s)| (e.endpoint.clone(), op, encode_histogram(&s.latency)))
+            })
+            .collect();
+        self.status.lock().histograms = Some((record.interval, (histograms, endpoint_histograms)));
     }
 }

@@ -1,7 +1,9 @@
 //! `/metrics` in the Prometheus text format, for Grafana users: counters of the run
 //! the server drives (or drove last), per phase, round and operation, and the latency
-//! quantiles of the last interval, and what each listing audit found. State is one
-//! entry per phase × round × operation, and per audited bucket.
+//! quantiles of the last interval, and what each listing audit found. A run that drives
+//! several endpoints also has `keystorm_endpoint_*` series, the same with an `endpoint`
+//! label (they add up to the plain ones), and whether each endpoint is up. State is one
+//! entry per phase × round × operation (× endpoint), and per audited bucket.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -19,12 +21,39 @@ struct Series {
     quantiles: Vec<(&'static str, u64)>,
 }
 
+impl Series {
+    fn add(&mut self, o: &keystorm_engine::metrics::OpSummary) {
+        self.ops += o.ops;
+        self.bytes += o.bytes;
+        self.retries += o.retries;
+        for (class, n) in &o.error_classes {
+            *self.errors.entry(class.clone()).or_insert(0) += n;
+        }
+        if o.ops > 0 {
+            let l = &o.latency_us;
+            self.quantiles = vec![
+                ("0.5", l.p50),
+                ("0.9", l.p90),
+                ("0.99", l.p99),
+                ("0.999", l.p999),
+                ("1", l.max),
+            ];
+        }
+    }
+}
+
+/// (section, round, phase, op).
+type SeriesKey = (String, String, String, String);
+
 #[derive(Default)]
 struct State0 {
     run: Option<String>,
     running: bool,
-    /// (section, round, phase, op) → counters.
-    series: BTreeMap<(String, String, String, String), Series>,
+    series: BTreeMap<SeriesKey, Series>,
+    /// (series, endpoint) → counters, for a run that drives several endpoints.
+    endpoints: BTreeMap<(SeriesKey, String), Series>,
+    /// endpoint → up, as its last event said (endpoints never down are not listed).
+    endpoint_up: BTreeMap<String, bool>,
     /// bucket → (index shards, objects, resharding) as last polled.
     index: BTreeMap<String, (u32, u64, bool)>,
     reshards: u64,
@@ -45,6 +74,8 @@ impl LiveMetrics {
             RunEvent::Started { run_id, .. } => {
                 if s.run.as_deref() != Some(run_id) {
                     s.series.clear();
+                    s.endpoints.clear();
+                    s.endpoint_up.clear();
                     s.index.clear();
                     s.audits.clear();
                     s.reshards = 0;
@@ -54,6 +85,10 @@ impl LiveMetrics {
                 s.running = true;
             }
             RunEvent::Reshard(_) => s.reshards += 1,
+            RunEvent::Endpoint(e) => {
+                let up = e.state == keystorm_engine::results::EndpointState::Up;
+                s.endpoint_up.insert(e.endpoint.clone(), up);
+            }
             RunEvent::Audit(a) => {
                 let key = (
                     a.phase.section.as_str().to_string(),
@@ -77,22 +112,20 @@ impl LiveMetrics {
                         record.phase.clone(),
                         op.as_str().to_string(),
                     );
-                    let e = s.series.entry(key).or_default();
-                    e.ops += o.ops;
-                    e.bytes += o.bytes;
-                    e.retries += o.retries;
-                    for (class, n) in &o.error_classes {
-                        *e.errors.entry(class.clone()).or_insert(0) += n;
-                    }
-                    if o.ops > 0 {
-                        let l = &o.latency_us;
-                        e.quantiles = vec![
-                            ("0.5", l.p50),
-                            ("0.9", l.p90),
-                            ("0.99", l.p99),
-                            ("0.999", l.p999),
-                            ("1", l.max),
-                        ];
+                    s.series.entry(key).or_default().add(o);
+                }
+                for e in &record.endpoints {
+                    for (op, o) in &e.ops {
+                        let key = (
+                            record.section.as_str().to_string(),
+                            round.clone(),
+                            record.phase.clone(),
+                            op.as_str().to_string(),
+                        );
+                        s.endpoints
+                            .entry((key, e.endpoint.clone()))
+                            .or_default()
+                            .add(o);
                     }
                 }
             }
@@ -111,7 +144,7 @@ impl LiveMetrics {
             escape(&run),
             u8::from(s.running)
         );
-        let labels = |(section, round, phase, op): &(String, String, String, String)| {
+        let labels = |(section, round, phase, op): &SeriesKey| {
             format!(
                 "run=\"{}\",section=\"{}\",round=\"{}\",phase=\"{}\",op=\"{}\"",
                 escape(&run),
@@ -121,36 +154,25 @@ impl LiveMetrics {
                 escape(op)
             )
         };
-        out.push_str("# HELP keystorm_ops_total Successful operations (LIST: pages).\n# TYPE keystorm_ops_total counter\n");
-        for (k, v) in &s.series {
-            let _ = writeln!(out, "keystorm_ops_total{{{}}} {}", labels(k), v.ops);
+        let whole: Vec<(String, &Series)> = s.series.iter().map(|(k, v)| (labels(k), v)).collect();
+        render_series(&mut out, "keystorm", &whole);
+        if !s.endpoints.is_empty() {
+            let each: Vec<(String, &Series)> = s
+                .endpoints
+                .iter()
+                .map(|((k, e), v)| (format!("{},endpoint=\"{}\"", labels(k), escape(e)), v))
+                .collect();
+            render_series(&mut out, "keystorm_endpoint", &each);
         }
-        out.push_str("# HELP keystorm_bytes_total Payload bytes sent or received.\n# TYPE keystorm_bytes_total counter\n");
-        for (k, v) in &s.series {
-            let _ = writeln!(out, "keystorm_bytes_total{{{}}} {}", labels(k), v.bytes);
-        }
-        out.push_str("# HELP keystorm_errors_total Failed operations by class.\n# TYPE keystorm_errors_total counter\n");
-        for (k, v) in &s.series {
-            for (class, n) in &v.errors {
+        if !s.endpoint_up.is_empty() {
+            out.push_str("# HELP keystorm_endpoint_up 1 while the endpoint answers, 0 once it was marked down (consecutive connection failures or timeouts).\n# TYPE keystorm_endpoint_up gauge\n");
+            for (e, up) in &s.endpoint_up {
                 let _ = writeln!(
                     out,
-                    "keystorm_errors_total{{{},class=\"{}\"}} {n}",
-                    labels(k),
-                    escape(class)
-                );
-            }
-        }
-        out.push_str("# HELP keystorm_retries_total Attempts after a failed one (retried operations are counted once in ops or errors).\n# TYPE keystorm_retries_total counter\n");
-        for (k, v) in &s.series {
-            let _ = writeln!(out, "keystorm_retries_total{{{}}} {}", labels(k), v.retries);
-        }
-        out.push_str("# HELP keystorm_latency_us Latency quantiles of the last interval, microseconds.\n# TYPE keystorm_latency_us gauge\n");
-        for (k, v) in &s.series {
-            for (q, value) in &v.quantiles {
-                let _ = writeln!(
-                    out,
-                    "keystorm_latency_us{{{},quantile=\"{q}\"}} {value}",
-                    labels(k)
+                    "keystorm_endpoint_up{{run=\"{}\",endpoint=\"{}\"}} {}",
+                    escape(&run),
+                    escape(e),
+                    u8::from(*up)
                 );
             }
         }
@@ -222,8 +244,116 @@ impl LiveMetrics {
     }
 }
 
+/// The operation counters and latency of `series` (labels, counters), named
+/// `{prefix}_ops_total` and so on.
+fn render_series(out: &mut String, prefix: &str, series: &[(String, &Series)]) {
+    let scope = if prefix == "keystorm" {
+        ""
+    } else {
+        " of one endpoint"
+    };
+    let _ = writeln!(
+        out,
+        "# HELP {prefix}_ops_total Successful operations{scope} (LIST: pages).\n# TYPE {prefix}_ops_total counter"
+    );
+    for (l, v) in series {
+        let _ = writeln!(out, "{prefix}_ops_total{{{l}}} {}", v.ops);
+    }
+    let _ = writeln!(
+        out,
+        "# HELP {prefix}_bytes_total Payload bytes sent or received{scope}.\n# TYPE {prefix}_bytes_total counter"
+    );
+    for (l, v) in series {
+        let _ = writeln!(out, "{prefix}_bytes_total{{{l}}} {}", v.bytes);
+    }
+    let _ = writeln!(
+        out,
+        "# HELP {prefix}_errors_total Failed operations{scope} by class.\n# TYPE {prefix}_errors_total counter"
+    );
+    for (l, v) in series {
+        for (class, n) in &v.errors {
+            let _ = writeln!(
+                out,
+                "{prefix}_errors_total{{{l},class=\"{}\"}} {n}",
+                escape(class)
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "# HELP {prefix}_retries_total Attempts{scope} after a failed one (retried operations are counted once in ops or errors).\n# TYPE {prefix}_retries_total counter"
+    );
+    for (l, v) in series {
+        let _ = writeln!(out, "{prefix}_retries_total{{{l}}} {}", v.retries);
+    }
+    let _ = writeln!(
+        out,
+        "# HELP {prefix}_latency_us Latency quantiles{scope} of the last interval, microseconds.\n# TYPE {prefix}_latency_us gauge"
+    );
+    for (l, v) in series {
+        for (q, value) in &v.quantiles {
+            let _ = writeln!(out, "{prefix}_latency_us{{{l},quantile=\"{q}\"}} {value}");
+        }
+    }
+}
+
 fn escape(s: &str) -> String {
     s.replace('\\', "\\\\")
         .replace('"', "\\\"")
         .replace('\n', "\\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(json: serde_json::Value) -> RunEvent {
+        serde_json::from_value(json).unwrap()
+    }
+
+    fn summary(ops: u64, p99: u64) -> serde_json::Value {
+        serde_json::json!({"ops": ops, "errors": 0, "error_rate": 0.0, "error_classes": {},
+            "ops_per_sec": ops as f64, "bytes": ops * 10, "mib_per_sec": 0.0, "keys": 0,
+            "keys_per_sec": 0.0, "latency_us": {"min": 1, "mean": 1.0, "p50": 1, "p90": 1,
+            "p99": p99, "p999": p99, "max": p99}})
+    }
+
+    #[test]
+    fn each_endpoint_has_its_series_and_its_state() {
+        let m = LiveMetrics::default();
+        m.observe(&event(serde_json::json!({"event": "started",
+            "data": {"run_id": "r1", "endpoint": "http://a,http://b", "phases": 1}})));
+        let interval = serde_json::json!({"event": "interval", "data": {
+            "phase": {"section": "before", "round": null, "index": 0, "name": "fill"},
+            "progress": {"elapsed_s": 1.0, "fraction": null, "ops": 10, "errors": 0, "objects": 0},
+            "record": {"section": "before", "round": null, "phase": "fill", "interval": 0,
+                "t_s": 0.0, "duration_s": 1.0, "warmup": false, "window": {"tail": 0, "head": 0},
+                "ops": {"put": summary(10, 900)},
+                "endpoints": [
+                    {"endpoint": "http://a", "ops": {"put": summary(7, 100)}},
+                    {"endpoint": "http://b", "ops": {"put": summary(3, 900)}}]}}});
+        m.observe(&event(interval.clone()));
+        m.observe(&event(interval));
+        m.observe(&event(serde_json::json!({"event": "endpoint", "data": {
+            "endpoint": "http://b", "state": "down", "t_s": 1.5, "failures": 3,
+            "detail": "connection refused"}})));
+        let text = m.render();
+        let labels = "run=\"r1\",section=\"before\",round=\"\",phase=\"fill\",op=\"put\"";
+        for line in [
+            format!("keystorm_ops_total{{{labels}}} 20"),
+            format!("keystorm_endpoint_ops_total{{{labels},endpoint=\"http://a\"}} 14"),
+            format!("keystorm_endpoint_ops_total{{{labels},endpoint=\"http://b\"}} 6"),
+            format!(
+                "keystorm_endpoint_latency_us{{{labels},endpoint=\"http://b\",quantile=\"0.99\"}} 900"
+            ),
+            "keystorm_endpoint_up{run=\"r1\",endpoint=\"http://b\"} 0".to_string(),
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line} missing in\n{text}");
+        }
+        assert_eq!(
+            text.matches("# TYPE keystorm_endpoint_ops_total counter")
+                .count(),
+            1
+        );
+    }
 }

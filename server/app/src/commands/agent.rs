@@ -29,8 +29,11 @@ pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
             clipped
         }
     };
-    if let Some(e) = &args.endpoint
-        && !(e.starts_with("http://") || e.starts_with("https://"))
+    let endpoint = crate::cli::endpoints_given(&args.endpoint);
+    if let Some(e) = endpoint
+        .iter()
+        .flat_map(|e| e.split(','))
+        .find(|e| !(e.starts_with("http://") || e.starts_with("https://")))
     {
         return Err(CliError::bad_input(format!(
             "endpoint {e:?} must start with http:// or https://"
@@ -51,7 +54,7 @@ pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
             name,
             host,
             results_root: args.results.results.clone(),
-            endpoint: args.endpoint.clone(),
+            endpoint: endpoint.clone(),
             progress: args.progress,
         },
         stop,

@@ -49,9 +49,10 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
     if let Some(refusal) = crate::fleet::inline_keys_refusal(&plan) {
         return Err(CliError::bad_input(refusal));
     }
+    let endpoint = crate::cli::endpoints_given(&args.endpoint);
     let request = StartRequest {
         yaml: &text,
-        endpoint: args.endpoint.as_deref(),
+        endpoint: endpoint.as_deref(),
         labels: args.labels.iter().cloned().collect(),
         agents,
     };

@@ -66,7 +66,7 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
         },
         labels,
         overrides: RunOverrides {
-            endpoint: args.endpoint.clone(),
+            endpoint: crate::cli::endpoints_given(&args.endpoint),
             index: args.index,
             client: args.client.map(Into::into),
             shard: args.shard,

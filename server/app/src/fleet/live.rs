@@ -254,6 +254,11 @@ impl LiveRun {
             .iter()
             .filter_map(|(op, text)| Some((*op, decode_histogram(text)?)))
             .collect();
+        let endpoint_histograms = sent
+            .endpoint_histograms
+            .iter()
+            .filter_map(|(url, op, text)| Some((url.clone(), *op, decode_histogram(text)?)))
+            .collect();
         if let Some(feed) = self.feeds.get_mut(shard) {
             feed.progress = Some((key_of(&sent.record), sent.progress));
         }
@@ -263,6 +268,7 @@ impl LiveRun {
                 at_ms: sent.at_ms,
                 record: sent.record.clone(),
                 histograms,
+                endpoint_histograms,
             },
         );
     }

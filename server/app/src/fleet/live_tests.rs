@@ -124,6 +124,7 @@ fn news(shard: u64, base_ms: u64, seconds: u64, ops: u64) -> Vec<ShardNews> {
                     ..PhaseProgress::default()
                 },
                 histograms: BTreeMap::from([(OpKind::Put, encode_histogram(&h))]),
+                endpoint_histograms: Vec::new(),
             })
             .ok(),
             event: None,

@@ -148,6 +148,10 @@ pub struct SentInterval {
     /// Per operation, its latency histogram (µs) in HdrHistogram's compressed
     /// encoding, base64.
     pub histograms: BTreeMap<keystorm_engine::ops::OpKind, String>,
+    /// A shard that drives several endpoints: each one's histograms, by URL and
+    /// operation, encoded the same way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub endpoint_histograms: Vec<(String, keystorm_engine::ops::OpKind, String)>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

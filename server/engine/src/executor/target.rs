@@ -158,21 +158,22 @@ impl Target {
         };
         let admin = match admin {
             Some(credentials) => {
-                let admin_endpoint = t
-                    .rgw
-                    .admin
-                    .as_ref()
-                    .and_then(|a| a.endpoint.clone())
-                    .unwrap_or_else(|| config.endpoint.clone());
-                Some(
-                    crate::rgw::AdminClient::new(
-                        &admin_endpoint,
-                        &credentials,
-                        &t.region,
-                        &config.tls,
-                    )
-                    .map_err(|e| RunError::Setup(format!("cannot set up the admin client: {e}")))?,
+                let named = t.rgw.admin.as_ref().and_then(|a| a.endpoint.clone());
+                let admin_endpoint = named.clone().unwrap_or_else(|| config.endpoint.clone());
+                let client = crate::rgw::AdminClient::new(
+                    &admin_endpoint,
+                    &credentials,
+                    &t.region,
+                    &config.tls,
                 )
+                .map_err(|e| RunError::Setup(format!("cannot set up the admin client: {e}")))?;
+                // Without an admin endpoint of its own, the admin API is every gateway's:
+                // tracking goes on through another when one is lost.
+                Some(if named.is_none() {
+                    client.with_fallbacks(&endpoints)
+                } else {
+                    client
+                })
             }
             None => None,
         };

@@ -62,7 +62,11 @@ pub struct BucketInstance {
 
 pub struct AdminClient {
     http: Http,
-    endpoint: String,
+    /// The admin API's endpoint, then the others it may be reached at (the other
+    /// gateways of the cluster), tried in turn when one cannot be reached.
+    endpoints: Vec<String>,
+    /// The one that answered last.
+    current: std::sync::atomic::AtomicUsize,
     signer: Signer,
 }
 
@@ -75,14 +79,60 @@ impl AdminClient {
     ) -> Result<AdminClient, AdminError> {
         Ok(AdminClient {
             http: http_client(tls_config, 2)?,
-            endpoint: endpoint.trim_end_matches('/').to_string(),
+            endpoints: vec![endpoint.trim_end_matches('/').to_string()],
+            current: Default::default(),
             signer: Signer::new(credentials, region, false),
         })
     }
 
-    /// Sends one signed call; `path_and_query` starts with `/admin/`.
+    /// Also reaches the admin API at `others` (gateways of the same cluster) while the
+    /// first endpoint cannot be reached.
+    pub fn with_fallbacks(mut self, others: &[String]) -> AdminClient {
+        for o in others {
+            let o = o.trim_end_matches('/').to_string();
+            if !self.endpoints.contains(&o) {
+                self.endpoints.push(o);
+            }
+        }
+        self
+    }
+
+    /// Sends one signed call to the endpoint that answered last, then to the others in
+    /// turn while one cannot be reached (a lost gateway); `path_and_query` starts with
+    /// `/admin/`.
     async fn call(
         &self,
+        method: Method,
+        path_and_query: &str,
+        what: &str,
+    ) -> Result<Bytes, AdminError> {
+        use std::sync::atomic::Ordering;
+        let first = self.current.load(Ordering::Relaxed);
+        let n = self.endpoints.len();
+        let mut last = None;
+        for i in 0..n {
+            let at = (first + i) % n;
+            match self
+                .call_at(&self.endpoints[at], method.clone(), path_and_query, what)
+                .await
+            {
+                Err(e @ AdminError::Transport { .. }) => last = Some(e),
+                r => {
+                    self.current.store(at, Ordering::Relaxed);
+                    return r;
+                }
+            }
+        }
+        Err(last.unwrap_or_else(|| AdminError::Transport {
+            what: what.to_string(),
+            message: "no admin endpoint".to_string(),
+        }))
+    }
+
+    /// Sends one signed call to `endpoint`.
+    async fn call_at(
+        &self,
+        endpoint: &str,
         method: Method,
         path_and_query: &str,
         what: &str,
@@ -93,7 +143,7 @@ impl AdminClient {
         };
         let mut request = Request::builder()
             .method(method)
-            .uri(format!("{}{path_and_query}", self.endpoint))
+            .uri(format!("{endpoint}{path_and_query}"))
             .body(Full::new(Bytes::new()))
             .map_err(|e| transport(e.to_string()))?;
         self.signer

@@ -8,7 +8,7 @@ use std::io::BufRead;
 
 use keystorm_s3::ops::OpKind;
 
-use super::parts::{MergeError, Part};
+use super::parts::{MergeError, Part, endpoint_list, part_endpoints};
 use super::seconds::{Item, Seconds};
 use crate::hlog::{self, HLOG_FILE, HlogReader, OwnedHlogLine};
 use crate::metrics::IntervalStats;
@@ -23,10 +23,14 @@ struct PartReader {
     /// A histogram line read ahead that belongs to a later interval.
     ahead: Option<OwnedHlogLine>,
     start_epoch_ms: u64,
+    /// The part's endpoints, as its log numbers them.
+    urls: Vec<String>,
+    /// The endpoint of a part that drove one, in a run whose parts drove several.
+    sole: Option<String>,
 }
 
 impl PartReader {
-    fn open(part: &Part) -> Result<Option<PartReader>, MergeError> {
+    fn open(part: &Part, several: bool) -> Result<Option<PartReader>, MergeError> {
         let path = part.dir.join(INTERVALS_FILE);
         let file = match std::fs::File::open(&path) {
             Ok(f) => f,
@@ -39,6 +43,11 @@ impl PartReader {
             hlog: HlogReader::open(&hlog_path).ok(),
             ahead: None,
             start_epoch_ms: part.start_epoch_ms,
+            sole: several
+                .then(|| part_endpoints(part))
+                .filter(|u| u.len() == 1)
+                .map(|u| u[0].clone()),
+            urls: part_endpoints(part),
         }))
     }
 
@@ -59,6 +68,7 @@ impl PartReader {
             hlog::tag(&[record.section.as_str(), &round, &record.phase])
         );
         let mut histograms = Vec::new();
+        let mut endpoint_histograms = Vec::new();
         loop {
             let line = match self.ahead.take() {
                 Some(l) => l,
@@ -70,13 +80,25 @@ impl PartReader {
             if line.start_ms < start_ms {
                 continue;
             }
-            let op = line
+            let last = line
                 .tag
                 .strip_prefix(&prefix)
-                .map(|rest| rest.strip_suffix(".warmup").unwrap_or(rest))
-                .and_then(OpKind::parse);
-            match op {
-                Some(op) if line.start_ms == start_ms => histograms.push((op, line.histogram)),
+                .map(|rest| rest.strip_suffix(".warmup").unwrap_or(rest));
+            // `op`, or `op@E` for endpoint E's share.
+            let (op, endpoint) = match last.and_then(|l| l.split_once('@')) {
+                Some((op, e)) => (
+                    OpKind::parse(op),
+                    e.parse::<usize>().ok().and_then(|e| self.urls.get(e)),
+                ),
+                None => (last.and_then(OpKind::parse), None),
+            };
+            match (op, endpoint) {
+                (Some(op), Some(url)) if line.start_ms == start_ms => {
+                    endpoint_histograms.push((url.clone(), op, line.histogram))
+                }
+                (Some(op), None) if line.start_ms == start_ms => {
+                    histograms.push((op, line.histogram))
+                }
                 _ => {
                     self.ahead = Some(line);
                     break;
@@ -87,6 +109,8 @@ impl PartReader {
             at_ms: self.start_epoch_ms + (record.t_s * 1000.0).round() as u64,
             record,
             histograms,
+            endpoint_histograms,
+            sole_endpoint: self.sole.clone(),
         })
     }
 }
@@ -104,9 +128,10 @@ pub(super) fn merge(
     start_epoch_ms: u64,
     store: &mut ResultStore,
 ) -> Result<(), MergeError> {
+    let urls = endpoint_list(parts);
     let mut readers = Vec::with_capacity(parts.len());
     for part in parts {
-        readers.push(PartReader::open(part)?);
+        readers.push(PartReader::open(part, !urls.is_empty())?);
     }
     // The next interval of every part, earliest first.
     let mut next: BinaryHeap<std::cmp::Reverse<(u64, usize)>> = BinaryHeap::new();
@@ -118,7 +143,7 @@ pub(super) fn merge(
         }
         items.push(item);
     }
-    let mut seconds = Seconds::new(start_epoch_ms);
+    let mut seconds = Seconds::new(start_epoch_ms).with_endpoints(urls);
     while let Some(std::cmp::Reverse((at_ms, i))) = next.pop() {
         let Some(item) = items[i].take() else {
             continue;

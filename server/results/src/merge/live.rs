@@ -18,6 +18,8 @@ pub struct LiveInterval {
     pub at_ms: u64,
     pub record: IntervalRecord,
     pub histograms: Vec<(OpKind, Histogram<u64>)>,
+    /// Each endpoint's histograms (a shard that drives several), by URL.
+    pub endpoint_histograms: Vec<(String, OpKind, Histogram<u64>)>,
 }
 
 /// The shards' intervals being merged.
@@ -49,6 +51,8 @@ impl LiveMerge {
                 at_ms: interval.at_ms,
                 record: interval.record,
                 histograms: interval.histograms,
+                endpoint_histograms: interval.endpoint_histograms,
+                sole_endpoint: None,
             },
         );
     }
@@ -120,6 +124,7 @@ mod tests {
                 endpoints: Vec::new(),
             },
             histograms: vec![(OpKind::Put, h)],
+            endpoint_histograms: Vec::new(),
         }
     }
 
@@ -190,6 +195,8 @@ mod tests {
                     at_ms: it.at_ms,
                     record: it.record.clone(),
                     histograms: it.histograms.clone(),
+                    endpoint_histograms: Vec::new(),
+                    sole_endpoint: None,
                 },
             );
         }

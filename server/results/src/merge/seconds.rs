@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 use hdrhistogram::Histogram;
 use keystorm_s3::ops::OpKind;
 
+use crate::EndpointOps;
 use crate::index::BucketIndex;
 use crate::metrics::{IntervalStats, OpSummary, Percentiles, new_histogram};
 use crate::op_sums::{add_counts, finish_rates};
@@ -31,7 +32,15 @@ pub(crate) struct Item {
     pub at_ms: u64,
     pub record: IntervalRecord,
     pub histograms: Vec<(OpKind, Histogram<u64>)>,
+    /// Each endpoint's histograms (a part that drove several), by URL.
+    pub endpoint_histograms: Vec<(String, OpKind, Histogram<u64>)>,
+    /// The endpoint of a part that drove one, in a run whose parts drove several: the
+    /// whole interval counts at it.
+    pub sole_endpoint: Option<String>,
 }
+
+/// What one endpoint did of one operation in a merged second.
+type EndpointSum = (OpSummary, Option<Histogram<u64>>);
 
 /// One merged interval being added up.
 struct Bucket {
@@ -49,6 +58,8 @@ struct Bucket {
     windows: HashMap<usize, WindowState>,
     ops: BTreeMap<OpKind, OpSummary>,
     histograms: BTreeMap<OpKind, Histogram<u64>>,
+    /// Per endpoint URL and operation.
+    endpoints: BTreeMap<String, BTreeMap<OpKind, EndpointSum>>,
     index: Vec<BucketIndex>,
     /// The lowest epoch any part was in (an `epochs` phase): the run is past an epoch
     /// only once every shard is.
@@ -76,12 +87,54 @@ impl Bucket {
                 .or_insert_with(new_histogram)
                 .add(h);
         }
+        let mut count =
+            |url: &str, op: OpKind, s: Option<&OpSummary>, h: Option<&Histogram<u64>>| {
+                let (sum, hist) = self
+                    .endpoints
+                    .entry(url.to_string())
+                    .or_default()
+                    .entry(op)
+                    .or_default();
+                if let Some(s) = s {
+                    add_counts(sum, s);
+                }
+                if let Some(h) = h {
+                    let _ = hist.get_or_insert_with(new_histogram).add(h);
+                }
+            };
+        match &item.sole_endpoint {
+            Some(url) if r.endpoints.is_empty() => {
+                for (op, s) in &r.ops {
+                    count(url, *op, Some(s), None);
+                }
+                for (op, h) in &item.histograms {
+                    count(url, *op, None, Some(h));
+                }
+            }
+            _ => {
+                for e in &r.endpoints {
+                    for (op, s) in &e.ops {
+                        count(&e.endpoint, *op, Some(s), None);
+                    }
+                }
+                for (url, op, h) in &item.endpoint_histograms {
+                    count(url, *op, None, Some(h));
+                }
+            }
+        }
         if first_shard && !r.index.is_empty() {
             self.index = r.index;
         }
     }
 
-    fn finish(self, number: u64, start_epoch_ms: u64) -> (IntervalRecord, IntervalStats) {
+    /// The merged interval: its record, and its histograms (each endpoint's by its
+    /// place in `urls`).
+    fn finish(
+        self,
+        number: u64,
+        start_epoch_ms: u64,
+        urls: &[String],
+    ) -> (IntervalRecord, IntervalStats) {
         let duration = self.seconds.values().copied().fold(0.0, f64::max);
         let window = self
             .windows
@@ -102,6 +155,37 @@ impl Bucket {
                 slot.latency = h;
             }
         }
+        let mut endpoints: Vec<(Option<usize>, EndpointOps)> = Vec::new();
+        for (url, ops) in self.endpoints {
+            let place = urls.iter().position(|u| *u == url);
+            let mut summaries = BTreeMap::new();
+            for (op, (mut s, h)) in ops {
+                if s.ops + s.errors + s.retries == 0 {
+                    continue;
+                }
+                finish_rates(&mut s, duration);
+                if let Some(h) = h {
+                    s.latency_us = Percentiles::of(&h);
+                    if let Some(i) = place {
+                        let slot = stats.endpoint_op_mut(i, op);
+                        slot.ops = s.ops;
+                        slot.latency = h;
+                    }
+                }
+                summaries.insert(op, s);
+            }
+            if !summaries.is_empty() {
+                endpoints.push((
+                    place,
+                    EndpointOps {
+                        endpoint: url,
+                        ops: summaries,
+                    },
+                ));
+            }
+        }
+        // In the run's order of endpoints, any it does not list after them.
+        endpoints.sort_by_key(|(place, _)| place.unwrap_or(usize::MAX));
         let (section, round, phase) = self.phase;
         let record = IntervalRecord {
             section,
@@ -116,7 +200,7 @@ impl Bucket {
             index: self.index,
             merged: 1,
             epoch: self.epoch,
-            endpoints: Vec::new(),
+            endpoints: endpoints.into_iter().map(|(_, e)| e).collect(),
         };
         (record, stats)
     }
@@ -126,6 +210,8 @@ impl Bucket {
 /// part's intervals of each phase begin.
 pub(crate) struct Seconds {
     start_epoch_ms: u64,
+    /// The merged run's endpoints, in the order its histogram log numbers them.
+    urls: Vec<String>,
     pending: Vec<Bucket>,
     numbers: HashMap<PhaseKey, u64>,
     part_starts: HashMap<(usize, PhaseKey), u64>,
@@ -135,10 +221,18 @@ impl Seconds {
     pub fn new(start_epoch_ms: u64) -> Seconds {
         Seconds {
             start_epoch_ms,
+            urls: Vec::new(),
             pending: Vec::new(),
             numbers: HashMap::new(),
             part_starts: HashMap::new(),
         }
+    }
+
+    /// The merged run's endpoints (its manifest's list): their histograms are logged by
+    /// their place in it.
+    pub fn with_endpoints(mut self, urls: Vec<String>) -> Seconds {
+        self.urls = urls;
+        self
     }
 
     /// Adds `part`'s interval to the second of its phase it began in.
@@ -171,6 +265,7 @@ impl Seconds {
                     windows: HashMap::new(),
                     ops: BTreeMap::new(),
                     histograms: BTreeMap::new(),
+                    endpoints: BTreeMap::new(),
                     index: Vec::new(),
                     epoch: None,
                 });
@@ -194,10 +289,115 @@ impl Seconds {
         done.into_iter()
             .map(|bucket| {
                 let number = self.numbers.entry(bucket.phase.clone()).or_default();
-                let merged = bucket.finish(*number, self.start_epoch_ms);
+                let merged = bucket.finish(*number, self.start_epoch_ms, &self.urls);
                 *number += 1;
                 merged
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::EndpointOps;
+
+    fn summary(ops: u64) -> OpSummary {
+        OpSummary {
+            ops,
+            ..OpSummary::default()
+        }
+    }
+
+    fn histogram(us: u64, n: u64) -> Histogram<u64> {
+        let mut h = new_histogram();
+        h.record_n(us, n).unwrap();
+        h
+    }
+
+    fn record(ops: u64, endpoints: Vec<EndpointOps>) -> IntervalRecord {
+        IntervalRecord {
+            section: Section::Before,
+            round: None,
+            phase: "fill".into(),
+            interval: 0,
+            t_s: 0.0,
+            duration_s: 1.0,
+            warmup: false,
+            window: WindowState::default(),
+            ops: BTreeMap::from([(OpKind::Put, summary(ops))]),
+            index: Vec::new(),
+            merged: 1,
+            epoch: None,
+            endpoints,
+        }
+    }
+
+    #[test]
+    fn endpoints_add_up_across_parts_exactly() {
+        let urls: Vec<String> = ["http://a", "http://b"].map(String::from).to_vec();
+        let mut seconds = Seconds::new(0).with_endpoints(urls.clone());
+        // Part 0 drove both: 60 PUTs at a (100 µs), 40 at b (5 ms).
+        let both = record(
+            100,
+            vec![
+                EndpointOps {
+                    endpoint: urls[0].clone(),
+                    ops: BTreeMap::from([(OpKind::Put, summary(60))]),
+                },
+                EndpointOps {
+                    endpoint: urls[1].clone(),
+                    ops: BTreeMap::from([(OpKind::Put, summary(40))]),
+                },
+            ],
+        );
+        seconds.add(
+            0,
+            true,
+            Item {
+                at_ms: 1_000,
+                record: both,
+                histograms: vec![(OpKind::Put, histogram(100, 100))],
+                endpoint_histograms: vec![
+                    (urls[0].clone(), OpKind::Put, histogram(100, 60)),
+                    (urls[1].clone(), OpKind::Put, histogram(5_000, 40)),
+                ],
+                sole_endpoint: None,
+            },
+        );
+        // Part 1 drove b alone: all its 30 PUTs (9 ms) count at b.
+        seconds.add(
+            1,
+            false,
+            Item {
+                at_ms: 1_050,
+                record: record(30, Vec::new()),
+                histograms: vec![(OpKind::Put, histogram(9_000, 30))],
+                endpoint_histograms: Vec::new(),
+                sole_endpoint: Some(urls[1].clone()),
+            },
+        );
+        let merged = seconds.take_before(None);
+        assert_eq!(merged.len(), 1);
+        let (r, stats) = &merged[0];
+        assert_eq!(r.ops[&OpKind::Put].ops, 130);
+        let e: Vec<(&str, u64, u64)> = r
+            .endpoints
+            .iter()
+            .map(|e| {
+                let s = &e.ops[&OpKind::Put];
+                (e.endpoint.as_str(), s.ops, s.latency_us.max)
+            })
+            .collect();
+        assert_eq!(e.len(), 2);
+        assert_eq!((e[0].0, e[0].1), ("http://a", 60));
+        assert_eq!((e[1].0, e[1].1), ("http://b", 70));
+        assert!(e[0].2 < 200 && e[1].2 >= 9_000, "{e:?}");
+        // The histograms logged for the merged run, by the endpoints' places.
+        assert_eq!(stats.endpoints.len(), 2);
+        assert_eq!(
+            stats.endpoints[1].op(OpKind::Put).unwrap().latency.len(),
+            70
+        );
     }
 }
