@@ -591,6 +591,16 @@ pub struct SimArgs {
     #[arg(long, default_value_t = 9000)]
     pub port: u16,
 
+    /// Serve the one target on each of these ports (comma-separated, e.g.
+    /// `9000,9001,9002`), like gateways in front of one store; 0 picks a free one.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "PORTS",
+        conflicts_with = "port"
+    )]
+    pub ports: Vec<u16>,
+
     /// Address to bind; keep the loopback default unless you mean to expose it.
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: std::net::IpAddr,
@@ -668,6 +678,12 @@ pub struct SimArgs {
     /// with that mean, `lognormal:2ms,20ms` log-normal with that median and p99.
     #[arg(long = "latency", value_name = "OP=DIST", value_parser = parse_latency, help_heading = "Injection (object operations only)")]
     pub latency: Vec<(SimOp, keystorm_sim::Delay)>,
+
+    /// Latency added to the object requests arriving on one port, after the target's
+    /// own --latency (repeatable), e.g. `9001:get=200ms`. PORT: one of --ports (or
+    /// --port); OP and DIST as for --latency.
+    #[arg(long = "port-latency", value_name = "PORT:OP=DIST", value_parser = parse_port_latency, help_heading = "Injection (object operations only)")]
+    pub port_latency: Vec<(u16, SimOp, keystorm_sim::Delay)>,
 
     /// Inject a fault into this fraction of object requests (repeatable), e.g.
     /// `slow-down=0.01` or `reset=0.5%`. KIND: slow-down (503 SlowDown),
@@ -758,6 +774,23 @@ fn parse_latency(s: &str) -> Result<(SimOp, keystorm_sim::Delay), String> {
         format!("{e}; write e.g. `2ms`, `1ms..3ms`, `exp:2ms` or `lognormal:2ms,20ms`")
     })?;
     Ok((op, keystorm_embedded::sim_delay(delay)))
+}
+
+fn parse_port_latency(s: &str) -> Result<(u16, SimOp, keystorm_sim::Delay), String> {
+    let (port, latency) = s
+        .split_once(':')
+        .ok_or_else(|| format!("{s:?} is not PORT:OP=DIST, e.g. `9001:get=200ms`"))?;
+    let port = match port.trim().parse::<u16>() {
+        Ok(p) if p != 0 => p,
+        _ => {
+            return Err(format!(
+                "{:?} is not a port number between 1 and 65535",
+                port.trim()
+            ));
+        }
+    };
+    let (op, delay) = parse_latency(latency)?;
+    Ok((port, op, delay))
 }
 
 fn parse_fault(s: &str) -> Result<(SimFault, f64), String> {

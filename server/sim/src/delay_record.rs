@@ -28,10 +28,13 @@ pub enum DelayKind {
     Reshard,
     /// A blocked writer's wait for its next retry step (`retry_step`).
     ReshardRetry,
+    /// The latency a port adds to the requests it receives (`SimHandle::listen_also`),
+    /// every operation's together, after the target's own.
+    Port,
 }
 
 impl DelayKind {
-    pub const ALL: [DelayKind; 8] = [
+    pub const ALL: [DelayKind; 9] = [
         DelayKind::Put,
         DelayKind::Get,
         DelayKind::Head,
@@ -40,6 +43,7 @@ impl DelayKind {
         DelayKind::ListShards,
         DelayKind::Reshard,
         DelayKind::ReshardRetry,
+        DelayKind::Port,
     ];
 
     pub fn name(self) -> &'static str {
@@ -52,6 +56,7 @@ impl DelayKind {
             DelayKind::ListShards => "list_shards",
             DelayKind::Reshard => "reshard",
             DelayKind::ReshardRetry => "reshard_retry",
+            DelayKind::Port => "port",
         }
     }
 }
@@ -102,7 +107,7 @@ impl Histograms {
 }
 
 pub struct DelayRecord {
-    kinds: [Mutex<Histograms>; 8],
+    kinds: [Mutex<Histograms>; DelayKind::ALL.len()],
 }
 
 impl std::fmt::Debug for DelayRecord {
@@ -146,6 +151,21 @@ impl DelayRecord {
             return;
         }
         self.sleep_from(kind, Instant::now(), drawn).await;
+    }
+
+    /// Sleeps the delays one after the other, each recorded under its kind. Each begins
+    /// at the deadline of the one before, not when that one's sleep returned, so their
+    /// sum ends as precisely as a single delay of that length does.
+    pub async fn sleep_in_turn(&self, delays: [Option<(DelayKind, Duration)>; 2]) {
+        let mut began = None;
+        for (kind, drawn) in delays.into_iter().flatten() {
+            if drawn.is_zero() {
+                continue;
+            }
+            let from = *began.get_or_insert_with(Instant::now);
+            self.sleep_from(kind, from, drawn).await;
+            began = Some(from + drawn);
+        }
     }
 
     /// Sleeps until `until` and records it, drawn as the time from now to then.

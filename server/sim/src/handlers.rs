@@ -18,7 +18,7 @@ use crate::list::{self, ListParams, V2Response};
 use crate::objects::{meta_len, size_only_etag, size_only_etag_is_cheap};
 use crate::payload;
 use crate::request::{Op, parse};
-use crate::state::{Reset, State};
+use crate::state::{Port, Reset, State};
 use crate::store::{DeleteBucketError, Object};
 use crate::xml::{HEADER, NS, element, iso8601};
 
@@ -29,7 +29,8 @@ use context::{Ctx, MAX_KEY, Resp, index_writable, read_body, refuse, user_metada
 
 static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
 
-pub(crate) async fn handle(state: &State, req: http::Request<Incoming>) -> Result<Resp, Reset> {
+pub(crate) async fn handle(port: &Port, req: http::Request<Incoming>) -> Result<Resp, Reset> {
+    let state: &State = &port.state;
     let (parts, body) = req.into_parts();
     let parsed = parse(
         &parts.method,
@@ -67,13 +68,19 @@ pub(crate) async fn handle(state: &State, req: http::Request<Incoming>) -> Resul
         );
     }
     state.requests[ctx.parsed.op as usize].fetch_add(1, Ordering::Relaxed);
+    port.count(ctx.parsed.op);
     if let Some(tally) = &state.key_tally
         && matches!(ctx.parsed.op, Op::GetObject | Op::HeadObject)
     {
         tally.note(ctx.parsed.op, &ctx.parsed.bucket, &ctx.parsed.key);
     }
-    if let Some((kind, delay)) = state.injector.delay(ctx.parsed.op) {
-        state.store.delays.sleep(kind, delay).await;
+    // The target's own latency, then the port's.
+    let delays = [
+        state.injector.delay(ctx.parsed.op),
+        port.delay(ctx.parsed.op).map(|d| (DelayKind::Port, d)),
+    ];
+    if delays.iter().any(Option::is_some) {
+        state.store.delays.sleep_in_turn(delays).await;
     }
     match state.injector.fault(ctx.parsed.op) {
         None => Ok(dispatch(&ctx, body).await),

@@ -80,6 +80,20 @@ fn kind(op: Op) -> Option<usize> {
     }
 }
 
+/// The distribution `latency` gives requests of `op`, if any, and the kind of delay it
+/// is recorded as; `None` for operations injection leaves alone.
+pub(crate) fn latency_of(latency: &LatencyConfig, op: Op) -> Option<(DelayKind, Delay)> {
+    let l = latency;
+    let (kind, delay) = match kind(op)? {
+        0 => (DelayKind::Put, l.put),
+        1 => (DelayKind::Get, l.get),
+        2 => (DelayKind::Head, l.head),
+        3 => (DelayKind::List, l.list),
+        _ => (DelayKind::Delete, l.delete),
+    };
+    delay.map(|d| (kind, d))
+}
+
 impl Injector {
     pub fn new(latency: LatencyConfig, faults: FaultConfig) -> Injector {
         let seed = if faults.seed != 0 {
@@ -120,15 +134,8 @@ impl Injector {
 
     /// The added latency of one request of `op`, if any, and what it is recorded as.
     pub fn delay(&self, op: Op) -> Option<(DelayKind, Duration)> {
-        let l = &self.latency;
-        let (kind, delay): (DelayKind, Option<Delay>) = match kind(op)? {
-            0 => (DelayKind::Put, l.put),
-            1 => (DelayKind::Get, l.get),
-            2 => (DelayKind::Head, l.head),
-            3 => (DelayKind::List, l.list),
-            _ => (DelayKind::Delete, l.delete),
-        };
-        delay.map(|d| (kind, d.sample(&mut self.rng())))
+        let (kind, delay) = latency_of(&self.latency, op)?;
+        Some((kind, delay.sample(&mut self.rng())))
     }
 
     /// The fault of one request of `op`, if any, counted (a corruption only once it

@@ -15,6 +15,9 @@
 //! injection on object operations (`inject`, delays kept to time and recorded by
 //! `delay_record`) — and on the index itself, which can lose entries in a reshard and
 //! repeat a key across listing pages, as RGW's has — all set through [`SimConfig`].
+//!
+//! One target can listen on several ports (`ports`), like gateways in front of one
+//! store: each with a latency of its own added, each able to close and reopen.
 
 mod admin;
 mod body;
@@ -35,6 +38,7 @@ mod machine;
 mod multipart;
 mod objects;
 mod payload;
+mod ports;
 mod request;
 mod reshard;
 mod reshard_log;
@@ -61,28 +65,72 @@ pub use delay_record::{DelayPercentiles, DelayStats};
 pub use index::IndexView;
 pub use machine::default_budget;
 pub use objects::{Meta, ObjectRef, size_only_etag};
+pub use ports::PortHandle;
 pub use request::Op;
 pub use reshard_log::ReshardRecord;
 pub use store::{Object, Store};
 
-/// A running target. `shutdown` stops it; dropping the handle leaves it running until
-/// the runtime ends.
+/// A running target, on one port or several (`listen_also`). `shutdown` stops it and
+/// waits until every port and connection is closed; dropping the handle stops it too,
+/// without waiting.
 pub struct SimHandle {
-    addr: SocketAddr,
     store: Arc<Store>,
     state: Arc<state::State>,
     stop: CancellationToken,
-    task: tokio::task::JoinHandle<()>,
+    /// The port `start` opened.
+    main: PortHandle,
+    /// The ports `listen_also` opened.
+    others: std::sync::Mutex<Vec<PortHandle>>,
+}
+
+impl Drop for SimHandle {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
 }
 
 impl SimHandle {
+    /// The address of the port `start` opened.
     pub fn addr(&self) -> SocketAddr {
-        self.addr
+        self.main.addr()
     }
 
-    /// `http://127.0.0.1:PORT`
+    /// `http://127.0.0.1:PORT`, of the port `start` opened.
     pub fn endpoint(&self) -> String {
-        format!("http://{}", self.addr)
+        self.main.endpoint()
+    }
+
+    /// The port `start` opened, to count its requests or close and reopen it like the
+    /// others.
+    pub fn main_port(&self) -> &PortHandle {
+        &self.main
+    }
+
+    /// Serves the same target (store, index, injection, counters) on `addr` too (port 0
+    /// picks a free one), with `extra` latency added to every object request that
+    /// arrives there, after the target's own latency and drawn apart from it (recorded
+    /// in [`SimHandle::delays`] as kind `port`). The port stops with the target.
+    pub async fn listen_also(
+        &self,
+        addr: SocketAddr,
+        extra: LatencyConfig,
+    ) -> std::io::Result<PortHandle> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        let port = PortHandle::serving(listener, self.state.clone(), extra, self.stop.clone())?;
+        self.others
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(port.clone());
+        Ok(port)
+    }
+
+    /// Every port: the one `start` opened, then those `listen_also` opened, in order.
+    pub fn ports(&self) -> Vec<PortHandle> {
+        let others = self.others.lock().unwrap_or_else(|p| p.into_inner());
+        std::iter::once(&self.main)
+            .chain(others.iter())
+            .cloned()
+            .collect()
     }
 
     /// The target's contents, for inspection.
@@ -125,7 +173,8 @@ impl SimHandle {
         self.store.delays.stats()
     }
 
-    /// Requests of operation `op` the target received so far (admin calls aside).
+    /// Requests of operation `op` the target received so far, on every port (admin calls
+    /// aside).
     pub fn requests(&self, op: Op) -> u64 {
         self.state.requests[op as usize].load(std::sync::atomic::Ordering::Relaxed)
     }
@@ -150,17 +199,19 @@ impl SimHandle {
         self.store.object_count(bucket)
     }
 
-    /// Stops accepting connections and closes the open ones.
+    /// Stops accepting connections on every port and closes the open ones; returns once
+    /// they are closed.
     pub async fn shutdown(self) {
         self.stop.cancel();
-        let _ = self.task.await;
+        for port in self.ports() {
+            port.close().await;
+        }
     }
 }
 
 /// Starts the target on `addr` (port 0 picks a free port).
 pub async fn start(addr: SocketAddr, config: SimConfig) -> std::io::Result<SimHandle> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    let addr = listener.local_addr()?;
     let budget = config.max_memory.unwrap_or_else(machine::default_budget);
     let store = Arc::new(Store::new(config.storage, config.index.clone(), budget));
     let stop = CancellationToken::new();
@@ -179,12 +230,18 @@ pub async fn start(addr: SocketAddr, config: SimConfig) -> std::io::Result<SimHa
         config.index,
         stop.clone(),
     ));
-    let task = tokio::spawn(server::serve(listener, state.clone(), stop.clone()));
+    let main = PortHandle::serving(
+        listener,
+        state.clone(),
+        LatencyConfig::default(),
+        stop.clone(),
+    )
+    .inspect_err(|_| stop.cancel())?;
     Ok(SimHandle {
-        addr,
         store,
         state,
         stop,
-        task,
+        main,
+        others: Default::default(),
     })
 }

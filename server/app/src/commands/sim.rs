@@ -1,6 +1,8 @@
 //! `keystorm sim`: the embedded S3 target as a process of its own, until Ctrl-C, with
 //! its RGW-like bucket index, its latency and fault injection and its memory budget
-//! set from flags.
+//! set from flags — on one port, or on several serving the one store (`--ports`), like
+//! gateways in front of one cluster, each with a latency of its own added
+//! (`--port-latency`).
 
 use crate::cli::{SimArgs, SimFault, SimOp, SimStorage};
 use crate::{CliError, exit};
@@ -21,14 +23,7 @@ fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
     };
     let mut latency = keystorm_sim::LatencyConfig::default();
     for (op, delay) in &args.latency {
-        let slot = match op {
-            SimOp::Put => &mut latency.put,
-            SimOp::Get => &mut latency.get,
-            SimOp::Head => &mut latency.head,
-            SimOp::List => &mut latency.list,
-            SimOp::Delete => &mut latency.delete,
-        };
-        *slot = Some(*delay);
+        set_latency(&mut latency, *op, *delay);
     }
     let mut faults = keystorm_sim::FaultConfig {
         stall_time: args.stall_time,
@@ -83,13 +78,68 @@ fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
     })
 }
 
+fn set_latency(latency: &mut keystorm_sim::LatencyConfig, op: SimOp, delay: keystorm_sim::Delay) {
+    let slot = match op {
+        SimOp::Put => &mut latency.put,
+        SimOp::Get => &mut latency.get,
+        SimOp::Head => &mut latency.head,
+        SimOp::List => &mut latency.list,
+        SimOp::Delete => &mut latency.delete,
+    };
+    *slot = Some(delay);
+}
+
+/// The ports to listen on, in order (--ports, or else --port), each with the latency
+/// --port-latency adds to it; a port named twice, or a --port-latency for a port not
+/// listened on, is bad input.
+fn ports(args: &SimArgs) -> Result<Vec<(u16, keystorm_sim::LatencyConfig)>, CliError> {
+    let (flag, ports) = match args.ports.as_slice() {
+        [] => ("--port", vec![args.port]),
+        ports => ("--ports", ports.to_vec()),
+    };
+    for (i, port) in ports.iter().enumerate() {
+        if *port != 0 && ports[..i].contains(port) {
+            return Err(CliError::bad_input(format!(
+                "port {port} appears twice in --ports"
+            )));
+        }
+    }
+    let mut latencies: Vec<_> = ports
+        .iter()
+        .map(|p| (*p, keystorm_sim::LatencyConfig::default()))
+        .collect();
+    for (port, op, delay) in &args.port_latency {
+        let Some((_, latency)) = latencies.iter_mut().find(|(p, _)| p == port) else {
+            let listed: Vec<String> = ports.iter().map(u16::to_string).collect();
+            return Err(CliError::bad_input(format!(
+                "--port-latency names port {port}, which is not one of {flag} {}",
+                listed.join(",")
+            )));
+        };
+        set_latency(latency, *op, *delay);
+    }
+    Ok(latencies)
+}
+
 pub async fn sim(args: &SimArgs) -> Result<u8, CliError> {
     let config = config(args)?;
-    let addr = std::net::SocketAddr::new(args.bind, args.port);
+    let ports = ports(args)?;
     let stop = super::signals::shutdown_signal();
-    let handle = keystorm_sim::start(addr, config)
+    let addr_of = |port: u16| std::net::SocketAddr::new(args.bind, port);
+    let cannot = |addr, e| CliError::failed(format!("cannot listen on {addr}: {e}"));
+    let Some(((first, first_latency), others)) = ports.split_first() else {
+        return Err(CliError::bad_input("no port to listen on"));
+    };
+    let handle = keystorm_sim::start(addr_of(*first), config)
         .await
-        .map_err(|e| CliError::failed(format!("cannot listen on {addr}: {e}")))?;
+        .map_err(|e| cannot(addr_of(*first), e))?;
+    handle.main_port().set_latency(first_latency.clone());
+    for (port, latency) in others {
+        handle
+            .listen_also(addr_of(*port), latency.clone())
+            .await
+            .map_err(|e| cannot(addr_of(*port), e))?;
+    }
     let (_, budget) = handle.memory();
     let origin = match args.max_memory {
         Some(_) => "--max-memory",
@@ -99,8 +149,10 @@ pub async fn sim(args: &SimArgs) -> Result<u8, CliError> {
         "keystorm sim: memory budget {} ({origin})",
         keystorm_sim::human_bytes(budget)
     );
-    // One line that scripts can wait for and parse.
-    stdoutln!("keystorm sim listening on {}", handle.endpoint());
+    // One line per port, once all of them listen, that scripts can wait for and parse.
+    for port in handle.ports() {
+        stdoutln!("keystorm sim listening on {}", port.endpoint());
+    }
     stop.await;
     handle.shutdown().await;
     Ok(exit::OK)
@@ -122,6 +174,92 @@ mod tests {
             unreachable!("parsed as sim")
         };
         config(&args).map_err(|e| e.message)
+    }
+
+    fn parse_ports(args: &[&str]) -> Result<Vec<(u16, keystorm_sim::LatencyConfig)>, String> {
+        let cli = Cli::try_parse_from(["keystorm", "sim"].iter().chain(args))
+            .map_err(|e| e.to_string())?;
+        let Command::Sim(args) = cli.command else {
+            unreachable!("parsed as sim")
+        };
+        ports(&args).map_err(|e| {
+            assert_eq!(e.code, crate::exit::BAD_INPUT, "{}", e.message);
+            e.message
+        })
+    }
+
+    #[test]
+    fn every_port_gets_its_own_latency() {
+        let ms = Duration::from_millis;
+        let p = parse_ports(&[
+            "--ports",
+            "9000,9001,0,9002",
+            "--port-latency",
+            "9001:get=200ms",
+            "--port-latency",
+            "9001:put=1ms..3ms",
+            "--port-latency",
+            "9002:list=exp:2ms",
+            "--latency",
+            "get=5ms",
+        ])
+        .unwrap();
+        let ports: Vec<u16> = p.iter().map(|(port, _)| *port).collect();
+        assert_eq!(ports, [9000, 9001, 0, 9002]);
+        assert!(p[0].1.get.is_none() && p[2].1.get.is_none());
+        assert_eq!(p[1].1.get, Some(keystorm_sim::Delay::Fixed(ms(200))));
+        assert_eq!(
+            p[1].1.put,
+            Some(keystorm_sim::Delay::Uniform {
+                low: ms(1),
+                high: ms(3)
+            })
+        );
+        assert_eq!(
+            p[3].1.list,
+            Some(keystorm_sim::Delay::Exponential { mean: ms(2) })
+        );
+        // The target's own latency stays the target's.
+        let c = parse(&["--ports", "9000,9001", "--latency", "get=5ms"]).unwrap();
+        assert_eq!(c.latency.get, Some(keystorm_sim::Delay::Fixed(ms(5))));
+
+        let one = parse_ports(&["--port", "9005", "--port-latency", "9005:head=1ms"]).unwrap();
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].1.head, Some(keystorm_sim::Delay::Fixed(ms(1))));
+        assert_eq!(parse_ports(&[]).unwrap()[0].0, 9000);
+    }
+
+    #[test]
+    fn bad_ports_are_clear_errors() {
+        let cases: &[(&[&str], &str)] = &[
+            (
+                &["--ports", "9000,9001", "--port-latency", "9003:get=1ms"],
+                "--port-latency names port 9003, which is not one of --ports 9000,9001",
+            ),
+            (
+                &["--port-latency", "9001:get=1ms"],
+                "port 9001, which is not one of --port 9000",
+            ),
+            (&["--ports", "9000,9001,9000"], "port 9000 appears twice"),
+            (
+                &["--port", "9000", "--ports", "9001"],
+                "cannot be used with",
+            ),
+            (&["--ports", "9000,x"], "invalid value"),
+            (&["--port-latency", "get=1ms"], "PORT:OP=DIST"),
+            (&["--port-latency", "0:get=1ms"], "between 1 and 65535"),
+            (&["--port-latency", "70000:get=1ms"], "between 1 and 65535"),
+            (
+                &["--port-latency", "9000:copy=1ms"],
+                "put, get, head, list, delete",
+            ),
+            (&["--port-latency", "9000:get=3ms..1ms"], "upper bound"),
+            (&["--port-latency", "9000:get"], "OP=DIST"),
+        ];
+        for (args, expected) in cases {
+            let e = parse_ports(args).unwrap_err();
+            assert!(e.contains(expected), "{args:?}: {e}");
+        }
     }
 
     #[test]
