@@ -1333,3 +1333,48 @@ async fn a_run_reading_a_listing_says_what_it_read_and_the_runs_list_filters_on_
     );
     assert!(long.text().contains("at most 255"), "{}", long.text());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_endpoint_is_in_the_endpoints_report_and_each_row_breaks_down_by_endpoint() {
+    let s = Server::start().await;
+    let sim = keystorm_sim::start("127.0.0.1:0".parse().unwrap(), Default::default())
+        .await
+        .unwrap();
+    // A port nothing listens on: the second endpoint is lost from the start.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let gone = format!("http://{}", closed.local_addr().unwrap());
+    drop(closed);
+    let up = format!("http://{}", sim.addr());
+    let yaml = format!(
+        "name: two-gateways\ntarget:\n  endpoints: [\"{up}\", \"{gone}\"]\n  spread: round_robin\n  on_endpoint_down: shift\n  endpoint_health: {{ down_after: 2, probe: 10s }}\n  credentials: {{ access_key: a-key, secret_key: a-secret }}\nbuckets: {{ names: [gateways] }}\nobjects: {{ size: 10B }}\nbefore:\n  - {{ name: fill, op: put, concurrency: 2, operations: 300 }}\n"
+    );
+    let id = s.start_yaml(&yaml).await;
+    let events = s.events(&id, None, |e| e.name == "finished").await;
+    assert_eq!(events.last().unwrap().data["status"], "completed");
+
+    let report = s.get(&format!("/api/runs/{id}/endpoints")).await;
+    assert_eq!(report.status, 200);
+    let report = report.json();
+    assert_eq!(report["omitted"], 0);
+    let down = &report["events"][0];
+    assert_eq!(down["endpoint"], gone.as_str(), "{report}");
+    assert_eq!(down["state"], "down");
+    assert_eq!(down["phase"]["name"], "fill");
+    assert_eq!(down["failures"], 2);
+
+    let detail = s.get(&format!("/api/runs/{id}")).await.json();
+    let row = &detail["summary"]["rows"][0];
+    let parts = row["endpoints"].as_array().unwrap();
+    let ops: u64 = parts.iter().map(|p| p["ops"].as_u64().unwrap()).sum();
+    assert_eq!(ops, row["ops"].as_u64().unwrap());
+    assert_eq!(parts[0]["endpoint"], up.as_str());
+
+    // A run of one endpoint has none to report; an unknown run is a 404.
+    let one = s
+        .start_yaml("name: one\nbuckets: { names: [one-endpoint] }\nbefore:\n  - { op: put, operations: 10 }\n")
+        .await;
+    s.events(&one, None, |e| e.name == "finished").await;
+    let none = s.get(&format!("/api/runs/{one}/endpoints")).await.json();
+    assert_eq!(none, json!({"events": [], "omitted": 0}));
+    assert_eq!(s.get("/api/runs/no-such-run/endpoints").await.status, 404);
+}

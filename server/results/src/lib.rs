@@ -53,8 +53,8 @@ pub use audit::{AuditCounts, AuditEvent, AuditExample, AuditFinding};
 pub use checkpoint::{Checkpoint, LogMarks, PartStart, PhasePosition, Redone};
 pub use cleanup::CleanupEvent;
 pub use endpoints::{
-    EndpointEvent, EndpointOps, EndpointRow, EndpointState, endpoint_ops, endpoint_rows,
-    endpoint_tag,
+    EndpointEvent, EndpointOps, EndpointRow, EndpointState, EndpointsReport, MAX_ENDPOINT_EVENTS,
+    endpoint_ops, endpoint_rows, endpoint_tag, read_endpoint_events,
 };
 pub use error::ResultsError;
 pub use events::{

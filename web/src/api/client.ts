@@ -3,6 +3,7 @@
 import type {
   AgentsView,
   Distribution,
+  EndpointsReport,
   Heatmap,
   IndexReport,
   IntervalRecord,
@@ -141,6 +142,7 @@ export const api = {
   index: (id: string) => call<IndexReport>("GET", `/api/runs/${enc(id)}/index`),
   listings: (id: string) => call<ListingsReport>("GET", `/api/runs/${enc(id)}/listings`),
   integrity: (id: string) => call<IntegrityReport>("GET", `/api/runs/${enc(id)}/integrity`),
+  endpoints: (id: string) => call<EndpointsReport>("GET", `/api/runs/${enc(id)}/endpoints`),
   exportUrl: (id: string, file: string) => `/api/runs/${enc(id)}/export/${file}`,
   downloadExport: (id: string, file: string) => download(`/api/runs/${enc(id)}/export/${file}`, file),
 };

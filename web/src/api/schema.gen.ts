@@ -180,6 +180,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["run_endpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs/{id}/events": {
         parameters: {
             query?: never;
@@ -413,6 +429,11 @@ export interface components {
              * @description Seconds since it registered.
              */
             connected_s: number;
+            /**
+             * @description The endpoint it uses in place of the run's (`keystorm agent --endpoint`); none:
+             *     the run's (the workload's, or the one the run was started with).
+             */
+            endpoint?: string | null;
         };
         AgentsView: {
             agents: components["schemas"]["AgentView"][];
@@ -625,6 +646,16 @@ export interface components {
         };
         /** @enum {string} */
         EndpointState: "down" | "up";
+        /** @description When a run's endpoints were lost and came back, in the order it happened. */
+        EndpointsReport: {
+            /** @description The down and up events, the first 1,000 of them. */
+            events: components["schemas"]["EndpointEvent"][];
+            /**
+             * Format: int64
+             * @description Events past those, counted but not listed.
+             */
+            omitted: number;
+        };
         /** @description Body of every error response. */
         ErrorBody: {
             /** @description A short machine-readable code, e.g. `not_found`, `run_in_progress`. */
@@ -1286,6 +1317,12 @@ export interface components {
             version: string;
             /** Format: int64 */
             cores: number;
+            /**
+             * @description The endpoint it uses in place of the run's (`keystorm agent --endpoint`), if it
+             *     was given one: the Agents page shows which store each agent drives. A URL
+             *     without credentials.
+             */
+            endpoint?: string | null;
         };
         Registered: {
             agent_id: string;
@@ -2938,6 +2975,57 @@ export interface operations {
                     "application/json": components["schemas"]["Distribution"];
                 };
             };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    run_endpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Run id, e.g. `20261122-154000-demo-3f9a`: letters, digits, `-` and `_`, in
+                 *     parts joined by single dots; at most 128 characters.
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EndpointsReport"];
+                };
+            };
+            /** @description a parameter out of its format, or a combination the server refuses (see `detail`) */
             400: {
                 headers: {
                     [name: string]: unknown;

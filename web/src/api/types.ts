@@ -47,6 +47,10 @@ export type ScalingLine = S["ScalingLine"];
 export type LinearFit = S["LinearFit"];
 export type ListOutcome = S["ListOutcome"];
 export type KeysEvent = S["KeysEvent"];
+export type EndpointRow = S["EndpointRow"];
+export type EndpointOps = S["EndpointOps"];
+export type EndpointEvent = S["EndpointEvent"];
+export type EndpointsReport = S["EndpointsReport"];
 
 /** The `data` of one live event, by event name. */
 export type EventData<N extends RunEvent["event"]> = Extract<RunEvent, { event: N }>["data"];

@@ -3,7 +3,7 @@
 // chosen phase × round, the exact workload and command line. Shared by the run-detail
 // page (with the server behind it) and the offline report (data inlined).
 import { useEffect, useMemo, useState } from "react";
-import type { Distribution, Heatmap, IndexReport, IntervalRecord, RunDetail, SummaryRow } from "../api/types";
+import type { Distribution, EndpointEvent, Heatmap, IndexReport, IntervalRecord, RunDetail, SummaryRow } from "../api/types";
 import { DistributionChart, RoundsChart, TimeChart, MetricSelect, shardAxis } from "./charts";
 import { Empty, ErrorBox, Labels, StatusBadge } from "./states";
 import { cleanupText } from "./CleanupLine";
@@ -20,6 +20,7 @@ import {
   roundShardRows,
 } from "../lib/bucket-index";
 import { epochMarks, recordEpochPoints } from "../lib/keys";
+import { endpointMarks } from "../lib/endpoints";
 import { intervalPoint, pointSpan } from "../lib/live";
 import { ninesOf } from "../lib/nines";
 import { PERCENTILES, PERCENTILE_DASH, opColour } from "../lib/palette";
@@ -76,8 +77,19 @@ export function RunHeader({ detail, extra }: { detail: RunDetail; extra?: React.
       <dl className="facts">
         <dt>Workload</dt>
         <dd>{m.workload}</dd>
-        <dt>Endpoint</dt>
-        <dd>{m.endpoint}</dd>
+        {m.endpoints && m.endpoints.length > 1 ? (
+          <>
+            <dt>Endpoints</dt>
+            <dd className="mono" data-testid="run-endpoints">
+              {m.endpoints.join(", ")}
+            </dd>
+          </>
+        ) : (
+          <>
+            <dt>Endpoint</dt>
+            <dd>{m.endpoint}</dd>
+          </>
+        )}
         <dt>Client</dt>
         <dd>{m.client}</dd>
         <dt>Started</dt>
@@ -267,6 +279,8 @@ export function PhaseExplorer(props: {
   loadDistribution?: (c: PhaseChoice) => Promise<Distribution>;
   /** The phase's latency heatmap (the run page; the offline report carries the run's). */
   loadHeatmap?: (c: PhaseChoice) => Promise<Heatmap>;
+  /** When the run's endpoints went down and came back: marked on the phase's charts. */
+  endpointEvents?: EndpointEvent[];
 }) {
   const all = choices(props.rows);
   const [key, setKey] = useState(() => {
@@ -303,6 +317,7 @@ export function PhaseExplorer(props: {
   const buckets = useMemo(() => indexBuckets(measured.map((r) => r.index)), [measured]);
   const span = useMemo(() => phaseSpan(measured), [measured]);
   const epochs = useMemo(() => epochMarks(recordEpochPoints(measured)), [measured]);
+  const endpoints = useMemo(() => endpointMarks(props.endpointEvents ?? [], span), [props.endpointEvents, span]);
   const windows = useMemo(
     () => (choice ? phaseWindows(props.index, choice, measured) : []),
     // `choice` is identified by `key`.
@@ -345,6 +360,7 @@ export function PhaseExplorer(props: {
           <h4>
             <span data-testid="point-span">{pointSpan(measured)}</span>: {op} ops/s{buckets.length ? ", index shards" : ""} and latency
             {epochs.length ? ", each new epoch marked" : ""}
+            {endpoints.length ? ", endpoints down and up marked" : ""}
           </h4>
           <TimeChart
             testId="interval-chart"
@@ -355,6 +371,7 @@ export function PhaseExplorer(props: {
             windows={windows}
             xDomain={span}
             epochs={epochs}
+            endpoints={endpoints}
           />
           <label className="muted small">
             <input type="checkbox" checked={latencyLog} onChange={(e) => setLatencyLog(e.target.checked)} data-testid="interval-latency-log" /> latency on a
@@ -376,6 +393,7 @@ export function PhaseExplorer(props: {
             windowKey={false}
             xDomain={span}
             epochs={epochs}
+            endpoints={endpoints}
           />
         </div>
       </div>

@@ -2,8 +2,9 @@
 // (from the API) and by the offline report (from the data inlined in its file), so the
 // two cannot drift apart. The page adds what only it has (labels, exports, deletion).
 import type { ReactNode } from "react";
-import type { Distribution, Heatmap, IndexReport, IntegrityReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
+import type { Distribution, EndpointsReport, Heatmap, IndexReport, IntegrityReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
 import { BucketIndexSection } from "./BucketIndexSection";
+import { EndpointsSection } from "./EndpointsSection";
 import { HeatmapSection } from "./HeatmapSection";
 import { IntegritySection } from "./IntegritySection";
 import { KeysSection } from "./KeysSection";
@@ -24,6 +25,8 @@ export interface RunReportData {
   listings?: ListingsReport | null;
   /** What verified reads found: corrupt and missing objects. */
   integrity?: IntegrityReport | null;
+  /** When the endpoints of a run that drives several went down and came back. */
+  endpoints?: EndpointsReport | null;
 }
 
 /** The operations the run did, in the order of its totals. */
@@ -47,7 +50,7 @@ export function RunReport(props: {
   /** Said when no phase has finished. */
   empty: ReactNode;
 }) {
-  const { detail, index, listings, integrity } = props.data;
+  const { detail, index, listings, integrity, endpoints } = props.data;
   const rows = detail.summary?.rows ?? [];
   return (
     <>
@@ -62,10 +65,12 @@ export function RunReport(props: {
           <RoundsCharts rows={wholePhaseRows(detail)} index={index} runStartedAt={detail.manifest.started_at} />
           <h2>Rounds × phases</h2>
           <RoundsPhasesTable rows={rows} />
+          <EndpointsSection rows={rows} phases={wholePhaseRows(detail)} endpoints={detail.manifest.endpoints} report={endpoints} />
           <IntegritySection report={integrity} />
           <PhaseExplorer
             rows={rows}
             index={index}
+            endpointEvents={endpoints?.events}
             loadIntervals={props.loadIntervals}
             loadDistribution={props.loadDistribution}
             loadHeatmap={props.loadPhaseHeatmap}

@@ -17,8 +17,9 @@ import {
 } from "recharts";
 import { fmtAxis } from "../lib/format";
 import { fitUnit, maxOf, scaleRows } from "../lib/units";
-import { EPOCH_COLOUR, type MarkerShape, SHARD_COLOUR, dashOf as dash, runColour as colour } from "../lib/palette";
+import { ENDPOINT_COLOURS, EPOCH_COLOUR, type MarkerShape, SHARD_COLOUR, dashOf as dash, runColour as colour } from "../lib/palette";
 import { type EpochMark, pointTitle } from "../lib/keys";
+import type { EndpointMark } from "../lib/endpoints";
 import { MarkerMark } from "./Marker";
 import { ROUND_EDGE, type RoundMarkSpec, type TimeWindow, roundLabel, shardKey, shardName } from "../lib/bucket-index";
 import { MAX_POINTS, downsampleRows } from "../lib/lttb";
@@ -52,7 +53,7 @@ export { colour };
 const fmtNumber = fmtAxis;
 
 /** The legend's entries: the lines as drawn, then the right axis's. */
-function legendOf(series: SeriesSpec[], right?: RightAxis): LegendSeries[] {
+export function legendOf(series: SeriesSpec[], right?: RightAxis): LegendSeries[] {
   return series
     .map((s, i) => ({ key: s.key, name: s.name ?? s.key, colour: s.colour ?? colour(i), dash: s.dash, marker: s.marker }))
     .concat(
@@ -76,7 +77,7 @@ export function shardAxis(buckets: string[], what: string): RightAxis | undefine
 }
 
 /** The rows with their lines' values in the unit that fits them (µs, not "0.25 ms"). */
-function fitted<T extends Record<string, unknown>>(rows: T[], keys: string[], unit: string): { data: T[]; unit: string } {
+export function fitted<T extends Record<string, unknown>>(rows: T[], keys: string[], unit: string): { data: T[]; unit: string } {
   const fit = fitUnit(unit, maxOf(rows, keys));
   return { data: scaleRows(rows, keys, fit.factor), unit: fit.unit };
 }
@@ -85,7 +86,7 @@ type AxisBound = (value: number) => number;
 
 /** The left axis of a chart's values: in `unit`, on a log scale when `log` (with room
  * above and below, so no line sits on the chart's edge). */
-function valueAxis(unit: string, log?: boolean) {
+export function valueAxis(unit: string, log?: boolean) {
   return {
     fontSize: 12,
     tickFormatter: fmtNumber,
@@ -96,7 +97,7 @@ function valueAxis(unit: string, log?: boolean) {
   };
 }
 
-function tooltipFormatter(unit: string, right?: RightAxis) {
+export function tooltipFormatter(unit: string, right?: RightAxis) {
   const rightKeys = new Set(right?.series.map((s) => s.key));
   return (v: unknown, name: unknown, item: { dataKey?: unknown }) => [
     `${fmtNumber(v)} ${right && rightKeys.has(String(item?.dataKey)) ? right.unit : unit}`,
@@ -120,6 +121,8 @@ export function TimeChart(props: {
   phases?: PhaseMark[];
   /** Where an epochs phase entered its next epoch; the tooltip names each point's epoch. */
   epochs?: EpochMark[];
+  /** Where an endpoint of the run went down or came back. */
+  endpoints?: EndpointMark[];
   height?: number;
   testId?: string;
 }) {
@@ -135,6 +138,13 @@ export function TimeChart(props: {
   const epochRows = labelRows(
     epochs.map((e) => (e.t - lo) / Math.max(hi - lo, 1)),
     0.08,
+  );
+  // Endpoint labels sit right of their line, in rows under the phases' labels.
+  const endpoints = props.endpoints ?? [];
+  const phaseLabelRows = phases.length ? Math.max(...phaseRows) + 1 : 0;
+  const endpointRows = labelRows(
+    endpoints.map((e) => (e.t - lo) / Math.max(hi - lo, 1)),
+    0.14,
   );
   const [hidden, toggle] = useHiddenSeries();
   const keys = props.series
@@ -211,6 +221,23 @@ export function TimeChart(props: {
               className="epoch-mark"
             />
           ))}
+          {endpoints.map((e, i) => (
+            <ReferenceLine
+              key={`endpoint-${i}`}
+              x={e.t}
+              stroke={ENDPOINT_COLOURS[e.state]}
+              strokeDasharray="4 2"
+              ifOverflow="hidden"
+              label={{
+                value: e.label,
+                position: "insideTopLeft",
+                fontSize: 10,
+                fill: ENDPOINT_COLOURS[e.state],
+                dy: (phaseLabelRows + endpointRows[i]) * 12,
+              }}
+              className={`endpoint-mark endpoint-mark-${e.state}`}
+            />
+          ))}
           {/* A series breaks where its operation did not run (PUT's line stops at the end
               of "write" and starts again at the next "write"), never drawn across. */}
           {props.series.map((s, i) => (
@@ -250,12 +277,12 @@ export function TimeChart(props: {
   );
 }
 
-/** A point of the rounds chart, findable by tests (`rounds-point`). */
-function RoundDot(props: DotProps & { shape?: MarkerShape }) {
+/** A point of a rounds chart, findable by tests (`rounds-point`, or `testId`). */
+export function RoundDot(props: DotProps & { shape?: MarkerShape; testId?: string }) {
   if (props.cx == null || props.cy == null || props.payload?.[props.dataKey ?? ""] == null) return null;
   return (
     <MarkerMark
-      testId="rounds-point"
+      testId={props.testId ?? "rounds-point"}
       series={props.dataKey}
       shape={props.shape ?? "circle"}
       cx={props.cx}

@@ -32,11 +32,16 @@ export interface Aggregate {
  */
 export type DeltaScope = "all" | number;
 
+/** The key of a phase × operation in `aggregate`'s map (its rounds together). */
+export function aggregateKey(r: { section: string; phase: string; op: string }): string {
+  return `${r.section === "round" ? "round" : r.section}|${r.phase}|${r.op}`;
+}
+
 export function aggregate(rows: SummaryRow[], scope: DeltaScope = "all"): Map<string, Aggregate> {
   const out = new Map<string, Aggregate>();
   for (const r of rows) {
     if (scope !== "all" && (r.section !== "round" || r.round !== scope)) continue;
-    const key = `${r.section === "round" ? "round" : r.section}|${r.phase}|${r.op}`;
+    const key = aggregateKey(r);
     const a = out.get(key) ?? {
       phase: r.phase,
       op: r.op,

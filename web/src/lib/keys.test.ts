@@ -151,6 +151,7 @@ describe("live keys and epochs", () => {
       stall: { bucket: "b", started_s: 1, ended_s: 2 },
       cleanup: { bucket: "b", deleted: 1, failed: 0, done: false },
       keys: listed,
+      endpoint: { endpoint: "http://gw2:9000", state: "down", t_s: 3.2, phase, failures: 3, detail: "connection refused" },
       finished: { status: "completed" },
     };
     expect(Object.keys(samples).sort()).toEqual([...LIVE_EVENTS].sort());

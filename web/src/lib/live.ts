@@ -1,7 +1,19 @@
 // The state of a watched run, folded from its event stream. Events are applied once
 // each (by id), so a reconnect that replays events changes nothing; the per-second
 // series keep a bounded window for drawing.
-import type { BucketIndex, CleanupEvent, EventData, IntervalRecord, KeysEvent, PhaseRef, ReshardEvent, RunStatus, StallEvent } from "../api/types";
+import type {
+  BucketIndex,
+  CleanupEvent,
+  EndpointEvent,
+  EndpointOps,
+  EventData,
+  IntervalRecord,
+  KeysEvent,
+  PhaseRef,
+  ReshardEvent,
+  RunStatus,
+  StallEvent,
+} from "../api/types";
 import { shardKey } from "./bucket-index";
 import { fmtDuration } from "./format";
 import { type EpochMark, epochMarks } from "./keys";
@@ -52,13 +64,30 @@ export interface LiveState {
    * starts), and the epoch of the running phase's latest interval. */
   keys?: KeysEvent;
   epoch?: number;
+  /** A run that drives several endpoints: their URLs (from its start), what each did in
+   * the running phase's latest interval, and when each went down or came back. */
+  endpoints: string[];
+  endpointOps?: EndpointOps[];
+  endpointEvents: Array<EndpointEvent & { id: number }>;
 }
 
 export const MAX_LIVE_POINTS = 7200;
 export const MAX_LIVE_MARKS = 200;
 
 export function initialLive(): LiveState {
-  return { lastId: -1, warnings: [], points: [], ops: [], errorClasses: [], index: [], buckets: [], reshards: [], stalls: [] };
+  return {
+    lastId: -1,
+    warnings: [],
+    points: [],
+    ops: [],
+    errorClasses: [],
+    index: [],
+    buckets: [],
+    reshards: [],
+    stalls: [],
+    endpoints: [],
+    endpointEvents: [],
+  };
 }
 
 /**
@@ -74,6 +103,7 @@ export const LIVE_EVENTS = [
   "stall",
   "cleanup",
   "keys",
+  "endpoint",
   "finished",
 ] as const;
 export type LiveEventName = (typeof LIVE_EVENTS)[number];
@@ -152,6 +182,7 @@ export function applyEvent(state: LiveState, e: RawEvent): LiveState {
       next.phases = d.phases;
       next.status = "running";
       next.error = null;
+      next.endpoints = severalEndpoints(d.endpoint);
       break;
     }
     case "phase_started": {
@@ -161,6 +192,7 @@ export function applyEvent(state: LiveState, e: RawEvent): LiveState {
       next.objects = d.objects;
       next.progress = undefined;
       next.epoch = undefined;
+      next.endpointOps = undefined;
       if (d.index?.length) withIndex(next, d.index);
       break;
     }
@@ -174,6 +206,8 @@ export function applyEvent(state: LiveState, e: RawEvent): LiveState {
         next.progress = d.progress;
         next.objects = d.progress.objects;
         next.epoch = d.record.epoch ?? undefined;
+        const endpoints = (d.folded ?? d.record).endpoints;
+        if (endpoints?.length) next.endpointOps = endpoints;
       }
       // A phase's sliver of a last interval comes folded into the interval before: that
       // point is drawn again with it, never the sliver as a second of its own.
@@ -211,6 +245,10 @@ export function applyEvent(state: LiveState, e: RawEvent): LiveState {
     }
     case "keys": {
       next.keys = e.data as EventData<"keys">;
+      break;
+    }
+    case "endpoint": {
+      next.endpointEvents = state.endpointEvents.concat({ ...(e.data as EventData<"endpoint">), id: e.id }).slice(-MAX_LIVE_MARKS);
       break;
     }
     case "finished": {
@@ -254,6 +292,15 @@ export function endedSummary(status: RunStatus, state: LiveState): string {
   const after = last != null ? ` after ${fmtDuration(last)}` : "";
   const where = state.position != null && phases != null ? `, in phase ${state.position + 1} of ${phases}` : "";
   return `${status}${after}${where}`;
+}
+
+/** The endpoints of a run's start (`a,b` when it drives several); none for one. */
+export function severalEndpoints(endpoint: string): string[] {
+  const urls = endpoint
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean);
+  return urls.length > 1 ? urls : [];
 }
 
 function withIndex(next: LiveState, index: BucketIndex[]): void {

@@ -44,6 +44,9 @@ export const EPOCH_COLOUR = RUN_PALETTE[6];
 /** Reshards and write stalls: shaded windows, round marks. */
 export const EVENT_COLOURS = { reshard: "#d97706", stall: "#dc2626" };
 
+/** An endpoint marked down (a stall's red) and found up again (GET's green). */
+export const ENDPOINT_COLOURS = { down: EVENT_COLOURS.stall, up: OP_COLOURS.get };
+
 export function opColour(op: string): string {
   return OP_COLOURS[op] ?? RUN_PALETTE[RUN_PALETTE.length - 1];
 }

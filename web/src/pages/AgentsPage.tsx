@@ -27,6 +27,7 @@ function AgentsTable({ agents }: { agents: AgentView[] }) {
           <th>state</th>
           <th>shard</th>
           <th>phase</th>
+          <th title="the endpoint the agent drives: its own (keystorm agent --endpoint), else the run's">endpoint</th>
           <th className="num">clock offset</th>
           <th className="num">target clock</th>
           <th>version</th>
@@ -49,6 +50,9 @@ function AgentsTable({ agents }: { agents: AgentView[] }) {
               </td>
               <td>{a.shard ?? "–"}</td>
               <td>{a.phase ?? "–"}</td>
+              <td data-testid="agent-endpoint">
+                {a.endpoint ? <span className="mono">{a.endpoint}</span> : <span className="muted">workload's</span>}
+              </td>
               <td className={`num${offset.warn ? " bad" : ""}`} title="the controller's clock minus the agent's, from heartbeat round trips">
                 {offset.text}
               </td>

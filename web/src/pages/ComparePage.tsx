@@ -11,6 +11,7 @@ import type { IndexReport, IntegrityReport, RunDetail } from "../api/types";
 import { hasIntegrity, integrityClean, integrityVerdict } from "../lib/integrity";
 import type { LegendGroup } from "../components/SeriesLegend";
 import { DistributionChart, RoundsChart, type RightAxis, MetricSelect } from "../components/charts";
+import { EndpointsComparison } from "../components/EndpointsComparison";
 import { MarkerGlyph } from "../components/Marker";
 import { SHARD_COLOUR, dashOf, markerOf, opColour } from "../lib/palette";
 import { Empty, ErrorBox, Labels, Loading } from "../components/states";
@@ -356,6 +357,7 @@ export function ComparePage() {
         from a zero baseline reads "from 0".
       </p>
       <DeltaTable runs={runs} />
+      <EndpointsComparison runs={runs.map((r) => ({ label: r.label, rows: wholePhaseRows(r.detail) }))} />
     </section>
   );
 }

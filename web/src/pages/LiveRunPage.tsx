@@ -9,11 +9,13 @@ import { openEventStream } from "../api/eventStream";
 import type { RunStatus } from "../api/types";
 import { CleanupLine } from "../components/CleanupLine";
 import { HeatmapSection } from "../components/HeatmapSection";
+import { LiveEndpoints } from "../components/LiveEndpoints";
 import { LiveShards } from "../components/LiveShards";
 import { TimeChart, shardAxis } from "../components/charts";
 import { ErrorBox, StatusBadge } from "../components/states";
 import { eventWindows } from "../lib/bucket-index";
 import { fmtCount, fmtDuration } from "../lib/format";
+import { endpointMarks } from "../lib/endpoints";
 import { keysLine } from "../lib/keys";
 import {
   type LiveState,
@@ -126,7 +128,8 @@ export function LiveRunPage() {
   const domain = useMemo(() => liveDomain(state.points), [state.points]);
   const phases = useMemo(() => phaseMarks(state.points), [state.points]);
   const epochs = useMemo(() => liveEpochMarks(state.points), [state.points]);
-  const axis = { xDomain: domain, phases, epochs };
+  const endpoints = useMemo(() => endpointMarks(state.endpointEvents), [state.endpointEvents]);
+  const axis = { xDomain: domain, phases, epochs, endpoints };
   const [latencyLog, setLatencyLog] = useState(true);
   const windows = useMemo(
     () => (first == null || last == null ? [] : eventWindows(state.reshards, state.stalls, first, last)),
@@ -220,6 +223,7 @@ export function LiveRunPage() {
       <LiveKeys state={state} />
       {state.cleanup && <CleanupLine cleanup={state.cleanup} />}
       {state.index.length > 0 && <LiveIndex state={state} />}
+      <LiveEndpoints state={state} />
       {state.warnings.map((w, i) => (
         <div className="state warn" key={i}>
           {w}

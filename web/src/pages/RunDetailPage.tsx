@@ -91,6 +91,12 @@ export function RunDetailPage() {
     refetchInterval: running ? 3000 : false,
     retry: false,
   });
+  const endpoints = useQuery({
+    queryKey: ["endpoints", id],
+    queryFn: () => api.endpoints(id),
+    refetchInterval: running ? 3000 : false,
+    retry: false,
+  });
   const loadIntervals = useCallback(
     (c: PhaseChoice) => api.intervals(id, { section: c.section, round: c.round, phase: c.phase }),
     [id],
@@ -124,7 +130,7 @@ export function RunDetailPage() {
   return (
     <section data-testid="run-detail">
       <RunReport
-        data={{ detail, index: index.data, listings: listings.data, integrity: integrity.data }}
+        data={{ detail, index: index.data, listings: listings.data, integrity: integrity.data, endpoints: endpoints.data }}
         loadIntervals={loadIntervals}
         loadDistribution={loadDistribution}
         loadHeatmap={loadHeatmap}

@@ -192,7 +192,11 @@ describe("agents page", () => {
         return {
           status: 200,
           json: {
-            agents: [agent("a", "running", 3, "0/2", 1000), agent("b", "lost", 900, "1/2", -180_000), agent("c", "idle", null, null)],
+            agents: [
+              { ...agent("a", "running", 3, "0/2", 1000), endpoint: "http://gw2.example:8080" },
+              agent("b", "lost", 900, "1/2", -180_000),
+              agent("c", "idle", null, null),
+            ],
             run: fleetRun("20261125-100000-w-abcd"),
           },
         };
@@ -204,6 +208,8 @@ describe("agents page", () => {
     const rows = await screen.findAllByTestId("agent-row");
     expect(rows.map((r) => r.getAttribute("data-state"))).toEqual(["running", "lost", "idle"]);
     expect(rows[1].querySelector(".bad")?.textContent).toBe("+900 ms");
+    // Which endpoint each agent drives: its own, else the workload's.
+    expect(screen.getAllByTestId("agent-endpoint").map((c) => c.textContent)).toEqual(["http://gw2.example:8080", "workload's", "workload's"]);
     // The target's clock: a second off is what an HTTP date can tell; three minutes is a warning.
     const skews = screen.getAllByTestId("target-skew");
     expect(skews.map((c) => [c.textContent, c.classList.contains("bad")])).toEqual([

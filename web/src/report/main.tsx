@@ -3,7 +3,7 @@
 // the run page uses.
 import { StrictMode, useCallback } from "react";
 import { createRoot } from "react-dom/client";
-import type { Distribution, Heatmap, IndexReport, IntegrityReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
+import type { Distribution, EndpointsReport, Heatmap, IndexReport, IntegrityReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
 import type { PhaseChoice } from "../components/RunDetailView";
 import { RunReport } from "../components/RunReport";
 import { Empty } from "../components/states";
@@ -21,6 +21,9 @@ interface ReportData {
   listings?: ListingsReport;
   /** What verified reads found (absent from older reports). */
   integrity?: IntegrityReport;
+  /** When the endpoints of a run that drives several went down and came back (absent
+   * from older reports). */
+  endpoints?: EndpointsReport;
   workload_text?: string;
   /** Each operation's latency heatmap over the whole run (absent from older reports). */
   heatmaps?: Record<string, Heatmap>;
@@ -83,7 +86,7 @@ function Report({ data }: { data: ReportData }) {
     <main>
       <p className="muted">keystorm report, generated {new Date().toISOString().slice(0, 10)}</p>
       <RunReport
-        data={{ detail, index: data.index, listings: data.listings, integrity: data.integrity }}
+        data={{ detail, index: data.index, listings: data.listings, integrity: data.integrity, endpoints: data.endpoints }}
         loadIntervals={loadIntervals}
         loadDistribution={data.phase_details ? loadDistribution : undefined}
         loadPhaseHeatmap={data.phase_details ? loadPhaseHeatmap : undefined}

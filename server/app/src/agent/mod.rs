@@ -90,6 +90,7 @@ pub async fn serve(
             host: config.host.clone(),
             version: env!("CARGO_PKG_VERSION").to_string(),
             cores: std::thread::available_parallelism().map_or(1, |n| n.get() as u32),
+            endpoint: config.endpoint.clone(),
         };
         let registered: Registered = match link.post("/api/agents/register", &request).await {
             Ok(r) => r,

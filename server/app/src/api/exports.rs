@@ -97,6 +97,7 @@ pub async fn export(
                 "index": super::index::read_index(&dir),
                 "listings": keystorm_engine::results::read_listings(&dir),
                 "integrity": super::integrity::report_of(&dir),
+                "endpoints": keystorm_engine::results::read_endpoint_events(&dir),
                 "workload_text": super::runs::workload_text(&dir),
                 "heatmaps": report_heatmaps(&dir),
                 "manifest": manifest,

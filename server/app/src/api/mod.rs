@@ -8,6 +8,7 @@
 mod active;
 mod agents;
 mod distribution;
+mod endpoints;
 mod error;
 mod events;
 mod exports;
@@ -89,6 +90,7 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{id}/index", get(index::index))
         .route("/runs/{id}/listings", get(listings::listings))
         .route("/runs/{id}/integrity", get(integrity::integrity))
+        .route("/runs/{id}/endpoints", get(endpoints::endpoints))
         .route("/runs/{id}/distribution", get(distribution::distribution))
         .route("/runs/{id}/heatmap", get(heatmap::heatmap_of_run))
         .route("/runs/{id}/export/{file}", get(exports::export))

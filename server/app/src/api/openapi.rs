@@ -51,6 +51,7 @@ use super::workloads::{
         super::index::index,
         super::listings::listings,
         super::integrity::integrity,
+        super::endpoints::endpoints,
         super::distribution::distribution,
         super::heatmap::heatmap_of_run,
         super::events::stream,

@@ -12,6 +12,8 @@ pub struct Agent {
     pub host: String,
     pub version: String,
     pub cores: u32,
+    /// The endpoint it uses in place of the run's, if it said one.
+    pub endpoint: Option<String>,
     pub registered_at: SystemTime,
     pub last_seen: Instant,
     pub offset_ms: Option<i64>,
@@ -36,6 +38,7 @@ impl Agent {
             host,
             version,
             cores,
+            endpoint: None,
             registered_at: SystemTime::now(),
             last_seen: Instant::now(),
             offset_ms: None,

@@ -22,6 +22,8 @@ pub const MAX_ERROR_CHARS: usize = 4096;
 pub const MAX_NEWS_TEXT_CHARS: usize = 64 << 10;
 /// Longest run id, run folder or file name (a name of a folder on disk).
 pub const MAX_PLAIN_NAME_CHARS: usize = 128;
+/// Longest endpoint an agent says it uses in place of the run's.
+pub const MAX_ENDPOINT_CHARS: usize = 2048;
 
 /// How much of a refused value an error message shows.
 const SHOWN_CHARS: usize = 60;
@@ -98,7 +100,23 @@ pub fn check_register(request: &RegisterRequest) -> Result<(), FleetError> {
     if request.version.is_empty() {
         return Err(refused("version", "", "a keystorm version is not empty"));
     }
-    check_text("version", &request.version, MAX_VERSION_CHARS, false)
+    check_text("version", &request.version, MAX_VERSION_CHARS, false)?;
+    match &request.endpoint {
+        Some(url) => check_endpoint(url),
+        None => Ok(()),
+    }
+}
+
+/// The endpoint an agent uses in place of the run's: printable, bounded, and without
+/// the `user:password@` of a URL (credentials are never shown).
+fn check_endpoint(url: &str) -> Result<(), FleetError> {
+    check_text("endpoint", url, MAX_ENDPOINT_CHARS, false)?;
+    if url.is_empty() || url.contains('@') {
+        return Err(FleetError::BadField(
+            "endpoint: a URL like http://host:port, without credentials".to_string(),
+        ));
+    }
+    Ok(())
 }
 
 /// The host an agent reports: at most 255 characters, none of them a control character.
@@ -222,6 +240,7 @@ mod tests {
             host: host.to_string(),
             version: "1.0.0".to_string(),
             cores: 1,
+            endpoint: None,
         }
     }
 
@@ -233,6 +252,25 @@ mod tests {
         let long = "a".repeat(65);
         for bad in [".", "..", "...", "", "a b", "a/b", "ä", long.as_str()] {
             assert!(!valid_agent_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn an_agents_endpoint_is_a_bounded_printable_url_without_credentials() {
+        let with = |url: &str| RegisterRequest {
+            endpoint: Some(url.to_string()),
+            ..registration("a", "h")
+        };
+        assert!(check_register(&with("http://gw1.example:8080")).is_ok());
+        for bad in [
+            "".to_string(),
+            "http://key:secret@gw1:8080".to_string(),
+            "http://gw1\n".to_string(),
+            format!("http://{}", "g".repeat(2048)),
+        ] {
+            let said = check_register(&with(&bad)).unwrap_err().to_string();
+            assert!(said.contains("endpoint"), "{said}");
+            assert!(!said.contains("secret"), "{said}");
         }
     }
 

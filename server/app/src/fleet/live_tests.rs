@@ -151,6 +151,7 @@ async fn the_shards_intervals_are_merged_per_second_and_the_live_folder_ends_wit
                     host: "h".to_string(),
                     version: env!("CARGO_PKG_VERSION").to_string(),
                     cores: 1,
+                    endpoint: None,
                 })
                 .unwrap()
                 .agent_id

@@ -40,6 +40,12 @@ pub struct RegisterRequest {
     #[serde(deserialize_with = "super::whole_number::deserialize")]
     #[schema(format = Int64, maximum = 4294967295.0)]
     pub cores: u32,
+    /// The endpoint it uses in place of the run's (`keystorm agent --endpoint`), if it
+    /// was given one: the Agents page shows which store each agent drives. A URL
+    /// without credentials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(pattern = r"^[^\x00-\x1F\x7F-\x9F@]+$", max_length = 2048)]
+    pub endpoint: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

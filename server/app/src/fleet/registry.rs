@@ -69,6 +69,7 @@ impl Fleet {
             request.version,
             request.cores,
         );
+        agent.endpoint = request.endpoint;
         if let Some(at) = previous {
             let old = inner.agents.remove(at);
             if let Some(run) = inner.run.as_mut() {

@@ -24,6 +24,7 @@ pub(super) fn register(fleet: &Fleet, name: &str) -> String {
             host: "h".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
             cores: 2,
+            endpoint: None,
         })
         .unwrap()
         .agent_id
@@ -86,6 +87,35 @@ pub(super) fn two_agents_running(
 const SHORT: Duration = Duration::from_millis(50);
 
 #[test]
+fn the_agents_view_says_which_endpoint_each_agent_drives() {
+    let (fleet, _dir) = fleet();
+    register(&fleet, "plain");
+    fleet
+        .register(RegisterRequest {
+            name: "near-gw2".to_string(),
+            host: "h".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            cores: 1,
+            endpoint: Some("http://gw2.example:8080".to_string()),
+        })
+        .unwrap();
+    let view = fleet.view();
+    let endpoint_of = |name: &str| {
+        view.agents
+            .iter()
+            .find(|a| a.name == name)
+            .unwrap()
+            .endpoint
+            .clone()
+    };
+    assert_eq!(endpoint_of("plain"), None);
+    assert_eq!(
+        endpoint_of("near-gw2").as_deref(),
+        Some("http://gw2.example:8080")
+    );
+}
+
+#[test]
 fn another_version_is_refused_with_both_versions_named() {
     let (fleet, _dir) = fleet();
     let e = fleet
@@ -94,6 +124,7 @@ fn another_version_is_refused_with_both_versions_named() {
             host: "h".to_string(),
             version: "0.0.1-old".to_string(),
             cores: 1,
+            endpoint: None,
         })
         .unwrap_err();
     assert!(matches!(e, FleetError::VersionMismatch { .. }));
@@ -110,6 +141,7 @@ fn a_name_is_taken_while_its_agent_lives_and_free_once_it_is_lost() {
         host: "h".to_string(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         cores: 1,
+        endpoint: None,
     };
     assert!(matches!(
         fleet.register(again.clone()),
@@ -127,7 +159,8 @@ fn a_name_is_taken_while_its_agent_lives_and_free_once_it_is_lost() {
             name: "no spaces".to_string(),
             host: "h".to_string(),
             version: env!("CARGO_PKG_VERSION").to_string(),
-            cores: 1
+            cores: 1,
+            endpoint: None,
         }),
         Err(FleetError::BadName(_))
     ));

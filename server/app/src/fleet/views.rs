@@ -35,6 +35,9 @@ pub struct AgentView {
     pub phase: Option<String>,
     /// Seconds since it registered.
     pub connected_s: u64,
+    /// The endpoint it uses in place of the run's (`keystorm agent --endpoint`); none:
+    /// the run's (the workload's, or the one the run was started with).
+    pub endpoint: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -110,6 +113,7 @@ impl Fleet {
                     shard: held.as_ref().map(|(i, n, _)| format!("{i}/{n}")),
                     phase: held.and_then(|(_, _, p)| p),
                     connected_s: a.registered_at.elapsed().map_or(0, |d| d.as_secs()),
+                    endpoint: a.endpoint.clone(),
                 }
             })
             .collect();
