@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use super::phase::summary_rows;
+use super::phase::{PartEnd, summary_rows};
 use super::sequence::ScheduledPhase;
 use crate::keyspace::WindowState;
 use crate::metrics::IntervalStats;
@@ -179,11 +179,13 @@ pub(crate) fn close(
             &closed.totals,
             phase,
             part,
-            closed.measured,
-            part.client_cpu_s,
-            &index_at_end,
-            true,
-            &urls,
+            &PartEnd {
+                measured: closed.measured,
+                client_cpu_s: part.client_cpu_s,
+                index_at_end: &index_at_end,
+                interrupted: true,
+                endpoints: &urls,
+            },
         );
     }
     if written || closed.rows.is_empty() {

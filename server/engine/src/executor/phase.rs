@@ -273,16 +273,15 @@ pub(crate) async fn run(
     for w in schedule_warnings(&pref.name, open_loop.as_ref(), &totals) {
         ctx.emit(RunEvent::Warning { message: w });
     }
-    let mut rows = summary_rows(
-        &totals,
-        pref,
-        &saver.part,
+    let urls = ctx.gateways.urls();
+    let end_of_part = PartEnd {
         measured,
         client_cpu_s,
-        &index_at_end,
+        index_at_end: &index_at_end,
         interrupted,
-        &ctx.gateways.urls(),
-    );
+        endpoints: if ctx.gateways.several() { &urls } else { &[] },
+    };
+    let mut rows = summary_rows(&totals, pref, &saver.part, &end_of_part);
     for r in &mut rows {
         r.open_loop = open_loop;
     }
@@ -370,21 +369,29 @@ impl Intervals {
     }
 }
 
+/// How a part of a phase ended, for its summary rows.
+pub(crate) struct PartEnd<'a> {
+    /// Measured time (warm-up left out).
+    pub measured: Duration,
+    pub client_cpu_s: f64,
+    pub index_at_end: &'a [crate::results::BucketIndex],
+    pub interrupted: bool,
+    /// The run's endpoints when it drives several (their shares are broken down).
+    pub endpoints: &'a [String],
+}
+
 /// The summary rows of one part of a phase: one per operation it ran.
 pub(crate) fn summary_rows(
     totals: &IntervalStats,
     phase: &crate::results::PhaseRef,
     part: &PartStart,
-    measured: Duration,
-    client_cpu_s: f64,
-    index_at_end: &[crate::results::BucketIndex],
-    interrupted: bool,
-    urls: &[String],
+    end: &PartEnd<'_>,
 ) -> Vec<SummaryRow> {
+    let measured = end.measured;
     totals
         .active()
         .map(|(op, s)| SummaryRow {
-            endpoints: crate::results::endpoint_rows(totals, op, urls, measured),
+            endpoints: crate::results::endpoint_rows(totals, op, end.endpoints, measured),
             section: phase.section,
             round: phase.round,
             phase: phase.name.clone(),
@@ -392,11 +399,11 @@ pub(crate) fn summary_rows(
             objects_at_start: part.objects_at_start,
             started_at: part.started_at.clone(),
             duration_s: measured.as_secs_f64(),
-            client_cpu_s,
+            client_cpu_s: end.client_cpu_s,
             stats: s.summarize(measured),
             index_at_start: part.index_at_start.clone(),
-            index_at_end: index_at_end.to_vec(),
-            interrupted,
+            index_at_end: end.index_at_end.to_vec(),
+            interrupted: end.interrupted,
             resumed: part.resumed,
             redone: part.redone.of(op),
             taken_over: part.taken_over,
