@@ -5,14 +5,12 @@
 //! so merged runs read them exactly too.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::metrics::{IntervalStats, OpSummary};
 use crate::phase_ref::PhaseRef;
-use crate::{EventReader, Logged, RunEvent};
 use keystorm_s3::ops::OpKind;
 
 /// What one endpoint did of a summary row's operation.
@@ -56,38 +54,6 @@ pub struct EndpointEvent {
 pub enum EndpointState {
     Down,
     Up,
-}
-
-/// At most this many endpoint events are listed by [`read_endpoint_events`]: an endpoint
-/// that flaps for days does not make the report grow without end.
-pub const MAX_ENDPOINT_EVENTS: usize = 1_000;
-
-/// When a run's endpoints were lost and came back, in the order it happened.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct EndpointsReport {
-    /// The down and up events, the first 1,000 of them.
-    pub events: Vec<EndpointEvent>,
-    /// Events past those, counted but not listed.
-    pub omitted: u64,
-}
-
-/// The endpoint events of the run in `dir` (none before it logged any).
-pub fn read_endpoint_events(dir: &Path) -> EndpointsReport {
-    let mut report = EndpointsReport::default();
-    let Some(mut log) = EventReader::open(dir) else {
-        return report;
-    };
-    while let Some(Logged { event, .. }) = log.next_of(&["endpoint"]) {
-        if let RunEvent::Endpoint(e) = event {
-            if report.events.len() < MAX_ENDPOINT_EVENTS {
-                report.events.push(e);
-            } else {
-                report.omitted += 1;
-            }
-        }
-    }
-    report
 }
 
 /// The histogram log's tag of endpoint `e`'s lines of the row tagged `row_tag`.
@@ -178,40 +144,5 @@ mod tests {
         let ops = endpoint_ops(&s, &urls, Duration::from_secs(1));
         assert_eq!(ops.len(), 3);
         assert_eq!(ops[0].ops[&OpKind::Get].ops, 100);
-    }
-
-    #[test]
-    fn the_endpoint_events_of_a_run_are_read_back_in_order_and_bounded() {
-        let dir = tempfile::tempdir().unwrap();
-        assert_eq!(read_endpoint_events(dir.path()), EndpointsReport::default());
-        let mut log = crate::EventWriter::open(dir.path()).unwrap();
-        let event = |n: usize| EndpointEvent {
-            endpoint: "http://gw1".to_string(),
-            state: if n.is_multiple_of(2) {
-                EndpointState::Down
-            } else {
-                EndpointState::Up
-            },
-            t_s: n as f64,
-            phase: None,
-            failures: 3,
-            detail: format!("change {n}"),
-        };
-        log.append(&RunEvent::Warning {
-            message: "not an endpoint's".to_string(),
-        });
-        for n in 0..MAX_ENDPOINT_EVENTS + 5 {
-            log.append(&RunEvent::Endpoint(event(n)));
-        }
-        drop(log);
-        let report = read_endpoint_events(dir.path());
-        assert_eq!(report.events.len(), MAX_ENDPOINT_EVENTS);
-        assert_eq!(report.omitted, 5);
-        assert_eq!(report.events[0], event(0));
-        assert_eq!(report.events[1].state, EndpointState::Up);
-        assert_eq!(
-            report.events[MAX_ENDPOINT_EVENTS - 1].detail,
-            format!("change {}", MAX_ENDPOINT_EVENTS - 1)
-        );
     }
 }

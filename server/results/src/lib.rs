@@ -12,6 +12,7 @@
 mod audit;
 mod checkpoint;
 mod cleanup;
+mod endpoint_events;
 mod endpoints;
 mod error;
 mod events;
@@ -52,9 +53,10 @@ mod window_state;
 pub use audit::{AuditCounts, AuditEvent, AuditExample, AuditFinding};
 pub use checkpoint::{Checkpoint, LogMarks, PartStart, PhasePosition, Redone};
 pub use cleanup::CleanupEvent;
+pub use endpoint_events::{EndpointsReport, MAX_ENDPOINT_EVENTS, read_endpoint_events};
 pub use endpoints::{
-    EndpointEvent, EndpointOps, EndpointRow, EndpointState, EndpointsReport, MAX_ENDPOINT_EVENTS,
-    endpoint_ops, endpoint_rows, endpoint_tag, read_endpoint_events,
+    EndpointEvent, EndpointOps, EndpointRow, EndpointState, endpoint_ops, endpoint_rows,
+    endpoint_tag,
 };
 pub use error::ResultsError;
 pub use events::{

@@ -64,13 +64,15 @@ impl Health {
                 .is_ok()
     }
 
-    /// An attempt sent to the endpoint (`probe`: the one a down endpoint let through)
-    /// finished with `failure` (`None`: it answered). Returns the change it made.
+    /// An attempt sent to the endpoint at `sent_ms` (`probe`: the one a down endpoint
+    /// let through) finished with `failure` (`None`: it answered). Returns the change it
+    /// made. An answer to a request sent before the endpoint went down says nothing of
+    /// it now (it was on its way when the endpoint was lost).
     pub fn report(
         &self,
         endpoint: usize,
         failure: Option<(ErrorClass, &str)>,
-        probe: bool,
+        (probe, sent_ms): (bool, u64),
         now: (Instant, u64),
         plan: &GatewaysPlan,
     ) -> Option<Change> {
@@ -115,10 +117,13 @@ impl Health {
                 })
             }
             _ => {
-                self.failures.store(0, Ordering::Relaxed);
                 if probe {
                     self.probing.store(false, Ordering::Release);
                 }
+                if self.is_down() && sent_ms < self.down_since_ms.load(Ordering::Relaxed) {
+                    return None;
+                }
+                self.failures.store(0, Ordering::Relaxed);
                 if !self.is_down()
                     || self
                         .down
@@ -162,16 +167,19 @@ mod tests {
     fn down_after_failures_in_a_row_probed_with_back_off_up_on_an_answer() {
         let (h, p, t) = (Health::default(), plan(), Instant::now());
         let lost = Some((ErrorClass::Connection, "connection refused"));
-        assert_eq!(h.report(0, lost, false, (t, 0), &p), None);
+        assert_eq!(h.report(0, lost, (false, 0), (t, 0), &p), None);
         // An answer in between starts the count again.
-        assert_eq!(h.report(0, None, false, (t, 1), &p), None);
+        assert_eq!(h.report(0, None, (false, 1), (t, 1), &p), None);
         // A 503 is the endpoint answering.
         let busy = Some((ErrorClass::SlowDown, "503"));
-        assert_eq!(h.report(0, busy, false, (t, 1), &p), None);
-        assert_eq!(h.report(0, lost, false, (t, 2), &p), None);
-        assert_eq!(h.report(0, lost, false, (t, 3), &p), None);
-        let down = h.report(0, lost, false, (t, 4), &p).expect("down");
+        assert_eq!(h.report(0, busy, (false, 1), (t, 1), &p), None);
+        assert_eq!(h.report(0, lost, (false, 2), (t, 2), &p), None);
+        assert_eq!(h.report(0, lost, (false, 3), (t, 3), &p), None);
+        let down = h.report(0, lost, (false, 4), (t, 4), &p).expect("down");
         assert!(down.down && h.is_down());
+        // An answer to a request sent before it went down (at 3 ms) does not bring it up.
+        assert_eq!(h.report(0, None, (false, 3), (t, 5), &p), None);
+        assert!(h.is_down());
         assert_eq!(down.failures, 3);
         assert_eq!(down.detail, "connection refused");
         // Rests 100 ms, then one probe at a time.
@@ -179,16 +187,16 @@ mod tests {
         assert!(h.claim_probe(104));
         assert!(!h.claim_probe(104), "one probe in flight");
         // Requests sent before it went down fail on: no change, no back-off.
-        assert_eq!(h.report(0, lost, false, (t, 105), &p), None);
+        assert_eq!(h.report(0, lost, (false, 105), (t, 105), &p), None);
         assert!(!h.claim_probe(105));
         // The probe fails: the rest doubles (200 ms), then is capped at 350 ms.
-        assert_eq!(h.report(0, lost, true, (t, 110), &p), None);
+        assert_eq!(h.report(0, lost, (true, 110), (t, 110), &p), None);
         assert!(!h.claim_probe(309));
         assert!(h.claim_probe(310));
-        assert_eq!(h.report(0, lost, true, (t, 310), &p), None);
+        assert_eq!(h.report(0, lost, (true, 310), (t, 310), &p), None);
         assert!(!h.claim_probe(659));
         assert!(h.claim_probe(660));
-        let up = h.report(0, None, true, (t, 700), &p).expect("up");
+        let up = h.report(0, None, (true, 700), (t, 700), &p).expect("up");
         assert!(!up.down && !h.is_down());
         assert_eq!(up.failures, 2, "two probes failed");
         assert_eq!(up.detail, "answered again after 0.7 s down");

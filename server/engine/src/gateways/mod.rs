@@ -131,11 +131,12 @@ impl Gateways {
             if counted {
                 gate.in_flight.fetch_add(1, Ordering::Relaxed);
             }
+            let sent = Instant::now();
             let r = attempt(&gate.client).await;
             if counted {
                 gate.in_flight.fetch_sub(1, Ordering::Relaxed);
             }
-            self.report(choice, r.as_ref().err());
+            self.report(choice, sent, r.as_ref().err());
             match r {
                 Err(e) if left > 0 && retry::retriable(e.class) => {
                     retried.push((e.class, choice.endpoint));
@@ -152,7 +153,7 @@ impl Gateways {
         (now, ms)
     }
 
-    fn report(&self, choice: Choice, error: Option<&OpError>) {
+    fn report(&self, choice: Choice, sent: Instant, error: Option<&OpError>) {
         let health = &self.gates[choice.endpoint].health;
         let failure = error.map(|e| (e.class, e.message.as_str()));
         // The common case (an answer from an endpoint that is up) touches nothing shared.
@@ -160,10 +161,11 @@ impl Gateways {
             health.answered();
             return;
         }
+        let sent_ms = sent.saturating_duration_since(self.start).as_millis() as u64;
         if let Some(change) = health.report(
             choice.endpoint,
             failure,
-            choice.probe,
+            (choice.probe, sent_ms),
             self.now_ms(),
             &self.plan,
         ) {
