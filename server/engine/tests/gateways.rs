@@ -9,7 +9,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use keystorm_engine::executor::{Observer, RunEvent};
+use keystorm_engine::executor::{Observer, RunEvent, RunOutcome};
 use keystorm_engine::metrics::OpSummary;
 use keystorm_engine::ops::OpKind;
 use keystorm_engine::results::{EndpointEvent, EndpointState, RunStatus, SummaryRow};
@@ -51,6 +51,16 @@ fn endpoints_workload(ports: &[PortHandle], target: &str, body: &str) -> String 
 /// Attempts (successes, failed operations, retries) of a summary.
 fn attempts(s: &OpSummary) -> u64 {
     s.ops + s.errors + s.retries
+}
+
+/// The summary row of `phase` (of its one operation).
+fn phase_row<'a>(outcome: &'a RunOutcome, phase: &str) -> &'a SummaryRow {
+    outcome
+        .summary
+        .rows
+        .iter()
+        .find(|r| r.phase == phase)
+        .unwrap_or_else(|| panic!("no row of {phase}"))
 }
 
 /// Checks that the row's endpoints add up to it exactly.
@@ -100,7 +110,7 @@ async fn every_endpoint_is_measured_apart_and_adds_up_to_what_its_port_received(
         }
     }
     // Round robin: every endpoint took a third of the reads, give or take a worker's turn.
-    let read = rows.iter().find(|r| r.phase == "read").unwrap();
+    let read = phase_row(&outcome, "read");
     for e in &read.endpoints {
         assert!(
             (190..=210).contains(&attempts(&e.stats)),
@@ -196,13 +206,7 @@ async fn lose_a_gateway(on_down: &str) -> (SummaryRow, Vec<EndpointEvent>, PortH
     )
     .await;
     assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
-    let read = outcome
-        .summary
-        .rows
-        .iter()
-        .find(|r| r.phase == "read")
-        .unwrap()
-        .clone();
+    let read = phase_row(&outcome, "read").clone();
     adds_up(&read);
     // Every attempt at the lost gateway while it was up reached it; those after were
     // refused and counted as connection failures, nothing else.
@@ -269,4 +273,47 @@ async fn with_count_the_lost_gateways_failures_are_counted_not_shifted() {
         .stats
         .errors;
     assert!(failed > 100, "{failed} failures at the lost gateway");
+}
+
+/// The share of a 3 s open-loop read at 200 GETs/s that went to the gateway 100 ms
+/// slower than the other, spread as `spread` says.
+async fn slow_share(spread: &str) -> f64 {
+    let slow = LatencyConfig {
+        get: Some(Delay::Fixed(Duration::from_millis(100))),
+        ..LatencyConfig::default()
+    };
+    let (sim, ports) = gateways(vec![slow]).await;
+    let text = endpoints_workload(
+        &ports,
+        &format!("  spread: {spread}\n"),
+        "buckets:\n  names: [busy]\nobjects: { size: 100B }\nbefore:\n  - { name: fill, op: put, concurrency: 4, until_objects: 100 }\nrounds:\n  count: 1\n  phases:\n    - { name: read, op: get, concurrency: 32, rate: 200, duration: 3s }\n",
+    );
+    let results = tempfile::tempdir().unwrap();
+    let outcome = common::run(&text, results.path()).await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let read = phase_row(&outcome, "read");
+    adds_up(read);
+    let at_slow = read
+        .endpoints
+        .iter()
+        .find(|e| e.endpoint == ports[1].endpoint())
+        .map_or(0, |e| attempts(&e.stats));
+    sim.shutdown().await;
+    at_slow as f64 / attempts(&read.stats) as f64
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn least_outstanding_sends_less_to_the_gateway_that_keeps_requests_longer() {
+    // In turn, the slow gateway takes half; by requests in flight, the fast one (whose
+    // requests are back before the next is due) takes nearly all.
+    let round_robin = slow_share("round_robin").await;
+    let least = slow_share("least_outstanding").await;
+    assert!(
+        (0.4..=0.6).contains(&round_robin),
+        "round robin: {round_robin}"
+    );
+    assert!(
+        least < 0.2,
+        "least outstanding: {least} (round robin {round_robin})"
+    );
 }
