@@ -245,3 +245,86 @@ impl Gateways {
         best
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::ops::ErrorClass;
+    use crate::s3::{ClientConfig, ClientKind, Credentials, TlsConfig};
+
+    /// Three endpoints no request is sent to (choosing never connects).
+    async fn three(spread: Spread, on_down: OnEndpointDown, shard: u32) -> Gateways {
+        let mut endpoints = Vec::new();
+        for port in [1, 2, 3] {
+            let config = ClientConfig {
+                kind: ClientKind::Fast,
+                endpoint: format!("http://127.0.0.1:{port}"),
+                region: "us-east-1".into(),
+                path_style: true,
+                credentials: Credentials {
+                    access_key_id: "k".into(),
+                    secret_access_key: "s".into(),
+                    session_token: None,
+                },
+                tls: TlsConfig::default(),
+                timeout: Some(Duration::from_secs(1)),
+                retries: 0,
+                pool_size: 1,
+                checksums: false,
+                payload_signing: false,
+            };
+            let client = S3Client::connect(&config).await.unwrap();
+            endpoints.push((config.endpoint, client));
+        }
+        let plan = GatewaysPlan {
+            spread,
+            on_down,
+            down_after: 1,
+            probe: Duration::from_secs(60),
+            ..GatewaysPlan::default()
+        };
+        Gateways::new(endpoints, plan, shard, 0)
+    }
+
+    fn picks(g: &Gateways, worker: u32, n: usize) -> Vec<usize> {
+        let mut seat = Seat::new(worker);
+        (0..n).map(|_| g.choose(&mut seat).endpoint).collect()
+    }
+
+    fn lose(g: &Gateways, endpoint: usize) {
+        let refused = OpError::new(ErrorClass::Connection, "connection refused");
+        let choice = Choice {
+            endpoint,
+            probe: false,
+        };
+        g.report(choice, Instant::now(), Some(&refused));
+    }
+
+    #[tokio::test]
+    async fn shard_i_starts_at_endpoint_i_mod_k_and_workers_follow_on() {
+        let g = three(Spread::PerWorker, OnEndpointDown::Shift, 4).await;
+        // Shard 4 of any count starts at 4 mod 3 = 1; each worker keeps to its endpoint.
+        assert_eq!(picks(&g, 0, 3), [1, 1, 1]);
+        assert_eq!(picks(&g, 1, 3), [2, 2, 2]);
+        assert_eq!(picks(&g, 2, 3), [0, 0, 0]);
+        let g = three(Spread::RoundRobin, OnEndpointDown::Shift, 0).await;
+        assert_eq!(picks(&g, 0, 4), [0, 1, 2, 0]);
+        assert_eq!(picks(&g, 2, 4), [2, 0, 1, 2]);
+    }
+
+    #[tokio::test]
+    async fn a_down_endpoints_workers_shift_to_the_others_unless_failures_are_counted() {
+        let g = three(Spread::PerWorker, OnEndpointDown::Shift, 0).await;
+        lose(&g, 1);
+        assert_eq!(g.take_changes().len(), 1);
+        // Worker 1 (endpoint 1's) and worker 4 (also endpoint 1's) go to the two others.
+        assert_eq!(picks(&g, 1, 2), [0, 0]);
+        assert_eq!(picks(&g, 4, 2), [2, 2]);
+        assert_eq!(picks(&g, 0, 1), [0]);
+        let g = three(Spread::PerWorker, OnEndpointDown::Count, 0).await;
+        lose(&g, 1);
+        assert_eq!(picks(&g, 1, 2), [1, 1], "counted, not shifted");
+    }
+}
