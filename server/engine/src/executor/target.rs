@@ -42,51 +42,12 @@ impl Target {
     ) -> Result<Target, RunError> {
         let mut notes = Vec::new();
         let t = &plan.target;
-        let (endpoints, display, started, embedded) = match (endpoint_override, &t.endpoint) {
-            (Some(given), _) => {
-                let urls = split_endpoints(given);
-                (urls.clone(), urls.join(","), None, false)
-            }
-            (None, Endpoint::Urls(urls)) => (urls.clone(), urls.join(","), None, false),
-            (None, Endpoint::Embedded { storage }) => {
-                let targets = embedded_targets.ok_or_else(|| {
-                    RunError::BadInput(
-                        "this program has no embedded target: give the workload an endpoint \
-                         URL (or --endpoint URL)"
-                            .to_string(),
-                    )
-                })?;
-                let started = targets
-                    .start(
-                        &t.embedded,
-                        *storage,
-                        EMBEDDED_ACCESS_KEY,
-                        EMBEDDED_SECRET_KEY,
-                    )
-                    .await
-                    .map_err(|e| {
-                        RunError::Setup(format!("cannot start the embedded target: {e}"))
-                    })?;
-                (
-                    vec![started.endpoint()],
-                    "embedded".to_string(),
-                    Some(started),
-                    true,
-                )
-            }
-        };
-        if endpoints.is_empty() {
-            return Err(RunError::BadInput(
-                "--endpoint names no URL: give one, or several separated by commas".to_string(),
-            ));
-        }
-        for endpoint in &endpoints {
-            if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
-                return Err(RunError::BadInput(format!(
-                    "endpoint {endpoint:?} must start with http:// or https://"
-                )));
-            }
-        }
+        let Reached {
+            endpoints,
+            display,
+            started,
+        } = reach(plan, endpoint_override, embedded_targets).await?;
+        let embedded = started.is_some();
         let credentials = if embedded {
             crate::s3::Credentials {
                 access_key_id: EMBEDDED_ACCESS_KEY.to_string(),
@@ -206,6 +167,71 @@ impl Target {
     pub async fn shutdown(self) {
         drop(self.embedded);
     }
+}
+
+/// Where a run's requests go: the endpoints' URLs, what results call the target, and
+/// the embedded target when the run started one.
+struct Reached {
+    endpoints: Vec<String>,
+    display: String,
+    started: Option<Box<dyn EmbeddedTarget>>,
+}
+
+/// The endpoints of `--endpoint` (a comma list), else the workload's; or the embedded
+/// target, started. Each URL must be http(s).
+async fn reach(
+    plan: &Plan,
+    endpoint_override: Option<&str>,
+    embedded_targets: Option<&dyn EmbeddedTargets>,
+) -> Result<Reached, RunError> {
+    let t = &plan.target;
+    let (endpoints, display, started) = match (endpoint_override, &t.endpoint) {
+        (Some(given), _) => {
+            let urls = split_endpoints(given);
+            (urls.clone(), urls.join(","), None)
+        }
+        (None, Endpoint::Urls(urls)) => (urls.clone(), urls.join(","), None),
+        (None, Endpoint::Embedded { storage }) => {
+            let targets = embedded_targets.ok_or_else(|| {
+                RunError::BadInput(
+                    "this program has no embedded target: give the workload an endpoint \
+                     URL (or --endpoint URL)"
+                        .to_string(),
+                )
+            })?;
+            let started = targets
+                .start(
+                    &t.embedded,
+                    *storage,
+                    EMBEDDED_ACCESS_KEY,
+                    EMBEDDED_SECRET_KEY,
+                )
+                .await
+                .map_err(|e| RunError::Setup(format!("cannot start the embedded target: {e}")))?;
+            (
+                vec![started.endpoint()],
+                "embedded".to_string(),
+                Some(started),
+            )
+        }
+    };
+    if endpoints.is_empty() {
+        return Err(RunError::BadInput(
+            "--endpoint names no URL: give one, or several separated by commas".to_string(),
+        ));
+    }
+    for endpoint in &endpoints {
+        if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+            return Err(RunError::BadInput(format!(
+                "endpoint {endpoint:?} must start with http:// or https://"
+            )));
+        }
+    }
+    Ok(Reached {
+        endpoints,
+        display,
+        started,
+    })
 }
 
 /// The URLs of `--endpoint a,b,c` (commas between them, spaces and trailing slashes
