@@ -177,7 +177,7 @@ pub struct RunArgs {
     /// shard count to create the buckets pre-sharded. Labels the run `index=...` unless
     /// --label index=... is given.
     #[arg(long, value_name = "dynamic|SHARDS", value_parser = parse_index)]
-    pub index: Option<keystorm_engine::plan::IndexLayout>,
+    pub index: Option<keystorm_results::IndexLayout>,
 
     /// S3 client instead of the workload's `target.client`: `fast` (hyper + aws-sigv4)
     /// or `sdk` (aws-sdk-s3).
@@ -196,7 +196,7 @@ pub struct RunArgs {
     /// Shard 0 creates the buckets, polls the RGW index and runs serial listings.
     /// Labels the run `shard=I/N`.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
-    pub shard: Option<keystorm_engine::results::Shard>,
+    pub shard: Option<keystorm_results::Shard>,
 
     /// Begin the phases at this time (RFC 3339, e.g. 2026-11-25T17:00:00Z), after
     /// checking the workload, reaching the target and making the buckets ready, so
@@ -284,9 +284,9 @@ pub struct AgentArgs {
     pub results: ResultsArgs,
 }
 
-fn parse_shard(s: &str) -> Result<keystorm_engine::results::Shard, String> {
+fn parse_shard(s: &str) -> Result<keystorm_results::Shard, String> {
     s.parse()
-        .map_err(|e: keystorm_engine::results::ShardError| e.to_string())
+        .map_err(|e: keystorm_results::ShardError| e.to_string())
 }
 
 fn parse_start_at(s: &str) -> Result<std::time::SystemTime, String> {
@@ -301,11 +301,11 @@ pub enum ClientArg {
     Sdk,
 }
 
-impl From<ClientArg> for keystorm_engine::s3::ClientKind {
+impl From<ClientArg> for keystorm_types::ClientKind {
     fn from(c: ClientArg) -> Self {
         match c {
-            ClientArg::Fast => keystorm_engine::s3::ClientKind::Fast,
-            ClientArg::Sdk => keystorm_engine::s3::ClientKind::Sdk,
+            ClientArg::Fast => keystorm_types::ClientKind::Fast,
+            ClientArg::Sdk => keystorm_types::ClientKind::Sdk,
         }
     }
 }
@@ -396,7 +396,7 @@ pub struct ListArgs {
     pub depth: u32,
 
     /// Prefix mode: the characters keys start with.
-    #[arg(long, default_value = keystorm_engine::listing::BASE62_ALPHABET)]
+    #[arg(long, default_value = keystorm_results::BASE62_ALPHABET)]
     pub alphabet: String,
 
     /// Adaptive mode: seed the ranges from the folders of one listing with this
@@ -807,8 +807,8 @@ fn parse_fault(s: &str) -> Result<(SimFault, f64), String> {
     }
 }
 
-fn parse_index(s: &str) -> Result<keystorm_engine::plan::IndexLayout, String> {
-    use keystorm_engine::plan::IndexLayout;
+fn parse_index(s: &str) -> Result<keystorm_results::IndexLayout, String> {
+    use keystorm_results::IndexLayout;
     match s.trim() {
         "dynamic" => Ok(IndexLayout::Dynamic),
         n => match n.parse::<u32>() {

@@ -2,7 +2,7 @@
 //! went to, so that a slow or failing gateway of a cluster stands out. A run that drove
 //! one endpoint shows its rows once, under that endpoint.
 
-use keystorm_engine::results::SummaryRow;
+use keystorm_results::SummaryRow;
 
 use crate::table::{Table, errors_cell, latency};
 
@@ -16,7 +16,7 @@ pub fn endpoint_table(rows: &[SummaryRow], single: &str) -> Table {
     .align_right(4);
     for r in rows {
         let whole = r.stats.ops + r.stats.errors;
-        let parts: Vec<(&str, &keystorm_engine::metrics::OpSummary)> = if r.endpoints.is_empty() {
+        let parts: Vec<(&str, &keystorm_results::metrics::OpSummary)> = if r.endpoints.is_empty() {
             vec![(single, &r.stats)]
         } else {
             r.endpoints

@@ -186,10 +186,8 @@ fn keep_environment_keys_secret() {
     ]
     .into_iter()
     .filter_map(|name| std::env::var(name).ok());
-    keystorm_engine::results::secrets::register(keystorm_engine::results::secrets::Redactor::new(
-        keys,
-    ))
-    .for_the_process();
+    keystorm_results::secrets::register(keystorm_results::secrets::Redactor::new(keys))
+        .for_the_process();
 }
 
 fn init_logging(verbose: u8) {

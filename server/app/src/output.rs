@@ -14,7 +14,7 @@
 //! command carries them, and the tasks it starts with [`spawn`] inherit them.
 //!
 //! Whatever is printed goes out with the secrets of the runs going in this process
-//! redacted (`keystorm_engine::results::secrets`), and so does the log ([`LogWriter`]).
+//! redacted (`keystorm_results::secrets`), and so does the log ([`LogWriter`]).
 
 use std::fmt;
 use std::io::{self, IsTerminal, Write};
@@ -153,7 +153,7 @@ pub fn err(args: fmt::Arguments) {
 /// The text, with the secrets of the runs going replaced.
 fn redacted(args: fmt::Arguments) -> String {
     let text = args.to_string();
-    match keystorm_engine::results::secrets::active().redact(&text) {
+    match keystorm_results::secrets::active().redact(&text) {
         std::borrow::Cow::Owned(redacted) => redacted,
         std::borrow::Cow::Borrowed(_) => text,
     }
@@ -166,7 +166,7 @@ pub struct LogWriter;
 impl Write for LogWriter {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
-        let redacted = keystorm_engine::results::secrets::active()
+        let redacted = keystorm_results::secrets::active()
             .redact(&text)
             .into_owned();
         io::stderr().lock().write_all(redacted.as_bytes())?;

@@ -5,11 +5,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use keystorm_engine::executor::{Observer, RunEvent};
-use keystorm_engine::plan::PhaseEnd;
-use keystorm_engine::results::{
-    IntervalRecord, PhaseProgress, PhaseRef, SHORT_INTERVAL_S, SummaryRow,
-};
+use keystorm_engine::executor::Observer;
+use keystorm_results::PhaseEnd;
+use keystorm_results::RunEvent;
+use keystorm_results::{IntervalRecord, PhaseProgress, PhaseRef, SHORT_INTERVAL_S, SummaryRow};
 
 use crate::cli::ProgressMode;
 use crate::output::Printer;
@@ -304,20 +303,20 @@ impl Progress {
 }
 
 /// Which keys a phase reads: how many, from which key file, listed how.
-fn keys_line(k: &keystorm_engine::results::KeysEvent) -> String {
+fn keys_line(k: &keystorm_results::KeysEvent) -> String {
     let part = if k.part_keys == k.keys {
         format!("{} keys", k.keys)
     } else {
         format!("{} of the {} keys", k.part_keys, k.keys)
     };
     match (k.source, k.list_seconds) {
-        (keystorm_engine::results::KeySourceKind::Listing, Some(s)) if s > 0.0 => {
+        (keystorm_results::KeySourceKind::Listing, Some(s)) if s > 0.0 => {
             format!("{part} listed in {s:.1} s into {}", k.file)
         }
-        (keystorm_engine::results::KeySourceKind::Listing, _) => {
+        (keystorm_results::KeySourceKind::Listing, _) => {
             format!("{part} listed before into {}", k.file)
         }
-        (keystorm_engine::results::KeySourceKind::File, _) => {
+        (keystorm_results::KeySourceKind::File, _) => {
             format!("{part} of key file {}", k.file)
         }
     }

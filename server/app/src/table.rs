@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use keystorm_engine::results::SummaryRow;
+use keystorm_results::SummaryRow;
 
 pub struct Table {
     header: Vec<String>,
@@ -167,7 +167,7 @@ const INTEGRITY_EXAMPLES_SHOWN: usize = 10;
 /// verified nothing, audited nothing and lost nothing; a line when all was as written
 /// and one per audited bucket; else the counts and the first objects found, with where
 /// their bodies differed or how they were listed.
-pub fn integrity_text(r: &keystorm_engine::results::IntegrityReport) -> String {
+pub fn integrity_text(r: &keystorm_results::IntegrityReport) -> String {
     if r.is_empty() {
         return String::new();
     }
@@ -181,7 +181,7 @@ pub fn integrity_text(r: &keystorm_engine::results::IntegrityReport) -> String {
     out
 }
 
-fn verification_text(r: &keystorm_engine::results::IntegrityReport) -> String {
+fn verification_text(r: &keystorm_results::IntegrityReport) -> String {
     let checked = match r.verified_phases.len() {
         0 => "no phase verified its GETs".to_string(),
         1 => format!("verified {} GETs in 1 phase", r.verified_gets),
@@ -209,7 +209,7 @@ fn verification_text(r: &keystorm_engine::results::IntegrityReport) -> String {
 
 /// One bucket's audit: `audit round 2 check, bucket b: 11411 keys listed exactly as
 /// written (…)`, or the counts of what was not and the first keys.
-fn audit_text(a: &keystorm_engine::results::AuditEvent) -> String {
+fn audit_text(a: &keystorm_results::AuditEvent) -> String {
     let c = &a.counts;
     let place = match a.phase.round {
         Some(n) => format!("round {n} {}", a.phase.name),
@@ -249,7 +249,7 @@ fn audit_text(a: &keystorm_engine::results::AuditEvent) -> String {
 
 /// Failed operations with their classes, and the retries when there were any:
 /// `3 (timeout=3); retries 812`.
-pub(crate) fn errors_cell(s: &keystorm_engine::metrics::OpSummary) -> String {
+pub(crate) fn errors_cell(s: &keystorm_results::metrics::OpSummary) -> String {
     let mut cell = if s.errors == 0 {
         "0".to_string()
     } else {
@@ -293,13 +293,13 @@ mod tests {
 
     #[test]
     fn an_open_loop_phase_that_fell_behind_says_so_under_the_table() {
-        use keystorm_engine::metrics::{OpSummary, Percentiles};
-        use keystorm_engine::results::{OpenLoop, Section};
+        use keystorm_results::metrics::{OpSummary, Percentiles};
+        use keystorm_results::{OpenLoop, Section};
         let row = SummaryRow {
             section: Section::Round,
             round: Some(2),
             phase: "write".into(),
-            op: keystorm_engine::ops::OpKind::Put,
+            op: keystorm_types::OpKind::Put,
             objects_at_start: 0,
             started_at: String::new(),
             duration_s: 10.0,

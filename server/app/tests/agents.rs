@@ -68,7 +68,7 @@ fn start_split_run(wl: &Path, controller: &str, agents: u32, results: &Path) -> 
 /// Requests the histogram log of a run holds, over all its lines.
 fn hlog_count(run: &Path) -> u64 {
     let mut n = 0;
-    keystorm_engine::results::for_each_hlog_line(
+    keystorm_results::for_each_hlog_line(
         &run.join("histograms.hlog"),
         |_| true,
         |line| n += line.histogram.len(),

@@ -314,7 +314,7 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
         .append(true)
         .open(&hlog)
         .unwrap();
-    keystorm_engine::results::HlogWriter::default()
+    keystorm_results::HlogWriter::default()
         .write(&mut log, "round.3.write.put", last_s + 5.0, 1.0, &h)
         .unwrap();
     drop(log);
@@ -323,7 +323,7 @@ async fn a_run_is_started_watched_live_and_its_results_served() {
         .await
         .json();
     assert_eq!(heatmap_cells(&grown), puts + 7);
-    let fresh = keystorm_engine::results::heatmap(&hlog, |t: &str| t.ends_with(".put"), 2)
+    let fresh = keystorm_results::heatmap(&hlog, |t: &str| t.ends_with(".put"), 2)
         .unwrap()
         .unwrap();
     assert_eq!(grown["counts"], json!(fresh.counts));

@@ -8,8 +8,8 @@ mod process_support;
 
 use std::process::Stdio;
 
-use keystorm_engine::ops::ErrorClass;
-use keystorm_engine::s3::ListRequest;
+use keystorm_s3::ListRequest;
+use keystorm_types::ErrorClass;
 use process_support::{
     client, count_objects, interrupt, intervals, keystorm, kill_9, read_json, resume, sim_requests,
     start_sim, summary_rows, the_run, wait_for_checkpoint, workload, write_workload,

@@ -1,51 +1,84 @@
-//! The workspace's crates depend on each other one way, in layers: the precise timer
-//! and the S3 clients at the bottom, the results model on the clients, the engine on
-//! all three, the simulator beside them (on the timer), the app on top. The results model must stay readable without the engine (a
-//! controller merging agents' runs reads results, it drives no phases), and the engine
-//! must not carry the test simulator. Library dependencies only: tests may use anything.
+//! The workspace's crates depend on each other one way, in layers: the precise timer and
+//! the shared vocabulary (operation kinds, error classes) at the bottom, the S3 clients
+//! and the results model on the vocabulary, the engine on those, the simulator beside
+//! them (on the timer), the app on top. The results model must stay readable without the
+//! engine or an S3 client (a controller merging agents' runs reads results, it drives no
+//! phases and needs no AWS SDK), and the engine must not carry the test simulator.
+//!
+//! The graph checked is cargo's own (`cargo metadata`), and it is the real one: each
+//! crate names in its code exactly the crates it declares, and no crate passes another
+//! crate's items on (`pub use keystorm_…`), so what a crate uses is what its manifest
+//! says. Library dependencies only: tests may use anything.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
-const CRATES: [&str; 7] = ["timer", "s3", "results", "engine", "sim", "embedded", "app"];
+const CRATES: [&str; 8] = [
+    "timer", "types", "s3", "results", "engine", "sim", "embedded", "app",
+];
 
-/// The `keystorm-*` crates listed under `[dependencies]` of `server/<dir>/Cargo.toml`.
-fn library_arrows(dir: &str) -> BTreeSet<String> {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(dir)
-        .join("Cargo.toml");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    let mut section = String::new();
-    let mut arrows = BTreeSet::new();
-    for line in text.lines().map(str::trim) {
-        if line.starts_with('[') {
-            section = line.to_string();
-        } else if section == "[dependencies]"
-            && let Some(rest) = line.strip_prefix("keystorm-")
-        {
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-')
-                .collect();
-            arrows.insert(name);
-        }
+type Graph = BTreeMap<String, BTreeSet<String>>;
+
+fn server() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The short name of a workspace package (`keystorm-engine` is `engine`, `keystorm` the app).
+fn short(package: &str) -> Option<String> {
+    match package {
+        "keystorm" => Some("app".into()),
+        p => p.strip_prefix("keystorm-").map(str::to_string),
     }
-    arrows
 }
 
-fn graph() -> BTreeMap<&'static str, BTreeSet<String>> {
-    CRATES.iter().map(|c| (*c, library_arrows(c))).collect()
+/// Each workspace crate's library dependencies on other workspace crates, as cargo reads
+/// the manifests.
+fn cargo_graph() -> Graph {
+    let out = cargo(&["metadata", "--no-deps", "--format-version", "1"]);
+    let meta: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mut graph = Graph::new();
+    for package in meta["packages"].as_array().unwrap() {
+        let Some(name) = short(package["name"].as_str().unwrap()) else {
+            continue;
+        };
+        let arrows = package["dependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["kind"].is_null())
+            .filter_map(|d| short(d["name"].as_str().unwrap()))
+            .collect();
+        graph.insert(name, arrows);
+    }
+    graph
 }
 
-fn reaches(graph: &BTreeMap<&'static str, BTreeSet<String>>, from: &str, to: &str) -> bool {
+/// What `cargo <args> --offline` prints, run in the workspace.
+fn cargo(args: &[&str]) -> String {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(cargo)
+        .args(args)
+        .arg("--offline")
+        .current_dir(server())
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn reaches(graph: &Graph, from: &str, to: &str) -> bool {
     let mut stack = vec![from.to_string()];
     let mut seen = BTreeSet::new();
     while let Some(at) = stack.pop() {
         if !seen.insert(at.clone()) {
             continue;
         }
-        for next in graph.get(at.as_str()).into_iter().flatten() {
+        for next in graph.get(&at).into_iter().flatten() {
             if next == to {
                 return true;
             }
@@ -55,25 +88,85 @@ fn reaches(graph: &BTreeMap<&'static str, BTreeSet<String>>, from: &str, to: &st
     false
 }
 
+/// Every `.rs` file under `server/<dir>/src`.
+fn sources(dir: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![server().join(dir).join("src")];
+    while let Some(at) = stack.pop() {
+        for entry in std::fs::read_dir(&at).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                found.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// The code of a line, without its `//` comment.
+fn code(line: &str) -> &str {
+    line.find("//").map_or(line, |at| &line[..at])
+}
+
+/// The workspace crates whose paths `text` names (`keystorm_results::…`).
+fn named_crates(text: &str) -> BTreeSet<String> {
+    let mut named = BTreeSet::new();
+    for line in text.lines().map(code) {
+        for krate in CRATES {
+            let ident = format!("keystorm_{krate}");
+            let mut rest = line;
+            while let Some(at) = rest.find(&ident) {
+                let before = rest[..at].chars().next_back();
+                let after = rest[at + ident.len()..].chars().next();
+                let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                if !word(before) && !word(after) {
+                    named.insert(krate.to_string());
+                }
+                rest = &rest[at + ident.len()..];
+            }
+        }
+    }
+    named
+}
+
 #[test]
 fn each_crate_depends_only_on_the_layers_below_it() {
-    let graph = graph();
+    let graph = cargo_graph();
     let expected: BTreeMap<&str, &[&str]> = BTreeMap::from([
         ("timer", &[][..]),
-        ("s3", &[][..]),
-        ("results", &["s3"][..]),
-        ("engine", &["results", "s3", "timer"][..]),
+        ("types", &[][..]),
+        ("s3", &["types"][..]),
+        ("results", &["types"][..]),
+        ("engine", &["results", "s3", "timer", "types"][..]),
         ("sim", &["timer"][..]),
-        ("embedded", &["engine", "sim"][..]),
-        ("app", &["embedded", "engine", "sim"][..]),
+        ("embedded", &["engine", "sim", "types"][..]),
+        (
+            "app",
+            &["embedded", "engine", "results", "s3", "sim", "types"][..],
+        ),
     ]);
+    let crates: BTreeSet<&str> = graph.keys().map(String::as_str).collect();
+    assert_eq!(
+        crates,
+        CRATES.into_iter().collect(),
+        "the workspace's crates"
+    );
     for (krate, arrows) in &graph {
-        let want: BTreeSet<String> = expected[krate].iter().map(|s| s.to_string()).collect();
+        let want: BTreeSet<String> = expected[krate.as_str()]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         assert_eq!(arrows, &want, "library dependencies of keystorm-{krate}");
     }
     assert!(
         !reaches(&graph, "results", "engine"),
         "results needs the engine"
+    );
+    assert!(
+        !reaches(&graph, "results", "s3"),
+        "results builds an S3 client"
     );
     assert!(
         !reaches(&graph, "engine", "sim"),
@@ -88,10 +181,72 @@ fn each_crate_depends_only_on_the_layers_below_it() {
 }
 
 #[test]
-fn the_manifest_reader_sees_every_arrow_of_the_app() {
-    // The app's manifest names its dependencies in two spellings
-    // (`keystorm-engine = { ... }` and `keystorm-sim.workspace = true`).
-    let app = library_arrows("app");
-    assert!(app.contains("engine") && app.contains("sim"), "{app:?}");
-    assert!(!library_arrows("engine").contains("sim"));
+fn each_crate_uses_exactly_the_crates_its_manifest_names() {
+    let graph = cargo_graph();
+    for krate in CRATES {
+        let mut used = BTreeSet::new();
+        for file in sources(krate) {
+            used.extend(named_crates(&std::fs::read_to_string(&file).unwrap()));
+        }
+        used.remove(krate);
+        assert_eq!(
+            used, graph[krate],
+            "keystorm-{krate}: crates named in its code against those its manifest declares"
+        );
+    }
+}
+
+#[test]
+fn no_crate_passes_on_another_crates_items() {
+    let mut found = Vec::new();
+    for krate in CRATES {
+        for file in sources(krate) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                if code(line).trim_start().starts_with("pub use keystorm_") {
+                    found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "re-exports hide which crate a caller really uses:\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_source_reader_sees_paths_and_only_whole_names() {
+    let text = "use keystorm_results::Shard;\n\
+                let x = keystorm_s3::S3Client::connect(c);\n\
+                // keystorm_sim in a comment is no arrow\n\
+                let keystorm_timers = 1; keystorm_engine_like();";
+    let named = named_crates(text);
+    assert_eq!(
+        named,
+        BTreeSet::from(["results".to_string(), "s3".to_string()])
+    );
+}
+
+#[test]
+fn the_results_model_builds_without_the_aws_sdk() {
+    // What `cargo build -p keystorm-results` compiles: no AWS SDK, no HTTP client.
+    let tree = cargo(&[
+        "tree",
+        "-p",
+        "keystorm-results",
+        "-e",
+        "normal",
+        "--prefix",
+        "none",
+    ]);
+    assert!(tree.contains("keystorm-types"), "{tree}");
+    let heavy: Vec<&str> = tree
+        .lines()
+        .filter(|l| l.starts_with("aws-") || l.starts_with("hyper") || l.starts_with("rustls"))
+        .filter(|l| !l.ends_with("(*)"))
+        .take(5)
+        .collect();
+    assert!(heavy.is_empty(), "keystorm-results builds {heavy:?}");
 }

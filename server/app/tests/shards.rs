@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 
 use keystorm_engine::keyspace::Keyspace;
-use keystorm_engine::s3::ListRequest;
+use keystorm_s3::ListRequest;
 use process_support::{
     client, count_objects, keystorm, kill_9, read_json, resume, start_sim, summary_rows,
     wait_for_checkpoint, workload, write_workload,
@@ -175,7 +175,7 @@ async fn the_shards_of_a_workload_write_each_key_once_and_list_each_once() {
     let mut expected = BTreeSet::new();
     for (i, run) in runs.iter().enumerate() {
         let mut shard_plan = plan.keyspace.clone();
-        shard_plan.shard = keystorm_engine::results::Shard::new(i as u32, SHARDS).unwrap();
+        shard_plan.shard = keystorm_results::Shard::new(i as u32, SHARDS).unwrap();
         let keyspace = Keyspace::new(&shard_plan, &plan.objects, 1);
         let checkpoint: serde_json::Value = read_json(&run.join("checkpoint.json")).unwrap();
         let (tail, head) = (
@@ -350,7 +350,7 @@ fn a_run_told_when_to_start_begins_its_phases_no_earlier() {
 /// Counts of every histogram line of `phase` and `op` in a run's log.
 fn hlog_count(run: &Path, phase: &str, op: &str) -> u64 {
     let mut n = 0;
-    keystorm_engine::results::for_each_hlog_line(
+    keystorm_results::for_each_hlog_line(
         &run.join("histograms.hlog"),
         |_| true,
         |line| {

@@ -6,9 +6,9 @@
 //! into a [`SimConfig`] and starts the simulator with it.
 
 use keystorm_engine::executor::{EmbeddedTarget, EmbeddedTargets, Starting};
-use keystorm_engine::ops::OpKind;
 use keystorm_engine::plan::{Delay, EmbeddedPlan, EmbeddedStorage};
 use keystorm_sim::{FaultConfig, IndexConfig, LatencyConfig, ObjectOp, SimConfig, SimHandle};
+use keystorm_types::OpKind;
 
 /// Starts the simulator for runs whose workload says `endpoint: embedded`.
 #[derive(Debug, Default, Clone, Copy)]

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use criterion::{Criterion, criterion_group, criterion_main};
 use keystorm_engine::keyfile::{KeyEntry, KeyFileWriter};
 use keystorm_engine::keyset::{EpochPicks, KeySet};
-use keystorm_engine::plan::Shard;
+use keystorm_results::Shard;
 
 /// A key file of `n` keystorm-like keys (`k/` and 16 base-62 characters).
 fn key_file(dir: &Path, n: u64) -> std::path::PathBuf {

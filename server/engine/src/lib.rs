@@ -1,10 +1,10 @@
 //! keystorm's engine: everything between a workload file and the numbers on disk.
 //!
 //! A workload YAML is parsed into a raw [`spec`], validated into an immutable [`plan`],
-//! and executed by the [`executor`] against an S3 target through one of the [`s3`]
-//! clients (the `keystorm-s3` crate, re-exported with its [`ops`]). Keys, sizes, content and metadata are computed by the [`keyspace`], never
-//! stored; latency is recorded into exact HdrHistograms by [`metrics`] and written as
-//! the run goes by [`results`]. Whole buckets are walked by [`listing`] (serial, by
+//! and executed by the [`executor`] against an S3 target through one of the clients of
+//! `keystorm-s3`. Keys, sizes, content and metadata are computed by the [`keyspace`],
+//! never stored; latency is recorded into exact HdrHistograms by [`metrics`] and written
+//! as the run goes by the results model (`keystorm-results`). Whole buckets are walked by [`listing`] (serial, by
 //! prefix, or adaptively) and HEADed for their metadata by [`scan`]; [`transfer`] moves
 //! objects between a bucket and a local folder. [`audit`] proves a listing holds what was
 //! written (and compares two listings); [`keyfile`] keeps a listing on disk to read from,
@@ -27,7 +27,3 @@ pub mod size;
 pub mod spec;
 pub mod transfer;
 mod varint;
-
-pub use keystorm_results as results;
-pub use keystorm_s3 as s3;
-pub use keystorm_s3::ops;

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::ops::OpKind;
-use crate::s3::ClientKind;
+use keystorm_types::ClientKind;
+use keystorm_types::OpKind;
 
 mod delay;
 mod gateways;
@@ -23,8 +23,8 @@ pub(crate) mod verify;
 pub use delay::{Delay, DelayParseError};
 pub use gateways::{GatewaysPlan, OnEndpointDown, Spread};
 use keystorm_results::humantime_serde_dur;
-pub use keystorm_results::{PhaseEnd, Shard};
-pub use keystorm_s3::CredentialSource;
+pub(crate) use keystorm_results::{PhaseEnd, Shard};
+pub(crate) use keystorm_s3::CredentialSource;
 pub use rgw::*;
 
 /// A whole workload, ready to run.

@@ -10,10 +10,10 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use keystorm_engine::results::{
+use keystorm_results::{
     AuditEvent, AuditFinding, RunEvent, RunStatus, read_integrity, whole_phase_rows,
 };
-use keystorm_engine::s3::ListRequest;
+use keystorm_s3::ListRequest;
 use keystorm_sim::{FaultConfig, IndexConfig, SimConfig, SimHandle, Storage};
 
 const KEYS: u64 = 4000;

@@ -6,8 +6,9 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use keystorm_engine::executor::{CleanupEvent, Observer, RunEvent};
-use keystorm_engine::results::RunStatus;
+use keystorm_engine::executor::Observer;
+use keystorm_results::RunStatus;
+use keystorm_results::{CleanupEvent, RunEvent};
 use keystorm_sim::Op;
 
 async fn start(no_multi_delete: bool) -> keystorm_sim::SimHandle {

@@ -11,8 +11,9 @@ use std::sync::{Arc, Mutex};
 use keystorm_engine::audit::diff::{
     Change, DiffError, DiffJob, DiffOutcome, DiffSource, Difference, diff,
 };
-use keystorm_engine::listing::{ListJob, ListMode, PageObserver};
-use keystorm_engine::plan::Shard;
+use keystorm_engine::listing::{ListJob, PageObserver};
+use keystorm_results::ListMode;
+use keystorm_results::Shard;
 use keystorm_sim::{Object, SimConfig, Storage, size_only_etag};
 use tokio_util::sync::CancellationToken;
 
@@ -285,7 +286,7 @@ async fn a_key_file_compares_like_the_listing_it_was_saved_from() {
 }
 
 /// A listing of `data/` in `bucket`.
-fn listing(client: &keystorm_engine::s3::S3Client, bucket: &str, mode: ListMode) -> DiffSource {
+fn listing(client: &keystorm_s3::S3Client, bucket: &str, mode: ListMode) -> DiffSource {
     DiffSource::Listing {
         client: client.clone(),
         job: job(bucket, "data/", mode),

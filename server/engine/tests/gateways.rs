@@ -9,11 +9,12 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use keystorm_engine::executor::{Observer, RunEvent, RunOutcome};
-use keystorm_engine::metrics::OpSummary;
-use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::{EndpointEvent, EndpointState, RunStatus, SummaryRow};
+use keystorm_engine::executor::{Observer, RunOutcome};
+use keystorm_results::RunEvent;
+use keystorm_results::metrics::OpSummary;
+use keystorm_results::{EndpointEvent, EndpointState, RunStatus, SummaryRow};
 use keystorm_sim::{Delay, LatencyConfig, Op, PortHandle, SimHandle};
+use keystorm_types::OpKind;
 use tokio_util::sync::CancellationToken;
 
 fn target_op(op: OpKind) -> Op {
@@ -132,13 +133,13 @@ async fn every_endpoint_is_measured_apart_and_adds_up_to_what_its_port_received(
     assert!(p50(ports[2].endpoint()) >= 15_000);
     assert!(p50(ports[0].endpoint()) < 15_000 && p50(ports[1].endpoint()) < 15_000);
     // Intervals break down too, and the manifest lists the endpoints in their order.
-    let manifest = keystorm_engine::results::ResultStore::read_manifest(&outcome.dir).unwrap();
+    let manifest = keystorm_results::ResultStore::read_manifest(&outcome.dir).unwrap();
     let urls: Vec<String> = ports.iter().map(PortHandle::endpoint).collect();
     assert_eq!(manifest.endpoints, urls);
     let intervals = std::fs::read_to_string(outcome.dir.join("intervals.jsonl")).unwrap();
     let mut from_intervals = 0;
     for line in intervals.lines() {
-        let r: keystorm_engine::results::IntervalRecord = serde_json::from_str(line).unwrap();
+        let r: keystorm_results::IntervalRecord = serde_json::from_str(line).unwrap();
         if r.phase == "read" {
             from_intervals += r
                 .endpoints

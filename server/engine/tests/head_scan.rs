@@ -9,8 +9,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use keystorm_engine::listing::{KeySink, ListJob, ListMode, PageEvent, PageObserver};
+use keystorm_engine::listing::{KeySink, ListJob, PageEvent, PageObserver};
 use keystorm_engine::scan::{self, HeadEvent, HeadObserver, ScanJob};
+use keystorm_results::ListMode;
 use tokio_util::sync::CancellationToken;
 
 const BUCKET: &str = "scan";
@@ -156,11 +157,11 @@ async fn every_object_is_headed_once_with_the_metadata_written() {
 
 /// Keeps the metadata-scan events of a run.
 #[derive(Default)]
-struct Scans(Mutex<Vec<keystorm_engine::executor::MetadataScanEvent>>);
+struct Scans(Mutex<Vec<keystorm_results::MetadataScanEvent>>);
 
 impl keystorm_engine::executor::Observer for Scans {
-    fn event(&self, _id: u64, event: &keystorm_engine::executor::RunEvent) {
-        if let keystorm_engine::executor::RunEvent::MetadataScan(s) = event {
+    fn event(&self, _id: u64, event: &keystorm_results::RunEvent) {
+        if let keystorm_results::RunEvent::MetadataScan(s) = event {
             self.0.lock().unwrap().push(s.clone());
         }
     }

@@ -4,8 +4,8 @@
 
 mod common;
 
-use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::{IntervalQuery, IntervalRecord, RunStatus, Summary, read_intervals};
+use keystorm_results::{IntervalQuery, IntervalRecord, RunStatus, Summary, read_intervals};
+use keystorm_types::OpKind;
 
 const WORKLOAD: &str = "name: points-test
 target:

@@ -14,12 +14,12 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use keystorm_engine::executor::{NoObserver, Observer};
-use keystorm_engine::ops::OpKind;
-use keystorm_engine::plan::Shard;
-use keystorm_engine::results::{
+use keystorm_results::Shard;
+use keystorm_results::{
     IntervalQuery, KeySourceKind, KeysEvent, RunEvent, RunStatus, read_intervals,
 };
 use keystorm_sim::{Op, SimConfig, SimHandle};
+use keystorm_types::OpKind;
 use tokio_util::sync::CancellationToken;
 
 const BUCKET: &str = "foreign";

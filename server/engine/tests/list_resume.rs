@@ -12,10 +12,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use keystorm_engine::listing::{
-    self, Checkpointing, KeySink, ListCheckpoint, ListJob, ListMode, ListOutcome, ListOutputs,
-    PageObserver,
+    self, Checkpointing, KeySink, ListCheckpoint, ListJob, ListOutputs, PageObserver,
 };
-use keystorm_engine::s3::S3Client;
+use keystorm_results::{ListMode, ListOutcome};
+use keystorm_s3::S3Client;
 use keystorm_sim::SimHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -37,7 +37,7 @@ async fn target(list_latency: Option<Duration>) -> (SimHandle, S3Client, BTreeSe
     let client = common::client_of(&sim.endpoint(), 16).await;
     sim.store().create_bucket(BUCKET);
     let mut rng = fastrand::Rng::with_seed(7);
-    let alphabet = listing::BASE62_ALPHABET.as_bytes();
+    let alphabet = keystorm_results::BASE62_ALPHABET.as_bytes();
     let objects: Vec<(String, u64)> = (0..6000u64)
         .map(|i| {
             let name: String = (0..10)

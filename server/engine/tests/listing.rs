@@ -9,10 +9,10 @@ use std::collections::BTreeSet;
 use std::io::BufRead;
 use std::sync::{Arc, Mutex};
 
-use keystorm_engine::listing::{
-    self, KeySink, ListJob, ListMode, ListOutcome, ListOutputs, SpaceReport,
-};
-use keystorm_engine::s3::S3Client;
+use keystorm_engine::listing::{self, KeySink, ListJob, ListOutputs};
+use keystorm_results::space_report::SpaceReport;
+use keystorm_results::{ListMode, ListOutcome};
+use keystorm_s3::S3Client;
 use keystorm_sim::SimHandle;
 use tokio_util::sync::CancellationToken;
 
@@ -106,7 +106,7 @@ async fn sim_and_client() -> (SimHandle, S3Client) {
 }
 
 fn base62(rng: &mut fastrand::Rng, len: usize) -> String {
-    let a = listing::BASE62_ALPHABET.as_bytes();
+    let a = keystorm_results::BASE62_ALPHABET.as_bytes();
     (0..len).map(|_| a[rng.usize(..a.len())] as char).collect()
 }
 
@@ -340,8 +340,8 @@ async fn list_once(client: &S3Client, prefix: &str, mode: ListMode) -> ListOutco
 struct Listings(Mutex<Vec<(String, ListOutcome)>>);
 
 impl keystorm_engine::executor::Observer for Listings {
-    fn event(&self, _id: u64, event: &keystorm_engine::executor::RunEvent) {
-        if let keystorm_engine::executor::RunEvent::Listing { phase, outcome } = event {
+    fn event(&self, _id: u64, event: &keystorm_results::RunEvent) {
+        if let keystorm_results::RunEvent::Listing { phase, outcome } = event {
             self.0
                 .lock()
                 .unwrap()

@@ -9,9 +9,9 @@ mod common;
 
 use std::time::Duration;
 
-use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::{RunStatus, Section};
+use keystorm_results::{RunStatus, Section};
 use keystorm_timer::wheel_reference::WheelReference;
+use keystorm_types::OpKind;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn open_loop_latency_is_the_closed_loop_latency_not_the_timer_tick() {
@@ -51,8 +51,8 @@ async fn open_loop_latency_is_the_closed_loop_latency_not_the_timer_tick() {
 struct Warnings(std::sync::Mutex<Vec<String>>);
 
 impl keystorm_engine::executor::Observer for Warnings {
-    fn event(&self, _id: u64, event: &keystorm_engine::executor::RunEvent) {
-        if let keystorm_engine::executor::RunEvent::Warning { message } = event {
+    fn event(&self, _id: u64, event: &keystorm_results::RunEvent) {
+        if let keystorm_results::RunEvent::Warning { message } = event {
             self.0.lock().unwrap().push(message.clone());
         }
     }

@@ -9,10 +9,10 @@ mod common;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use keystorm_engine::metrics::OpSummary;
-use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::{INTERVALS_FILE, IntervalRecord, RunStatus, Summary};
+use keystorm_results::metrics::OpSummary;
+use keystorm_results::{INTERVALS_FILE, IntervalRecord, RunStatus, Summary};
 use keystorm_sim::{FaultCounts, ObjectOp, Op};
+use keystorm_types::OpKind;
 
 /// The target's request and fault groups of a keystorm operation.
 fn target_op(op: OpKind) -> (Op, ObjectOp) {

@@ -12,8 +12,9 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use keystorm_engine::executor::{Observer, RunEvent};
-use keystorm_engine::results::RunStatus;
+use keystorm_engine::executor::Observer;
+use keystorm_results::RunEvent;
+use keystorm_results::RunStatus;
 
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {
@@ -120,10 +121,10 @@ async fn a_dynamic_rgw_reshard_is_recorded_with_the_stall_next_to_it() {
 
 /// What a run's integrity report and rows say, per phase name.
 fn row_of<'a>(
-    rows: &'a [keystorm_engine::results::SummaryRow],
+    rows: &'a [keystorm_results::SummaryRow],
     phase: &str,
-    op: keystorm_engine::ops::OpKind,
-) -> &'a keystorm_engine::results::SummaryRow {
+    op: keystorm_types::OpKind,
+) -> &'a keystorm_results::SummaryRow {
     rows.iter()
         .find(|r| r.phase == phase && r.op == op)
         .unwrap_or_else(|| panic!("no {phase} {op:?} row in {rows:?}"))
@@ -131,7 +132,7 @@ fn row_of<'a>(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dynamic_rgw_bucket_keeps_and_lists_every_object_through_its_reshards() {
-    use keystorm_engine::ops::OpKind;
+    use keystorm_types::OpKind;
     let per_shard: u64 = env("KEYSTORM_RGW_MAX_OBJS_PER_SHARD").parse().unwrap();
     // Past 11 shards × per_shard the bucket reshards while the fill goes on (the
     // reshard thread looks every 10 s); then each round audits the listing and reads
@@ -161,8 +162,8 @@ async fn a_dynamic_rgw_bucket_keeps_and_lists_every_object_through_its_reshards(
         .count();
     assert!(reshards > 0, "the bucket resharded during the run");
 
-    let rows = keystorm_engine::results::whole_phase_rows(&outcome.dir, &outcome.summary.rows);
-    let report = keystorm_engine::results::read_integrity(&outcome.dir, &rows);
+    let rows = keystorm_results::whole_phase_rows(&outcome.dir, &outcome.summary.rows);
+    let report = keystorm_results::read_integrity(&outcome.dir, &rows);
     assert_eq!(report.audits.len(), 2, "{report:?}");
     for (n, a) in report.audits.iter().enumerate() {
         let expected = keys + 2000 * (n as u64 + 1);

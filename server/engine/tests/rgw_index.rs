@@ -8,8 +8,9 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use keystorm_engine::executor::{Observer, RunEvent};
-use keystorm_engine::results::{
+use keystorm_engine::executor::Observer;
+use keystorm_results::RunEvent;
+use keystorm_results::{
     BucketIndex, INTERVALS_FILE, IntervalRecord, ReshardEvent, RunStatus, StallEvent,
 };
 

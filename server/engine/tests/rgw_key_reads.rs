@@ -12,8 +12,8 @@
 mod common;
 
 use bytes::Bytes;
-use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::RunStatus;
+use keystorm_results::RunStatus;
+use keystorm_types::OpKind;
 use tokio::task::JoinSet;
 
 /// Keys another program would write, with their sizes.

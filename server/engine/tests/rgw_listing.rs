@@ -15,10 +15,11 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 use keystorm_engine::listing::{
-    self, Checkpointing, KeySink, ListCheckpoint, ListJob, ListMode, ListOutputs,
+    self, Checkpointing, KeySink, ListCheckpoint, ListJob, ListOutputs,
 };
-use keystorm_engine::s3::S3Client;
 use keystorm_engine::scan::{self, ScanJob};
+use keystorm_results::ListMode;
+use keystorm_s3::S3Client;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 

@@ -7,10 +7,11 @@ mod common;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use keystorm_engine::executor::{Observer, RunEvent};
+use keystorm_engine::executor::Observer;
 use keystorm_engine::keyspace::Keyspace;
-use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::RunStatus;
+use keystorm_results::RunEvent;
+use keystorm_results::RunStatus;
+use keystorm_types::OpKind;
 use tokio_util::sync::CancellationToken;
 
 const FILL: &str = "buckets:\n  names: [fill-a, fill-b]\nkeyspace:\n  seed: 9\n  prefix: f/\nobjects:\n  size: 6B\n  metadata:\n    team: \"team-{i%8}\"\nbefore:\n  - name: fill\n    op: put\n    concurrency: 24\n    until_objects: 3000\n";
@@ -88,7 +89,7 @@ async fn an_interrupted_fill_resumes_with_nothing_skipped() {
         stopped_at > 0 && stopped_at < 12000,
         "stopped mid-fill at {stopped_at}"
     );
-    let checkpoint = keystorm_engine::results::ResultStore::read_checkpoint(&first.dir).unwrap();
+    let checkpoint = keystorm_results::ResultStore::read_checkpoint(&first.dir).unwrap();
     assert_eq!(checkpoint.completed, 0, "the fill did not finish");
     assert_eq!(checkpoint.window, first.window);
     let position = checkpoint.position.expect("the stopped phase's position");
@@ -101,7 +102,7 @@ async fn an_interrupted_fill_resumes_with_nothing_skipped() {
     assert_eq!(stopped_rows.len(), 1, "{stopped_rows:?}");
     assert!(stopped_rows[0].interrupted && !stopped_rows[0].resumed);
     assert_eq!(stopped_rows[0].stats.ops, stopped_at, "every finished put");
-    let on_disk = keystorm_engine::results::ResultStore::read_summary(&first.dir).unwrap();
+    let on_disk = keystorm_results::ResultStore::read_summary(&first.dir).unwrap();
     assert_eq!(&on_disk.rows, stopped_rows);
     assert_eq!(on_disk.totals[0].stats.ops, stopped_at);
 
@@ -129,7 +130,7 @@ async fn an_interrupted_fill_resumes_with_nothing_skipped() {
         "nothing written twice"
     );
     assert_eq!(second.summary.totals[0].stats.ops, 12000);
-    let manifest = keystorm_engine::results::ResultStore::read_manifest(&first.dir).unwrap();
+    let manifest = keystorm_results::ResultStore::read_manifest(&first.dir).unwrap();
     assert_eq!(manifest.status, RunStatus::Completed);
     assert_eq!(manifest.resumed_at.len(), 1);
 
@@ -166,8 +167,8 @@ impl Observer for Recorded {
 
     fn interval_recorded(
         &self,
-        record: &keystorm_engine::results::IntervalRecord,
-        stats: &keystorm_engine::metrics::IntervalStats,
+        record: &keystorm_results::IntervalRecord,
+        stats: &keystorm_results::metrics::IntervalStats,
     ) {
         use std::sync::atomic::Ordering::Relaxed;
         self.intervals.fetch_add(1, Relaxed);
@@ -242,7 +243,7 @@ async fn a_sliver_of_a_last_interval_comes_folded_into_the_interval_before() {
     // all the operations, latency from the merged histograms.
     assert_eq!((folded.interval, folded.t_s), (first.interval, first.t_s));
     assert!((folded.duration_s - first.duration_s - sliver.duration_s).abs() < 1e-3);
-    let ops = |r: &keystorm_engine::results::IntervalRecord| r.ops[&OpKind::Get].ops;
+    let ops = |r: &keystorm_results::IntervalRecord| r.ops[&OpKind::Get].ops;
     assert_eq!(ops(folded), 1250);
     assert_eq!(ops(first) + ops(sliver), 1250);
     let get = &folded.ops[&OpKind::Get];

@@ -3,8 +3,8 @@
 
 mod common;
 
-use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::{RunStatus, Section};
+use keystorm_results::{RunStatus, Section};
+use keystorm_types::OpKind;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_70_20_5_5_mix_hits_its_weights_with_zero_404s() {

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use hdrhistogram::Histogram;
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, LogEntry};
-use keystorm_engine::results::{IntervalRecord, RunStatus, Summary};
+use keystorm_results::{IntervalRecord, RunStatus, Summary};
 
 const WORKLOAD: &str = "name: results-test
 target:
@@ -186,8 +186,7 @@ async fn a_run_writes_complete_versioned_results() {
 
     // The library's own per-tag reader gives the same merge.
     let again =
-        keystorm_engine::results::read_merged(&dir.join("histograms.hlog"), "round.2.read.get")
-            .unwrap();
+        keystorm_results::read_merged(&dir.join("histograms.hlog"), "round.2.read.get").unwrap();
     assert_eq!(&again, h);
 }
 

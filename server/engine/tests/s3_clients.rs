@@ -6,10 +6,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use bytes::Bytes;
-use keystorm_engine::ops::ErrorClass;
-use keystorm_engine::s3::{
-    ClientConfig, ClientKind, Credentials, ListRequest, S3Client, TlsConfig,
-};
+use keystorm_s3::{ClientConfig, ListRequest, S3Client, TlsConfig};
+use keystorm_types::ErrorClass;
+use keystorm_types::{ClientKind, Credentials};
 
 const ACCESS: &str = "suite-access";
 const SECRET: &str = "suite-secret";
@@ -56,7 +55,7 @@ macro_rules! both_clients {
             $(
                 #[tokio::test]
                 async fn $name() {
-                    super::$name(keystorm_engine::s3::ClientKind::Fast).await
+                    super::$name(keystorm_types::ClientKind::Fast).await
                 }
             )*
         }
@@ -64,7 +63,7 @@ macro_rules! both_clients {
             $(
                 #[tokio::test]
                 async fn $name() {
-                    super::$name(keystorm_engine::s3::ClientKind::Sdk).await
+                    super::$name(keystorm_types::ClientKind::Sdk).await
                 }
             )*
         }

@@ -3,10 +3,12 @@
 
 use std::time::Duration;
 
-use keystorm_engine::ops::OpKind;
 use keystorm_engine::plan::*;
-use keystorm_engine::s3::ClientKind;
 use keystorm_engine::spec::parse_workload;
+use keystorm_results::{IndexLayout, PhaseEnd};
+use keystorm_s3::CredentialSource;
+use keystorm_types::ClientKind;
+use keystorm_types::OpKind;
 
 mod spec_support;
 use spec_support::{HEAD, expect_error};
@@ -883,7 +885,7 @@ fn list_modes_are_read_and_checked() {
     )
     .expect("valid")
     .0;
-    use keystorm_engine::listing::ListMode;
+    use keystorm_results::ListMode;
     let modes: Vec<_> = plan
         .after
         .iter()
@@ -1209,7 +1211,7 @@ fn a_sharded_run_refuses_an_audit() {
         "w.yaml",
     )
     .unwrap();
-    let shard = keystorm_engine::results::Shard { index: 1, count: 2 };
+    let shard = keystorm_results::Shard { index: 1, count: 2 };
     let e = plan.for_shard(shard).unwrap_err().to_string();
     assert!(
         e.starts_with("phase check audits the whole bucket against every key written"),

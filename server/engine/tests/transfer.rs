@@ -11,11 +11,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
-use keystorm_engine::listing::{ListJob, ListMode};
-use keystorm_engine::ops::OpKind;
+use keystorm_engine::listing::ListJob;
 use keystorm_engine::transfer::{
     self, DownloadJob, RequestEvent, TransferObserver, TransferSettings, UploadJob,
 };
+use keystorm_results::ListMode;
+use keystorm_types::OpKind;
 use tokio_util::sync::CancellationToken;
 
 /// Counts requests by operation.
@@ -87,9 +88,9 @@ fn read_tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 async fn download_quietly(
-    client: &keystorm_engine::s3::S3Client,
+    client: &keystorm_s3::S3Client,
     job: &DownloadJob,
-) -> transfer::TransferOutcome {
+) -> keystorm_results::TransferOutcome {
     transfer::download(
         client,
         job,
@@ -236,11 +237,11 @@ async fn keys_cannot_escape_the_download_folder() {
 
 /// Keeps the `transfer` events of a run.
 #[derive(Default)]
-struct Transfers(std::sync::Mutex<Vec<(String, transfer::TransferOutcome)>>);
+struct Transfers(std::sync::Mutex<Vec<(String, keystorm_results::TransferOutcome)>>);
 
 impl keystorm_engine::executor::Observer for Transfers {
-    fn event(&self, _id: u64, event: &keystorm_engine::executor::RunEvent) {
-        if let keystorm_engine::executor::RunEvent::Transfer { phase, outcome } = event {
+    fn event(&self, _id: u64, event: &keystorm_results::RunEvent) {
+        if let keystorm_results::RunEvent::Transfer { phase, outcome } = event {
             self.0
                 .lock()
                 .unwrap()

@@ -10,8 +10,8 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use keystorm_engine::executor::Observer;
-use keystorm_engine::results::{IntegrityEvent, RunEvent, RunStatus, SummaryRow, read_integrity};
-use keystorm_engine::s3::ListRequest;
+use keystorm_results::{IntegrityEvent, RunEvent, RunStatus, SummaryRow, read_integrity};
+use keystorm_s3::ListRequest;
 
 async fn start(storage: keystorm_sim::Storage, corrupt: f64) -> keystorm_sim::SimHandle {
     let config = keystorm_sim::SimConfig {

@@ -85,10 +85,10 @@ impl Redone {
     }
 
     /// The count for `op` (reads are never redone: a resume goes on with what is left).
-    pub fn of(&self, op: keystorm_s3::ops::OpKind) -> u64 {
+    pub fn of(&self, op: keystorm_types::OpKind) -> u64 {
         match op {
-            keystorm_s3::ops::OpKind::Put => self.put,
-            keystorm_s3::ops::OpKind::Delete => self.delete,
+            keystorm_types::OpKind::Put => self.put,
+            keystorm_types::OpKind::Delete => self.delete,
             _ => 0,
         }
     }

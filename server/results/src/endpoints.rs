@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::metrics::{IntervalStats, OpSummary};
 use crate::phase_ref::PhaseRef;
-use keystorm_s3::ops::OpKind;
+use keystorm_types::OpKind;
 
 /// What one endpoint did of a summary row's operation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,7 +111,7 @@ fn name(urls: &[String], e: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use keystorm_s3::ops::ErrorClass;
+    use keystorm_types::ErrorClass;
 
     #[test]
     fn endpoints_add_up_to_the_rows_they_break_down() {

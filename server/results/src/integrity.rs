@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::events::{EventReader, IntegrityEvent, Logged, RunEvent};
 use super::{PhaseRef, SummaryRow};
 use crate::{AuditCounts, AuditEvent};
-use keystorm_s3::ops::OpKind;
+use keystorm_types::OpKind;
 
 /// A run's verdict on what the store kept.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

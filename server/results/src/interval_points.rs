@@ -249,14 +249,14 @@ struct Span {
 
 /// The merged points of one tag in log order, and the histogram of the one being read.
 struct TagSpans {
-    op: keystorm_s3::ops::OpKind,
+    op: keystorm_types::OpKind,
     spans: Vec<Span>,
     at: usize,
     histogram: Option<hdrhistogram::Histogram<u64>>,
 }
 
 impl TagSpans {
-    fn new(op: keystorm_s3::ops::OpKind) -> TagSpans {
+    fn new(op: keystorm_types::OpKind) -> TagSpans {
         TagSpans {
             op,
             spans: Vec::new(),
@@ -305,7 +305,7 @@ mod tests {
     use super::*;
     use crate::ResultStore;
     use crate::metrics::IntervalStats;
-    use keystorm_s3::ops::OpKind;
+    use keystorm_types::OpKind;
 
     /// Writes one interval of phase `read` holding `ops` GETs of `latency` each.
     fn write(

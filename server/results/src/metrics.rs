@@ -6,7 +6,7 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use keystorm_s3::ops::{ErrorClass, OpKind};
+use keystorm_types::{ErrorClass, OpKind};
 
 /// Highest latency a histogram can hold, in microseconds (one hour).
 pub const MAX_LATENCY_US: u64 = 3_600_000_000;

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::index_layout::IndexLayout;
 use crate::shard::Shard;
-use keystorm_s3::ClientKind;
+use keystorm_types::ClientKind;
 
 /// The workload's settings a run replaced.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use keystorm_s3::ListEntry;
+use keystorm_types::ListEntry;
 
 /// Distinct prefixes kept at most.
 const MAX_PREFIXES: usize = 10_000;

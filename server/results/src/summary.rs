@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::phase_ref::Section;
 use crate::metrics::OpSummary;
 use crate::window_state::WindowState;
-use keystorm_s3::ops::OpKind;
+use keystorm_types::OpKind;
 
 /// One operation of one phase of one round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

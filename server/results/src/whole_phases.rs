@@ -114,7 +114,7 @@ mod tests {
     use crate::metrics::IntervalStats;
     use crate::phase_ref::Section;
     use crate::summary::IntervalRecord;
-    use keystorm_s3::ops::OpKind;
+    use keystorm_types::OpKind;
 
     /// Writes `seconds` intervals of round 1's `read` from `t_s`, each of `ops` GETs of
     /// `latency`; returns the part's row.

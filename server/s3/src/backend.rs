@@ -9,7 +9,7 @@ use std::future::Future;
 use bytes::Bytes;
 
 use super::types::{DeleteManyOutcome, GetOutcome, HeadOutcome, ListPage, ListRequest};
-use crate::ops::OpError;
+use keystorm_types::OpError;
 
 /// Objects, listings and buckets.
 pub trait ObjectCalls: Send + Sync {

@@ -1,7 +1,7 @@
 //! Turning failures into error classes: HTTP status (503 = SlowDown), timeout,
 //! connection, other — the same labels whichever client failed.
 
-use crate::ops::{ErrorClass, OpError};
+use keystorm_types::{ErrorClass, OpError};
 
 /// Class of a transport-level failure from its error chain.
 pub fn transport(e: &(dyn std::error::Error + 'static), what: &str) -> OpError {

@@ -8,8 +8,8 @@
 use aws_config::profile::ProfileFileCredentialsProvider;
 use aws_credential_types::provider::ProvideCredentials;
 
-use super::Credentials;
 use crate::CredentialSource;
+use keystorm_types::Credentials;
 
 /// Why credentials could not be resolved; the message names what to set.
 #[derive(Debug, thiserror::Error)]

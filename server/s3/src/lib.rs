@@ -1,6 +1,6 @@
 //! keystorm's S3 clients: S3 access behind one small interface with two
-//! implementations, the operation kinds and error classes every result counts by
-//! ([`ops`]), and where credentials come from ([`CredentialSource`], resolved by
+//! implementations, counting failures by the error classes of `keystorm-types`, and
+//! where credentials come from ([`CredentialSource`], resolved by
 //! [`credentials`]). A crate of its own so that whatever talks to stores (the engine
 //! that drives phases, the command line's listing and transfers) shares one client,
 //! and nothing here knows about workloads or runs.
@@ -19,22 +19,18 @@ pub mod config;
 mod credential_source;
 pub mod credentials;
 pub mod fast;
-pub mod ops;
 pub mod retry;
 pub mod sdk;
 mod types;
 
 use bytes::Bytes;
 
-pub use config::{ClientConfig, ClientKind, Credentials, TlsConfig};
+pub use config::{ClientConfig, TlsConfig};
 pub use credential_source::CredentialSource;
-pub use types::{
-    DeleteManyOutcome, GetOutcome, HeadOutcome, ListEntry, ListPage, ListRequest, md5_of_etag,
-    storage_class,
-};
+pub use types::{DeleteManyOutcome, GetOutcome, HeadOutcome, ListPage, ListRequest, md5_of_etag};
 
-use crate::ops::OpError;
 use backend::{MultipartCalls, ObjectCalls};
+use keystorm_types::{ClientKind, OpError};
 
 /// A shared S3 client; clone is cheap (it shares the connection pool). Each call is
 /// retried as configured, by one loop for both backends ([`retry`]).

@@ -6,7 +6,7 @@
 
 use std::future::Future;
 
-use crate::ops::{ErrorClass, OpError};
+use keystorm_types::{ErrorClass, OpError};
 
 /// Whether a failed attempt may succeed when tried again: 5xx (501 Not Implemented
 /// aside), timeouts and connection failures. A 4xx or a bad response will not change;

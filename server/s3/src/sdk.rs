@@ -27,10 +27,10 @@ use bytes::Bytes;
 
 use super::backend::{MultipartCalls, ObjectCalls};
 use super::{
-    ClientConfig, DeleteManyOutcome, GetOutcome, HeadOutcome, ListEntry, ListPage, ListRequest,
-    classify, md5_of_etag, storage_class,
+    ClientConfig, DeleteManyOutcome, GetOutcome, HeadOutcome, ListPage, ListRequest, classify,
+    md5_of_etag,
 };
-use crate::ops::{ErrorClass, OpError};
+use keystorm_types::{ErrorClass, ListEntry, OpError, storage_class};
 
 #[derive(Clone)]
 pub struct SdkClient {

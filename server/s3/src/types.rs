@@ -1,6 +1,6 @@
 //! What the S3 calls take and give back, the same for both clients.
 
-use std::borrow::Cow;
+use keystorm_types::ListEntry;
 
 /// Result of a GET: bytes streamed (and discarded) and time to the first body byte.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -47,40 +47,6 @@ pub struct ListRequest {
     /// Only keys and sizes are wanted: a client may leave ETags and dates out of the
     /// entries (the fast client does, to spend less CPU per key).
     pub keys_and_sizes_only: bool,
-}
-
-/// One listed object.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ListEntry {
-    pub key: String,
-    pub size: u64,
-    pub etag: Option<String>,
-    pub last_modified: Option<String>,
-    /// `STANDARD`, `GLACIER`, ...: the classes S3 names cost no allocation per key.
-    pub storage_class: Option<Cow<'static, str>>,
-}
-
-/// The storage classes S3 documents, shared rather than allocated per listed key.
-const STORAGE_CLASSES: [&str; 11] = [
-    "STANDARD",
-    "REDUCED_REDUNDANCY",
-    "STANDARD_IA",
-    "ONEZONE_IA",
-    "INTELLIGENT_TIERING",
-    "GLACIER",
-    "DEEP_ARCHIVE",
-    "GLACIER_IR",
-    "OUTPOSTS",
-    "SNOW",
-    "EXPRESS_ONEZONE",
-];
-
-/// A listed storage class: one of [`STORAGE_CLASSES`] borrowed, any other owned.
-pub fn storage_class(text: &str) -> Cow<'static, str> {
-    match STORAGE_CLASSES.iter().find(|c| **c == text) {
-        Some(known) => Cow::Borrowed(known),
-        None => Cow::Owned(text.to_string()),
-    }
 }
 
 /// One page of a ListObjectsV2 response.

@@ -3,7 +3,7 @@
 //! again) is waited for, as long as it takes; a stopped run ends the shard.
 
 use keystorm_engine::executor::{GateFuture, PhaseGate};
-use keystorm_engine::results::PhaseRef;
+use keystorm_results::PhaseRef;
 use tokio_util::sync::CancellationToken;
 
 use super::link::Link;

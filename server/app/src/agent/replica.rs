@@ -24,9 +24,7 @@ use std::time::SystemTime;
 
 use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
-use keystorm_engine::results::{
-    CHECKPOINT_FILE, Checkpoint, HLOG_FILE, INTERVALS_FILE, MANIFEST_FILE,
-};
+use keystorm_results::{CHECKPOINT_FILE, Checkpoint, HLOG_FILE, INTERVALS_FILE, MANIFEST_FILE};
 
 use super::link::{Link, LinkError};
 use super::session::Session;

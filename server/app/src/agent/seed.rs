@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use keystorm_engine::results::{MANIFEST_FILE, ResultStore, cut_logs_to};
+use keystorm_results::{MANIFEST_FILE, ResultStore, cut_logs_to};
 
 use super::link::Link;
 use crate::fleet::protocol::PartListing;

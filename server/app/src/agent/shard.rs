@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use keystorm_engine::executor::{self, RunOptions};
-use keystorm_engine::results::{MANIFEST_FILE, RunOverrides, RunStatus, Shard};
+use keystorm_results::{MANIFEST_FILE, RunOverrides, RunStatus, Shard};
 use tokio_util::sync::CancellationToken;
 
 use super::config::AgentConfig;

@@ -11,10 +11,11 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
 
-use keystorm_engine::executor::{Observer, RunEvent};
-use keystorm_engine::metrics::IntervalStats;
-use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::{IntervalRecord, PhaseRef, encode_histogram};
+use keystorm_engine::executor::Observer;
+use keystorm_results::RunEvent;
+use keystorm_results::metrics::IntervalStats;
+use keystorm_results::{IntervalRecord, PhaseRef, encode_histogram};
+use keystorm_types::OpKind;
 
 use crate::fleet::bounds::{MAX_PHASE_CHARS, clip};
 use crate::fleet::protocol::{MAX_NEWS_PER_BEAT, SentInterval, ShardNews, ShardReport, now_ms};

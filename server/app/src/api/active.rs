@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use keystorm_engine::executor::{self, Observer, RunEvent, RunOptions};
+use keystorm_engine::executor::{self, Observer, RunOptions};
 use keystorm_engine::plan::Plan;
+use keystorm_results::RunEvent;
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 

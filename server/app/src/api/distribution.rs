@@ -5,8 +5,8 @@
 use axum::Json;
 use axum::extract::State;
 use hdrhistogram::Histogram;
-use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::{HLOG_FILE, Section, hlog_tag, read_merged};
+use keystorm_results::{HLOG_FILE, Section, hlog_tag, read_merged};
+use keystorm_types::OpKind;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 

@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use keystorm_engine::results::{EndpointsReport, read_endpoint_events};
+use keystorm_results::{EndpointsReport, read_endpoint_events};
 
 use super::error::{ApiPath, ApiResult, ErrorBody};
 use super::params::RunIdParam;

@@ -111,9 +111,9 @@ impl From<PathRejection> for ApiError {
     }
 }
 
-impl From<keystorm_engine::results::ResultsError> for ApiError {
-    fn from(e: keystorm_engine::results::ResultsError) -> Self {
-        use keystorm_engine::results::ResultsError;
+impl From<keystorm_results::ResultsError> for ApiError {
+    fn from(e: keystorm_results::ResultsError) -> Self {
+        use keystorm_results::ResultsError;
         match e {
             ResultsError::NoSuchRun(id) => ApiError::not_found(format!("no run {id:?}")),
             other => ApiError::internal(other.to_string()),

@@ -7,7 +7,7 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use keystorm_engine::results::{
+use keystorm_results::{
     HLOG_FILE, IntervalQuery, IntervalRecord, ResultStore, SUMMARY_CSV_FILE, class_cell, csv_field,
     for_each_folded_interval, read_intervals, shards_cell,
 };
@@ -85,7 +85,7 @@ pub async fn export(
                 "info": run_info(&dir, &manifest),
                 "phases": summary
                     .as_ref()
-                    .map(|s| keystorm_engine::results::whole_phase_rows(&dir, &s.rows))
+                    .map(|s| keystorm_results::whole_phase_rows(&dir, &s.rows))
                     .unwrap_or_default(),
                 "phase_details": report_phases(&dir, summary.as_ref()),
                 "summary": summary,
@@ -95,9 +95,9 @@ pub async fn export(
                     ..IntervalQuery::default()
                 }),
                 "index": super::index::read_index(&dir),
-                "listings": keystorm_engine::results::read_listings(&dir),
+                "listings": keystorm_results::read_listings(&dir),
                 "integrity": super::integrity::report_of(&dir),
-                "endpoints": keystorm_engine::results::read_endpoint_events(&dir),
+                "endpoints": keystorm_results::read_endpoint_events(&dir),
                 "workload_text": super::runs::workload_text(&dir),
                 "heatmaps": report_heatmaps(&dir),
                 "manifest": manifest,
@@ -126,7 +126,7 @@ const REPORT_HEATMAP_COLUMNS: u32 = 1_200;
 /// Each operation's latency heatmap over the whole run, for the offline report.
 fn report_heatmaps(dir: &std::path::Path) -> serde_json::Map<String, serde_json::Value> {
     let path = dir.join(HLOG_FILE);
-    keystorm_engine::ops::OpKind::ALL
+    keystorm_types::OpKind::ALL
         .into_iter()
         .filter_map(|op| {
             let heat = super::heatmap::read_heatmap(
@@ -152,9 +152,9 @@ const REPORT_PHASE_HEATMAP_COLUMNS: u32 = 600;
 /// the log again (a report is made once, and a run has tens of rows, not millions).
 fn report_phases(
     dir: &std::path::Path,
-    summary: Option<&keystorm_engine::results::Summary>,
+    summary: Option<&keystorm_results::Summary>,
 ) -> serde_json::Map<String, serde_json::Value> {
-    use keystorm_engine::results::{hlog_tag, read_merged_tags};
+    use keystorm_results::{hlog_tag, read_merged_tags};
     let Some(summary) = summary else {
         return serde_json::Map::new();
     };

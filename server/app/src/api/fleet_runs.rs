@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use keystorm_engine::plan::{Endpoint, OnAgentLoss, Plan};
-use keystorm_engine::results::{RunOverrides, Shard};
+use keystorm_results::{RunOverrides, Shard};
 
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;

@@ -8,8 +8,8 @@
 
 use axum::Json;
 use axum::extract::State;
-use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::{HLOG_FILE, HeatmapGrid, Section, heatmap, hlog_tag, row_bounds_us};
+use keystorm_results::{HLOG_FILE, HeatmapGrid, Section, heatmap, hlog_tag, row_bounds_us};
+use keystorm_types::OpKind;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 

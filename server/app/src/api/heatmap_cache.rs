@@ -11,8 +11,8 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::{HeatmapBuilder, HeatmapGrid, HeatmapLines};
+use keystorm_results::{HeatmapBuilder, HeatmapGrid, HeatmapLines};
+use keystorm_types::OpKind;
 
 use super::heatmap_filter::HeatmapFilter;
 
@@ -166,7 +166,7 @@ fn tail(file: &File, end: u64) -> std::io::Result<Vec<u8>> {
 mod tests {
     use super::*;
     use hdrhistogram::Histogram;
-    use keystorm_engine::results::{HlogWriter, heatmap};
+    use keystorm_results::{HlogWriter, heatmap};
 
     fn lines(from: u64, to: u64, us: u64) -> Vec<u8> {
         let mut writer = HlogWriter::default();

@@ -1,7 +1,7 @@
 //! Which part of a run a heatmap covers — a section, a round, a phase, any of them
 //! or none — as a test of the histogram log's tags.
 
-use keystorm_engine::ops::OpKind;
+use keystorm_types::OpKind;
 
 /// Which part of a run a heatmap covers: each field given must match; none given, the
 /// whole run.
@@ -53,7 +53,7 @@ pub struct PartLines<'a> {
     pub op: OpKind,
 }
 
-impl keystorm_engine::results::HeatmapLines for PartLines<'_> {
+impl keystorm_results::HeatmapLines for PartLines<'_> {
     fn counts(&self, tag: &str) -> bool {
         self.filter.accepts(tag, self.op)
     }

@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use keystorm_engine::executor::RunEvent;
-use keystorm_engine::results::RawEvent;
+use keystorm_results::RawEvent;
+use keystorm_results::RunEvent;
 use tokio::sync::broadcast;
 
 /// One logged event: id in the run's log, SSE event name, JSON data.

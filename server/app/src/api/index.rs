@@ -4,7 +4,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use keystorm_engine::results::{
+use keystorm_results::{
     EventReader, IndexPollingEvent, Logged, ReshardEvent, RunEvent, StallEvent,
 };
 use serde::Serialize;

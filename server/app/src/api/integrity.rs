@@ -4,7 +4,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use keystorm_engine::results::{IntegrityReport, read_integrity, whole_phase_rows};
+use keystorm_results::{IntegrityReport, read_integrity, whole_phase_rows};
 
 use super::error::{ApiPath, ApiResult, ErrorBody};
 use super::params::RunIdParam;

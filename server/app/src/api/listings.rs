@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::extract::State;
-use keystorm_engine::results::{ListingsReport, read_listings};
+use keystorm_results::{ListingsReport, read_listings};
 
 use super::error::{ApiPath, ApiResult, ErrorBody};
 use super::params::RunIdParam;

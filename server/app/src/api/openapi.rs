@@ -4,17 +4,18 @@
 use axum::Json;
 use utoipa::OpenApi;
 
-use keystorm_engine::executor::{PhaseProgress, RunEvent};
-use keystorm_engine::keyspace::WindowState;
-use keystorm_engine::listing::{ListMode, ListOutcome, SpaceReport, Tally};
-use keystorm_engine::metrics::{OpSummary, Percentiles};
-use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::scaling::{LinearFit, ScalingPoint};
-use keystorm_engine::results::{
+use keystorm_results::WindowState;
+use keystorm_results::metrics::{OpSummary, Percentiles};
+use keystorm_results::scaling::{LinearFit, ScalingPoint};
+use keystorm_results::space_report::{SpaceReport, Tally};
+use keystorm_results::{
     BucketIndex, EventPosition, IndexPollingEvent, IntegrityEvent, IntegrityReport, IntervalRecord,
     ListingRecord, ListingsReport, Manifest, MetadataScanRecord, PhaseRef, ReshardEvent, RunStatus,
     ScalingLine, Section, StallEvent, Summary, SummaryRow, TotalRow, TransferRecord,
 };
+use keystorm_results::{ListMode, ListOutcome};
+use keystorm_results::{PhaseProgress, RunEvent};
+use keystorm_types::OpKind;
 
 use super::distribution::{Distribution, DistributionPoint};
 use super::error::ErrorBody;

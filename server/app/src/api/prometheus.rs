@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::Mutex;
 
-use keystorm_engine::executor::RunEvent;
+use keystorm_results::RunEvent;
 
 #[derive(Default, Clone)]
 struct Series {
@@ -22,7 +22,7 @@ struct Series {
 }
 
 impl Series {
-    fn add(&mut self, o: &keystorm_engine::metrics::OpSummary) {
+    fn add(&mut self, o: &keystorm_results::metrics::OpSummary) {
         self.ops += o.ops;
         self.bytes += o.bytes;
         self.retries += o.retries;
@@ -59,7 +59,7 @@ struct State0 {
     reshards: u64,
     stalls: u64,
     /// (section, round, phase, bucket) → what its audit found.
-    audits: BTreeMap<(String, String, String, String), keystorm_engine::results::AuditCounts>,
+    audits: BTreeMap<(String, String, String, String), keystorm_results::AuditCounts>,
 }
 
 #[derive(Default)]
@@ -86,7 +86,7 @@ impl LiveMetrics {
             }
             RunEvent::Reshard(_) => s.reshards += 1,
             RunEvent::Endpoint(e) => {
-                let up = e.state == keystorm_engine::results::EndpointState::Up;
+                let up = e.state == keystorm_results::EndpointState::Up;
                 s.endpoint_up.insert(e.endpoint.clone(), up);
             }
             RunEvent::Audit(a) => {

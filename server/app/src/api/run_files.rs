@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use keystorm_engine::results::{
+use keystorm_results::{
     ANNOTATIONS_FILE, EVENTS_FILE, MANIFEST_FILE, Manifest, ResultStore, RunStatus, Summary,
 };
 use serde::{Deserialize, Serialize};
@@ -166,7 +166,7 @@ fn planned_buckets(dir: &Path) -> Vec<String> {
     struct Buckets {
         names: Vec<String>,
     }
-    std::fs::read(dir.join(keystorm_engine::results::PLAN_FILE))
+    std::fs::read(dir.join(keystorm_results::PLAN_FILE))
         .ok()
         .and_then(|b| serde_json::from_slice::<Plan>(&b).ok())
         .map(|p| p.buckets.names)

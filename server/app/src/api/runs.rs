@@ -7,11 +7,11 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use keystorm_engine::executor::RunOptions;
-use keystorm_engine::results::{
+use keystorm_engine::spec::{SpecError, parse_workload};
+use keystorm_results::{
     IntervalQuery, IntervalRecord, Manifest, ResultStore, Section, Summary, SummaryRow,
     WORKLOAD_FILE, list_runs, read_intervals,
 };
-use keystorm_engine::spec::{SpecError, parse_workload};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -156,7 +156,7 @@ pub async fn read(
     let summary = read_summary(&dir);
     let phases = summary
         .as_ref()
-        .map(|s| keystorm_engine::results::whole_phase_rows(&dir, &s.rows))
+        .map(|s| keystorm_results::whole_phase_rows(&dir, &s.rows))
         .unwrap_or_default();
     Ok(Json(RunDetail {
         info: run_info(&dir, &manifest),
@@ -270,7 +270,7 @@ pub async fn start_run(
     let options = RunOptions {
         results_root: state.config.results_dir.clone(),
         labels: req.labels.clone(),
-        overrides: keystorm_engine::results::RunOverrides {
+        overrides: keystorm_results::RunOverrides {
             endpoint,
             ..Default::default()
         },

@@ -145,10 +145,7 @@ pub async fn list(State(state): State<AppState>) -> ApiResult<Json<Vec<WorkloadI
                 name,
                 description: leading_comment(&redact_secrets(&text)),
                 size_bytes: meta.len(),
-                modified: meta
-                    .modified()
-                    .ok()
-                    .map(keystorm_engine::results::timestamp),
+                modified: meta.modified().ok().map(keystorm_results::timestamp),
             })
         })
         .collect();
@@ -263,7 +260,7 @@ pub async fn save(
         let p = problem_of(&e);
         return Err(ApiError::invalid_workload(p.line, p.column, p.message));
     }
-    if req.text.contains(keystorm_engine::spec::REDACTED) {
+    if req.text.contains(keystorm_results::secrets::REDACTED) {
         return Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
             "redacted_secret",
@@ -291,9 +288,7 @@ pub async fn save(
         Json(WorkloadInfo {
             description: leading_comment(&redact_secrets(&req.text)),
             size_bytes: req.text.len() as u64,
-            modified: Some(keystorm_engine::results::timestamp(
-                std::time::SystemTime::now(),
-            )),
+            modified: Some(keystorm_results::timestamp(std::time::SystemTime::now())),
             name,
         }),
     ))

@@ -14,8 +14,9 @@ use keystorm_engine::audit::BUDGET;
 use keystorm_engine::audit::diff::{
     Change, DiffCounts, DiffError, DiffJob, DiffOutcome, DiffSource, Difference, OnDifference,
 };
-use keystorm_engine::listing::{ListJob, ListMode, PageEvent, PageObserver};
-use keystorm_engine::plan::Shard;
+use keystorm_engine::listing::{ListJob, PageEvent, PageObserver};
+use keystorm_results::ListMode;
+use keystorm_results::Shard;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{DiffArgs, ListModeArg, TargetArgs};
@@ -204,7 +205,7 @@ async fn source(
                 ListModeArg::Serial => ListMode::Serial,
                 ListModeArg::Prefix => ListMode::Prefix {
                     depth: 1,
-                    alphabet: keystorm_engine::listing::BASE62_ALPHABET.to_string(),
+                    alphabet: keystorm_results::BASE62_ALPHABET.to_string(),
                 },
                 ListModeArg::Adaptive => ListMode::Adaptive {
                     delimiter: Some("/".to_string()),

@@ -25,14 +25,11 @@ pub(crate) fn load(
 /// one in `root`; a prefix that fits several runs says which.
 pub(crate) fn run_dir(root: &std::path::Path, id: &str) -> Result<std::path::PathBuf, CliError> {
     let as_path = std::path::PathBuf::from(id);
-    if as_path
-        .join(keystorm_engine::results::MANIFEST_FILE)
-        .is_file()
-    {
+    if as_path.join(keystorm_results::MANIFEST_FILE).is_file() {
         return Ok(as_path);
     }
-    keystorm_engine::results::find_run(root, id).map_err(|e| {
-        let runs = keystorm_engine::results::list_runs(root).unwrap_or_default();
+    keystorm_results::find_run(root, id).map_err(|e| {
+        let runs = keystorm_results::list_runs(root).unwrap_or_default();
         let fitting: Vec<&str> = runs
             .iter()
             .map(|(_, m)| m.run_id.as_str())

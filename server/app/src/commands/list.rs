@@ -13,11 +13,12 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use keystorm_engine::inventory::{self, Format, InventoryWriter};
 use keystorm_engine::keyfile;
-use keystorm_engine::listing::{
-    self, ListCheckpoint, ListJob, ListMode, ListOutcome, PageEvent, PageObserver,
-};
-use keystorm_engine::metrics::{Percentiles, micros, new_histogram, process_cpu_time};
-use keystorm_engine::scan::{self, HeadEvent, HeadObserver, MetadataSummary, ScanJob};
+use keystorm_engine::listing::{self, ListCheckpoint, ListJob, PageEvent, PageObserver};
+use keystorm_engine::metrics::process_cpu_time;
+use keystorm_engine::scan::{self, HeadEvent, HeadObserver, ScanJob};
+use keystorm_results::MetadataSummary;
+use keystorm_results::metrics::{Percentiles, micros, new_histogram};
+use keystorm_results::{ListMode, ListOutcome};
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 

@@ -5,8 +5,8 @@ use crate::table::Table;
 use crate::{CliError, exit};
 
 pub fn ls(args: &ResultsArgs) -> Result<u8, CliError> {
-    let runs = keystorm_engine::results::list_runs(&args.results)
-        .map_err(|e| CliError::failed(e.to_string()))?;
+    let runs =
+        keystorm_results::list_runs(&args.results).map_err(|e| CliError::failed(e.to_string()))?;
     if runs.is_empty() {
         stdoutln!("no runs in {}", args.results.display());
         return Ok(exit::OK);

@@ -1,8 +1,8 @@
 //! `keystorm merge RUN... [-o DIR]`: the runs of a workload's shards as one run, its
 //! percentiles from the shards' histograms added together (never averaged).
 
-use keystorm_engine::results::merge::{MergeError, MergeRequest, MergedPart, merge_runs};
-use keystorm_engine::results::{ResultStore, RunOverrides};
+use keystorm_results::merge::{MergeError, MergeRequest, MergedPart, merge_runs};
+use keystorm_results::{ResultStore, RunOverrides};
 
 use crate::cli::MergeArgs;
 use crate::table::Table;
@@ -47,7 +47,7 @@ pub fn merge(args: &MergeArgs, command_line: Vec<String>) -> Result<u8, CliError
 /// The plan of the whole workload, from the first shard's workload and the overrides it
 /// ran with (its shard aside); `None` if the workload no longer validates.
 fn whole_plan(run: &std::path::Path) -> Option<serde_json::Value> {
-    let text = std::fs::read_to_string(run.join(keystorm_engine::results::WORKLOAD_FILE)).ok()?;
+    let text = std::fs::read_to_string(run.join(keystorm_results::WORKLOAD_FILE)).ok()?;
     let manifest = ResultStore::read_manifest(run).ok()?;
     let (mut plan, _) = keystorm_engine::spec::parse_workload(&text, "workload.yaml").ok()?;
     plan.apply_overrides(&RunOverrides {

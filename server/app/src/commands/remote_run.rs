@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use keystorm_engine::results::{Manifest, RunStatus, Summary};
+use keystorm_results::{Manifest, RunStatus, Summary};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use keystorm_engine::executor::{self, RunOptions};
-use keystorm_engine::results::{RunOverrides, RunStatus};
+use keystorm_results::{RunOverrides, RunStatus};
 use tokio_util::sync::CancellationToken;
 
 use super::signals::{shutdown_signal, watch_interrupts};
@@ -22,7 +22,7 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
     let (workload_path, resume_dir) = match &args.resume {
         Some(id) => {
             let dir = super::inputs::run_dir(&root, id)?;
-            (dir.join(keystorm_engine::results::WORKLOAD_FILE), Some(dir))
+            (dir.join(keystorm_results::WORKLOAD_FILE), Some(dir))
         }
         None => match &args.workload {
             Some(p) => (p.clone(), None),
@@ -35,7 +35,7 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
     };
     let (plan, text) = super::inputs::load(&workload_path).map_err(|e| {
         let redacted = std::fs::read_to_string(&workload_path)
-            .is_ok_and(|t| t.contains(keystorm_engine::spec::REDACTED));
+            .is_ok_and(|t| t.contains(keystorm_results::secrets::REDACTED));
         match &resume_dir {
             Some(_) if redacted => CliError::bad_input(format!(
                 "{}; the workload kept with a run has its keys replaced by <redacted> wherever \
@@ -98,8 +98,8 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
     // A run that failed before any phase finished has no table to show.
     if !outcome.summary.rows.is_empty() {
         stdout!("{}", crate::table::summary_text(&outcome.summary.rows));
-        let rows = keystorm_engine::results::whole_phase_rows(&outcome.dir, &outcome.summary.rows);
-        let integrity = keystorm_engine::results::read_integrity(&outcome.dir, &rows);
+        let rows = keystorm_results::whole_phase_rows(&outcome.dir, &outcome.summary.rows);
+        let integrity = keystorm_results::read_integrity(&outcome.dir, &rows);
         stdout!("{}", crate::table::integrity_text(&integrity));
     }
     stderrln!(

@@ -1,7 +1,7 @@
 //! `keystorm show RUN`: a past run's summary as a table (or JSON).
 
-use keystorm_engine::results::scaling::human_duration;
-use keystorm_engine::results::{ListingsReport, ResultStore, read_listings};
+use keystorm_results::scaling::human_duration;
+use keystorm_results::{ListingsReport, ResultStore, read_listings};
 
 use crate::cli::ShowArgs;
 use crate::table::Table;
@@ -37,8 +37,8 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
         return Ok(exit::OK);
     } else {
         stdout!("{}", crate::table::summary_text(&summary.rows));
-        let rows = keystorm_engine::results::whole_phase_rows(&dir, &summary.rows);
-        let integrity = keystorm_engine::results::read_integrity(&dir, &rows);
+        let rows = keystorm_results::whole_phase_rows(&dir, &summary.rows);
+        let integrity = keystorm_results::read_integrity(&dir, &rows);
         stdout!("{}", crate::table::integrity_text(&integrity));
     }
     if let Some(c) = &manifest.cleanup {
@@ -51,7 +51,7 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     Ok(exit::OK)
 }
 
-fn round_of(phase: &keystorm_engine::results::PhaseRef) -> String {
+fn round_of(phase: &keystorm_results::PhaseRef) -> String {
     phase.round.map_or("-".into(), |n| n.to_string())
 }
 

@@ -2,10 +2,11 @@
 //! `upload`): endpoint and signing from the command line, keys from the environment
 //! or a profile, checked before anything is sent.
 
-use keystorm_engine::ops::ErrorClass;
-use keystorm_engine::plan::CredentialSource;
-use keystorm_engine::results::secrets::Redactor;
-use keystorm_engine::s3::{ClientConfig, ClientKind, S3Client, TlsConfig};
+use keystorm_results::secrets::Redactor;
+use keystorm_s3::CredentialSource;
+use keystorm_s3::{ClientConfig, S3Client, TlsConfig};
+use keystorm_types::ClientKind;
+use keystorm_types::ErrorClass;
 
 use crate::CliError;
 use crate::cli::TargetArgs;
@@ -17,7 +18,7 @@ pub async fn connect(target: &TargetArgs, pool_size: usize) -> Result<S3Client, 
         Some(p) => CredentialSource::Profile(p.clone()),
         None => CredentialSource::Default,
     };
-    let credentials = keystorm_engine::s3::credentials::resolve(&source)
+    let credentials = keystorm_s3::credentials::resolve(&source)
         .await
         .map_err(|e| {
             CliError::bad_input(match source {
@@ -26,7 +27,7 @@ pub async fn connect(target: &TargetArgs, pool_size: usize) -> Result<S3Client, 
             })
         })?;
     // The command ends with the keys: nothing it prints shows them.
-    keystorm_engine::results::secrets::register(Redactor::of_keys(&credentials)).for_the_process();
+    keystorm_results::secrets::register(Redactor::of_keys(&credentials)).for_the_process();
     S3Client::connect(&ClientConfig {
         kind: ClientKind::Fast,
         endpoint,

@@ -6,10 +6,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use keystorm_engine::listing::{ListJob, ListMode};
+use keystorm_engine::listing::ListJob;
 use keystorm_engine::transfer::{
-    self, DownloadJob, RequestEvent, TransferObserver, TransferOutcome, TransferSettings, UploadJob,
+    self, DownloadJob, RequestEvent, TransferObserver, TransferSettings, UploadJob,
 };
+use keystorm_results::ListMode;
+use keystorm_results::TransferOutcome;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{DownloadArgs, TransferArgs, UploadArgs};

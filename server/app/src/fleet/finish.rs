@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use keystorm_engine::executor::close_killed_run;
-use keystorm_engine::results::RunStatus;
-use keystorm_engine::results::merge::{MergeRequest, merge_runs};
+use keystorm_results::RunStatus;
+use keystorm_results::merge::{MergeRequest, merge_runs};
 
 use super::run_record::RunState;
 use super::state::Fleet;

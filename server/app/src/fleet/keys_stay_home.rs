@@ -6,7 +6,7 @@
 //! text leaves the machine.
 
 use keystorm_engine::plan::Plan;
-use keystorm_engine::s3::CredentialSource;
+use keystorm_s3::CredentialSource;
 
 /// Why `plan` cannot run on agents because it holds keys; `None` when it holds none.
 pub fn inline_keys_refusal(plan: &Plan) -> Option<String> {

@@ -15,12 +15,13 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use keystorm_engine::executor::{Observer, PhaseProgress, RunEvent};
-use keystorm_engine::results::merge::{LiveInterval, LiveMerge};
-use keystorm_engine::results::{
+use keystorm_engine::executor::Observer;
+use keystorm_results::merge::{LiveInterval, LiveMerge};
+use keystorm_results::{
     FORMAT_VERSION, IntervalRecord, Manifest, PhaseRef, ProcessId, ResultStore, ResultsError,
     RunStatus, Section, decode_histogram, timestamp,
 };
+use keystorm_results::{PhaseProgress, RunEvent};
 
 use super::bounds::{MAX_ERROR_CHARS, clip, news_fits};
 use super::new_run::NewFleetRun;
@@ -275,7 +276,7 @@ impl LiveRun {
 
     fn log_intervals(
         &mut self,
-        merged: Vec<(IntervalRecord, keystorm_engine::metrics::IntervalStats)>,
+        merged: Vec<(IntervalRecord, keystorm_results::metrics::IntervalStats)>,
     ) {
         for (record, stats) in merged {
             // The interval files are what the live page's history reads; a write that

@@ -5,13 +5,14 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use keystorm_engine::executor::{Observer, PhaseProgress, RunEvent};
-use keystorm_engine::metrics::{OpSummary, new_histogram};
-use keystorm_engine::ops::OpKind;
-use keystorm_engine::results::{
+use keystorm_engine::executor::Observer;
+use keystorm_results::metrics::{OpSummary, new_histogram};
+use keystorm_results::{
     IntervalRecord, PhaseEnd, PhaseRef, ResultStore, RunStatus, Section, WindowState,
     encode_histogram,
 };
+use keystorm_results::{PhaseProgress, RunEvent};
+use keystorm_types::OpKind;
 
 use super::protocol::{
     Heartbeat, Order, RegisterRequest, SentInterval, ShardDone, ShardNews, ShardReport, now_ms,

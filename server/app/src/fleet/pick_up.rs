@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
 use keystorm_engine::executor::Observer;
-use keystorm_engine::results::{ProcessId, ResultStore, RunStatus, timestamp};
+use keystorm_results::{ProcessId, ResultStore, RunStatus, timestamp};
 
 use super::agent_record::Agent;
 use super::incoming::tidy_for_pick_up;

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use keystorm_engine::executor::NoObserver;
-use keystorm_engine::results::{ResultStore, RunStatus};
+use keystorm_results::{ResultStore, RunStatus};
 
 use super::protocol::{Heartbeat, Order, ShardDone};
 use super::run_record::RunState;

@@ -149,15 +149,15 @@ pub struct SentInterval {
     /// Its start on the controller's clock (Unix ms): the agent's clock corrected by
     /// its measured offset.
     pub at_ms: u64,
-    pub record: keystorm_engine::results::IntervalRecord,
-    pub progress: keystorm_engine::executor::PhaseProgress,
+    pub record: keystorm_results::IntervalRecord,
+    pub progress: keystorm_results::PhaseProgress,
     /// Per operation, its latency histogram (µs) in HdrHistogram's compressed
     /// encoding, base64.
-    pub histograms: BTreeMap<keystorm_engine::ops::OpKind, String>,
+    pub histograms: BTreeMap<keystorm_types::OpKind, String>,
     /// A shard that drives several endpoints: each one's histograms, by URL and
     /// operation, encoded the same way.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub endpoint_histograms: Vec<(String, keystorm_engine::ops::OpKind, String)>,
+    pub endpoint_histograms: Vec<(String, keystorm_types::OpKind, String)>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]

@@ -46,7 +46,7 @@ impl Fleet {
         }
         idle.sort_by(|&a, &b| inner.agents[a].name.cmp(&inner.agents[b].name));
         idle.truncate(wanted);
-        let run_id = keystorm_engine::results::new_run_id(&spec.workload, SystemTime::now());
+        let run_id = keystorm_results::new_run_id(&spec.workload, SystemTime::now());
         let mut warnings = Vec::new();
         let live = LiveRun::open(&self.results_dir, &run_id, &spec, observer)
             .map_err(|e| warnings.push(format!("no live view of this run: {e}")))

@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use keystorm_engine::s3::{
-    ClientConfig, ClientKind, Credentials, ListRequest, S3Client, TlsConfig,
-};
+use keystorm_s3::{ClientConfig, ListRequest, S3Client, TlsConfig};
+
+use keystorm_types::{ClientKind, Credentials};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_keystorm");
 

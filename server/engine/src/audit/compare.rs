@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::spill::{Cut, Part, Spill, read_records};
-pub use keystorm_results::{AuditCounts, AuditExample, AuditFinding};
+pub(crate) use keystorm_results::{AuditCounts, AuditExample, AuditFinding};
 
 /// Partitions of each side, at each split level.
 const PARTS: usize = 64;

@@ -15,7 +15,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::{Comparer, Found, FoundKind};
 use crate::listing::{self, ListError, ListJob, ListOutcome, ListOutputs, PageObserver};
-use crate::s3::{ListEntry, S3Client};
+use keystorm_s3::S3Client;
+use keystorm_types::ListEntry;
 
 /// Listed entries waiting to be spilled, per side.
 const QUEUE: usize = 4096;

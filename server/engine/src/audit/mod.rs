@@ -19,6 +19,5 @@ mod spill;
 
 pub use bucket::{AuditError, AuditJob, AuditOutcome, BUDGET, Expected, audit};
 
-pub use compare::{
-    AuditCounts, AuditExample, AuditFinding, Comparer, Found, FoundKind, ListedCut, Seen, Sides,
-};
+pub(crate) use compare::{AuditCounts, AuditExample};
+pub use compare::{Comparer, Found, FoundKind, ListedCut, Seen, Sides};

@@ -3,7 +3,7 @@
 //! `checkpoint_every`).
 
 use crate::keyspace::WindowState;
-use crate::results::{Checkpoint, FORMAT_VERSION, PhasePosition, PhaseRef, ResultsError};
+use keystorm_results::{Checkpoint, FORMAT_VERSION, PhasePosition, PhaseRef, ResultsError};
 
 use super::context::RunContext;
 

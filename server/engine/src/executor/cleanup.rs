@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 
 use super::context::RunContext;
 use crate::keyspace::{Keyspace, Window};
-use crate::ops::{ErrorClass, OpError};
-use crate::results::RunEvent;
-use crate::results::{CleanupEvent, Manifest};
-use crate::s3::S3Client;
+use keystorm_results::RunEvent;
+use keystorm_results::{CleanupEvent, Manifest};
+use keystorm_s3::S3Client;
+use keystorm_types::{ErrorClass, OpError};
 use tokio_util::sync::CancellationToken;
 
 /// Keys per DeleteObjects request: S3's limit.

@@ -11,13 +11,13 @@ use super::first_errors;
 use super::observer::Observer;
 use crate::keyspace::{Keyspace, Window};
 use crate::plan::Plan;
-use crate::results::{EventPosition, PhaseRef, ResultStore, RunEvent};
 use crate::rgw::tracker::RunLog;
+use keystorm_results::{EventPosition, PhaseRef, ResultStore, RunEvent};
 
 /// Everything phases share.
 pub(crate) struct RunContext {
     pub plan: Plan,
-    pub client: crate::s3::S3Client,
+    pub client: keystorm_s3::S3Client,
     /// Every endpoint, for operation phases (`client` reaches the first).
     pub gateways: Arc<crate::gateways::Gateways>,
     pub keyspace: Keyspace,
@@ -52,7 +52,7 @@ impl RunContext {
     /// its text first. A log that cannot be written does not stop the run (the interval
     /// files are what results rely on).
     pub fn emit(&self, mut e: RunEvent) -> u64 {
-        e.redact(&crate::results::secrets::active());
+        e.redact(&keystorm_results::secrets::active());
         let id = self.store().write_event(&e);
         self.observer.event(id, &e);
         id
@@ -77,7 +77,7 @@ impl RunContext {
     }
 
     /// The bucket index as last polled (empty without tracking).
-    pub fn index_snapshot(&self) -> Vec<crate::results::BucketIndex> {
+    pub fn index_snapshot(&self) -> Vec<keystorm_results::BucketIndex> {
         self.tracker
             .as_ref()
             .map(|t| t.snapshot())

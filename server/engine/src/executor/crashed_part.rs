@@ -12,11 +12,11 @@ use super::phase::{PartEnd, summary_rows};
 use super::sequence::ScheduledPhase;
 use crate::keyspace::WindowState;
 use crate::metrics::IntervalStats;
-use crate::ops::{ErrorClass, OpKind};
-use crate::results::{
+use keystorm_results::{
     BucketIndex, HLOG_FILE, INTERVALS_FILE, IntervalQuery, PartStart, Redone, ResultsError,
     Summary, SummaryRow, for_each_hlog_line, for_each_interval, hlog_start_ms, hlog_tag,
 };
+use keystorm_types::{ErrorClass, OpKind};
 
 /// What the crashed part measured.
 pub(crate) struct ClosedPart {
@@ -83,7 +83,7 @@ pub(crate) fn close(
         deletes_done: 0,
     };
     // A run that drives several endpoints numbers them as its manifest lists them.
-    let urls = crate::results::ResultStore::read_manifest(dir)
+    let urls = keystorm_results::ResultStore::read_manifest(dir)
         .map(|m| m.endpoints)
         .unwrap_or_default();
     let mut index_at_end: Vec<BucketIndex> = Vec::new();
@@ -137,7 +137,7 @@ pub(crate) fn close(
         let parts = [phase.section.as_str(), &round, &phase.name, op.as_str()];
         let tag = hlog_tag(&parts);
         for e in 0..urls.len() {
-            tags.insert(crate::results::endpoint_tag(&tag, e), (op, Some(e)));
+            tags.insert(keystorm_results::endpoint_tag(&tag, e), (op, Some(e)));
         }
         tags.insert(tag, (op, None));
     }
@@ -204,8 +204,8 @@ pub(crate) fn close(
 pub fn close_killed_run(
     dir: &std::path::Path,
     plan: &crate::plan::Plan,
-) -> Result<(), crate::results::ResultsError> {
-    use crate::results::{ResultStore, RunStatus};
+) -> Result<(), keystorm_results::ResultsError> {
+    use keystorm_results::{ResultStore, RunStatus};
     let mut manifest = ResultStore::read_manifest(dir)?;
     if manifest.status != RunStatus::Running {
         return Ok(());

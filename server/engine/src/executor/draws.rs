@@ -15,8 +15,8 @@
 use rand_distr::Distribution;
 
 use crate::keyspace::mix64;
-use crate::ops::OpKind;
 use crate::plan::Selection;
+use keystorm_types::OpKind;
 
 /// Salt that keeps the worker streams apart from the keyspace's own hash streams.
 const SALT_WORKER: u64 = 0x5157_0010;

@@ -1,7 +1,7 @@
 //! How a run fails before it has a results folder to record the failure in, or when that
 //! folder itself fails.
 
-use crate::results::ResultsError;
+use keystorm_results::ResultsError;
 
 /// Failures before any result folder exists, or of the result folder itself.
 #[derive(Debug, thiserror::Error)]

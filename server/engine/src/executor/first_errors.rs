@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::sync::Mutex;
 
-use crate::ops::{ErrorClass, OpError};
+use keystorm_types::{ErrorClass, OpError};
 
 #[derive(Default)]
 pub(crate) struct FirstErrors {

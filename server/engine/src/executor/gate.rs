@@ -5,7 +5,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use crate::results::PhaseRef;
+use keystorm_results::PhaseRef;
 
 /// What [`PhaseGate::before_phase`] returns.
 pub type GateFuture<'a> = Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>>;

@@ -5,7 +5,7 @@
 
 use std::sync::Mutex;
 
-use crate::ops::ErrorClass;
+use keystorm_types::ErrorClass;
 
 /// Examples a run keeps.
 pub(crate) const MAX_EXAMPLES: usize = 100;

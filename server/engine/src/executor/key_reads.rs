@@ -16,7 +16,7 @@ use crate::keyfile::{self, KeyFile, KeyFileError, ListedError};
 use crate::keyset::KeySet;
 use crate::listing::{CheckpointError, Checkpointing, ListCheckpoint, ListJob};
 use crate::plan::{KeySource, PhaseEnd, PhasePlan, Shard};
-use crate::results::{KeySourceKind, KeysEvent, PhaseRef, RunEvent};
+use keystorm_results::{KeySourceKind, KeysEvent, PhaseRef, RunEvent};
 
 /// Why a phase's keys could not be made ready.
 #[derive(Debug, thiserror::Error)]

@@ -13,8 +13,8 @@ use super::phase_shared::PhaseShared;
 use super::transfer_phase::{self, TransferTask};
 use crate::metrics::Recorder;
 use crate::plan::{PhaseKind, PhasePlan};
-use crate::results::PhaseRef;
 use crate::transfer::TransferOutcome;
+use keystorm_results::PhaseRef;
 
 /// A phase's kind-specific part, started.
 pub(crate) enum Started {

@@ -26,10 +26,10 @@ use crate::listing::{
 };
 use crate::metrics::Recorder;
 use crate::plan::{ListingPlan, PhasePlan};
-use crate::results::PhaseRef;
-use crate::results::{AuditEvent, MetadataScanEvent, RunEvent};
-use crate::s3::S3Client;
 use crate::scan::{self, ScanJob, ScanOutcome};
+use keystorm_results::PhaseRef;
+use keystorm_results::{AuditEvent, MetadataScanEvent, RunEvent};
+use keystorm_s3::S3Client;
 
 /// What a pass over each bucket does besides listing.
 #[derive(Debug, Clone, Copy, PartialEq)]

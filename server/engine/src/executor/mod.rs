@@ -36,14 +36,11 @@ use std::time::{Instant, SystemTime};
 
 use tokio_util::sync::CancellationToken;
 
-pub use crate::results::CleanupEvent;
-pub use crate::results::EventPosition;
-pub use crate::results::PhaseProgress;
-pub use crate::results::{MetadataScanEvent, RunEvent};
 pub use crashed_part::close_killed_run;
 pub use embedded::{EmbeddedTarget, EmbeddedTargets, StartError, Starting};
 pub use error::RunError;
 pub use gate::{GateFuture, PhaseGate};
+use keystorm_results::RunEvent;
 pub use observer::{NoObserver, Observer};
 pub use options::{RunOptions, RunOutcome};
 pub use sequence::{ScheduledPhase, schedule};
@@ -54,12 +51,14 @@ use opening::{Opened, Settled};
 
 use crate::keyspace::{Keyspace, Window};
 use crate::plan::{KeySource, Plan};
-use crate::results::{Checkpoint, Manifest, ResultsError, RunStatus, Summary, secrets, timestamp};
+use keystorm_results::{
+    Checkpoint, Manifest, ResultsError, RunStatus, Summary, secrets, timestamp,
+};
 
 /// Runs `plan` to the end (or until `cancel`), writing results under the options' root.
 ///
 /// The secrets of the run — the workload's inline keys, the keys it resolves — are
-/// registered with the process's writers while it goes ([`crate::results::secrets`]),
+/// registered with the process's writers while it goes ([`keystorm_results::secrets`]),
 /// and the error it gives back is redacted before they are forgotten.
 pub async fn run(
     plan: Plan,

@@ -2,7 +2,7 @@
 //! Every event the run logs is handed to its observer with its id in the event log.
 
 use crate::metrics::IntervalStats;
-use crate::results::{IntervalRecord, RunEvent};
+use keystorm_results::{IntervalRecord, RunEvent};
 
 /// Receives run events with their id in the run's event log (0, 1, 2, ...); called from
 /// the collector task, so keep it quick.

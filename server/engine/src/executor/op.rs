@@ -14,9 +14,9 @@ use crate::gateways::{Gateways, Retried, Seat};
 use crate::keyset::{EpochPick, KeyReader};
 use crate::keyspace::{Keyspace, Window};
 use crate::metrics::{IntervalStats, OpStats, micros};
-use crate::ops::{ErrorClass, OpError, OpKind};
 use crate::plan::{PhaseEnd, PhasePlan, PhaseWork, Selection};
-use crate::s3::ListRequest;
+use keystorm_s3::ListRequest;
+use keystorm_types::{ErrorClass, OpError, OpKind};
 
 /// What a finished operation produced.
 pub(crate) struct OpResult {

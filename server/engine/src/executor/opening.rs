@@ -11,7 +11,7 @@ use super::options::RunOptions;
 use super::totals;
 use crate::keyspace::WindowState;
 use crate::plan::{Endpoint, Plan};
-use crate::results::{
+use keystorm_results::{
     Checkpoint, FORMAT_VERSION, Manifest, ResultStore, RunOverrides, RunStatus, Summary,
     new_run_id, timestamp,
 };
@@ -115,7 +115,7 @@ pub(super) fn open(
     let (manifest, store, checkpoint, summary, run_totals) = match resume {
         Some((dir, mut manifest, checkpoint, summary)) => {
             manifest.status = RunStatus::Running;
-            manifest.process = crate::results::ProcessId::current();
+            manifest.process = keystorm_results::ProcessId::current();
             manifest.cleanup = None;
             manifest.ended_at = None;
             manifest.error = None;
@@ -148,7 +148,7 @@ pub(super) fn open(
                 command_line: options.command_line.clone(),
                 overrides: overrides.clone(),
                 peak_rss_kib: None,
-                process: crate::results::ProcessId::current(),
+                process: keystorm_results::ProcessId::current(),
                 cleanup: None,
                 merged_from: Vec::new(),
             };

@@ -8,7 +8,7 @@ use std::time::SystemTime;
 use super::embedded::EmbeddedTargets;
 use super::gate::PhaseGate;
 use crate::keyspace::WindowState;
-use crate::results::{RunOverrides, RunStatus, Summary};
+use keystorm_results::{RunOverrides, RunStatus, Summary};
 
 /// How to run, beyond what the workload says.
 #[derive(Debug, Clone, Default)]

@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use crate::listing::{PageEvent, PageObserver};
 use crate::metrics::Recorder;
-use crate::ops::{ErrorClass, OpKind};
 use crate::scan::{HeadEvent, HeadObserver};
 use crate::transfer::{RequestEvent, TransferObserver};
+use keystorm_types::{ErrorClass, OpKind};
 
 pub(crate) struct PassRecorders(Vec<Recorder>);
 

@@ -19,13 +19,13 @@ use super::stalls::StallDetector;
 use crate::keyset::{EpochPicks, KeySet};
 use crate::keyspace::{WindowState, mix64};
 use crate::metrics::{IntervalStats, Recorder, process_cpu_time};
-use crate::ops::OpKind;
 use crate::plan::{PhaseEnd, PhaseWork};
-use crate::results::{IntegrityEvent, PhaseProgress, PhaseRef, ResultsError, RunEvent};
-use crate::results::{
+use keystorm_results::{IntegrityEvent, PhaseProgress, PhaseRef, ResultsError, RunEvent};
+use keystorm_results::{
     IntervalRecord, OpenLoop, PartStart, PhasePosition, SHORT_INTERVAL_S, StallEvent, SummaryRow,
     timestamp,
 };
+use keystorm_types::OpKind;
 
 /// Recorders per phase at most; workers share them round-robin.
 const MAX_RECORDERS: usize = 8;
@@ -374,7 +374,7 @@ pub(crate) struct PartEnd<'a> {
     /// Measured time (warm-up left out).
     pub measured: Duration,
     pub client_cpu_s: f64,
-    pub index_at_end: &'a [crate::results::BucketIndex],
+    pub index_at_end: &'a [keystorm_results::BucketIndex],
     pub interrupted: bool,
     /// The run's endpoints when it drives several (their shares are broken down).
     pub endpoints: &'a [String],
@@ -383,7 +383,7 @@ pub(crate) struct PartEnd<'a> {
 /// The summary rows of one part of a phase: one per operation it ran.
 pub(crate) fn summary_rows(
     totals: &IntervalStats,
-    phase: &crate::results::PhaseRef,
+    phase: &keystorm_results::PhaseRef,
     part: &PartStart,
     end: &PartEnd<'_>,
 ) -> Vec<SummaryRow> {
@@ -391,7 +391,7 @@ pub(crate) fn summary_rows(
     totals
         .active()
         .map(|(op, s)| SummaryRow {
-            endpoints: crate::results::endpoint_rows(totals, op, end.endpoints, measured),
+            endpoints: keystorm_results::endpoint_rows(totals, op, end.endpoints, measured),
             section: phase.section,
             round: phase.round,
             phase: phase.name.clone(),
@@ -598,12 +598,12 @@ fn report_first_findings(ctx: &RunContext, pref: &PhaseRef, shared: &PhaseShared
 fn report_endpoint_changes(ctx: &RunContext, pref: &PhaseRef) {
     for c in ctx.gateways.take_changes() {
         let urls = ctx.gateways.urls();
-        ctx.emit(RunEvent::Endpoint(crate::results::EndpointEvent {
+        ctx.emit(RunEvent::Endpoint(keystorm_results::EndpointEvent {
             endpoint: urls.get(c.endpoint).cloned().unwrap_or_default(),
             state: if c.down {
-                crate::results::EndpointState::Down
+                keystorm_results::EndpointState::Down
             } else {
-                crate::results::EndpointState::Up
+                keystorm_results::EndpointState::Up
             },
             t_s: ctx.t_s(c.at),
             phase: Some(pref.clone()),
@@ -661,7 +661,7 @@ fn interval_record(
         endpoints: if stats.endpoints.is_empty() {
             Vec::new()
         } else {
-            crate::results::endpoint_ops(stats, &ctx.gateways.urls(), duration)
+            keystorm_results::endpoint_ops(stats, &ctx.gateways.urls(), duration)
         },
     }
 }

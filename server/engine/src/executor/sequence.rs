@@ -1,7 +1,7 @@
 //! The order phases run in: `before`, then each round's phases, then `after`.
 
 use crate::plan::{PhasePlan, Plan};
-use crate::results::{PhaseRef, Section};
+use keystorm_results::{PhaseRef, Section};
 
 /// A phase with its place in the run.
 #[derive(Debug, Clone)]

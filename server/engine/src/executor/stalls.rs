@@ -8,12 +8,12 @@
 use hdrhistogram::Histogram;
 
 use crate::metrics::IntervalStats;
-use crate::ops::OpKind;
 use crate::plan::StallPlan;
-use crate::results::{PhaseRef, StallEvent};
+use keystorm_results::{PhaseRef, StallEvent};
+use keystorm_types::OpKind;
 
 /// Intervals shorter than this (the last, partial one) are not judged.
-const MIN_INTERVAL_S: f64 = crate::results::SHORT_INTERVAL_S;
+const MIN_INTERVAL_S: f64 = keystorm_results::SHORT_INTERVAL_S;
 
 pub(crate) struct StallDetector {
     plan: StallPlan,
@@ -112,7 +112,7 @@ mod tests {
 
     fn phase() -> PhaseRef {
         PhaseRef {
-            section: crate::results::Section::Before,
+            section: keystorm_results::Section::Before,
             round: None,
             index: 0,
             name: "fill".into(),

@@ -9,8 +9,8 @@ use super::embedded::{EmbeddedTarget, EmbeddedTargets};
 use super::error::RunError;
 use crate::gateways::Gateways;
 use crate::plan::{CredentialSource, Endpoint, IndexLayout, Plan};
-use crate::results::secrets::{Redactor, Registration};
-use crate::s3::{ClientConfig, S3Client, TlsConfig};
+use keystorm_results::secrets::{Redactor, Registration};
+use keystorm_s3::{ClientConfig, S3Client, TlsConfig};
 
 /// Access keys the embedded target is started with (it verifies signatures).
 pub const EMBEDDED_ACCESS_KEY: &str = "keystorm";
@@ -49,7 +49,7 @@ impl Target {
         } = reach(plan, endpoint_override, embedded_targets).await?;
         let embedded = started.is_some();
         let credentials = if embedded {
-            crate::s3::Credentials {
+            keystorm_types::Credentials {
                 access_key_id: EMBEDDED_ACCESS_KEY.to_string(),
                 secret_access_key: EMBEDDED_SECRET_KEY.to_string(),
                 session_token: None,
@@ -256,14 +256,14 @@ pub(crate) enum BucketError {
     Unreachable {
         bucket: String,
         at: String,
-        source: crate::ops::OpError,
+        source: keystorm_types::OpError,
     },
     #[error("bucket {bucket:?} does not exist at {at} (set `buckets.create: true` to create it)")]
     Missing { bucket: String, at: String },
     #[error("cannot create bucket {bucket}: {source}")]
     Create {
         bucket: String,
-        source: crate::ops::OpError,
+        source: keystorm_types::OpError,
     },
     #[error(
         "bucket {bucket:?} does not exist at {at}, and shard {shard} waited {waited_s} s for \
@@ -316,7 +316,7 @@ pub(crate) async fn ensure_buckets(
                 && let Ok(stats) = admin.bucket_stats(name).await
                 && stats.num_shards != *n
             {
-                ctx.emit(crate::results::RunEvent::Warning {
+                ctx.emit(keystorm_results::RunEvent::Warning {
                     message: format!(
                         "bucket {name} already exists with {} index shards; `index: {{shards: {n}}}` \
                          applies only to buckets keystorm creates",
@@ -360,7 +360,7 @@ async fn bucket_exists(ctx: &RunContext, name: &str, at: &str) -> Result<bool, B
         .bucket_exists(name)
         .await
         .map_err(|e| match e.class {
-            crate::ops::ErrorClass::Http(403) => BucketError::AccessDenied {
+            keystorm_types::ErrorClass::Http(403) => BucketError::AccessDenied {
                 bucket: name.to_string(),
                 at: at.to_string(),
             },
@@ -421,14 +421,14 @@ async fn resolve(
     field: &str,
     secrets: &Registration,
     notes: &mut Vec<String>,
-) -> Result<crate::s3::Credentials, RunError> {
+) -> Result<keystorm_types::Credentials, RunError> {
     let redacted = is_redacted(source);
     let source = if redacted {
         CredentialSource::Default
     } else {
         source.clone()
     };
-    let credentials = crate::s3::credentials::resolve(&source)
+    let credentials = keystorm_s3::credentials::resolve(&source)
         .await
         .map_err(|e| credentials_error(&e, &source, field, redacted))?;
     secrets.add(&Redactor::of_keys(&credentials));
@@ -461,7 +461,7 @@ fn is_redacted(source: &CredentialSource) -> bool {
 /// Missing keys are bad input (exit code 2): the message says what to set, including
 /// the workload `field` that chooses where they come from.
 fn credentials_error(
-    e: &crate::s3::credentials::CredentialsError,
+    e: &keystorm_s3::credentials::CredentialsError,
     source: &CredentialSource,
     field: &str,
     redacted: bool,

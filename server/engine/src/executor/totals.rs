@@ -12,8 +12,8 @@ use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer}
 use serde::{Deserialize, Serialize};
 
 use crate::metrics::{IntervalStats, OpStats};
-use crate::ops::{ErrorClass, OpKind};
-use crate::results::{ResultsError, TotalRow};
+use keystorm_results::{ResultsError, TotalRow};
+use keystorm_types::{ErrorClass, OpKind};
 
 pub const TOTALS_FILE: &str = "totals.json";
 

@@ -12,10 +12,10 @@ use super::pass_recorders::PassRecorders;
 use crate::listing::{ListJob, ListMode};
 use crate::metrics::Recorder;
 use crate::plan::{TransferDirection, TransferPlan};
-use crate::results::PhaseRef;
-use crate::results::RunEvent;
-use crate::s3::S3Client;
 use crate::transfer::{self, DownloadJob, TransferOutcome, UploadJob};
+use keystorm_results::PhaseRef;
+use keystorm_results::RunEvent;
+use keystorm_s3::S3Client;
 
 pub(crate) struct TransferTask {
     client: S3Client,

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use md5::{Digest, Md5};
 
-use crate::s3::GetOutcome;
+use keystorm_s3::GetOutcome;
 
 /// Slots of the MD5 table: at least the content buffer's distinct offsets, so that one
 /// object size never evicts itself.

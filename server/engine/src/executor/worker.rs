@@ -13,8 +13,8 @@ use super::op::{OpRunner, Outcome};
 use super::phase_shared::PhaseShared;
 use crate::keyset::EpochPick;
 use crate::metrics::Recorder;
-use crate::ops::OpKind;
 use crate::plan::{PhaseEnd, PhasePlan, PhaseWork};
+use keystorm_types::OpKind;
 
 /// Open-loop rates (a second, the whole phase's) at or below which a request waits the
 /// last stretch before its slot awake: a tenth of a core at most.

@@ -6,8 +6,8 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::ops::ErrorClass;
 use crate::plan::GatewaysPlan;
+use keystorm_types::ErrorClass;
 
 /// A change of an endpoint's state, to be written to the run's events.
 #[derive(Debug, Clone, PartialEq)]

@@ -14,9 +14,9 @@ use std::time::Instant;
 pub(crate) use health::Change;
 use health::Health;
 
-use crate::ops::{ErrorClass, OpError};
 use crate::plan::{GatewaysPlan, OnEndpointDown, Spread};
-use crate::s3::{S3Client, retry};
+use keystorm_s3::{S3Client, retry};
+use keystorm_types::{ErrorClass, OpError};
 
 /// Changes kept between two looks at most (a flapping endpoint cannot grow memory).
 const MAX_CHANGES: usize = 1024;
@@ -251,8 +251,9 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::ops::ErrorClass;
-    use crate::s3::{ClientConfig, ClientKind, Credentials, TlsConfig};
+    use keystorm_s3::{ClientConfig, TlsConfig};
+    use keystorm_types::ErrorClass;
+    use keystorm_types::{ClientKind, Credentials};
 
     /// Three endpoints no request is sent to (choosing never connects).
     async fn three(spread: Spread, on_down: OnEndpointDown, shard: u32) -> Gateways {

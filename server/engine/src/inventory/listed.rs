@@ -10,7 +10,8 @@ use super::error::InventoryError;
 use super::feed::Feed;
 use super::writer::{InventoryWriter, Written};
 use crate::listing::{self, ListError, ListJob, ListOutcome, ListOutputs, PageObserver};
-use crate::s3::{ListEntry, S3Client};
+use keystorm_s3::S3Client;
+use keystorm_types::ListEntry;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ListedError {

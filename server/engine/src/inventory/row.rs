@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use crate::keyfile::{KeyEntry, entry_of};
-use crate::s3::ListEntry;
+use keystorm_types::ListEntry;
 
 /// One object of an inventory.
 #[derive(Debug, Clone, PartialEq, Eq)]

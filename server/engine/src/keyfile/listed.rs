@@ -22,7 +22,8 @@ use crate::listing::{
     self, CheckpointError, Checkpointing, ConsumerCut, ListCheckpoint, ListError, ListJob,
     ListOutcome, ListOutputs, PageObserver, Quiesce,
 };
-use crate::s3::{ListEntry, S3Client};
+use keystorm_s3::S3Client;
+use keystorm_types::ListEntry;
 
 /// Listed entries waiting for the writer.
 const QUEUE: usize = 4096;

@@ -17,7 +17,8 @@ mod window;
 
 pub use content::ContentPool;
 pub use hash::mix64;
-pub use window::{Window, WindowState};
+pub use window::Window;
+pub(crate) use window::WindowState;
 
 use bytes::Bytes;
 

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 
 use tokio::sync::Notify;
 
-pub use keystorm_results::WindowState;
+pub(crate) use keystorm_results::WindowState;
 
 #[derive(Debug, Default)]
 struct Inner {

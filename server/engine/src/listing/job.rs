@@ -2,7 +2,7 @@
 //! results model's [`ListOutcome`].
 
 use keystorm_results::Shard;
-pub use keystorm_results::{ListMode, ListOutcome};
+pub(crate) use keystorm_results::{ListMode, ListOutcome};
 
 /// One listing to run.
 #[derive(Debug, Clone)]

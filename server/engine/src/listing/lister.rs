@@ -20,9 +20,10 @@ use super::range::{KeyRange, Verdict};
 use super::shard_ranges;
 use super::split::CharSet;
 use super::totals::Totals;
-use crate::ops::ErrorClass;
-use crate::s3::{ListEntry, ListPage, ListRequest, S3Client};
 use keystorm_results::space_report::{ReportBuilder, SpaceReport};
+use keystorm_s3::{ListPage, ListRequest, S3Client};
+use keystorm_types::ErrorClass;
+use keystorm_types::ListEntry;
 
 /// Pause before retry `n` (1-based) of a failed page.
 fn backoff(n: u32) -> std::time::Duration {

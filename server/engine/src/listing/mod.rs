@@ -25,9 +25,9 @@ mod totals;
 
 pub use checkpoint::{CheckpointError, Checkpointing, ListCheckpoint};
 pub use error::ListError;
-pub use job::{ListJob, ListMode, ListOutcome};
-pub use keystorm_results::space_report::{self as report, ReportBuilder, SpaceReport, Tally};
+pub use job::ListJob;
+pub(crate) use job::{ListMode, ListOutcome};
 pub use lister::list;
 pub use outputs::{KeySink, ListOutputs, PageEvent, PageObserver};
-pub use prefix_cells::BASE62_ALPHABET;
+pub(crate) use prefix_cells::BASE62_ALPHABET;
 pub use quiesce::{ConsumerCut, Quiesce};

@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::checkpoint::Checkpointing;
-use crate::ops::ErrorClass;
-use crate::s3::ListEntry;
+use keystorm_types::ErrorClass;
+use keystorm_types::ListEntry;
 
 /// What happened to one ListObjectsV2 request, for latency recording.
 #[derive(Debug, Clone, Copy)]

@@ -18,7 +18,7 @@ use super::range::{KeyRange, RangeEnd};
 /// except the ones that continue with it, which the gap skips.
 const MAX_CHAR: char = '\u{10FFFF}';
 
-pub use keystorm_results::BASE62_ALPHABET;
+pub(crate) use keystorm_results::BASE62_ALPHABET;
 
 /// A lazy sequence of the cells for `prefix`, `alphabet` and `depth`.
 pub struct PrefixCells {

@@ -1,8 +1,8 @@
 //! What a listing counted: a page's, a lister's or the whole listing's, added up as
 //! pages come.
 
-use crate::s3::ListEntry;
 use keystorm_results::space_report::ReportBuilder;
+use keystorm_types::ListEntry;
 
 /// What was counted: a page's, a lister's or the whole listing's.
 #[derive(Default)]

@@ -9,8 +9,7 @@ mod cpu;
 mod recorder;
 
 pub use cpu::{peak_rss_kib, process_cpu_time};
-pub use keystorm_results::metrics::{
-    ErrorCounts, IntervalStats, MAX_LATENCY_US, OpStats, OpSummary, Percentiles,
-    SIGNIFICANT_DIGITS, micros, new_histogram,
+pub(crate) use keystorm_results::metrics::{
+    IntervalStats, OpStats, OpSummary, micros, new_histogram,
 };
 pub use recorder::Recorder;

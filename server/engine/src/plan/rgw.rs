@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::ops::OpKind;
 use keystorm_results::humantime_serde_dur;
 use keystorm_s3::CredentialSource;
+use keystorm_types::OpKind;
 
-pub use keystorm_results::IndexLayout;
+pub(crate) use keystorm_results::IndexLayout;
 
 /// RGW features of a target.
 #[derive(Debug, Clone, Serialize)]

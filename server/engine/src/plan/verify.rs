@@ -5,7 +5,7 @@
 //! wrote zeros.
 
 use super::{Content, EmbeddedStorage, Endpoint, PhaseKind, PhasePlan, PhaseWork, Plan};
-use crate::ops::OpKind;
+use keystorm_types::OpKind;
 
 impl Plan {
     /// Whether any phase verifies what it reads.

@@ -9,8 +9,9 @@ use http::{Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use serde::Deserialize;
 
-use crate::s3::fast::{Http, http_client, sign::Signer};
-use crate::s3::{Credentials, TlsConfig};
+use keystorm_s3::TlsConfig;
+use keystorm_s3::fast::{Http, http_client, sign::Signer};
+use keystorm_types::Credentials;
 
 /// Admin calls are small; anything slower than this counts as a failed poll.
 const ADMIN_TIMEOUT: Duration = Duration::from_secs(10);
@@ -29,7 +30,7 @@ pub enum AdminError {
     #[error("{what}: unexpected answer: {message}")]
     Body { what: String, message: String },
     #[error(transparent)]
-    Tls(#[from] crate::s3::fast::TlsError),
+    Tls(#[from] keystorm_s3::fast::TlsError),
 }
 
 impl AdminError {

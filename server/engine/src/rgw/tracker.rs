@@ -15,8 +15,8 @@ use hdrhistogram::Histogram;
 use tokio_util::sync::CancellationToken;
 
 use super::{AdminClient, AdminError};
-use crate::results::{BucketIndex, IndexPollingEvent, ReshardEvent};
-use crate::results::{EventPosition, RunEvent};
+use keystorm_results::{BucketIndex, IndexPollingEvent, ReshardEvent};
+use keystorm_results::{EventPosition, RunEvent};
 
 /// Stalls and reshards this far apart (seconds, between their windows) are linked:
 /// writers blocked by a reshard back off in 5-second steps, so the stall they make

@@ -15,16 +15,17 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-pub use keystorm_results::{MetadataName, MetadataSummary};
+pub(crate) use keystorm_results::MetadataSummary;
 
 use crate::inventory::{Feed, InventoryError, InventoryWriter, Row, Written};
 use crate::listing::{
     self, CheckpointError, Checkpointing, ConsumerCut, KeySink, ListCheckpoint, ListError, ListJob,
     ListOutcome, ListOutputs, PageObserver, Quiesce,
 };
-use crate::ops::ErrorClass;
 use crate::pool::{QueueWorker, spawn_pool};
-use crate::s3::{HeadOutcome, ListEntry, S3Client};
+use keystorm_s3::{HeadOutcome, S3Client};
+use keystorm_types::ErrorClass;
+use keystorm_types::ListEntry;
 
 /// Keys waiting for a HEAD, per HEAD worker.
 const QUEUE_PER_WORKER: usize = 16;

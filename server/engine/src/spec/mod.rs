@@ -15,7 +15,8 @@ use std::path::Path;
 
 use crate::plan::Plan;
 
-pub use redact::{REDACTED, redact_secrets, workload_redactor};
+pub(crate) use redact::REDACTED;
+pub use redact::{redact_secrets, workload_redactor};
 pub use template::{TemplateError, parse_template};
 pub use warning::SpecWarning;
 

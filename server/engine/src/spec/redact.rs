@@ -1,13 +1,13 @@
 //! Keeps a workload's secrets out of everything keystorm shows or stores: the workload
 //! copy in a run's results, the API's workload text, error messages quoting the text.
 //!
-//! Redaction is by value ([`crate::results::secrets`]): every secret the workload
+//! Redaction is by value ([`keystorm_results::secrets`]): every secret the workload
 //! holds (found by `secret_scan`) is replaced wherever it appears — where it is set,
 //! where an alias shows it again, in a comment.
 
-use crate::results::secrets::{self, Redactor};
+use keystorm_results::secrets::{self, Redactor};
 
-pub use crate::results::secrets::REDACTED;
+pub(crate) use keystorm_results::secrets::REDACTED;
 
 /// The redactor of the secrets written in workload `text`.
 pub fn workload_redactor(text: &str) -> Redactor {

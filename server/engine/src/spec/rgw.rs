@@ -10,8 +10,8 @@ use serde_saphyr::Spanned;
 use super::SpecWarning;
 use super::raw::*;
 use super::validate::{R, at, credentials, duration, endpoint_url, in_range, loc_of, positive};
-use crate::ops::OpKind;
 use crate::plan::*;
+use keystorm_types::OpKind;
 
 /// Most index shards RGW accepts.
 const MAX_SHARDS: i64 = 65521;

@@ -17,9 +17,10 @@ use super::settings::{PARTIAL_SUFFIX, QUEUE_PER_WORKER, TransferSettings, ranges
 use super::tally::{RequestEvent, Tally, TransferError, TransferObserver, TransferOutcome};
 use super::{etag, paths};
 use crate::listing::{self, ListJob, ListOutputs, PageObserver};
-use crate::ops::OpKind;
 use crate::pool::{QueueWorker, spawn_pool};
-use crate::s3::{ListEntry, S3Client};
+use keystorm_s3::S3Client;
+use keystorm_types::ListEntry;
+use keystorm_types::OpKind;
 
 #[derive(Debug, Clone)]
 pub struct DownloadJob {
@@ -263,7 +264,7 @@ impl Worker {
         }
     }
 
-    fn record(&self, start: Instant, outcome: Result<u64, crate::ops::ErrorClass>) {
+    fn record(&self, start: Instant, outcome: Result<u64, keystorm_types::ErrorClass>) {
         self.observer.request(RequestEvent {
             worker: self.worker,
             op: OpKind::Get,

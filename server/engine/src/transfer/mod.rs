@@ -19,5 +19,6 @@ mod walk;
 
 pub use download::{DownloadJob, download};
 pub use settings::{PARTIAL_SUFFIX, TransferSettings};
-pub use tally::{RequestEvent, StreamRates, TransferError, TransferObserver, TransferOutcome};
+pub(crate) use tally::TransferOutcome;
+pub use tally::{RequestEvent, TransferError, TransferObserver};
 pub use upload::{UploadJob, upload};

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::ops::OpError;
+use keystorm_types::OpError;
 
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum ObjectError {

@@ -6,9 +6,9 @@ use std::time::Instant;
 
 use hdrhistogram::Histogram;
 
-use crate::ops::{ErrorClass, OpKind};
+use keystorm_types::{ErrorClass, OpKind};
 
-pub use keystorm_results::{StreamRates, TransferOutcome};
+pub(crate) use keystorm_results::{StreamRates, TransferOutcome};
 
 /// Failure messages kept for the outcome; the rest are only counted.
 const MAX_FAILURES_KEPT: usize = 20;

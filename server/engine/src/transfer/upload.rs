@@ -16,9 +16,9 @@ use super::object_error::ObjectError;
 use super::settings::{QUEUE_PER_WORKER, TransferSettings, ranges};
 use super::tally::{RequestEvent, Tally, TransferError, TransferObserver, TransferOutcome};
 use super::{etag, paths, walk};
-use crate::ops::{ErrorClass, OpKind};
 use crate::pool::{QueueWorker, spawn_pool};
-use crate::s3::S3Client;
+use keystorm_s3::S3Client;
+use keystorm_types::{ErrorClass, OpKind};
 
 #[derive(Debug, Clone)]
 pub struct UploadJob {

@@ -7,9 +7,8 @@ use std::sync::Arc;
 
 use keystorm_engine::executor::{self, NoObserver, Observer, RunOptions, RunOutcome};
 use keystorm_engine::plan::Plan;
-use keystorm_engine::s3::{
-    ClientConfig, ClientKind, Credentials, ListRequest, S3Client, TlsConfig,
-};
+use keystorm_s3::{ClientConfig, ListRequest, S3Client, TlsConfig};
+use keystorm_types::{ClientKind, Credentials};
 use tokio_util::sync::CancellationToken;
 
 pub const ACCESS_KEY: &str = "test-access";
@@ -167,8 +166,8 @@ pub async fn rgw_client(pool_size: usize) -> S3Client {
 }
 
 /// Every listing mode, with the variants worth telling apart.
-pub fn list_modes() -> Vec<keystorm_engine::listing::ListMode> {
-    use keystorm_engine::listing::ListMode;
+pub fn list_modes() -> Vec<keystorm_results::ListMode> {
+    use keystorm_results::ListMode;
     vec![
         ListMode::Serial,
         ListMode::base62_prefix(1),

@@ -6,7 +6,7 @@
 use std::collections::BinaryHeap;
 use std::io::BufRead;
 
-use keystorm_s3::ops::OpKind;
+use keystorm_types::OpKind;
 
 use super::parts::{MergeError, Part, endpoint_list, part_endpoints};
 use super::seconds::{Item, Seconds};

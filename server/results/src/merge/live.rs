@@ -6,7 +6,7 @@
 //! becomes a point of its own). Memory holds the seconds still open.
 
 use hdrhistogram::Histogram;
-use keystorm_s3::ops::OpKind;
+use keystorm_types::OpKind;
 
 use super::seconds::{Item, Seconds};
 use crate::metrics::IntervalStats;

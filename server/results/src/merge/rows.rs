@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use hdrhistogram::Histogram;
-use keystorm_s3::ops::OpKind;
+use keystorm_types::OpKind;
 
 use super::parts::{MergeError, Part, endpoint_list, part_endpoints};
 use crate::EndpointRow;

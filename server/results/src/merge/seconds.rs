@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use hdrhistogram::Histogram;
-use keystorm_s3::ops::OpKind;
+use keystorm_types::OpKind;
 
 use crate::EndpointOps;
 use crate::index::BucketIndex;

@@ -41,7 +41,7 @@ impl Redactor {
     }
 
     /// A redactor of resolved keys: the access key, the secret key and the session token.
-    pub fn of_keys(keys: &keystorm_s3::Credentials) -> Redactor {
+    pub fn of_keys(keys: &keystorm_types::Credentials) -> Redactor {
         Redactor::new(
             [&keys.access_key_id, &keys.secret_access_key]
                 .into_iter()

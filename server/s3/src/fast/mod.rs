@@ -25,7 +25,7 @@ use super::{
     md5_of_etag,
 };
 use crate::backend::ObjectCalls;
-use crate::ops::{ErrorClass, OpError};
+use keystorm_types::{ErrorClass, OpError};
 
 pub type Http = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
 

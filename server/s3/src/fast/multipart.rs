@@ -7,7 +7,7 @@ use http::Method;
 use super::{FastClient, Req, meta_headers, meta_names, xml};
 use crate::backend::MultipartCalls;
 use crate::classify;
-use crate::ops::{ErrorClass, OpError};
+use keystorm_types::{ErrorClass, OpError};
 
 impl MultipartCalls for FastClient {
     async fn create_multipart_upload(

@@ -20,7 +20,11 @@ pub struct Signer {
 }
 
 impl Signer {
-    pub fn new(credentials: &crate::Credentials, region: &str, payload_signing: bool) -> Signer {
+    pub fn new(
+        credentials: &keystorm_types::Credentials,
+        region: &str,
+        payload_signing: bool,
+    ) -> Signer {
         let creds = aws_credential_types::Credentials::new(
             credentials.access_key_id.clone(),
             credentials.secret_access_key.clone(),

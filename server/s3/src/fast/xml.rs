@@ -4,7 +4,8 @@
 
 use std::borrow::Cow;
 
-use crate::{ListEntry, ListPage, storage_class};
+use crate::ListPage;
+use keystorm_types::{ListEntry, storage_class};
 
 /// Deepest element nesting accepted; S3 documents go four levels deep.
 const MAX_DEPTH: usize = 32;

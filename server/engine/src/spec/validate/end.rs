@@ -6,9 +6,9 @@ use std::time::Duration;
 use serde_saphyr::Location;
 
 use super::values::{R, at, duration, loc_of, non_negative, positive};
-use crate::ops::OpKind;
 use crate::plan::PhaseEnd;
 use crate::spec::raw::{RawKeys, RawPhase};
+use keystorm_types::OpKind;
 
 /// The end of phase `name` at `loc`; `single` is its op unless it is a mix.
 pub(super) fn end(

@@ -8,9 +8,9 @@ use serde_saphyr::Location;
 use super::concurrency::listers;
 use super::values::{R, at, in_range, loc_of};
 use crate::listing::{BASE62_ALPHABET, ListMode};
-use crate::ops::OpKind;
 use crate::plan::{CleanupPlan, KeySource, PhasePlan, PhaseWork, TransferDirection};
 use crate::spec::raw::{RawKeySource, RawKeys, RawPhase};
+use keystorm_types::OpKind;
 
 /// Epochs a phase may ask for at most.
 const MAX_EPOCHS: i64 = 1_000_000;

@@ -9,9 +9,9 @@ use super::listing::listing_plan;
 use super::select::selection;
 use super::values::{R, at, in_range, loc_of};
 use super::work::work;
-use crate::ops::OpKind;
 use crate::plan::*;
 use crate::spec::raw::RawPhase;
+use keystorm_types::OpKind;
 
 pub(super) fn phase(raw: Spanned<RawPhase>, section: &str, buckets: &[String]) -> R<NamedPhase> {
     let loc = *loc_of(&raw);

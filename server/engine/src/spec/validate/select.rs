@@ -1,9 +1,9 @@
 //! `select`: which keys of the window a reading phase picks (uniform or zipf).
 
 use super::values::{R, at, loc_of};
-use crate::ops::OpKind;
 use crate::plan::{PhaseWork, Selection};
 use crate::spec::raw::{RawPhase, RawSelect};
+use keystorm_types::OpKind;
 
 /// The key selection of a phase; only phases that get or head may choose one.
 pub(super) fn selection(p: &RawPhase, work: &PhaseWork) -> R<Selection> {

@@ -7,9 +7,9 @@ use serde_saphyr::Spanned;
 use super::access::{credentials, endpoint_url};
 use super::values::{R, at, duration, in_range, loc_of};
 use crate::plan::*;
-use crate::s3::ClientKind;
 use crate::spec::SpecWarning;
 use crate::spec::raw::*;
+use keystorm_types::ClientKind;
 
 /// Default per-request timeout: long enough for big objects, short enough to notice a hang.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

@@ -3,8 +3,8 @@
 
 use super::values::{R, at};
 use super::{PhaseAt, RoundsAt};
-use crate::ops::OpKind;
 use crate::plan::{PhaseEnd, PhaseWork};
+use keystorm_types::OpKind;
 
 /// Follows the live window through the phases wherever its size is known, and refuses
 /// what cannot work: a fill below the current size, a drain above it, more deletes

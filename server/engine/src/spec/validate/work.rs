@@ -4,9 +4,9 @@
 use serde_saphyr::Location;
 
 use super::values::{Located, R, at, loc_of};
-use crate::ops::OpKind;
 use crate::plan::{PhaseWork, TransferDirection, TransferPlan};
 use crate::spec::raw::RawPhase;
+use keystorm_types::OpKind;
 
 const OPS_HELP: &str = "put, get, head, list, delete, audit, download, upload";
 
