@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use keystorm_engine::plan::DelayPlan;
 
 mod diff_args;
 mod keys_args;
@@ -677,13 +678,13 @@ pub struct SimArgs {
     /// page) or delete; DIST: `2ms` fixed, `1ms..3ms` uniform, `exp:2ms` exponential
     /// with that mean, `lognormal:2ms,20ms` log-normal with that median and p99.
     #[arg(long = "latency", value_name = "OP=DIST", value_parser = parse_latency, help_heading = "Injection (object operations only)")]
-    pub latency: Vec<(SimOp, keystorm_sim::Delay)>,
+    pub latency: Vec<(SimOp, DelayPlan)>,
 
     /// Latency added to the object requests arriving on one port, after the target's
     /// own --latency (repeatable), e.g. `9001:get=200ms`. PORT: one of --ports (or
     /// --port); OP and DIST as for --latency.
     #[arg(long = "port-latency", value_name = "PORT:OP=DIST", value_parser = parse_port_latency, help_heading = "Injection (object operations only)")]
-    pub port_latency: Vec<(u16, SimOp, keystorm_sim::Delay)>,
+    pub port_latency: Vec<(u16, SimOp, DelayPlan)>,
 
     /// Inject a fault into this fraction of object requests (repeatable), e.g.
     /// `slow-down=0.01` or `reset=0.5%`. KIND: slow-down (503 SlowDown),
@@ -740,6 +741,20 @@ pub enum SimOp {
     Delete,
 }
 
+impl SimOp {
+    /// The operation as workloads and results name it.
+    pub fn kind(self) -> keystorm_types::OpKind {
+        use keystorm_types::OpKind;
+        match self {
+            SimOp::Put => OpKind::Put,
+            SimOp::Get => OpKind::Get,
+            SimOp::Head => OpKind::Head,
+            SimOp::List => OpKind::List,
+            SimOp::Delete => OpKind::Delete,
+        }
+    }
+}
+
 /// The faults `keystorm sim --fault` injects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SimFault {
@@ -768,15 +783,15 @@ fn parse_keyed<T: ValueEnum>(s: &str, what: &str) -> Result<(T, String), String>
     Ok((key, v.trim().to_string()))
 }
 
-fn parse_latency(s: &str) -> Result<(SimOp, keystorm_sim::Delay), String> {
-    let (op, dist) = parse_keyed::<SimOp>(s, "OP=DIST")?;
-    let delay = dist.parse::<keystorm_engine::plan::Delay>().map_err(|e| {
+fn parse_latency(s: &str) -> Result<(SimOp, DelayPlan), String> {
+    let (op, text) = parse_keyed::<SimOp>(s, "OP=DIST")?;
+    let delay = text.parse::<keystorm_types::Delay>().map_err(|e| {
         format!("{e}; write e.g. `2ms`, `1ms..3ms`, `exp:2ms` or `lognormal:2ms,20ms`")
     })?;
-    Ok((op, keystorm_embedded::sim_delay(delay)))
+    Ok((op, DelayPlan { text, delay }))
 }
 
-fn parse_port_latency(s: &str) -> Result<(u16, SimOp, keystorm_sim::Delay), String> {
+fn parse_port_latency(s: &str) -> Result<(u16, SimOp, DelayPlan), String> {
     let (port, latency) = s
         .split_once(':')
         .ok_or_else(|| format!("{s:?} is not PORT:OP=DIST, e.g. `9001:get=200ms`"))?;

@@ -25,7 +25,7 @@ async fn foreign_bucket(list_latency: Option<std::time::Duration>) -> keystorm_s
         keystorm_sim::SimConfig {
             tally_keys: true,
             latency: keystorm_sim::LatencyConfig {
-                list: list_latency.map(keystorm_sim::Delay::Fixed),
+                list: list_latency.map(keystorm_types::Delay::Fixed),
                 ..Default::default()
             },
             ..Default::default()

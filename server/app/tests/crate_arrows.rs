@@ -140,7 +140,7 @@ fn each_crate_depends_only_on_the_layers_below_it() {
         ("s3", &["types"][..]),
         ("results", &["types"][..]),
         ("engine", &["results", "s3", "timer", "types"][..]),
-        ("sim", &["timer"][..]),
+        ("sim", &["timer", "types"][..]),
         ("embedded", &["engine", "sim", "types"][..]),
         (
             "app",

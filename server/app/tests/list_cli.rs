@@ -420,7 +420,7 @@ fn a_key_file_holds_every_key_once_sorted_and_diffs_equal_to_its_bucket() {
 fn a_key_file_listing_killed_mid_way_resumes_from_its_checkpoint() {
     // 10 keys a page, 20 ms a page, one paginator: 251 pages take five seconds.
     let (_rt, sim) = target_with(keystorm_sim::LatencyConfig {
-        list: Some(keystorm_sim::Delay::Fixed(
+        list: Some(keystorm_types::Delay::Fixed(
             std::time::Duration::from_millis(20),
         )),
         ..Default::default()

@@ -6,7 +6,9 @@
 //! into a [`SimConfig`] and starts the simulator with it.
 
 use keystorm_engine::executor::{EmbeddedTarget, EmbeddedTargets, Starting};
-use keystorm_engine::plan::{Delay, EmbeddedPlan, EmbeddedStorage};
+use std::collections::BTreeMap;
+
+use keystorm_engine::plan::{DelayPlan, EmbeddedPlan, EmbeddedStorage};
 use keystorm_sim::{FaultConfig, IndexConfig, LatencyConfig, ObjectOp, SimConfig, SimHandle};
 use keystorm_types::OpKind;
 
@@ -48,10 +50,11 @@ impl EmbeddedTarget for Running {
 }
 
 /// The simulator's configuration for a plan's embedded section (storage and
-/// credentials are left at their defaults for the caller to set).
+/// credentials are left at their defaults for the caller to set). The one translation
+/// from keystorm's settings to the simulator's: a workload's `target.embedded` and
+/// `keystorm sim`'s flags both come through here.
 pub fn sim_config(plan: &EmbeddedPlan) -> SimConfig {
     let i = &plan.index;
-    let delay = |op| plan.latency.get(&op).map(|d| sim_delay(d.delay));
     SimConfig {
         index: IndexConfig {
             default_shards: i.shards,
@@ -62,13 +65,7 @@ pub fn sim_config(plan: &EmbeddedPlan) -> SimConfig {
             retry_step: i.retry_step,
             list_time_per_shard: i.list_time_per_shard,
         },
-        latency: LatencyConfig {
-            put: delay(OpKind::Put),
-            get: delay(OpKind::Get),
-            head: delay(OpKind::Head),
-            list: delay(OpKind::List),
-            delete: delay(OpKind::Delete),
-        },
+        latency: sim_latency(&plan.latency),
         faults: FaultConfig {
             slow_down: plan.faults.slow_down,
             internal_error: plan.faults.internal_error,
@@ -87,13 +84,15 @@ pub fn sim_config(plan: &EmbeddedPlan) -> SimConfig {
     }
 }
 
-/// The simulator's draw for a latency the workload wrote.
-pub fn sim_delay(delay: Delay) -> keystorm_sim::Delay {
-    match delay {
-        Delay::Fixed(d) => keystorm_sim::Delay::Fixed(d),
-        Delay::Uniform { low, high } => keystorm_sim::Delay::Uniform { low, high },
-        Delay::Exponential { mean } => keystorm_sim::Delay::Exponential { mean },
-        Delay::LogNormal { median, p99 } => keystorm_sim::Delay::LogNormal { median, p99 },
+/// The simulator's added latency per operation.
+pub fn sim_latency(latency: &BTreeMap<OpKind, DelayPlan>) -> LatencyConfig {
+    let delay = |op| latency.get(&op).map(|d| d.delay);
+    LatencyConfig {
+        put: delay(OpKind::Put),
+        get: delay(OpKind::Get),
+        head: delay(OpKind::Head),
+        list: delay(OpKind::List),
+        delete: delay(OpKind::Delete),
     }
 }
 
@@ -129,27 +128,18 @@ mod tests {
     }
 
     #[test]
-    fn every_latency_form_keeps_its_parameters() {
-        let ms = std::time::Duration::from_millis;
-        for (text, expected) in [
-            ("2ms", keystorm_sim::Delay::Fixed(ms(2))),
-            (
-                "1ms..3ms",
-                keystorm_sim::Delay::Uniform {
-                    low: ms(1),
-                    high: ms(3),
-                },
-            ),
-            ("exp:2ms", keystorm_sim::Delay::Exponential { mean: ms(2) }),
-            (
-                "lognormal:2ms,20ms",
-                keystorm_sim::Delay::LogNormal {
-                    median: ms(2),
-                    p99: ms(20),
-                },
-            ),
-        ] {
-            assert_eq!(sim_delay(text.parse().unwrap()), expected, "{text}");
-        }
+    fn every_written_latency_reaches_its_operation() {
+        let written = |text: &str| DelayPlan {
+            text: text.to_string(),
+            delay: text.parse().unwrap(),
+        };
+        let latency = BTreeMap::from([
+            (OpKind::Get, written("2ms")),
+            (OpKind::List, written("lognormal:2ms,20ms")),
+        ]);
+        let sim = sim_latency(&latency);
+        assert_eq!(sim.get, Some(latency[&OpKind::Get].delay));
+        assert_eq!(sim.list, Some(latency[&OpKind::List].delay));
+        assert_eq!((sim.put, sim.head, sim.delete), (None, None, None));
     }
 }

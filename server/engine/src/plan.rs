@@ -12,7 +12,6 @@ use serde::Serialize;
 use keystorm_types::ClientKind;
 use keystorm_types::OpKind;
 
-mod delay;
 mod gateways;
 mod humantime_serde_opt;
 mod overrides;
@@ -20,7 +19,6 @@ mod rgw;
 pub mod shard;
 pub(crate) mod verify;
 
-pub use delay::{Delay, DelayParseError};
 pub use gateways::{GatewaysPlan, OnEndpointDown, Spread};
 use keystorm_results::humantime_serde_dur;
 pub(crate) use keystorm_results::{PhaseEnd, Shard};

@@ -13,7 +13,8 @@ use keystorm_engine::executor::{Observer, RunOutcome};
 use keystorm_results::RunEvent;
 use keystorm_results::metrics::OpSummary;
 use keystorm_results::{EndpointEvent, EndpointState, RunStatus, SummaryRow};
-use keystorm_sim::{Delay, LatencyConfig, Op, PortHandle, SimHandle};
+use keystorm_sim::{LatencyConfig, Op, PortHandle, SimHandle};
+use keystorm_types::Delay;
 use keystorm_types::OpKind;
 use tokio_util::sync::CancellationToken;
 

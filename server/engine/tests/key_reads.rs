@@ -32,7 +32,7 @@ async fn start(get_latency: Option<std::time::Duration>) -> SimHandle {
         )),
         tally_keys: true,
         latency: keystorm_sim::LatencyConfig {
-            get: get_latency.map(keystorm_sim::Delay::Fixed),
+            get: get_latency.map(keystorm_types::Delay::Fixed),
             ..Default::default()
         },
         ..Default::default()

@@ -26,7 +26,7 @@ async fn target(list_latency: Option<Duration>) -> (SimHandle, S3Client, BTreeSe
     let config = keystorm_sim::SimConfig {
         credentials: Some((common::ACCESS_KEY.into(), common::SECRET_KEY.into())),
         latency: keystorm_sim::LatencyConfig {
-            list: list_latency.map(keystorm_sim::Delay::Fixed),
+            list: list_latency.map(keystorm_types::Delay::Fixed),
             ..Default::default()
         },
         ..Default::default()

@@ -64,7 +64,7 @@ async fn a_phase_the_target_cannot_keep_up_with_says_what_it_sent_and_what_it_ne
     let config = keystorm_sim::SimConfig {
         credentials: Some((common::ACCESS_KEY.into(), common::SECRET_KEY.into())),
         latency: keystorm_sim::LatencyConfig {
-            get: Some(keystorm_sim::Delay::Fixed(Duration::from_millis(5))),
+            get: Some(keystorm_types::Delay::Fixed(Duration::from_millis(5))),
             ..Default::default()
         },
         ..Default::default()

@@ -636,19 +636,19 @@ fn embedded_imitations_become_the_target_config() {
     assert_eq!(c.index.list_time_per_shard, Duration::from_micros(100));
     assert_eq!(
         c.latency.put,
-        Some(keystorm_sim::Delay::Fixed(Duration::from_millis(2)))
+        Some(keystorm_types::Delay::Fixed(Duration::from_millis(2)))
     );
     assert!(matches!(
         c.latency.list,
-        Some(keystorm_sim::Delay::Uniform { .. })
+        Some(keystorm_types::Delay::Uniform { .. })
     ));
     assert!(matches!(
         c.latency.get,
-        Some(keystorm_sim::Delay::Exponential { .. })
+        Some(keystorm_types::Delay::Exponential { .. })
     ));
     assert!(matches!(
         c.latency.head,
-        Some(keystorm_sim::Delay::LogNormal { .. })
+        Some(keystorm_types::Delay::LogNormal { .. })
     ));
     assert_eq!(c.latency.delete, None);
     assert_eq!(

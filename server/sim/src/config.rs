@@ -1,9 +1,12 @@
 //! How the embedded target behaves beyond plain S3: the RGW-like bucket index
 //! (shards, dynamic resharding, write stalls), latency injection and fault injection,
 //! and the memory budget.
-//! Plain data; the workload parser (engine) and `keystorm sim` both build it.
+//! Plain data, built by keystorm's one translation of its embedded-target settings
+//! (`keystorm-embedded`), from a workload or from `keystorm sim`'s flags.
 
 use std::time::Duration;
+
+use keystorm_types::Delay;
 
 /// How the target behaves.
 #[derive(Debug, Clone, Default)]
@@ -68,26 +71,6 @@ impl Default for IndexConfig {
             list_time_per_shard: Duration::ZERO,
         }
     }
-}
-
-/// A random delay.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Delay {
-    Fixed(Duration),
-    /// Uniform between the bounds.
-    Uniform {
-        low: Duration,
-        high: Duration,
-    },
-    /// Exponential with this mean.
-    Exponential {
-        mean: Duration,
-    },
-    /// Log-normal with this median and 99th percentile (p99 ≥ median).
-    LogNormal {
-        median: Duration,
-        p99: Duration,
-    },
 }
 
 /// Added latency per operation (before the response starts); `None` adds nothing.

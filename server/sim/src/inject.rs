@@ -11,7 +11,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::delay_record::DelayKind;
 use crate::request::Op;
-use crate::{Delay, FaultConfig, FaultCounts, LatencyConfig, ObjectOp};
+use crate::{FaultConfig, FaultCounts, LatencyConfig, ObjectOp};
+use keystorm_types::Delay;
 
 /// What happens to one request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -26,7 +26,6 @@ mod chunked;
 mod clock;
 mod config;
 mod data;
-mod delay;
 mod delay_record;
 mod document;
 mod errors;
@@ -58,7 +57,7 @@ use tokio_util::sync::CancellationToken;
 pub use budget::{OverBudget, human as human_bytes};
 pub use clock::now_ms;
 pub use config::{
-    Delay, FaultConfig, FaultCounts, IndexConfig, LatencyConfig, ObjectOp, SimConfig, Storage,
+    FaultConfig, FaultCounts, IndexConfig, LatencyConfig, ObjectOp, SimConfig, Storage,
 };
 pub use data::Data;
 pub use delay_record::{DelayPercentiles, DelayStats};

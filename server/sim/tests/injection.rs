@@ -18,9 +18,10 @@ use aws_sdk_s3::primitives::ByteStream;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use keystorm_sim::{
-    Delay, FaultConfig, FaultCounts, LatencyConfig, ObjectOp, SimConfig, SimHandle, Storage,
+    FaultConfig, FaultCounts, LatencyConfig, ObjectOp, SimConfig, SimHandle, Storage,
 };
 use keystorm_timer::wheel_reference::WheelReference;
+use keystorm_types::Delay;
 use support::{client, client_without_retries, put, start};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -14,7 +14,8 @@ use http::{Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::{self, SendRequest};
 use hyper_util::rt::TokioIo;
-use keystorm_sim::{Delay, LatencyConfig, Op, PortHandle, SimConfig, SimHandle};
+use keystorm_sim::{LatencyConfig, Op, PortHandle, SimConfig, SimHandle};
+use keystorm_types::Delay;
 use support::wait_until;
 
 const MS: fn(u64) -> Duration = Duration::from_millis;

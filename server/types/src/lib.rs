@@ -1,15 +1,18 @@
 //! keystorm's shared vocabulary: which S3 operation ran ([`OpKind`]) and how it failed
 //! ([`ErrorClass`], [`OpError`]), which client ran it ([`ClientKind`]), with what keys
-//! ([`Credentials`]), and what a listing holds ([`ListEntry`]).
+//! ([`Credentials`]), what a listing holds ([`ListEntry`]), and the latency
+//! distributions a simulated target draws from ([`Delay`]).
 //!
 //! A crate of its own, below both the S3 clients and the results model, so that reading
 //! and merging runs (a controller, `keystorm show`) does not build an S3 client and the
 //! AWS SDK under it. Nothing here does I/O.
 
 mod client;
+mod delay;
 mod list;
 mod ops;
 
 pub use client::{ClientKind, Credentials};
+pub use delay::{Delay, DelayParseError};
 pub use list::{ListEntry, storage_class};
 pub use ops::{ErrorClass, OpError, OpKind};

@@ -2,16 +2,24 @@
 //! its RGW-like bucket index, its latency and fault injection and its memory budget
 //! set from flags — on one port, or on several serving the one store (`--ports`), like
 //! gateways in front of one cluster, each with a latency of its own added
-//! (`--port-latency`).
+//! (`--port-latency`). The flags become the same embedded-target settings a workload's
+//! `target.embedded` gives, checked by the same rule and translated for the simulator
+//! by the same function, so a setting has one definition.
+
+use std::collections::BTreeMap;
+
+use keystorm_engine::plan::{DelayPlan, EmbeddedIndexPlan, EmbeddedPlan, FaultsPlan};
+use keystorm_types::OpKind;
 
 use crate::cli::{SimArgs, SimFault, SimOp, SimStorage};
 use crate::{CliError, exit};
 
-/// The target's configuration from the flags; bad combinations are bad input.
-fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
-    let d = keystorm_sim::IndexConfig::default();
-    let index = keystorm_sim::IndexConfig {
-        default_shards: args.index_shards.unwrap_or(d.default_shards),
+/// The embedded target's settings from the flags, as a workload's `target.embedded`
+/// would give them; rates that add up past 1 are bad input.
+fn plan(args: &SimArgs) -> Result<EmbeddedPlan, CliError> {
+    let d = EmbeddedIndexPlan::default();
+    let index = EmbeddedIndexPlan {
+        shards: args.index_shards.unwrap_or(d.shards),
         dynamic: args.dynamic_resharding,
         max_objs_per_shard: args.max_objs_per_shard.unwrap_or(d.max_objs_per_shard),
         check_interval: args.reshard_check_interval.unwrap_or(d.check_interval),
@@ -21,24 +29,10 @@ fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
         retry_step: args.reshard_retry_step.unwrap_or(d.retry_step),
         list_time_per_shard: args.list_time_per_shard.unwrap_or(d.list_time_per_shard),
     };
-    let mut latency = keystorm_sim::LatencyConfig::default();
-    for (op, delay) in &args.latency {
-        set_latency(&mut latency, *op, *delay);
-    }
-    let mut faults = keystorm_sim::FaultConfig {
+    let mut faults = FaultsPlan {
         stall_time: args.stall_time,
         seed: args.fault_seed,
-        ops: args
-            .fault_ops
-            .iter()
-            .map(|op| match op {
-                SimOp::Put => keystorm_sim::ObjectOp::Put,
-                SimOp::Get => keystorm_sim::ObjectOp::Get,
-                SimOp::Head => keystorm_sim::ObjectOp::Head,
-                SimOp::List => keystorm_sim::ObjectOp::List,
-                SimOp::Delete => keystorm_sim::ObjectOp::Delete,
-            })
-            .collect(),
+        ops: args.fault_ops.iter().map(|op| op.kind()).collect(),
         ..Default::default()
     };
     for (kind, rate) in &args.faults {
@@ -54,39 +48,43 @@ fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
         };
         *slot = *rate;
     }
-    // Alternatives for one request (a corrupted body is a GET's); keys fail apart, and
-    // the index's faults (lost entries, repeated keys) are none of a request's.
-    let total =
-        faults.slow_down + faults.internal_error + faults.reset + faults.stall + faults.corrupt;
+    let total = faults.request_rates();
     if total > 1.0 {
         return Err(CliError::bad_input(format!(
             "the --fault rates add up to {total}; together they must not exceed 1"
         )));
     }
+    Ok(EmbeddedPlan {
+        rgw_like: false,
+        index,
+        latency: latency(args.latency.iter().map(|(op, delay)| (*op, delay))),
+        faults,
+        max_memory: args.max_memory,
+    })
+}
+
+/// The target's configuration from the flags, through the same translation a
+/// workload's embedded target takes.
+fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
     Ok(keystorm_sim::SimConfig {
         storage: match args.storage {
             SimStorage::Memory => keystorm_sim::Storage::Memory,
             SimStorage::SizeOnly => keystorm_sim::Storage::SizeOnly,
         },
         credentials: args.access_key.clone().zip(args.secret_key.clone()),
-        index,
-        latency,
-        faults,
         no_multi_delete: args.no_multi_delete,
-        max_memory: args.max_memory,
-        tally_keys: false,
+        ..keystorm_embedded::sim_config(&plan(args)?)
     })
 }
 
-fn set_latency(latency: &mut keystorm_sim::LatencyConfig, op: SimOp, delay: keystorm_sim::Delay) {
-    let slot = match op {
-        SimOp::Put => &mut latency.put,
-        SimOp::Get => &mut latency.get,
-        SimOp::Head => &mut latency.head,
-        SimOp::List => &mut latency.list,
-        SimOp::Delete => &mut latency.delete,
-    };
-    *slot = Some(delay);
+/// Latency per operation from `OP=DIST` flags; a later flag for an operation wins.
+fn latency<'a>(
+    flags: impl IntoIterator<Item = (SimOp, &'a DelayPlan)>,
+) -> BTreeMap<OpKind, DelayPlan> {
+    flags
+        .into_iter()
+        .map(|(op, delay)| (op.kind(), delay.clone()))
+        .collect()
 }
 
 /// The ports to listen on, in order (--ports, or else --port), each with the latency
@@ -104,21 +102,25 @@ fn ports(args: &SimArgs) -> Result<Vec<(u16, keystorm_sim::LatencyConfig)>, CliE
             )));
         }
     }
-    let mut latencies: Vec<_> = ports
+    if let Some((port, _, _)) = args
+        .port_latency
         .iter()
-        .map(|p| (*p, keystorm_sim::LatencyConfig::default()))
-        .collect();
-    for (port, op, delay) in &args.port_latency {
-        let Some((_, latency)) = latencies.iter_mut().find(|(p, _)| p == port) else {
-            let listed: Vec<String> = ports.iter().map(u16::to_string).collect();
-            return Err(CliError::bad_input(format!(
-                "--port-latency names port {port}, which is not one of {flag} {}",
-                listed.join(",")
-            )));
-        };
-        set_latency(latency, *op, *delay);
+        .find(|(p, _, _)| !ports.contains(p))
+    {
+        let listed: Vec<String> = ports.iter().map(u16::to_string).collect();
+        return Err(CliError::bad_input(format!(
+            "--port-latency names port {port}, which is not one of {flag} {}",
+            listed.join(",")
+        )));
     }
-    Ok(latencies)
+    Ok(ports
+        .iter()
+        .map(|&port| {
+            let flags = args.port_latency.iter().filter(|(p, _, _)| *p == port);
+            let written = latency(flags.map(|(_, op, delay)| (*op, delay)));
+            (port, keystorm_embedded::sim_latency(&written))
+        })
+        .collect())
 }
 
 pub async fn sim(args: &SimArgs) -> Result<u8, CliError> {
@@ -176,6 +178,122 @@ mod tests {
         config(&args).map_err(|e| e.message)
     }
 
+    /// Every simulator setting, given once as `keystorm sim` flags and once as a
+    /// workload's `target.embedded`, each set away from its default.
+    const EVERY_SETTING_FLAGS: &[&str] = &[
+        "--index-shards=7",
+        "--dynamic-resharding",
+        "--max-objs-per-shard=50",
+        "--reshard-check-interval=2s",
+        "--reshard-time-per-object=3us",
+        "--reshard-retry-step=4s",
+        "--list-time-per-shard=5us",
+        "--latency=put=2ms",
+        "--latency=get=1ms..3ms",
+        "--latency=head=lognormal:1ms,10ms",
+        "--latency=list=exp:2ms",
+        "--latency=delete=4ms",
+        "--fault=slow-down=0.01",
+        "--fault=internal-error=0.02",
+        "--fault=reset=0.03",
+        "--fault=stall=0.04",
+        "--fault=key-error=0.05",
+        "--fault=corrupt=0.06",
+        "--fault=lose-on-reshard=0.07",
+        "--fault=list-twice=0.08",
+        "--stall-time=6s",
+        "--fault-seed=9",
+        "--fault-ops=get,list,delete",
+        "--max-memory=1GiB",
+    ];
+    const EVERY_SETTING_WORKLOAD: &str = "name: r
+target:
+  endpoint: embedded
+  embedded:
+    index: { shards: 7, dynamic: true, max_objs_per_shard: 50, check_interval: 2s, reshard_time_per_object: 3us, retry_step: 4s, list_time_per_shard: 5us }
+    latency: { put: 2ms, get: 1ms..3ms, head: \"lognormal:1ms,10ms\", list: exp:2ms, delete: 4ms }
+    faults: { slow_down: 0.01, internal_error: 0.02, reset: 0.03, stall: 0.04, key_error: 0.05, corrupt: 0.06, lose_on_reshard: 0.07, list_twice: 0.08, stall_time: 6s, seed: 9, ops: [get, list, delete] }
+    max_memory: 1GiB
+buckets: { name: bkt }
+before:
+  - { op: put, operations: 10 }
+";
+
+    #[test]
+    fn every_flag_and_its_workload_field_give_the_simulator_the_same_setting() {
+        let flags = parse(EVERY_SETTING_FLAGS).unwrap();
+        let (plan, _) =
+            keystorm_engine::spec::parse_workload(EVERY_SETTING_WORKLOAD, "w.yaml").unwrap();
+        let workload = keystorm_embedded::sim_config(&plan.target.embedded);
+        let shared = |c: &keystorm_sim::SimConfig| {
+            format!(
+                "{:?} {:?} {:?} {:?}",
+                c.index, c.latency, c.faults, c.max_memory
+            )
+        };
+        assert_eq!(shared(&flags), shared(&workload));
+
+        // Each setting is away from its default, so a setting one side drops is seen.
+        // The patterns name every field: a new setting does not compile here until
+        // it is given on both sides above.
+        let d = keystorm_sim::SimConfig::default();
+        let keystorm_sim::IndexConfig {
+            default_shards,
+            dynamic,
+            max_objs_per_shard,
+            check_interval,
+            reshard_time_per_object,
+            retry_step,
+            list_time_per_shard,
+        } = flags.index;
+        assert_ne!(default_shards, d.index.default_shards);
+        assert_ne!(dynamic, d.index.dynamic);
+        assert_ne!(max_objs_per_shard, d.index.max_objs_per_shard);
+        assert_ne!(check_interval, d.index.check_interval);
+        assert_ne!(reshard_time_per_object, d.index.reshard_time_per_object);
+        assert_ne!(retry_step, d.index.retry_step);
+        assert_ne!(list_time_per_shard, d.index.list_time_per_shard);
+        let keystorm_sim::LatencyConfig {
+            put,
+            get,
+            head,
+            list,
+            delete,
+        } = flags.latency;
+        for (op, delay) in [("put", put), ("get", get), ("head", head), ("list", list)] {
+            assert!(delay.is_some(), "{op}");
+        }
+        assert!(delete.is_some());
+        let keystorm_sim::FaultConfig {
+            slow_down,
+            internal_error,
+            reset,
+            stall,
+            stall_time,
+            key_error,
+            corrupt,
+            lose_on_reshard,
+            list_twice,
+            seed,
+            ops,
+        } = flags.faults;
+        let rates = [
+            slow_down,
+            internal_error,
+            reset,
+            stall,
+            key_error,
+            corrupt,
+            lose_on_reshard,
+            list_twice,
+        ];
+        assert!(rates.iter().all(|r| *r > 0.0), "{rates:?}");
+        assert_ne!(stall_time, std::time::Duration::from_secs(5));
+        assert_ne!(seed, d.faults.seed);
+        assert_eq!(ops.len(), 3);
+        assert_ne!(flags.max_memory, d.max_memory);
+    }
+
     fn parse_ports(args: &[&str]) -> Result<Vec<(u16, keystorm_sim::LatencyConfig)>, String> {
         let cli = Cli::try_parse_from(["keystorm", "sim"].iter().chain(args))
             .map_err(|e| e.to_string())?;
@@ -207,25 +325,25 @@ mod tests {
         let ports: Vec<u16> = p.iter().map(|(port, _)| *port).collect();
         assert_eq!(ports, [9000, 9001, 0, 9002]);
         assert!(p[0].1.get.is_none() && p[2].1.get.is_none());
-        assert_eq!(p[1].1.get, Some(keystorm_sim::Delay::Fixed(ms(200))));
+        assert_eq!(p[1].1.get, Some(keystorm_types::Delay::Fixed(ms(200))));
         assert_eq!(
             p[1].1.put,
-            Some(keystorm_sim::Delay::Uniform {
+            Some(keystorm_types::Delay::Uniform {
                 low: ms(1),
                 high: ms(3)
             })
         );
         assert_eq!(
             p[3].1.list,
-            Some(keystorm_sim::Delay::Exponential { mean: ms(2) })
+            Some(keystorm_types::Delay::Exponential { mean: ms(2) })
         );
         // The target's own latency stays the target's.
         let c = parse(&["--ports", "9000,9001", "--latency", "get=5ms"]).unwrap();
-        assert_eq!(c.latency.get, Some(keystorm_sim::Delay::Fixed(ms(5))));
+        assert_eq!(c.latency.get, Some(keystorm_types::Delay::Fixed(ms(5))));
 
         let one = parse_ports(&["--port", "9005", "--port-latency", "9005:head=1ms"]).unwrap();
         assert_eq!(one.len(), 1);
-        assert_eq!(one[0].1.head, Some(keystorm_sim::Delay::Fixed(ms(1))));
+        assert_eq!(one[0].1.head, Some(keystorm_types::Delay::Fixed(ms(1))));
         assert_eq!(parse_ports(&[]).unwrap()[0].0, 9000);
     }
 
@@ -333,21 +451,21 @@ mod tests {
         assert_eq!(c.index.reshard_time_per_object, ms(1));
         assert_eq!(c.index.retry_step, ms(2000));
         assert_eq!(c.index.list_time_per_shard, Duration::from_micros(100));
-        assert_eq!(c.latency.put, Some(keystorm_sim::Delay::Fixed(ms(2))));
+        assert_eq!(c.latency.put, Some(keystorm_types::Delay::Fixed(ms(2))));
         assert_eq!(
             c.latency.get,
-            Some(keystorm_sim::Delay::Uniform {
+            Some(keystorm_types::Delay::Uniform {
                 low: ms(1),
                 high: ms(3)
             })
         );
         assert_eq!(
             c.latency.list,
-            Some(keystorm_sim::Delay::Exponential { mean: ms(2) })
+            Some(keystorm_types::Delay::Exponential { mean: ms(2) })
         );
         assert!(matches!(
             c.latency.delete,
-            Some(keystorm_sim::Delay::LogNormal { .. })
+            Some(keystorm_types::Delay::LogNormal { .. })
         ));
         assert!(c.latency.head.is_none());
         assert_eq!(c.faults.slow_down, 0.01);

@@ -128,7 +128,7 @@ impl Default for EmbeddedIndexPlan {
 pub struct DelayPlan {
     pub text: String,
     #[serde(skip)]
-    pub delay: super::Delay,
+    pub delay: keystorm_types::Delay,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -153,4 +153,13 @@ pub struct FaultsPlan {
     /// Only these operations get faults (all when empty).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ops: Vec<OpKind>,
+}
+
+impl FaultsPlan {
+    /// The rates that are alternatives for one request, added up: at most 1 (a
+    /// corrupted body is a GET's). Keys fail apart, and the index's faults (lost
+    /// entries, repeated keys) are none of a request's.
+    pub fn request_rates(&self) -> f64 {
+        self.slow_down + self.internal_error + self.reset + self.stall + self.corrupt
+    }
 }

@@ -201,7 +201,7 @@ fn latency(raw: &BTreeMap<String, Spanned<String>>) -> R<BTreeMap<OpKind, DelayP
     let mut out = BTreeMap::new();
     for (op, text) in raw {
         let kind = object_op(op, "latency").or_else(|m| at(loc_of(text), m.to_string()))?;
-        let delay = text.value.trim().parse::<crate::plan::Delay>().map_err(|e| {
+        let delay = text.value.trim().parse::<keystorm_types::Delay>().map_err(|e| {
             super::validate::Located {
                 line: text.referenced.line() as usize,
                 column: text.referenced.column() as usize,
@@ -269,9 +269,7 @@ fn faults(raw: &Spanned<RawFaults>) -> R<FaultsPlan> {
             })
             .collect::<R<_>>()?,
     };
-    // Alternatives for one request (a corrupted body is a GET's); keys fail apart, and
-    // the index's faults (lost entries, repeated keys) are none of a request's.
-    let total = plan.slow_down + plan.internal_error + plan.reset + plan.stall + plan.corrupt;
+    let total = plan.request_rates();
     if total > 1.0 {
         return at(
             loc_of(raw),

@@ -126,7 +126,7 @@ impl CommaCut {
         );
         // Only a log-normal latency has a comma of its own; nothing else is helped by quotes.
         if parent.as_deref() == Some("latency")
-            && written.trim().parse::<crate::plan::Delay>().is_ok()
+            && written.trim().parse::<keystorm_types::Delay>().is_ok()
         {
             m.push_str(&format!("; quote it: `{key}: \"{written}\"`"));
         }
