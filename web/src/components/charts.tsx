@@ -17,7 +17,17 @@ import {
 } from "recharts";
 import { fmtAxis } from "../lib/format";
 import { fitUnit, maxOf, scaleRows } from "../lib/units";
-import { ENDPOINT_COLOURS, EPOCH_COLOUR, type MarkerShape, SHARD_COLOUR, dashOf as dash, runColour as colour } from "../lib/palette";
+import {
+  ENDPOINT_COLOURS,
+  EPOCH_COLOUR,
+  GRID_COLOUR,
+  LABEL_COLOUR,
+  type MarkerShape,
+  PHASE_MARK_COLOUR,
+  SHARD_COLOUR,
+  dashOf as dash,
+  runColour as colour,
+} from "../lib/palette";
 import { type EpochMark, pointTitle } from "../lib/keys";
 import type { EndpointMark } from "../lib/endpoints";
 import { MarkerMark } from "./Marker";
@@ -174,7 +184,7 @@ export function TimeChart(props: {
     >
       <ResponsiveContainer width="100%" height={props.height ?? 220}>
         <LineChart data={data} margin={{ top: 8, right: 16, bottom: 4, left: 8 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
+          <CartesianGrid strokeDasharray="3 3" stroke={GRID_COLOUR} />
           <XAxis
             dataKey="t"
             type="number"
@@ -203,10 +213,10 @@ export function TimeChart(props: {
             <ReferenceLine
               key={`phase-${i}`}
               x={p.t}
-              stroke="#6b7280"
+              stroke={PHASE_MARK_COLOUR}
               strokeDasharray="3 3"
               ifOverflow="hidden"
-              label={{ value: p.label, position: "insideTopLeft", fontSize: 10, fill: "#374151", dy: phaseRows[i] * 12 }}
+              label={{ value: p.label, position: "insideTopLeft", fontSize: 10, fill: LABEL_COLOUR, dy: phaseRows[i] * 12 }}
               className="phase-mark"
             />
           ))}
@@ -323,7 +333,7 @@ export function RoundsChart(props: {
     <div className="chart" data-testid={props.testId ?? "rounds-chart"} data-scale={props.log ? "log" : "linear"} data-unit={unit}>
       <ResponsiveContainer width="100%" height={(props.height ?? 280) + markRows * MARK_ROW_PX}>
         <LineChart data={data} margin={{ top: 8 + markRows * MARK_ROW_PX, right: 16, bottom: 4, left: 8 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
+          <CartesianGrid strokeDasharray="3 3" stroke={GRID_COLOUR} />
           <XAxis
             dataKey="round"
             type="number"
@@ -423,7 +433,7 @@ export function DistributionChart(props: { lines: DistributionLine[]; height?: n
     <div className="chart" data-testid="distribution-chart" data-unit={fit.unit}>
       <ResponsiveContainer width="100%" height={props.height ?? 280}>
         <LineChart margin={{ top: 8, right: 16, bottom: 4, left: 8 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
+          <CartesianGrid strokeDasharray="3 3" stroke={GRID_COLOUR} />
           <XAxis
             dataKey="nines"
             type="number"

@@ -13,7 +13,7 @@ import type { LegendGroup } from "../components/SeriesLegend";
 import { DistributionChart, RoundsChart, type RightAxis, MetricSelect } from "../components/charts";
 import { EndpointsComparison } from "../components/EndpointsComparison";
 import { MarkerGlyph } from "../components/Marker";
-import { SHARD_COLOUR, dashOf, markerOf, opColour } from "../lib/palette";
+import { LABEL_COLOUR, SHARD_COLOUR, dashOf, markerOf, opColour } from "../lib/palette";
 import { Empty, ErrorBox, Labels, Loading } from "../components/states";
 import {
   DELTA_METRICS,
@@ -380,7 +380,7 @@ export function compareLegend(
   const byRun = runs.map((r, i) => ({
     key: `run ${i}`,
     name: r.label,
-    colour: "#374151",
+    colour: LABEL_COLOUR,
     marker: markerOf(i),
     markerOnly: true,
     members: series.filter((s) => s.run === i).map((s) => s.name),
