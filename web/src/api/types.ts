@@ -52,8 +52,10 @@ export type EndpointOps = S["EndpointOps"];
 export type EndpointEvent = S["EndpointEvent"];
 export type EndpointsReport = S["EndpointsReport"];
 
+/** Every kind of run event the API sends (a `RunEvent`'s `event`). */
+export type EventKind = RunEvent["event"];
 /** The `data` of one live event, by event name. */
-export type EventData<N extends RunEvent["event"]> = Extract<RunEvent, { event: N }>["data"];
+export type EventData<N extends EventKind> = Extract<RunEvent, { event: N }>["data"];
 export type AgentsView = S["AgentsView"];
 export type AgentView = S["AgentView"];
 export type FleetRunView = S["FleetRunView"];

@@ -1,7 +1,7 @@
 // Marker shapes drawn on chart points, in legends and beside a run's name, so a series
 // that shares its operation's colour and its percentile's dash is still told apart
 // (a phase of an operation on a run's page, a run on the compare page).
-import type { MarkerShape } from "../lib/palette";
+import { LABEL_COLOUR, type MarkerShape, PAPER_COLOUR } from "../lib/palette";
 
 /** The SVG path of a marker of half-size `r` centred on (cx, cy). */
 export function markerPath(shape: MarkerShape, cx: number, cy: number, r: number): string {
@@ -48,7 +48,7 @@ export function MarkerMark(props: {
   return (
     <path
       d={markerPath(props.shape, props.cx, props.cy, props.r ?? 3.5)}
-      fill="#fff"
+      fill={PAPER_COLOUR}
       stroke={props.colour}
       strokeWidth={2}
       data-testid={props.testId}
@@ -59,7 +59,7 @@ export function MarkerMark(props: {
 }
 
 /** A marker on its own, beside a name (a run in the compare page's table). */
-export function MarkerGlyph({ shape, colour = "#374151" }: { shape: MarkerShape; colour?: string }) {
+export function MarkerGlyph({ shape, colour = LABEL_COLOUR }: { shape: MarkerShape; colour?: string }) {
   return (
     <svg width="12" height="12" aria-label={shape} role="img" data-testid="marker-glyph" data-marker={shape}>
       <MarkerMark shape={shape} cx={6} cy={6} r={3.5} colour={colour} />

@@ -4,6 +4,7 @@
 import { useMemo } from "react";
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { PlacePoint } from "../lib/endpoints";
+import { GRID_COLOUR } from "../lib/palette";
 import type { SeriesSpec } from "./overlays";
 import { SeriesLegend, useHiddenSeries } from "./SeriesLegend";
 import { RoundDot, colour, fitted, legendOf, tooltipFormatter, valueAxis } from "./charts";
@@ -27,7 +28,7 @@ export function PlacesChart(props: {
     <div className="chart" data-testid={props.testId} data-unit={unit} data-scale={props.log ? "log" : "linear"}>
       <ResponsiveContainer width="100%" height={(props.height ?? 240) + (tilted ? 40 : 0)}>
         <LineChart data={data} margin={{ top: 8, right: 24, bottom: 4, left: 8 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
+          <CartesianGrid strokeDasharray="3 3" stroke={GRID_COLOUR} />
           <XAxis
             dataKey="x"
             type="number"

@@ -4,26 +4,14 @@
 // page (with the server behind it) and the offline report (data inlined).
 import { useEffect, useMemo, useState } from "react";
 import type { Distribution, EndpointEvent, Heatmap, IndexReport, IntervalRecord, RunDetail, SummaryRow } from "../api/types";
-import { DistributionChart, RoundsChart, TimeChart, MetricSelect, shardAxis } from "./charts";
+import { RoundsChart, MetricSelect, shardAxis } from "./charts";
+import { PhaseDistribution, PhaseTimeCharts } from "./PhaseCharts";
 import { Empty, ErrorBox, Labels, StatusBadge } from "./states";
 import { cleanupText } from "./CleanupLine";
 import { LatencyHeatmap } from "./LatencyHeatmap";
 import { widest } from "../lib/heatmap";
 import { fmtCount, fmtDuration, fmtLatency, fmtOpMiBs, fmtRate, fmtTime, openLoopBehind, openLoopText } from "../lib/format";
-import {
-  indexBuckets,
-  mergeByX,
-  phaseSpan,
-  phaseWindows,
-  roundMarkSpecs,
-  roundMarks,
-  roundShardRows,
-} from "../lib/bucket-index";
-import { epochMarks, recordEpochPoints } from "../lib/keys";
-import { endpointMarks } from "../lib/endpoints";
-import { intervalPoint, pointSpan } from "../lib/live";
-import { ninesOf } from "../lib/nines";
-import { PERCENTILES, PERCENTILE_DASH, opColour } from "../lib/palette";
+import { mergeByX, phaseSpan, phaseWindows, roundMarkSpecs, roundMarks, roundShardRows } from "../lib/bucket-index";
 import { METRICS, objectsAtPhaseStart, partLabel, placeLabel, roundSeriesKeys, roundSeriesLooks, roundsTable, seriesName } from "../lib/rounds";
 
 const PART_HELP =
@@ -272,29 +260,75 @@ export function ObjectsTable({ rows }: { rows: SummaryRow[] }) {
   );
 }
 
-export function PhaseExplorer(props: {
-  rows: SummaryRow[];
-  index?: IndexReport | null;
+/** How the phase explorer reads a phase's data. */
+interface PhaseLoaders {
   loadIntervals: (c: PhaseChoice) => Promise<IntervalRecord[]>;
   loadDistribution?: (c: PhaseChoice) => Promise<Distribution>;
   /** The phase's latency heatmap (the run page; the offline report carries the run's). */
   loadHeatmap?: (c: PhaseChoice) => Promise<Heatmap>;
-  /** When the run's endpoints went down and came back: marked on the phase's charts. */
-  endpointEvents?: EndpointEvent[];
-}) {
+}
+
+export function PhaseExplorer(
+  props: PhaseLoaders & {
+    rows: SummaryRow[];
+    index?: IndexReport | null;
+    /** When the run's endpoints went down and came back: marked on the phase's charts. */
+    endpointEvents?: EndpointEvent[];
+  },
+) {
   const all = choices(props.rows);
   const [key, setKey] = useState(() => {
     const first = defaultChoice(props.rows);
     return first ? choiceKey(first) : "";
   });
   const choice = all.find((c) => choiceKey(c) === key);
+  const { intervals, dist, heat, error } = usePhaseData(key, choice, props);
+  const measured = useMemo(() => (intervals ?? []).filter((r) => !r.warmup), [intervals]);
+  const span = useMemo(() => phaseSpan(measured), [measured]);
+  const windows = useMemo(
+    () => (choice ? phaseWindows(props.index, choice, measured) : []),
+    // `choice` is identified by `key`.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [props.index, key, measured],
+  );
+  if (!choice) return null;
+  return (
+    <div>
+      <div className="title-row">
+        <h3>One phase in detail</h3>
+        <select value={key} onChange={(e) => setKey(e.target.value)} aria-label="phase, round and operation" data-testid="phase-picker">
+          {all.map((c) => (
+            <option key={choiceKey(c)} value={choiceKey(c)}>
+              {placeLabel(c)} · {c.phase} · {c.op}
+            </option>
+          ))}
+        </select>
+      </div>
+      {error != null && <ErrorBox error={error} />}
+      <div className="chart-grid">
+        {props.loadDistribution && (
+          <PhaseDistribution name={`${placeLabel(choice)} · ${choice.phase} · ${choice.op}`} op={choice.op} dist={dist} />
+        )}
+        <PhaseTimeCharts op={choice.op} measured={measured} span={span} windows={windows} endpointEvents={props.endpointEvents} />
+      </div>
+      {heat && (
+        <>
+          <h4>Latency heatmap of this phase</h4>
+          <LatencyHeatmap heatmap={heat} windows={windows} span={span && widest(span, heat)} testId="phase-heatmap" />
+        </>
+      )}
+    </div>
+  );
+}
+
+/** The picked phase's intervals, latency distribution and heatmap (those it has loaders
+ * for), read again when another phase is picked; what went wrong if one could not be. */
+function usePhaseData(key: string, choice: PhaseChoice | undefined, loaders: PhaseLoaders) {
   const [intervals, setIntervals] = useState<IntervalRecord[] | null>(null);
   const [dist, setDist] = useState<Distribution | null>(null);
   const [heat, setHeat] = useState<Heatmap | null>(null);
   const [error, setError] = useState<unknown>(null);
-  const [latencyLog, setLatencyLog] = useState(true);
-  const { loadIntervals, loadDistribution, loadHeatmap } = props;
-
+  const { loadIntervals, loadDistribution, loadHeatmap } = loaders;
   useEffect(() => {
     if (!choice) return;
     let live = true;
@@ -312,99 +346,7 @@ export function PhaseExplorer(props: {
     // `choice` is identified by `key`.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, loadIntervals, loadDistribution, loadHeatmap]);
-  const measured = useMemo(() => (intervals ?? []).filter((r) => !r.warmup), [intervals]);
-  const points = useMemo(() => measured.map(intervalPoint), [measured]);
-  const buckets = useMemo(() => indexBuckets(measured.map((r) => r.index)), [measured]);
-  const span = useMemo(() => phaseSpan(measured), [measured]);
-  const epochs = useMemo(() => epochMarks(recordEpochPoints(measured)), [measured]);
-  const endpoints = useMemo(() => endpointMarks(props.endpointEvents ?? [], span), [props.endpointEvents, span]);
-  const windows = useMemo(
-    () => (choice ? phaseWindows(props.index, choice, measured) : []),
-    // `choice` is identified by `key`.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [props.index, key, measured],
-  );
-  if (!choice) return null;
-  const op = choice.op;
-  return (
-    <div>
-      <div className="title-row">
-        <h3>One phase in detail</h3>
-        <select value={key} onChange={(e) => setKey(e.target.value)} aria-label="phase, round and operation" data-testid="phase-picker">
-          {all.map((c) => (
-            <option key={choiceKey(c)} value={choiceKey(c)}>
-              {placeLabel(c)} · {c.phase} · {c.op}
-            </option>
-          ))}
-        </select>
-      </div>
-      {error != null && <ErrorBox error={error} />}
-      <div className="chart-grid">
-        {props.loadDistribution && (
-          <div>
-            <h4>Latency distribution (merged histogram, {dist ? fmtCount(dist.count) : "…"} operations)</h4>
-            {dist && (
-              <DistributionChart
-                lines={[
-                  {
-                    name: `${placeLabel(choice)} · ${choice.phase} · ${op}`,
-                    colour: opColour(op),
-                    points: dist.points.map((p) => ({ nines: ninesOf(p.percentile), ms: Math.max(p.latency_us, 1) / 1000 })),
-                  },
-                ]}
-              />
-            )}
-          </div>
-        )}
-        <div>
-          <h4>
-            <span data-testid="point-span">{pointSpan(measured)}</span>: {op} ops/s{buckets.length ? ", index shards" : ""} and latency
-            {epochs.length ? ", each new epoch marked" : ""}
-            {endpoints.length ? ", endpoints down and up marked" : ""}
-          </h4>
-          <TimeChart
-            testId="interval-chart"
-            data={points}
-            series={[{ key: `${op} ops/s`, name: `${op} ops/s`, colour: opColour(op) }]}
-            unit="ops/s"
-            right={shardAxis(buckets, "as polled")}
-            windows={windows}
-            xDomain={span}
-            epochs={epochs}
-            endpoints={endpoints}
-          />
-          <label className="muted small">
-            <input type="checkbox" checked={latencyLog} onChange={(e) => setLatencyLog(e.target.checked)} data-testid="interval-latency-log" /> latency on a
-            log scale
-          </label>
-          <TimeChart
-            testId="interval-latency-chart"
-            log={latencyLog}
-            data={points}
-            series={PERCENTILES.map((q) => ({
-              key: `${op} ${q}`,
-              name: q,
-              colour: opColour(op),
-              dash: PERCENTILE_DASH[q],
-            }))}
-            unit="ms"
-            height={180}
-            windows={windows}
-            windowKey={false}
-            xDomain={span}
-            epochs={epochs}
-            endpoints={endpoints}
-          />
-        </div>
-      </div>
-      {heat && (
-        <>
-          <h4>Latency heatmap of this phase</h4>
-          <LatencyHeatmap heatmap={heat} windows={windows} span={span && widest(span, heat)} testId="phase-heatmap" />
-        </>
-      )}
-    </div>
-  );
+  return { intervals, dist, heat, error };
 }
 
 export function WorkloadBlock({ detail }: { detail: RunDetail }) {

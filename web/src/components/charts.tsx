@@ -17,7 +17,17 @@ import {
 } from "recharts";
 import { fmtAxis } from "../lib/format";
 import { fitUnit, maxOf, scaleRows } from "../lib/units";
-import { ENDPOINT_COLOURS, EPOCH_COLOUR, type MarkerShape, SHARD_COLOUR, dashOf as dash, runColour as colour } from "../lib/palette";
+import {
+  ENDPOINT_COLOURS,
+  EPOCH_COLOUR,
+  GRID_COLOUR,
+  LABEL_COLOUR,
+  type MarkerShape,
+  PHASE_MARK_COLOUR,
+  SHARD_COLOUR,
+  dashOf as dash,
+  runColour as colour,
+} from "../lib/palette";
 import { type EpochMark, pointTitle } from "../lib/keys";
 import type { EndpointMark } from "../lib/endpoints";
 import { MarkerMark } from "./Marker";
@@ -105,7 +115,8 @@ export function tooltipFormatter(unit: string, right?: RightAxis) {
   ];
 }
 
-export function TimeChart(props: {
+/** What a time chart is given. */
+export interface TimeChartProps {
   data: Array<Record<string, number | string>>;
   series: SeriesSpec[];
   unit: string;
@@ -125,44 +136,17 @@ export function TimeChart(props: {
   endpoints?: EndpointMark[];
   height?: number;
   testId?: string;
-}) {
+}
+
+export function TimeChart(props: TimeChartProps) {
   const right = props.right?.series.length ? props.right : undefined;
   const domain = props.xDomain ?? ["dataMin", "dataMax"];
   const phases = props.phases ?? [];
-  const [lo, hi] = props.xDomain ?? [phases[0]?.t ?? 0, (phases[phases.length - 1]?.t ?? 0) + 1];
-  const phaseRows = labelRows(
-    phases.map((p) => (p.t - lo) / Math.max(hi - lo, 1)),
-    0.12,
-  );
   const epochs = props.epochs ?? [];
-  const epochRows = labelRows(
-    epochs.map((e) => (e.t - lo) / Math.max(hi - lo, 1)),
-    0.08,
-  );
-  // Endpoint labels sit right of their line, in rows under the phases' labels.
   const endpoints = props.endpoints ?? [];
-  const phaseLabelRows = phases.length ? Math.max(...phaseRows) + 1 : 0;
-  const endpointRows = labelRows(
-    endpoints.map((e) => (e.t - lo) / Math.max(hi - lo, 1)),
-    0.14,
-  );
+  const rows = markLabelRows(phases, epochs, endpoints, props.xDomain);
   const [hidden, toggle] = useHiddenSeries();
-  const keys = props.series
-    .concat(right?.series ?? [])
-    .map((s) => s.key)
-    .join("\n");
-  const lineKeys = props.series.map((s) => s.key).join("\n");
-  const { data, unit } = useMemo(() => {
-    const rows = downsampleRows(props.data, MAX_POINTS, "t", keys ? keys.split("\n") : []);
-    return fitted(rows, lineKeys ? lineKeys.split("\n") : [], props.unit);
-  }, [props.data, keys, lineKeys, props.unit]);
-  // Time labels at round seconds (minutes...) of the axis shown, as on the heatmaps: a
-  // tick sits at the time its label says.
-  const ticks = useMemo(() => {
-    const ts = data.map((d) => Number(d.t)).filter(Number.isFinite);
-    const [a, b] = props.xDomain ?? [Math.min(...ts), Math.max(...ts)];
-    return Number.isFinite(a) && Number.isFinite(b) ? timeTicks(a, b).map((t) => a + t.at * (b - a)) : undefined;
-  }, [data, props.xDomain]);
+  const { data, unit, ticks } = useTimeRows(props, right);
   return (
     <div
       className="chart"
@@ -174,7 +158,7 @@ export function TimeChart(props: {
     >
       <ResponsiveContainer width="100%" height={props.height ?? 220}>
         <LineChart data={data} margin={{ top: 8, right: 16, bottom: 4, left: 8 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
+          <CartesianGrid strokeDasharray="3 3" stroke={GRID_COLOUR} />
           <XAxis
             dataKey="t"
             type="number"
@@ -190,54 +174,10 @@ export function TimeChart(props: {
             formatter={tooltipFormatter(unit, right)}
             labelFormatter={(v: unknown, payload: ReadonlyArray<{ payload?: Record<string, unknown> }>) => pointTitle(v, payload?.[0]?.payload?.epoch)}
           />
-          {(props.windows ?? []).map((w) => (
-            <ReferenceArea
-              key={`${w.kind}-${w.id}`}
-              x1={w.x1}
-              x2={w.x2}
-              ifOverflow="hidden"
-              shape={<WindowShape window={w} />}
-            />
-          ))}
-          {phases.map((p, i) => (
-            <ReferenceLine
-              key={`phase-${i}`}
-              x={p.t}
-              stroke="#6b7280"
-              strokeDasharray="3 3"
-              ifOverflow="hidden"
-              label={{ value: p.label, position: "insideTopLeft", fontSize: 10, fill: "#374151", dy: phaseRows[i] * 12 }}
-              className="phase-mark"
-            />
-          ))}
-          {epochs.map((e, i) => (
-            <ReferenceLine
-              key={`epoch-${i}`}
-              x={e.t}
-              stroke={EPOCH_COLOUR}
-              strokeDasharray="2 3"
-              ifOverflow="hidden"
-              label={{ value: e.label, position: "insideBottomLeft", fontSize: 10, fill: EPOCH_COLOUR, dy: -epochRows[i] * 12 }}
-              className="epoch-mark"
-            />
-          ))}
-          {endpoints.map((e, i) => (
-            <ReferenceLine
-              key={`endpoint-${i}`}
-              x={e.t}
-              stroke={ENDPOINT_COLOURS[e.state]}
-              strokeDasharray="4 2"
-              ifOverflow="hidden"
-              label={{
-                value: e.label,
-                position: "insideTopLeft",
-                fontSize: 10,
-                fill: ENDPOINT_COLOURS[e.state],
-                dy: (phaseLabelRows + endpointRows[i]) * 12,
-              }}
-              className={`endpoint-mark endpoint-mark-${e.state}`}
-            />
-          ))}
+          {windowAreas(props.windows ?? [])}
+          {phaseLines(phases, rows.phases)}
+          {epochLines(epochs, rows.epochs)}
+          {endpointLines(endpoints, rows.endpoints)}
           {/* A series breaks where its operation did not run (PUT's line stops at the end
               of "write" and starts again at the next "write"), never drawn across. */}
           {props.series.map((s, i) => (
@@ -275,6 +215,104 @@ export function TimeChart(props: {
       {props.windowKey !== false && <WindowKey windows={props.windows ?? []} />}
     </div>
   );
+}
+
+/**
+ * The rows a time chart's data is drawn from: downsampled for a long run, each line in
+ * the unit that fits it, and the time ticks, at round seconds (minutes...) of the axis
+ * shown as on the heatmaps, so a tick sits at the time its label says.
+ */
+function useTimeRows(props: TimeChartProps, right?: RightAxis) {
+  const keys = props.series
+    .concat(right?.series ?? [])
+    .map((s) => s.key)
+    .join("\n");
+  const lineKeys = props.series.map((s) => s.key).join("\n");
+  const { data, unit } = useMemo(() => {
+    const rows = downsampleRows(props.data, MAX_POINTS, "t", keys ? keys.split("\n") : []);
+    return fitted(rows, lineKeys ? lineKeys.split("\n") : [], props.unit);
+  }, [props.data, keys, lineKeys, props.unit]);
+  const ticks = useMemo(() => {
+    const ts = data.map((d) => Number(d.t)).filter(Number.isFinite);
+    const [a, b] = props.xDomain ?? [Math.min(...ts), Math.max(...ts)];
+    return Number.isFinite(a) && Number.isFinite(b) ? timeTicks(a, b).map((t) => a + t.at * (b - a)) : undefined;
+  }, [data, props.xDomain]);
+  return { data, unit, ticks };
+}
+
+/**
+ * The row each mark's label sits in, so labels close together do not overlap: phases'
+ * from the top, epochs' from the bottom, endpoints' from the top under the phases'.
+ */
+function markLabelRows(phases: PhaseMark[], epochs: EpochMark[], endpoints: EndpointMark[], xDomain?: [number, number]) {
+  const [lo, hi] = xDomain ?? [phases[0]?.t ?? 0, (phases[phases.length - 1]?.t ?? 0) + 1];
+  const at = (t: number) => (t - lo) / Math.max(hi - lo, 1);
+  const phaseRows = labelRows(phases.map((p) => at(p.t)), 0.12);
+  // Endpoint labels sit right of their line, in rows under the phases' labels.
+  const phaseLabelRows = phases.length ? Math.max(...phaseRows) + 1 : 0;
+  return {
+    phases: phaseRows,
+    epochs: labelRows(epochs.map((e) => at(e.t)), 0.08),
+    endpoints: labelRows(endpoints.map((e) => at(e.t)), 0.14).map((row) => phaseLabelRows + row),
+  };
+}
+
+/** The shaded windows of reshards and write stalls. */
+function windowAreas(windows: TimeWindow[]) {
+  return windows.map((w) => (
+    <ReferenceArea key={`${w.kind}-${w.id}`} x1={w.x1} x2={w.x2} ifOverflow="hidden" shape={<WindowShape window={w} />} />
+  ));
+}
+
+/** A dashed line where each phase begins, its name at the top in its label row. */
+function phaseLines(phases: PhaseMark[], rows: number[]) {
+  return phases.map((p, i) => (
+    <ReferenceLine
+      key={`phase-${i}`}
+      x={p.t}
+      stroke={PHASE_MARK_COLOUR}
+      strokeDasharray="3 3"
+      ifOverflow="hidden"
+      label={{ value: p.label, position: "insideTopLeft", fontSize: 10, fill: LABEL_COLOUR, dy: rows[i] * 12 }}
+      className="phase-mark"
+    />
+  ));
+}
+
+/** A dotted line where an epochs phase entered its next epoch, labelled at the bottom. */
+function epochLines(epochs: EpochMark[], rows: number[]) {
+  return epochs.map((e, i) => (
+    <ReferenceLine
+      key={`epoch-${i}`}
+      x={e.t}
+      stroke={EPOCH_COLOUR}
+      strokeDasharray="2 3"
+      ifOverflow="hidden"
+      label={{ value: e.label, position: "insideBottomLeft", fontSize: 10, fill: EPOCH_COLOUR, dy: -rows[i] * 12 }}
+      className="epoch-mark"
+    />
+  ));
+}
+
+/** A line where an endpoint went down or came back, in the colour of which. */
+function endpointLines(endpoints: EndpointMark[], rows: number[]) {
+  return endpoints.map((e, i) => (
+    <ReferenceLine
+      key={`endpoint-${i}`}
+      x={e.t}
+      stroke={ENDPOINT_COLOURS[e.state]}
+      strokeDasharray="4 2"
+      ifOverflow="hidden"
+      label={{
+        value: e.label,
+        position: "insideTopLeft",
+        fontSize: 10,
+        fill: ENDPOINT_COLOURS[e.state],
+        dy: rows[i] * 12,
+      }}
+      className={`endpoint-mark endpoint-mark-${e.state}`}
+    />
+  ));
 }
 
 /** A point of a rounds chart, findable by tests (`rounds-point`, or `testId`). */
@@ -323,7 +361,7 @@ export function RoundsChart(props: {
     <div className="chart" data-testid={props.testId ?? "rounds-chart"} data-scale={props.log ? "log" : "linear"} data-unit={unit}>
       <ResponsiveContainer width="100%" height={(props.height ?? 280) + markRows * MARK_ROW_PX}>
         <LineChart data={data} margin={{ top: 8 + markRows * MARK_ROW_PX, right: 16, bottom: 4, left: 8 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
+          <CartesianGrid strokeDasharray="3 3" stroke={GRID_COLOUR} />
           <XAxis
             dataKey="round"
             type="number"
@@ -423,7 +461,7 @@ export function DistributionChart(props: { lines: DistributionLine[]; height?: n
     <div className="chart" data-testid="distribution-chart" data-unit={fit.unit}>
       <ResponsiveContainer width="100%" height={props.height ?? 280}>
         <LineChart margin={{ top: 8, right: 16, bottom: 4, left: 8 }}>
-          <CartesianGrid strokeDasharray="3 3" stroke="#e5e7eb" />
+          <CartesianGrid strokeDasharray="3 3" stroke={GRID_COLOUR} />
           <XAxis
             dataKey="nines"
             type="number"

@@ -3,7 +3,7 @@
 // rounds of a rounds chart. Each carries a data-testid the browser tests look for.
 import { YAxis } from "recharts";
 import { type RoundMarkSpec, type TimeWindow, shardTicks } from "../lib/bucket-index";
-import { EVENT_COLOURS, type MarkerShape } from "../lib/palette";
+import { EVENT_COLOURS, type MarkerShape, PAPER_COLOUR } from "../lib/palette";
 import { markerPath } from "./Marker";
 
 export interface SeriesSpec {
@@ -73,7 +73,7 @@ export function StepDot(props: StepDotProps) {
       cy={props.cy}
       r={3}
       fill={props.stroke}
-      stroke="#fff"
+      stroke={PAPER_COLOUR}
     />
   );
 }
@@ -168,7 +168,7 @@ export function RoundMarkShape(props: { x1?: number; y1?: number; x2?: number; y
     <g data-testid="round-mark" data-round={mark.round} data-kind={mark.kind} style={{ cursor: "help" }}>
       <title>{mark.title}</title>
       <line x1={x1} x2={x1} y1={y + 14} y2={bottom} stroke={mark.colour} strokeDasharray="3 3" strokeOpacity={0.7} />
-      <rect x={x1 - width / 2} y={y} width={width} height={14} rx={3} fill="#fff" stroke={mark.colour} />
+      <rect x={x1 - width / 2} y={y} width={width} height={14} rx={3} fill={PAPER_COLOUR} stroke={mark.colour} />
       <text x={x1} y={y + 10.5} textAnchor="middle" fontSize={10} fill={mark.colour}>
         {text}
       </text>

@@ -6,6 +6,7 @@
 // thousands of fast ones. Drawn once into a canvas: a 2-hour run is a few thousand
 // pixels wide, not half a million elements.
 import type { Heatmap } from "../api/types";
+import { HEATMAP_STOPS } from "./palette";
 
 export type { Heatmap };
 
@@ -14,12 +15,7 @@ export type { Heatmap };
 export function cellColour(count: number, max: number): [number, number, number, number] {
   if (count <= 0 || max <= 0) return [0, 0, 0, 0];
   const t = max <= 1 ? 1 : Math.log1p(count) / Math.log1p(max);
-  // Three stops: #fde68a (few), #f97316 (some), #4c1d95 (most).
-  const stops: Array<[number, number, number]> = [
-    [253, 230, 138],
-    [249, 115, 22],
-    [76, 29, 149],
-  ];
+  const stops = HEATMAP_STOPS;
   const x = Math.min(1, Math.max(0, t)) * (stops.length - 1);
   const i = Math.min(stops.length - 2, Math.floor(x));
   const f = x - i;

@@ -7,6 +7,7 @@ import type {
   EndpointEvent,
   EndpointOps,
   EventData,
+  EventKind,
   IntervalRecord,
   KeysEvent,
   PhaseRef,
@@ -90,28 +91,6 @@ export function initialLive(): LiveState {
   };
 }
 
-/**
- * The events the live page folds, each one `applyEvent` handles (the page subscribes to
- * these and no others).
- */
-export const LIVE_EVENTS = [
-  "started",
-  "phase_started",
-  "interval",
-  "warning",
-  "reshard",
-  "stall",
-  "cleanup",
-  "keys",
-  "endpoint",
-  "finished",
-] as const;
-export type LiveEventName = (typeof LIVE_EVENTS)[number];
-
-export function isLiveEvent(name: string): name is LiveEventName {
-  return (LIVE_EVENTS as readonly string[]).includes(name);
-}
-
 export interface RawEvent {
   id: number;
   name: string;
@@ -172,93 +151,123 @@ export function intervalPoint(record: IntervalRecord): LivePoint {
   return p;
 }
 
+/**
+ * How one kind of event changes the live state: `next` (a copy of `state` with the
+ * event's id as its `lastId`) is changed in place.
+ */
+type Fold<K extends EventKind> = (next: LiveState, data: EventData<K>, state: LiveState, id: number) => void;
+
+/**
+ * What the live page does with each kind of run event the API sends: how it folds it
+ * into what the page shows, or `null` for a kind it leaves to the run's results page.
+ * Keyed by every kind of the generated API types, so a kind added to the API fails
+ * typecheck until it has its entry here (and a unit test holds the keys to
+ * docs/openapi.json).
+ */
+export const LIVE_FOLDS = {
+  started: (next, d) => {
+    next.runId = d.run_id;
+    next.phases = d.phases;
+    next.status = "running";
+    next.error = null;
+    next.endpoints = severalEndpoints(d.endpoint);
+  },
+  phase_started: (next, d) => {
+    next.phase = d.phase;
+    next.position = d.position;
+    next.objects = d.objects;
+    next.progress = undefined;
+    next.epoch = undefined;
+    next.endpointOps = undefined;
+    if (d.index?.length) withIndex(next, d.index);
+  },
+  interval: foldInterval,
+  // The phase's rows over all its seconds: the results page's tables.
+  phase_finished: null,
+  warning: (next, d, state) => {
+    next.warnings = state.warnings.concat(d.message).slice(-20);
+  },
+  reshard: (next, d, state, id) => {
+    next.reshards = state.reshards.concat({ ...d, id }).slice(-MAX_LIVE_MARKS);
+  },
+  stall: (next, d, state, id) => {
+    next.stalls = state.stalls.concat({ ...d, id }).slice(-MAX_LIVE_MARKS);
+  },
+  // What polling the bucket index cost over the run: the results page's index section.
+  index_polling: null,
+  // Complete listings, metadata scans and transfers: the results page's sections of them.
+  listing: null,
+  metadata_scan: null,
+  transfer: null,
+  cleanup: (next, d) => {
+    next.cleanup = d;
+  },
+  // Corrupt or missing objects, and listing audits: the results page's integrity section.
+  integrity: null,
+  audit: null,
+  keys: (next, d) => {
+    next.keys = d;
+  },
+  endpoint: (next, d, state, id) => {
+    next.endpointEvents = state.endpointEvents.concat({ ...d, id }).slice(-MAX_LIVE_MARKS);
+  },
+  finished: (next, d) => {
+    next.status = d.status;
+    next.error = d.error ?? null;
+  },
+} satisfies { [K in EventKind]: Fold<K> | null };
+
+/** The events the live page folds (those with a fold in `LIVE_FOLDS`). */
+export type LiveEventName = { [K in EventKind]: (typeof LIVE_FOLDS)[K] extends null ? never : K }[EventKind];
+
+/** The events the live page folds, and so subscribes to (it reads no others). */
+export const LIVE_EVENTS: readonly LiveEventName[] = (Object.keys(LIVE_FOLDS) as EventKind[]).filter(
+  (kind): kind is LiveEventName => LIVE_FOLDS[kind] !== null,
+);
+
+export function isLiveEvent(name: string): name is LiveEventName {
+  return (LIVE_EVENTS as readonly string[]).includes(name);
+}
+
 export function applyEvent(state: LiveState, e: RawEvent): LiveState {
   if (e.id <= state.lastId) return state;
   const next: LiveState = { ...state, lastId: e.id };
-  switch (e.name) {
-    case "started": {
-      const d = e.data as EventData<"started">;
-      next.runId = d.run_id;
-      next.phases = d.phases;
-      next.status = "running";
-      next.error = null;
-      next.endpoints = severalEndpoints(d.endpoint);
-      break;
-    }
-    case "phase_started": {
-      const d = e.data as EventData<"phase_started">;
-      next.phase = d.phase;
-      next.position = d.position;
-      next.objects = d.objects;
-      next.progress = undefined;
-      next.epoch = undefined;
-      next.endpointOps = undefined;
-      if (d.index?.length) withIndex(next, d.index);
-      break;
-    }
-    case "interval": {
-      const d = e.data as EventData<"interval">;
-      // An interval of an earlier phase (a run of many agents merges each second once
-      // every agent passed it, after the next phase may have started) is drawn, but the
-      // phase, its progress and the objects stay those of the phase that started last.
-      if (!state.phase || samePhase(state.phase, d.phase)) {
-        next.phase = d.phase;
-        next.progress = d.progress;
-        next.objects = d.progress.objects;
-        next.epoch = d.record.epoch ?? undefined;
-        const endpoints = (d.folded ?? d.record).endpoints;
-        if (endpoints?.length) next.endpointOps = endpoints;
-      }
-      // A phase's sliver of a last interval comes folded into the interval before: that
-      // point is drawn again with it, never the sliver as a second of its own.
-      const folded = d.folded ?? null;
-      const point = intervalPoint(folded ?? d.record);
-      const ops = Object.keys(d.record.ops);
-      next.ops = union(state.ops, ops);
-      const classes = Object.keys(point)
-        .filter((k) => k.startsWith("errors "))
-        .map((k) => k.slice(7));
-      next.errorClasses = union(state.errorClasses, classes);
-      const last = state.points[state.points.length - 1];
-      const replaces = folded != null && last?.interval === point.interval && last.place === point.place;
-      const points = replaces ? state.points.slice(0, -1).concat(point) : state.points.concat(point);
-      next.points = points.length > MAX_LIVE_POINTS ? points.slice(points.length - MAX_LIVE_POINTS) : points;
-      if (d.record.index?.length) withIndex(next, d.record.index);
-      break;
-    }
-    case "reshard": {
-      next.reshards = state.reshards.concat({ ...(e.data as EventData<"reshard">), id: e.id }).slice(-MAX_LIVE_MARKS);
-      break;
-    }
-    case "stall": {
-      next.stalls = state.stalls.concat({ ...(e.data as EventData<"stall">), id: e.id }).slice(-MAX_LIVE_MARKS);
-      break;
-    }
-    case "warning": {
-      const d = e.data as EventData<"warning">;
-      next.warnings = state.warnings.concat(d.message).slice(-20);
-      break;
-    }
-    case "cleanup": {
-      next.cleanup = e.data as EventData<"cleanup">;
-      break;
-    }
-    case "keys": {
-      next.keys = e.data as EventData<"keys">;
-      break;
-    }
-    case "endpoint": {
-      next.endpointEvents = state.endpointEvents.concat({ ...(e.data as EventData<"endpoint">), id: e.id }).slice(-MAX_LIVE_MARKS);
-      break;
-    }
-    case "finished": {
-      const d = e.data as EventData<"finished">;
-      next.status = d.status;
-      next.error = d.error ?? null;
-      break;
-    }
+  if (isLiveEvent(e.name)) {
+    const fold = LIVE_FOLDS[e.name] as Fold<LiveEventName>;
+    fold(next, e.data as EventData<LiveEventName>, state, e.id);
   }
   return next;
+}
+
+/** A second measured: drawn, and (when it is of the phase that started last) that
+ * phase's progress, objects, epoch and endpoints. */
+function foldInterval(next: LiveState, d: EventData<"interval">, state: LiveState): void {
+  // An interval of an earlier phase (a run of many agents merges each second once
+  // every agent passed it, after the next phase may have started) is drawn, but the
+  // phase, its progress and the objects stay those of the phase that started last.
+  if (!state.phase || samePhase(state.phase, d.phase)) {
+    next.phase = d.phase;
+    next.progress = d.progress;
+    next.objects = d.progress.objects;
+    next.epoch = d.record.epoch ?? undefined;
+    const endpoints = (d.folded ?? d.record).endpoints;
+    if (endpoints?.length) next.endpointOps = endpoints;
+  }
+  // A phase's sliver of a last interval comes folded into the interval before: that
+  // point is drawn again with it, never the sliver as a second of its own.
+  const folded = d.folded ?? null;
+  const point = intervalPoint(folded ?? d.record);
+  const ops = Object.keys(d.record.ops);
+  next.ops = union(state.ops, ops);
+  const classes = Object.keys(point)
+    .filter((k) => k.startsWith("errors "))
+    .map((k) => k.slice(7));
+  next.errorClasses = union(state.errorClasses, classes);
+  const last = state.points[state.points.length - 1];
+  const replaces = folded != null && last?.interval === point.interval && last.place === point.place;
+  const points = replaces ? state.points.slice(0, -1).concat(point) : state.points.concat(point);
+  next.points = points.length > MAX_LIVE_POINTS ? points.slice(points.length - MAX_LIVE_POINTS) : points;
+  if (d.record.index?.length) withIndex(next, d.record.index);
 }
 
 /**

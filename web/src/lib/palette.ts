@@ -1,7 +1,9 @@
 // Every colour, dash and marker the charts use, in one place: each operation has one
 // colour on every page, percentiles differ by dash, and what is left to tell apart
 // (several phases of one operation, runs side by side) differs by marker shape;
-// reshards and stalls are marked alike everywhere.
+// reshards and stalls are marked alike everywhere. The only colours written out in the
+// UI's code are here (the page's own are CSS variables in styles.css; a unit test holds
+// both to it).
 
 /** One colour per operation, the same on every page. */
 export const OP_COLOURS: Record<string, string> = {
@@ -37,6 +39,28 @@ export function markerOf(i: number): MarkerShape {
 
 /** Index shard lines (right-hand axis). */
 export const SHARD_COLOUR = "#6b7280";
+
+/** A chart's background grid: the page's lines (styles.css `--line`). */
+export const GRID_COLOUR = "#e5e7eb";
+
+/** Where a phase begins on a time chart, as on the heatmap (styles.css `--phase-mark`). */
+export const PHASE_MARK_COLOUR = "#6b7280";
+
+/** Labels and marks that belong to no series: phase names, a run's marker in a legend or
+ * a table (styles.css `--fg-secondary`). */
+export const LABEL_COLOUR = "#374151";
+
+/** The inside of hollow markers and of round marks' boxes, and the ring round a step dot:
+ * the chart's own background (styles.css `--card`). */
+export const PAPER_COLOUR = "#fff";
+
+/** The latency heatmap's colour scale, as [red, green, blue]: a cell with few operations
+ * (#fde68a, pale yellow), some (#f97316, orange) and the most (#4c1d95, dark purple). */
+export const HEATMAP_STOPS: ReadonlyArray<readonly [number, number, number]> = [
+  [253, 230, 138],
+  [249, 115, 22],
+  [76, 29, 149],
+];
 
 /** Where an epochs phase entered its next epoch (a colour no operation has). */
 export const EPOCH_COLOUR = RUN_PALETTE[6];

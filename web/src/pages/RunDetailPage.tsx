@@ -64,15 +64,15 @@ function Annotations({ detail }: { detail: RunDetail }) {
   );
 }
 
-export function RunDetailPage() {
-  const { id = "" } = useParams();
-  const navigate = useNavigate();
-  const q = useQuery({
+/** The run's results from the server, read again every few seconds while it runs, and
+ * how its phases' own data (intervals, distributions, heatmaps) is read. */
+function useRunResults(id: string) {
+  const run = useQuery({
     queryKey: ["run", id],
     queryFn: () => api.run(id),
     refetchInterval: (query) => (query.state.data?.info.status === "running" ? 3000 : false),
   });
-  const running = q.data?.info.status === "running";
+  const running = run.data?.info.status === "running";
   const index = useQuery({
     queryKey: ["index", id],
     queryFn: () => api.index(id),
@@ -104,13 +104,49 @@ export function RunDetailPage() {
   const loadDistribution = useCallback((c: PhaseChoice) => api.distribution(id, c), [id]);
   const loadHeatmap = useCallback((op: string) => api.heatmap(id, op), [id]);
   const loadPhaseHeatmap = useCallback((c: PhaseChoice) => api.heatmap(id, c.op, c), [id]);
+  return {
+    run,
+    reports: { index: index.data, listings: listings.data, integrity: integrity.data, endpoints: endpoints.data },
+    loaders: { loadIntervals, loadDistribution, loadHeatmap, loadPhaseHeatmap },
+  };
+}
+
+export function RunDetailPage() {
+  const { id = "" } = useParams();
+  const { run, reports, loaders } = useRunResults(id);
+  if (run.isPending) return <Loading what="the run" />;
+  if (run.isError) return <ErrorBox error={run.error} hint={<Link to="/runs">Back to the runs</Link>} />;
+  const detail = run.data;
+  return (
+    <section data-testid="run-detail">
+      <RunReport
+        data={{ detail, ...reports }}
+        loadIntervals={loaders.loadIntervals}
+        loadDistribution={loaders.loadDistribution}
+        loadHeatmap={loaders.loadHeatmap}
+        loadPhaseHeatmap={loaders.loadPhaseHeatmap}
+        headerExtra={
+          detail.info.status === "running" ? (
+            <Link className="button" to={`/runs/${id}/live`}>
+              Watch live
+            </Link>
+          ) : null
+        }
+        empty={<NoPhaseYet status={detail.info.status} error={detail.info.error} />}
+      >
+        <Annotations detail={detail} />
+        <ExportsAndDelete id={id} detail={detail} />
+      </RunReport>
+    </section>
+  );
+}
+
+/** The run's files to download, and a button deleting its results (not while it runs). */
+function ExportsAndDelete({ id, detail }: { id: string; detail: RunDetail }) {
+  const navigate = useNavigate();
   const [deleteError, setDeleteError] = useState<unknown>(null);
   const [exportError, setExportError] = useState<unknown>(null);
   const access = useAccess();
-
-  if (q.isPending) return <Loading what="the run" />;
-  if (q.isError) return <ErrorBox error={q.error} hint={<Link to="/runs">Back to the runs</Link>} />;
-  const detail = q.data;
   const remove = async () => {
     if (!window.confirm(`Delete the results of ${id}? This removes its folder for good.`)) return;
     try {
@@ -128,44 +164,27 @@ export function RunDetailPage() {
     api.downloadExport(id, file).catch(setExportError);
   };
   return (
-    <section data-testid="run-detail">
-      <RunReport
-        data={{ detail, index: index.data, listings: listings.data, integrity: integrity.data, endpoints: endpoints.data }}
-        loadIntervals={loadIntervals}
-        loadDistribution={loadDistribution}
-        loadHeatmap={loadHeatmap}
-        loadPhaseHeatmap={loadPhaseHeatmap}
-        headerExtra={
-          detail.info.status === "running" ? (
-            <Link className="button" to={`/runs/${id}/live`}>
-              Watch live
-            </Link>
-          ) : null
-        }
-        empty={<NoPhaseYet status={detail.info.status} error={detail.info.error} />}
-      >
-        <Annotations detail={detail} />
-        <div className="exports">
-          Export:{" "}
-          {["summary.csv", "intervals.csv", "histograms.hlog", "report.html"].map((f) => (
-            <a key={f} href={api.exportUrl(id, f)} download onClick={(e) => exportWithToken(e, f)} data-testid={`export-${f}`}>
-              {f}
-            </a>
-          ))}
-          <button
-            className="danger small"
-            onClick={remove}
-            disabled={!access.canChange || detail.info.status === "running"}
-            title={access.why}
-            data-testid="delete-run"
-          >
-            Delete run
-          </button>
-        </div>
-        {deleteError != null && <ErrorBox error={deleteError} />}
-        {exportError != null && <ErrorBox error={exportError} />}
-      </RunReport>
-    </section>
+    <>
+      <div className="exports">
+        Export:{" "}
+        {["summary.csv", "intervals.csv", "histograms.hlog", "report.html"].map((f) => (
+          <a key={f} href={api.exportUrl(id, f)} download onClick={(e) => exportWithToken(e, f)} data-testid={`export-${f}`}>
+            {f}
+          </a>
+        ))}
+        <button
+          className="danger small"
+          onClick={remove}
+          disabled={!access.canChange || detail.info.status === "running"}
+          title={access.why}
+          data-testid="delete-run"
+        >
+          Delete run
+        </button>
+      </div>
+      {deleteError != null && <ErrorBox error={deleteError} />}
+      {exportError != null && <ErrorBox error={exportError} />}
+    </>
   );
 }
 

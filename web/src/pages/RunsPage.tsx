@@ -32,9 +32,8 @@ export function bucketsOf(runs: RunInfo[], also = ""): string[] {
   return [...all].sort();
 }
 
-export function RunsTable({ runs }: { runs: RunInfo[] }) {
-  const [label, setLabel] = useState("");
-  const [status, setStatus] = useState("");
+/** The bucket filter, kept in the address as `?bucket=` (replacing the history entry). */
+function useBucketParam(): [string, (bucket: string) => void] {
   const [params, setParams] = useSearchParams();
   const bucket = params.get("bucket") ?? "";
   const setBucket = (b: string) =>
@@ -47,6 +46,13 @@ export function RunsTable({ runs }: { runs: RunInfo[] }) {
       },
       { replace: true },
     );
+  return [bucket, setBucket];
+}
+
+export function RunsTable({ runs }: { runs: RunInfo[] }) {
+  const [label, setLabel] = useState("");
+  const [status, setStatus] = useState("");
+  const [bucket, setBucket] = useBucketParam();
   const buckets = useMemo(() => bucketsOf(runs, bucket), [runs, bucket]);
   const [selected, setSelected] = useState<string[]>([]);
   const navigate = useNavigate();
@@ -104,52 +110,55 @@ export function RunsTable({ runs }: { runs: RunInfo[] }) {
           </thead>
           <tbody>
             {shown.map((r) => (
-              <tr key={r.run_id} data-testid={`run-row-${r.run_id}`}>
-                <td>
-                  <input
-                    type="checkbox"
-                    aria-label={`select ${r.run_id}`}
-                    checked={selected.includes(r.run_id)}
-                    onChange={() => toggle(r.run_id)}
-                  />
-                </td>
-                <td>
-                  <Link to={r.status === "running" ? `/runs/${r.run_id}/live` : `/runs/${r.run_id}`}>{r.run_id}</Link>
-                </td>
-                <td>
-                  {r.workload}
-                  {(r.buckets ?? []).length > 0 && (
-                    <div className="muted small mono" data-testid="run-buckets" title="the buckets this run worked on">
-                      {r.buckets.join(", ")}
-                    </div>
-                  )}
-                </td>
-                <td>
-                  <StatusBadge status={r.status} />
-                </td>
-                <td>
-                  <Labels labels={r.labels} />
-                </td>
-                <td className="nowrap">{fmtTime(r.started_at)}</td>
-                <td className="num">{fmtDuration(r.duration_s)}</td>
-                <td>
-                  {r.headline.length === 0 && (
-                    <span className="muted" data-testid="no-headline">
-                      {noHeadline(r.status, r.error)}
-                    </span>
-                  )}
-                  {r.headline.map((h) => (
-                    <span key={h.op} className="headline">
-                      <b>{h.op}</b> {fmtRate(h.ops_per_sec)}, p99 {fmtLatency(h.p99_us)}
-                    </span>
-                  ))}
-                </td>
-              </tr>
+              <RunRow key={r.run_id} run={r} selected={selected.includes(r.run_id)} onToggle={() => toggle(r.run_id)} />
             ))}
           </tbody>
         </table>
       )}
     </>
+  );
+}
+
+/** One run: a box to pick it for comparing, its link (live while it runs), what it
+ * worked on, how it stands, and its headline figures. */
+function RunRow({ run: r, selected, onToggle }: { run: RunInfo; selected: boolean; onToggle: () => void }) {
+  return (
+    <tr data-testid={`run-row-${r.run_id}`}>
+      <td>
+        <input type="checkbox" aria-label={`select ${r.run_id}`} checked={selected} onChange={onToggle} />
+      </td>
+      <td>
+        <Link to={r.status === "running" ? `/runs/${r.run_id}/live` : `/runs/${r.run_id}`}>{r.run_id}</Link>
+      </td>
+      <td>
+        {r.workload}
+        {(r.buckets ?? []).length > 0 && (
+          <div className="muted small mono" data-testid="run-buckets" title="the buckets this run worked on">
+            {r.buckets.join(", ")}
+          </div>
+        )}
+      </td>
+      <td>
+        <StatusBadge status={r.status} />
+      </td>
+      <td>
+        <Labels labels={r.labels} />
+      </td>
+      <td className="nowrap">{fmtTime(r.started_at)}</td>
+      <td className="num">{fmtDuration(r.duration_s)}</td>
+      <td>
+        {r.headline.length === 0 && (
+          <span className="muted" data-testid="no-headline">
+            {noHeadline(r.status, r.error)}
+          </span>
+        )}
+        {r.headline.map((h) => (
+          <span key={h.op} className="headline">
+            <b>{h.op}</b> {fmtRate(h.ops_per_sec)}, p99 {fmtLatency(h.p99_us)}
+          </span>
+        ))}
+      </td>
+    </tr>
   );
 }
 

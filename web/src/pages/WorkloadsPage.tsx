@@ -69,15 +69,14 @@ function RunGoing() {
   );
 }
 
-function Editor({ name, initial }: { name: string | null; initial: string }) {
-  const [text, setText] = useState(initial);
-  const [saveName, setSaveName] = useState(name ?? "");
-  const [labels, setLabels] = useState("");
-  const [endpoint, setEndpoint] = useState("");
+/**
+ * Saving the text as a workload (asking before replacing one) and starting a run of it
+ * (of the saved workload when the text is unchanged, else of the text); what came of it
+ * (a line to show, or an error) and whether a start is under way.
+ */
+function useSaveAndStart(name: string | null, initial: string, text: string) {
   const [message, setMessage] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const access = useAccess();
-  const { result: validation, error: validationError } = useValidation(text, 300, access.canChange);
   const navigate = useNavigate();
   const qc = useQueryClient();
 
@@ -102,7 +101,7 @@ function Editor({ name, initial }: { name: string | null; initial: string }) {
     if (target !== name) navigate(`/workloads/${target}`);
   };
 
-  const start = async () => {
+  const start = async (labels: string, endpoint: string) => {
     setMessage(null);
     const parsed = parseLabels(labels);
     if (typeof parsed === "string") {
@@ -124,36 +123,66 @@ function Editor({ name, initial }: { name: string | null; initial: string }) {
     }
   };
 
+  return { save, start, message, busy };
+}
+
+/** Under the editor: whether the text is valid (and what it runs), or each problem by line. */
+function ValidationStatus(props: { canCheck: boolean; validation: ValidateResponse | null; error: unknown }) {
+  const { validation } = props;
+  const problems = validation?.errors ?? [];
+  return (
+    <div className="validation" aria-live="polite">
+      {!props.canCheck ? (
+        <span className="muted" data-testid="validation-off">
+          Not checked: the read-only token cannot validate, save or start workloads.
+        </span>
+      ) : props.error != null ? (
+        <ErrorBox error={props.error} hint="The text could not be checked; it is checked again as you type." />
+      ) : validation == null ? (
+        <span className="muted">Checking…</span>
+      ) : validation.valid ? (
+        <span className="good" data-testid="validation-ok">
+          Valid: {validation.outline ? outlineText(validation.outline) : "no phases"}.
+        </span>
+      ) : (
+        problems.map((p, i) => (
+          <div className="bad" key={i} data-testid="validation-error">
+            line {p.line}, column {p.column}: {p.message}
+          </div>
+        ))
+      )}
+      {validation?.warnings.map((w, i) => (
+        <div className="warn-text" key={i}>
+          warning, line {w.line}: {w.message}
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** What came of the last save or start: a line, or the error (pointing at the run that
+ * goes when one already does). */
+function ActionMessage({ message }: { message: unknown }) {
+  if (message == null) return null;
+  if (typeof message === "string") return <div className="state">{message}</div>;
+  return (
+    <ErrorBox error={message} hint={message instanceof ApiError && message.code === "run_in_progress" ? <RunGoing /> : undefined} />
+  );
+}
+
+function Editor({ name, initial }: { name: string | null; initial: string }) {
+  const [text, setText] = useState(initial);
+  const [saveName, setSaveName] = useState(name ?? "");
+  const [labels, setLabels] = useState("");
+  const [endpoint, setEndpoint] = useState("");
+  const access = useAccess();
+  const { result: validation, error: validationError } = useValidation(text, 300, access.canChange);
+  const { save, start, message, busy } = useSaveAndStart(name, initial, text);
   const problems = validation?.errors ?? [];
   return (
     <div>
       <YamlEditor value={text} onChange={setText} problems={[...problems, ...(validation?.warnings ?? [])]} />
-      <div className="validation" aria-live="polite">
-        {!access.canChange ? (
-          <span className="muted" data-testid="validation-off">
-            Not checked: the read-only token cannot validate, save or start workloads.
-          </span>
-        ) : validationError != null ? (
-          <ErrorBox error={validationError} hint="The text could not be checked; it is checked again as you type." />
-        ) : validation == null ? (
-          <span className="muted">Checking…</span>
-        ) : validation.valid ? (
-          <span className="good" data-testid="validation-ok">
-            Valid: {validation.outline ? outlineText(validation.outline) : "no phases"}.
-          </span>
-        ) : (
-          problems.map((p, i) => (
-            <div className="bad" key={i} data-testid="validation-error">
-              line {p.line}, column {p.column}: {p.message}
-            </div>
-          ))
-        )}
-        {validation?.warnings.map((w, i) => (
-          <div className="warn-text" key={i}>
-            warning, line {w.line}: {w.message}
-          </div>
-        ))}
-      </div>
+      <ValidationStatus canCheck={access.canChange} validation={validation} error={validationError} />
       <div className="form-row">
         <label>
           Save as
@@ -177,19 +206,17 @@ function Editor({ name, initial }: { name: string | null; initial: string }) {
           Endpoint override
           <input value={endpoint} onChange={(e) => setEndpoint(e.target.value)} placeholder="http://127.0.0.1:7480 (optional)" />
         </label>
-        <button className="primary" onClick={start} disabled={!access.canChange || busy || !validation?.valid} title={access.why} data-testid="start-run">
+        <button
+          className="primary"
+          onClick={() => start(labels, endpoint)}
+          disabled={!access.canChange || busy || !validation?.valid}
+          title={access.why}
+          data-testid="start-run"
+        >
           {busy ? "Starting…" : "Start run"}
         </button>
       </div>
-      {message != null &&
-        (typeof message === "string" ? (
-          <div className="state">{message}</div>
-        ) : (
-          <ErrorBox
-            error={message}
-            hint={message instanceof ApiError && message.code === "run_in_progress" ? <RunGoing /> : undefined}
-          />
-        ))}
+      <ActionMessage message={message} />
     </div>
   );
 }
