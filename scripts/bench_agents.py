@@ -63,7 +63,7 @@ def memory_per_size(counts, tmp):
             with open(workload, "w") as f:
                 f.write(f"name: bench-agents-{i}\ntarget: {{ endpoint: \"{endpoint}\" }}\n"
                         f"buckets: {{ names: [bench-agents-{i}] }}\nobjects: {{ size: 6B }}\n"
-                        f"before:\n  - {{ name: fill, op: put, concurrency: 64, until_objects: {n} }}\n")
+                        f"before:\n  - {{ name: fill, op: put, workers: 64, until_objects: {n} }}\n")
             start = time.time()
             subprocess.run([BIN, "run", workload, "--controller", url, "--agents", "1"], env=ENV, check=True,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -110,9 +110,9 @@ def controller_cpu(agents, seconds, tmp):
 
         workload = (f"name: bench-live\ntarget: {{ endpoint: \"{endpoint}\" }}\n"
                     f"buckets: {{ names: [bench-live] }}\nobjects: {{ size: 1KiB }}\n"
-                    f"before:\n  - {{ name: fill, op: put, concurrency: 4, until_objects: {agents * 200} }}\n"
+                    f"before:\n  - {{ name: fill, op: put, workers: 4, until_objects: {agents * 200} }}\n"
                     f"rounds:\n  count: 1\n  phases:\n"
-                    f"    - {{ name: mixed, mix: {{ get: 70, put: 20, list: 5, delete: 5 }}, concurrency: 1, "
+                    f"    - {{ name: mixed, mix: {{ get: 70, put: 20, list: 5, delete: 5 }}, workers: 1, "
                     f"rate: {agents * 40}, duration: {seconds}s }}\n")
         before = cpu_seconds(controller.pid)
         started = time.time()

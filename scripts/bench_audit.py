@@ -76,11 +76,11 @@ def main():
         with tempfile.TemporaryDirectory() as results:
             for bucket, keys in [("audit-small", args.small), ("audit-large", args.large)]:
                 print(f"filling {bucket}: {keys:,} keys", file=sys.stderr)
-                fill = f"{{ name: fill, op: put, concurrency: 64, until_objects: {keys} }}"
+                fill = f"{{ name: fill, op: put, workers: 64, until_objects: {keys} }}"
                 run(workload(endpoint, bucket, 0, fill), results)
             for bucket, keys in [("audit-small", args.small), ("audit-large", args.large)]:
                 print(f"auditing {bucket}", file=sys.stderr)
-                phase = f"{{ name: audit, op: audit, mode: prefix, concurrency: {args.concurrency} }}"
+                phase = f"{{ name: audit, op: audit, mode: prefix, listers: {args.concurrency} }}"
                 usage = run(workload(endpoint, bucket, keys, phase), results)
                 a = audit_event(results, bucket)
                 c = a["counts"]

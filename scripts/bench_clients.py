@@ -26,14 +26,14 @@ buckets: {{ names: [bench] }}
 keyspace: {{ seed: {seed}, prefix: "b{seed}/" }}
 objects: {{ size: 1KiB }}
 before:
-  - {{ name: prefill, op: put, concurrency: 64, until_objects: 2000 }}
+  - {{ name: prefill, op: put, workers: 64, until_objects: 2000 }}
 rounds:
   count: 1
   phases:
-    - {{ name: put, op: put, concurrency: {conc}, operations: {n_ops} }}
-    - {{ name: get, op: get, concurrency: {conc}, operations: {n_ops} }}
-    - {{ name: head, op: head, concurrency: {conc}, operations: {n_ops} }}
-    - {{ name: list, op: list, concurrency: {conc}, operations: {n_pages}, page_size: 1000 }}
+    - {{ name: put, op: put, workers: {conc}, operations: {n_ops} }}
+    - {{ name: get, op: get, workers: {conc}, operations: {n_ops} }}
+    - {{ name: head, op: head, workers: {conc}, operations: {n_ops} }}
+    - {{ name: list, op: list, workers: {conc}, operations: {n_pages}, page_size: 1000 }}
 """
 
 
@@ -47,13 +47,13 @@ buckets: {{ names: [bench] }}
 keyspace: {{ seed: {seed}, prefix: "v{seed}/" }}
 objects: {{ size: 1MiB }}
 before:
-  - {{ name: prefill, op: put, concurrency: 16, until_objects: 256 }}
+  - {{ name: prefill, op: put, workers: 16, until_objects: 256 }}
 rounds:
   count: 1
   phases:
-    - {{ name: plain, op: get, concurrency: 8, operations: {n_ops} }}
-    - {{ name: verified, op: get, concurrency: 8, operations: {n_ops}, verify: true }}
-    - {{ name: verified-again, op: get, concurrency: 8, operations: {n_ops}, verify: true }}
+    - {{ name: plain, op: get, workers: 8, operations: {n_ops} }}
+    - {{ name: verified, op: get, workers: 8, operations: {n_ops}, verify: true }}
+    - {{ name: verified-again, op: get, workers: 8, operations: {n_ops}, verify: true }}
 """
 
 
@@ -83,7 +83,7 @@ buckets: {{ names: [fill{n}] }}
 keyspace: {{ seed: 5 }}
 objects: {{ size: 6B }}
 before:
-  - {{ name: fill, op: put, concurrency: 64, until_objects: {n} }}
+  - {{ name: fill, op: put, workers: 64, until_objects: {n} }}
 """
 
 

@@ -56,9 +56,9 @@ objects: {{ size: 1KiB }}
 rounds:
   count: 1
   phases:
-    - {{ name: put, op: put, concurrency: {conc}, operations: {n} }}
-    - {{ name: get, op: get, concurrency: {conc}, operations: {n} }}
-    - {{ name: head, op: head, concurrency: {conc}, operations: {n} }}
+    - {{ name: put, op: put, workers: {conc}, operations: {n} }}
+    - {{ name: get, op: get, workers: {conc}, operations: {n} }}
+    - {{ name: head, op: head, workers: {conc}, operations: {n} }}
 """
 
 

@@ -33,7 +33,7 @@ buckets: {{ names: [{bucket}], create: true }}
 keyspace: {{ seed: 5, prefix: "k/" }}
 objects: {{ size: 6B }}
 before:
-  - {{ name: fill, op: put, concurrency: 64, until_objects: {keys} }}
+  - {{ name: fill, op: put, workers: 64, until_objects: {keys} }}
 """
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         f.write(text)
@@ -75,7 +75,7 @@ target: {{ endpoint: "{endpoint}" }}
 buckets: {{ names: [{bucket}] }}
 {keyspace}objects: {{ size: 6B }}
 before:
-  - {{ name: read, op: get, concurrency: {concurrency}, operations: {gets}, {phase} }}
+  - {{ name: read, op: get, workers: {concurrency}, operations: {gets}, {phase} }}
 """
     label = f"{bucket}-{'file' if source else 'keyspace'}"
     manifest, summary = run(text, results, label)

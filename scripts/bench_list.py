@@ -29,7 +29,7 @@ buckets: {{ names: [bench] }}
 keyspace: {{ seed: {seed}, prefix: "{prefix}" }}
 objects: {{ size: 6B{meta} }}
 before:
-  - {{ name: fill, op: put, concurrency: 64, until_objects: {n} }}
+  - {{ name: fill, op: put, workers: 64, until_objects: {n} }}
 """
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         f.write(text)

@@ -48,7 +48,7 @@ target: {{ endpoint: "{endpoint}" }}
 buckets: {{ names: [mem] }}
 objects: {{ size: {size} }}
 before:
-  - {{ name: fill, op: put, concurrency: 32, until_objects: {objects} }}
+  - {{ name: fill, op: put, workers: 32, until_objects: {objects} }}
 """
         with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
             f.write(workload)

@@ -47,11 +47,11 @@ buckets: {{ names: [timing] }}
 keyspace: {{ seed: 3, prefix: "t/" }}
 objects: {{ size: 1KiB }}
 before:
-  - {{ name: prefill, op: put, concurrency: 16, until_objects: 1000 }}
+  - {{ name: prefill, op: put, workers: 16, until_objects: 1000 }}
 rounds:
   count: 1
   phases:
-    - {{ name: get, op: get, concurrency: {conc}, operations: {ops}{rate_field} }}
+    - {{ name: get, op: get, workers: {conc}, operations: {ops}{rate_field} }}
 """
 
 

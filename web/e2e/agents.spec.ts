@@ -22,15 +22,15 @@ buckets: { names: [e2e-agents] }
 keyspace: { seed: 8, prefix: a/ }
 objects: { size: 100B }
 before:
-  - { name: fill, op: put, concurrency: 4, until_objects: 3000 }
+  - { name: fill, op: put, workers: 4, until_objects: 3000 }
 rounds:
   count: 2
   phases:
-    - { name: write, op: put, concurrency: 4, duration: 3s }
-    - { name: read, op: get, concurrency: 4, operations: 1500 }
+    - { name: write, op: put, workers: 4, duration: 3s }
+    - { name: read, op: get, workers: 4, operations: 1500 }
     - name: mixed
       mix: { get: 70, put: 20, list: 5, delete: 5 }
-      concurrency: 4
+      workers: 4
       operations: 1500
 `;
 }

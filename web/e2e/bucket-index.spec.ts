@@ -27,12 +27,12 @@ stalls: { min_intervals: 2 }
 keyspace: { seed: 3, prefix: r/ }
 objects: { size: 10B }
 before:
-  - { name: fill, op: put, concurrency: 8, until_objects: 2000 }
+  - { name: fill, op: put, workers: 8, until_objects: 2000 }
 rounds:
   count: 3
   phases:
-    - { name: write, op: put, concurrency: 8, operations: 4000 }
-    - { name: read, op: get, concurrency: 8, operations: 4000 }
+    - { name: write, op: put, workers: 8, operations: 4000 }
+    - { name: read, op: get, workers: 8, operations: 4000 }
 `;
 }
 

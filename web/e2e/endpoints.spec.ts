@@ -29,7 +29,7 @@ target: { endpoint: "${endpoint}", credentials: ${CREDENTIALS} }
 buckets: { name: ${BUCKET} }
 objects: { size: 1KiB }
 before:
-  - { name: create, op: put, concurrency: 1, operations: 1 }
+  - { name: create, op: put, workers: 1, operations: 1 }
 `;
 }
 
@@ -47,7 +47,7 @@ objects: { size: 1KiB }
 rounds:
   count: 2
   phases:
-    - { name: write, op: put, concurrency: 4, operations: 6000 }
+    - { name: write, op: put, workers: 4, operations: 6000 }
 `;
 }
 

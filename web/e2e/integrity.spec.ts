@@ -15,11 +15,11 @@ buckets: { names: [e2e-verify] }
 keyspace: { seed: 4, prefix: v/ }
 objects: { size: 4KiB }
 before:
-  - { name: fill, op: put, concurrency: 8, until_objects: 300 }
+  - { name: fill, op: put, workers: 8, until_objects: 300 }
 rounds:
   count: 2
   phases:
-    - { name: read, op: get, concurrency: 8, operations: 1000, verify: true }
+    - { name: read, op: get, workers: 8, operations: 1000, verify: true }
 `;
 
 test("a verified run names the objects the store corrupted, on the page and in the report", async ({ page, request }) => {
@@ -69,11 +69,11 @@ buckets: { names: [e2e-audit], create: true }
 keyspace: { seed: 4, prefix: a/ }
 objects: { size: 1KiB }
 before:
-  - { name: fill, op: put, concurrency: 8, until_objects: 3000 }
+  - { name: fill, op: put, workers: 8, until_objects: 3000 }
 rounds:
   count: 2
   phases:
-    - { name: write, op: put, concurrency: 8, operations: 500 }
+    - { name: write, op: put, workers: 8, operations: 500 }
     - { name: audit, op: audit, mode: prefix, page_size: 50 }
 `;
 

@@ -13,15 +13,15 @@ target: { endpoint: embedded, embedded: { latency: { get: 5ms } } }
 buckets: { name: keys-demo }
 objects: { size: 1KiB }
 before:
-  - { name: fill, op: put, concurrency: 8, until_objects: 2000, allow_writes: true }
-  - { name: read, op: get, concurrency: 8, epochs: 3, keys: { from: listing } }
+  - { name: fill, op: put, workers: 8, until_objects: 2000, allow_writes: true }
+  - { name: read, op: get, workers: 8, epochs: 3, keys: { from: listing } }
 `;
 
 const OTHER = `name: keys-other
 buckets: { name: keys-other }
 objects: { size: 1KiB }
 before:
-  - { name: fill, op: put, concurrency: 8, until_objects: 200 }
+  - { name: fill, op: put, workers: 8, until_objects: 200 }
 `;
 
 test("a run reading its bucket's listing in epochs: keys, epochs and the bucket filter", async ({ page, request }) => {

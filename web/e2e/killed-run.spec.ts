@@ -20,7 +20,7 @@ target: { endpoint: "${endpoint}" }
 buckets: { names: [e2e-killed] }
 objects: { size: 6B }
 before:
-  - { name: fill, op: put, concurrency: 4, rate: 500, duration: 10m }
+  - { name: fill, op: put, workers: 4, rate: 500, duration: 10m }
 `;
 }
 

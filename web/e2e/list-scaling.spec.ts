@@ -17,9 +17,9 @@ objects: { size: 6B }
 rounds:
   count: ${ROUNDS}
   phases:
-    - { name: grow, op: put, concurrency: 16, operations: 3000 }
+    - { name: grow, op: put, workers: 16, operations: 3000 }
     - { name: serial, op: list, mode: serial, page_size: 250 }
-    - { name: parallel, op: list, mode: adaptive, concurrency: 8, page_size: 250 }
+    - { name: parallel, op: list, mode: adaptive, listers: 8, page_size: 250 }
 `;
 
 test("list time against objects, fitted and extrapolated", async ({ page, request }) => {
@@ -77,9 +77,9 @@ buckets: { names: [e2e-metadata-scan] }
 keyspace: { seed: 6, prefix: m/ }
 objects: { size: 100B, metadata: { team: "team-{i%4}" } }
 before:
-  - { name: fill, op: put, concurrency: 8, until_objects: 400 }
+  - { name: fill, op: put, workers: 8, until_objects: 400 }
 after:
-  - { name: metadata, op: head, keys: bucket, concurrency: 16, mode: adaptive }
+  - { name: metadata, op: head, keys: bucket, head_workers: 16, mode: adaptive }
 cleanup: { objects: true }
 `;
 

@@ -23,7 +23,7 @@ target: { endpoint: embedded }
 buckets: { names: [e2e-trickle] }
 objects: { size: 1KiB }
 before:
-  - { name: trickle, op: put, concurrency: 2, rate: 100, duration: 60s }
+  - { name: trickle, op: put, workers: 2, rate: 100, duration: 60s }
 `;
 
 async function chartPoints(page: Page, testId: string): Promise<number> {

@@ -294,7 +294,7 @@ fn validate_checks_every_file_given_and_exits_2_if_any_is_wrong() {
         .replace("OBJECTS", "{ size: 1KiB }")
         .replace(
             "PHASE",
-            "{ name: fill, op: put, concurrency: 2, until_objects: 20 }",
+            "{ name: fill, op: put, workers: 2, until_objects: 20 }",
         );
     let a = write(d, "a.yaml", &good);
     let b = write(

@@ -77,7 +77,7 @@ fn the_api_answers_over_https_and_a_run_started_there_completes() {
 
     let yaml = "name: over-tls\ntarget: { endpoint: embedded, embedded: { storage: size-only } }\n\
                 buckets: { names: [over-tls] }\nobjects: { size: 10B }\n\
-                before:\n  - { name: fill, op: put, concurrency: 4, until_objects: 500 }\n";
+                before:\n  - { name: fill, op: put, workers: 4, until_objects: 500 }\n";
     let (code, body) = https_request(
         &controller.url,
         &ca.file,

@@ -234,3 +234,101 @@ fn the_phase_table_lists_every_operation_keystorm_accepts() {
         );
     }
 }
+
+/// The fields a workload section accepts, as the parser names them when refusing an
+/// unknown one (the raw types' own list, so a new field is seen here).
+fn accepted_fields(workload_with_unknown: &str) -> Vec<String> {
+    let err = parse_workload(workload_with_unknown, "w.yaml")
+        .expect_err("an unknown field is refused")
+        .to_string();
+    let list = err
+        .split("expected one of: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no field list in {err:?}"));
+    let list = list.split(&['(', '\n'][..]).next().unwrap();
+    list.split(',')
+        .map(|f| f.trim().trim_matches('`').trim_end_matches(')').to_string())
+        .filter(|f| !f.is_empty())
+        .collect()
+}
+
+/// The names in the first column of the first table after `heading` in
+/// docs/workload-format.md, one entry per row (a row may name several).
+fn documented_fields(heading: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(repo().join("docs/workload-format.md")).unwrap();
+    let after = text
+        .split_once(&format!("\n{heading}\n"))
+        .unwrap_or_else(|| panic!("no heading {heading:?}"))
+        .1;
+    let mut names = Vec::new();
+    let mut in_table = false;
+    for line in after.lines() {
+        if line.starts_with('|') {
+            in_table = true;
+            let cell = line.split('|').nth(1).unwrap_or("");
+            names.extend(
+                cell.split('`')
+                    .skip(1)
+                    .step_by(2)
+                    .map(|name| name.split('.').next().unwrap().to_string()),
+            );
+        } else if in_table {
+            break;
+        }
+    }
+    names
+}
+
+/// Fields still read under their old names for one release, documented in prose as
+/// renamed rather than as rows of their own.
+const RENAMED: [&str; 3] = ["concurrency", "list_concurrency", "part_concurrency"];
+
+#[test]
+fn the_docs_list_each_workload_field_once() {
+    let phase =
+        "name: w\nbuckets: { name: bkt }\nbefore:\n  - { op: put, operations: 1, zz_unknown: 1 }\n";
+    let keyspace = "name: w\nbuckets: { name: bkt }\nkeyspace: { zz_unknown: 1 }\nbefore:\n  - { op: put, operations: 1 }\n";
+    let objects = "name: w\nbuckets: { name: bkt }\nobjects: { zz_unknown: 1 }\nbefore:\n  - { op: put, operations: 1 }\n";
+    for (heading, workload) in [
+        ("## Phases", phase),
+        ("## keyspace", keyspace),
+        ("## objects", objects),
+    ] {
+        let accepted = accepted_fields(workload);
+        let rows = documented_fields(heading);
+        for field in &accepted {
+            let times = rows.iter().filter(|r| *r == field).count();
+            if RENAMED.contains(&field.as_str()) {
+                assert_eq!(
+                    times, 0,
+                    "{heading}: renamed `{field}` has a row of its own"
+                );
+            } else {
+                assert_eq!(times, 1, "{heading}: `{field}` is listed {times} times");
+            }
+        }
+        for row in &rows {
+            assert!(
+                accepted.contains(row),
+                "{heading}: `{row}` is documented but not a field ({accepted:?})"
+            );
+        }
+    }
+    // `target` documents nested fields on rows of their own (`tls.ca_file`): each of its
+    // fields has at least one.
+    let target = "name: w\ntarget: { zz_unknown: 1 }\nbuckets: { name: bkt }\nbefore:\n  - { op: put, operations: 1 }\n";
+    let rows = documented_fields("## target");
+    for field in accepted_fields(target) {
+        assert!(
+            rows.contains(&field),
+            "## target: `{field}` is not documented"
+        );
+    }
+    let text = std::fs::read_to_string(repo().join("docs/workload-format.md")).unwrap();
+    for old in RENAMED {
+        assert!(
+            text.contains(&format!("`{old}`")),
+            "the renamed `{old}` is not mentioned"
+        );
+    }
+}

@@ -45,7 +45,7 @@ objects:
   metadata:
     team: "team-{i%8}"
 before:
-  - { name: fill, op: put, concurrency: 32, until_objects: 1000 }
+  - { name: fill, op: put, workers: 32, until_objects: 1000 }
 rounds:
   count: 4
   phases:
@@ -54,7 +54,7 @@ rounds:
     - { mix: { get: 70, put: 20, list: 5, delete: 5 }, duration: 1m, page_size: 100, max_error_rate: 0.01 }
 after:
   - { name: final, op: list }
-  - { op: delete, until_objects: 0, concurrency: 64 }
+  - { op: delete, until_objects: 0, workers: 64 }
 cleanup: { objects: true, buckets: true }
 "#;
 

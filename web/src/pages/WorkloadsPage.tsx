@@ -18,12 +18,12 @@ target: { endpoint: embedded }
 buckets: { names: [my-bucket] }
 objects: { size: 4KiB }
 before:
-  - { name: fill, op: put, concurrency: 16, until_objects: 10000 }
+  - { name: fill, op: put, workers: 16, until_objects: 10000 }
 rounds:
   count: 3
   phases:
-    - { name: write, op: put, concurrency: 16, duration: 5s }
-    - { name: read, op: get, concurrency: 16, duration: 5s }
+    - { name: write, op: put, workers: 16, duration: 5s }
+    - { name: read, op: get, workers: 16, duration: 5s }
 `;
 
 /**

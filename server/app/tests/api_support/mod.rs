@@ -70,12 +70,12 @@ target: {{ endpoint: embedded }}
 buckets: {{ names: [api-test] }}
 objects: {{ size: 1KiB }}
 before:
-  - {{ name: fill, op: put, concurrency: 4, until_objects: 200 }}
+  - {{ name: fill, op: put, workers: 4, until_objects: 200 }}
 rounds:
   count: {rounds}
   phases:
-    - {{ name: write, op: put, concurrency: 4, operations: 150 }}
-    - {{ name: read, op: get, concurrency: 4, operations: 150 }}
+    - {{ name: write, op: put, workers: 4, operations: 150 }}
+    - {{ name: read, op: get, workers: 4, operations: 150 }}
 "
     )
 }
@@ -86,7 +86,7 @@ target: { endpoint: embedded }
 buckets: { names: [api-long] }
 objects: { size: 16B }
 before:
-  - { name: trickle, op: put, concurrency: 2, rate: 200, duration: 1h }
+  - { name: trickle, op: put, workers: 2, rate: 200, duration: 1h }
 ";
 
 impl Server {

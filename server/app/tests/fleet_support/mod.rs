@@ -58,7 +58,7 @@ pub fn fill_workload(dir: &Path, name: &str, endpoint: &str, seed: u32, keys: u6
         "size: 6B",
         &format!(
             "keyspace: {{ seed: {seed}, prefix: {name}/ }}\n\
-             before:\n  - {{ name: fill, op: put, concurrency: 16, until_objects: {keys} }}\n"
+             before:\n  - {{ name: fill, op: put, workers: 16, until_objects: {keys} }}\n"
         ),
     );
     write_workload(dir, name, &text)

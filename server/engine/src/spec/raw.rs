@@ -280,6 +280,17 @@ pub struct RawPhase {
     pub op: Option<S<String>>,
     /// Weighted operations, e.g. `{get: 70, put: 20, list: 5, delete: 5}`.
     pub mix: Option<S<BTreeMap<String, S<i64>>>>,
+    /// Ops phases and mixes: workers issuing requests at once.
+    pub workers: Option<S<i64>>,
+    /// Listers: a complete listing's own, or those feeding a scan, a download or reads
+    /// from a listing.
+    pub listers: Option<S<i64>>,
+    /// Metadata scans: HEAD workers.
+    pub head_workers: Option<S<i64>>,
+    /// Downloads and uploads: objects moving at once.
+    pub in_flight: Option<S<i64>>,
+    /// The old name of whichever of `workers`, `listers`, `head_workers` or `in_flight`
+    /// the phase's kind runs (still read, with a warning naming the new one).
     pub concurrency: Option<S<i64>>,
     pub rate: Option<S<f64>>,
     pub warmup: Option<S<RawDuration>>,
@@ -313,7 +324,8 @@ pub struct RawPhase {
     pub allow_writes: Option<S<bool>>,
     /// Complete listings and scans: list under this prefix instead of the keyspace's.
     pub prefix: Option<S<String>>,
-    /// Scans and downloads: listers feeding the workers.
+    /// The old name of `listers` feeding a scan, a download or reads from a listing
+    /// (still read, with a warning).
     pub list_concurrency: Option<S<i64>>,
     /// Downloads and uploads: the local folder.
     pub dir: Option<S<String>>,
@@ -321,12 +333,37 @@ pub struct RawPhase {
     pub part_size: Option<S<String>>,
     /// Downloads and uploads: objects larger than this move in parts.
     pub parts_above: Option<S<String>>,
-    /// Downloads and uploads: parts of one object in flight.
+    /// Downloads and uploads: parts of one object moving at once.
+    pub parts_in_flight: Option<S<i64>>,
+    /// The old name of `parts_in_flight` (still read, with a warning).
     pub part_concurrency: Option<S<i64>>,
     /// Downloads and uploads: move again what is already complete.
     pub overwrite: Option<S<bool>>,
     /// Phases that GET: check every body (and MD5 ETag) against what keystorm wrote.
     pub verify: Option<S<bool>>,
+    /// The names the user wrote for the counts validation reads from `concurrency`,
+    /// `list_concurrency` and `part_concurrency` once the names are resolved, so errors
+    /// name what was written.
+    #[serde(skip)]
+    pub written: WrittenNames,
+}
+
+/// Which name gave each of a phase's counts (see `validate::parallel`).
+#[derive(Debug, Clone, Copy)]
+pub struct WrittenNames {
+    pub own: &'static str,
+    pub listers: &'static str,
+    pub parts: &'static str,
+}
+
+impl Default for WrittenNames {
+    fn default() -> Self {
+        WrittenNames {
+            own: "workers",
+            listers: "listers",
+            parts: "parts_in_flight",
+        }
+    }
 }
 
 /// `window`, `bucket`, `{file: PATH}` or `{from: listing, bucket: B, prefix: P}`.

@@ -5,7 +5,7 @@
 
 use serde_saphyr::Location;
 
-use super::concurrency::listers;
+use super::parallel::listers;
 use super::values::{R, at, in_range, loc_of};
 use crate::listing::{BASE62_ALPHABET, ListMode};
 use crate::plan::{CleanupPlan, KeySource, PhasePlan, PhaseWork, TransferDirection};
@@ -68,7 +68,10 @@ pub(super) fn key_source(
             if let Some(l) = &p.list_concurrency {
                 return at(
                     loc_of(l),
-                    "`list_concurrency` says how to list, and a key file is listed already",
+                    format!(
+                        "`{}` says how to list, and a key file is listed already",
+                        p.written.listers
+                    ),
                 );
             }
             if file.trim().is_empty() {

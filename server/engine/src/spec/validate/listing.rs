@@ -1,10 +1,10 @@
 //! The settings of a complete listing or metadata scan (`mode`, `prefix_depth`,
-//! `alphabet`, `delimiter`, `report`, `prefix`, `list_concurrency`), refused on any
+//! `alphabet`, `delimiter`, `report`, `prefix`, a scan's `listers`), refused on any
 //! other phase.
 
 use serde_saphyr::Location;
 
-use super::concurrency::listers;
+use super::parallel::listers;
 use super::values::{R, at, in_range, loc_of};
 use crate::listing::ListMode;
 use crate::plan::*;
@@ -30,7 +30,7 @@ pub(super) fn listing_plan(
             ("report", p.report.as_ref().map(loc_of)),
             ("prefix", p.prefix.as_ref().map(loc_of)),
             (
-                "list_concurrency",
+                p.written.listers,
                 p.list_concurrency
                     .as_ref()
                     .filter(|_| !from_keys)
@@ -58,7 +58,10 @@ pub(super) fn listing_plan(
     if let Some(l) = p.list_concurrency.as_ref().filter(|_| !scan) {
         return at(
             loc_of(l),
-            "`list_concurrency` applies to scans (`op: head` with `keys: bucket`); a list phase's listers are its `concurrency`",
+            format!(
+                "`{}` applies to scans (`op: head` with `keys: bucket`); a list phase's listers are its `listers`",
+                p.written.listers
+            ),
         );
     }
     let scan_listers = if scan { Some(listers(p)?) } else { None };

@@ -4,13 +4,13 @@
 
 mod access;
 mod buckets;
-mod concurrency;
 mod end;
 mod gateways;
 mod keys;
 mod keyspace;
 mod listing;
 mod objects;
+mod parallel;
 mod phase;
 mod phases;
 mod select;
@@ -65,7 +65,12 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
     let keyspace = keyspace(raw.keyspace)?;
     let objects = objects(raw.objects)?;
 
-    let before = phases(raw.before.unwrap_or_default(), "before", &buckets.names)?;
+    let before = phases(
+        raw.before.unwrap_or_default(),
+        "before",
+        &buckets.names,
+        warnings,
+    )?;
     let rounds = match raw.rounds {
         Some(r) => {
             let loc = *loc_of(&r);
@@ -81,7 +86,7 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
             }
             RoundsAt {
                 count,
-                phases: phases(r.value.phases, "rounds", &buckets.names)?,
+                phases: phases(r.value.phases, "rounds", &buckets.names, warnings)?,
             }
         }
         None => RoundsAt {
@@ -89,7 +94,12 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
             phases: Vec::new(),
         },
     };
-    let after = phases(raw.after.unwrap_or_default(), "after", &buckets.names)?;
+    let after = phases(
+        raw.after.unwrap_or_default(),
+        "after",
+        &buckets.names,
+        warnings,
+    )?;
     if before.is_empty() && rounds.phases.is_empty() && after.is_empty() {
         return at(
             loc_of(&raw.name),

@@ -3,19 +3,26 @@
 
 use serde_saphyr::Spanned;
 
-use super::concurrency::concurrency;
 use super::end::{end, warmup};
 use super::listing::listing_plan;
+use super::parallel::{concurrency, resolve};
 use super::select::selection;
 use super::values::{R, at, in_range, loc_of};
 use super::work::work;
 use crate::plan::*;
+use crate::spec::SpecWarning;
 use crate::spec::raw::RawPhase;
 use keystorm_types::OpKind;
 
-pub(super) fn phase(raw: Spanned<RawPhase>, section: &str, buckets: &[String]) -> R<NamedPhase> {
+pub(super) fn phase(
+    raw: Spanned<RawPhase>,
+    section: &str,
+    buckets: &[String],
+    warnings: &mut Vec<SpecWarning>,
+) -> R<NamedPhase> {
     let loc = *loc_of(&raw);
-    let p = raw.value;
+    let mut p = raw.value;
+    resolve(&mut p, warnings)?;
     let concurrency = concurrency(&p)?;
     let transfer = super::transfer::plan(&p, concurrency)?;
     let work = work(&p, &loc, section, transfer.as_ref())?;

@@ -8,6 +8,7 @@ use serde_saphyr::{Location, Spanned};
 use super::phase::phase;
 use super::values::{R, at, loc_of};
 use crate::plan::PhasePlan;
+use crate::spec::SpecWarning;
 use crate::spec::raw::RawPhase;
 
 /// A phase with the position of its entry, for window checks.
@@ -17,12 +18,13 @@ pub(super) fn phases(
     raw: Vec<Spanned<RawPhase>>,
     section: &str,
     buckets: &[String],
+    warnings: &mut Vec<SpecWarning>,
 ) -> R<Vec<PhaseAt>> {
     let mut out: Vec<PhaseAt> = Vec::new();
     let mut names: HashSet<String> = HashSet::new();
     for p in raw {
         let loc = *loc_of(&p);
-        let plan = phase(p, section, buckets)?;
+        let plan = phase(p, section, buckets, warnings)?;
         let mut name = plan.name.clone();
         if names.contains(&name) {
             if plan.name_given {

@@ -4,15 +4,15 @@
 
 use std::path::PathBuf;
 
-use super::concurrency::listers;
+use super::parallel::listers;
 use super::values::{R, at, in_range, loc_of};
 use crate::plan::{TransferDirection, TransferPlan};
 use crate::spec::raw::RawPhase;
 use crate::transfer::TransferSettings;
 
 /// The transfer of a download or upload phase; `None` for any other phase, which may
-/// not carry transfer fields. `concurrency` is the phase's, already checked: the
-/// objects moving at once.
+/// not carry transfer fields. `concurrency` is the phase's `in_flight`, already
+/// checked: the objects moving at once.
 pub(super) fn plan(p: &RawPhase, concurrency: u32) -> R<Option<TransferPlan>> {
     let direction = match p.op.as_ref().map(|o| o.value.trim()) {
         Some("download") => TransferDirection::Download,
@@ -22,7 +22,7 @@ pub(super) fn plan(p: &RawPhase, concurrency: u32) -> R<Option<TransferPlan>> {
                 ("dir", p.dir.as_ref().map(loc_of)),
                 ("part_size", p.part_size.as_ref().map(loc_of)),
                 ("parts_above", p.parts_above.as_ref().map(loc_of)),
-                ("part_concurrency", p.part_concurrency.as_ref().map(loc_of)),
+                (p.written.parts, p.part_concurrency.as_ref().map(loc_of)),
                 ("overwrite", p.overwrite.as_ref().map(loc_of)),
             ];
             if let Some((field, Some(l))) = given.into_iter().find(|(_, l)| l.is_some()) {
@@ -62,7 +62,10 @@ pub(super) fn plan(p: &RawPhase, concurrency: u32) -> R<Option<TransferPlan>> {
     if let (TransferDirection::Upload, Some(l)) = (direction, &p.list_concurrency) {
         return at(
             loc_of(l),
-            "`list_concurrency` applies to downloads (an upload walks its folder)",
+            format!(
+                "`{}` applies to downloads (an upload walks its folder)",
+                p.written.listers
+            ),
         );
     }
     let defaults = TransferSettings::default();
@@ -90,7 +93,7 @@ pub(super) fn plan(p: &RawPhase, concurrency: u32) -> R<Option<TransferPlan>> {
         part_size: size("part_size", &p.part_size, defaults.part_size, 5 << 20)?,
         parts_above: size("parts_above", &p.parts_above, defaults.parts_above, 0)?,
         part_concurrency: match &p.part_concurrency {
-            Some(c) => in_range(c, "part_concurrency", 1, 256)? as u32,
+            Some(c) => in_range(c, p.written.parts, 1, 256)? as u32,
             None => defaults.part_concurrency,
         },
         resume: !p.overwrite.as_ref().is_some_and(|o| o.value),

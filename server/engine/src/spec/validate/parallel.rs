@@ -1,0 +1,178 @@
+//! What a phase keeps going at once, one name per meaning: `workers` issue an ops
+//! phase's (or a mix's) requests, `listers` list (a complete listing's own, or those
+//! feeding a metadata scan, a download or reads from a listing), `head_workers` HEAD
+//! what a scan lists, `in_flight` are the objects a download or upload moves at once,
+//! and `parts_in_flight` the parts of one object. Each is checked here and nowhere
+//! else, with one limit per name.
+//!
+//! The old names (`concurrency`, which meant whichever of the first four the phase's
+//! kind runs, `list_concurrency` and `part_concurrency`) are still read for one release,
+//! with a warning naming the new one. [`resolve`] reads whichever was written into the
+//! slots validation reads, remembering the name for its errors.
+
+use serde_saphyr::Spanned;
+
+use super::values::{R, at, in_range, loc_of};
+use crate::spec::SpecWarning;
+use crate::spec::raw::{RawKeys, RawPhase};
+
+const DEFAULT_CONCURRENCY: u32 = 16;
+const MAX_CONCURRENCY: i64 = 100_000;
+const DEFAULT_LISTERS: u32 = 4;
+const MAX_LISTERS: i64 = 4096;
+
+/// What a phase does, as far as the name of what it runs at once goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Operations,
+    Listing,
+    Scan,
+    Transfer,
+}
+
+impl Kind {
+    /// The phase's kind from its fields, by the rules validation applies later: a
+    /// single `list` (or `audit`) or a `head` of `keys: bucket` that nothing else ends
+    /// lists once; `download` and `upload` move objects.
+    fn of(p: &RawPhase) -> Kind {
+        let op = p.op.as_ref().map(|o| o.value.trim());
+        let ended = p.epochs.is_some()
+            || p.duration.is_some()
+            || p.operations.is_some()
+            || p.until_objects.is_some();
+        let keys_bucket = p
+            .keys
+            .as_ref()
+            .is_some_and(|k| matches!(&k.value, RawKeys::Name(n) if n.trim() == "bucket"));
+        match op {
+            Some("download" | "upload") => Kind::Transfer,
+            Some("list" | "audit") if p.mix.is_none() && !ended => Kind::Listing,
+            Some("head") if keys_bucket && !ended => Kind::Scan,
+            _ => Kind::Operations,
+        }
+    }
+
+    /// The name of what this kind of phase runs at once.
+    fn own(self) -> &'static str {
+        match self {
+            Kind::Operations => "workers",
+            Kind::Listing => "listers",
+            Kind::Scan => "head_workers",
+            Kind::Transfer => "in_flight",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Kind::Operations => "an ops phase's (or a mix's)",
+            Kind::Listing => "a complete listing's",
+            Kind::Scan => "a metadata scan's",
+            Kind::Transfer => "a download's or upload's",
+        }
+    }
+}
+
+type Count = Option<Spanned<i64>>;
+
+/// The one of a new name and its old one that was written; both is an error, the old
+/// one alone a warning naming the new.
+fn one_of(
+    new: (&'static str, Count),
+    old: (&'static str, Count),
+    warnings: &mut Vec<SpecWarning>,
+) -> R<Option<(&'static str, Spanned<i64>)>> {
+    match (new, old) {
+        ((new, Some(_)), (old, Some(o))) => at(
+            loc_of(&o),
+            format!("`{old}` is the old name of `{new}`, which is given too: keep `{new}`"),
+        ),
+        ((new, None), (old, Some(o))) => {
+            let l = loc_of(&o);
+            warnings.push(SpecWarning {
+                line: l.line() as usize,
+                column: l.column() as usize,
+                message: format!(
+                    "`{old}` is now `{new}` here; the old name works until the next release"
+                ),
+            });
+            Ok(Some((old, o)))
+        }
+        ((new, Some(n)), _) => Ok(Some((new, n))),
+        (_, (_, None)) => Ok(None),
+    }
+}
+
+/// Reads the phase's counts under whichever name they were written into the slots
+/// validation reads (`concurrency`, `list_concurrency`, `part_concurrency`), and
+/// remembers the names for its errors. A new name the phase's kind does not run is an
+/// error naming the one it does.
+pub(super) fn resolve(p: &mut RawPhase, warnings: &mut Vec<SpecWarning>) -> R<()> {
+    let kind = Kind::of(p);
+    let own_listers = kind == Kind::Listing;
+    let mut own_new = None;
+    for (name, given) in [
+        ("workers", p.workers.take()),
+        ("head_workers", p.head_workers.take()),
+        ("in_flight", p.in_flight.take()),
+    ] {
+        let Some(v) = given else { continue };
+        if name != kind.own() {
+            return at(
+                loc_of(&v),
+                format!(
+                    "`{name}` does not apply here: {} count is `{}`",
+                    kind.describe(),
+                    kind.own()
+                ),
+            );
+        }
+        own_new = Some(v);
+    }
+    let listers = p.listers.take();
+    let (own_new, feeders_new) = if own_listers {
+        (listers, None)
+    } else {
+        (own_new, listers)
+    };
+    if let Some((name, v)) = one_of(
+        (kind.own(), own_new),
+        ("concurrency", p.concurrency.take()),
+        warnings,
+    )? {
+        p.written.own = name;
+        p.concurrency = Some(v);
+    }
+    if let Some((name, v)) = one_of(
+        ("listers", feeders_new),
+        ("list_concurrency", p.list_concurrency.take()),
+        warnings,
+    )? {
+        p.written.listers = name;
+        p.list_concurrency = Some(v);
+    }
+    if let Some((name, v)) = one_of(
+        ("parts_in_flight", p.parts_in_flight.take()),
+        ("part_concurrency", p.part_concurrency.take()),
+        warnings,
+    )? {
+        p.written.parts = name;
+        p.part_concurrency = Some(v);
+    }
+    Ok(())
+}
+
+/// What the phase runs at once, for every kind of phase.
+pub(super) fn concurrency(p: &RawPhase) -> R<u32> {
+    match &p.concurrency {
+        Some(c) => Ok(in_range(c, p.written.own, 1, MAX_CONCURRENCY)? as u32),
+        None => Ok(DEFAULT_CONCURRENCY),
+    }
+}
+
+/// The listers feeding a scan, a download or reads from a listing.
+pub(super) fn listers(p: &RawPhase) -> R<u32> {
+    match &p.list_concurrency {
+        Some(n) => Ok(in_range(n, p.written.listers, 1, MAX_LISTERS)? as u32),
+        None => Ok(DEFAULT_LISTERS),
+    }
+}
