@@ -43,7 +43,7 @@ pub use crate::results::{MetadataScanEvent, RunEvent};
 pub use crashed_part::close_killed_run;
 pub use embedded::{EmbeddedTarget, EmbeddedTargets, StartError, Starting};
 pub use error::RunError;
-pub use gate::{GateFuture, PhaseGate};
+pub use gate::{GateError, GateFuture, PhaseGate};
 pub use observer::{NoObserver, Observer};
 pub use options::{RunOptions, RunOutcome};
 pub use sequence::{ScheduledPhase, schedule};
@@ -320,7 +320,7 @@ async fn run_phases(
         if let Some(gate) = &ctx.gate {
             tokio::select! {
                 passed = gate.before_phase(n, &scheduled.phase_ref) => {
-                    passed.map_err(|message| PhaseFailure { status: RunStatus::Aborted, message })?;
+                    passed.map_err(|e| PhaseFailure { status: RunStatus::Aborted, message: e.to_string() })?;
                 }
                 _ = ctx.cancel.cancelled() => return Ok(RunStatus::Interrupted),
             }
