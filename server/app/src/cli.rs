@@ -768,23 +768,34 @@ pub enum SimFault {
     ListTwice,
 }
 
+/// Why a flag's value is not `KEY=VALUE` with a known KEY.
+#[derive(Debug, thiserror::Error)]
+enum KeyedError {
+    /// No `=`: the value is not the `what` it should be.
+    #[error("{given:?} is not {what}")]
+    NotKeyed { given: String, what: &'static str },
+    #[error("{key:?} is not one of {}", .known.join(", "))]
+    UnknownKey { key: String, known: Vec<String> },
+}
+
 /// `KEY=VALUE` with KEY one of `T`'s value names.
-fn parse_keyed<T: ValueEnum>(s: &str, what: &str) -> Result<(T, String), String> {
-    let (k, v) = s
-        .split_once('=')
-        .ok_or_else(|| format!("{s:?} is not {what}"))?;
-    let key = T::from_str(k.trim(), true).map_err(|_| {
-        let names: Vec<String> = T::value_variants()
+fn parse_keyed<T: ValueEnum>(s: &str, what: &'static str) -> Result<(T, String), KeyedError> {
+    let (k, v) = s.split_once('=').ok_or_else(|| KeyedError::NotKeyed {
+        given: s.to_string(),
+        what,
+    })?;
+    let key = T::from_str(k.trim(), true).map_err(|_| KeyedError::UnknownKey {
+        key: k.trim().to_string(),
+        known: T::value_variants()
             .iter()
             .filter_map(|v| v.to_possible_value().map(|p| p.get_name().to_string()))
-            .collect();
-        format!("{:?} is not one of {}", k.trim(), names.join(", "))
+            .collect(),
     })?;
     Ok((key, v.trim().to_string()))
 }
 
 fn parse_latency(s: &str) -> Result<(SimOp, DelayPlan), String> {
-    let (op, text) = parse_keyed::<SimOp>(s, "OP=DIST")?;
+    let (op, text) = parse_keyed::<SimOp>(s, "OP=DIST").map_err(|e| e.to_string())?;
     let delay = text.parse::<keystorm_types::Delay>().map_err(|e| {
         format!("{e}; write e.g. `2ms`, `1ms..3ms`, `exp:2ms` or `lognormal:2ms,20ms`")
     })?;
@@ -809,7 +820,7 @@ fn parse_port_latency(s: &str) -> Result<(u16, SimOp, DelayPlan), String> {
 }
 
 fn parse_fault(s: &str) -> Result<(SimFault, f64), String> {
-    let (kind, rate) = parse_keyed::<SimFault>(s, "KIND=RATE")?;
+    let (kind, rate) = parse_keyed::<SimFault>(s, "KIND=RATE").map_err(|e| e.to_string())?;
     let value = match rate.strip_suffix('%') {
         Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
         None => rate.parse::<f64>(),

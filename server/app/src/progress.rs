@@ -154,6 +154,7 @@ impl Observer for Progress {
 }
 
 impl Progress {
+    /// Shows `event` as the mode wants: bars, plain lines, or warnings alone.
     fn show(&self, event: &RunEvent) {
         match (self.mode, event) {
             (ProgressMode::Quiet, RunEvent::Warning { message }) => stderrln!("warning: {message}"),
@@ -170,48 +171,16 @@ impl Progress {
                 stderrln!("run {run_id} on {endpoint}; results in {}", dir.display());
             }
             (ProgressMode::Bars, RunEvent::PhaseStarted { phase, end, .. }) => {
-                let bar = match end {
-                    PhaseEnd::ListOnce => ProgressBar::new_spinner(),
-                    PhaseEnd::UntilObjects(_)
-                    | PhaseEnd::Duration(_)
-                    | PhaseEnd::Operations(_)
-                    | PhaseEnd::Epochs(_) => ProgressBar::new(BAR_LENGTH),
-                };
-                let bar = styled(bar, self.phase_label(phase));
-                if let Some(old) = self.bar().replace(bar) {
-                    old.finish_and_clear();
-                }
+                self.start_bar(phase, end);
             }
             (
                 ProgressMode::Bars,
                 RunEvent::Interval {
                     record, progress, ..
                 },
-            ) => {
-                if let Some(bar) = self.bar().as_ref() {
-                    if let Some(f) = progress.fraction {
-                        bar.set_position((f * BAR_LENGTH as f64) as u64);
-                    }
-                    if !is_sliver(record) {
-                        let eta = time_left(progress)
-                            .map(|t| format!("ETA {t} | "))
-                            .unwrap_or_default();
-                        let place = match record.epoch {
-                            Some(e) => format!("epoch {e}"),
-                            None => format!("objects {}", progress.objects),
-                        };
-                        bar.set_message(format!(
-                            "{eta}{} | {place} errors {}",
-                            interval_line(record),
-                            progress.errors
-                        ));
-                    }
-                }
-            }
+            ) => self.update_bar(record, progress),
             (ProgressMode::Bars, RunEvent::PhaseFinished { phase, rows }) => {
-                if let Some(bar) = self.bar().take() {
-                    bar.finish_and_clear();
-                }
+                self.clear_bar();
                 stderrln!("{}", phase_end_line(&self.phase_label(phase), rows));
             }
             (
@@ -249,13 +218,72 @@ impl Progress {
             (ProgressMode::Plain, RunEvent::PhaseFinished { phase, rows }) => {
                 stderrln!("{}", phase_end_line(&self.phase_label(phase), rows));
             }
-            (_, RunEvent::Cleanup(c)) if c.done => {
-                if let Some(bar) = self.bar().take() {
-                    bar.finish_and_clear();
+            (_, RunEvent::Cleanup(c)) => self.show_cleanup(c),
+            (_, RunEvent::Finished { .. }) => self.clear_bar(),
+            (_, event) => {
+                if let Some(note) = self.note(event) {
+                    self.say(note);
                 }
+            }
+        }
+    }
+
+    /// A bar for the phase starting, in the place of the last one: a spinner for a
+    /// phase whose end is not known ahead.
+    fn start_bar(&self, phase: &PhaseRef, end: &PhaseEnd) {
+        let bar = match end {
+            PhaseEnd::ListOnce => ProgressBar::new_spinner(),
+            PhaseEnd::UntilObjects(_)
+            | PhaseEnd::Duration(_)
+            | PhaseEnd::Operations(_)
+            | PhaseEnd::Epochs(_) => ProgressBar::new(BAR_LENGTH),
+        };
+        let bar = styled(bar, self.phase_label(phase));
+        if let Some(old) = self.bar().replace(bar) {
+            old.finish_and_clear();
+        }
+    }
+
+    /// Moves the bar to how far the phase got and shows the interval (unless it is a
+    /// sliver) with the time left.
+    fn update_bar(&self, record: &IntervalRecord, progress: &PhaseProgress) {
+        if let Some(bar) = self.bar().as_ref() {
+            if let Some(f) = progress.fraction {
+                bar.set_position((f * BAR_LENGTH as f64) as u64);
+            }
+            if !is_sliver(record) {
+                let eta = time_left(progress)
+                    .map(|t| format!("ETA {t} | "))
+                    .unwrap_or_default();
+                let place = match record.epoch {
+                    Some(e) => format!("epoch {e}"),
+                    None => format!("objects {}", progress.objects),
+                };
+                bar.set_message(format!(
+                    "{eta}{} | {place} errors {}",
+                    interval_line(record),
+                    progress.errors
+                ));
+            }
+        }
+    }
+
+    /// Takes the bar off the terminal, if one is there.
+    fn clear_bar(&self) {
+        if let Some(bar) = self.bar().take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    /// The cleanup after a run: a bar (or a line a second) while it goes, a line at its
+    /// end.
+    fn show_cleanup(&self, c: &keystorm_results::CleanupEvent) {
+        match self.mode {
+            _ if c.done => {
+                self.clear_bar();
                 stderrln!("cleanup: done, {}", c.describe());
             }
-            (ProgressMode::Bars, RunEvent::Cleanup(c)) => {
+            ProgressMode::Bars => {
                 let mut slot = self.bar();
                 let bar = slot.get_or_insert_with(|| {
                     styled(ProgressBar::new(c.objects.max(1)), "cleanup".into())
@@ -263,15 +291,23 @@ impl Progress {
                 bar.set_position(c.deleted + c.failed);
                 bar.set_message(c.describe());
             }
-            (ProgressMode::Plain, RunEvent::Cleanup(c)) => {
+            ProgressMode::Plain => {
                 stderrln!("cleanup: {}", c.describe());
             }
-            (_, RunEvent::Warning { message }) => self.say(format!("warning: {message}")),
-            (_, RunEvent::Reshard(r)) => self.say(format!(
+            _ => {}
+        }
+    }
+
+    /// What a warning, a reshard, the keys a phase reads or a write stall say, as a
+    /// line above the bar; nothing for other events.
+    fn note(&self, event: &RunEvent) -> Option<String> {
+        Some(match event {
+            RunEvent::Warning { message } => format!("warning: {message}"),
+            RunEvent::Reshard(r) => format!(
                 "bucket {}: index resharded {} -> {} shards at {} objects (between {:.1}s and {:.1}s)",
                 r.bucket, r.from_shards, r.to_shards, r.objects, r.start_t_s, r.end_t_s
-            )),
-            (_, RunEvent::Keys(k)) => self.say(format!(
+            ),
+            RunEvent::Keys(k) => format!(
                 "{}: reads {} of bucket {}{}",
                 self.phase_label(&k.phase),
                 keys_line(k),
@@ -281,8 +317,8 @@ impl Progress {
                     Some(n) => format!(", every key {n} times"),
                     None => String::new(),
                 }
-            )),
-            (_, RunEvent::Stall(s)) => self.say(format!(
+            ),
+            RunEvent::Stall(s) => format!(
                 "{}: writes stalled {:.1}s-{:.1}s (lowest {:.0} ops/s against a median of {:.0}; p99 up to {}){}",
                 self.phase_label(&s.phase),
                 s.start_t_s,
@@ -290,15 +326,14 @@ impl Progress {
                 s.min_write_ops_per_sec,
                 s.median_write_ops_per_sec,
                 latency(s.max_write_p99_us),
-                if s.reshard.is_some() { ", next to a reshard" } else { "" }
-            )),
-            (_, RunEvent::Finished { .. }) => {
-                if let Some(bar) = self.bar().take() {
-                    bar.finish_and_clear();
+                if s.reshard.is_some() {
+                    ", next to a reshard"
+                } else {
+                    ""
                 }
-            }
-            _ => {}
-        }
+            ),
+            _ => return None,
+        })
     }
 }
 

@@ -3,6 +3,7 @@
 //! ends one unit that cannot be understood, tested or split apart alone.
 
 mod module_graph;
+mod rust_text;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! shard is there. A controller that is away (or restarted, until this agent registered
 //! again) is waited for, as long as it takes; a stopped run ends the shard.
 
-use keystorm_engine::executor::{GateFuture, PhaseGate};
+use keystorm_engine::executor::{GateError, GateFuture, PhaseGate};
 use keystorm_results::PhaseRef;
 use tokio_util::sync::CancellationToken;
 
@@ -47,12 +47,15 @@ impl PhaseGate for ControllerGate {
                         }
                     })
                     .await
-                    .map_err(|e| format!("the controller's barrier: {}", e.message()))?;
+                    .map_err(|e| GateError::Unanswered {
+                        gate: "the controller's barrier",
+                        reason: e.message(),
+                    })?;
                 match reply {
                     BarrierReply {
                         abort: Some(reason),
                         ..
-                    } => return Err(reason),
+                    } => return Err(GateError::Aborted(reason)),
                     BarrierReply { open: true, .. } => return Ok(()),
                     // Not yet: the controller answered after its wait; ask again.
                     _ => {}

@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::cli::LinkTlsArgs;
-use crate::tls::{client_config, client_refusal, client_warning, is_loopback_host};
+use crate::tls::{TlsConfigError, client_config, client_refusal, client_warning, is_loopback_host};
 
 type Body = BoxBody<Bytes, std::io::Error>;
 
@@ -66,6 +66,25 @@ impl LinkError {
     }
 }
 
+/// Why a link to a controller cannot be made from what was given (nothing was sent).
+#[derive(Debug, thiserror::Error)]
+pub enum LinkSetupError {
+    #[error("controller {url}: give its URL as https://HOST:PORT, without a path")]
+    NotBaseUrl { url: String },
+    #[error("controller {url}: not a URL ({source})")]
+    NotUrl {
+        url: String,
+        source: hyper::http::uri::InvalidUri,
+    },
+    #[error("controller {url}: --ca-file is for a controller reached over https://")]
+    CaFileOverHttp { url: String },
+    /// Plain HTTP beyond loopback without `--insecure-http`.
+    #[error("{}", client_refusal(.base))]
+    ClearBeyondLoopback { base: String },
+    #[error(transparent)]
+    Tls(#[from] TlsConfigError),
+}
+
 /// A controller's API.
 #[derive(Clone)]
 pub struct Link {
@@ -81,10 +100,15 @@ pub struct Link {
 impl Link {
     /// A link to the controller at `url` (`https://host:port`, or `http://` on
     /// loopback or with `--insecure-http`). Nothing is sent yet.
-    pub fn new(url: &str, token: Option<String>, tls: &LinkTlsArgs) -> Result<Link, String> {
+    pub fn new(
+        url: &str,
+        token: Option<String>,
+        tls: &LinkTlsArgs,
+    ) -> Result<Link, LinkSetupError> {
         let base = url.trim_end_matches('/').to_string();
-        let form =
-            || format!("controller {url}: give its URL as https://HOST:PORT, without a path");
+        let form = || LinkSetupError::NotBaseUrl {
+            url: url.to_string(),
+        };
         let (https, rest) = match (base.strip_prefix("https://"), base.strip_prefix("http://")) {
             (Some(rest), _) => (true, rest),
             (None, Some(rest)) => (false, rest),
@@ -95,16 +119,19 @@ impl Link {
         }
         let uri = base
             .parse::<hyper::Uri>()
-            .map_err(|e| format!("controller {url}: not a URL ({e})"))?;
+            .map_err(|source| LinkSetupError::NotUrl {
+                url: url.to_string(),
+                source,
+            })?;
         let beyond_loopback = !is_loopback_host(uri.host().unwrap_or_default());
         if !https {
             if tls.ca_file.is_some() {
-                return Err(format!(
-                    "controller {url}: --ca-file is for a controller reached over https://"
-                ));
+                return Err(LinkSetupError::CaFileOverHttp {
+                    url: url.to_string(),
+                });
             }
             if beyond_loopback && !tls.insecure_http {
-                return Err(client_refusal(&base));
+                return Err(LinkSetupError::ClearBeyondLoopback { base });
             }
         }
         let mut http = HttpConnector::new();

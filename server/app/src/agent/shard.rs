@@ -92,7 +92,7 @@ pub async fn run(
                 Err(e) => (local, Some(not_sent(&e, &dir, &config.name))),
             }
         }
-        Err(e) => (None, Some(e)),
+        Err(e) => (None, Some(e.to_string())),
     };
     if let Some(e) = &error {
         stderrln!("shard {}/{}: {e}", assignment.index, assignment.count);
@@ -209,6 +209,17 @@ fn not_sent(e: &LinkError, dir: &Path, agent: &str) -> String {
 /// How long a shard's end waits for its news to reach the controller.
 const NEWS_DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// Why a shard could not be run: its workload, the copy it resumes from, or the run.
+#[derive(Debug, thiserror::Error)]
+enum ShardRunError {
+    #[error(transparent)]
+    Workload(#[from] keystorm_engine::spec::SpecError),
+    #[error(transparent)]
+    Seed(#[from] super::seed::SeedError),
+    #[error(transparent)]
+    Run(#[from] executor::RunError),
+}
+
 /// Runs the shard; its run folder, what was sent of it, and how it ended.
 async fn execute(
     config: &AgentConfig,
@@ -218,10 +229,9 @@ async fn execute(
     status: &ShardStatus,
     cancel: CancellationToken,
     watch: &Watch,
-) -> Result<(PathBuf, Option<Replica>, RunStatus), String> {
+) -> Result<(PathBuf, Option<Replica>, RunStatus), ShardRunError> {
     let file = a.workload_file.as_deref().unwrap_or("workload.yaml");
-    let (mut plan, _warnings) =
-        keystorm_engine::spec::parse_workload(&a.workload, file).map_err(|e| e.to_string())?;
+    let (mut plan, _warnings) = keystorm_engine::spec::parse_workload(&a.workload, file)?;
     // A checkpoint with every interval, so the copy the controller holds is never more
     // than a second behind what the agent measured: a takeover redoes at most that.
     plan.checkpoint_every = CHECKPOINT_EVERY;
@@ -337,7 +347,7 @@ async fn execute(
     watched.cancel();
     replicating.cancel();
     let replica = replicator.await.ok().flatten();
-    let outcome = outcome.map_err(|e| e.to_string())?;
+    let outcome = outcome?;
     stderrln!(
         "shard {}/{}: {} ({})",
         a.index,

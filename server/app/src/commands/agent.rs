@@ -10,8 +10,8 @@ use crate::fleet::bounds::{MAX_HOST_CHARS, check_host, clip, shown, valid_agent_
 use crate::{CliError, exit};
 
 pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
-    let link =
-        Link::new(&args.controller, args.token.clone(), &args.link).map_err(CliError::bad_input)?;
+    let link = Link::new(&args.controller, args.token.clone(), &args.link)
+        .map_err(|e| CliError::bad_input(e.to_string()))?;
     let host = crate::agent::host_name();
     let name = args.name.clone().unwrap_or_else(|| host.clone());
     if !valid_agent_name(&name) {

@@ -4,7 +4,6 @@
 //! user metadata as the listing streams. `--keys FILE` writes every key as JSON lines,
 //! a key file or a Parquet or CSV inventory.
 
-use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,68 +14,16 @@ use keystorm_engine::inventory::{self, Format, InventoryWriter};
 use keystorm_engine::keyfile;
 use keystorm_engine::listing::{self, ListCheckpoint, ListJob, PageEvent, PageObserver};
 use keystorm_engine::metrics::process_cpu_time;
-use keystorm_engine::scan::{self, HeadEvent, HeadObserver, ScanJob};
-use keystorm_results::MetadataSummary;
+use keystorm_engine::scan::{self, HeadEvent, HeadObserver, ScanJob, ScanOutcome};
 use keystorm_results::metrics::{Percentiles, micros, new_histogram};
 use keystorm_results::{ListMode, ListOutcome};
-use serde::Serialize;
+use keystorm_s3::S3Client;
 use tokio_util::sync::CancellationToken;
 
 use super::key_output::{KeyOutput, key_output};
+use super::list_report::{HeadReport, InventoryReport, KeyFileReport, ListReport, human};
 use crate::cli::{ListArgs, ListModeArg};
 use crate::{CliError, exit};
-
-/// What `--json` prints.
-#[derive(Serialize)]
-struct ListReport {
-    #[serde(flatten)]
-    outcome: ListOutcome,
-    keys_per_sec: f64,
-    /// Client CPU seconds (user + system) the listing took.
-    client_cpu_s: f64,
-    /// Client CPU microseconds per 1000 keys listed.
-    client_cpu_us_per_1000_keys: f64,
-    /// Latency of the ListObjectsV2 requests, microseconds.
-    page_latency_us: Percentiles,
-    /// With --head: the HEAD scan.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    head: Option<HeadReport>,
-    /// With --keys FILE.keys: the key file written.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    key_file: Option<KeyFileReport>,
-    /// With --keys FILE.parquet or FILE.csv: the inventory written.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    inventory: Option<InventoryReport>,
-}
-
-#[derive(Serialize)]
-struct InventoryReport {
-    path: String,
-    format: &'static str,
-    rows: u64,
-    bytes: u64,
-}
-
-#[derive(Serialize)]
-struct KeyFileReport {
-    path: String,
-    keys: u64,
-    bytes: u64,
-    bytes_per_key: f64,
-    /// Keys the listing returned more than once, kept once.
-    repeated: u64,
-}
-
-#[derive(Serialize)]
-struct HeadReport {
-    heads: u64,
-    errors: u64,
-    missing: u64,
-    concurrency: u32,
-    heads_per_sec: f64,
-    latency_us: Percentiles,
-    metadata: MetadataSummary,
-}
 
 /// Counts keys for the progress line and request latency for the report.
 struct Progress {
@@ -122,29 +69,7 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
     let client = super::target::connect(&args.target, pool as usize).await?;
     super::target::require_bucket(&client, &args.target, &args.bucket).await?;
 
-    let keys_out = match out {
-        KeysOut::Stdout => {
-            let sink: listing::KeySink = Arc::new(Mutex::new(std::io::BufWriter::with_capacity(
-                1 << 16,
-                crate::output::Stdout,
-            )));
-            Some(sink)
-        }
-        KeysOut::Lines(path) => {
-            let file = match &resume {
-                Some(r) => r
-                    .reopen_key_file(path)
-                    .map_err(|e| CliError::bad_input(e.to_string()))?,
-                None => std::fs::File::create(path).map_err(|e| {
-                    CliError::bad_input(format!("cannot create {}: {e}", path.display()))
-                })?,
-            };
-            let sink: listing::KeySink =
-                Arc::new(Mutex::new(std::io::BufWriter::with_capacity(1 << 20, file)));
-            Some(sink)
-        }
-        KeysOut::None | KeysOut::KeyFile(_) | KeysOut::Inventory(..) => None,
-    };
+    let keys_out = key_lines(out, resume.as_ref())?;
     // Created before the listing starts, so that an unwritable path fails first.
     let inventory = match out {
         KeysOut::Inventory(path, format) => Some(
@@ -180,99 +105,246 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
     let ticker = crate::output::spawn(show_progress(progress.clone(), keys_before, stop.clone()));
     let on_ctrl_c = super::target::stop_on_ctrl_c(&stop);
     let cpu_before = process_cpu_time();
-    let mut key_file_written = None;
-    let mut inventory_written = None;
-    let result = if let Some(inventory) = inventory {
+    let listing = Listing {
+        args,
+        client: &client,
+        job,
+        progress: progress.clone(),
+        stop: stop.clone(),
+    };
+    let result = listing.run(out, keys_out, inventory, checkpoint).await;
+    let cpu = process_cpu_time().saturating_sub(cpu_before).as_secs_f64();
+    on_ctrl_c.abort();
+    let interrupted = stop.is_cancelled();
+    stop.cancel();
+    let _ = ticker.await;
+    let report = report(args, result?, &progress, cpu, keys_before);
+    let head_errors = report.head.as_ref().map_or(0, |h| h.errors);
+    print_report(args, &report, out)?;
+    if interrupted {
+        if let Some(path) = &args.checkpoint {
+            stderrln!("{}", saved_to(path));
+        }
+        return Ok(exit::INTERRUPTED);
+    }
+    if head_errors > 0 {
+        return Err(CliError::failed(format!(
+            "{head_errors} HEAD requests failed: their objects' metadata is missing from the output"
+        )));
+    }
+    Ok(exit::OK)
+}
+
+/// Where JSON lines of every key go: standard output, or a file made (or, resuming,
+/// cut back to the checkpoint) for them; none for other outputs.
+fn key_lines(
+    out: KeysOut<'_>,
+    resume: Option<&ListCheckpoint>,
+) -> Result<Option<listing::KeySink>, CliError> {
+    Ok(match out {
+        KeysOut::Stdout => {
+            let sink: listing::KeySink = Arc::new(Mutex::new(std::io::BufWriter::with_capacity(
+                1 << 16,
+                crate::output::Stdout,
+            )));
+            Some(sink)
+        }
+        KeysOut::Lines(path) => {
+            let file = match resume {
+                Some(r) => r
+                    .reopen_key_file(path)
+                    .map_err(|e| CliError::bad_input(e.to_string()))?,
+                None => std::fs::File::create(path).map_err(|e| {
+                    CliError::bad_input(format!("cannot create {}: {e}", path.display()))
+                })?,
+            };
+            let sink: listing::KeySink =
+                Arc::new(Mutex::new(std::io::BufWriter::with_capacity(1 << 20, file)));
+            Some(sink)
+        }
+        KeysOut::None | KeysOut::KeyFile(_) | KeysOut::Inventory(..) => None,
+    })
+}
+
+/// What a listing gave: its outcome, the HEAD scan's (with `--head`), and the key
+/// file or inventory it wrote.
+struct Listed {
+    outcome: ListOutcome,
+    scanned: Option<ScanOutcome>,
+    key_file: Option<keyfile::Written>,
+    inventory: Option<inventory::Written>,
+}
+
+impl Listed {
+    fn of(outcome: ListOutcome, scanned: Option<ScanOutcome>) -> Listed {
+        Listed {
+            outcome,
+            scanned,
+            key_file: None,
+            inventory: None,
+        }
+    }
+}
+
+/// A listing about to run: of what, through which client, counted by `progress`.
+struct Listing<'a> {
+    args: &'a ListArgs,
+    client: &'a S3Client,
+    job: ListJob,
+    progress: Arc<Progress>,
+    stop: CancellationToken,
+}
+
+impl Listing<'_> {
+    /// Runs the kind of listing the output asks for: into an inventory, into a key
+    /// file, with a HEAD scan, or a listing alone.
+    async fn run(
+        self,
+        out: KeysOut<'_>,
+        keys_out: Option<listing::KeySink>,
+        inventory: Option<InventoryWriter>,
+        checkpoint: Option<listing::Checkpointing>,
+    ) -> Result<Listed, CliError> {
+        if let Some(inventory) = inventory {
+            self.into_inventory(inventory).await
+        } else if let KeysOut::KeyFile(path) = out {
+            self.into_key_file(path, checkpoint).await
+        } else if self.args.head {
+            self.scan(keys_out).await
+        } else {
+            self.alone(keys_out, checkpoint).await
+        }
+    }
+
+    /// Writes every key (and with `--head` its metadata) into `inventory`.
+    async fn into_inventory(self, inventory: InventoryWriter) -> Result<Listed, CliError> {
+        let Listing {
+            args,
+            client,
+            job,
+            progress,
+            stop,
+        } = self;
         if args.head {
             let scan_job = ScanJob {
                 list: job,
                 head_concurrency: args.head_concurrency,
             };
             scan::scan_into(
-                &client,
+                client,
                 &scan_job,
                 progress.clone(),
-                progress.clone(),
+                progress,
                 inventory,
-                stop.clone(),
+                stop,
             )
             .await
-            .map(|(s, written)| {
-                inventory_written = written;
-                (s.listing.clone(), Some(s))
+            .map(|(s, written)| Listed {
+                inventory: written,
+                ..Listed::of(s.listing.clone(), Some(s))
             })
-            .map_err(|e| e.to_string())
+            .map_err(|e| CliError::failed(e.to_string()))
         } else {
-            inventory::list_into(&client, &job, progress.clone(), inventory, stop.clone())
+            inventory::list_into(client, &job, progress, inventory, stop)
                 .await
-                .map(|(l, written)| {
-                    inventory_written = written;
-                    (l, None)
+                .map(|(l, written)| Listed {
+                    inventory: written,
+                    ..Listed::of(l, None)
                 })
-                .map_err(|e| e.to_string())
+                .map_err(|e| CliError::failed(e.to_string()))
         }
-    } else if let KeysOut::KeyFile(path) = out {
+    }
+
+    /// Writes every key into the key file at `path` (resumable with a checkpoint).
+    async fn into_key_file(
+        self,
+        path: &Path,
+        checkpoint: Option<listing::Checkpointing>,
+    ) -> Result<Listed, CliError> {
+        let Listing {
+            client,
+            job,
+            progress,
+            stop,
+            ..
+        } = self;
         let spill = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
         let listed = match checkpoint {
             // Its runs beside the file are cut with each checkpoint.
-            Some(c) => {
-                keyfile::list_into_resumable(&client, &job, progress.clone(), path, c, stop.clone())
-                    .await
-            }
-            None => {
-                keyfile::list_into(&client, &job, progress.clone(), path, spill, stop.clone()).await
-            }
+            Some(c) => keyfile::list_into_resumable(client, &job, progress, path, c, stop).await,
+            None => keyfile::list_into(client, &job, progress, path, spill, stop).await,
         };
         listed
-            .map(|(l, written)| {
-                key_file_written = written;
-                (l, None)
+            .map(|(l, written)| Listed {
+                key_file: written,
+                ..Listed::of(l, None)
             })
-            .map_err(|e| e.to_string())
-    } else if args.head {
+            .map_err(|e| CliError::failed(e.to_string()))
+    }
+
+    /// Lists with a HEAD of every object, the keys (if asked) to `keys_out`.
+    async fn scan(self, keys_out: Option<listing::KeySink>) -> Result<Listed, CliError> {
         let scan_job = ScanJob {
-            list: job,
-            head_concurrency: args.head_concurrency,
+            list: self.job,
+            head_concurrency: self.args.head_concurrency,
         };
+        let progress = self.progress;
         scan::scan(
-            &client,
+            self.client,
             &scan_job,
             progress.clone(),
-            progress.clone(),
+            progress,
             keys_out,
             None,
-            stop.clone(),
+            self.stop,
         )
         .await
-        .map(|s| (s.listing.clone(), Some(s)))
-        .map_err(|e| e.to_string())
-    } else {
+        .map(|s| Listed::of(s.listing.clone(), Some(s)))
+        .map_err(|e| CliError::failed(e.to_string()))
+    }
+
+    /// Lists alone, the keys (if asked) to `keys_out`, saving progress to `checkpoint`.
+    async fn alone(
+        self,
+        keys_out: Option<listing::KeySink>,
+        checkpoint: Option<listing::Checkpointing>,
+    ) -> Result<Listed, CliError> {
         let outputs = listing::ListOutputs {
             keys_file: keys_out,
             entries: None,
             checkpoint,
         };
-        listing::list(&client, &job, progress.clone(), outputs, stop.clone())
+        listing::list(self.client, &self.job, self.progress, outputs, self.stop)
             .await
-            .map(|l| (l, None))
-            .map_err(|e| match &args.checkpoint {
+            .map(|l| Listed::of(l, None))
+            .map_err(|e| match &self.args.checkpoint {
                 // A failed checkpoint saved nothing to point to.
                 Some(path) if !matches!(e, listing::ListError::Checkpoint(_)) => {
-                    format!("{e}\n{}", saved_to(path))
+                    CliError::failed(format!("{e}\n{}", saved_to(path)))
                 }
-                _ => e.to_string(),
+                _ => CliError::failed(e.to_string()),
             })
-    };
-    let cpu = process_cpu_time().saturating_sub(cpu_before).as_secs_f64();
-    on_ctrl_c.abort();
-    let interrupted = stop.is_cancelled();
-    stop.cancel();
-    let _ = ticker.await;
-    let (outcome, scanned) = result.map_err(CliError::failed)?;
+    }
+}
 
+/// The report of what was listed: rates, latency and client CPU (`cpu` seconds, over
+/// the keys listed after the `keys_before` a resume started from), what was written.
+fn report(
+    args: &ListArgs,
+    listed: Listed,
+    progress: &Progress,
+    cpu: f64,
+    keys_before: u64,
+) -> ListReport {
+    let Listed {
+        outcome,
+        scanned,
+        key_file,
+        inventory,
+    } = listed;
     let latency = progress.latency.lock().unwrap_or_else(|p| p.into_inner());
     let head = scanned.map(|s| HeadReport {
         heads: s.heads,
@@ -288,21 +360,20 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         ),
         metadata: s.metadata,
     });
-    let head_errors = head.as_ref().map_or(0, |h| h.errors);
     let written_to = || {
         args.keys
             .as_ref()
             .map(|p| p.display().to_string())
             .unwrap_or_default()
     };
-    let report = ListReport {
-        inventory: inventory_written.map(|w| InventoryReport {
+    ListReport {
+        inventory: inventory.map(|w| InventoryReport {
             path: written_to(),
             format: w.format.name(),
             rows: w.rows,
             bytes: w.bytes,
         }),
-        key_file: key_file_written.map(|w| KeyFileReport {
+        key_file: key_file.map(|w| KeyFileReport {
             path: written_to(),
             keys: w.keys,
             bytes: w.bytes,
@@ -319,11 +390,16 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         page_latency_us: Percentiles::of(&latency),
         outcome,
         head,
-    };
+    }
+}
+
+/// Prints the report, as JSON with `--json`; on standard error when the keys go to
+/// standard output, so the two do not mix.
+fn print_report(args: &ListArgs, report: &ListReport, out: KeysOut<'_>) -> Result<(), CliError> {
     let text = if args.json {
-        serde_json::to_string_pretty(&report).map_err(|e| CliError::failed(e.to_string()))? + "\n"
+        serde_json::to_string_pretty(report).map_err(|e| CliError::failed(e.to_string()))? + "\n"
     } else {
-        human(&report)
+        human(report)
     };
     // With the keys on standard output, the report must not mix with them.
     if matches!(out, KeysOut::Stdout) {
@@ -331,18 +407,7 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
     } else {
         stdout!("{text}");
     }
-    if interrupted {
-        if let Some(path) = &args.checkpoint {
-            stderrln!("{}", saved_to(path));
-        }
-        return Ok(exit::INTERRUPTED);
-    }
-    if head_errors > 0 {
-        return Err(CliError::failed(format!(
-            "{head_errors} HEAD requests failed: their objects' metadata is missing from the output"
-        )));
-    }
-    Ok(exit::OK)
+    Ok(())
 }
 
 /// Where a stopped listing's progress went, and how to go on.
@@ -484,143 +549,5 @@ async fn show_progress(progress: Arc<Progress>, keys_before: u64, stop: Cancella
                 return;
             }
         }
-    }
-}
-
-/// The report as text, for a person.
-fn human(r: &ListReport) -> String {
-    let mut out = String::new();
-    let o = &r.outcome;
-    let state = if o.complete {
-        "listed"
-    } else {
-        "stopped after"
-    };
-    let _ = writeln!(
-        out,
-        "{state} {} keys, {} ({} bytes) in s3://{}/{} — {:.2} s, {:.0} keys/s",
-        o.keys,
-        human_bytes(o.bytes),
-        o.bytes,
-        o.bucket,
-        o.prefix,
-        o.seconds,
-        r.keys_per_sec
-    );
-    let _ = writeln!(
-        out,
-        "mode {} with {} lister(s): {} requests ({} failed), {} ranges ({} cut while listing)",
-        o.mode.name(),
-        o.concurrency,
-        o.requests,
-        o.errors,
-        o.ranges,
-        o.cuts
-    );
-    let l = &r.page_latency_us;
-    let _ = writeln!(
-        out,
-        "page latency p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms; client CPU {:.2} s ({:.0} µs per 1000 keys)",
-        l.p50 as f64 / 1000.0,
-        l.p99 as f64 / 1000.0,
-        l.max as f64 / 1000.0,
-        r.client_cpu_s,
-        r.client_cpu_us_per_1000_keys
-    );
-    if let Some(k) = &r.key_file {
-        let _ = writeln!(
-            out,
-            "key file {}: {} keys, {} ({:.1} bytes per key){}",
-            k.path,
-            k.keys,
-            human_bytes(k.bytes),
-            k.bytes_per_key,
-            if k.repeated > 0 {
-                format!("; {} keys listed twice kept once", k.repeated)
-            } else {
-                String::new()
-            }
-        );
-    }
-    if let Some(i) = &r.inventory {
-        let _ = writeln!(
-            out,
-            "inventory {} ({}): {} rows, {}",
-            i.path,
-            i.format,
-            i.rows,
-            human_bytes(i.bytes)
-        );
-    }
-    if let Some(h) = &r.head {
-        let _ = writeln!(
-            out,
-            "HEAD: {} objects ({} failed, {} gone since listed) with {} in flight — {:.0} HEAD/s, p50 {:.1} ms, p99 {:.1} ms",
-            h.heads,
-            h.errors,
-            h.missing,
-            h.concurrency,
-            h.heads_per_sec,
-            h.latency_us.p50 as f64 / 1000.0,
-            h.latency_us.p99 as f64 / 1000.0
-        );
-        let m = &h.metadata;
-        let _ = writeln!(
-            out,
-            "metadata: {} names over {} objects ({} without metadata)",
-            m.names.len(),
-            m.objects,
-            m.without_metadata
-        );
-        for (name, n) in &m.names {
-            let shown: Vec<String> = n
-                .top_values(5)
-                .iter()
-                .map(|(v, c)| format!("{v:?} {c}"))
-                .collect();
-            let more = n.values.len().saturating_sub(5) as u64 + u64::from(n.other_values > 0);
-            let _ = writeln!(
-                out,
-                "  {name:<24} {:>12} objects: {}{}",
-                n.objects,
-                shown.join(", "),
-                if more > 0 { ", ..." } else { "" }
-            );
-        }
-    }
-    if let Some(report) = &o.report {
-        for (title, table) in [
-            ("by prefix", &report.by_prefix),
-            ("by age", &report.by_age),
-            ("by suffix", &report.by_suffix),
-            ("by size", &report.by_size),
-        ] {
-            let _ = writeln!(out, "\n{title}:");
-            for (name, t) in table {
-                let _ = writeln!(
-                    out,
-                    "  {:<24} {:>14} objects {:>12}",
-                    if name.is_empty() { "(empty)" } else { name },
-                    t.objects,
-                    human_bytes(t.bytes)
-                );
-            }
-        }
-    }
-    out
-}
-
-fn human_bytes(b: u64) -> String {
-    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut v = b as f64;
-    let mut unit = 0;
-    while v >= 1024.0 && unit < UNITS.len() - 1 {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if unit == 0 {
-        format!("{b} B")
-    } else {
-        format!("{v:.2} {}", UNITS[unit])
     }
 }

@@ -6,6 +6,7 @@ mod inputs;
 mod key_output;
 mod keys;
 mod list;
+mod list_report;
 mod ls;
 mod merge;
 mod remote_run;

@@ -38,7 +38,8 @@ struct RunDetail {
 pub async fn run(args: RunArgs) -> Result<u8, CliError> {
     let url = args.controller.as_deref().unwrap_or_default();
     let agents = args.agents.unwrap_or(1);
-    let link = Link::new(url, args.token.clone(), &args.link).map_err(CliError::bad_input)?;
+    let link = Link::new(url, args.token.clone(), &args.link)
+        .map_err(|e| CliError::bad_input(e.to_string()))?;
     if let Some(warning) = link.unencrypted_warning() {
         stderrln!("warning: {warning}");
     }

@@ -169,13 +169,13 @@ mod tests {
     use super::*;
     use crate::cli::{Cli, Command};
 
-    fn parse(args: &[&str]) -> Result<keystorm_sim::SimConfig, String> {
-        let cli = Cli::try_parse_from(["keystorm", "sim"].iter().chain(args))
-            .map_err(|e| e.to_string())?;
-        let Command::Sim(args) = cli.command else {
-            unreachable!("parsed as sim")
-        };
-        config(&args).map_err(|e| e.message)
+    /// Why a test's command line made no configuration: clap refused it, or `sim` did.
+    #[derive(Debug, thiserror::Error)]
+    enum Refused {
+        #[error(transparent)]
+        Clap(#[from] clap::Error),
+        #[error(transparent)]
+        Sim(#[from] CliError),
     }
 
     /// Every simulator setting, given once as `keystorm sim` flags and once as a
@@ -294,16 +294,22 @@ before:
         assert_ne!(flags.max_memory, d.max_memory);
     }
 
-    fn parse_ports(args: &[&str]) -> Result<Vec<(u16, keystorm_sim::LatencyConfig)>, String> {
-        let cli = Cli::try_parse_from(["keystorm", "sim"].iter().chain(args))
-            .map_err(|e| e.to_string())?;
+    fn parse(args: &[&str]) -> Result<keystorm_sim::SimConfig, Refused> {
+        let cli = Cli::try_parse_from(["keystorm", "sim"].iter().chain(args))?;
         let Command::Sim(args) = cli.command else {
             unreachable!("parsed as sim")
         };
-        ports(&args).map_err(|e| {
+        Ok(config(&args)?)
+    }
+
+    fn parse_ports(args: &[&str]) -> Result<Vec<(u16, keystorm_sim::LatencyConfig)>, Refused> {
+        let cli = Cli::try_parse_from(["keystorm", "sim"].iter().chain(args))?;
+        let Command::Sim(args) = cli.command else {
+            unreachable!("parsed as sim")
+        };
+        Ok(ports(&args).inspect_err(|e| {
             assert_eq!(e.code, crate::exit::BAD_INPUT, "{}", e.message);
-            e.message
-        })
+        })?)
     }
 
     #[test]
@@ -375,7 +381,7 @@ before:
             (&["--port-latency", "9000:get"], "OP=DIST"),
         ];
         for (args, expected) in cases {
-            let e = parse_ports(args).unwrap_err();
+            let e = parse_ports(args).unwrap_err().to_string();
             assert!(e.contains(expected), "{args:?}: {e}");
         }
     }
@@ -539,7 +545,7 @@ before:
             (&["--max-memory", "1KiB"], "below 64KiB"),
         ];
         for (args, expected) in cases {
-            let e = parse(args).unwrap_err();
+            let e = parse(args).unwrap_err().to_string();
             assert!(e.contains(expected), "{args:?}: {e}");
         }
     }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use keystorm_engine::listing::ListJob;
 use keystorm_engine::transfer::{
-    self, DownloadJob, RequestEvent, TransferObserver, TransferSettings, UploadJob,
+    self, DownloadJob, RequestEvent, TransferError, TransferObserver, TransferSettings, UploadJob,
 };
 use keystorm_results::ListMode;
 use keystorm_results::TransferOutcome;
@@ -69,13 +69,7 @@ pub async fn download(args: &DownloadArgs) -> Result<u8, CliError> {
     let moved = Arc::new(Moved::default());
     let (stop, ticker, ctrl_c) = start(&moved);
     let r = transfer::download(&client, &job, Arc::new(()), moved.clone(), stop.clone()).await;
-    finish(
-        r.map_err(|e| e.to_string()),
-        &args.transfer,
-        false,
-        (stop, ticker, ctrl_c),
-    )
-    .await
+    finish(r, &args.transfer, false, (stop, ticker, ctrl_c)).await
 }
 
 pub async fn upload(args: &UploadArgs) -> Result<u8, CliError> {
@@ -98,7 +92,7 @@ pub async fn upload(args: &UploadArgs) -> Result<u8, CliError> {
     let (stop, ticker, ctrl_c) = start(&moved);
     let r = transfer::upload(&client, &job, moved.clone(), stop.clone()).await;
     finish(
-        r.map_err(|e| e.to_string()),
+        r,
         &args.transfer,
         args.follow_symlinks,
         (stop, ticker, ctrl_c),
@@ -120,7 +114,7 @@ fn start(moved: &Arc<Moved>) -> Tasks {
 }
 
 async fn finish(
-    result: Result<TransferOutcome, String>,
+    result: Result<TransferOutcome, TransferError>,
     args: &TransferArgs,
     follow_symlinks: bool,
     (stop, ticker, ctrl_c): Tasks,
@@ -129,7 +123,7 @@ async fn finish(
     let interrupted = stop.is_cancelled();
     stop.cancel();
     let _ = ticker.await;
-    let o = result.map_err(CliError::failed)?;
+    let o = result.map_err(|e| CliError::failed(e.to_string()))?;
     if args.json {
         let text = serde_json::to_string_pretty(&o).map_err(|e| CliError::failed(e.to_string()))?;
         stdoutln!("{text}");

@@ -94,7 +94,8 @@ impl Fleet {
                 )
             })
             .await
-            .unwrap_or_else(|e| Err(format!("the merge failed: {e}")));
+            .unwrap_or_else(|e| Err(FleetMergeError::Stopped(e)))
+            .map_err(|e| e.to_string());
             let mut inner = me.lock();
             let Some(run) = inner.run.as_mut().filter(|r| r.run_id == run_id) else {
                 return;
@@ -150,6 +151,20 @@ fn close_lost(text: &str, file: Option<&str>, lost: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
+/// Why the parts of a run across agents were not merged into one run.
+#[derive(Debug, thiserror::Error)]
+enum FleetMergeError {
+    #[error("no shard sent results: nothing to merge")]
+    NoParts,
+    #[error(transparent)]
+    Merge(#[from] keystorm_results::merge::MergeError),
+    #[error("cannot put the merged run in place: {0}")]
+    Place(std::io::Error),
+    /// The merge's task ended (it panicked, or was cancelled) before the merge did.
+    #[error("the merge failed: {0}")]
+    Stopped(tokio::task::JoinError),
+}
+
 /// Merges `parts` beside the results, then puts the merged run in the place of the live
 /// folder of the run (which goes): a reader sees one or the other, never half of one.
 fn merge_into_place(
@@ -158,9 +173,9 @@ fn merge_into_place(
     parts: Vec<(PathBuf, i64)>,
     plan: serde_json::Value,
     command_line: Vec<String>,
-) -> Result<(Vec<String>, RunStatus, Option<String>), String> {
+) -> Result<(Vec<String>, RunStatus, Option<String>), FleetMergeError> {
     if parts.is_empty() {
-        return Err("no shard sent results: nothing to merge".to_string());
+        return Err(FleetMergeError::NoParts);
     }
     let beside = root.join(MERGING);
     let _ = std::fs::remove_dir_all(beside.join(run_id));
@@ -173,11 +188,10 @@ fn merge_into_place(
         command_line,
         run_id: Some(run_id.to_string()),
         clock_offsets_ms: &clock_offsets_ms,
-    })
-    .map_err(|e| e.to_string())?;
+    })?;
     let place = root.join(run_id);
     let old = beside.join(format!("{run_id}.live"));
-    let cannot = |e: std::io::Error| format!("cannot put the merged run in place: {e}");
+    let cannot = FleetMergeError::Place;
     if place.exists() {
         std::fs::rename(&place, &old).map_err(cannot)?;
     }

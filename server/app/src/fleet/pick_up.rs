@@ -181,7 +181,7 @@ impl Fleet {
     }
 
     /// A record that cannot be used: said, set aside, and its run marked failed.
-    fn give_up(&self, run_id: &str, path: &Path, reason: &str) {
+    fn give_up(&self, run_id: &str, path: &Path, reason: &saved_run::SavedRunError) {
         let why = format!(
             "the controller restarted and cannot pick the run up: {}: {reason}",
             path.display()

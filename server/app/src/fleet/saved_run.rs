@@ -117,16 +117,42 @@ pub fn record_path(incoming: &Path) -> PathBuf {
     incoming.join(RECORD_FILE)
 }
 
+/// Why a record could not be written, or cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SavedRunError {
+    /// Writing: the file or folder that failed.
+    #[error("{}: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Encode(serde_json::Error),
+    #[error("cannot read it: {0}")]
+    Unreadable(std::io::Error),
+    #[error("it is not a run record: {0}")]
+    NotRecord(serde_json::Error),
+    #[error("its format is {0}, this keystorm reads {FORMAT}")]
+    OtherFormat(u32),
+    #[error("it names {shards} shards for a run on {agents} agents")]
+    ShardCount { shards: usize, agents: u32 },
+    #[error("it names a shard folder that cannot be one: {0}")]
+    ShardFolder(super::FleetError),
+}
+
 /// Writes the record atomically: a reader (or a controller started after a crash) finds
 /// the old record or the new, never half of one. Why not, naming the file that failed.
-pub fn write(incoming: &Path, saved: &SavedRun) -> Result<(), String> {
-    fn failed(path: &Path) -> impl Fn(std::io::Error) -> String + '_ {
-        move |e| format!("{}: {e}", path.display())
+pub fn write(incoming: &Path, saved: &SavedRun) -> Result<(), SavedRunError> {
+    fn failed(path: &Path) -> impl Fn(std::io::Error) -> SavedRunError + '_ {
+        move |source| SavedRunError::Write {
+            path: path.to_path_buf(),
+            source,
+        }
     }
     std::fs::create_dir_all(incoming).map_err(failed(incoming))?;
     let path = record_path(incoming);
     let temporary = incoming.join(format!("{RECORD_FILE}.tmp"));
-    let bytes = serde_json::to_vec_pretty(saved).map_err(|e| e.to_string())?;
+    let bytes = serde_json::to_vec_pretty(saved).map_err(SavedRunError::Encode)?;
     let mut file = std::fs::File::create(&temporary).map_err(failed(&temporary))?;
     file.write_all(&bytes).map_err(failed(&temporary))?;
     file.sync_all().map_err(failed(&temporary))?;
@@ -140,27 +166,21 @@ pub fn write(incoming: &Path, saved: &SavedRun) -> Result<(), String> {
 }
 
 /// Reads a record; why it cannot be used, if it cannot.
-pub fn read(path: &Path) -> Result<SavedRun, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read it: {e}"))?;
-    let saved: SavedRun =
-        serde_json::from_slice(&bytes).map_err(|e| format!("it is not a run record: {e}"))?;
+pub fn read(path: &Path) -> Result<SavedRun, SavedRunError> {
+    let bytes = std::fs::read(path).map_err(SavedRunError::Unreadable)?;
+    let saved: SavedRun = serde_json::from_slice(&bytes).map_err(SavedRunError::NotRecord)?;
     if saved.format != FORMAT {
-        return Err(format!(
-            "its format is {}, this keystorm reads {FORMAT}",
-            saved.format
-        ));
+        return Err(SavedRunError::OtherFormat(saved.format));
     }
     if saved.shards.len() != saved.spec.agents as usize || saved.shards.is_empty() {
-        return Err(format!(
-            "it names {} shards for a run on {} agents",
-            saved.shards.len(),
-            saved.spec.agents
-        ));
+        return Err(SavedRunError::ShardCount {
+            shards: saved.shards.len(),
+            agents: saved.spec.agents,
+        });
     }
     // Each names a folder beside the record, which the merge reads and writes.
     for folder in saved.shards.iter().filter_map(|s| s.local_run_id.as_ref()) {
-        super::bounds::check_part_name("folder", folder)
-            .map_err(|e| format!("it names a shard folder that cannot be one: {e}"))?;
+        super::bounds::check_part_name("folder", folder).map_err(SavedRunError::ShardFolder)?;
     }
     Ok(saved)
 }

@@ -8,20 +8,28 @@ use rustls::{ClientConfig, RootCertStore};
 
 use super::pair::{PairError, read_certificates};
 
+/// Why the client configuration could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum TlsConfigError {
+    /// The `--ca-file` could not be read, or holds a certificate that is not one.
+    #[error(transparent)]
+    CaFile(#[from] PairError),
+    /// The TLS library refused the protocol versions asked of it.
+    #[error("TLS set-up: {0}")]
+    SetUp(rustls::Error),
+}
+
 /// A client configuration trusting the CA certificates in `ca_file`, or the system's
 /// when there is none.
-pub fn client_config(ca_file: Option<&Path>) -> Result<ClientConfig, String> {
+pub fn client_config(ca_file: Option<&Path>) -> Result<ClientConfig, TlsConfigError> {
     let mut roots = RootCertStore::empty();
     match ca_file {
         Some(path) => {
-            for cert in read_certificates("--ca-file", path).map_err(|e| e.to_string())? {
-                roots.add(cert).map_err(|e| {
-                    PairError::BadPem {
-                        flag: "--ca-file",
-                        path: path.to_path_buf(),
-                        reason: e.to_string(),
-                    }
-                    .to_string()
+            for cert in read_certificates("--ca-file", path)? {
+                roots.add(cert).map_err(|e| PairError::BadPem {
+                    flag: "--ca-file",
+                    path: path.to_path_buf(),
+                    reason: e.to_string(),
                 })?;
             }
         }
@@ -35,7 +43,7 @@ pub fn client_config(ca_file: Option<&Path>) -> Result<ClientConfig, String> {
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     Ok(ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        .map_err(|e| format!("TLS set-up: {e}"))?
+        .map_err(TlsConfigError::SetUp)?
         .with_root_certificates(roots)
         .with_no_client_auth())
 }

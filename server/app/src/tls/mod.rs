@@ -12,7 +12,7 @@ mod plain_http;
 mod reload;
 mod self_check;
 
-pub use client::client_config;
+pub use client::{TlsConfigError, client_config};
 pub use failure::describe;
 pub use listener::TlsListener;
 pub use pair::PairPaths;

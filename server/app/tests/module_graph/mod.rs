@@ -15,6 +15,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crate::rust_text::{code_only, rust_files};
+
 /// A module's path inside its crate (`[]` is the crate root).
 pub type ModPath = Vec<String>;
 
@@ -31,7 +33,10 @@ pub fn crate_graph(src: &Path) -> Graph {
         .iter()
         .map(|(module, file)| {
             let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{file:?}: {e}"));
-            (module.clone(), read_file(&tokenize(&strip(&text)), module))
+            (
+                module.clone(),
+                read_file(&tokenize(&code_only(&text)), module),
+            )
         })
         .collect();
     // Modules only tests compile are left out, with everything inside them.
@@ -121,33 +126,22 @@ impl Crate<'_> {
 /// Every module file of the crate, by module path.
 fn module_files(src: &Path) -> BTreeMap<ModPath, PathBuf> {
     let mut files = BTreeMap::new();
-    let mut stack = vec![src.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
+    for path in rust_files(src) {
+        let relative = path.strip_prefix(src).unwrap();
+        let mut segments: Vec<String> = relative
+            .with_extension("")
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        match segments.last().map(String::as_str) {
+            Some("main") if segments.len() == 1 => continue,
+            Some("lib") if segments.len() == 1 => segments.clear(),
+            Some("mod") => {
+                segments.pop();
             }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let relative = path.strip_prefix(src).unwrap();
-            let mut segments: Vec<String> = relative
-                .with_extension("")
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect();
-            match segments.last().map(String::as_str) {
-                Some("main") if segments.len() == 1 => continue,
-                Some("lib") if segments.len() == 1 => segments.clear(),
-                Some("mod") => {
-                    segments.pop();
-                }
-                _ => {}
-            }
-            files.insert(segments, path);
+            _ => {}
         }
+        files.insert(segments, path);
     }
     files
 }
@@ -157,99 +151,6 @@ fn longest_module(modules: &BTreeSet<ModPath>, path: &[String]) -> Option<ModPat
         .rev()
         .map(|n| path[..n].to_vec())
         .find(|prefix| modules.contains(prefix))
-}
-
-/// The text with comments, string and character literals blanked out.
-fn strip(text: &str) -> String {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        if c == '/' && next == Some('/') {
-            while i < chars.len() && chars[i] != '\n' {
-                i += 1;
-            }
-        } else if c == '/' && next == Some('*') {
-            let mut depth = 0;
-            while i < chars.len() {
-                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
-                    depth += 1;
-                    i += 2;
-                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
-            out.push(' ');
-        } else if c == 'r' && (next == Some('"') || next == Some('#')) && !ident_before(&chars, i) {
-            // r"…" or r#"…"#
-            let mut j = i + 1;
-            let mut hashes = 0;
-            while chars.get(j) == Some(&'#') {
-                hashes += 1;
-                j += 1;
-            }
-            if chars.get(j) != Some(&'"') {
-                out.push(c);
-                i += 1;
-                continue;
-            }
-            j += 1;
-            loop {
-                if j >= chars.len() {
-                    break;
-                }
-                if chars[j] == '"' && (0..hashes).all(|h| chars.get(j + 1 + h) == Some(&'#')) {
-                    j += 1 + hashes;
-                    break;
-                }
-                j += 1;
-            }
-            i = j;
-            out.push_str("\"\"");
-        } else if c == '"' {
-            i += 1;
-            while i < chars.len() && chars[i] != '"' {
-                if chars[i] == '\\' {
-                    i += 1;
-                }
-                i += 1;
-            }
-            i += 1;
-            out.push_str("\"\"");
-        } else if c == '\'' {
-            // A character literal ('a', '\n', '\u{..}') or a lifetime ('a).
-            if next == Some('\\') {
-                let mut j = i + 2;
-                while j < chars.len() && chars[j] != '\'' {
-                    j += 1;
-                }
-                i = j + 1;
-                out.push(' ');
-            } else if chars.get(i + 2) == Some(&'\'') {
-                i += 3;
-                out.push(' ');
-            } else {
-                out.push(c);
-                i += 1;
-            }
-        } else {
-            out.push(c);
-            i += 1;
-        }
-    }
-    out
-}
-
-fn ident_before(chars: &[char], i: usize) -> bool {
-    i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_')
 }
 
 /// Identifiers, `::` and single punctuation characters.

@@ -71,12 +71,20 @@ impl Counters {
     }
 }
 
+/// What went wrong in a cleanup that ran (objects not deleted, a stop before its end,
+/// buckets not deleted), said one after the other.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", .problems.join("; "))]
+pub(crate) struct CleanupError {
+    problems: Vec<String>,
+}
+
 /// Deletes what the workload's `cleanup` section asks for: the final record (none
 /// without a `cleanup` section), and what went wrong, if anything.
 pub(crate) async fn run(
     ctx: &RunContext,
     manifest: &Manifest,
-) -> (Option<CleanupEvent>, Result<(), String>) {
+) -> (Option<CleanupEvent>, Result<(), CleanupError>) {
     let cleanup = ctx.plan.cleanup;
     if !cleanup.objects && !cleanup.buckets {
         return (None, Ok(()));
@@ -156,7 +164,7 @@ pub(crate) async fn run(
     let outcome = if problems.is_empty() {
         Ok(())
     } else {
-        Err(problems.join("; "))
+        Err(CleanupError { problems })
     };
     (Some(last), outcome)
 }

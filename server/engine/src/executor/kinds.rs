@@ -13,7 +13,7 @@ use super::phase_shared::PhaseShared;
 use super::transfer_phase::{self, TransferTask};
 use crate::metrics::Recorder;
 use crate::plan::{PhaseKind, PhasePlan};
-use crate::transfer::TransferOutcome;
+use crate::transfer::{TransferError, TransferOutcome};
 use keystorm_results::PhaseRef;
 
 /// A phase's kind-specific part, started.
@@ -21,7 +21,7 @@ pub(crate) enum Started {
     Operations,
     /// A listing, a scan or an audit: one outcome per bucket, filled as they finish.
     Listing(Arc<Mutex<Vec<ScanOrList>>>),
-    Transfer(Arc<Mutex<Option<Result<TransferOutcome, String>>>>),
+    Transfer(Arc<Mutex<Option<Result<TransferOutcome, TransferError>>>>),
 }
 
 /// Starts the tasks the phase's kind runs; they report into `recorders` and end with

@@ -22,7 +22,9 @@ mod ops_phase;
 mod options;
 mod pass_recorders;
 mod phase;
+mod phase_intervals;
 mod phase_shared;
+mod phase_start;
 mod sequence;
 mod stalls;
 mod target;
@@ -39,7 +41,7 @@ use tokio_util::sync::CancellationToken;
 pub use crashed_part::close_killed_run;
 pub use embedded::{EmbeddedTarget, EmbeddedTargets, StartError, Starting};
 pub use error::RunError;
-pub use gate::{GateFuture, PhaseGate};
+pub use gate::{GateError, GateFuture, PhaseGate};
 use keystorm_results::RunEvent;
 pub use observer::{NoObserver, Observer};
 pub use options::{RunOptions, RunOutcome};
@@ -257,28 +259,70 @@ pub(crate) struct PhaseFailure {
     pub message: String,
 }
 
+/// Runs the phases left to run, in turn; how the run ended, or why the phases
+/// stopped early.
 async fn run_phases(
     ctx: &RunContext,
     manifest: &mut Manifest,
     summary: &mut Summary,
-    mut run_totals: totals::RunTotals,
+    run_totals: totals::RunTotals,
     checkpoint: Checkpoint,
     embedded: bool,
 ) -> Result<RunStatus, PhaseFailure> {
-    let fail = |status: RunStatus| {
-        move |e: ResultsError| PhaseFailure {
-            status,
-            message: e.to_string(),
-        }
-    };
     let completed = checkpoint.completed;
+    if !get_ready(ctx, manifest, completed, embedded).await? {
+        return Ok(RunStatus::Interrupted);
+    }
+    // A key file named by the workload is checked now, not when its phase comes.
+    key_reads::check_files(&ctx.plan).map_err(fail(RunStatus::Failed))?;
+    let phases = schedule(&ctx.plan);
+    // Where the phase a resumed run stopped in got to, and the window it resumes from.
+    let resume_window = checkpoint.window;
+    let mut resume = checkpoint
+        .position
+        .filter(|_| checkpoint.current.as_ref() == phases.get(completed).map(|p| &p.phase_ref));
+    let mut runner = PhaseRunner {
+        ctx,
+        summary,
+        run_totals,
+    };
+    for (n, scheduled) in phases.iter().enumerate().skip(completed) {
+        if ctx.cancel.is_cancelled() || !pass_gate(ctx, n, scheduled).await? {
+            return Ok(RunStatus::Interrupted);
+        }
+        let mut from = resume.take();
+        if let Some(position) = &mut from {
+            runner.close_crashed_part(scheduled, position, resume_window)?;
+        }
+        let outcome = runner.run(n, scheduled, from).await?;
+        if let Some(status) = runner.record(n, scheduled, outcome)? {
+            return Ok(status);
+        }
+    }
+    Ok(RunStatus::Completed)
+}
+
+/// A phase failure of `status`, saying the error.
+fn fail<E: std::fmt::Display>(status: RunStatus) -> impl Fn(E) -> PhaseFailure {
+    move |e: E| PhaseFailure {
+        status,
+        message: e.to_string(),
+    }
+}
+
+/// Before the first phase: the buckets made (unless a resume made them before), the
+/// manifest written, and the start time waited for; whether the run goes on (not if
+/// it was stopped while waiting).
+async fn get_ready(
+    ctx: &RunContext,
+    manifest: &mut Manifest,
+    completed: usize,
+    embedded: bool,
+) -> Result<bool, PhaseFailure> {
     if completed == 0 {
         let created = target::ensure_buckets(ctx, embedded, &manifest.endpoint)
             .await
-            .map_err(|e| PhaseFailure {
-                status: RunStatus::Failed,
-                message: e.to_string(),
-            })?;
+            .map_err(fail(RunStatus::Failed))?;
         // A run resumed in its first phase created its buckets the first time.
         for bucket in created {
             if !manifest.created_buckets.contains(&bucket) {
@@ -297,54 +341,73 @@ async fn run_phases(
     if let Some(at) = ctx.start_at {
         ctx.observer.waiting_until(at);
         if !opening::wait_until(at, &ctx.cancel).await {
-            return Ok(RunStatus::Interrupted);
+            return Ok(false);
         }
     }
+    Ok(true)
+}
 
-    // A key file named by the workload is checked now, not when its phase comes.
-    key_reads::check_files(&ctx.plan).map_err(|e| PhaseFailure {
-        status: RunStatus::Failed,
-        message: e.to_string(),
-    })?;
-    let phases = schedule(&ctx.plan);
-    // Where the phase a resumed run stopped in got to, and the window it resumes from.
-    let resume_window = checkpoint.window;
-    let mut resume = checkpoint
-        .position
-        .filter(|_| checkpoint.current.as_ref() == phases.get(completed).map(|p| &p.phase_ref));
-    for (n, scheduled) in phases.iter().enumerate().skip(completed) {
-        if ctx.cancel.is_cancelled() {
-            return Ok(RunStatus::Interrupted);
-        }
-        if let Some(gate) = &ctx.gate {
-            tokio::select! {
-                passed = gate.before_phase(n, &scheduled.phase_ref) => {
-                    passed.map_err(|message| PhaseFailure { status: RunStatus::Aborted, message })?;
-                }
-                _ = ctx.cancel.cancelled() => return Ok(RunStatus::Interrupted),
+/// Waits at the run's gate before phase `n`, if it has one; whether the phase goes on
+/// (not if the run was stopped meanwhile).
+async fn pass_gate(
+    ctx: &RunContext,
+    n: usize,
+    scheduled: &ScheduledPhase,
+) -> Result<bool, PhaseFailure> {
+    if let Some(gate) = &ctx.gate {
+        tokio::select! {
+            passed = gate.before_phase(n, &scheduled.phase_ref) => {
+                passed.map_err(fail(RunStatus::Aborted))?;
             }
+            _ = ctx.cancel.cancelled() => return Ok(false),
         }
-        let mut from = resume.take();
-        if let Some(position) = &mut from
-            && let Some(part) = position.open_part.take()
-        {
-            // The process running this part died before writing its rows.
-            let closed = crashed_part::close(ctx.store().dir(), scheduled, &part, summary)
-                .map_err(fail(RunStatus::Failed))?;
-            position.next_interval = position.next_interval.max(closed.next_interval);
-            position.operations = part.operations_before + closed.operations;
-            position.elapsed_s = part.elapsed_before_s + closed.elapsed_s;
-            position.redone = closed.redone(&part, resume_window);
-            if !closed.rows.is_empty() {
-                summary.rows.extend(closed.rows.iter().cloned());
-                run_totals.add_phase(&closed.totals, closed.measured);
-                write_summary(ctx, summary, &run_totals).map_err(fail(RunStatus::Failed))?;
-                ctx.emit(RunEvent::PhaseFinished {
-                    phase: scheduled.phase_ref.clone(),
-                    rows: closed.rows,
-                });
-            }
+    }
+    Ok(true)
+}
+
+/// Runs the phases one by one, adding each one's rows to the run's summary.
+struct PhaseRunner<'a> {
+    ctx: &'a RunContext,
+    summary: &'a mut Summary,
+    run_totals: totals::RunTotals,
+}
+
+impl PhaseRunner<'_> {
+    /// Closes the part a resumed phase was in when its process died before writing its
+    /// rows, and moves `position` past it.
+    fn close_crashed_part(
+        &mut self,
+        scheduled: &ScheduledPhase,
+        position: &mut keystorm_results::PhasePosition,
+        resume_window: crate::keyspace::WindowState,
+    ) -> Result<(), PhaseFailure> {
+        let Some(part) = position.open_part.take() else {
+            return Ok(());
+        };
+        let closed = crashed_part::close(self.ctx.store().dir(), scheduled, &part, self.summary)
+            .map_err(fail(RunStatus::Failed))?;
+        position.next_interval = position.next_interval.max(closed.next_interval);
+        position.operations = part.operations_before + closed.operations;
+        position.elapsed_s = part.elapsed_before_s + closed.elapsed_s;
+        position.redone = closed.redone(&part, resume_window);
+        if !closed.rows.is_empty() {
+            self.add_rows(&closed.rows, &closed.totals, closed.measured)?;
+            self.ctx.emit(RunEvent::PhaseFinished {
+                phase: scheduled.phase_ref.clone(),
+                rows: closed.rows,
+            });
         }
+        Ok(())
+    }
+
+    /// Runs phase `n` (on `from` where a resume takes it up), after the keys it reads.
+    async fn run(
+        &self,
+        n: usize,
+        scheduled: &ScheduledPhase,
+        from: Option<keystorm_results::PhasePosition>,
+    ) -> Result<phase::PhaseOutcome, PhaseFailure> {
+        let ctx = self.ctx;
         // A listing for the phase's keys may run for hours: the checkpoint says the
         // phase began, so a resume after a crash goes on with the listing's own.
         if matches!(scheduled.plan.keys, Some(KeySource::Listing { .. })) {
@@ -375,18 +438,24 @@ async fn run_phases(
             },
             message: e.to_string(),
         })?;
-        let outcome = phase::run(ctx, scheduled, n, from, keys)
+        phase::run(ctx, scheduled, n, from, keys)
             .await
-            .map_err(|e| PhaseFailure {
-                status: RunStatus::Failed,
-                message: e.to_string(),
-            })?;
+            .map_err(fail(RunStatus::Failed))
+    }
+
+    /// Records how phase `n` ended: its rows, the checkpoint past it (or on it, if it
+    /// was stopped before its end); how the run ends here, if it does.
+    fn record(
+        &mut self,
+        n: usize,
+        scheduled: &ScheduledPhase,
+        outcome: phase::PhaseOutcome,
+    ) -> Result<Option<RunStatus>, PhaseFailure> {
+        let ctx = self.ctx;
         // Stopped before its end: the rows are kept (marked interrupted) and the
         // checkpoint stays on this phase, so a resume continues it.
         let interrupted = ctx.cancel.is_cancelled() && outcome.aborted.is_none();
-        summary.rows.extend(outcome.rows.iter().cloned());
-        run_totals.add_phase(&outcome.totals, outcome.measured);
-        write_summary(ctx, summary, &run_totals).map_err(fail(RunStatus::Failed))?;
+        self.add_rows(&outcome.rows, &outcome.totals, outcome.measured)?;
         // An interrupted phase stays current, with how far it got; a finished one counts
         // as completed.
         let (completed, current) = if interrupted {
@@ -414,11 +483,20 @@ async fn run_phases(
                 message,
             });
         }
-        if interrupted {
-            return Ok(RunStatus::Interrupted);
-        }
+        Ok(interrupted.then_some(RunStatus::Interrupted))
     }
-    Ok(RunStatus::Completed)
+
+    /// Adds a phase's (or a part's) rows and totals to the summary, and rewrites it.
+    fn add_rows(
+        &mut self,
+        rows: &[keystorm_results::SummaryRow],
+        phase_totals: &crate::metrics::IntervalStats,
+        measured: std::time::Duration,
+    ) -> Result<(), PhaseFailure> {
+        self.summary.rows.extend(rows.iter().cloned());
+        self.run_totals.add_phase(phase_totals, measured);
+        write_summary(self.ctx, self.summary, &self.run_totals).map_err(fail(RunStatus::Failed))
+    }
 }
 
 /// Rewrites `summary.json`, `summary.csv` and `totals.json` with the rows so far.

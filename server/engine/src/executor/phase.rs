@@ -5,26 +5,23 @@
 //! duration or operations, its interval numbers following on.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use tokio::task::JoinSet;
 use tokio::time::MissedTickBehavior;
 
 use super::context::RunContext;
 use super::kinds;
+use super::phase_intervals::{Intervals, emit_stall};
 use super::phase_shared::PhaseShared;
+use super::phase_start::{self, PhaseStart};
 use super::sequence::ScheduledPhase;
 use super::stalls::StallDetector;
-use crate::keyset::{EpochPicks, KeySet};
-use crate::keyspace::{WindowState, mix64};
+use crate::keyset::KeySet;
+use crate::keyspace::WindowState;
 use crate::metrics::{IntervalStats, Recorder, process_cpu_time};
-use crate::plan::{PhaseEnd, PhaseWork};
-use keystorm_results::{IntegrityEvent, PhaseProgress, PhaseRef, ResultsError, RunEvent};
-use keystorm_results::{
-    IntervalRecord, OpenLoop, PartStart, PhasePosition, SHORT_INTERVAL_S, StallEvent, SummaryRow,
-    timestamp,
-};
+use keystorm_results::{IntegrityEvent, PhaseRef, ResultsError, RunEvent};
+use keystorm_results::{OpenLoop, PartStart, PhasePosition, SummaryRow};
 use keystorm_types::OpKind;
 
 /// Recorders per phase at most; workers share them round-robin.
@@ -36,8 +33,6 @@ const TICK_SLACK: Duration = Duration::from_millis(100);
 /// ends with a sliver of an interval (a few in-flight requests finishing) that reads
 /// as a dip in throughput and a spike in latency.
 const SHORTEST_LAST_INTERVAL: Duration = Duration::from_millis(500);
-/// Salt of the orders an `epochs` phase reads its keys in.
-const SALT_EPOCHS: u64 = 0x4550_4f43_4853;
 /// Error-rate checks wait for this many operations, so one early failure does not abort.
 const MIN_OPERATIONS_FOR_ERROR_RATE: u64 = 20;
 
@@ -61,311 +56,269 @@ pub(crate) async fn run(
     keys: Option<Arc<KeySet>>,
 ) -> Result<PhaseOutcome, ResultsError> {
     let p = &scheduled.plan;
-    let pref = &scheduled.phase_ref;
-    // The opening poll belongs to the phase it opens: a reshard it sees ending (begun
-    // while the phase before ran) is placed at this phase's first interval, not nowhere.
-    if let Some(t) = &ctx.tracker {
-        ctx.set_phase(Some((pref.clone(), Instant::now())));
-        t.poll_once(ctx).await;
-    }
-    let resumed = resume.is_some();
-    let before = resume.unwrap_or_default();
-    let index_at_start = ctx.index_snapshot();
-    let objects_at_start = ctx.window.state().len();
-    let started_at = timestamp(SystemTime::now());
-    let cpu_at_start = process_cpu_time();
-    ctx.emit(RunEvent::PhaseStarted {
-        phase: pref.clone(),
-        position,
-        end: p.end.clone(),
-        concurrency: p.in_flight(),
-        objects: objects_at_start,
-        index: index_at_start.clone(),
-        verify: p.verify,
-    });
-
-    let start = Instant::now();
-    let shared = Arc::new(PhaseShared {
-        issued: AtomicU64::new(before.operations),
-        run_for: match p.end {
-            PhaseEnd::Duration(d) => {
-                Some(d.saturating_sub(Duration::from_secs_f64(before.elapsed_s)))
-            }
-            _ => None,
-        },
-        slots: AtomicU64::new(0),
-        stop: ctx.cancel.child_token(),
-        start,
-        empty_warned: AtomicBool::new(false),
-        first_errors: ctx.first_errors.clone(),
-        integrity: ctx.integrity.clone(),
-        epochs: match (&p.end, &keys) {
-            (PhaseEnd::Epochs(n), Some(k)) => Some(Arc::new(EpochPicks::new(
-                k.part_keys(),
-                *n,
-                mix64(ctx.plan.keyspace.seed ^ SALT_EPOCHS, position as u64),
-                before.next_pick.unwrap_or(0),
-            ))),
-            _ => None,
-        },
-        keys,
-    });
-    ctx.set_phase(Some((pref.clone(), shared.start)));
-    let mut saver = ProgressSaver {
-        completed: position,
-        before: before.clone(),
-        part: PartStart {
-            first_interval: before.next_interval,
-            t_s: ctx.t_s(start),
-            started_at: started_at.clone(),
-            objects_at_start,
-            resumed,
-            operations_before: before.operations,
-            elapsed_before_s: before.elapsed_s,
-            client_cpu_s: 0.0,
-            index_at_start: index_at_start.clone(),
-            window_at_start: Some(ctx.window.checkpoint_state()),
-            redone: before.redone,
-            taken_over: resumed && ctx.taken_over,
-        },
-        start,
-        cpu_at_start,
-        every: ctx.plan.checkpoint_every,
-        last_save: start,
-    };
+    let start_of_part = phase_start::announce(ctx, scheduled, position, resume).await;
+    let shared = start_of_part.share(ctx, scheduled, position, keys);
+    ctx.set_phase(Some((scheduled.phase_ref.clone(), shared.start)));
+    let mut saver = ProgressSaver::new(ctx, position, &start_of_part, shared.start);
+    let PhaseStart {
+        before, resumed, ..
+    } = start_of_part;
     saver.save(
         ctx,
         scheduled,
         before.next_interval,
         &IntervalStats::default(),
-        start,
+        shared.start,
         (ctx.window.checkpoint_state(), before.next_pick),
     )?;
-    let writes = p
-        .work
-        .ops()
-        .iter()
-        .any(|op| matches!(op, OpKind::Put | OpKind::Delete));
     let recorders: Vec<Recorder> = (0..(p.concurrency as usize).clamp(1, MAX_RECORDERS))
         .map(|_| Recorder::new())
         .collect();
 
     let mut workers = JoinSet::new();
     let started = kinds::start(ctx, p, position, resumed, &shared, &recorders, &mut workers);
-
-    let mut ticker = tokio::time::interval_at(
-        tokio::time::Instant::from_std(shared.start + Duration::from_secs(1)),
-        Duration::from_secs(1),
-    );
-    ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    // A `duration` phase stops at its deadline to the timer's precision, not at the
-    // next tick: a resumed part runs what was left, not up to a second more.
-    let deadline = shared.run_for.map(|d| shared.start + d);
-    let deadline_passed = async {
-        match deadline {
-            Some(at) => keystorm_timer::sleep_until(at).await,
-            None => std::future::pending().await,
-        }
+    let part = Part {
+        ctx,
+        scheduled,
+        shared,
+        before,
+        recorders,
     };
-    tokio::pin!(deadline_passed);
-    let mut stopped_at_deadline = false;
-    let mut intervals = Intervals {
-        next: before.next_interval,
-        start: shared.start,
-        warmup: p.warmup.as_secs_f64().ceil() as u64,
-        all: IntervalStats::default(),
-        totals: IntervalStats::default(),
-        stalls: writes.then(|| StallDetector::new(ctx.plan.stalls, pref.clone())),
-        last: None,
-    };
-    let mut aborted = None;
-    let mut warnings = Vec::new();
+    let mut intervals = part.intervals();
+    let (aborted, warnings) = part.drive(&mut saver, &mut intervals, &mut workers).await?;
+    let end = Instant::now();
+    part.close_last_interval(&mut intervals, end)?;
+    let index_at_end = part.report_end(started, warnings).await;
+    Ok(part.outcome(&saver, intervals, end, &index_at_end, aborted))
+}
 
-    loop {
-        tokio::select! {
-            _ = &mut deadline_passed, if !stopped_at_deadline => {
-                stopped_at_deadline = true;
-                shared.stop.cancel();
+/// A part of a phase as it runs: what its steps after the start share.
+struct Part<'a> {
+    ctx: &'a RunContext,
+    scheduled: &'a ScheduledPhase,
+    shared: Arc<PhaseShared>,
+    /// Where earlier parts of the phase got.
+    before: PhasePosition,
+    /// What the workers report into, drained every interval.
+    recorders: Vec<Recorder>,
+}
+
+impl Part<'_> {
+    /// The part's intervals, numbered on from earlier parts' (none closed yet).
+    fn intervals(&self) -> Intervals {
+        let p = &self.scheduled.plan;
+        let writes = p
+            .work
+            .ops()
+            .iter()
+            .any(|op| matches!(op, OpKind::Put | OpKind::Delete));
+        Intervals::new(
+            self.before.next_interval,
+            self.shared.start,
+            p.warmup.as_secs_f64().ceil() as u64,
+            writes.then(|| {
+                StallDetector::new(self.ctx.plan.stalls, self.scheduled.phase_ref.clone())
+            }),
+        )
+    }
+
+    /// Runs until the workers end, stopping them at the deadline or past the error
+    /// budget, with a tick every second; why the phase was aborted, if it was, and the
+    /// workers' warnings.
+    async fn drive(
+        &self,
+        saver: &mut ProgressSaver,
+        intervals: &mut Intervals,
+        workers: &mut JoinSet<Option<String>>,
+    ) -> Result<(Option<String>, Vec<String>), ResultsError> {
+        let shared = &self.shared;
+        let mut ticker = tokio::time::interval_at(
+            tokio::time::Instant::from_std(shared.start + Duration::from_secs(1)),
+            Duration::from_secs(1),
+        );
+        ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        // A `duration` phase stops at its deadline to the timer's precision, not at the
+        // next tick: a resumed part runs what was left, not up to a second more.
+        let deadline = shared.run_for.map(|d| shared.start + d);
+        let deadline_passed = async {
+            match deadline {
+                Some(at) => keystorm_timer::sleep_until(at).await,
+                None => std::future::pending().await,
             }
-            _ = ticker.tick() => {
-                let now = Instant::now();
-                let last_stretch =
-                    deadline.is_some_and(|at| now + SHORTEST_LAST_INTERVAL > at);
-                if !last_stretch {
-                    // Taken before the drain: every write below these marks is in
-                    // `stats` or an earlier interval.
-                    let settled = (
-                        ctx.window.checkpoint_state(),
-                        shared.epochs.as_ref().map(|e| e.watermark()),
-                    );
-                    let stats = drain(&recorders);
-                    intervals.close(ctx, scheduled, &shared, &before, now, stats)?;
-                    if saver.due(now) {
-                        saver.save(ctx, scheduled, intervals.next, &intervals.all, now, settled)?;
-                    }
-                }
-                report_first_findings(ctx, pref, &shared);
-                report_endpoint_changes(ctx, pref);
-                if aborted.is_none()
-                    && let Some(msg) = error_budget_exceeded(p.max_error_rate, &intervals.all)
-                {
-                    aborted = Some(format!("phase {}: {msg}", pref.name));
+        };
+        tokio::pin!(deadline_passed);
+        let mut stopped_at_deadline = false;
+        let mut aborted = None;
+        let mut warnings = Vec::new();
+
+        loop {
+            tokio::select! {
+                _ = &mut deadline_passed, if !stopped_at_deadline => {
+                    stopped_at_deadline = true;
                     shared.stop.cancel();
                 }
-            }
-            joined = workers.join_next() => {
-                match joined {
-                    None => break,
-                    Some(Ok(Some(w))) => warnings.push(w),
-                    Some(Ok(None)) => {}
-                    Some(Err(e)) => warnings.push(format!("a worker stopped unexpectedly: {e}")),
+                _ = ticker.tick() => {
+                    self.tick(deadline, saver, intervals)?;
+                    if aborted.is_none()
+                        && let Some(msg) =
+                            error_budget_exceeded(self.scheduled.plan.max_error_rate, &intervals.all)
+                    {
+                        aborted = Some(format!("phase {}: {msg}", self.scheduled.phase_ref.name));
+                        shared.stop.cancel();
+                    }
                 }
-                if workers.is_empty() {
-                    break;
+                joined = workers.join_next() => {
+                    match joined {
+                        None => break,
+                        Some(Ok(Some(w))) => warnings.push(w),
+                        Some(Ok(None)) => {}
+                        Some(Err(e)) => warnings.push(format!("a worker stopped unexpectedly: {e}")),
+                    }
+                    if workers.is_empty() {
+                        break;
+                    }
                 }
             }
         }
-    }
-    // The last, partial interval.
-    let end = Instant::now();
-    let stats = drain(&recorders);
-    if stats.active().next().is_some() || intervals.next == 0 {
-        intervals.close(ctx, scheduled, &shared, &before, end, stats)?;
-    }
-    let Intervals {
-        next: interval,
-        warmup: warmup_intervals,
-        all,
-        totals,
-        mut stalls,
-        ..
-    } = intervals;
-    if let Some(s) = stalls.as_mut().and_then(|d| d.finish()) {
-        emit_stall(ctx, s);
-    }
-    // The closing poll belongs to the phase that just ran: a reshard it sees ending
-    // ended while this phase was running, so it is placed in this phase.
-    if let Some(t) = &ctx.tracker {
-        t.poll_once(ctx).await;
-    }
-    ctx.set_phase(None);
-    let index_at_end = ctx.index_snapshot();
-    started.report(ctx, pref);
-    report_first_findings(ctx, pref, &shared);
-    report_endpoint_changes(ctx, pref);
-    for w in warnings {
-        ctx.emit(RunEvent::Warning {
-            message: format!("phase {}: {w}", pref.name),
-        });
+        Ok((aborted, warnings))
     }
 
-    let client_cpu_s = process_cpu_time()
-        .saturating_sub(cpu_at_start)
-        .as_secs_f64();
-    let elapsed = end.duration_since(shared.start);
-    // Warm-up left for this part: what the intervals before it did not cover.
-    let warmup_left = warmup_intervals.saturating_sub(before.next_interval);
-    let measured = elapsed.saturating_sub(Duration::from_secs(warmup_left));
-    let interrupted = ctx.cancel.is_cancelled();
-    let open_loop = p
-        .rate
-        .map(|rate| open_loop_outcome(rate, shared.run_for, elapsed, measured, &all, &totals));
-    for w in schedule_warnings(&pref.name, open_loop.as_ref(), &totals) {
-        ctx.emit(RunEvent::Warning { message: w });
-    }
-    let urls = ctx.gateways.urls();
-    let end_of_part = PartEnd {
-        measured,
-        client_cpu_s,
-        index_at_end: &index_at_end,
-        interrupted,
-        endpoints: if ctx.gateways.several() { &urls } else { &[] },
-    };
-    let mut rows = summary_rows(&totals, pref, &saver.part, &end_of_part);
-    for r in &mut rows {
-        r.open_loop = open_loop;
-    }
-    Ok(PhaseOutcome {
-        rows,
-        totals,
-        measured,
-        aborted,
-        position: saver.position(
-            interval,
-            &all,
-            end,
-            false,
-            shared.epochs.as_ref().map(|e| e.watermark()),
-        ),
-    })
-}
-
-/// A phase's intervals so far: their numbers, what they measured, and the stall
-/// detector they feed.
-struct Intervals {
-    /// Number of the interval running now.
-    next: u64,
-    start: Instant,
-    /// Intervals at the start that are warm-up (excluded from `totals`).
-    warmup: u64,
-    /// Everything this part of the phase measured, warm-up included.
-    all: IntervalStats,
-    /// What the summary rows hold: `all` without the warm-up.
-    totals: IntervalStats,
-    /// Watches write throughput and latency (phases that write).
-    stalls: Option<StallDetector>,
-    /// The interval closed last in this part: its start and what it measured, for
-    /// folding a sliver of a last interval into it.
-    last: Option<(Instant, IntervalStats)>,
-}
-
-impl Intervals {
-    /// Closes the interval ending at `end` that measured `stats`: tells it, lets the
-    /// stall detector see it, and adds it up.
-    fn close(
-        &mut self,
-        ctx: &RunContext,
-        scheduled: &ScheduledPhase,
-        shared: &PhaseShared,
-        before: &PhasePosition,
-        end: Instant,
-        stats: IntervalStats,
+    /// A second's tick: closes the interval (unless the deadline is too near for one
+    /// more), saves the checkpoint when it is due, and reports what was found meanwhile.
+    fn tick(
+        &self,
+        deadline: Option<Instant>,
+        saver: &mut ProgressSaver,
+        intervals: &mut Intervals,
     ) -> Result<(), ResultsError> {
-        let warmup = self.next < self.warmup;
-        let sliver = end.duration_since(self.start).as_secs_f64() < SHORT_INTERVAL_S;
-        let epoch = shared.epochs.as_ref().map(|e| e.epoch_now());
-        let folded = match self.last.take() {
-            Some((from, mut both)) if sliver && warmup == (self.next - 1 < self.warmup) => {
-                both.merge(&stats);
-                let mut record =
-                    interval_record(ctx, scheduled, self.next - 1, from, end, warmup, &both);
-                record.epoch = epoch;
-                record.merged = 2;
-                Some(Box::new(record))
-            }
-            _ => None,
-        };
-        let mut record =
-            interval_record(ctx, scheduled, self.next, self.start, end, warmup, &stats);
-        record.epoch = epoch;
-        emit_interval(
-            ctx, scheduled, shared, before, record, folded, end, &stats, &self.all,
-        )?;
-        if !warmup && let Some(d) = &mut self.stalls {
-            let t_s = ctx.t_s(self.start);
-            let dur = end.duration_since(self.start).as_secs_f64();
-            if let Some(s) = d.observe(self.next, t_s, dur, &stats) {
-                emit_stall(ctx, s);
+        let (ctx, scheduled, shared) = (self.ctx, self.scheduled, &*self.shared);
+        let now = Instant::now();
+        let last_stretch = deadline.is_some_and(|at| now + SHORTEST_LAST_INTERVAL > at);
+        if !last_stretch {
+            // Taken before the drain: every write below these marks is in
+            // `stats` or an earlier interval.
+            let settled = (
+                ctx.window.checkpoint_state(),
+                shared.epochs.as_ref().map(|e| e.watermark()),
+            );
+            let stats = drain(&self.recorders);
+            intervals.close(ctx, scheduled, shared, &self.before, now, stats)?;
+            if saver.due(now) {
+                saver.save(ctx, scheduled, intervals.next, &intervals.all, now, settled)?;
             }
         }
-        self.all.merge(&stats);
-        if !warmup {
-            self.totals.merge(&stats);
-        }
-        self.last = Some((self.start, stats));
-        self.next += 1;
-        self.start = end;
+        report_first_findings(ctx, &scheduled.phase_ref, shared);
+        report_endpoint_changes(ctx, &scheduled.phase_ref);
         Ok(())
+    }
+
+    /// Closes the last, partial interval (or the only one, however short) at `end`,
+    /// and a stall still going on then.
+    fn close_last_interval(
+        &self,
+        intervals: &mut Intervals,
+        end: Instant,
+    ) -> Result<(), ResultsError> {
+        let stats = drain(&self.recorders);
+        if stats.active().next().is_some() || intervals.next == 0 {
+            intervals.close(
+                self.ctx,
+                self.scheduled,
+                &self.shared,
+                &self.before,
+                end,
+                stats,
+            )?;
+        }
+        if let Some(s) = intervals.stalls.as_mut().and_then(|d| d.finish()) {
+            emit_stall(self.ctx, s);
+        }
+        Ok(())
+    }
+
+    /// Once the workers ended: the closing poll, the events of the phase's kind, what
+    /// was found last and the workers' warnings; the index as the phase leaves it.
+    async fn report_end(
+        &self,
+        started: kinds::Started,
+        warnings: Vec<String>,
+    ) -> Vec<keystorm_results::BucketIndex> {
+        let (ctx, pref) = (self.ctx, &self.scheduled.phase_ref);
+        // The closing poll belongs to the phase that just ran: a reshard it sees ending
+        // ended while this phase was running, so it is placed in this phase.
+        if let Some(t) = &ctx.tracker {
+            t.poll_once(ctx).await;
+        }
+        ctx.set_phase(None);
+        let index_at_end = ctx.index_snapshot();
+        started.report(ctx, pref);
+        report_first_findings(ctx, pref, &self.shared);
+        report_endpoint_changes(ctx, pref);
+        for w in warnings {
+            ctx.emit(RunEvent::Warning {
+                message: format!("phase {}: {w}", pref.name),
+            });
+        }
+        index_at_end
+    }
+
+    /// The part's summary rows (after the warnings about its schedule) and how far the
+    /// phase got, the part having ended at `end`.
+    fn outcome(
+        &self,
+        saver: &ProgressSaver,
+        intervals: Intervals,
+        end: Instant,
+        index_at_end: &[keystorm_results::BucketIndex],
+        aborted: Option<String>,
+    ) -> PhaseOutcome {
+        let (ctx, p, pref) = (self.ctx, &self.scheduled.plan, &self.scheduled.phase_ref);
+        let shared = &self.shared;
+        let client_cpu_s = process_cpu_time()
+            .saturating_sub(saver.cpu_at_start)
+            .as_secs_f64();
+        let elapsed = end.duration_since(shared.start);
+        // Warm-up left for this part: what the intervals before it did not cover.
+        let warmup_left = intervals.warmup.saturating_sub(self.before.next_interval);
+        let measured = elapsed.saturating_sub(Duration::from_secs(warmup_left));
+        let interrupted = ctx.cancel.is_cancelled();
+        let Intervals {
+            next: interval,
+            all,
+            totals,
+            ..
+        } = intervals;
+        let open_loop = p
+            .rate
+            .map(|rate| open_loop_outcome(rate, shared.run_for, elapsed, measured, &all, &totals));
+        for w in schedule_warnings(&pref.name, open_loop.as_ref(), &totals) {
+            ctx.emit(RunEvent::Warning { message: w });
+        }
+        let urls = ctx.gateways.urls();
+        let end_of_part = PartEnd {
+            measured,
+            client_cpu_s,
+            index_at_end,
+            interrupted,
+            endpoints: if ctx.gateways.several() { &urls } else { &[] },
+        };
+        let mut rows = summary_rows(&totals, pref, &saver.part, &end_of_part);
+        for r in &mut rows {
+            r.open_loop = open_loop;
+        }
+        PhaseOutcome {
+            rows,
+            totals,
+            measured,
+            aborted,
+            position: saver.position(
+                interval,
+                &all,
+                end,
+                false,
+                shared.epochs.as_ref().map(|e| e.watermark()),
+            ),
+        }
     }
 }
 
@@ -497,6 +450,24 @@ struct ProgressSaver {
 }
 
 impl ProgressSaver {
+    /// The saver of the phase at `position` whose part `start_of_part` begins at `start`.
+    fn new(
+        ctx: &RunContext,
+        position: usize,
+        start_of_part: &PhaseStart,
+        start: Instant,
+    ) -> ProgressSaver {
+        ProgressSaver {
+            completed: position,
+            before: start_of_part.before.clone(),
+            part: start_of_part.part(ctx, start),
+            start,
+            cpu_at_start: start_of_part.cpu_at_start,
+            every: ctx.plan.checkpoint_every,
+            last_save: start,
+        }
+    }
+
     fn due(&self, now: Instant) -> bool {
         // Ticks come a second apart give or take the scheduler: `every: 1s` saves at
         // every interval.
@@ -548,22 +519,6 @@ impl ProgressSaver {
         )?;
         self.last_save = now;
         Ok(())
-    }
-}
-
-fn emit_stall(ctx: &RunContext, mut stall: StallEvent) {
-    // The slowest writes that ended in the stall were in flight since `end - p99`: a
-    // reshard anywhere in that span can have held them.
-    let start = stall.start_t_s - stall.max_write_p99_us as f64 / 1e6;
-    let end = stall.end_t_s;
-    stall.reshard = ctx
-        .tracker
-        .as_ref()
-        .and_then(|t| t.nearest_reshard(start, stall.start_t_s, end));
-    let linked = stall.reshard.is_some();
-    let id = ctx.emit(RunEvent::Stall(stall));
-    if let Some(t) = &ctx.tracker {
-        t.remember_stall(id, start, end, linked);
     }
 }
 
@@ -629,88 +584,4 @@ fn error_budget_exceeded(max: Option<f64>, all: &IntervalStats) -> Option<String
             max * 100.0
         )
     })
-}
-
-/// The record of interval number `interval`, from `from` to `to`, that measured `stats`.
-fn interval_record(
-    ctx: &RunContext,
-    scheduled: &ScheduledPhase,
-    interval: u64,
-    from: Instant,
-    to: Instant,
-    warmup: bool,
-    stats: &IntervalStats,
-) -> IntervalRecord {
-    let duration = to.duration_since(from);
-    IntervalRecord {
-        section: scheduled.phase_ref.section,
-        round: scheduled.phase_ref.round,
-        phase: scheduled.phase_ref.name.clone(),
-        interval,
-        t_s: ctx.t_s(from),
-        duration_s: duration.as_secs_f64(),
-        warmup,
-        window: ctx.window.state(),
-        ops: stats
-            .active()
-            .map(|(op, s)| (op, s.summarize(duration)))
-            .collect(),
-        index: ctx.index_snapshot(),
-        merged: 1,
-        epoch: None,
-        endpoints: if stats.endpoints.is_empty() {
-            Vec::new()
-        } else {
-            keystorm_results::endpoint_ops(stats, &ctx.gateways.urls(), duration)
-        },
-    }
-}
-
-/// Writes the interval `record` (measured `stats`, ending at `to`) and tells it, with
-/// the interval before it `folded` with it when it is a phase's sliver of a last one.
-#[allow(clippy::too_many_arguments)]
-fn emit_interval(
-    ctx: &RunContext,
-    scheduled: &ScheduledPhase,
-    shared: &PhaseShared,
-    before: &PhasePosition,
-    record: IntervalRecord,
-    folded: Option<Box<IntervalRecord>>,
-    to: Instant,
-    stats: &IntervalStats,
-    earlier: &IntervalStats,
-) -> Result<(), ResultsError> {
-    let p = &scheduled.plan;
-    let window = record.window;
-    ctx.store().write_interval(&record, stats)?;
-    ctx.observer.interval_recorded(&record, stats);
-    let elapsed = to.duration_since(shared.start) + Duration::from_secs_f64(before.elapsed_s);
-    let ops = earlier.total_ops() + stats.total_ops();
-    let finished = before.operations + ops + earlier.total_errors() + stats.total_errors();
-    let fraction = match p.end {
-        PhaseEnd::Duration(d) => Some(elapsed.as_secs_f64() / d.as_secs_f64()),
-        PhaseEnd::Operations(n) => Some(finished as f64 / n.max(1) as f64),
-        PhaseEnd::UntilObjects(n) if p.work == PhaseWork::Single(OpKind::Put) => {
-            Some(window.len() as f64 / n.max(1) as f64)
-        }
-        PhaseEnd::Epochs(_) => shared
-            .epochs
-            .as_ref()
-            .map(|e| e.watermark() as f64 / e.total().max(1) as f64),
-        _ => None,
-    }
-    .map(|f| f.clamp(0.0, 1.0));
-    ctx.emit(RunEvent::Interval {
-        phase: scheduled.phase_ref.clone(),
-        record: Box::new(record),
-        progress: PhaseProgress {
-            elapsed_s: elapsed.as_secs_f64(),
-            fraction,
-            ops,
-            errors: earlier.total_errors() + stats.total_errors(),
-            objects: window.len(),
-        },
-        folded,
-    });
-    Ok(())
 }

@@ -12,7 +12,7 @@ use super::pass_recorders::PassRecorders;
 use crate::listing::{ListJob, ListMode};
 use crate::metrics::Recorder;
 use crate::plan::{TransferDirection, TransferPlan};
-use crate::transfer::{self, DownloadJob, TransferOutcome, UploadJob};
+use crate::transfer::{self, DownloadJob, TransferError, TransferOutcome, UploadJob};
 use keystorm_results::PhaseRef;
 use keystorm_results::RunEvent;
 use keystorm_s3::S3Client;
@@ -24,7 +24,7 @@ pub(crate) struct TransferTask {
     plan: TransferPlan,
     recorders: Arc<PassRecorders>,
     stop: CancellationToken,
-    pub outcome: Arc<Mutex<Option<Result<TransferOutcome, String>>>>,
+    pub outcome: Arc<Mutex<Option<Result<TransferOutcome, TransferError>>>>,
 }
 
 impl TransferTask {
@@ -91,10 +91,9 @@ impl TransferTask {
                 )
                 .await
             }
-        }
-        .map_err(|e| e.to_string());
+        };
         let warning = match &r {
-            Err(e) => Some(e.clone()),
+            Err(e) => Some(e.to_string()),
             Ok(o) if o.failed > 0 => Some(format!(
                 "{} objects failed (the first: {})",
                 o.failed,
@@ -111,7 +110,7 @@ impl TransferTask {
 pub(crate) fn emit(
     ctx: &RunContext,
     phase: &PhaseRef,
-    outcome: &Mutex<Option<Result<TransferOutcome, String>>>,
+    outcome: &Mutex<Option<Result<TransferOutcome, TransferError>>>,
 ) {
     let taken = outcome.lock().unwrap_or_else(|p| p.into_inner()).take();
     if let Some(Ok(outcome)) = taken {

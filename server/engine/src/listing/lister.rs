@@ -14,13 +14,12 @@ use super::density::keys_left;
 use super::error::ListError;
 use super::job::{ListJob, ListMode, ListOutcome};
 use super::outputs::{KeySink, ListOutputs, PageEvent, PageObserver};
-use super::prefix_cells::{PrefixCells, gap};
-use super::queue::{Queue, Start};
+use super::queue::Queue;
+use super::queue_start::FirstQueue;
 use super::range::{KeyRange, Verdict};
-use super::shard_ranges;
 use super::split::CharSet;
 use super::totals::Totals;
-use keystorm_results::space_report::{ReportBuilder, SpaceReport};
+use keystorm_results::space_report::ReportBuilder;
 use keystorm_s3::{ListPage, ListRequest, S3Client};
 use keystorm_types::ErrorClass;
 use keystorm_types::ListEntry;
@@ -59,72 +58,20 @@ pub async fn list(
     let resume = outputs.checkpoint.as_ref().and_then(|c| c.resume.clone());
     let started_unix_s = resume.as_ref().map_or(now_s, |r| r.started_unix_s);
     let seconds_before = resume.as_ref().map_or(0.0, |r| r.seconds);
-    let report = |so_far: Option<SpaceReport>| {
-        job.report_depth.map(|d| match so_far {
-            Some(r) => ReportBuilder::resume(&job.prefix, r, started_unix_s),
-            None => ReportBuilder::new(&job.prefix, d, started_unix_s),
-        })
-    };
     let listers = match job.mode {
         ListMode::Serial => 1,
         _ => job.concurrency.max(1),
     };
-    let queue = match resume {
-        Some(r) => {
-            let cells = match (&job.mode, r.cells) {
-                (ListMode::Prefix { depth, alphabet }, Some(position)) => Some(
-                    PrefixCells::new(&job.prefix, alphabet, *depth)
-                        .for_shard(job.shard)
-                        .resume_at(position),
-                ),
-                _ => None,
-            };
-            let start = Start {
-                counted: Totals {
-                    keys: r.keys,
-                    bytes: r.bytes,
-                    requests: r.requests,
-                    errors: r.errors,
-                    report: report(r.report),
-                },
-                ranges: r.ranges,
-                cuts: r.cuts,
-                keys_file_bytes: r.keys_file_bytes,
-            };
-            Queue::new(r.todo, cells, listers as usize, start)
-        }
-        None => {
-            // The delimiter request that seeds an adaptive listing is one of its
-            // requests (an error if it failed), as the observer recorded it.
-            let mut seeding = Totals::default();
-            let (ready, cells) = match &job.mode {
-                ListMode::Serial => (shard_ranges::serial(&job.prefix, job.shard), None),
-                ListMode::Prefix { depth, alphabet } => (
-                    Vec::new(),
-                    Some(PrefixCells::new(&job.prefix, alphabet, *depth).for_shard(job.shard)),
-                ),
-                ListMode::Adaptive { delimiter } => {
-                    let seeds = match delimiter {
-                        Some(d) if job.shard.is_whole() => {
-                            seed_from_folders(client, job, d, observer.as_ref(), &mut seeding).await
-                        }
-                        _ => vec![shard_ranges::whole(&job.prefix, job.shard)],
-                    };
-                    (seeds, None)
-                }
-            };
-            let start = Start {
-                counted: Totals {
-                    report: report(None),
-                    ..seeding
-                },
-                ..Start::default()
-            };
-            Queue::new(ready, cells, listers as usize, start)
-        }
+    let first = FirstQueue {
+        job,
+        listers: listers as usize,
+        started_unix_s,
     };
-    let queue = Arc::new(queue);
-    let mut checkpoint = ListCheckpoint::of(job, outputs.keys_file.is_some(), started_unix_s);
+    let queue = Arc::new(match resume {
+        Some(r) => first.resumed(r),
+        None => first.fresh(client, observer.as_ref()).await,
+    });
+    let checkpoint = ListCheckpoint::of(job, outputs.keys_file.is_some(), started_unix_s);
     let saving = CancellationToken::new();
     let saver = outputs.checkpoint.as_ref().map(|c| {
         tokio::spawn(save_every(
@@ -137,18 +84,52 @@ pub async fn list(
             stop.clone(),
         ))
     });
+    let tasks = spawn_listers(&first, client, &queue, &observer, &outputs, &stop);
+    let (totals, failure) = join_listers(tasks, &queue).await;
+    saving.cancel();
+    if let Some(saver) = saver {
+        let _ = saver.await;
+    }
+    drop(outputs.entries);
+    if let Some(out) = &outputs.keys_file {
+        out.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .flush()
+            .map_err(ListError::KeyFile)?;
+    }
+    let seconds = seconds_before + started.elapsed().as_secs_f64();
+    let complete = failure.is_none() && !stop.is_cancelled();
+    if let Some(c) = &outputs.checkpoint {
+        let keys_file = outputs.keys_file.as_ref();
+        save_last_checkpoint(c, &queue, checkpoint, seconds, keys_file, complete)?;
+    }
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    Ok(outcome(job, &queue, totals, listers, seconds, complete))
+}
+
+/// Starts the listing's listers on `queue`, each adding up its own counts.
+fn spawn_listers(
+    first: &FirstQueue<'_>,
+    client: &S3Client,
+    queue: &Arc<Queue>,
+    observer: &Arc<dyn PageObserver>,
+    outputs: &ListOutputs,
+    stop: &CancellationToken,
+) -> JoinSet<Result<Totals, (Totals, ListError)>> {
     let mut tasks = JoinSet::new();
-    for id in 0..listers as usize {
+    for id in 0..first.listers {
         let lister = Lister {
             id,
             client: client.clone(),
-            job: job.clone(),
+            job: first.job.clone(),
             queue: queue.clone(),
             observer: observer.clone(),
             outputs: outputs.clone(),
             stop: stop.clone(),
             totals: Totals {
-                report: report(None),
+                report: first.report(None),
                 ..Totals::default()
             },
             chars: CharSet::default(),
@@ -156,6 +137,14 @@ pub async fn list(
         };
         tasks.spawn(lister.run());
     }
+    tasks
+}
+
+/// Waits for every lister; what they counted, and the first failure, if any.
+async fn join_listers(
+    mut tasks: JoinSet<Result<Totals, (Totals, ListError)>>,
+    queue: &Queue,
+) -> (Totals, Option<ListError>) {
     let mut totals = Totals::default();
     let mut failure = None;
     while let Some(joined) = tasks.join_next().await {
@@ -175,39 +164,47 @@ pub async fn list(
             }
         }
     }
-    saving.cancel();
-    if let Some(saver) = saver {
-        let _ = saver.await;
-    }
-    drop(outputs.entries);
-    if let Some(out) = &outputs.keys_file {
-        out.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .flush()
+    (totals, failure)
+}
+
+/// At the end: the checkpoint goes once the listing is complete (unless kept), else it
+/// is saved where the listing stopped; a consumer's is left to the consumer.
+fn save_last_checkpoint(
+    c: &Checkpointing,
+    queue: &Queue,
+    mut checkpoint: ListCheckpoint,
+    seconds: f64,
+    keys_file: Option<&KeySink>,
+    complete: bool,
+) -> Result<(), ListError> {
+    if c.consumer.is_some() {
+        // Its consumer saves the last cut once it has finished every key.
+    } else if complete && !c.keep_complete {
+        remove_checkpoint(&c.path)?;
+    } else {
+        checkpoint.seconds = seconds;
+        queue
+            .checkpoint(&mut checkpoint, keys_file)
             .map_err(ListError::KeyFile)?;
+        checkpoint.write(&c.path)?;
     }
-    let seconds = seconds_before + started.elapsed().as_secs_f64();
-    let complete = failure.is_none() && !stop.is_cancelled();
-    if let Some(c) = &outputs.checkpoint {
-        if c.consumer.is_some() {
-            // Its consumer saves the last cut once it has finished every key.
-        } else if complete && !c.keep_complete {
-            remove_checkpoint(&c.path)?;
-        } else {
-            checkpoint.seconds = seconds;
-            queue
-                .checkpoint(&mut checkpoint, outputs.keys_file.as_ref())
-                .map_err(ListError::KeyFile)?;
-            checkpoint.write(&c.path)?;
-        }
-    }
-    if let Some(e) = failure {
-        return Err(e);
-    }
+    Ok(())
+}
+
+/// The listing's outcome: what the queue counted (ranges listed and cut, and what
+/// the listers added up) over `seconds`.
+fn outcome(
+    job: &ListJob,
+    queue: &Queue,
+    totals: Totals,
+    listers: u32,
+    seconds: f64,
+    complete: bool,
+) -> ListOutcome {
     let mut counted = queue.take_counted();
     counted.merge(totals);
     let (ranges, cuts) = queue.counts();
-    Ok(ListOutcome {
+    ListOutcome {
         bucket: job.bucket.clone(),
         prefix: job.prefix.clone(),
         mode: job.mode.clone(),
@@ -221,7 +218,7 @@ pub async fn list(
         seconds,
         complete,
         report: counted.report.map(ReportBuilder::finish),
-    })
+    }
 }
 
 /// Saves the listing's progress every `c.every` until `done`; a save that fails is
@@ -286,47 +283,6 @@ fn remove_checkpoint(path: &std::path::Path) -> Result<(), ListError> {
         }
         _ => Ok(()),
     }
-}
-
-/// One delimiter page: its common prefixes become whole-folder ranges, with gap ranges
-/// between them for loose keys, and an open range after the last for whatever the
-/// page did not reach. Without folders (or if the page fails), the whole prefix.
-async fn seed_from_folders(
-    client: &S3Client,
-    job: &ListJob,
-    delimiter: &str,
-    observer: &dyn PageObserver,
-    counted: &mut Totals,
-) -> Vec<KeyRange> {
-    let request = ListRequest {
-        prefix: (!job.prefix.is_empty()).then(|| job.prefix.clone()),
-        delimiter: Some(delimiter.to_string()),
-        max_keys: Some(job.page_size),
-        ..ListRequest::default()
-    };
-    let start = Instant::now();
-    let page = client.list_objects_v2(&job.bucket, &request).await;
-    observer.page(PageEvent {
-        lister: 0,
-        start,
-        end: Instant::now(),
-        outcome: page.as_ref().map(|_| 0).map_err(|e| e.class),
-    });
-    counted.requests += 1;
-    counted.errors += u64::from(page.is_err());
-    let folders = match page {
-        Ok(p) if !p.common_prefixes.is_empty() => p.common_prefixes,
-        _ => return vec![KeyRange::whole(&job.prefix)],
-    };
-    let mut seeds = Vec::with_capacity(2 * folders.len() + 1);
-    let mut previous: Option<&str> = None;
-    for folder in &folders {
-        seeds.push(gap(&job.prefix, previous, Some(folder.clone())));
-        seeds.push(KeyRange::prefix(folder.clone()));
-        previous = Some(folder);
-    }
-    seeds.push(gap(&job.prefix, previous, None));
-    seeds
 }
 
 struct Lister {

@@ -17,6 +17,7 @@ mod lister;
 mod outputs;
 mod prefix_cells;
 mod queue;
+mod queue_start;
 pub mod quiesce;
 mod range;
 mod shard_ranges;
