@@ -51,7 +51,7 @@ def list_keys(endpoint, bucket, path, concurrency):
     """`keystorm list --keys PATH --json` in a process of its own; its report and usage."""
     p = subprocess.Popen(
         [BIN, "list", bucket, "--endpoint", endpoint, "--prefix", "k/", "--mode", "prefix",
-         "--concurrency", str(concurrency), "--keys", path, "--json"],
+         "--listers", str(concurrency), "--keys", path, "--json"],
         env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     out = p.stdout.read()

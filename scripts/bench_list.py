@@ -54,7 +54,7 @@ def cpu_seconds(pid):
 
 def list_keys(endpoint, prefix, mode, concurrency, extra=()):
     args = [BIN, "list", "bench", "--endpoint", endpoint, "--prefix", prefix,
-            "--mode", mode, "--concurrency", str(concurrency), "--json", *extra]
+            "--mode", mode, "--listers", str(concurrency), "--json", *extra]
     if mode == "adaptive":
         args += ["--delimiter", ""]
     out = subprocess.run(args, env=ENV, capture_output=True, text=True)
@@ -98,7 +98,7 @@ def main():
                 serial = serial or r["keys_per_sec"]
                 rows.append((label, mode, r, r["keys_per_sec"] / serial))
         scan = list_keys(endpoint, "h/", "adaptive", 8,
-                         ["--head", "--head-concurrency", str(args.head_concurrency)])
+                         ["--head", "--head-workers", str(args.head_concurrency)])
         if scan["head"]["heads"] != args.head_keys:
             sys.exit(f"HEAD scan: {scan['head']['heads']} HEADs, expected {args.head_keys}")
     finally:

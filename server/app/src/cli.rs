@@ -7,10 +7,13 @@ use keystorm_engine::plan::DelayPlan;
 
 mod diff_args;
 mod keys_args;
+mod renamed;
 mod tls_args;
 mod values;
+
 pub use diff_args::DiffArgs;
 pub use keys_args::{ConvertArgs, KeysArgs, KeysCommand};
+pub use renamed::renamed_flags;
 pub use tls_args::{LinkTlsArgs, ServeTlsArgs};
 pub use values::{InventoryFormatArg, KeysFormatArg, ListModeArg};
 use values::{parse_duration, parse_positive_duration};
@@ -38,6 +41,10 @@ pub struct Cli {
     /// The words of the command line, as given (a run records them).
     #[arg(skip)]
     pub command_line: Vec<String>,
+
+    /// Warnings about flags given under their old names (see `cli::renamed`).
+    #[arg(skip)]
+    pub renamed: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -390,7 +397,7 @@ pub struct ListArgs {
 
     /// Listers (requests in flight) for prefix and adaptive modes.
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub concurrency: u32,
+    pub listers: u32,
 
     /// Prefix mode: leading characters per prefix (1 = 62 prefixes for base-62 keys).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=4))]
@@ -452,9 +459,9 @@ pub struct ListArgs {
     #[arg(long)]
     pub head: bool,
 
-    /// HEAD requests in flight with --head.
+    /// HEAD workers (requests in flight) with --head.
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096), requires = "head")]
-    pub head_concurrency: u32,
+    pub head_workers: u32,
 
     /// Print the outcome as JSON.
     #[arg(long)]
@@ -502,7 +509,7 @@ pub struct TargetArgs {
 pub struct TransferArgs {
     /// Objects (files) moving at once.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub concurrency: u32,
+    pub in_flight: u32,
 
     /// Objects larger than this move in parts: ranged GETs down, multipart up.
     #[arg(long, default_value = "64MiB", value_parser = parse_byte_size)]
@@ -512,9 +519,9 @@ pub struct TransferArgs {
     #[arg(long, default_value = "16MiB", value_parser = parse_part_size)]
     pub part_size: u64,
 
-    /// Parts of one object in flight.
+    /// Parts of one object moving at once.
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
-    pub part_concurrency: u32,
+    pub parts_in_flight: u32,
 
     /// Move everything again, even what is already complete at the other end (same
     /// size and ETag).
@@ -546,7 +553,7 @@ pub struct DownloadArgs {
 
     /// Listers finding the keys (adaptive listing).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub list_concurrency: u32,
+    pub listers: u32,
 
     #[command(flatten)]
     pub transfer: TransferArgs,

@@ -137,6 +137,9 @@ fn run_captured_words(words: Vec<OsString>) -> Finished {
 
 /// Runs a parsed command; returns the exit code for a normal end.
 pub async fn run_cli(cli: Cli) -> Result<u8, CliError> {
+    for warning in &cli.renamed {
+        stderrln!("warning: {warning}");
+    }
     commands::dispatch(cli).await
 }
 
@@ -147,7 +150,9 @@ where
     T: Into<OsString> + Clone,
 {
     let words: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    let mut cli = Cli::try_parse_from(&words)?;
+    let (current, renamed) = cli::renamed_flags(words.clone());
+    let mut cli = Cli::try_parse_from(&current)?;
+    cli.renamed = renamed;
     cli.command_line = words
         .iter()
         .map(|w| w.to_string_lossy().into_owned())

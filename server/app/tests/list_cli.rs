@@ -69,7 +69,13 @@ fn every_mode_counts_the_prefix_and_writes_each_key_once() {
     let endpoint = sim.endpoint();
     let dir = tempfile::tempdir().unwrap();
     let bytes: u64 = (0..KEYS).map(|i| i % 100).sum();
-    for mode in ["serial", "prefix", "adaptive"] {
+    // The last mode gives the listers under the flag's old name: the same listing, and
+    // a warning naming the new one.
+    for (mode, listers_flag) in [
+        ("serial", "--listers"),
+        ("prefix", "--listers"),
+        ("adaptive", "--concurrency"),
+    ] {
         let keys_file = dir.path().join(format!("{mode}.jsonl"));
         let out = keystorm(&[
             "list",
@@ -80,7 +86,7 @@ fn every_mode_counts_the_prefix_and_writes_each_key_once() {
             "data/",
             "--mode",
             mode,
-            "--concurrency",
+            listers_flag,
             "8",
             "--page-size",
             "200",
@@ -91,6 +97,18 @@ fn every_mode_counts_the_prefix_and_writes_each_key_once() {
         ])
         .output()
         .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if listers_flag == "--listers" {
+            assert!(!stderr.contains("warning"), "{stderr}");
+        } else {
+            assert!(
+                stderr.contains(
+                    "warning: `keystorm list --concurrency` is now `--listers`; the old name \
+                     works until the next release"
+                ),
+                "{stderr}"
+            );
+        }
         let v = json_of(&out, "list-output.schema.json");
         // The schema is strict enough to catch a wrong field.
         let mut broken = v.clone();

@@ -64,7 +64,7 @@ pub struct DiffArgs {
 
     /// Listers per bucket (requests in flight) for prefix and adaptive modes.
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=4096))]
-    pub concurrency: u32,
+    pub listers: u32,
 
     /// Keys per page (max-keys).
     #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1000))]

@@ -197,7 +197,7 @@ async fn source(
                 insecure: args.insecure,
                 timeout: args.timeout,
             };
-            let client = super::target::connect(&target, args.concurrency as usize).await?;
+            let client = super::target::connect(&target, args.listers as usize).await?;
             super::target::require_bucket(&client, &target, bucket)
                 .await
                 .map_err(|e| CliError::bad_input(e.message))?;
@@ -217,7 +217,7 @@ async fn source(
                     bucket: bucket.clone(),
                     prefix: prefix.clone(),
                     mode,
-                    concurrency: args.concurrency,
+                    concurrency: args.listers,
                     page_size: args.page_size,
                     retries: args.retries,
                     report_depth: None,

@@ -65,7 +65,7 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         Some(path) => resume_from(path, &job, matches!(out, KeysOut::Lines(_)))?,
         None => None,
     };
-    let pool = args.concurrency + if args.head { args.head_concurrency } else { 0 };
+    let pool = args.listers + if args.head { args.head_workers } else { 0 };
     let client = super::target::connect(&args.target, pool as usize).await?;
     super::target::require_bucket(&client, &args.target, &args.bucket).await?;
 
@@ -228,7 +228,7 @@ impl Listing<'_> {
         if args.head {
             let scan_job = ScanJob {
                 list: job,
-                head_concurrency: args.head_concurrency,
+                head_concurrency: args.head_workers,
             };
             scan::scan_into(
                 client,
@@ -289,7 +289,7 @@ impl Listing<'_> {
     async fn scan(self, keys_out: Option<listing::KeySink>) -> Result<Listed, CliError> {
         let scan_job = ScanJob {
             list: self.job,
-            head_concurrency: self.args.head_concurrency,
+            head_concurrency: self.args.head_workers,
         };
         let progress = self.progress;
         scan::scan(
@@ -511,7 +511,7 @@ fn job(args: &ListArgs, out: &KeysOut<'_>) -> Result<ListJob, CliError> {
         bucket: args.bucket.clone(),
         prefix: args.prefix.clone(),
         mode,
-        concurrency: args.concurrency,
+        concurrency: args.listers,
         page_size: args.page_size,
         retries: args.retries,
         report_depth: args.report.then_some(args.report_depth),

@@ -31,16 +31,16 @@ impl TransferObserver for Moved {
 
 fn settings(t: &TransferArgs) -> TransferSettings {
     TransferSettings {
-        concurrency: t.concurrency,
+        concurrency: t.in_flight,
         part_size: t.part_size,
         parts_above: t.parts_above,
-        part_concurrency: t.part_concurrency,
+        part_concurrency: t.parts_in_flight,
         resume: !t.overwrite,
     }
 }
 
 fn pool(t: &TransferArgs) -> usize {
-    (t.concurrency * t.part_concurrency) as usize
+    (t.in_flight * t.parts_in_flight) as usize
 }
 
 pub async fn download(args: &DownloadArgs) -> Result<u8, CliError> {
@@ -57,7 +57,7 @@ pub async fn download(args: &DownloadArgs) -> Result<u8, CliError> {
             bucket: args.bucket.clone(),
             prefix: args.prefix.clone(),
             mode: ListMode::Adaptive { delimiter: None },
-            concurrency: args.list_concurrency,
+            concurrency: args.listers,
             page_size: 1000,
             retries: 3,
             report_depth: None,
