@@ -41,7 +41,7 @@ pub fn renamed_flags(words: Vec<OsString>) -> (Vec<OsString>, Vec<String>) {
             .filter(|(c, _, _)| *c == command && !options_ended)
             .find_map(|(_, old, new)| {
                 let rest = text.strip_prefix(old)?;
-                (rest.is_empty() || rest.starts_with('=')).then(|| (*old, *new, rest))
+                (rest.is_empty() || rest.starts_with('=')).then_some((*old, *new, rest))
             });
         match renamed {
             Some((old, new, rest)) => {
