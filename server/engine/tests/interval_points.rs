@@ -21,7 +21,7 @@ before:
 rounds:
   count: 1
   phases:
-    - { name: mixed, mix: { get: 70, put: 30 }, concurrency: 4, warmup: 1s, duration: 7s }
+    - { name: mixed, mix: { get: 70, put: 30 }, workers: 4, warmup: 1s, duration: 9s }
 ";
 
 fn query(max_points: Option<usize>) -> IntervalQuery<'static> {
@@ -47,6 +47,8 @@ async fn long_phases_come_back_as_exactly_merged_points() {
     let all = read_intervals(dir, &query(None));
     let measured: Vec<&IntervalRecord> = all.iter().filter(|r| !r.warmup).collect();
     assert!(all.iter().any(|r| r.warmup), "a warm-up interval");
+    // 8 measured seconds: at least 6 intervals even when a loaded machine's ticks come
+    // late and some interval runs longer than a second.
     assert!(measured.len() >= 6, "{} measured intervals", measured.len());
     assert!(all.iter().all(|r| r.merged == 1));
     // A duration phase's last interval runs to its end: no sliver of a few in-flight
