@@ -10,9 +10,13 @@
 //! crate's items on (`pub use keystorm_…`), so what a crate uses is what its manifest
 //! says. Library dependencies only: tests may use anything.
 
+mod rust_text;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use rust_text::{code_only, rust_files};
 
 const CRATES: [&str; 8] = [
     "timer", "types", "s3", "results", "engine", "sim", "embedded", "app",
@@ -90,30 +94,14 @@ fn reaches(graph: &Graph, from: &str, to: &str) -> bool {
 
 /// Every `.rs` file under `server/<dir>/src`.
 fn sources(dir: &str) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![server().join(dir).join("src")];
-    while let Some(at) = stack.pop() {
-        for entry in std::fs::read_dir(&at).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                found.push(path);
-            }
-        }
-    }
-    found
+    rust_files(&server().join(dir).join("src"))
 }
 
-/// The code of a line, without its `//` comment.
-fn code(line: &str) -> &str {
-    line.find("//").map_or(line, |at| &line[..at])
-}
-
-/// The workspace crates whose paths `text` names (`keystorm_results::…`).
+/// The workspace crates whose paths the code of `text` names (`keystorm_results::…`;
+/// comments and literals do not count).
 fn named_crates(text: &str) -> BTreeSet<String> {
     let mut named = BTreeSet::new();
-    for line in text.lines().map(code) {
+    for line in code_only(text).lines() {
         for krate in CRATES {
             let ident = format!("keystorm_{krate}");
             let mut rest = line;
@@ -202,8 +190,8 @@ fn no_crate_passes_on_another_crates_items() {
     for krate in CRATES {
         for file in sources(krate) {
             let text = std::fs::read_to_string(&file).unwrap();
-            for (n, line) in text.lines().enumerate() {
-                if code(line).trim_start().starts_with("pub use keystorm_") {
+            for (n, line) in code_only(&text).lines().enumerate() {
+                if line.trim_start().starts_with("pub use keystorm_") {
                     found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
                 }
             }
@@ -221,6 +209,7 @@ fn the_source_reader_sees_paths_and_only_whole_names() {
     let text = "use keystorm_results::Shard;\n\
                 let x = keystorm_s3::S3Client::connect(c);\n\
                 // keystorm_sim in a comment is no arrow\n\
+                let s = \"keystorm_types in a string is none either\";\n\
                 let keystorm_timers = 1; keystorm_engine_like();";
     let named = named_crates(text);
     assert_eq!(
