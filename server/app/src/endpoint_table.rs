@@ -4,7 +4,7 @@
 
 use keystorm_results::SummaryRow;
 
-use crate::table::{Table, errors_cell, latency};
+use keystorm_console::table::{Table, errors_cell, latency};
 
 /// One line per phase × round × operation × endpoint; `single` names the endpoint of
 /// rows that have no breakdown (a run that drove one).

@@ -1,7 +1,7 @@
 //! An error of a command, with the exit code it deserves; printed as one line on
 //! stderr by the entry point.
 
-use crate::exit;
+use keystorm_console::exit;
 
 /// An error with the exit code it deserves.
 #[derive(Debug, thiserror::Error)]

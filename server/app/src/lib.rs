@@ -1,5 +1,7 @@
-//! keystorm's command line: `run`, `validate`, `ls`, `show`, `sim` and `serve` (the
-//! HTTP API and web UI in [`api`]).
+//! keystorm's command line: `run`, `validate`, `ls`, `show`, `list`, `sim`, `serve`,
+//! `agent` and the rest, each command's flags in [`cli`] and its action in `commands`.
+//! The programs it starts live in crates of their own: the HTTP API and controller in
+//! `keystorm-server`, the agent in `keystorm-agent`.
 //!
 //! `main` stays thin: [`main_with_args`] parses and runs a command line. Tests that
 //! need no process of their own call [`run_captured`], which runs one in-process and
@@ -8,24 +10,19 @@
 //! (workload, arguments), 130 interrupted.
 
 #[macro_use]
-mod output;
-mod agent;
-pub mod api;
+extern crate keystorm_console;
+
 pub mod cli;
 mod commands;
 mod endpoint_table;
 mod error;
-pub mod exit;
-pub mod fleet;
-mod progress;
-mod table;
-mod tls;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
+use keystorm_console::{exit, output};
 
 pub use cli::Cli;
 pub use error::CliError;

@@ -976,7 +976,7 @@ async fn the_openapi_document_is_served_and_checked_in() {
     assert!(served["paths"]["/api/runs/{id}/events"].is_object());
     assert!(served["components"]["schemas"]["RunInfo"].is_object());
     let generated: serde_json::Value =
-        serde_json::from_str(&keystorm::api::openapi_json()).unwrap();
+        serde_json::from_str(&keystorm_server::api::openapi_json()).unwrap();
     assert_eq!(served, generated);
     let checked_in =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/openapi.json");

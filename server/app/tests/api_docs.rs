@@ -70,7 +70,8 @@ fn schema_fields(openapi: &serde_json::Value, name: &str) -> BTreeSet<String> {
 #[test]
 fn the_field_lists_in_the_api_page_match_the_openapi_schemas() {
     let doc = api_doc();
-    let openapi: serde_json::Value = serde_json::from_str(&keystorm::api::openapi_json()).unwrap();
+    let openapi: serde_json::Value =
+        serde_json::from_str(&keystorm_server::api::openapi_json()).unwrap();
     for name in ["WorkloadInfo", "RunInfo", "Problem"] {
         let documented = fields(&snippet_after(&doc, &format!("`{name} = ")));
         assert_eq!(

@@ -1,7 +1,9 @@
 //! The workspace's crates depend on each other one way, in layers: the precise timer and
 //! the shared vocabulary (operation kinds, error classes) at the bottom, the S3 clients
 //! and the results model on the vocabulary, the engine on those, the simulator beside
-//! them (on the timer), the app on top. The results model must stay readable without the
+//! them (on the timer); then the programs: what they print (console), the link between
+//! a controller and its agents, the API and controller (server) and the agent, each of
+//! the two on the link and neither on the other, and the command line on top. The results model must stay readable without the
 //! engine or an S3 client (a controller merging agents' runs reads results, it drives no
 //! phases and needs no AWS SDK), and the engine must not carry the test simulator.
 //!
@@ -18,8 +20,9 @@ use std::process::Command;
 
 use rust_text::{code_only, rust_files};
 
-const CRATES: [&str; 8] = [
-    "timer", "types", "s3", "results", "engine", "sim", "embedded", "app",
+const CRATES: [&str; 12] = [
+    "timer", "types", "s3", "results", "engine", "sim", "embedded", "console", "link", "server",
+    "agent", "app",
 ];
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
@@ -130,9 +133,24 @@ fn each_crate_depends_only_on_the_layers_below_it() {
         ("engine", &["results", "s3", "timer", "types"][..]),
         ("sim", &["timer", "types"][..]),
         ("embedded", &["engine", "sim", "types"][..]),
+        ("console", &["engine", "results", "types"][..]),
+        ("link", &["console", "results", "types"][..]),
+        (
+            "server",
+            &[
+                "console", "embedded", "engine", "link", "results", "s3", "types",
+            ][..],
+        ),
+        (
+            "agent",
+            &["console", "engine", "link", "results", "types"][..],
+        ),
         (
             "app",
-            &["embedded", "engine", "results", "s3", "sim", "types"][..],
+            &[
+                "agent", "console", "embedded", "engine", "link", "results", "s3", "server", "sim",
+                "types",
+            ][..],
         ),
     ]);
     let crates: BTreeSet<&str> = graph.keys().map(String::as_str).collect();
@@ -159,6 +177,10 @@ fn each_crate_depends_only_on_the_layers_below_it() {
     assert!(
         !reaches(&graph, "engine", "sim"),
         "the engine carries the simulator"
+    );
+    assert!(
+        !reaches(&graph, "agent", "server") && !reaches(&graph, "server", "agent"),
+        "the agent and the controller depend on each other instead of on the link"
     );
     for krate in CRATES {
         assert!(

@@ -495,11 +495,14 @@ async fn on_loopback_without_a_token_everything_stays_open() {
     assert_eq!(status["token_required"], false);
 }
 
-/// The routes of the router (`.route("PATH", get(..).put(..))` in src/api/mod.rs) as
+/// The routes of the router (`.route("PATH", get(..).put(..))` in server/server/src/api/mod.rs) as
 /// (method, path) pairs.
 fn routed() -> BTreeSet<(String, String)> {
-    let source =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/src/api/mod.rs")).unwrap();
+    let source = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../server/src/api/mod.rs"
+    ))
+    .unwrap();
     let mut out = BTreeSet::new();
     let mut rest = source.as_str();
     while let Some(at) = rest.find(".route(") {
@@ -537,7 +540,7 @@ fn routed() -> BTreeSet<(String, String)> {
 
 #[test]
 fn the_document_lists_every_route_of_the_router() {
-    let doc: Value = serde_json::from_str(&keystorm::api::openapi_json()).unwrap();
+    let doc: Value = serde_json::from_str(&keystorm_server::api::openapi_json()).unwrap();
     let documented: BTreeSet<(String, String)> = operations(&doc, "some-run")
         .into_iter()
         .map(|o| (o.method, o.template))
@@ -562,7 +565,7 @@ fn the_document_lists_every_route_of_the_router() {
     let unrouted: Vec<_> = documented.difference(&api_routes).collect();
     assert!(
         unrouted.is_empty(),
-        "operations of the document not found in src/api/mod.rs: {unrouted:?}"
+        "operations of the document not found in server/src/api/mod.rs: {unrouted:?}"
     );
 }
 

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use keystorm_link::client::ClientTls;
+
 /// How `keystorm serve` speaks: HTTPS with a certificate and key, or plain HTTP.
 #[derive(Debug, Default, clap::Args)]
 pub struct ServeTlsArgs {
@@ -51,4 +53,14 @@ pub struct LinkTlsArgs {
     /// results then cross the network in clear.
     #[arg(long, requires = "controller")]
     pub insecure_http: bool,
+}
+
+impl LinkTlsArgs {
+    /// The trust these flags give the link's client.
+    pub fn client_tls(&self) -> ClientTls {
+        ClientTls {
+            ca_file: self.ca_file.clone(),
+            insecure_http: self.insecure_http,
+        }
+    }
 }

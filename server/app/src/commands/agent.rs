@@ -4,15 +4,21 @@
 use tokio_util::sync::CancellationToken;
 
 use super::signals::{shutdown_signal, watch_interrupts};
-use crate::agent::{AgentConfig, Link, serve};
+use crate::CliError;
 use crate::cli::AgentArgs;
-use crate::fleet::bounds::{MAX_HOST_CHARS, check_host, clip, shown, valid_agent_name};
-use crate::{CliError, exit};
+use keystorm_agent::{AgentConfig, serve};
+use keystorm_console::exit;
+use keystorm_link::bounds::{MAX_HOST_CHARS, check_host, clip, shown, valid_agent_name};
+use keystorm_link::client::Link;
 
 pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
-    let link = Link::new(&args.controller, args.token.clone(), &args.link)
-        .map_err(|e| CliError::bad_input(e.to_string()))?;
-    let host = crate::agent::host_name();
+    let link = Link::new(
+        &args.controller,
+        args.token.clone(),
+        &args.link.client_tls(),
+    )
+    .map_err(|e| CliError::bad_input(e.to_string()))?;
+    let host = keystorm_agent::host_name();
     let name = args.name.clone().unwrap_or_else(|| host.clone());
     if !valid_agent_name(&name) {
         return Err(CliError::bad_input(format!(
@@ -43,7 +49,7 @@ pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
         stderrln!("warning: {warning}");
     }
     let stop = CancellationToken::new();
-    let watcher = crate::output::spawn(watch_interrupts(
+    let watcher = keystorm_console::output::spawn(watch_interrupts(
         stop.clone(),
         shutdown_signal(),
         "a shard running here writes and sends its results first",

@@ -19,8 +19,9 @@ use keystorm_results::ListMode;
 use keystorm_results::Shard;
 use tokio_util::sync::CancellationToken;
 
+use crate::CliError;
 use crate::cli::{DiffArgs, ListModeArg, TargetArgs};
-use crate::{CliError, exit};
+use keystorm_console::exit;
 
 /// Differences printed on the terminal when they are not written to a file.
 const SHOWN: usize = 10;
@@ -112,7 +113,7 @@ pub async fn diff(args: &DiffArgs) -> Result<u8, CliError> {
     let (on, output, written, shown) = sink(args.out.as_ref(), to_stdout)?;
     let listed = [Arc::new(Listed::default()), Arc::new(Listed::default())];
     let stop = CancellationToken::new();
-    let ticker = crate::output::spawn(show_progress(listed.clone(), stop.clone()));
+    let ticker = keystorm_console::output::spawn(show_progress(listed.clone(), stop.clone()));
     let on_ctrl_c = super::target::stop_on_ctrl_c(&stop);
     let [la, lb] = listed;
     let result = keystorm_engine::audit::diff::diff(
@@ -242,7 +243,9 @@ fn sink(
     let shown: Shown = Arc::new(Mutex::new(Vec::new()));
     let file: Option<Box<dyn std::io::Write + Send>> = match out {
         None => None,
-        Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(crate::output::Stdout))),
+        Some(_) if to_stdout => Some(Box::new(std::io::BufWriter::new(
+            keystorm_console::output::Stdout,
+        ))),
         Some(path) => Some(Box::new(std::io::BufWriter::with_capacity(
             1 << 20,
             std::fs::File::create(path).map_err(|e| {
@@ -274,7 +277,7 @@ fn sink(
 }
 
 async fn show_progress(listed: [Arc<Listed>; 2], stop: CancellationToken) {
-    if !crate::output::stderr_is_terminal() {
+    if !keystorm_console::output::stderr_is_terminal() {
         return;
     }
     let mut tick = tokio::time::interval(Duration::from_secs(1));

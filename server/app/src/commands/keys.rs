@@ -7,8 +7,9 @@ use keystorm_engine::inventory::{self, ConvertError, Format};
 use serde::Serialize;
 
 use super::key_output::{KeyOutput, key_output};
+use crate::CliError;
 use crate::cli::{ConvertArgs, InventoryFormatArg, KeysArgs, KeysCommand};
-use crate::{CliError, exit};
+use keystorm_console::exit;
 
 /// What `--json` prints.
 #[derive(Serialize)]

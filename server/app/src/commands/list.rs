@@ -22,8 +22,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::key_output::{KeyOutput, key_output};
 use super::list_report::{HeadReport, InventoryReport, KeyFileReport, ListReport, human};
+use crate::CliError;
 use crate::cli::{ListArgs, ListModeArg};
-use crate::{CliError, exit};
+use keystorm_console::exit;
 
 /// Counts keys for the progress line and request latency for the report.
 struct Progress {
@@ -102,7 +103,8 @@ pub async fn list(args: &ListArgs) -> Result<u8, CliError> {
         head_latency: Mutex::new(new_histogram()),
     });
     let stop = CancellationToken::new();
-    let ticker = crate::output::spawn(show_progress(progress.clone(), keys_before, stop.clone()));
+    let ticker =
+        keystorm_console::output::spawn(show_progress(progress.clone(), keys_before, stop.clone()));
     let on_ctrl_c = super::target::stop_on_ctrl_c(&stop);
     let cpu_before = process_cpu_time();
     let listing = Listing {
@@ -145,7 +147,7 @@ fn key_lines(
         KeysOut::Stdout => {
             let sink: listing::KeySink = Arc::new(Mutex::new(std::io::BufWriter::with_capacity(
                 1 << 16,
-                crate::output::Stdout,
+                keystorm_console::output::Stdout,
             )));
             Some(sink)
         }
@@ -522,7 +524,7 @@ fn job(args: &ListArgs, out: &KeysOut<'_>) -> Result<ListJob, CliError> {
 /// One line a second on stderr while listing (only on a terminal); a
 /// resumed listing counts the `keys_before` it had listed, its rate is this run's.
 async fn show_progress(progress: Arc<Progress>, keys_before: u64, stop: CancellationToken) {
-    if !crate::output::stderr_is_terminal() {
+    if !keystorm_console::output::stderr_is_terminal() {
         return;
     }
     let start = std::time::Instant::now();

@@ -1,8 +1,9 @@
 //! `keystorm ls`: past runs, newest first (as the web UI lists them).
 
+use crate::CliError;
 use crate::cli::ResultsArgs;
-use crate::table::Table;
-use crate::{CliError, exit};
+use keystorm_console::exit;
+use keystorm_console::table::Table;
 
 pub fn ls(args: &ResultsArgs) -> Result<u8, CliError> {
     let runs =

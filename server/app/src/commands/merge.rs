@@ -4,9 +4,10 @@
 use keystorm_results::merge::{MergeError, MergeRequest, MergedPart, merge_runs};
 use keystorm_results::{ResultStore, RunOverrides};
 
+use crate::CliError;
 use crate::cli::MergeArgs;
-use crate::table::Table;
-use crate::{CliError, exit};
+use keystorm_console::exit;
+use keystorm_console::table::Table;
 
 pub fn merge(args: &MergeArgs, command_line: Vec<String>) -> Result<u8, CliError> {
     let root = &args.results.results;
@@ -31,7 +32,10 @@ pub fn merge(args: &MergeArgs, command_line: Vec<String>) -> Result<u8, CliError
         stderrln!("warning: {warning}");
     }
     if !merged.summary.rows.is_empty() {
-        stdout!("{}", crate::table::summary_text(&merged.summary.rows));
+        stdout!(
+            "{}",
+            keystorm_console::table::summary_text(&merged.summary.rows)
+        );
         stdout!("\n{}", per_shard_table(&merged.manifest.merged_from));
     }
     stderrln!(
@@ -71,8 +75,8 @@ pub(super) fn per_shard_table(parts: &[MergedPart]) -> Table {
                 total.op.to_string(),
                 total.stats.ops.to_string(),
                 format!("{:.1}", total.stats.ops_per_sec),
-                crate::table::latency(total.stats.latency_us.p99),
-                crate::table::latency(total.stats.latency_us.max),
+                keystorm_console::table::latency(total.stats.latency_us.p99),
+                keystorm_console::table::latency(total.stats.latency_us.max),
             ]);
         }
     }

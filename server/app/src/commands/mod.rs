@@ -39,8 +39,8 @@ pub async fn dispatch(cli: Cli) -> Result<u8, CliError> {
         Command::Serve(args) => serve::serve(args).await,
         Command::Agent(args) => agent::agent(args).await,
         Command::Openapi => {
-            stdoutln!("{}", crate::api::openapi_json());
-            Ok(crate::exit::OK)
+            stdoutln!("{}", keystorm_server::api::openapi_json());
+            Ok(keystorm_console::exit::OK)
         }
     }
 }

@@ -11,10 +11,11 @@ use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
 use super::signals::{shutdown_signal, watch_interrupts};
-use crate::agent::{Link, LinkError};
+use crate::CliError;
 use crate::cli::RunArgs;
-use crate::fleet::AgentsView;
-use crate::{CliError, exit};
+use keystorm_console::exit;
+use keystorm_link::client::{Link, LinkError};
+use keystorm_server::fleet::AgentsView;
 
 #[derive(Serialize)]
 struct StartRequest<'a> {
@@ -38,7 +39,7 @@ struct RunDetail {
 pub async fn run(args: RunArgs) -> Result<u8, CliError> {
     let url = args.controller.as_deref().unwrap_or_default();
     let agents = args.agents.unwrap_or(1);
-    let link = Link::new(url, args.token.clone(), &args.link)
+    let link = Link::new(url, args.token.clone(), &args.link.client_tls())
         .map_err(|e| CliError::bad_input(e.to_string()))?;
     if let Some(warning) = link.unencrypted_warning() {
         stderrln!("warning: {warning}");
@@ -47,7 +48,7 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
         return Err(CliError::bad_input("a workload file is needed"));
     };
     let (plan, text) = super::inputs::load(path)?;
-    if let Some(refusal) = crate::fleet::inline_keys_refusal(&plan) {
+    if let Some(refusal) = keystorm_server::fleet::inline_keys_refusal(&plan) {
         return Err(CliError::bad_input(refusal));
     }
     let endpoint = crate::cli::endpoints_given(&args.endpoint);
@@ -60,7 +61,7 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
     let run_id = start(&link, &request, args.wait_agents).await?;
     stderrln!("run {run_id}: split over {agents} agents of {url}");
     let stop = CancellationToken::new();
-    let watcher = crate::output::spawn(watch_interrupts(
+    let watcher = keystorm_console::output::spawn(watch_interrupts(
         stop.clone(),
         shutdown_signal(),
         "the agents finish in-flight requests and send their results",
@@ -83,7 +84,7 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
         .await
         .map_err(|e| CliError::failed(e.to_string()))?;
     if let Some(summary) = detail.summary.filter(|s| !s.rows.is_empty()) {
-        stdout!("{}", crate::table::summary_text(&summary.rows));
+        stdout!("{}", keystorm_console::table::summary_text(&summary.rows));
         stdout!(
             "\n{}",
             super::merge::per_shard_table(&detail.manifest.merged_from)
@@ -139,7 +140,7 @@ async fn follow(
     link: &Link,
     run_id: &str,
     stop: &CancellationToken,
-) -> Result<crate::fleet::FleetRunView, CliError> {
+) -> Result<keystorm_server::fleet::FleetRunView, CliError> {
     let mut shown: Vec<ShownShard> = Vec::new();
     let mut stop_sent = false;
     let mut away_since: Option<Instant> = None;
@@ -199,7 +200,7 @@ async fn follow(
                     match (&shard.taken_over_from, taken) {
                         (Some(from), true) => format!(
                             " (taken over from {from}{})",
-                            crate::fleet::waited_words(Duration::from_secs_f64(
+                            keystorm_server::fleet::waited_words(Duration::from_secs_f64(
                                 shard.waited_s.unwrap_or(0.0)
                             ))
                         ),

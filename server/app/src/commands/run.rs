@@ -10,9 +10,10 @@ use keystorm_results::{RunOverrides, RunStatus};
 use tokio_util::sync::CancellationToken;
 
 use super::signals::{shutdown_signal, watch_interrupts};
+use crate::CliError;
 use crate::cli::RunArgs;
-use crate::progress::Progress;
-use crate::{CliError, exit};
+use keystorm_console::exit;
+use keystorm_console::progress::Progress;
 
 pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliError> {
     if args.controller.is_some() {
@@ -81,7 +82,7 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
         warnings: Vec::new(),
     };
     let cancel = CancellationToken::new();
-    let watcher = crate::output::spawn(watch_interrupts(
+    let watcher = keystorm_console::output::spawn(watch_interrupts(
         cancel.clone(),
         shutdown_signal(),
         "finishing in-flight requests and writing results",
@@ -97,10 +98,13 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
 
     // A run that failed before any phase finished has no table to show.
     if !outcome.summary.rows.is_empty() {
-        stdout!("{}", crate::table::summary_text(&outcome.summary.rows));
+        stdout!(
+            "{}",
+            keystorm_console::table::summary_text(&outcome.summary.rows)
+        );
         let rows = keystorm_results::whole_phase_rows(&outcome.dir, &outcome.summary.rows);
         let integrity = keystorm_results::read_integrity(&outcome.dir, &rows);
-        stdout!("{}", crate::table::integrity_text(&integrity));
+        stdout!("{}", keystorm_console::table::integrity_text(&integrity));
     }
     stderrln!(
         "run {} {}; results in {}",

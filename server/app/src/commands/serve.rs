@@ -4,9 +4,10 @@
 
 use std::net::SocketAddr;
 
-use crate::api::{AppState, ServeConfig, router};
+use crate::CliError;
 use crate::cli::ServeArgs;
-use crate::{CliError, exit};
+use keystorm_console::exit;
+use keystorm_server::api::{AppState, ServeConfig, router};
 
 pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
     let token = args.token.filter(|t| !t.is_empty());
@@ -31,7 +32,7 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
         read_token,
         ui_dev_url: args.ui_dev_url.clone(),
         default_endpoint: args.default_endpoint.clone(),
-        part_caps: crate::fleet::PartCaps {
+        part_caps: keystorm_server::fleet::PartCaps {
             file: args.max_shard_file_size,
             run: args.max_run_copy_size,
         },
@@ -54,7 +55,7 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
     stdoutln!("keystorm serving {scheme}://{local}");
 
     if let Some(name) = &args.start {
-        crate::api::start_named(&state, name)
+        keystorm_server::api::start_named(&state, name)
             .await
             .map_err(|e| CliError::failed(format!("cannot start {name}: {}", e.body.detail)))?;
     }
@@ -76,7 +77,7 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
     };
     let served = match tls {
         Some(pair) => {
-            let listener = crate::tls::TlsListener::new(listener, pair)
+            let listener = keystorm_link::tls::TlsListener::new(listener, pair)
                 .map_err(|e| CliError::failed(format!("cannot listen on {local}: {e}")))?;
             axum::serve(listener, app)
                 .with_graceful_shutdown(shutdown)

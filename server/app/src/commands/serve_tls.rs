@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::CliError;
 use crate::cli::ServeTlsArgs;
-use crate::tls::{PairPaths, ServedPair, serve_refusal, serve_warning};
+use keystorm_link::tls::{PairPaths, ServedPair, serve_refusal, serve_warning};
 
 /// The pair to serve (`None`: plain HTTP), reloaded on SIGHUP from now on.
 pub(super) fn prepare(

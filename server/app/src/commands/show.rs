@@ -3,9 +3,10 @@
 use keystorm_results::scaling::human_duration;
 use keystorm_results::{ListingsReport, ResultStore, read_listings};
 
+use crate::CliError;
 use crate::cli::ShowArgs;
-use crate::table::Table;
-use crate::{CliError, exit};
+use keystorm_console::exit;
+use keystorm_console::table::Table;
 
 pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     let dir = super::inputs::run_dir(&args.results.results, &args.run)?;
@@ -36,10 +37,10 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
         stdout!("{table}");
         return Ok(exit::OK);
     } else {
-        stdout!("{}", crate::table::summary_text(&summary.rows));
+        stdout!("{}", keystorm_console::table::summary_text(&summary.rows));
         let rows = keystorm_results::whole_phase_rows(&dir, &summary.rows);
         let integrity = keystorm_results::read_integrity(&dir, &rows);
-        stdout!("{}", crate::table::integrity_text(&integrity));
+        stdout!("{}", keystorm_console::table::integrity_text(&integrity));
     }
     if let Some(c) = &manifest.cleanup {
         stdoutln!("cleanup: {}", c.describe());

@@ -3,7 +3,7 @@
 
 use tokio_util::sync::CancellationToken;
 
-use crate::exit;
+use keystorm_console::exit;
 
 /// First Ctrl-C (or SIGTERM): say what stopping does, and stop cleanly. Second: leave
 /// at once.

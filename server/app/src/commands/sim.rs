@@ -11,8 +11,9 @@ use std::collections::BTreeMap;
 use keystorm_engine::plan::{DelayPlan, EmbeddedIndexPlan, EmbeddedPlan, FaultsPlan};
 use keystorm_types::OpKind;
 
+use crate::CliError;
 use crate::cli::{SimArgs, SimFault, SimOp, SimStorage};
-use crate::{CliError, exit};
+use keystorm_console::exit;
 
 /// The embedded target's settings from the flags, as a workload's `target.embedded`
 /// would give them; rates that add up past 1 are bad input.
@@ -308,7 +309,7 @@ before:
             unreachable!("parsed as sim")
         };
         Ok(ports(&args).inspect_err(|e| {
-            assert_eq!(e.code, crate::exit::BAD_INPUT, "{}", e.message);
+            assert_eq!(e.code, keystorm_console::exit::BAD_INPUT, "{}", e.message);
         })?)
     }
 

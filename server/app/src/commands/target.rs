@@ -85,7 +85,7 @@ pub async fn require_bucket(
 /// Stops the work on Ctrl-C (finishing what is in flight).
 pub fn stop_on_ctrl_c(stop: &tokio_util::sync::CancellationToken) -> tokio::task::JoinHandle<()> {
     let stop = stop.clone();
-    crate::output::spawn(async move {
+    keystorm_console::output::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
             stderrln!("stopping: finishing the requests in flight");
             stop.cancel();

@@ -14,8 +14,9 @@ use keystorm_results::ListMode;
 use keystorm_results::TransferOutcome;
 use tokio_util::sync::CancellationToken;
 
+use crate::CliError;
 use crate::cli::{DownloadArgs, TransferArgs, UploadArgs};
-use crate::{CliError, exit};
+use keystorm_console::exit;
 
 /// Bytes moved so far, for the progress line.
 #[derive(Default)]
@@ -108,7 +109,7 @@ type Tasks = (
 
 fn start(moved: &Arc<Moved>) -> Tasks {
     let stop = CancellationToken::new();
-    let ticker = crate::output::spawn(show_progress(moved.clone(), stop.child_token()));
+    let ticker = keystorm_console::output::spawn(show_progress(moved.clone(), stop.child_token()));
     let ctrl_c = super::target::stop_on_ctrl_c(&stop);
     (stop, ticker, ctrl_c)
 }
@@ -145,7 +146,7 @@ async fn finish(
 
 /// A line a second on stderr (only on a terminal).
 async fn show_progress(moved: Arc<Moved>, stop: CancellationToken) {
-    if !crate::output::stderr_is_terminal() {
+    if !keystorm_console::output::stderr_is_terminal() {
         return;
     }
     let start = Instant::now();

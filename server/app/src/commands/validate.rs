@@ -3,8 +3,9 @@
 
 use std::path::Path;
 
+use crate::CliError;
 use crate::cli::ValidateArgs;
-use crate::{CliError, exit};
+use keystorm_console::exit;
 use keystorm_engine::executor::schedule;
 use keystorm_engine::plan::Endpoint;
 

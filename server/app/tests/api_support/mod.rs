@@ -12,7 +12,7 @@ use http_body_util::{BodyExt, Full};
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::TokioExecutor;
-use keystorm::api::{AppState, ServeConfig, router};
+use keystorm_server::api::{AppState, ServeConfig, router};
 
 pub struct Server {
     pub http: Http,

@@ -1,0 +1,77 @@
+//! The flags of `keystorm serve`: where the API listens, who may call it, and the
+//! controller's caps on what agents send.
+
+use std::path::PathBuf;
+
+use super::results_args::ResultsArgs;
+use super::tls_args::ServeTlsArgs;
+use super::values::parse_byte_size;
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 7878)]
+    pub port: u16,
+
+    /// Address to bind. Anything but loopback needs --token (or KEYSTORM_TOKEN), and
+    /// --tls-cert with --tls-key (or --insecure-http).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: std::net::IpAddr,
+
+    #[command(flatten)]
+    pub tls: ServeTlsArgs,
+
+    /// Bearer token required on every API call and /metrics (at least 16 characters).
+    #[arg(long, env = "KEYSTORM_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+
+    /// A second, read-only token (with --token): it opens the reads, the live event
+    /// stream and /metrics, but cannot start, stop, edit or delete anything.
+    #[arg(long, env = "KEYSTORM_READ_TOKEN", hide_env_values = true)]
+    pub read_token: Option<String>,
+
+    /// Folder of workload YAML files the UI lists and edits.
+    #[arg(
+        long,
+        env = "KEYSTORM_WORKLOADS",
+        default_value = "workloads",
+        hide_env_values = true
+    )]
+    pub workloads: PathBuf,
+
+    /// Start this workload (a name in the workloads folder) as soon as the server is up.
+    #[arg(long, value_name = "NAME")]
+    pub start: Option<String>,
+
+    /// Send runs started without an endpoint here instead of their workload's target.
+    #[arg(
+        long,
+        env = "KEYSTORM_DEFAULT_ENDPOINT",
+        value_name = "URL",
+        hide_env_values = true
+    )]
+    pub default_endpoint: Option<String>,
+
+    /// Dev mode: proxy the UI to a Vite dev server (e.g. http://127.0.0.1:5173).
+    #[arg(long, value_name = "URL")]
+    pub ui_dev_url: Option<String>,
+
+    /// Largest file of a shard's run folder the controller takes from an agent
+    /// (docs/many-hosts.md: a day of a fill grows its largest log by about 90 MB).
+    #[arg(long, value_name = "SIZE", default_value = "4GiB", value_parser = parse_cap)]
+    pub max_shard_file_size: u64,
+
+    /// Most the controller keeps of one run's shard folders, all its agents together.
+    #[arg(long, value_name = "SIZE", default_value = "128GiB", value_parser = parse_cap)]
+    pub max_run_copy_size: u64,
+
+    #[command(flatten)]
+    pub results: ResultsArgs,
+}
+
+fn parse_cap(s: &str) -> Result<u64, String> {
+    match parse_byte_size(s)? {
+        0 => Err(format!("{s:?}: a cap of nothing would refuse every file")),
+        n => Ok(n),
+    }
+}

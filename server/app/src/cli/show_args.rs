@@ -1,0 +1,38 @@
+//! The flags of `keystorm show`: which run, and how its summary is cut.
+
+use super::results_args::ResultsArgs;
+
+/// What `keystorm show --by` breaks rows down by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ShowBy {
+    Endpoint,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// Run id (or a unique prefix of it), or the run's folder.
+    pub run: String,
+
+    /// Print the summary as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Break each row down: `endpoint` shows what each endpoint (gateway) took of it.
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub by: Option<ShowBy>,
+
+    /// For runs with complete listings: also say how long a listing of this many keys
+    /// would take at the fitted rate, e.g. 67e9.
+    #[arg(long, value_name = "KEYS", value_parser = parse_key_count)]
+    pub extrapolate: Option<f64>,
+
+    #[command(flatten)]
+    pub results: ResultsArgs,
+}
+
+fn parse_key_count(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 1.0 => Ok(n),
+        _ => Err(format!("{s:?} is not a key count such as 67e9 or 1000000")),
+    }
+}

@@ -1,0 +1,338 @@
+//! Plain-text tables for the terminal: the run summary and the list of runs.
+
+use std::fmt;
+
+use keystorm_results::SummaryRow;
+
+pub struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    /// Columns aligned right (numbers).
+    right: Vec<bool>,
+}
+
+impl Table {
+    pub fn new(header: &[&str]) -> Table {
+        Table {
+            header: header.iter().map(|s| s.to_string()).collect(),
+            rows: Vec::new(),
+            right: vec![false; header.len()],
+        }
+    }
+
+    pub fn align_right(mut self, from: usize) -> Table {
+        for r in self.right.iter_mut().skip(from) {
+            *r = true;
+        }
+        self
+    }
+
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+}
+
+impl fmt::Display for Table {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut widths: Vec<usize> = self.header.iter().map(|h| h.chars().count()).collect();
+        for row in &self.rows {
+            for (w, c) in widths.iter_mut().zip(row) {
+                *w = (*w).max(c.chars().count());
+            }
+        }
+        let line = |f: &mut fmt::Formatter<'_>, cells: &[String]| -> fmt::Result {
+            let mut out = String::new();
+            for (i, (c, w)) in cells.iter().zip(&widths).enumerate() {
+                if i > 0 {
+                    out.push_str("  ");
+                }
+                if self.right[i] {
+                    out.push_str(&format!("{c:>w$}"));
+                } else {
+                    out.push_str(&format!("{c:<w$}"));
+                }
+            }
+            writeln!(f, "{}", out.trim_end())
+        };
+        line(f, &self.header)?;
+        for row in &self.rows {
+            line(f, row)?;
+        }
+        Ok(())
+    }
+}
+
+/// Microseconds as a readable latency: `850 µs`, `12.3 ms`, `1.20 s`.
+pub fn latency(us: u64) -> String {
+    if us < 1_000 {
+        format!("{us} µs")
+    } else if us < 1_000_000 {
+        format!("{:.1} ms", us as f64 / 1_000.0)
+    } else {
+        format!("{:.2} s", us as f64 / 1_000_000.0)
+    }
+}
+
+/// The per-round summary: one line per phase × round × operation.
+pub fn summary_table(rows: &[SummaryRow]) -> Table {
+    let mut t = Table::new(&[
+        "phase", "round", "op", "objects", "ops", "ops/s", "MiB/s", "p50", "p90", "p99", "p99.9",
+        "max", "errors",
+    ])
+    .align_right(3);
+    for r in rows {
+        let s = &r.stats;
+        let l = &s.latency_us;
+        let redone = (r.redone > 0).then(|| format!("{} redone", r.redone));
+        let notes: Vec<String> = [Some(r.part_label()), redone]
+            .into_iter()
+            .flatten()
+            .filter(|n| !n.is_empty())
+            .collect();
+        let phase = if notes.is_empty() {
+            r.phase.clone()
+        } else {
+            format!("{} ({})", r.phase, notes.join("; "))
+        };
+        t.row(vec![
+            phase,
+            r.round.map(|n| n.to_string()).unwrap_or_else(|| "-".into()),
+            r.op.to_string(),
+            r.objects_at_start.to_string(),
+            s.ops.to_string(),
+            format!("{:.1}", s.ops_per_sec),
+            format!("{:.2}", s.mib_per_sec),
+            latency(l.p50),
+            latency(l.p90),
+            latency(l.p99),
+            latency(l.p999),
+            latency(l.max),
+            errors_cell(s),
+        ]);
+    }
+    t
+}
+
+/// The summary table, then a line per open-loop phase: the rate it asked against what
+/// it sent, what it never sent, and how late its requests left (schedule lag), so the
+/// client's delay is told apart from the store's.
+pub fn summary_text(rows: &[SummaryRow]) -> String {
+    let mut out = summary_table(rows).to_string().trim_end().to_string();
+    let mut seen: Vec<(&str, Option<u32>, &str, bool)> = Vec::new();
+    for r in rows {
+        let Some(o) = &r.open_loop else {
+            continue;
+        };
+        let key = (r.section.as_str(), r.round, r.phase.as_str(), r.resumed);
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let lags: Vec<String> = rows
+            .iter()
+            .filter(|x| (x.section.as_str(), x.round, x.phase.as_str(), x.resumed) == key)
+            .filter_map(|x| {
+                let l = x.stats.schedule_lag_us?;
+                Some(format!(
+                    "{} p50 {} p99 {}",
+                    x.op,
+                    latency(l.p50),
+                    latency(l.p99)
+                ))
+            })
+            .collect();
+        let place = r.round.map_or_else(
+            || format!("{} {}", r.section.as_str(), r.phase),
+            |n| format!("round {n} {}", r.phase),
+        );
+        let lag = if lags.is_empty() {
+            String::new()
+        } else {
+            format!("; schedule lag {}", lags.join(", "))
+        };
+        let behind = if o.behind() { " — fell behind" } else { "" };
+        out.push_str(&format!(
+            "\nopen loop, {place}: {}{lag}{behind}",
+            o.describe()
+        ));
+    }
+    out.push('\n');
+    out
+}
+
+/// Examples of corrupt or missing objects printed under the verdict.
+const INTEGRITY_EXAMPLES_SHOWN: usize = 10;
+
+/// What a run proved about the store, for the terminal: nothing for a run that
+/// verified nothing, audited nothing and lost nothing; a line when all was as written
+/// and one per audited bucket; else the counts and the first objects found, with where
+/// their bodies differed or how they were listed.
+pub fn integrity_text(r: &keystorm_results::IntegrityReport) -> String {
+    if r.is_empty() {
+        return String::new();
+    }
+    let mut out = String::new();
+    if !r.verified_phases.is_empty() || r.corrupt > 0 || r.missing > 0 {
+        out.push_str(&verification_text(r));
+    }
+    for a in &r.audits {
+        out.push_str(&audit_text(a));
+    }
+    out
+}
+
+fn verification_text(r: &keystorm_results::IntegrityReport) -> String {
+    let checked = match r.verified_phases.len() {
+        0 => "no phase verified its GETs".to_string(),
+        1 => format!("verified {} GETs in 1 phase", r.verified_gets),
+        n => format!("verified {} GETs in {n} phases", r.verified_gets),
+    };
+    if r.corrupt == 0 && r.missing == 0 {
+        return format!("integrity: {checked}: every body as written, no live key missing\n");
+    }
+    let mut out = format!(
+        "integrity: NOT AS WRITTEN: {} corrupt, {} missing ({checked})\n",
+        r.corrupt, r.missing
+    );
+    for e in r.examples.iter().take(INTEGRITY_EXAMPLES_SHOWN) {
+        out.push_str(&format!(
+            "  {} {}/{}: {}\n",
+            e.class, e.bucket, e.key, e.detail
+        ));
+    }
+    let more = r.examples.len().saturating_sub(INTEGRITY_EXAMPLES_SHOWN);
+    if more > 0 {
+        out.push_str(&format!("  ({more} more in the run's events)\n"));
+    }
+    out
+}
+
+/// One bucket's audit: `audit round 2 check, bucket b: 11411 keys listed exactly as
+/// written (…)`, or the counts of what was not and the first keys.
+fn audit_text(a: &keystorm_results::AuditEvent) -> String {
+    let c = &a.counts;
+    let place = match a.phase.round {
+        Some(n) => format!("round {n} {}", a.phase.name),
+        None => format!("{} {}", a.phase.section.as_str(), a.phase.name),
+    };
+    let speed = format!(
+        "listed in {:.1} s, {:.0} keys/s; compared in {:.1} s",
+        a.list_seconds,
+        a.listed_per_sec(),
+        a.compare_seconds
+    );
+    if c.clean() {
+        return format!(
+            "audit {place}, bucket {}: {} keys listed exactly as written ({speed})\n",
+            a.bucket, c.expected
+        );
+    }
+    let mut out = format!(
+        "audit {place}, bucket {}: NOT AS WRITTEN: {} missing, {} doubled, {} extra, {} size \
+         mismatches ({} keys expected, {} listed; {speed})\n",
+        a.bucket, c.missing, c.doubled, c.extra, c.size_mismatch, c.expected, c.listed
+    );
+    for e in a.examples.iter().take(INTEGRITY_EXAMPLES_SHOWN) {
+        out.push_str(&format!(
+            "  {} {}: {}\n",
+            e.finding.as_str(),
+            e.key,
+            e.detail
+        ));
+    }
+    let more = a.examples.len().saturating_sub(INTEGRITY_EXAMPLES_SHOWN);
+    if more > 0 {
+        out.push_str(&format!("  ({more} more in the run's events)\n"));
+    }
+    out
+}
+
+/// Failed operations with their classes, and the retries when there were any:
+/// `3 (timeout=3); retries 812`.
+pub fn errors_cell(s: &keystorm_results::metrics::OpSummary) -> String {
+    let mut cell = if s.errors == 0 {
+        "0".to_string()
+    } else {
+        format!(
+            "{} ({})",
+            s.errors,
+            s.error_classes
+                .iter()
+                .map(|(c, n)| format!("{c}={n}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        )
+    };
+    if s.retries > 0 {
+        cell.push_str(&format!("; retries {}", s.retries));
+    }
+    cell
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_units_are_written_out() {
+        assert_eq!(latency(850), "850 µs");
+        assert_eq!(latency(12_345), "12.3 ms");
+        assert_eq!(latency(1_200_000), "1.20 s");
+    }
+
+    #[test]
+    fn columns_line_up() {
+        let mut t = Table::new(&["a", "n"]).align_right(1);
+        t.row(vec!["long-name".into(), "5".into()]);
+        t.row(vec!["x".into(), "12345".into()]);
+        let s = t.to_string();
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[1], "long-name      5");
+        assert_eq!(lines[2], "x          12345");
+    }
+
+    #[test]
+    fn an_open_loop_phase_that_fell_behind_says_so_under_the_table() {
+        use keystorm_results::metrics::{OpSummary, Percentiles};
+        use keystorm_results::{OpenLoop, Section};
+        let row = SummaryRow {
+            section: Section::Round,
+            round: Some(2),
+            phase: "write".into(),
+            op: keystorm_types::OpKind::Put,
+            objects_at_start: 0,
+            started_at: String::new(),
+            duration_s: 10.0,
+            client_cpu_s: 0.0,
+            stats: OpSummary {
+                ops: 23_160,
+                schedule_lag_us: Some(Percentiles {
+                    p50: 812_000,
+                    p99: 1_630_000,
+                    ..Percentiles::default()
+                }),
+                ..OpSummary::default()
+            },
+            index_at_start: Vec::new(),
+            index_at_end: Vec::new(),
+            interrupted: false,
+            resumed: false,
+            redone: 0,
+            taken_over: false,
+            open_loop: Some(OpenLoop {
+                asked_per_sec: 6000.0,
+                sent_per_sec: 2316.0,
+                backlog: 36_840,
+            }),
+            endpoints: Vec::new(),
+        };
+        let text = summary_text(&[row]);
+        let last = text.lines().last().unwrap();
+        assert_eq!(
+            last,
+            "open loop, round 2 write: asked 6000 ops/s, sent 2316 ops/s (39 %), 36840 never \
+             sent; schedule lag put p50 812.0 ms p99 1.63 s — fell behind"
+        );
+        assert!(text.ends_with('\n'));
+    }
+}

@@ -1,0 +1,73 @@
+//! Why the controller refuses an agent's or a user's request.
+
+use keystorm_engine::size::format_size;
+use keystorm_link::bounds::BoundsError;
+
+/// A refused request; the API turns each into a JSON error with a 4xx.
+#[derive(Debug, thiserror::Error)]
+pub enum FleetError {
+    #[error(
+        "agent {name} runs keystorm {agent}, this controller runs {controller}: run one \
+         version on the controller and every agent"
+    )]
+    VersionMismatch {
+        name: String,
+        agent: String,
+        controller: String,
+    },
+    #[error("agent name {0}: 1-64 letters, digits, '.', '_' or '-', not only dots")]
+    BadName(String),
+    /// Something an agent says is out of bounds (see [`keystorm_link::bounds`]).
+    #[error("{0}")]
+    BadField(String),
+    #[error("an agent named {0} is connected already; give each agent its own name (--name)")]
+    NameTaken(String),
+    #[error("agent {0} is not registered (the controller restarted?): register again")]
+    UnknownAgent(String),
+    #[error("{0}")]
+    NotEnoughAgents(String),
+    #[error("run {0} is still going across agents; stop it or wait for it (one at a time)")]
+    RunInProgress(String),
+    #[error("run {0} is not a run of this controller's agents, or it has ended")]
+    UnknownRun(String),
+    #[error("{0}")]
+    BadPart(String),
+    #[error(
+        "the controller holds {have} bytes of {file}, less than where this piece starts: \
+         send from there"
+    )]
+    PartBehind { file: String, have: u64 },
+    #[error(
+        "{file} of shard folder {local} would be {}, over the controller's cap of {} a \
+         file: start `keystorm serve` with a larger --max-shard-file-size to take it",
+        format_size(*size),
+        format_size(*cap)
+    )]
+    FileOverCap {
+        file: String,
+        local: String,
+        size: u64,
+        cap: u64,
+    },
+    #[error(
+        "the controller's copies of run {run}'s shard folders would hold {}, over its cap \
+         of {} a run: start `keystorm serve` with a larger --max-run-copy-size to take more",
+        format_size(*size),
+        format_size(*cap)
+    )]
+    RunOverCap { run: String, size: u64, cap: u64 },
+    #[error("this controller has {0} agents connected, its most")]
+    Full(usize),
+    #[error("{0}")]
+    Io(String),
+}
+
+impl From<BoundsError> for FleetError {
+    fn from(e: BoundsError) -> FleetError {
+        match e {
+            BoundsError::BadName(name) => FleetError::BadName(name),
+            BoundsError::BadField(text) => FleetError::BadField(text),
+            BoundsError::BadPart(text) => FleetError::BadPart(text),
+        }
+    }
+}
