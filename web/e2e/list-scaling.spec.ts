@@ -95,6 +95,8 @@ test("a metadata scan's HEADs and metadata on the run page", async ({ page, requ
   await expect(cells.nth(1)).toHaveText("metadata");
   await expect(cells.nth(3)).toHaveText("400");
   await expect(cells.nth(4)).toHaveText("0");
+  // Its HEAD workers, as the workload named them.
+  await expect(cells.nth(6)).toHaveText("16");
   const team = page.getByTestId("metadata-names").locator("tr", { hasText: "team" });
   // 400 objects, four values of 100 each.
   await expect(team.locator("td").nth(1)).toHaveText("400");
