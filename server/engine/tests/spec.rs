@@ -966,6 +966,13 @@ fn metadata_scans_are_head_phases_over_the_bucket() {
     };
     assert_eq!(l.listers, 4);
     assert_eq!(*head_workers, 64);
+    // plan.json names each count as the workload does.
+    let json = serde_json::to_value(p).unwrap();
+    assert_eq!(json["kind"], "scan");
+    assert_eq!(json["head_workers"], 64, "{json}");
+    assert_eq!(json["listing"]["listers"], 4, "{json}");
+    assert!(json.get("concurrency").is_none(), "{json}");
+    assert!(json["listing"].get("scan_listers").is_none(), "{json}");
     assert_eq!(l.prefix.as_deref(), Some(""));
 
     expect_error(
@@ -1020,6 +1027,12 @@ fn download_and_upload_phases_are_read_and_checked() {
         (8, 8 << 20, 32 << 20)
     );
     assert!(t.settings.resume);
+    // plan.json keeps the objects in flight once, in the transfer's settings.
+    let json = serde_json::to_value(down).unwrap();
+    assert_eq!(json["transfer"]["settings"]["in_flight"], 8, "{json}");
+    assert_eq!(json["transfer"]["settings"]["parts_in_flight"], 4, "{json}");
+    assert_eq!(json["transfer"]["listers"], 4, "{json}");
+    assert!(json.get("concurrency").is_none(), "{json}");
     let t = up.kind.transfer().unwrap();
     assert_eq!(t.direction, TransferDirection::Upload);
     assert_eq!(t.prefix.as_deref(), Some("copy/"));
