@@ -63,30 +63,30 @@ fn read_either<'de, D: Deserializer<'de>>(
 }
 
 /// A listing's `listers`, once `concurrency`.
-pub(crate) mod listers {
+pub mod listers {
     pub const NEW: &str = "listers";
     pub const OLD: &str = "concurrency";
 
     pub fn serialize<S: serde::Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
-        super::write_both(*v, NEW, OLD, s)
+        crate::renamed::write_both(*v, NEW, OLD, s)
     }
 
     pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-        super::read_either(d, NEW, OLD)
+        crate::renamed::read_either(d, NEW, OLD)
     }
 }
 
 /// A metadata scan's `head_workers`, once `head_concurrency`.
-pub(crate) mod head_workers {
+pub mod head_workers {
     pub const NEW: &str = "head_workers";
     pub const OLD: &str = "head_concurrency";
 
     pub fn serialize<S: serde::Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
-        super::write_both(*v, NEW, OLD, s)
+        crate::renamed::write_both(*v, NEW, OLD, s)
     }
 
     pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
-        super::read_either(d, NEW, OLD)
+        crate::renamed::read_either(d, NEW, OLD)
     }
 }
 
