@@ -7,11 +7,11 @@ use std::sync::{Arc, Mutex};
 
 use keystorm_engine::executor::Observer;
 use keystorm_results::metrics::{OpSummary, new_histogram};
-use keystorm_results::{AtOnce, PhaseProgress, RunEvent};
 use keystorm_results::{
     IntervalRecord, PhaseEnd, PhaseRef, ResultStore, RunStatus, Section, WindowState,
     encode_histogram,
 };
+use keystorm_results::{PhaseProgress, RunEvent};
 use keystorm_types::OpKind;
 
 use super::protocol::{
@@ -82,9 +82,9 @@ fn news(shard: u64, base_ms: u64, seconds: u64, ops: u64) -> Vec<ShardNews> {
             phase: phase(),
             position: 0,
             end: PhaseEnd::Operations(1_000),
-            at_once: AtOnce {
+            at_once: keystorm_results::AtOnce {
                 workers: Some(1),
-                ..AtOnce::default()
+                ..Default::default()
             }
             .with_concurrency(),
             objects: 0,
