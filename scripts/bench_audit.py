@@ -66,7 +66,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--small", type=int, default=100_000, help="keys of the small bucket")
     ap.add_argument("--large", type=int, default=5_000_000, help="keys of the large bucket")
-    ap.add_argument("--concurrency", type=int, default=32, help="listers of the audit")
+    ap.add_argument("--listers", type=int, default=32, help="listers of the audit")
     args = ap.parse_args()
 
     sim, endpoint = start_sim("--storage", "size-only", "--access-key", "bench",
@@ -80,7 +80,7 @@ def main():
                 run(workload(endpoint, bucket, 0, fill), results)
             for bucket, keys in [("audit-small", args.small), ("audit-large", args.large)]:
                 print(f"auditing {bucket}", file=sys.stderr)
-                phase = f"{{ name: audit, op: audit, mode: prefix, listers: {args.concurrency} }}"
+                phase = f"{{ name: audit, op: audit, mode: prefix, listers: {args.listers} }}"
                 usage = run(workload(endpoint, bucket, keys, phase), results)
                 a = audit_event(results, bucket)
                 c = a["counts"]
@@ -93,7 +93,7 @@ def main():
         sim.terminate()
         sim.wait()
 
-    print(f"\nAudit benchmark: prefix listing with {args.concurrency} listers, size-only target "
+    print(f"\nAudit benchmark: prefix listing with {args.listers} listers, size-only target "
           f"on loopback, {os.cpu_count()} cores shared by client and target\n")
     print(f"{'keys':>11} {'peak RSS MiB':>13} {'list s':>8} {'listed keys/s':>14} "
           f"{'compare s':>10} {'compared keys/s':>16} {'audit keys/s':>13} {'client CPU µs/1000 keys':>24}")

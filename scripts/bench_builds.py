@@ -41,7 +41,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", required=True, help="the earlier build's keystorm binary")
     ap.add_argument("--ops", type=int, default=60_000, help="operations per phase")
-    ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--workers", type=int, default=64, help="workers of each phase")
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
 
@@ -54,7 +54,7 @@ def main():
             for r in range(args.repeats):
                 for name, binary in builds:
                     seed += 1
-                    text = workload(endpoint, args.concurrency, args.ops, seed)
+                    text = workload(endpoint, args.workers, args.ops, seed)
                     _, summary = run(text, results, f"{name}-{r}", bin=binary)
                     for row in summary["rows"]:
                         if row["errors"]:
@@ -66,7 +66,7 @@ def main():
 
     print(
         f"client CPU per request (µs, median of {args.repeats}), 1 KiB objects, "
-        f"concurrency {args.concurrency}, {args.ops} operations a phase"
+        f"{args.workers} workers, {args.ops} operations a phase"
     )
     print(f"{'op':<5} {'before':>8} {'after':>8} {'after/before':>13}")
     for op in OPS:

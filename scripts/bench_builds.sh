@@ -2,7 +2,7 @@
 # Build benchmark (not a test): client CPU per request of this checkout against an
 # earlier commit, side by side in one run. The earlier commit is built in a worktree of
 # its own under target/bench-builds/. Usage: scripts/bench_builds.sh REV [--ops N]
-# [--concurrency N] [--repeats N].
+# [--workers N] [--repeats N].
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev="${1:?usage: scripts/bench_builds.sh REV [options]}"

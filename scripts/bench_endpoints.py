@@ -65,7 +65,7 @@ rounds:
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ops", type=int, default=60_000, help="operations per phase")
-    ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--workers", type=int, default=64, help="workers of each phase")
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
 
@@ -85,7 +85,7 @@ def main():
             for r in range(args.repeats):
                 for name, endpoint_urls, spread in variants:
                     seed += 1
-                    text = workload(endpoint_urls, spread, args.concurrency, args.ops, seed)
+                    text = workload(endpoint_urls, spread, args.workers, args.ops, seed)
                     _, summary = run(text, results, f"{name}-{r}")
                     for row in summary["rows"]:
                         requests = row["ops"] + row["errors"] + row.get("retries", 0)
@@ -98,7 +98,7 @@ def main():
 
     print(
         f"client CPU per request (µs, median of {args.repeats}), 1 KiB objects, "
-        f"concurrency {args.concurrency}, {args.ops} operations a phase"
+        f"{args.workers} workers, {args.ops} operations a phase"
     )
     print(f"{'variant':<26} {'op':<5} {'CPU µs/req':>10} {'ops/s':>9} {'vs 1':>6}")
     for op in ("put", "get", "head"):

@@ -47,11 +47,11 @@ before:
         sys.exit(f"fill {bucket} failed:\n{out.stderr}")
 
 
-def list_keys(endpoint, bucket, path, concurrency):
+def list_keys(endpoint, bucket, path, listers):
     """`keystorm list --keys PATH --json` in a process of its own; its report and usage."""
     p = subprocess.Popen(
         [BIN, "list", bucket, "--endpoint", endpoint, "--prefix", "k/", "--mode", "prefix",
-         "--listers", str(concurrency), "--keys", path, "--json"],
+         "--listers", str(listers), "--keys", path, "--json"],
         env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     out = p.stdout.read()
@@ -62,7 +62,7 @@ def list_keys(endpoint, bucket, path, concurrency):
     return json.loads(out), usage
 
 
-def read(endpoint, bucket, keys, source, gets, concurrency, results):
+def read(endpoint, bucket, keys, source, gets, workers, results):
     """A `get` phase of `gets` GETs: from `source` (a key file) or the keyspace."""
     if source:
         phase = f"keys: {{ file: {json.dumps(source)} }}"
@@ -75,7 +75,7 @@ target: {{ endpoint: "{endpoint}" }}
 buckets: {{ names: [{bucket}] }}
 {keyspace}objects: {{ size: 6B }}
 before:
-  - {{ name: read, op: get, workers: {concurrency}, operations: {gets}, {phase} }}
+  - {{ name: read, op: get, workers: {workers}, operations: {gets}, {phase} }}
 """
     label = f"{bucket}-{'file' if source else 'keyspace'}"
     manifest, summary = run(text, results, label)
@@ -87,7 +87,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--small", type=int, default=100_000, help="keys of the small bucket")
     ap.add_argument("--large", type=int, default=5_000_000, help="keys of the large bucket")
-    ap.add_argument("--concurrency", type=int, default=32, help="listers")
+    ap.add_argument("--listers", type=int, default=32, help="listers of each listing")
     ap.add_argument("--gets", type=int, default=300_000, help="GETs of each read")
     ap.add_argument("--workers", type=int, default=32, help="GET workers of each read")
     args = ap.parse_args()
@@ -106,7 +106,7 @@ def main():
             for bucket, keys in sizes:
                 print(f"listing {bucket} into a key file", file=sys.stderr)
                 report, usage = list_keys(endpoint, bucket, os.path.join(work, f"{bucket}.keys"),
-                                          args.concurrency)
+                                          args.listers)
                 k = report["key_file"]
                 if k["keys"] != keys:
                     sys.exit(f"{bucket}: {k['keys']} keys in the file, {keys} listed")
@@ -122,7 +122,7 @@ def main():
         sim.terminate()
         sim.wait()
 
-    print(f"\nKey file benchmark: prefix listing with {args.concurrency} listers into "
+    print(f"\nKey file benchmark: prefix listing with {args.listers} listers into "
           f"FILE.keys, size-only target on loopback, {os.cpu_count()} cores shared\n")
     print(f"{'keys':>11} {'peak RSS MiB':>13} {'file MiB':>9} {'bytes/key':>10} "
           f"{'listed keys/s':>14} {'client CPU µs/1000 keys':>24}")

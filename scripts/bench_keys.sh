@@ -4,7 +4,7 @@
 # client peak RSS, the key file's bytes per key, listing speed; then GETs picked from
 # each key file beside GETs of the keyspace: peak RSS, GETs/s, client CPU per GET.
 # Picks without S3: `cargo bench -p keystorm-engine --bench key_picks`. Options:
-# --small N, --large N, --concurrency N, --gets N, --workers N.
+# --small N, --large N, --listers N, --gets N, --workers N.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release --locked -p keystorm

@@ -52,9 +52,9 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def list_keys(endpoint, prefix, mode, concurrency, extra=()):
+def list_keys(endpoint, prefix, mode, listers, extra=()):
     args = [BIN, "list", "bench", "--endpoint", endpoint, "--prefix", prefix,
-            "--mode", mode, "--listers", str(concurrency), "--json", *extra]
+            "--mode", mode, "--listers", str(listers), "--json", *extra]
     if mode == "adaptive":
         args += ["--delimiter", ""]
     out = subprocess.run(args, env=ENV, capture_output=True, text=True)
@@ -67,9 +67,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--keys", type=int, default=1_000_000, help="keys per key set")
     ap.add_argument("--latency", default="2ms", help="added latency per LIST page")
-    ap.add_argument("--concurrency", type=int, default=64, help="listers in parallel modes")
+    ap.add_argument("--listers", type=int, default=64, help="listers in parallel modes")
     ap.add_argument("--head-keys", type=int, default=100_000, help="objects in the HEAD scan")
-    ap.add_argument("--head-concurrency", type=int, default=64, help="HEADs in flight")
+    ap.add_argument("--head-workers", type=int, default=64, help="HEADs in flight")
     args = ap.parse_args()
 
     sim, endpoint = start_sim(
@@ -90,7 +90,7 @@ def main():
             serial = None
             for mode in ["serial", "prefix", "adaptive"]:
                 before = cpu_seconds(sim.pid)
-                r = list_keys(endpoint, prefix, mode, args.concurrency)
+                r = list_keys(endpoint, prefix, mode, args.listers)
                 r["target_cpu_us_per_1000_keys"] = (
                     (cpu_seconds(sim.pid) - before) * 1e9 / max(r["keys"], 1))
                 if r["keys"] != args.keys:
@@ -98,7 +98,7 @@ def main():
                 serial = serial or r["keys_per_sec"]
                 rows.append((label, mode, r, r["keys_per_sec"] / serial))
         scan = list_keys(endpoint, "h/", "adaptive", 8,
-                         ["--head", "--head-workers", str(args.head_concurrency)])
+                         ["--head", "--head-workers", str(args.head_workers)])
         if scan["head"]["heads"] != args.head_keys:
             sys.exit(f"HEAD scan: {scan['head']['heads']} HEADs, expected {args.head_keys}")
     finally:
@@ -106,7 +106,7 @@ def main():
         sim.wait()
 
     print(f"\nLIST benchmark: {args.keys:,} keys per set, {args.latency} added per page, "
-          f"{args.concurrency} listers in parallel modes, {os.cpu_count()} cores shared "
+          f"{args.listers} listers in parallel modes, {os.cpu_count()} cores shared "
           "by client and target\n")
     print(f"{'keys':<8} {'mode':<9} {'keys/s':>10} {'x serial':>9} {'seconds':>8} "
           f"{'requests':>9} {'ranges':>7} {'cuts':>5} {'client CPU µs/1000':>19} "
@@ -132,7 +132,7 @@ def main():
 
     h = scan["head"]
     print(f"\nHEAD scan of {args.head_keys:,} objects (adaptive listing, 8 listers, "
-          f"{h['concurrency']} HEADs in flight): {h['heads_per_sec']:,.0f} HEAD/s, "
+          f"{h['head_workers']} HEADs in flight): {h['heads_per_sec']:,.0f} HEAD/s, "
           f"HEAD p50 {h['latency_us']['p50'] / 1000:.2f} ms, p99 {h['latency_us']['p99'] / 1000:.2f} ms; "
           f"client CPU {scan['client_cpu_s'] * 1e6 / max(h['heads'], 1):.0f} µs per object; "
           f"metadata names {sorted(h['metadata']['names'])}")

@@ -54,11 +54,11 @@ target: { endpoint: embedded }
 buckets: { names: [fuzz-tiny] }
 objects: { size: 1KiB }
 before:
-  - { name: fill, op: put, concurrency: 2, until_objects: 20 }
+  - { name: fill, op: put, workers: 2, until_objects: 20 }
 rounds:
   count: 1
   phases:
-    - { name: read, op: get, concurrency: 2, operations: 20 }
+    - { name: read, op: get, workers: 2, operations: 20 }
 EOF
   # A finished run, so the per-run routes are fuzzed against real result files.
   "$bin" run "$tmp/workloads/fuzz-tiny.yaml" --results "$tmp/results" --progress quiet \

@@ -28,11 +28,15 @@ test("list time against objects, fitted and extrapolated", async ({ page, reques
   expect(await waitFinished(request, id)).toBe("completed");
 
   const report = (await (await request.get(url(`/api/runs/${id}/listings`))).json()) as {
-    listings: Array<{ outcome: { keys: number } }>;
-    lines: Array<{ phase: string; points: Array<{ keys: number }>; fit: { r2: number } | null }>;
+    listings: Array<{ outcome: { keys: number; listers: number; concurrency: number } }>;
+    lines: Array<{ phase: string; listers: number; points: Array<{ keys: number }>; fit: { r2: number } | null }>;
   };
   expect(report.listings.map((l) => l.outcome.keys)).toEqual([3000, 3000, 6000, 6000, 9000, 9000, 12000, 12000]);
+  expect(report.listings.map((l) => l.outcome.listers)).toEqual([1, 8, 1, 8, 1, 8, 1, 8]);
+  // The old name beside the new one, until the next release.
+  expect(report.listings.map((l) => l.outcome.concurrency)).toEqual([1, 8, 1, 8, 1, 8, 1, 8]);
   expect(report.lines.map((l) => l.phase)).toEqual(["serial", "parallel"]);
+  expect(report.lines.map((l) => l.listers)).toEqual([1, 8]);
   for (const line of report.lines) {
     expect(line.points).toHaveLength(ROUNDS);
     expect(line.fit).not.toBeNull();
@@ -45,6 +49,10 @@ test("list time against objects, fitted and extrapolated", async ({ page, reques
   await expect(chart.locator(".recharts-scatter-symbol")).toHaveCount(2 * ROUNDS);
   await expect(chart.locator("path.recharts-line-curve")).toHaveCount(2);
   await expect(page.getByTestId("listings-table").locator("tbody tr")).toHaveCount(2 * ROUNDS);
+  // The listers column: a serial listing's one, the adaptive listing's eight.
+  const rows = page.getByTestId("listings-table").locator("tbody tr");
+  await expect(rows.nth(0).locator("td").nth(4)).toHaveText("1");
+  await expect(rows.nth(1).locator("td").nth(4)).toHaveText("8");
 
   const serial = page.getByTestId("extrapolated-serial");
   await expect(serial).not.toHaveText("–");
@@ -95,6 +103,8 @@ test("a metadata scan's HEADs and metadata on the run page", async ({ page, requ
   await expect(cells.nth(1)).toHaveText("metadata");
   await expect(cells.nth(3)).toHaveText("400");
   await expect(cells.nth(4)).toHaveText("0");
+  // Its HEAD workers, as the workload named them.
+  await expect(cells.nth(6)).toHaveText("16");
   const team = page.getByTestId("metadata-names").locator("tr", { hasText: "team" });
   // 400 objects, four values of 100 each.
   await expect(team.locator("td").nth(1)).toHaveText("400");

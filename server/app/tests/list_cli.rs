@@ -120,6 +120,11 @@ fn every_mode_counts_the_prefix_and_writes_each_key_once() {
             "{mode}"
         );
         assert_eq!(v["keys"], KEYS, "{mode}");
+        // The listers that listed, and until the next release the same under the old
+        // name `concurrency`.
+        let listers = if mode == "serial" { 1 } else { 8 };
+        assert_eq!(v["listers"], listers, "{mode}");
+        assert_eq!(v["concurrency"], listers, "{mode}: the old name");
         assert_eq!(v["bytes"], bytes, "{mode}");
         assert_eq!(v["complete"], true);
         assert_eq!(v["mode"]["mode"], mode);
@@ -167,6 +172,9 @@ fn head_reads_every_objects_metadata() {
     let v = json_of(&out, "list-output.schema.json");
     assert_eq!(v["head"]["heads"], KEYS);
     assert_eq!(v["head"]["errors"], 0);
+    // The HEAD workers, and until the next release the same under the old name.
+    assert_eq!(v["head"]["head_workers"], 16);
+    assert_eq!(v["head"]["concurrency"], 16);
     let owner = &v["head"]["metadata"]["names"]["owner"];
     assert_eq!(owner["objects"], KEYS / 10);
     assert_eq!(

@@ -242,10 +242,11 @@ async fn the_shards_of_a_workload_write_each_key_once_and_list_each_once() {
         assert_eq!(events.len(), 1, "{mode}: one merged listing of the bucket");
         let o = &events[0]["data"]["outcome"];
         assert_eq!(o["keys"].as_u64(), Some(bucket.len() as u64), "{mode}");
+        assert_eq!(o["listers"].as_u64(), Some(u64::from(listers)), "{mode}");
         assert_eq!(
             o["concurrency"].as_u64(),
             Some(u64::from(listers)),
-            "{mode}"
+            "{mode}: the old name, until the next release"
         );
         assert_eq!(o["complete"], true, "{mode}");
     }

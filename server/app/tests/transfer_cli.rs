@@ -410,7 +410,7 @@ after:
     };
     let scans = section("metadata scans:");
     let row: Vec<&str> = scans[1].split_whitespace().collect();
-    // phase, round, bucket, HEADs, errors, missing, in flight
+    // phase, round, bucket, HEADs, errors, missing, HEAD workers
     assert_eq!(
         &row[..7],
         ["metadata", "-", "cli-xfer", "30", "0", "0", "4"],

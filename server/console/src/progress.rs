@@ -197,12 +197,12 @@ impl Progress {
                 RunEvent::PhaseStarted {
                     phase,
                     objects,
-                    concurrency,
+                    at_once,
                     ..
                 },
             ) => {
                 stderrln!(
-                    "{}: started, concurrency {concurrency}, {objects} objects",
+                    "{}: started, {at_once}, {objects} objects",
                     self.phase_label(phase)
                 );
             }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use keystorm_results::AtOnce;
 use keystorm_types::ClientKind;
 use keystorm_types::OpKind;
 
@@ -263,11 +264,6 @@ pub struct PhasePlan {
     /// Unique within its section; rounds reuse their phase names in every round.
     pub name: String,
     pub work: PhaseWork,
-    /// What the phase runs in parallel: closed-loop workers (or the maximum requests in
-    /// flight for an open loop) of an ops phase or a mix, listers of a complete listing,
-    /// HEAD workers of a metadata scan, objects moving at once in a transfer (the same
-    /// value as its `settings.concurrency`).
-    pub concurrency: u32,
     /// Open loop at this many operations per second; `None` = closed loop.
     pub rate: Option<f64>,
     /// Seconds at the start excluded from results.
@@ -298,17 +294,52 @@ pub struct PhasePlan {
 }
 
 impl PhasePlan {
-    /// Requests the phase has in flight at most, as it runs them: a serial listing
-    /// pages with one lister whatever its `concurrency`.
-    pub fn in_flight(&self) -> u32 {
+    /// The tasks the phase issues its requests from: an ops phase's workers, a
+    /// listing's or an audit's listers, a scan's HEAD workers (its listers feed them),
+    /// a transfer's objects in flight (each moving its parts). Recorders and the
+    /// client's connection pool are sized by it.
+    pub fn tasks(&self) -> u32 {
         match &self.kind {
-            PhaseKind::Listing(l) | PhaseKind::Audit(l)
-                if l.mode == crate::listing::ListMode::Serial =>
-            {
-                1
-            }
-            _ => self.concurrency,
+            PhaseKind::Operations { workers } => *workers,
+            PhaseKind::Listing(l) | PhaseKind::Audit(l) => l.listers,
+            PhaseKind::Scan { head_workers, .. } => *head_workers,
+            PhaseKind::Transfer(t) => t.settings.in_flight,
         }
+    }
+
+    /// What the phase keeps going at once, as its `phase_started` event says: each
+    /// count its kind runs, under its workload name. A serial listing pages with one
+    /// lister whatever its `listers`.
+    pub fn at_once(&self) -> AtOnce {
+        let listers = |l: &ListingPlan| match l.mode {
+            crate::listing::ListMode::Serial => 1,
+            _ => l.listers,
+        };
+        match &self.kind {
+            PhaseKind::Operations { workers } => AtOnce {
+                workers: Some(*workers),
+                ..AtOnce::default()
+            },
+            PhaseKind::Listing(l) | PhaseKind::Audit(l) => AtOnce {
+                listers: Some(listers(l)),
+                ..AtOnce::default()
+            },
+            PhaseKind::Scan {
+                listing,
+                head_workers,
+            } => AtOnce {
+                listers: Some(listers(listing)),
+                head_workers: Some(*head_workers),
+                ..AtOnce::default()
+            },
+            PhaseKind::Transfer(t) => AtOnce {
+                listers: (t.direction == TransferDirection::Download).then_some(t.listers),
+                in_flight: Some(t.settings.in_flight),
+                parts_in_flight: Some(t.settings.parts_in_flight),
+                ..AtOnce::default()
+            },
+        }
+        .with_concurrency()
     }
 }
 
@@ -323,7 +354,6 @@ pub enum KeySource {
         bucket: String,
         prefix: Option<String>,
         mode: crate::listing::ListMode,
-        /// Listers (`list_concurrency`).
         listers: u32,
     },
 }
@@ -341,14 +371,17 @@ impl KeySource {
 /// each kind in a module of its own.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PhaseKind {
-    /// Operations (one kind or a mix) issued by `concurrency` workers until the phase's
-    /// end.
-    Operations,
+    /// Operations (one kind or a mix) issued by `workers` closed-loop workers (an open
+    /// loop keeps at most `workers` requests in flight) until the phase's end.
+    Operations { workers: u32 },
     /// Every key under a prefix listed once (`op: list` without an end).
     Listing(ListingPlan),
-    /// A metadata scan: every key listed by `listers` and HEADed by the phase's
-    /// `concurrency` workers (`op: head` with `keys: bucket`).
-    Scan { listing: ListingPlan, listers: u32 },
+    /// A metadata scan: every key listed by the listing's listers and HEADed by
+    /// `head_workers` workers (`op: head` with `keys: bucket`).
+    Scan {
+        listing: ListingPlan,
+        head_workers: u32,
+    },
     /// A listing audit (`op: audit`): every key listed once and compared with the keys
     /// the live window says must be there.
     Audit(ListingPlan),
@@ -359,7 +392,7 @@ pub enum PhaseKind {
 impl PhaseKind {
     pub fn name(&self) -> &'static str {
         match self {
-            PhaseKind::Operations => "operations",
+            PhaseKind::Operations { .. } => "operations",
             PhaseKind::Listing(_) => "listing",
             PhaseKind::Scan { .. } => "scan",
             PhaseKind::Audit(_) => "audit",
@@ -385,38 +418,27 @@ impl PhaseKind {
     }
 }
 
-/// plan.json keeps the fields it had before phases had kinds: `listing` (with
-/// `scan_listers` for a scan) and `transfer`, each `null` when it does not apply, next
-/// to the `kind`.
+/// plan.json keeps the fields it had before phases had kinds: `listing` and
+/// `transfer`, each `null` when it does not apply, next to the `kind`; an ops phase
+/// adds its `workers`, a scan its `head_workers` (its listers are the listing's).
 impl Serialize for PhaseKind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        #[derive(Serialize)]
-        struct Listing<'a> {
-            #[serde(flatten)]
-            plan: &'a ListingPlan,
-            scan_listers: Option<u32>,
-        }
         let (listing, transfer) = match self {
-            PhaseKind::Operations => (None, None),
-            PhaseKind::Listing(plan) | PhaseKind::Audit(plan) => (
-                Some(Listing {
-                    plan,
-                    scan_listers: None,
-                }),
-                None,
-            ),
-            PhaseKind::Scan { listing, listers } => (
-                Some(Listing {
-                    plan: listing,
-                    scan_listers: Some(*listers),
-                }),
-                None,
-            ),
+            PhaseKind::Operations { .. } => (None, None),
+            PhaseKind::Listing(plan) | PhaseKind::Audit(plan) => (Some(plan), None),
+            PhaseKind::Scan { listing, .. } => (Some(listing), None),
             PhaseKind::Transfer(t) => (None, Some(t)),
         };
-        let mut map = s.serialize_map(Some(3))?;
+        let mut map = s.serialize_map(None)?;
         map.serialize_entry("kind", self.name())?;
+        match self {
+            PhaseKind::Operations { workers } => map.serialize_entry("workers", workers)?,
+            PhaseKind::Scan { head_workers, .. } => {
+                map.serialize_entry("head_workers", head_workers)?
+            }
+            _ => {}
+        }
         map.serialize_entry("listing", &listing)?;
         map.serialize_entry("transfer", &transfer)?;
         map.end()
@@ -440,9 +462,10 @@ pub struct TransferPlan {
     pub dir: PathBuf,
     /// Listing prefix (download) or key prefix (upload); `None`: the keyspace's.
     pub prefix: Option<String>,
+    /// Objects and parts in flight, part size, resume.
     pub settings: crate::transfer::TransferSettings,
-    /// Listers feeding a download (`list_concurrency`, as a scan's `scan_listers`).
-    pub list_concurrency: u32,
+    /// Listers feeding a download (an upload walks its folder).
+    pub listers: u32,
 }
 
 /// How a phase lists every key under a prefix (the keyspace's unless given) in each
@@ -450,6 +473,9 @@ pub struct TransferPlan {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ListingPlan {
     pub mode: crate::listing::ListMode,
+    /// Listers: a listing's or an audit's own (a serial listing runs one), or those
+    /// feeding a scan's HEAD workers.
+    pub listers: u32,
     /// Characters after the prefix that group the space report; `None` = no report.
     pub report_depth: Option<u32>,
     /// `None`: the keyspace's prefix.

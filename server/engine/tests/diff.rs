@@ -48,7 +48,7 @@ fn job(bucket: &str, prefix: &str, mode: ListMode) -> ListJob {
         bucket: bucket.to_string(),
         prefix: prefix.to_string(),
         mode,
-        concurrency: 8,
+        listers: 8,
         page_size: 1000,
         retries: 2,
         report_depth: None,

@@ -87,13 +87,13 @@ async fn every_object_is_headed_once_with_the_metadata_written() {
             mode: ListMode::Adaptive {
                 delimiter: Some("/".into()),
             },
-            concurrency: 4,
+            listers: 4,
             page_size: 100,
             retries: 0,
             report_depth: None,
             shard: Default::default(),
         },
-        head_concurrency: 32,
+        head_workers: 32,
     };
     let outcome = scan::scan(
         &client,

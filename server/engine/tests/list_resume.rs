@@ -62,7 +62,7 @@ fn job(mode: ListMode) -> ListJob {
         bucket: BUCKET.into(),
         prefix: "r/".into(),
         mode,
-        concurrency: 4,
+        listers: 4,
         page_size: 50,
         retries: 0,
         report_depth: Some(1),

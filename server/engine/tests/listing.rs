@@ -45,7 +45,7 @@ fn job(prefix: &str, mode: ListMode) -> ListJob {
         bucket: BUCKET.into(),
         prefix: prefix.into(),
         mode,
-        concurrency: 16,
+        listers: 16,
         page_size: 1000,
         retries: 0,
         report_depth: None,

@@ -28,10 +28,10 @@ async fn a_folder_round_trips_through_rgw_with_multipart() {
     let big: Vec<u8> = (0..(11u32 << 20) + 3).map(|i| (i % 239) as u8).collect();
     std::fs::write(src.path().join("d/big"), &big).unwrap();
     let settings = TransferSettings {
-        concurrency: 4,
+        in_flight: 4,
         part_size: 5 << 20,
         parts_above: 8 << 20,
-        part_concurrency: 3,
+        parts_in_flight: 3,
         resume: true,
     };
     let up = UploadJob {
@@ -54,7 +54,7 @@ async fn a_folder_round_trips_through_rgw_with_multipart() {
             bucket: bucket.clone(),
             prefix: "t/".into(),
             mode: ListMode::Serial,
-            concurrency: 1,
+            listers: 1,
             page_size: 1000,
             retries: 1,
             report_depth: None,

@@ -111,7 +111,7 @@ fn a_full_workload_becomes_the_exact_plan() {
     assert_eq!(plan.objects.content, Content::Zero);
     assert_eq!(plan.objects.metadata[0].0, "team");
     assert_eq!(plan.before[0].end, PhaseEnd::UntilObjects(1000));
-    assert_eq!(plan.before[0].concurrency, 32);
+    assert_eq!(plan.before[0].kind, PhaseKind::Operations { workers: 32 });
     assert_eq!(plan.rounds.count, 4);
     let r = &plan.rounds.phases;
     assert_eq!(r[0].name, "put");
@@ -161,7 +161,7 @@ fn defaults_fill_in_what_is_left_out() {
     assert_eq!(plan.keyspace.layout, KeyLayout::Random);
     assert_eq!(plan.keyspace.key_length, 16);
     assert_eq!(plan.objects.size, SizeDist::Fixed { bytes: 1024 });
-    assert_eq!(plan.before[0].concurrency, 16);
+    assert_eq!(plan.before[0].kind, PhaseKind::Operations { workers: 16 });
     assert_eq!(plan.before[0].page_size, 1000);
     assert_eq!(plan.rounds.count, 0);
     assert_eq!(plan.cleanup, CleanupPlan::default(), "cleanup is opt-in");
@@ -895,10 +895,10 @@ fn list_modes_are_read_and_checked() {
         })
         .collect();
     assert_eq!(modes[0].mode, ListMode::Serial);
-    // A serial listing has one page in flight, whatever its concurrency says.
-    assert_eq!(plan.after[0].in_flight(), 1);
-    assert_eq!(plan.after[1].in_flight(), plan.after[1].concurrency);
-    assert!(plan.after[1].concurrency > 1);
+    // A serial listing has one page in flight, whatever its listers say.
+    assert_eq!(plan.after[0].at_once().listers, Some(1));
+    assert_eq!(plan.after[1].at_once().listers, Some(modes[1].listers));
+    assert!(modes[1].listers > 1);
     assert_eq!(
         modes[1].mode,
         ListMode::Prefix {
@@ -959,12 +959,20 @@ fn metadata_scans_are_head_phases_over_the_bucket() {
     assert_eq!(p.end, PhaseEnd::ListOnce);
     let PhaseKind::Scan {
         listing: l,
-        listers,
+        head_workers,
     } = &p.kind
     else {
         panic!("a scan: {:?}", p.kind)
     };
-    assert_eq!(*listers, 4);
+    assert_eq!(l.listers, 4);
+    assert_eq!(*head_workers, 64);
+    // plan.json names each count as the workload does.
+    let json = serde_json::to_value(p).unwrap();
+    assert_eq!(json["kind"], "scan");
+    assert_eq!(json["head_workers"], 64, "{json}");
+    assert_eq!(json["listing"]["listers"], 4, "{json}");
+    assert!(json.get("concurrency").is_none(), "{json}");
+    assert!(json["listing"].get("scan_listers").is_none(), "{json}");
     assert_eq!(l.prefix.as_deref(), Some(""));
 
     expect_error(
@@ -1012,13 +1020,19 @@ fn download_and_upload_phases_are_read_and_checked() {
     assert_eq!(t.dir, std::path::PathBuf::from("./restore"));
     assert_eq!(
         (
-            t.settings.concurrency,
+            t.settings.in_flight,
             t.settings.part_size,
             t.settings.parts_above
         ),
         (8, 8 << 20, 32 << 20)
     );
     assert!(t.settings.resume);
+    // plan.json keeps the objects in flight once, in the transfer's settings.
+    let json = serde_json::to_value(down).unwrap();
+    assert_eq!(json["transfer"]["settings"]["in_flight"], 8, "{json}");
+    assert_eq!(json["transfer"]["settings"]["parts_in_flight"], 4, "{json}");
+    assert_eq!(json["transfer"]["listers"], 4, "{json}");
+    assert!(json.get("concurrency").is_none(), "{json}");
     let t = up.kind.transfer().unwrap();
     assert_eq!(t.direction, TransferDirection::Upload);
     assert_eq!(t.prefix.as_deref(), Some("copy/"));
@@ -1084,9 +1098,9 @@ fn concurrency_has_one_limit_for_every_phase_kind() {
                 .unwrap_or_else(|e| panic!("{kind}: {e}"))
                 .0;
             let p = &plan.after[0];
-            assert_eq!(p.concurrency, good, "{kind}");
+            assert_eq!(p.tasks(), good, "{kind}");
             if let Some(t) = p.kind.transfer() {
-                assert_eq!(t.settings.concurrency, good, "{kind}");
+                assert_eq!(t.settings.in_flight, good, "{kind}");
             }
         }
     }
@@ -1110,8 +1124,8 @@ fn list_concurrency_has_one_limit_for_scans_and_downloads() {
                 .0;
             let p = &plan.after[0];
             let got = match &p.kind {
-                PhaseKind::Scan { listers, .. } => Some(*listers),
-                PhaseKind::Transfer(t) => Some(t.list_concurrency),
+                PhaseKind::Scan { listing, .. } => Some(listing.listers),
+                PhaseKind::Transfer(t) => Some(t.listers),
                 other => panic!("{kind}: neither a scan nor a transfer: {other:?}"),
             };
             assert_eq!(got, Some(listers), "{kind}");
@@ -1168,9 +1182,9 @@ fn audits_are_listing_phases_of_their_own() {
         PhaseWork::Single(OpKind::List),
         "its requests are LISTs"
     );
-    assert_eq!(audit.in_flight(), 8);
+    assert_eq!(audit.at_once().listers, Some(8));
     // A serial audit has one page in flight.
-    assert_eq!(plan.after[0].in_flight(), 1);
+    assert_eq!(plan.after[0].at_once().listers, Some(1));
     let json = serde_json::to_value(audit).unwrap();
     assert_eq!(json["kind"], "audit");
     assert!(

@@ -34,7 +34,7 @@ fn key_files_and_listings_become_the_phases_key_source() {
         })
     );
     assert_eq!(a.end, PhaseEnd::Epochs(2));
-    assert_eq!(a.kind, PhaseKind::Operations);
+    assert_eq!(a.kind, PhaseKind::Operations { workers: 16 });
     let Some(KeySource::Listing {
         bucket,
         prefix,

@@ -121,26 +121,26 @@ fn each_old_name_gives_the_plan_of_its_new_one_with_a_warning_naming_it() {
 fn the_counts_reach_the_plan_under_their_new_names() {
     let (phase, _) =
         plan_of("{ op: download, dir: d, in_flight: 7, listers: 9, parts_in_flight: 3 }");
-    assert_eq!(phase.concurrency, 7);
+    assert_eq!(phase.tasks(), 7);
     let PhaseKind::Transfer(transfer) = &phase.kind else {
         panic!("{:?}", phase.kind)
     };
+    assert_eq!(transfer.settings.in_flight, 7);
     assert_eq!(
-        (
-            transfer.list_concurrency,
-            transfer.settings.part_concurrency
-        ),
+        (transfer.listers, transfer.settings.parts_in_flight),
         (9, 3)
     );
     let (phase, _) = plan_of("{ op: head, keys: bucket, head_workers: 5, listers: 2 }");
-    assert_eq!(phase.concurrency, 5);
+    assert_eq!(phase.tasks(), 5);
     assert!(
-        matches!(phase.kind, PhaseKind::Scan { listers: 2, .. }),
+        matches!(&phase.kind, PhaseKind::Scan { listing, head_workers: 5 } if listing.listers == 2),
         "{:?}",
         phase.kind
     );
     let (phase, _) = plan_of("{ op: list, listers: 3 }");
-    assert_eq!(phase.concurrency, 3);
+    assert_eq!(phase.tasks(), 3);
+    let (phase, _) = plan_of("{ op: put, workers: 6, operations: 10 }");
+    assert_eq!(phase.kind, PhaseKind::Operations { workers: 6 });
 }
 
 #[test]

@@ -41,10 +41,10 @@ impl TransferObserver for Requests {
 
 fn settings() -> TransferSettings {
     TransferSettings {
-        concurrency: 4,
+        in_flight: 4,
         part_size: 5 << 20,
         parts_above: 8 << 20,
-        part_concurrency: 3,
+        parts_in_flight: 3,
         resume: true,
     }
 }
@@ -107,7 +107,7 @@ fn list_job(prefix: &str) -> ListJob {
         bucket: "xfer".into(),
         prefix: prefix.into(),
         mode: ListMode::Adaptive { delimiter: None },
-        concurrency: 4,
+        listers: 4,
         page_size: 1000,
         retries: 0,
         report_depth: None,

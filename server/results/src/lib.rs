@@ -38,6 +38,7 @@ mod overrides;
 mod phase_end;
 mod phase_ref;
 mod process;
+mod renamed;
 mod run_status;
 pub mod scaling;
 pub mod secrets;
@@ -60,7 +61,7 @@ pub use endpoints::{
 };
 pub use error::ResultsError;
 pub use events::{
-    AsyncEventReader, EventHead, EventReader, EventWriter, IntegrityEvent, Logged,
+    AsyncEventReader, AtOnce, EventHead, EventReader, EventWriter, IntegrityEvent, Logged,
     MetadataScanEvent, PhaseProgress, RawEvent, RunEvent,
 };
 pub use files::{
@@ -94,6 +95,8 @@ pub use overrides::{OverrideMismatch, RunOverrides};
 pub use phase_end::PhaseEnd;
 pub use phase_ref::{PhaseRef, Section};
 pub use process::ProcessId;
+#[cfg(feature = "openapi")]
+pub use renamed::{HeadWorkersCount, ListersCount};
 pub use run_status::RunStatus;
 pub use shard::{Shard, ShardError};
 pub use space_report::{ReportBuilder, SpaceReport};

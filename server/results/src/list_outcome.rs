@@ -17,7 +17,7 @@ pub enum ListMode {
     /// One paginator.
     Serial,
     /// One paginator per `depth` leading characters of `alphabet` (plus the gaps
-    /// between them), `concurrency` at a time.
+    /// between them), as many at a time as the listing has listers.
     Prefix { depth: u32, alphabet: String },
     /// Ranges cut while listing, so every lister stays busy; seeded from one delimiter
     /// page when the keys look like folders.
@@ -56,7 +56,13 @@ pub struct ListOutcome {
     pub bucket: String,
     pub prefix: String,
     pub mode: ListMode,
-    pub concurrency: u32,
+    /// Listers that listed the bucket at once (1 in serial mode); in a merged run, the
+    /// listers of all the shards that listed it, added up. Also written as the
+    /// deprecated `concurrency` until the next release, and read from it in runs
+    /// recorded before.
+    #[serde(flatten, with = "crate::renamed::listers")]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::renamed::ListersCount))]
+    pub listers: u32,
     pub keys: u64,
     /// Sum of the listed objects' sizes.
     pub bytes: u64,

@@ -31,7 +31,11 @@ pub struct ScalingLine {
     pub phase: String,
     /// The phase's listing mode (`serial`, `prefix`, `adaptive`).
     pub mode: String,
-    pub concurrency: u32,
+    /// The listers of the phase's first complete listing (also written as the
+    /// deprecated `concurrency` until the next release).
+    #[serde(flatten, with = "crate::renamed::listers")]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::renamed::ListersCount))]
+    pub listers: u32,
     pub points: Vec<ScalingPoint>,
     /// `None` with fewer than two sizes.
     pub fit: Option<LinearFit>,
@@ -120,7 +124,7 @@ fn lines_of(listings: &[ListingRecord]) -> Vec<ScalingLine> {
             None => lines.push(ScalingLine {
                 phase: l.phase.name.clone(),
                 mode: l.outcome.mode.name().to_string(),
-                concurrency: l.outcome.concurrency,
+                listers: l.outcome.listers,
                 points: vec![point],
                 fit: None,
             }),

@@ -29,7 +29,9 @@ pub struct ClientConfig {
     pub timeout: Option<Duration>,
     /// Retries after a failed attempt; 0 = each attempt is counted as it is.
     pub retries: u32,
-    /// Maximum idle connections kept per host; set to the phase concurrency.
+    /// The connection pool: idle connections kept per host, as many as the tasks of the
+    /// run's busiest phase issue requests from (its workers, listers, HEAD workers or
+    /// objects in flight).
     pub pool_size: usize,
     /// Send CRC32 request checksums on PUT.
     pub checksums: bool,

@@ -68,7 +68,8 @@ macro_rules! retried {
 }
 
 impl S3Client {
-    /// Builds the client the config asks for, with its pool sized to the concurrency.
+    /// Builds the client the config asks for, its connection pool keeping `pool_size`
+    /// idle connections per host.
     pub async fn connect(config: &ClientConfig) -> Result<S3Client, OpError> {
         let backend = match config.kind {
             ClientKind::Fast => Backend::Fast(std::sync::Arc::new(fast::FastClient::new(config)?)),

@@ -462,6 +462,48 @@ export interface components {
              */
             resume?: string | null;
         };
+        /**
+         * @description What a phase keeps going at once, each count under the name the workload gives it;
+         *     a phase has the counts its kind runs, the others are left out.
+         */
+        AtOnce: {
+            /**
+             * Format: int32
+             * @description Ops phases and mixes: closed-loop workers, or the most requests an open loop
+             *     keeps in flight.
+             */
+            workers?: number | null;
+            /**
+             * Format: int32
+             * @description Complete listings and audits: their listers (1 in serial mode, which pages
+             *     alone); metadata scans and downloads: the listers feeding them.
+             */
+            listers?: number | null;
+            /**
+             * Format: int32
+             * @description Metadata scans: HEAD workers.
+             */
+            head_workers?: number | null;
+            /**
+             * Format: int32
+             * @description Downloads and uploads: objects moving at once.
+             */
+            in_flight?: number | null;
+            /**
+             * Format: int32
+             * @description Downloads and uploads: parts of one object moving at once.
+             */
+            parts_in_flight?: number | null;
+            /**
+             * Format: int32
+             * @deprecated
+             * @description Deprecated: the one count events had before this release, whichever of
+             *     `workers`, `listers` (of a listing or an audit), `head_workers` or `in_flight`
+             *     the phase's kind runs. Written until the next release; the only count of a
+             *     `phase_started` recorded before.
+             */
+            concurrency?: number | null;
+        };
         /** @description Exact counts of a comparison between what must be there and what was listed. */
         AuditCounts: {
             /**
@@ -685,6 +727,25 @@ export interface components {
             /** Format: int64 */
             started_s_ago: number;
             shards: components["schemas"]["ShardView"][];
+        };
+        /**
+         * @description A metadata scan's HEAD workers, under their name and, until the next release, their
+         *     old one.
+         */
+        HeadWorkersCount: {
+            /**
+             * Format: int32
+             * @description HEAD workers (HEAD requests in flight at most); in a merged run, those of all
+             *     the shards that HEADed, added up.
+             */
+            head_workers: number;
+            /**
+             * Format: int32
+             * @deprecated
+             * @description Deprecated: `head_workers` under its name before this release; written until the
+             *     next release.
+             */
+            head_concurrency: number;
         };
         /** @description Throughput and p99 of one operation over the whole run. */
         Headline: {
@@ -940,12 +1001,10 @@ export interface components {
             mode: "adaptive";
         };
         /** @description A finished (or stopped) listing. */
-        ListOutcome: {
+        ListOutcome: components["schemas"]["ListersCount"] & {
             bucket: string;
             prefix: string;
             mode: components["schemas"]["ListMode"];
-            /** Format: int32 */
-            concurrency: number;
             /** Format: int64 */
             keys: number;
             /**
@@ -972,6 +1031,22 @@ export interface components {
             /** @description False when the listing was stopped before the end. */
             complete: boolean;
             report?: null | components["schemas"]["SpaceReport"];
+        };
+        /** @description A listing's listers, under their name and, until the next release, their old one. */
+        ListersCount: {
+            /**
+             * Format: int32
+             * @description Listers that listed the bucket at once (1 in serial mode); in a merged run, the
+             *     listers of all the shards that listed it, added up.
+             */
+            listers: number;
+            /**
+             * Format: int32
+             * @deprecated
+             * @description Deprecated: `listers` under its name before this release; written until the
+             *     next release.
+             */
+            concurrency: number;
         };
         /** @description One `listing` event with its id in the event log. */
         ListingRecord: {
@@ -1082,7 +1157,7 @@ export interface components {
             other_values: number;
         };
         /** @description What a metadata scan (`op: head`, `keys: bucket`) of one bucket found. */
-        MetadataScanEvent: {
+        MetadataScanEvent: components["schemas"]["HeadWorkersCount"] & {
             phase: components["schemas"]["PhaseRef"];
             bucket: string;
             /**
@@ -1100,8 +1175,6 @@ export interface components {
              * @description Keys gone between LIST and HEAD.
              */
             missing: number;
-            /** Format: int32 */
-            head_concurrency: number;
             /** Format: double */
             seconds: number;
             metadata: components["schemas"]["MetadataSummary"];
@@ -1395,7 +1468,7 @@ export interface components {
             /** @enum {string} */
             event: "started";
         } | {
-            data: {
+            data: components["schemas"]["AtOnce"] & {
                 phase: components["schemas"]["PhaseRef"];
                 /** @description 0-based position among all the run's phases. */
                 position: number;
@@ -1404,8 +1477,6 @@ export interface components {
                  *     `{"until_objects": N}`, `{"epochs": N}` or `"list_once"`.
                  */
                 end: Record<string, never>;
-                /** Format: int32 */
-                concurrency: number;
                 /** Format: int64 */
                 objects: number;
                 /** @description Bucket index at the start (tracked targets only). */
@@ -1569,12 +1640,10 @@ export interface components {
             overwrite?: boolean;
         };
         /** @description The listings of one list phase (by name, across rounds) and their fitted line. */
-        ScalingLine: {
+        ScalingLine: components["schemas"]["ListersCount"] & {
             phase: string;
             /** @description The phase's listing mode (`serial`, `prefix`, `adaptive`). */
             mode: string;
-            /** Format: int32 */
-            concurrency: number;
             points: components["schemas"]["ScalingPoint"][];
             fit?: null | components["schemas"]["LinearFit"];
         };

@@ -67,7 +67,7 @@ function ScalingChart({ report }: { report: ListingsReport }) {
             {report.lines.map((l, i) => (
               <Scatter
                 key={`${l.phase} points`}
-                name={`${l.phase} (${l.mode}, ${listers(l.concurrency)})`}
+                name={`${l.phase} (${l.mode}, ${listers(l.listers)})`}
                 data={l.points.map((p) => ({ keys: p.keys, seconds: p.seconds }))}
                 dataKey="seconds"
                 fill={colour(i)}
@@ -129,7 +129,7 @@ function Extrapolation({ fitted }: { fitted: ScalingLine[] }) {
           {fitted.map((l) => (
             <tr key={l.phase}>
               <td>
-                {l.phase} ({l.mode}, {listers(l.concurrency)})
+                {l.phase} ({l.mode}, {listers(l.listers)})
               </td>
               <td className="mono">
                 {(Math.abs(l.fit!.intercept_s) < 0.0005 ? 0 : l.fit!.intercept_s).toFixed(3)} s + {(l.fit!.slope_s_per_key * 1e6).toFixed(3)} µs/key
@@ -178,7 +178,7 @@ function ListingsTable({ listings }: { listings: ListingsReport["listings"] }) {
               <td>{l.phase.name}</td>
               <td>{o.bucket}</td>
               <td>{o.mode.mode}</td>
-              <td className="num">{o.concurrency}</td>
+              <td className="num">{o.listers}</td>
               <td className="num">{fmtCount(o.keys)}</td>
               <td className="num">{fmtBytes(o.bytes)}</td>
               <td className="num">

@@ -21,6 +21,7 @@ const report: ListingsReport = {
       heads: 1200,
       head_errors: 2,
       missing: 1,
+      head_workers: 64,
       head_concurrency: 64,
       seconds: 0.5,
       metadata: {
@@ -70,6 +71,8 @@ describe("metadata scans and transfers", () => {
     const row = within(screen.getByTestId("metadata-scans-table")).getAllByRole("row")[1];
     const cells = within(row).getAllByRole("cell").map((c) => c.textContent);
     expect(cells.slice(1, 9)).toEqual(["metadata", "photos", "1,200", "2", "1", "64", "0.5 s", "2,400"]);
+    const header = within(screen.getByTestId("metadata-scans-table")).getAllByRole("columnheader");
+    expect(header[6].textContent).toBe("HEAD workers");
     const names = screen.getByTestId("metadata-names");
     expect(names.textContent).toContain("1,200 objects, 200 without any");
     const team = within(names).getByText("team").closest("tr")!;

@@ -27,7 +27,7 @@ function MetadataScans({ scans }: { scans: MetadataScanRecord[] }) {
             <th className="num">HEADs</th>
             <th className="num">Errors</th>
             <th className="num">Gone since listed</th>
-            <th className="num">In flight</th>
+            <th className="num">HEAD workers</th>
             <th className="num">Time</th>
             <th className="num">HEAD/s</th>
           </tr>
@@ -41,7 +41,7 @@ function MetadataScans({ scans }: { scans: MetadataScanRecord[] }) {
               <td className="num">{fmtCount(s.heads)}</td>
               <td className="num">{fmtCount(s.head_errors)}</td>
               <td className="num">{fmtCount(s.missing)}</td>
-              <td className="num">{s.head_concurrency}</td>
+              <td className="num">{s.head_workers}</td>
               <td className="num">{fmtDuration(s.seconds)}</td>
               <td className="num">{s.seconds > 0 ? fmtCount(Math.round(s.heads / s.seconds)) : "–"}</td>
             </tr>

@@ -311,7 +311,7 @@ describe("live bucket index", () => {
     s = applyEvent(s, {
       id: 1,
       name: "phase_started",
-      data: { phase: phase("round", 1, "write"), position: 1, end: {}, concurrency: 8, objects: 0, index: [idx(11, "a")] },
+      data: { phase: phase("round", 1, "write"), position: 1, end: {}, workers: 8, concurrency: 8, objects: 0, index: [idx(11, "a")] },
     });
     expect(s.index).toEqual([idx(11, "a")]);
     expect(s.buckets).toEqual(["a"]);

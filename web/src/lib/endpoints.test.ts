@@ -184,7 +184,7 @@ describe("live endpoints", () => {
     let s = initialLive();
     s = applyEvent(s, { id: 0, name: "started", data: { run_id: "r", endpoint: `${A},${B}`, phases: 1 } });
     expect(s.endpoints).toEqual([A, B]);
-    s = applyEvent(s, { id: 1, name: "phase_started", data: { phase, position: 0, end: "list_once", concurrency: 4, objects: 0 } });
+    s = applyEvent(s, { id: 1, name: "phase_started", data: { phase, position: 0, end: "list_once", listers: 4, concurrency: 4, objects: 0 } });
     const record = {
       section: "round",
       round: 1,

@@ -126,7 +126,7 @@ describe("live keys and epochs", () => {
     // The keys are ready (listed) before the phase starts.
     s = applyEvent(s, { id: 1, name: "keys", data: listed });
     expect(runningKeys(s)).toBeUndefined();
-    s = applyEvent(s, { id: 2, name: "phase_started", data: { phase: read, position: 1, end: { epochs: 3 }, concurrency: 8, objects: 2000 } });
+    s = applyEvent(s, { id: 2, name: "phase_started", data: { phase: read, position: 1, end: { epochs: 3 }, workers: 8, concurrency: 8, objects: 2000 } });
     expect(runningKeys(s)).toEqual(listed);
     expect(s.epoch).toBeUndefined();
     s = applyEvent(s, interval(3, 1));
@@ -135,7 +135,7 @@ describe("live keys and epochs", () => {
     expect(s.points[1].epoch).toBe(2);
     expect(liveEpochMarks(s.points)).toEqual([{ t: 4.5, epoch: 2, label: "epoch 2" }]);
     // The next phase reads no keys: no keys line, no epoch.
-    s = applyEvent(s, { id: 5, name: "phase_started", data: { phase: { ...read, index: 2, name: "after" }, position: 2, end: "list_once", concurrency: 1, objects: 2000 } });
+    s = applyEvent(s, { id: 5, name: "phase_started", data: { phase: { ...read, index: 2, name: "after" }, position: 2, end: "list_once", listers: 1, concurrency: 1, objects: 2000 } });
     expect(runningKeys(s)).toBeUndefined();
     expect(s.epoch).toBeUndefined();
   });
@@ -144,7 +144,7 @@ describe("live keys and epochs", () => {
     const phase = { section: "round", round: 1, index: 0, name: "write" };
     const samples: Record<LiveEventName, unknown> = {
       started: { run_id: "r", endpoint: "embedded", phases: 2 },
-      phase_started: { phase, position: 0, end: "list_once", concurrency: 1, objects: 0 },
+      phase_started: { phase, position: 0, end: "list_once", listers: 1, concurrency: 1, objects: 0 },
       interval: interval(0, 1).data,
       warning: { message: "slow" },
       reshard: { bucket: "b", from_shards: 11, to_shards: 23, started_s: 1, ended_s: 2 },

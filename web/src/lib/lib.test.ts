@@ -213,7 +213,7 @@ describe("live events", () => {
     s = applyEvent(s, { id: 0, name: "started", data: { run_id: "r", endpoint: "x", phases: 3 } });
     s = applyEvent(s, interval(1, 5));
     const next = { section: "round", round: 1, index: 1, name: "read" };
-    s = applyEvent(s, { id: 2, name: "phase_started", data: { phase: next, position: 2, end: "list_once", concurrency: 1, objects: 10 } });
+    s = applyEvent(s, { id: 2, name: "phase_started", data: { phase: next, position: 2, end: "list_once", listers: 1, concurrency: 1, objects: 10 } });
     s = applyEvent(s, interval(3, 7));
     expect(s.phase).toEqual(next);
     expect(s.position).toBe(2);
@@ -269,6 +269,7 @@ describe("list scaling", () => {
   const line = {
     phase: "serial",
     mode: "serial",
+    listers: 1,
     concurrency: 1,
     points: [
       { keys: 10_000, seconds: 1.5 },

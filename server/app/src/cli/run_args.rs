@@ -48,7 +48,8 @@ pub struct RunArgs {
     pub verify: bool,
 
     /// Run shard I of N of the workload (for example 2/4; I from 0): its part of the keys,
-    /// of every count and of every open-loop rate, with the workload's concurrency.
+    /// of every count and of every open-loop rate, with the workload's workers, listers and
+    /// objects in flight (per process).
     /// Start N shards against one target and together they do what the workload does.
     /// Shard 0 creates the buckets, polls the RGW index and runs serial listings.
     /// Labels the run `shard=I/N`.

@@ -218,7 +218,7 @@ async fn source(
                     bucket: bucket.clone(),
                     prefix: prefix.clone(),
                     mode,
-                    concurrency: args.listers,
+                    listers: args.listers,
                     page_size: args.page_size,
                     retries: args.retries,
                     report_depth: None,

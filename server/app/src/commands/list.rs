@@ -230,7 +230,7 @@ impl Listing<'_> {
         if args.head {
             let scan_job = ScanJob {
                 list: job,
-                head_concurrency: args.head_workers,
+                head_workers: args.head_workers,
             };
             scan::scan_into(
                 client,
@@ -291,7 +291,7 @@ impl Listing<'_> {
     async fn scan(self, keys_out: Option<listing::KeySink>) -> Result<Listed, CliError> {
         let scan_job = ScanJob {
             list: self.job,
-            head_concurrency: self.args.head_workers,
+            head_workers: self.args.head_workers,
         };
         let progress = self.progress;
         scan::scan(
@@ -352,7 +352,8 @@ fn report(
         heads: s.heads,
         errors: s.head_errors,
         missing: s.missing,
-        concurrency: s.head_concurrency,
+        head_workers: s.head_workers,
+        concurrency: s.head_workers,
         heads_per_sec: s.heads_per_sec(),
         latency_us: Percentiles::of(
             &progress
@@ -513,7 +514,7 @@ fn job(args: &ListArgs, out: &KeysOut<'_>) -> Result<ListJob, CliError> {
         bucket: args.bucket.clone(),
         prefix: args.prefix.clone(),
         mode,
-        concurrency: args.listers,
+        listers: args.listers,
         page_size: args.page_size,
         retries: args.retries,
         report_depth: args.report.then_some(args.report_depth),

@@ -55,6 +55,10 @@ pub(super) struct HeadReport {
     pub heads: u64,
     pub errors: u64,
     pub missing: u64,
+    /// HEAD workers (HEAD requests in flight at most).
+    pub head_workers: u32,
+    /// Deprecated: `head_workers` under its name before this release; printed until the
+    /// next release.
     pub concurrency: u32,
     pub heads_per_sec: f64,
     pub latency_us: Percentiles,
@@ -85,7 +89,7 @@ pub(super) fn human(r: &ListReport) -> String {
         out,
         "mode {} with {} lister(s): {} requests ({} failed), {} ranges ({} cut while listing)",
         o.mode.name(),
-        o.concurrency,
+        o.listers,
         o.requests,
         o.errors,
         o.ranges,
@@ -129,11 +133,11 @@ pub(super) fn human(r: &ListReport) -> String {
     if let Some(h) = &r.head {
         let _ = writeln!(
             out,
-            "HEAD: {} objects ({} failed, {} gone since listed) with {} in flight — {:.0} HEAD/s, p50 {:.1} ms, p99 {:.1} ms",
+            "HEAD: {} objects ({} failed, {} gone since listed) with {} HEAD workers — {:.0} HEAD/s, p50 {:.1} ms, p99 {:.1} ms",
             h.heads,
             h.errors,
             h.missing,
-            h.concurrency,
+            h.head_workers,
             h.heads_per_sec,
             h.latency_us.p50 as f64 / 1000.0,
             h.latency_us.p99 as f64 / 1000.0

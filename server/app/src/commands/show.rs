@@ -69,7 +69,7 @@ fn print_metadata_scans(report: &ListingsReport) {
         "HEADs",
         "errors",
         "missing",
-        "in flight",
+        "HEAD workers",
         "seconds",
         "HEAD/s",
     ])
@@ -88,7 +88,7 @@ fn print_metadata_scans(report: &ListingsReport) {
             s.heads.to_string(),
             s.head_errors.to_string(),
             s.missing.to_string(),
-            s.head_concurrency.to_string(),
+            s.head_workers.to_string(),
             format!("{:.2}", s.seconds),
             format!("{rate:.0}"),
         ]);
@@ -196,7 +196,7 @@ fn print_listings(report: &ListingsReport, extrapolate: Option<f64>) {
             round_of(&l.phase),
             o.bucket.clone(),
             o.mode.name().to_string(),
-            o.concurrency.to_string(),
+            o.listers.to_string(),
             o.keys.to_string(),
             format!(
                 "{:.2}{}",
@@ -223,8 +223,8 @@ fn print_listings(report: &ListingsReport, extrapolate: Option<f64>) {
                 "  at this rate, {keys:.3e} keys take {} ({} with {} lister{})",
                 human_duration(fit.seconds_for(keys)),
                 line.mode,
-                line.concurrency,
-                if line.concurrency == 1 { "" } else { "s" }
+                line.listers,
+                if line.listers == 1 { "" } else { "s" }
             );
         }
     }

@@ -32,10 +32,10 @@ impl TransferObserver for Moved {
 
 fn settings(t: &TransferArgs) -> TransferSettings {
     TransferSettings {
-        concurrency: t.in_flight,
+        in_flight: t.in_flight,
         part_size: t.part_size,
         parts_above: t.parts_above,
-        part_concurrency: t.parts_in_flight,
+        parts_in_flight: t.parts_in_flight,
         resume: !t.overwrite,
     }
 }
@@ -58,7 +58,7 @@ pub async fn download(args: &DownloadArgs) -> Result<u8, CliError> {
             bucket: args.bucket.clone(),
             prefix: args.prefix.clone(),
             mode: ListMode::Adaptive { delimiter: None },
-            concurrency: args.listers,
+            listers: args.listers,
             page_size: 1000,
             retries: 3,
             report_depth: None,

@@ -108,7 +108,7 @@ pub(crate) async fn prepare(
                     bucket: bucket.clone(),
                     prefix: prefix.clone().unwrap_or_default(),
                     mode: mode.clone(),
-                    concurrency: *listers,
+                    listers: *listers,
                     page_size: plan.page_size,
                     retries: ctx.client.retries(),
                     report_depth: None,

@@ -55,15 +55,21 @@ pub(crate) fn start(
         Started::Listing(outcomes)
     };
     match &plan.kind {
-        PhaseKind::Operations => {
-            super::ops_phase::start(ctx, plan, position, shared, recorders, tasks);
+        PhaseKind::Operations { workers } => {
+            super::ops_phase::start(ctx, plan, *workers, position, shared, recorders, tasks);
             Started::Operations
         }
         PhaseKind::Listing(l) => listing(l, Pass::List, tasks),
         PhaseKind::Scan {
             listing: l,
-            listers,
-        } => listing(l, Pass::Scan { listers: *listers }, tasks),
+            head_workers,
+        } => listing(
+            l,
+            Pass::Scan {
+                head_workers: *head_workers,
+            },
+            tasks,
+        ),
         PhaseKind::Audit(l) => listing(l, Pass::Audit, tasks),
         PhaseKind::Transfer(t) => {
             let task = TransferTask::new(ctx, t, recorders, shared.stop.clone());

@@ -35,9 +35,9 @@ use keystorm_s3::S3Client;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Pass {
     List,
-    /// HEAD every key, with this many listers feeding the phase's HEAD workers.
+    /// HEAD every key with this many HEAD workers, fed by the listing's listers.
     Scan {
-        listers: u32,
+        head_workers: u32,
     },
     /// Compare the listing with the live window's keys.
     Audit,
@@ -53,7 +53,6 @@ pub(crate) struct ListingTask {
     /// The keys an audit expects: the keyspace's, in the window as the phase started.
     keyspace: Keyspace,
     window: WindowState,
-    concurrency: u32,
     page_size: u32,
     retries: u32,
     /// The part of each bucket this run lists (all of it unless the run is a shard).
@@ -126,7 +125,6 @@ impl ListingTask {
             pass,
             keyspace: ctx.keyspace.clone(),
             window: ctx.window.state(),
-            concurrency: plan.concurrency,
             page_size: plan.page_size,
             retries: ctx.plan.target.retries,
             shard: ctx.plan.keyspace.shard,
@@ -181,10 +179,7 @@ impl ListingTask {
                 bucket: bucket.clone(),
                 prefix: self.prefix.clone(),
                 mode: self.listing.mode.clone(),
-                concurrency: match self.pass {
-                    Pass::Scan { listers } => listers,
-                    Pass::List | Pass::Audit => self.concurrency,
-                },
+                listers: self.listing.listers,
                 page_size: self.page_size,
                 retries: self.retries,
                 report_depth: self.listing.report_depth,
@@ -195,10 +190,10 @@ impl ListingTask {
                 Err(e) => return Some(format!("bucket {bucket}: {e}")),
             };
             let done = match self.pass {
-                Pass::Scan { .. } => {
+                Pass::Scan { head_workers } => {
                     let scan_job = ScanJob {
                         list: job,
-                        head_concurrency: self.concurrency,
+                        head_workers,
                     };
                     scan::scan(
                         &self.client,
@@ -287,7 +282,7 @@ pub(crate) fn emit(ctx: &RunContext, phase: &PhaseRef, outcomes: Vec<ScanOrList>
                     heads: s.heads,
                     head_errors: s.head_errors,
                     missing: s.missing,
-                    head_concurrency: s.head_concurrency,
+                    head_workers: s.head_workers,
                     seconds: s.seconds,
                     metadata: s.metadata,
                 }));

@@ -71,7 +71,7 @@ pub(crate) async fn run(
         shared.start,
         (ctx.window.checkpoint_state(), before.next_pick),
     )?;
-    let recorders: Vec<Recorder> = (0..(p.concurrency as usize).clamp(1, MAX_RECORDERS))
+    let recorders: Vec<Recorder> = (0..(p.tasks() as usize).clamp(1, MAX_RECORDERS))
         .map(|_| Recorder::new())
         .collect();
 

@@ -56,7 +56,7 @@ pub(crate) async fn announce(
         phase: pref.clone(),
         position,
         end: p.end.clone(),
-        concurrency: p.in_flight(),
+        at_once: p.at_once(),
         objects: objects_at_start,
         index: index_at_start.clone(),
         verify: p.verify,

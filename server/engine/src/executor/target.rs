@@ -57,9 +57,11 @@ impl Target {
         } else {
             resolve(&t.credentials, "target.credentials", secrets, &mut notes).await?
         };
+        // Idle connections kept per host: as many as the phase with the most tasks
+        // issuing requests has.
         let pool_size = super::sequence::schedule(plan)
             .iter()
-            .map(|p| p.plan.concurrency as usize)
+            .map(|p| p.plan.tasks() as usize)
             .max()
             .unwrap_or(1);
         let config = ClientConfig {

@@ -57,7 +57,7 @@ impl TransferTask {
                         bucket: self.bucket.clone(),
                         prefix: self.prefix.clone(),
                         mode: ListMode::Adaptive { delimiter: None },
-                        concurrency: self.plan.list_concurrency,
+                        listers: self.plan.listers,
                         page_size: 1000,
                         retries: 3,
                         report_depth: None,

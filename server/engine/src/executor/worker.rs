@@ -84,7 +84,8 @@ impl Worker {
             shared,
             recorder,
             // Workers of the shards of one workload are numbered apart, so shards
-            // draw their own streams, each the same wherever the shard runs.
+            // draw their own streams, each the same wherever the shard runs (an ops
+            // phase's tasks are its workers).
             draws: WorkerDraws::new(
                 ctx.plan.keyspace.seed,
                 phase,
@@ -92,7 +93,7 @@ impl Worker {
                     .keyspace
                     .shard
                     .index
-                    .wrapping_mul(plan.concurrency)
+                    .wrapping_mul(plan.tasks())
                     .wrapping_add(id),
             ),
             sequence: 0,

@@ -1,4 +1,4 @@
-//! A listing as asked for (bucket, prefix, mode, concurrency); how it ended is the
+//! A listing as asked for (bucket, prefix, mode, listers); how it ended is the
 //! results model's [`ListOutcome`].
 
 use keystorm_results::Shard;
@@ -11,7 +11,7 @@ pub struct ListJob {
     pub prefix: String,
     pub mode: ListMode,
     /// Listers (requests in flight); serial mode uses one.
-    pub concurrency: u32,
+    pub listers: u32,
     /// Keys per page (`max-keys`).
     pub page_size: u32,
     /// Attempts after a failed page before the listing gives up.

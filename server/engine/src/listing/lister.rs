@@ -60,7 +60,7 @@ pub async fn list(
     let seconds_before = resume.as_ref().map_or(0.0, |r| r.seconds);
     let listers = match job.mode {
         ListMode::Serial => 1,
-        _ => job.concurrency.max(1),
+        _ => job.listers.max(1),
     };
     let first = FirstQueue {
         job,
@@ -208,7 +208,7 @@ fn outcome(
         bucket: job.bucket.clone(),
         prefix: job.prefix.clone(),
         mode: job.mode.clone(),
-        concurrency: listers,
+        listers,
         keys: counted.keys,
         bytes: counted.bytes,
         requests: counted.requests,

@@ -3,7 +3,7 @@
 //! are busy and how many wait, and when everything is done.
 //!
 //! Ranges are only cut while a lister waits for work, and never more than there are
-//! waiting listers, so the queue holds at most `concurrency` ranges.
+//! waiting listers, so the queue holds at most `listers` ranges.
 //!
 //! The queue is also the listing's ledger: listers hand in each page's count and
 //! key-file lines under its lock, along with where their range now stands, so a
@@ -307,7 +307,7 @@ mod tests {
             bucket: "b".into(),
             prefix: "p/".into(),
             mode: ListMode::Serial,
-            concurrency: 2,
+            listers: 2,
             page_size: 1000,
             retries: 0,
             report_depth: None,

@@ -1,6 +1,7 @@
 //! A plan cut down to one shard of its workload (`keystorm run W --shard I/N`): the
 //! shard's part of every count, of every open-loop rate and of the keys that already
-//! exist, while durations and concurrency stay as written (concurrency is per process).
+//! exist, while durations and what a phase keeps going at once (its workers, listers,
+//! HEAD workers or objects in flight) stay as written: they are per process.
 //! What only one process may do — poll the RGW bucket index, create the buckets — is
 //! left to shard 0. The shards of one workload together do what the whole plan does.
 
@@ -87,12 +88,12 @@ target:
 buckets: { names: [split] }
 keyspace: { existing: 10 }
 before:
-  - { name: fill, op: put, concurrency: 8, until_objects: 1001 }
+  - { name: fill, op: put, workers: 8, until_objects: 1001 }
 rounds:
   count: 2
   phases:
-    - { name: write, op: put, concurrency: 4, duration: 5s, rate: 900 }
-    - { name: read, op: get, concurrency: 4, operations: 100 }
+    - { name: write, op: put, workers: 4, duration: 5s, rate: 900 }
+    - { name: read, op: get, workers: 4, operations: 100 }
 after:
   - { name: list, op: list, mode: prefix }
 ";
@@ -126,7 +127,11 @@ after:
                 p.rounds.phases[0].end, whole.rounds.phases[0].end,
                 "durations stay"
             );
-            assert_eq!(p.before[0].concurrency, 8, "concurrency is per process");
+            assert_eq!(
+                p.before[0].kind,
+                PhaseKind::Operations { workers: 8 },
+                "workers are per process"
+            );
             assert_eq!(p.target.rgw.admin.is_some(), index == 0, "one index poller");
         }
         assert_eq!((fills, reads, existing), (1001, 100, 10));

@@ -45,7 +45,7 @@ impl Plan {
 /// An operations phase whose GETs read keys of the keyspace (not of a key file or a
 /// listing: keystorm does not know what someone else wrote).
 pub(crate) fn gets_keys(p: &PhasePlan) -> bool {
-    p.kind == PhaseKind::Operations
+    matches!(p.kind, PhaseKind::Operations { .. })
         && p.keys.is_none()
         && match &p.work {
             PhaseWork::Single(k) => *k == OpKind::Get,

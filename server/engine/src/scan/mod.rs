@@ -34,8 +34,8 @@ const QUEUE_PER_WORKER: usize = 16;
 #[derive(Debug, Clone)]
 pub struct ScanJob {
     pub list: ListJob,
-    /// HEAD requests in flight.
-    pub head_concurrency: u32,
+    /// HEAD workers: HEAD requests in flight.
+    pub head_workers: u32,
 }
 
 /// What happened to one HEAD request, for latency recording.
@@ -78,7 +78,8 @@ pub struct ScanOutcome {
     pub head_errors: u64,
     /// Keys gone between LIST and HEAD (404).
     pub missing: u64,
-    pub head_concurrency: u32,
+    /// HEAD workers (HEAD requests in flight at most).
+    pub head_workers: u32,
     pub seconds: f64,
     pub metadata: MetadataSummary,
 }
@@ -177,7 +178,7 @@ async fn scan_with(
     );
     let quiesce = Arc::new(Quiesce::default());
     let tallies: Arc<Vec<Mutex<Tally>>> = Arc::new(
-        (0..job.head_concurrency.max(1))
+        (0..job.head_workers.max(1))
             .map(|_| Mutex::new(Tally::default()))
             .collect(),
     );
@@ -273,7 +274,7 @@ async fn scan_with(
         heads: tally.heads,
         head_errors: tally.errors,
         missing: tally.missing,
-        head_concurrency: job.head_concurrency.max(1),
+        head_workers: job.head_workers.max(1),
         seconds: tally.seconds,
         metadata: tally.metadata,
     })

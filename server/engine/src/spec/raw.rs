@@ -341,11 +341,23 @@ pub struct RawPhase {
     pub overwrite: Option<S<bool>>,
     /// Phases that GET: check every body (and MD5 ETag) against what keystorm wrote.
     pub verify: Option<S<bool>>,
-    /// The names the user wrote for the counts validation reads from `concurrency`,
-    /// `list_concurrency` and `part_concurrency` once the names are resolved, so errors
-    /// name what was written.
+    /// The counts validation reads, each taken from its new name or its old one once
+    /// the names are resolved.
+    #[serde(skip)]
+    pub counts: Counts,
+    /// The names the user wrote for those counts, so errors name what was written.
     #[serde(skip)]
     pub written: WrittenNames,
+}
+
+/// A phase's counts as validation reads them (see `validate::parallel`): its own (the
+/// `workers`, `listers`, `head_workers` or `in_flight` of its kind), the `listers`
+/// feeding it, and the `parts_in_flight` of one object.
+#[derive(Debug, Default)]
+pub struct Counts {
+    pub own: Option<S<i64>>,
+    pub listers: Option<S<i64>>,
+    pub parts: Option<S<i64>>,
 }
 
 /// Which name gave each of a phase's counts (see `validate::parallel`).

@@ -45,7 +45,7 @@ pub async fn download(
         ))
     })?;
     let tally = Arc::new(Tally::new());
-    let workers = (0..job.settings.concurrency.max(1) as usize)
+    let workers = (0..job.settings.in_flight.max(1) as usize)
         .map(|worker| Worker {
             worker,
             client: client.clone(),
@@ -197,7 +197,7 @@ impl Worker {
         file.sync_data().map_err(ObjectError::Local)
     }
 
-    /// Ranged GETs, `part_concurrency` at a time, each written at its offset.
+    /// Ranged GETs, `parts_in_flight` at a time, each written at its offset.
     async fn ranged(&self, entry: &ListEntry, file: std::fs::File) -> Result<(), ObjectError> {
         file.set_len(entry.size).map_err(ObjectError::Local)?;
         let file = Arc::new(file);
@@ -205,8 +205,7 @@ impl Worker {
         let mut running = JoinSet::new();
         let mut failure = None;
         loop {
-            while failure.is_none()
-                && running.len() < self.settings.part_concurrency.max(1) as usize
+            while failure.is_none() && running.len() < self.settings.parts_in_flight.max(1) as usize
             {
                 let Some((a, b)) = pending.next() else { break };
                 let (client, bucket, key) =

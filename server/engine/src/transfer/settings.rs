@@ -12,13 +12,13 @@ pub const PARTIAL_SUFFIX: &str = ".keystorm-partial";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TransferSettings {
     /// Objects (files) moving at once.
-    pub concurrency: u32,
+    pub in_flight: u32,
     /// Size of a multipart part (up) or of a ranged GET (down).
     pub part_size: u64,
     /// Objects larger than this move in parts.
     pub parts_above: u64,
-    /// Parts in flight per object.
-    pub part_concurrency: u32,
+    /// Parts of one object moving at once.
+    pub parts_in_flight: u32,
     /// Skip what is already complete at the other end.
     pub resume: bool,
 }
@@ -26,10 +26,10 @@ pub struct TransferSettings {
 impl Default for TransferSettings {
     fn default() -> Self {
         TransferSettings {
-            concurrency: 16,
+            in_flight: 16,
             part_size: 16 << 20,
             parts_above: 64 << 20,
-            part_concurrency: 4,
+            parts_in_flight: 4,
             resume: true,
         }
     }

@@ -57,7 +57,7 @@ pub async fn upload(
         Err(e) => return Err(TransferError::Bucket(format!("{}: {e}", job.bucket))),
     }
     let tally = Arc::new(Tally::new());
-    let workers = (0..job.settings.concurrency.max(1) as usize)
+    let workers = (0..job.settings.in_flight.max(1) as usize)
         .map(|worker| Worker {
             worker,
             client: client.clone(),
@@ -162,7 +162,7 @@ impl Worker {
         Ok(r?)
     }
 
-    /// Parts of `part_size`, `part_concurrency` in flight; the upload is aborted if a
+    /// Parts of `part_size`, `parts_in_flight` in flight; the upload is aborted if a
     /// part or the completion fails.
     async fn multipart(&self, key: &str, path: &Path, size: u64) -> Result<(), ObjectError> {
         let bucket = &self.job.bucket;
@@ -208,7 +208,7 @@ impl Worker {
         let mut failure = None;
         loop {
             while failure.is_none()
-                && running.len() < self.job.settings.part_concurrency.max(1) as usize
+                && running.len() < self.job.settings.parts_in_flight.max(1) as usize
             {
                 let Some((i, (a, b))) = pending.next() else {
                     break;

@@ -14,7 +14,7 @@ mod writer;
 pub use async_reader::AsyncEventReader;
 pub use line::{EventHead, Logged, RawEvent};
 pub use reader::EventReader;
-pub use types::{IntegrityEvent, MetadataScanEvent, PhaseProgress, RunEvent};
+pub use types::{AtOnce, IntegrityEvent, MetadataScanEvent, PhaseProgress, RunEvent};
 pub use writer::EventWriter;
 
 #[cfg(test)]

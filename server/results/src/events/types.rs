@@ -22,6 +22,76 @@ pub struct PhaseProgress {
     pub objects: u64,
 }
 
+/// What a phase keeps going at once, each count under the name the workload gives it;
+/// a phase has the counts its kind runs, the others are left out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AtOnce {
+    /// Ops phases and mixes: closed-loop workers, or the most requests an open loop
+    /// keeps in flight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<u32>,
+    /// Complete listings and audits: their listers (1 in serial mode, which pages
+    /// alone); metadata scans and downloads: the listers feeding them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listers: Option<u32>,
+    /// Metadata scans: HEAD workers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head_workers: Option<u32>,
+    /// Downloads and uploads: objects moving at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_flight: Option<u32>,
+    /// Downloads and uploads: parts of one object moving at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts_in_flight: Option<u32>,
+    /// Deprecated: the one count events had before this release, whichever of
+    /// `workers`, `listers` (of a listing or an audit), `head_workers` or `in_flight`
+    /// the phase's kind runs. Written until the next release; the only count of a
+    /// `phase_started` recorded before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(deprecated))]
+    pub concurrency: Option<u32>,
+}
+
+impl AtOnce {
+    /// These counts with the deprecated `concurrency` they replace: a scan's HEAD
+    /// workers, a transfer's objects in flight, an ops phase's workers, or else a
+    /// listing's listers.
+    pub fn with_concurrency(self) -> AtOnce {
+        AtOnce {
+            concurrency: self
+                .head_workers
+                .or(self.in_flight)
+                .or(self.workers)
+                .or(self.listers),
+            ..self
+        }
+    }
+}
+
+/// `workers 8`, `listers 4, head_workers 16`, ...: each count under its name; an event
+/// recorded before the names has its `concurrency` alone.
+impl std::fmt::Display for AtOnce {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let named = [
+            ("workers", self.workers),
+            ("listers", self.listers),
+            ("head_workers", self.head_workers),
+            ("in_flight", self.in_flight),
+            ("parts_in_flight", self.parts_in_flight),
+        ];
+        let mut any = false;
+        for (name, v) in named.iter().filter_map(|(n, v)| Some((*n, (*v)?))) {
+            write!(f, "{}{name} {v}", if any { ", " } else { "" })?;
+            any = true;
+        }
+        if !any && let Some(v) = self.concurrency {
+            write!(f, "concurrency {v}")?;
+        }
+        Ok(())
+    }
+}
+
 /// What observers are told while a run goes. Every event is also appended to the run's
 /// `events.jsonl` (serialized as `{"id", "event", "data"}`), so a finished run can be
 /// replayed exactly as it was watched.
@@ -47,7 +117,9 @@ pub enum RunEvent {
         /// `{"until_objects": N}`, `{"epochs": N}` or `"list_once"`.
         #[cfg_attr(feature = "openapi", schema(value_type = Object))]
         end: PhaseEnd,
-        concurrency: u32,
+        /// What the phase keeps going at once, each count under its workload name.
+        #[serde(flatten)]
+        at_once: AtOnce,
         objects: u64,
         /// Bucket index at the start (tracked targets only).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -140,7 +212,12 @@ pub struct MetadataScanEvent {
     pub head_errors: u64,
     /// Keys gone between LIST and HEAD.
     pub missing: u64,
-    pub head_concurrency: u32,
+    /// HEAD workers (HEAD requests in flight at most); in a merged run, those of all the
+    /// shards that HEADed, added up. Also written as the deprecated `head_concurrency`
+    /// until the next release, and read from it in runs recorded before.
+    #[serde(flatten, with = "crate::renamed::head_workers")]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::renamed::HeadWorkersCount))]
+    pub head_workers: u32,
     pub seconds: f64,
     pub metadata: crate::metadata::MetadataSummary,
 }

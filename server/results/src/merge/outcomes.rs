@@ -1,8 +1,8 @@
 //! The merged run's phase events: each phase's start (the shards' live objects added)
 //! and, per bucket, one complete listing and one metadata scan adding up the shards'
 //! parts of it — keys, bytes, requests, HEADs and the space report and metadata summary
-//! merged; the time is the longest part's, the concurrency that of the parts that
-//! listed (a serial listing runs on shard 0 alone).
+//! merged; the time is the longest part's, the listers (and HEAD workers) those of all
+//! the parts that listed (or HEADed) added up (a serial listing runs on shard 0 alone).
 
 use super::parts::Part;
 use crate::events::{EventReader, Logged, MetadataScanEvent, RunEvent};
@@ -86,10 +86,11 @@ fn add(into: &mut PhaseEvents, event: RunEvent) {
 
 fn add_listing(into: &mut ListOutcome, o: ListOutcome) {
     let listed = |x: &ListOutcome| x.requests > 0;
-    into.concurrency = match (listed(into), listed(&o)) {
-        (true, true) => into.concurrency + o.concurrency,
-        (false, true) => o.concurrency,
-        _ => into.concurrency,
+    // The listers of the whole listing: every part that listed brought its own.
+    into.listers = match (listed(into), listed(&o)) {
+        (true, true) => into.listers + o.listers,
+        (false, true) => o.listers,
+        _ => into.listers,
     };
     into.keys += o.keys;
     into.bytes += o.bytes;
@@ -111,10 +112,11 @@ fn add_listing(into: &mut ListOutcome, o: ListOutcome) {
 
 fn add_scan(into: &mut MetadataScanEvent, s: &MetadataScanEvent) {
     if s.heads + s.head_errors > 0 {
-        into.head_concurrency = if into.heads + into.head_errors > 0 {
-            into.head_concurrency + s.head_concurrency
+        // The HEAD workers of the whole scan: every part that HEADed brought its own.
+        into.head_workers = if into.heads + into.head_errors > 0 {
+            into.head_workers + s.head_workers
         } else {
-            s.head_concurrency
+            s.head_workers
         };
     }
     into.heads += s.heads;
@@ -122,4 +124,41 @@ fn add_scan(into: &mut MetadataScanEvent, s: &MetadataScanEvent) {
     into.missing += s.missing;
     into.seconds = into.seconds.max(s.seconds);
     into.metadata.merge(&s.metadata);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shard's listing and scan of one bucket as the release before the renames wrote
+    /// them (`concurrency`, `head_concurrency`).
+    fn old_listing(requests: u64) -> ListOutcome {
+        let text = format!(
+            r#"{{"bucket":"b","bytes":6,"complete":true,"concurrency":4,"cuts":0,"errors":0,"keys":1,"mode":{{"delimiter":null,"mode":"adaptive"}},"prefix":"","ranges":1,"report":null,"requests":{requests},"seconds":0.5}}"#
+        );
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn old_scan(heads: u64) -> MetadataScanEvent {
+        let text = format!(
+            r#"{{"bucket":"b","head_concurrency":16,"head_errors":0,"heads":{heads},"metadata":{{"names":{{}},"objects":{heads},"other_names":0,"without_metadata":{heads}}},"missing":0,"phase":{{"index":0,"name":"scan","round":null,"section":"after"}},"seconds":0.25}}"#
+        );
+        serde_json::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn old_shards_merge_their_listers_and_head_workers_added_up() {
+        let mut merged = old_listing(3);
+        add_listing(&mut merged, old_listing(2));
+        assert_eq!(merged.listers, 8, "two parts of 4 listers each");
+        // A part that listed nothing (a serial listing's other shards) adds none.
+        add_listing(&mut merged, old_listing(0));
+        assert_eq!(merged.listers, 8);
+
+        let mut scan = old_scan(5);
+        add_scan(&mut scan, &old_scan(7));
+        add_scan(&mut scan, &old_scan(0));
+        assert_eq!(scan.head_workers, 32, "two parts of 16 HEAD workers each");
+        assert_eq!(scan.heads, 12);
+    }
 }

@@ -82,7 +82,11 @@ fn news(shard: u64, base_ms: u64, seconds: u64, ops: u64) -> Vec<ShardNews> {
             phase: phase(),
             position: 0,
             end: PhaseEnd::Operations(1_000),
-            concurrency: 1,
+            at_once: keystorm_results::AtOnce {
+                workers: Some(1),
+                ..Default::default()
+            }
+            .with_concurrency(),
             objects: 0,
             index: Vec::new(),
             verify: false,

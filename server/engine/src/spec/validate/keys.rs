@@ -65,7 +65,7 @@ pub(super) fn key_source(
                     );
                 }
             }
-            if let Some(l) = &p.list_concurrency {
+            if let Some(l) = &p.counts.listers {
                 return at(
                     loc_of(l),
                     format!(

@@ -12,13 +12,16 @@ use crate::spec::raw::*;
 
 /// The listing settings of a complete-listing or scan phase; an error where they are
 /// given to any other phase.
-/// The listing of a complete-listing phase, with the listers of a metadata scan.
+/// The listing of a complete-listing phase, and whether it is a metadata scan's. `own`
+/// is the phase's own count, already checked: a listing's or an audit's listers (a
+/// scan's are its feeding `listers`, and `own` its HEAD workers).
 pub(super) fn listing_plan(
     p: &RawPhase,
     loc: &Location,
     end: &PhaseEnd,
     from_keys: bool,
-) -> R<Option<(ListingPlan, Option<u32>)>> {
+    own: u32,
+) -> R<Option<(ListingPlan, bool)>> {
     let scan =
         *end == PhaseEnd::ListOnce && p.op.as_ref().is_some_and(|op| op.value.trim() == "head");
     if *end != PhaseEnd::ListOnce {
@@ -31,10 +34,7 @@ pub(super) fn listing_plan(
             ("prefix", p.prefix.as_ref().map(loc_of)),
             (
                 p.written.listers,
-                p.list_concurrency
-                    .as_ref()
-                    .filter(|_| !from_keys)
-                    .map(loc_of),
+                p.counts.listers.as_ref().filter(|_| !from_keys).map(loc_of),
             ),
         ];
         if let Some((field, Some(l))) = given.into_iter().find(|(_, l)| l.is_some()) {
@@ -55,7 +55,7 @@ pub(super) fn listing_plan(
              (the keyspace's prefix is listed)",
         );
     }
-    if let Some(l) = p.list_concurrency.as_ref().filter(|_| !scan) {
+    if let Some(l) = p.counts.listers.as_ref().filter(|_| !scan) {
         return at(
             loc_of(l),
             format!(
@@ -64,7 +64,7 @@ pub(super) fn listing_plan(
             ),
         );
     }
-    let scan_listers = if scan { Some(listers(p)?) } else { None };
+    let listers = if scan { listers(p)? } else { own };
     let mode_name = p.mode.as_ref().map_or("serial", |m| m.value.trim());
     let only_for = |field: &str, l: Option<&Location>, mode: &str| match l {
         Some(l) if mode_name != mode => at(
@@ -114,9 +114,10 @@ pub(super) fn listing_plan(
     Ok(Some((
         ListingPlan {
             mode,
+            listers,
             report_depth: p.report.as_ref().is_some_and(|r| r.value).then_some(1),
             prefix: p.prefix.as_ref().map(|x| x.value.clone()),
         },
-        scan_listers,
+        scan,
     )))
 }

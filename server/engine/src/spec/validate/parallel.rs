@@ -8,7 +8,7 @@
 //! The old names (`concurrency`, which meant whichever of the first four the phase's
 //! kind runs, `list_concurrency` and `part_concurrency`) are still read for one release,
 //! with a warning naming the new one. [`resolve`] reads whichever was written into the
-//! slots validation reads, remembering the name for its errors.
+//! phase's `counts`, which validation reads, remembering the name for its errors.
 
 use serde_saphyr::Spanned;
 
@@ -16,8 +16,8 @@ use super::values::{R, at, in_range, loc_of};
 use crate::spec::SpecWarning;
 use crate::spec::raw::{RawKeys, RawPhase};
 
-const DEFAULT_CONCURRENCY: u32 = 16;
-const MAX_CONCURRENCY: i64 = 100_000;
+const DEFAULT_OWN: u32 = 16;
+const MAX_OWN: i64 = 100_000;
 const DEFAULT_LISTERS: u32 = 4;
 const MAX_LISTERS: i64 = 4096;
 
@@ -102,9 +102,8 @@ fn one_of(
     }
 }
 
-/// Reads the phase's counts under whichever name they were written into the slots
-/// validation reads (`concurrency`, `list_concurrency`, `part_concurrency`), and
-/// remembers the names for its errors. A new name the phase's kind does not run is an
+/// Reads the phase's counts under whichever name they were written into its `counts`,
+/// which validation reads, and remembers the names for its errors. A new name the phase's kind does not run is an
 /// error naming the one it does.
 pub(super) fn resolve(p: &mut RawPhase, warnings: &mut Vec<SpecWarning>) -> R<()> {
     let kind = Kind::of(p);
@@ -140,7 +139,7 @@ pub(super) fn resolve(p: &mut RawPhase, warnings: &mut Vec<SpecWarning>) -> R<()
         warnings,
     )? {
         p.written.own = name;
-        p.concurrency = Some(v);
+        p.counts.own = Some(v);
     }
     if let Some((name, v)) = one_of(
         ("listers", feeders_new),
@@ -148,7 +147,7 @@ pub(super) fn resolve(p: &mut RawPhase, warnings: &mut Vec<SpecWarning>) -> R<()
         warnings,
     )? {
         p.written.listers = name;
-        p.list_concurrency = Some(v);
+        p.counts.listers = Some(v);
     }
     if let Some((name, v)) = one_of(
         ("parts_in_flight", p.parts_in_flight.take()),
@@ -156,22 +155,23 @@ pub(super) fn resolve(p: &mut RawPhase, warnings: &mut Vec<SpecWarning>) -> R<()
         warnings,
     )? {
         p.written.parts = name;
-        p.part_concurrency = Some(v);
+        p.counts.parts = Some(v);
     }
     Ok(())
 }
 
-/// What the phase runs at once, for every kind of phase.
-pub(super) fn concurrency(p: &RawPhase) -> R<u32> {
-    match &p.concurrency {
-        Some(c) => Ok(in_range(c, p.written.own, 1, MAX_CONCURRENCY)? as u32),
-        None => Ok(DEFAULT_CONCURRENCY),
+/// The count the phase's kind runs at once (its `workers`, `listers`, `head_workers` or
+/// `in_flight`), with one limit for every kind.
+pub(super) fn own_count(p: &RawPhase) -> R<u32> {
+    match &p.counts.own {
+        Some(c) => Ok(in_range(c, p.written.own, 1, MAX_OWN)? as u32),
+        None => Ok(DEFAULT_OWN),
     }
 }
 
 /// The listers feeding a scan, a download or reads from a listing.
 pub(super) fn listers(p: &RawPhase) -> R<u32> {
-    match &p.list_concurrency {
+    match &p.counts.listers {
         Some(n) => Ok(in_range(n, p.written.listers, 1, MAX_LISTERS)? as u32),
         None => Ok(DEFAULT_LISTERS),
     }

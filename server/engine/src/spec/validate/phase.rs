@@ -5,7 +5,7 @@ use serde_saphyr::Spanned;
 
 use super::end::{end, warmup};
 use super::listing::listing_plan;
-use super::parallel::{concurrency, resolve};
+use super::parallel::{own_count, resolve};
 use super::select::selection;
 use super::values::{R, at, in_range, loc_of};
 use super::work::work;
@@ -23,8 +23,8 @@ pub(super) fn phase(
     let loc = *loc_of(&raw);
     let mut p = raw.value;
     resolve(&mut p, warnings)?;
-    let concurrency = concurrency(&p)?;
-    let transfer = super::transfer::plan(&p, concurrency)?;
+    let own = own_count(&p)?;
+    let transfer = super::transfer::plan(&p, own)?;
     let work = work(&p, &loc, section, transfer.as_ref())?;
     let single = match &work {
         PhaseWork::Single(k) => Some(*k),
@@ -44,11 +44,14 @@ pub(super) fn phase(
     let max_error_rate = max_error_rate(&p)?;
     let kind = match transfer {
         Some(t) => PhaseKind::Transfer(t),
-        None => match listing_plan(&p, &loc, &end, keys.is_some())? {
-            Some((listing, Some(listers))) => PhaseKind::Scan { listing, listers },
-            Some((listing, None)) if super::work::is_audit(&p) => PhaseKind::Audit(listing),
-            Some((listing, None)) => PhaseKind::Listing(listing),
-            None => PhaseKind::Operations,
+        None => match listing_plan(&p, &loc, &end, keys.is_some(), own)? {
+            Some((listing, true)) => PhaseKind::Scan {
+                listing,
+                head_workers: own,
+            },
+            Some((listing, false)) if super::work::is_audit(&p) => PhaseKind::Audit(listing),
+            Some((listing, false)) => PhaseKind::Listing(listing),
+            None => PhaseKind::Operations { workers: own },
         },
     };
     let named = NamedPhase {
@@ -57,7 +60,6 @@ pub(super) fn phase(
         plan: PhasePlan {
             name,
             work,
-            concurrency,
             rate,
             warmup,
             end,

@@ -11,9 +11,9 @@ use crate::spec::raw::RawPhase;
 use crate::transfer::TransferSettings;
 
 /// The transfer of a download or upload phase; `None` for any other phase, which may
-/// not carry transfer fields. `concurrency` is the phase's `in_flight`, already
-/// checked: the objects moving at once.
-pub(super) fn plan(p: &RawPhase, concurrency: u32) -> R<Option<TransferPlan>> {
+/// not carry transfer fields. `in_flight` is the phase's, already checked: the objects
+/// moving at once.
+pub(super) fn plan(p: &RawPhase, in_flight: u32) -> R<Option<TransferPlan>> {
     let direction = match p.op.as_ref().map(|o| o.value.trim()) {
         Some("download") => TransferDirection::Download,
         Some("upload") => TransferDirection::Upload,
@@ -22,7 +22,7 @@ pub(super) fn plan(p: &RawPhase, concurrency: u32) -> R<Option<TransferPlan>> {
                 ("dir", p.dir.as_ref().map(loc_of)),
                 ("part_size", p.part_size.as_ref().map(loc_of)),
                 ("parts_above", p.parts_above.as_ref().map(loc_of)),
-                (p.written.parts, p.part_concurrency.as_ref().map(loc_of)),
+                (p.written.parts, p.counts.parts.as_ref().map(loc_of)),
                 ("overwrite", p.overwrite.as_ref().map(loc_of)),
             ];
             if let Some((field, Some(l))) = given.into_iter().find(|(_, l)| l.is_some()) {
@@ -59,7 +59,7 @@ pub(super) fn plan(p: &RawPhase, concurrency: u32) -> R<Option<TransferPlan>> {
             );
         }
     }
-    if let (TransferDirection::Upload, Some(l)) = (direction, &p.list_concurrency) {
+    if let (TransferDirection::Upload, Some(l)) = (direction, &p.counts.listers) {
         return at(
             loc_of(l),
             format!(
@@ -89,12 +89,12 @@ pub(super) fn plan(p: &RawPhase, concurrency: u32) -> R<Option<TransferPlan>> {
         }
     };
     let settings = TransferSettings {
-        concurrency,
+        in_flight,
         part_size: size("part_size", &p.part_size, defaults.part_size, 5 << 20)?,
         parts_above: size("parts_above", &p.parts_above, defaults.parts_above, 0)?,
-        part_concurrency: match &p.part_concurrency {
+        parts_in_flight: match &p.counts.parts {
             Some(c) => in_range(c, p.written.parts, 1, 256)? as u32,
-            None => defaults.part_concurrency,
+            None => defaults.parts_in_flight,
         },
         resume: !p.overwrite.as_ref().is_some_and(|o| o.value),
     };
@@ -103,6 +103,6 @@ pub(super) fn plan(p: &RawPhase, concurrency: u32) -> R<Option<TransferPlan>> {
         dir: PathBuf::from(dir.value.trim()),
         prefix: p.prefix.as_ref().map(|x| x.value.clone()),
         settings,
-        list_concurrency: listers(p)?,
+        listers: listers(p)?,
     }))
 }
