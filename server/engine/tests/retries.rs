@@ -26,7 +26,8 @@ fn target_op(op: OpKind) -> (Op, ObjectOp) {
 }
 
 /// keystorm's class label of each injected fault kind (with a `timeout` shorter than
-/// the stall).
+/// the stall, and long enough that no request the target answers at once times out on
+/// a loaded machine: only the stalls do).
 fn as_classes(f: FaultCounts) -> BTreeMap<String, u64> {
     [
         ("slowdown", f.slow_down),
@@ -145,7 +146,7 @@ async fn start_target(seed: u64) -> keystorm_sim::SimHandle {
                 internal_error: 0.04,
                 reset: 0.03,
                 stall: 0.02,
-                stall_time: Duration::from_millis(1500),
+                stall_time: Duration::from_secs(4),
                 seed,
                 ..Default::default()
             },
@@ -164,7 +165,7 @@ async fn counted_run(client: &str, seed: u64) {
     let text = common::workload(
         &sim.endpoint(),
         &format!(
-            "  client: {client}\n  timeout: 500ms\n  retries: 2\nbuckets:\n  names: [retried]\nobjects: {{ size: 100B }}\nbefore:\n  - {{ name: fill, op: put, concurrency: 8, until_objects: 300 }}\nrounds:\n  count: 1\n  phases:\n    - {{ name: read, op: get, concurrency: 8, operations: 300 }}\n    - {{ name: head, op: head, concurrency: 8, operations: 300 }}\n    - {{ name: mix, mix: {{ get: 30, head: 30, put: 20, list: 10, delete: 10 }}, concurrency: 8, operations: 400, page_size: 10 }}\n"
+            "  client: {client}\n  timeout: 2s\n  retries: 2\nbuckets:\n  names: [retried]\nobjects: {{ size: 100B }}\nbefore:\n  - {{ name: fill, op: put, concurrency: 8, until_objects: 300 }}\nrounds:\n  count: 1\n  phases:\n    - {{ name: read, op: get, concurrency: 8, operations: 300 }}\n    - {{ name: head, op: head, concurrency: 8, operations: 300 }}\n    - {{ name: mix, mix: {{ get: 30, head: 30, put: 20, list: 10, delete: 10 }}, concurrency: 8, operations: 400, page_size: 10 }}\n"
         ),
     );
     let outcome = common::run(&text, results.path()).await;
@@ -221,7 +222,7 @@ async fn without_retries_every_failed_attempt_is_a_failed_operation() {
     let results = tempfile::tempdir().unwrap();
     let text = common::workload(
         &sim.endpoint(),
-        "  timeout: 500ms\n  retries: 0\nbuckets:\n  names: [once]\nobjects: { size: 100B }\nbefore:\n  - { name: fill, op: put, concurrency: 8, operations: 300 }\nrounds:\n  count: 1\n  phases:\n    - { name: read, op: get, concurrency: 8, operations: 300 }\n",
+        "  timeout: 2s\n  retries: 0\nbuckets:\n  names: [once]\nobjects: { size: 100B }\nbefore:\n  - { name: fill, op: put, concurrency: 8, operations: 300 }\nrounds:\n  count: 1\n  phases:\n    - { name: read, op: get, concurrency: 8, operations: 300 }\n",
     );
     let outcome = common::run(&text, results.path()).await;
     assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
