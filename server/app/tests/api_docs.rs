@@ -158,7 +158,8 @@ fn event_data<'a>(openapi: &'a serde_json::Value, event: &str) -> &'a serde_json
 #[test]
 fn the_listing_and_event_fields_in_the_api_page_are_the_schemas_without_the_old_names() {
     let doc = api_doc();
-    let openapi: serde_json::Value = serde_json::from_str(&keystorm::api::openapi_json()).unwrap();
+    let openapi: serde_json::Value =
+        serde_json::from_str(&keystorm_server::api::openapi_json()).unwrap();
     let schema = |name: &str| openapi["components"]["schemas"][name].clone();
     let cases = [
         (
