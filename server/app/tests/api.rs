@@ -1384,3 +1384,24 @@ async fn a_lost_endpoint_is_in_the_endpoints_report_and_each_row_breaks_down_by_
     assert_eq!(none, json!({"events": [], "omitted": 0}));
     assert_eq!(s.get("/api/runs/no-such-run/endpoints").await.status, 404);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_starts_as_soon_as_the_one_before_said_it_finished() {
+    let s = Server::start().await;
+    // Each start follows the previous run's `finished` event with nothing in between:
+    // the server is one run at a time, and a run that said it finished is no longer
+    // going (it was refused as "still going" while it closed its files).
+    for n in 0..12 {
+        let id = s
+            .start_yaml(&format!(
+                "name: back-to-back-{n}\nbuckets: {{ names: [back-to-back] }}\nbefore:\n  - {{ op: put, operations: 5 }}\n"
+            ))
+            .await;
+        let events = s.events(&id, None, |e| e.name == "finished").await;
+        assert_eq!(
+            events.last().unwrap().data["status"],
+            "completed",
+            "run {n}"
+        );
+    }
+}

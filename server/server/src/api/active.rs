@@ -2,7 +2,9 @@
 //! and what the live stream and `/metrics` need to know about it.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use keystorm_engine::executor::{self, Observer, RunOptions};
 use keystorm_engine::plan::Plan;
@@ -23,7 +25,12 @@ pub struct ActiveRun {
     pub cancel: CancellationToken,
     pub hub: Hub,
     done: watch::Receiver<bool>,
+    /// Set once the run's `finished` event is out: only its return remains.
+    finished: Arc<AtomicBool>,
 }
+
+/// Longest a start waits for a run that announced its end to leave the slot.
+const ENDING_WAIT: Duration = Duration::from_secs(10);
 
 #[derive(Default)]
 pub struct Active {
@@ -35,6 +42,7 @@ struct Claim {
     cancel: CancellationToken,
     hub: Hub,
     done: watch::Sender<bool>,
+    finished: Arc<AtomicBool>,
 }
 
 /// What a start request asks for, already validated.
@@ -61,10 +69,23 @@ impl Active {
         self.hub_of(run_id).is_some()
     }
 
+    /// Waits for a run that has sent its `finished` event to leave the slot, so that a
+    /// caller who saw that event can start the next run at once (and is not told the
+    /// run is still going). A run still going is not waited for.
+    pub async fn let_ended_run_leave(&self) {
+        let Some(ending) = self.current() else { return };
+        if !ending.finished.load(Ordering::Acquire) {
+            return;
+        }
+        let mut done = ending.done;
+        let _ = tokio::time::timeout(ENDING_WAIT, done.wait_for(|d| *d)).await;
+    }
+
     /// Takes the server's one run slot for a run about to start.
     fn claim(&self) -> Result<Claim, ApiError> {
         let cancel = CancellationToken::new();
         let hub = Hub::default();
+        let finished = Arc::new(AtomicBool::new(false));
         let (done_tx, done_rx) = watch::channel(false);
         let mut slot = self.lock();
         if let Some(a) = slot.as_ref() {
@@ -83,11 +104,13 @@ impl Active {
             cancel: cancel.clone(),
             hub: hub.clone(),
             done: done_rx,
+            finished: finished.clone(),
         });
         Ok(Claim {
             cancel,
             hub,
             done: done_tx,
+            finished,
         })
     }
 
@@ -146,6 +169,7 @@ impl Active {
             hub: claim.hub.clone(),
             metrics,
             started: Mutex::new(None),
+            finished: claim.finished.clone(),
         });
         let run_id = match begin(observer) {
             Ok(id) => id,
@@ -193,6 +217,7 @@ impl Active {
             hub,
             metrics,
             started: Mutex::new(Some(started_tx)),
+            finished: claim.finished.clone(),
         });
         let me = self.clone();
         tokio::spawn(async move {
@@ -260,11 +285,16 @@ struct ServerObserver {
     hub: Hub,
     metrics: Arc<LiveMetrics>,
     started: Mutex<Option<oneshot::Sender<String>>>,
+    /// The slot's flag that the run said it finished.
+    finished: Arc<AtomicBool>,
 }
 
 impl Observer for ServerObserver {
     fn event(&self, id: u64, event: &RunEvent) {
         self.metrics.observe(event);
+        if matches!(event, RunEvent::Finished { .. }) {
+            self.finished.store(true, Ordering::Release);
+        }
         if let Some(live) = LiveEvent::from_run_event(id, event) {
             self.hub.publish(live);
         }
@@ -299,4 +329,35 @@ pub fn check_labels(labels: &BTreeMap<String, String>) -> Result<(), ApiError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_start_waits_for_a_run_that_said_it_finished_and_refuses_one_still_going() {
+        let active = Arc::new(Active::default());
+        let going = active.claim().unwrap();
+        active.name("going");
+        // Still going: no wait, and the slot is refused.
+        active.let_ended_run_leave().await;
+        let refused = active.claim().err().expect("the slot is taken");
+        assert_eq!(refused.body.error, "run_in_progress", "{refused:?}");
+        assert!(refused.body.detail.contains("still going"), "{refused:?}");
+
+        // It said it finished: the next start waits until it has left the slot.
+        going.finished.store(true, Ordering::Release);
+        let next = tokio::spawn({
+            let active = active.clone();
+            async move {
+                active.let_ended_run_leave().await;
+                active.claim().is_ok()
+            }
+        });
+        tokio::task::yield_now().await;
+        assert!(!next.is_finished(), "it waits for the run to leave");
+        active.release(going);
+        assert!(next.await.unwrap(), "the slot is free once the run left it");
+    }
 }

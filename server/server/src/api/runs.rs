@@ -252,6 +252,8 @@ pub async fn start_run(
         command_line.extend(["--agents".to_string(), agents.to_string()]);
     }
     let command_line = started_by.unwrap_or(command_line);
+    // A run that said it finished is only closing: the next may start (one at a time).
+    state.active.let_ended_run_leave().await;
     if let Some(agents) = req.agents {
         let run_id = super::fleet_runs::start(
             state,
