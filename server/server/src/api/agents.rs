@@ -28,9 +28,7 @@ impl From<FleetError> for ApiError {
     fn from(e: FleetError) -> ApiError {
         let (status, code) = match &e {
             FleetError::VersionMismatch { .. } => (StatusCode::CONFLICT, "version_mismatch"),
-            FleetError::BadName(_) | FleetError::BadPart(_) | FleetError::BadField(_) => {
-                (StatusCode::BAD_REQUEST, "bad_request")
-            }
+            FleetError::Bounds(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             FleetError::FileOverCap { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "file_over_cap"),
             FleetError::RunOverCap { .. } => (StatusCode::PAYLOAD_TOO_LARGE, "run_over_cap"),
             FleetError::NameTaken(_) => (StatusCode::CONFLICT, "name_taken"),

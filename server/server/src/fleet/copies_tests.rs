@@ -8,6 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use keystorm_engine::executor::NoObserver;
+use keystorm_link::bounds::BoundsError;
 
 use super::caps::PartCaps;
 use super::error::FleetError;
@@ -59,7 +60,7 @@ fn the_controllers_own_names_are_refused_and_a_restart_still_picks_the_run_up() 
                 .map(drop),
         ] {
             match refused {
-                Err(FleetError::BadPart(why)) => {
+                Err(FleetError::Bounds(BoundsError::BadPart(why))) => {
                     assert!(why.contains("keeps this name for its own files"), "{why}")
                 }
                 other => panic!("{name}: {other:?}"),

@@ -15,11 +15,9 @@ pub enum FleetError {
         agent: String,
         controller: String,
     },
-    #[error("agent name {0}: 1-64 letters, digits, '.', '_' or '-', not only dots")]
-    BadName(String),
     /// Something an agent says is out of bounds (see [`keystorm_link::bounds`]).
-    #[error("{0}")]
-    BadField(String),
+    #[error(transparent)]
+    Bounds(#[from] BoundsError),
     #[error("an agent named {0} is connected already; give each agent its own name (--name)")]
     NameTaken(String),
     #[error("agent {0} is not registered (the controller restarted?): register again")]
@@ -30,8 +28,6 @@ pub enum FleetError {
     RunInProgress(String),
     #[error("run {0} is not a run of this controller's agents, or it has ended")]
     UnknownRun(String),
-    #[error("{0}")]
-    BadPart(String),
     #[error(
         "the controller holds {have} bytes of {file}, less than where this piece starts: \
          send from there"
@@ -60,14 +56,4 @@ pub enum FleetError {
     Full(usize),
     #[error("{0}")]
     Io(String),
-}
-
-impl From<BoundsError> for FleetError {
-    fn from(e: BoundsError) -> FleetError {
-        match e {
-            BoundsError::BadName(name) => FleetError::BadName(name),
-            BoundsError::BadField(text) => FleetError::BadField(text),
-            BoundsError::BadPart(text) => FleetError::BadPart(text),
-        }
-    }
 }

@@ -137,7 +137,7 @@ pub enum SavedRunError {
     #[error("it names {shards} shards for a run on {agents} agents")]
     ShardCount { shards: usize, agents: u32 },
     #[error("it names a shard folder that cannot be one: {0}")]
-    ShardFolder(super::FleetError),
+    ShardFolder(keystorm_link::bounds::BoundsError),
 }
 
 /// Writes the record atomically: a reader (or a controller started after a crash) finds
@@ -181,7 +181,7 @@ pub fn read(path: &Path) -> Result<SavedRun, SavedRunError> {
     // Each names a folder beside the record, which the merge reads and writes.
     for folder in saved.shards.iter().filter_map(|s| s.local_run_id.as_ref()) {
         keystorm_link::bounds::check_part_name("folder", folder)
-            .map_err(|e| SavedRunError::ShardFolder(e.into()))?;
+            .map_err(SavedRunError::ShardFolder)?;
     }
     Ok(saved)
 }

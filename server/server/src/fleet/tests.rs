@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use keystorm_engine::executor::NoObserver;
+use keystorm_link::bounds::BoundsError;
 
 use super::error::FleetError;
 use super::new_run::NewFleetRun;
@@ -164,7 +165,7 @@ fn a_name_is_taken_while_its_agent_lives_and_free_once_it_is_lost() {
             cores: 1,
             endpoint: None,
         }),
-        Err(FleetError::BadName(_))
+        Err(FleetError::Bounds(BoundsError::BadName(_)))
     ));
 }
 
@@ -305,7 +306,7 @@ fn part_files_are_plain_names_of_the_agents_own_run() {
     ] {
         assert!(matches!(
             fleet.part_file(&a, &run, local, name),
-            Err(FleetError::BadPart(_))
+            Err(FleetError::Bounds(BoundsError::BadPart(_)))
         ));
     }
     assert!(matches!(
