@@ -1,8 +1,10 @@
 //! docker-compose.yml is for users with Docker (no engine runs here): check that it
 //! parses, names the services and volumes it should, publishes only on loopback, runs
 //! keystorm with a token and TLS since it listens beyond loopback inside the container
-//! (the agents trusting its certificate, and not given its key), and that every
-//! keystorm command in it is one the binary accepts (agents included).
+//! (the agents trusting its certificate, and not given its key) and answering to the
+//! name the agents dial it by, that every keystorm command in it is one the binary
+//! accepts (agents included), and that the store's default keys are no part of a name
+//! of the shipped workloads (a workload holding a secret's value there is refused).
 
 use std::collections::BTreeMap;
 
@@ -127,6 +129,44 @@ fn agents_dial_the_controller_with_its_token_and_the_stores_keys() {
     );
     assert!(!serve.tls.insecure_http);
     assert!(k.volumes.contains(&"./tls:/tls:ro".to_string()));
+    // The controller answers to the name the agents dial.
+    let hosts = keystorm_server::api::AllowedHosts::new(
+        serve.bind.is_loopback(),
+        &serve.allowed_host,
+        serve.public_url.as_slice(),
+    )
+    .unwrap();
+    let dialled = args.controller.trim_start_matches("https://");
+    assert!(hosts.allows(dialled), "{dialled} is not an allowed host");
+}
+
+/// The default of a `${VAR:-default}` value.
+fn default_of(value: &str) -> &str {
+    value
+        .split_once(":-")
+        .map_or(value, |(_, d)| d.trim_end_matches('}'))
+}
+
+#[test]
+fn the_stores_default_keys_are_in_no_name_of_the_shipped_workloads() {
+    let k = &compose().services["keystorm"];
+    let keys: Vec<&str> = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]
+        .iter()
+        .map(|name| default_of(&k.environment[*name]))
+        .collect();
+    let known = keystorm_results::secrets::Redactor::new(&keys);
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../workloads");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "yaml") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            keystorm_engine::spec::check_secret_places(&text, &path.display().to_string(), &known)
+                .unwrap_or_else(|e| panic!("{e}"));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 5, "{checked} workloads");
 }
 
 #[test]

@@ -1,13 +1,18 @@
 //! No secret leaves the process that needs it. A distinct secret is planted in every
 //! place a workload can hold one — the target's access key, secret key and session
-//! token, the RGW admin access and secret key (the latter behind a YAML alias whose
-//! anchor is the workload's `description`, and quoted again in a comment) — and the
-//! environment holds the keys of a second workload's run, which that workload's
-//! description quotes. Both run with `keystorm run` against `keystorm sim` (which
-//! verifies the signatures, so the keys are the ones used) and through the API of
-//! `keystorm serve`; then every file of both results folders, every answer the API
-//! gave and everything the processes printed (their logs at debug level included) is
-//! searched for each secret: none may be found.
+//! token, the RGW admin access and secret key, one quoted again in a comment — and the
+//! environment holds the keys of a second workload's run. Both run with `keystorm run`
+//! against `keystorm sim` (which verifies the signatures, so the keys are the ones
+//! used) and through the API of `keystorm serve`; then every file of both results
+//! folders, every answer the API gave and everything the processes printed (their logs
+//! at debug level included) is searched for each secret: none may be found.
+//!
+//! A secret's value anywhere but under `credentials` — a description (directly or as
+//! the anchor of a key's alias), a phase name, a bucket, a label, the notes — is refused
+//! wherever it comes in (`validate`, `run`, the API's validate, start and edit), at the
+//! value, before anything is written and without repeating the value; so is a phase
+//! named after an RGW admin key the run reads from its environment, once the run knows
+//! it.
 //!
 //! A resumed run whose stored workload had inline keys says what to give, and signs
 //! with the environment's keys when they are given.
@@ -49,13 +54,13 @@ fn signing_sim(access: &str, secret: &str) -> Sim {
     start_sim(&["--access-key", access, "--secret-key", secret])
 }
 
-/// Every inline secret of the format, one quoted, one a folded block scalar, one behind
-/// an alias anchored in the description, one in a comment.
+/// Every inline secret of the format, quoted two ways, one a folded block scalar, one in
+/// a comment.
 fn inline_workload(name: &str, endpoint: &str, phase: &str) -> String {
     format!(
         "# keys rotated from {TARGET_SECRET} last week
 name: {name}
-description: &admin_secret {ADMIN_SECRET}
+description: the inline keys of every kind
 target:
   endpoint: \"{endpoint}\"
   credentials:
@@ -66,7 +71,7 @@ target:
   rgw:
     poll: 200ms
     admin:
-      credentials: {{ access_key: {ADMIN_ACCESS}, secret_key: *admin_secret }}
+      credentials: {{ access_key: {ADMIN_ACCESS}, secret_key: '{ADMIN_SECRET}' }}
 buckets: {{ names: [{name}] }}
 objects: {{ size: 16B }}
 checkpoint_every: 1s
@@ -76,11 +81,12 @@ before:
     )
 }
 
-/// A workload signing with the environment's keys, which its description quotes.
+/// A workload signing with the environment's keys (a comment quotes them).
 fn env_workload(name: &str, endpoint: &str) -> String {
     format!(
-        "name: {name}
-description: \"signs as {ENV_ACCESS} with {ENV_SECRET} and {ENV_TOKEN}\"
+        "# signs as {ENV_ACCESS} with {ENV_SECRET} and {ENV_TOKEN}
+name: {name}
+description: signs with the keys of the environment
 target: {{ endpoint: \"{endpoint}\" }}
 buckets: {{ names: [{name}] }}
 objects: {{ size: 16B }}
@@ -223,6 +229,30 @@ impl Drop for Server {
 }
 
 impl Server {
+    /// `keystorm serve` of these folders with the environment's keys, its standard error
+    /// to `stderr`.
+    fn start(home: &Path, workloads: &Path, results: &Path, stderr: Stdio) -> Server {
+        let mut command = keystorm(
+            &[
+                "serve",
+                "--port",
+                "0",
+                "--workloads",
+                workloads.to_str().unwrap(),
+                "--results",
+                results.to_str().unwrap(),
+            ],
+            home,
+        );
+        command.stderr(stderr);
+        let (child, url) = spawn_announcing(&mut command, "keystorm serving ");
+        Server {
+            child,
+            addr: url.trim_start_matches("http://").to_string(),
+            answers: Vec::new(),
+        }
+    }
+
     /// Sends a request, keeps its answer for the search, and returns it.
     fn call(&mut self, method: &str, path: &str, body: Option<serde_json::Value>) -> (u16, String) {
         let (status, answer) = http(&self.addr, method, path, body.as_ref());
@@ -391,25 +421,7 @@ fn no_secret_reaches_results_answers_or_logs() {
     // The API.
     let serve_results = home.join("serve-results");
     let log = std::fs::File::create(home.join("serve.log")).unwrap();
-    let mut command = keystorm(
-        &[
-            "serve",
-            "--port",
-            "0",
-            "--workloads",
-            workloads.to_str().unwrap(),
-            "--results",
-            serve_results.to_str().unwrap(),
-        ],
-        home,
-    );
-    command.stderr(Stdio::from(log));
-    let (child, url) = spawn_announcing(&mut command, "keystorm serving ");
-    let mut server = Server {
-        child,
-        addr: url.trim_start_matches("http://").to_string(),
-        answers: Vec::new(),
-    };
+    let mut server = Server::start(home, &workloads, &serve_results, Stdio::from(log));
     for (name, text) in [
         ("secrets-inline", &inline_text),
         ("secrets-env", &env_text),
@@ -499,10 +511,207 @@ fn no_secret_reaches_results_answers_or_logs() {
     let inline_run = the_run_named(&serve_results, "secrets-inline");
     let stored = std::fs::read_to_string(inline_run.join("workload.yaml")).unwrap();
     assert!(
-        stored.contains("description: &admin_secret <redacted>")
+        stored.contains("# keys rotated from <redacted> last week")
             && stored.contains("access_key: <redacted>"),
         "{stored}"
     );
+}
+
+/// A workload with `secret` planted out of place by `plant`: each is refused with exit
+/// code 2 by `validate` and `run`, at the value, and nothing is written.
+fn refused_by_the_command_line(
+    home: &Path,
+    label: &str,
+    text: &str,
+    at: &str,
+) -> Vec<(String, String)> {
+    let file = write_workload(home, label, text);
+    let results = home.join(format!("{label}-results"));
+    let mut said = Vec::new();
+    for args in [
+        vec!["validate", file.to_str().unwrap()],
+        vec![
+            "run",
+            file.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+        ],
+    ] {
+        let out = keystorm(&args, home).output().unwrap();
+        let (place, text) = printed(&format!("keystorm {} {label}", args[0]), &out, 2);
+        assert!(
+            text.contains(&format!("{}:{at}", file.display()))
+                && text.contains("holds the value of a secret"),
+            "{place}: {text}"
+        );
+        said.push((place, text));
+    }
+    assert!(!results.exists(), "{label}: nothing is written");
+    said
+}
+
+#[test]
+fn a_secret_out_of_place_is_refused_wherever_it_comes_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let sim = start_sim(&[]);
+    let endpoint = &sim.endpoint;
+    let mut texts = Vec::new();
+    let fill = "  - { name: fill, op: put, concurrency: 2, until_objects: 10 }\n";
+    let base = |name: &str| {
+        format!(
+            "name: {name}\ntarget: {{ endpoint: \"{endpoint}\" }}\nbuckets: {{ names: [{name}] }}\n\
+             objects: {{ size: 16B }}\n"
+        )
+    };
+    // An inline key anchored in the description and used through an alias.
+    let anchored = format!(
+        "name: anchored\ndescription: &s {ADMIN_SECRET}\ntarget:\n  endpoint: \"{endpoint}\"\n  \
+         credentials: {{ access_key: {ADMIN_ACCESS}, secret_key: *s }}\nbuckets: {{ names: \
+         [anchored] }}\nbefore:\n{fill}"
+    );
+    texts.extend(refused_by_the_command_line(
+        home, "anchored", &anchored, "2:17",
+    ));
+    // The environment's keys as a phase name and inside a bucket name.
+    let phase = format!(
+        "{}before:\n  - {{ name: {ENV_ACCESS}, op: put, operations: 5 }}\n",
+        base("phase")
+    );
+    texts.extend(refused_by_the_command_line(home, "phase", &phase, "6:13"));
+    let bucket = format!("name: bucket\nbuckets: {{ names: [b-{ENV_SECRET}] }}\nbefore:\n{fill}");
+    texts.extend(refused_by_the_command_line(home, "bucket", &bucket, "2:20"));
+    // A label.
+    let plain = write_workload(home, "plain", &format!("{}before:\n{fill}", base("plain")));
+    let results = home.join("label-results");
+    let out = keystorm(
+        &[
+            "run",
+            plain.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+            "--label",
+            &format!("key={ENV_SECRET}"),
+        ],
+        home,
+    )
+    .output()
+    .unwrap();
+    let refusal = printed("keystorm run --label", &out, 2);
+    assert!(
+        refusal.1.contains("a label holds the value of a secret"),
+        "{}",
+        refusal.1
+    );
+    assert!(!results.exists(), "nothing is written");
+    texts.push(refusal);
+    // An RGW admin key read from the environment, known once the run has it.
+    let admin = format!(
+        "name: admin\ntarget:\n  endpoint: \"{endpoint}\"\n  rgw:\n    poll: 200ms\n    admin:\n      \
+         credentials: {{ env: {{ access_key: KS_ADMIN_ACCESS, secret_key: KS_ADMIN_SECRET }} }}\n\
+         buckets: {{ names: [admin] }}\nobjects: {{ size: 16B }}\nbefore:\n  - {{ name: \
+         {ADMIN_ACCESS}, op: put, operations: 5 }}\n"
+    );
+    let file = write_workload(home, "admin", &admin);
+    let results = home.join("admin-results");
+    let out = keystorm(
+        &[
+            "run",
+            file.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+        ],
+        home,
+    )
+    .env("KS_ADMIN_ACCESS", ADMIN_ACCESS)
+    .env("KS_ADMIN_SECRET", ADMIN_SECRET)
+    .output()
+    .unwrap();
+    let refusal = printed("keystorm run (admin keys of the environment)", &out, 2);
+    assert!(
+        refusal.1.contains(&format!("{}:11:13", file.display()))
+            && refusal
+                .1
+                .contains("`before[0].name` holds the value of a secret"),
+        "{}",
+        refusal.1
+    );
+    assert!(!results.exists(), "nothing is written");
+    texts.push(refusal);
+
+    // The API: validate, start, labels and notes of a finished run.
+    let serve_results = home.join("serve-results");
+    let out = keystorm(
+        &[
+            "run",
+            plain.to_str().unwrap(),
+            "--results",
+            serve_results.to_str().unwrap(),
+        ],
+        home,
+    )
+    .output()
+    .unwrap();
+    texts.push(printed("keystorm run plain", &out, 0));
+    let id = the_run(&serve_results)
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let workloads = home.join("workloads");
+    std::fs::create_dir_all(&workloads).unwrap();
+    let mut server = Server::start(home, &workloads, &serve_results, Stdio::null());
+    for text in [&phase, &bucket, &anchored] {
+        let (status, answer) = server.call(
+            "POST",
+            "/api/workloads/validate",
+            Some(serde_json::json!({ "text": text })),
+        );
+        let verdict = json_body(&answer);
+        assert_eq!(
+            (status, &verdict["valid"]),
+            (200, &serde_json::json!(false)),
+            "{answer}"
+        );
+        let message = verdict["errors"][0]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("holds the value of a secret"), "{answer}");
+        let (status, answer) = server.call(
+            "POST",
+            "/api/runs",
+            Some(serde_json::json!({ "yaml": text })),
+        );
+        assert_eq!(status, 422, "{answer}");
+    }
+    let labelled = serde_json::json!({ "workload": null, "yaml": format!("{}before:\n{fill}", base("api")),
+        "labels": { "key": ENV_ACCESS } });
+    let (status, answer) = server.call("POST", "/api/runs", Some(labelled));
+    assert_eq!(status, 400, "{answer}");
+    for edit in [
+        serde_json::json!({ "notes": format!("signed as {ENV_ACCESS}") }),
+        serde_json::json!({ "labels": { "key": ENV_SECRET } }),
+        serde_json::json!({ "labels": { "key": "fine" }, "notes": ENV_TOKEN }),
+    ] {
+        let (status, answer) = server.call("PATCH", &format!("/api/runs/{id}"), Some(edit));
+        assert_eq!(status, 400, "{answer}");
+        assert!(answer.contains("holds the value of a secret"), "{answer}");
+    }
+    let (status, answer) = server.call("GET", &format!("/api/runs/{id}"), None);
+    assert_eq!(status, 200, "{answer}");
+    let info = &json_body(&answer)["info"];
+    assert_eq!(
+        (&info["notes"], &info["labels"]),
+        (&serde_json::json!(""), &serde_json::json!({}))
+    );
+    assert_eq!(
+        std::fs::read_dir(&serve_results).unwrap().count(),
+        1,
+        "no run was started"
+    );
+    let answers = std::mem::take(&mut server.answers);
+    drop(server);
+    texts.extend(answers);
+    texts.extend(files_under(&serve_results));
+    assert_no_secret_in(&texts);
 }
 
 /// The folder of the run of workload `name` under `results`.
@@ -597,33 +806,16 @@ fn a_resume_without_the_inline_keys_says_what_to_give() {
 }
 
 #[test]
-fn a_resume_whose_stored_workload_lost_values_to_redaction_says_so() {
+fn a_short_key_standing_as_a_word_of_a_name_is_refused_before_anything_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path();
-    // A short key stands as a word of its own in the bucket name too.
-    let file = write_workload(
-        home,
-        "short",
-        "name: short-keys\ntarget:\n  endpoint: embedded\n  credentials: { access_key: ak, \
-         secret_key: sk }\nbuckets: { names: [bucket-ak] }\nobjects: { size: 16B }\nbefore:\n  \
-         - { name: fill, op: put, concurrency: 2, until_objects: 10 }\n",
-    );
-    let results = home.join("results");
-    let results = results.to_str().unwrap();
-    let out = keystorm(&["run", file.to_str().unwrap(), "--results", results], home)
-        .output()
-        .unwrap();
-    printed("run", &out, 0);
-    let run = the_run(Path::new(results));
-    let id = run.file_name().unwrap().to_str().unwrap();
-    let out = keystorm(&["run", "--resume", id, "--results", results], home)
-        .output()
-        .unwrap();
-    let (_, said) = printed("resume", &out, 2);
+    // A short key stands as a word of its own in the bucket name.
+    let text = "name: short-keys\ntarget:\n  endpoint: embedded\n  credentials: { access_key: ak, \
+                secret_key: sk }\nbuckets: { names: [bucket-ak] }\nobjects: { size: 16B }\nbefore:\n  \
+                - { name: fill, op: put, concurrency: 2, until_objects: 10 }\n";
+    let said = refused_by_the_command_line(home, "short", text, "5:20");
     assert!(
-        said.contains("bad bucket name \"bucket-<redacted>\"")
-            && said.contains("put the values back in")
-            && said.contains("workload.yaml"),
-        "{said}"
+        said.iter().all(|(_, text)| !text.contains("bucket-ak")),
+        "{said:?}"
     );
 }

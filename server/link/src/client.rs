@@ -86,6 +86,11 @@ pub enum LinkSetupError {
     },
     #[error("controller {url}: --ca-file is for a controller reached over https://")]
     CaFileOverHttp { url: String },
+    #[error(
+        "controller {shown}: a URL carries no credentials (`user:password@`); give the \
+         controller's token in KEYSTORM_TOKEN or --token-file"
+    )]
+    UserInfo { shown: String },
     /// Plain HTTP beyond loopback without `--insecure-http`.
     #[error("{}", client_refusal(.base))]
     ClearBeyondLoopback { base: String },
@@ -110,6 +115,11 @@ impl Link {
     /// loopback or with `--insecure-http`). Nothing is sent yet.
     pub fn new(url: &str, token: Option<String>, tls: &ClientTls) -> Result<Link, LinkSetupError> {
         let base = url.trim_end_matches('/').to_string();
+        if let Err(keystorm_types::EndpointUrlError::UserInfo(shown)) =
+            keystorm_types::refuse_user_info(&base)
+        {
+            return Err(LinkSetupError::UserInfo { shown });
+        }
         let form = || LinkSetupError::NotBaseUrl {
             url: url.to_string(),
         };

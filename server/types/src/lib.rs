@@ -1,7 +1,8 @@
 //! keystorm's shared vocabulary: which S3 operation ran ([`OpKind`]) and how it failed
 //! ([`ErrorClass`], [`OpError`]), which client ran it ([`ClientKind`]), with what keys
 //! ([`Credentials`]), what a listing holds ([`ListEntry`]), and the latency
-//! distributions a simulated target draws from ([`Delay`]).
+//! distributions a simulated target draws from ([`Delay`]), and what an endpoint URL may
+//! be ([`check_endpoint_url`]).
 //!
 //! A crate of its own, below both the S3 clients and the results model, so that reading
 //! and merging runs (a controller, `keystorm show`) does not build an S3 client and the
@@ -9,10 +10,12 @@
 
 mod client;
 mod delay;
+mod endpoint_url;
 mod list;
 mod ops;
 
 pub use client::{ClientKind, Credentials};
 pub use delay::{Delay, DelayParseError};
+pub use endpoint_url::{EndpointUrlError, KEYS_GO_ELSEWHERE, check_endpoint_url, refuse_user_info};
 pub use list::{ListEntry, storage_class};
 pub use ops::{ErrorClass, OpError, OpKind};

@@ -21,9 +21,14 @@ pub struct AgentArgs {
     #[command(flatten)]
     pub link: LinkTlsArgs,
 
-    /// The controller's token (its --token).
+    /// The controller's token (its --token); give it in KEYSTORM_TOKEN or --token-file
+    /// rather than on the command line, where every user of the host can read it.
     #[arg(long, env = "KEYSTORM_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+
+    /// A file whose first line is the controller's token.
+    #[arg(long, value_name = "FILE", env = "KEYSTORM_TOKEN_FILE")]
+    pub token_file: Option<std::path::PathBuf>,
 
     /// This agent's name, unique among the controller's agents; started again under
     /// the same name (and results folder) it resumes the shard it held. Default: the

@@ -74,7 +74,8 @@ pub struct RunArgs {
         value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub agents: Option<u32>,
 
-    /// Token of the controller (its --token).
+    /// Token of the controller (its --token); give it in KEYSTORM_TOKEN or --token-file
+    /// rather than on the command line, where every user of the host can read it.
     #[arg(
         long,
         env = "KEYSTORM_TOKEN",
@@ -82,6 +83,15 @@ pub struct RunArgs {
         requires = "controller"
     )]
     pub token: Option<String>,
+
+    /// A file whose first line is the controller's token.
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "KEYSTORM_TOKEN_FILE",
+        requires = "controller"
+    )]
+    pub token_file: Option<std::path::PathBuf>,
 
     #[command(flatten)]
     pub link: LinkTlsArgs,

@@ -22,13 +22,41 @@ pub struct ServeArgs {
     pub tls: ServeTlsArgs,
 
     /// Bearer token required on every API call and /metrics (at least 16 characters).
+    /// Give it in KEYSTORM_TOKEN or --token-file: on the command line every user of the
+    /// host can read it.
     #[arg(long, env = "KEYSTORM_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
 
-    /// A second, read-only token (with --token): it opens the reads, the live event
+    /// A file whose first line is the token (in place of --token / KEYSTORM_TOKEN).
+    #[arg(long, value_name = "FILE", env = "KEYSTORM_TOKEN_FILE")]
+    pub token_file: Option<PathBuf>,
+
+    /// A second, read-only token (with a token): it opens the reads, the live event
     /// stream and /metrics, but cannot start, stop, edit or delete anything.
     #[arg(long, env = "KEYSTORM_READ_TOKEN", hide_env_values = true)]
     pub read_token: Option<String>,
+
+    /// A file whose first line is the read-only token (in place of --read-token /
+    /// KEYSTORM_READ_TOKEN).
+    #[arg(long, value_name = "FILE", env = "KEYSTORM_READ_TOKEN_FILE")]
+    pub read_token_file: Option<PathBuf>,
+
+    /// A host name clients reach this server by, besides loopback names and (bound
+    /// beyond loopback) its addresses: requests naming any other `Host` are refused,
+    /// so a web page cannot reach the server under a name of its own (DNS rebinding).
+    /// Repeatable, or separated by commas; `.example.com` takes every name under it.
+    #[arg(
+        long,
+        value_name = "NAME",
+        env = "KEYSTORM_ALLOWED_HOSTS",
+        value_delimiter = ','
+    )]
+    pub allowed_host: Vec<String>,
+
+    /// The URL browsers reach this server by (a proxy in front of it, a DNS name):
+    /// its host is answered to, and its origin accepted for calls that change state.
+    #[arg(long, value_name = "URL", env = "KEYSTORM_PUBLIC_URL")]
+    pub public_url: Option<String>,
 
     /// Folder of workload YAML files the UI lists and edits.
     #[arg(

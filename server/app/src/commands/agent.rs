@@ -12,12 +12,13 @@ use keystorm_link::bounds::{MAX_HOST_CHARS, check_host, clip, shown, valid_agent
 use keystorm_link::client::Link;
 
 pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
-    let link = Link::new(
-        &args.controller,
+    let token = super::token_source::token(
+        &super::token_source::TOKEN,
         args.token.clone(),
-        &args.link.client_tls(),
-    )
-    .map_err(|e| CliError::bad_input(e.to_string()))?;
+        args.token_file.as_deref(),
+    )?;
+    let link = Link::new(&args.controller, token, &args.link.client_tls())
+        .map_err(|e| CliError::bad_input(e.to_string()))?;
     let host = keystorm_agent::host_name();
     let name = args.name.clone().unwrap_or_else(|| host.clone());
     if !valid_agent_name(&name) {
@@ -36,14 +37,9 @@ pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
         }
     };
     let endpoint = crate::cli::endpoints_given(&args.endpoint);
-    if let Some(e) = endpoint
-        .iter()
-        .flat_map(|e| e.split(','))
-        .find(|e| !(e.starts_with("http://") || e.starts_with("https://")))
-    {
-        return Err(CliError::bad_input(format!(
-            "endpoint {e:?} must start with http:// or https://"
-        )));
+    for url in endpoint.iter().flat_map(|e| e.split(',')) {
+        keystorm_types::check_endpoint_url(url)
+            .map_err(|refusal| CliError::bad_input(format!("--{refusal}")))?;
     }
     if let Some(warning) = link.unencrypted_warning() {
         stderrln!("warning: {warning}");

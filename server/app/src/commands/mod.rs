@@ -17,6 +17,7 @@ mod show;
 mod signals;
 mod sim;
 mod target;
+mod token_source;
 mod transfer;
 mod validate;
 

@@ -39,7 +39,12 @@ struct RunDetail {
 pub async fn run(args: RunArgs) -> Result<u8, CliError> {
     let url = args.controller.as_deref().unwrap_or_default();
     let agents = args.agents.unwrap_or(1);
-    let link = Link::new(url, args.token.clone(), &args.link.client_tls())
+    let token = super::token_source::token(
+        &super::token_source::TOKEN,
+        args.token.clone(),
+        args.token_file.as_deref(),
+    )?;
+    let link = Link::new(url, token, &args.link.client_tls())
         .map_err(|e| CliError::bad_input(e.to_string()))?;
     if let Some(warning) = link.unencrypted_warning() {
         stderrln!("warning: {warning}");
@@ -52,6 +57,10 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
         return Err(CliError::bad_input(refusal));
     }
     let endpoint = crate::cli::endpoints_given(&args.endpoint);
+    for url in endpoint.iter().flat_map(|e| e.split(',')) {
+        keystorm_types::check_endpoint_url(url)
+            .map_err(|refusal| CliError::bad_input(format!("--{refusal}")))?;
+    }
     let request = StartRequest {
         yaml: &text,
         endpoint: endpoint.as_deref(),

@@ -4,17 +4,18 @@
 
 use std::net::SocketAddr;
 
+use super::token_source::{self, READ_TOKEN, TOKEN};
 use crate::CliError;
 use crate::cli::ServeArgs;
 use keystorm_console::exit;
-use keystorm_server::api::{AppState, ServeConfig, router};
+use keystorm_server::api::{AllowedHosts, AppState, ServeConfig, router};
 
 pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
-    let token = args.token.filter(|t| !t.is_empty());
+    let token = token_source::token(&TOKEN, args.token, args.token_file.as_deref())?;
     if !args.bind.is_loopback() && token.is_none() {
         return Err(CliError::bad_input(format!(
-            "binding to {} exposes the API beyond this machine: set --token (or KEYSTORM_TOKEN) \
-             so that only holders of the token can read results or start load",
+            "binding to {} exposes the API beyond this machine: give a token in KEYSTORM_TOKEN \
+             or --token-file so that only holders of the token can read results or start load",
             args.bind
         )));
     }
@@ -23,7 +24,24 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
             "the token must be at least 16 characters",
         ));
     }
-    let read_token = read_token(args.read_token, token.as_deref())?;
+    let read_token = read_token(
+        token_source::token(
+            &READ_TOKEN,
+            args.read_token,
+            args.read_token_file.as_deref(),
+        )?,
+        token.as_deref(),
+    )?;
+    let hosts = AllowedHosts::new(
+        args.bind.is_loopback(),
+        &args.allowed_host,
+        args.public_url.as_slice(),
+    )
+    .map_err(|e| CliError::bad_input(e.to_string()))?;
+    for url in args.default_endpoint.iter().flat_map(|e| e.split(',')) {
+        keystorm_types::check_endpoint_url(url)
+            .map_err(|refusal| CliError::bad_input(format!("--default-{refusal}")))?;
+    }
     let tls = super::serve_tls::prepare(&args.tls, args.bind)?;
     let state = AppState::new(ServeConfig {
         workloads_dir: args.workloads.clone(),
@@ -36,6 +54,7 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
             file: args.max_shard_file_size,
             run: args.max_run_copy_size,
         },
+        hosts,
     });
     // A run across agents this results folder was serving when the server was killed
     // (or its host went down) goes on: the agents register again and carry on.
@@ -95,7 +114,7 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
 
 /// The read-only token, checked: only beside a full token, as long as one, and another.
 fn read_token(read_token: Option<String>, token: Option<&str>) -> Result<Option<String>, CliError> {
-    let Some(read_token) = read_token.filter(|t| !t.is_empty()) else {
+    let Some(read_token) = read_token else {
         return Ok(None);
     };
     let Some(token) = token else {

@@ -50,13 +50,8 @@ pub async fn connect(target: &TargetArgs, pool_size: usize) -> Result<S3Client, 
 
 /// The endpoint as requests address it: http(s), without a trailing slash.
 pub fn endpoint(target: &TargetArgs) -> Result<String, CliError> {
-    let endpoint = target.endpoint.trim_end_matches('/').to_string();
-    if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
-        return Err(CliError::bad_input(format!(
-            "--endpoint {endpoint:?} must start with http:// or https://"
-        )));
-    }
-    Ok(endpoint)
+    keystorm_types::check_endpoint_url(&target.endpoint)
+        .map_err(|refusal| CliError::bad_input(format!("--{refusal}")))
 }
 
 /// Fails with the bucket and the endpoint named unless the bucket is there, before any

@@ -101,13 +101,8 @@ impl Server {
         std::fs::write(workloads.join("rounds.yaml"), rounds_workload("rounds", 3)).unwrap();
         std::fs::write(workloads.join("long.yaml"), LONG_WORKLOAD).unwrap();
         let state = AppState::new(ServeConfig {
-            workloads_dir: workloads,
-            results_dir: dir.path().join("results"),
             token: token.map(str::to_string),
-            read_token: None,
-            ui_dev_url: None,
-            default_endpoint: None,
-            part_caps: Default::default(),
+            ..ServeConfig::new(workloads, dir.path().join("results"))
         });
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());

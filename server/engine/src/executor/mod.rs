@@ -100,6 +100,28 @@ pub async fn run(
     }
 }
 
+/// Once the run knows every key it signs with (the environment's, a profile's, the RGW
+/// admin API's), before anything is written: no name of the workload and no label holds
+/// one of them, so no result, chart or log can show it.
+fn refuse_secrets_out_of_place(workload_text: &str, options: &RunOptions) -> Result<(), RunError> {
+    let known = secrets::active();
+    let file = options.workload_file.as_deref().unwrap_or("workload");
+    crate::spec::check_secret_places(workload_text, file, &known)
+        .map_err(|e| RunError::BadInput(e.to_string()))?;
+    match options
+        .labels
+        .iter()
+        .find(|(k, v)| known.finds_in(k) || known.finds_in(v))
+    {
+        Some(_) => Err(RunError::BadInput(
+            "a label holds the value of a secret (a key the run signs with, or the server's \
+             token): labels are shown in results and the UI; choose another value"
+                .to_string(),
+        )),
+        None => Ok(()),
+    }
+}
+
 async fn run_with_secrets(
     mut plan: Plan,
     workload_text: &str,
@@ -116,6 +138,7 @@ async fn run_with_secrets(
         secrets,
     )
     .await?;
+    refuse_secrets_out_of_place(workload_text, &options)?;
     let embedded = target.is_embedded();
     let Opened {
         mut manifest,

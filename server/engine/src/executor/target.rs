@@ -223,11 +223,8 @@ async fn reach(
         ));
     }
     for endpoint in &endpoints {
-        if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
-            return Err(RunError::BadInput(format!(
-                "endpoint {endpoint:?} must start with http:// or https://"
-            )));
-        }
+        keystorm_types::check_endpoint_url(endpoint)
+            .map_err(|refusal| RunError::BadInput(refusal.to_string()))?;
     }
     Ok(Reached {
         endpoints,

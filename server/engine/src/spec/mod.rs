@@ -1,9 +1,12 @@
 //! Workload YAML: parsed into raw structs (unknown fields rejected), then validated into
-//! a [`Plan`]. Every error names the file, line and column and says what is wrong.
+//! a [`Plan`]. Every error names the file, line and column and says what is wrong. A
+//! secret's value anywhere but under `credentials` is an error too
+//! ([`check_secret_places`]).
 
 mod raw;
 mod redact;
 mod rgw;
+mod secret_places;
 mod secret_scan;
 mod suggest;
 mod template;
@@ -17,6 +20,7 @@ use crate::plan::Plan;
 
 pub(crate) use redact::REDACTED;
 pub use redact::{redact_secrets, workload_redactor};
+pub use secret_places::check_secret_places;
 pub use template::{TemplateError, parse_template};
 pub use warning::SpecWarning;
 
@@ -58,6 +62,7 @@ pub fn parse_workload(text: &str, file: &str) -> Result<(Plan, Vec<SpecWarning>)
     let mut warnings = Vec::new();
     let plan =
         validate::validate(raw, &mut warnings).map_err(|l| invalid(l.line, l.column, l.message))?;
+    check_secret_places(text, file, &keystorm_results::secrets::active())?;
     if !warnings.is_empty() {
         let redactor = workload_redactor(text);
         for w in &mut warnings {

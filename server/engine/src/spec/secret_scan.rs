@@ -8,6 +8,10 @@
 //! secret is kept as its value and as it is written (quoted with escapes, or a block
 //! scalar's lines), so both are found in the text. Text the parser gives up on is read
 //! line by line for `access_key:`, `secret_key:` and `session_token:` values.
+//!
+//! The same walk keeps every other scalar — the names, buckets, prefixes, descriptions
+//! that results, the UI and the logs show — with where it stands, so that a workload
+//! holding a secret's value outside `credentials` can be refused at the value.
 
 use std::collections::HashMap;
 
@@ -19,12 +23,37 @@ const REPLAY_BUDGET: usize = 100_000;
 
 /// The inline secret values of `text`, each as its value and as written.
 pub(super) fn secrets_of(text: &str) -> Vec<String> {
+    scan(text).secrets
+}
+
+/// A scalar of the text outside every `credentials` block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Shown {
+    pub value: String,
+    /// Where it is written (1-based), or the alias that repeats it.
+    pub line: usize,
+    pub column: usize,
+    /// Where it is in the document: `rounds.phases[1].name`.
+    pub path: String,
+}
+
+/// What one walk over `text` found.
+pub(super) struct Scanned {
+    /// The inline secret values, each as its value and as written.
+    pub secrets: Vec<String>,
+    /// Every other scalar, keys included.
+    pub shown: Vec<Shown>,
+}
+
+/// Walks `text` once: its secrets and every other scalar.
+pub(super) fn scan(text: &str) -> Scanned {
     let mut scan = Scan::default();
     let mut parsed_to_end = false;
     for next in Parser::new_from_str(text) {
         let Ok((event, span)) = next else {
             break;
         };
+        let at = (span.start.line(), span.start.col() + 1);
         let node = match event {
             Event::Scalar(value, style, anchor, _) => {
                 let written = span.slice(text).map(|raw| unquoted(raw, style));
@@ -45,13 +74,16 @@ pub(super) fn secrets_of(text: &str) -> Vec<String> {
             _ => continue,
         };
         scan.record(&node.0, node.1);
-        scan.feed(&node.0);
+        scan.feed(&node.0, at);
     }
     let mut secrets = scan.secrets;
     if !parsed_to_end {
         secrets.extend(secret_lines(text));
     }
-    secrets
+    Scanned {
+        secrets,
+        shown: scan.shown,
+    }
 }
 
 /// A node event, owned so an anchored node can be replayed where an alias names it.
@@ -100,6 +132,8 @@ enum Frame {
     },
     Seq {
         scope: Scope,
+        /// The index of the item coming next.
+        next: usize,
     },
 }
 
@@ -112,6 +146,7 @@ struct Scan {
     recording: Vec<(usize, Vec<Node>, usize)>,
     replayed: usize,
     secrets: Vec<String>,
+    shown: Vec<Shown>,
 }
 
 impl Scan {
@@ -141,9 +176,19 @@ impl Scan {
         }
     }
 
-    fn feed(&mut self, node: &Node) {
+    /// Takes one node, written at `at` (line, column), or repeated there by an alias.
+    fn feed(&mut self, node: &Node, at: (usize, usize)) {
         match node {
             Node::Scalar(value, written) => {
+                let secret = self.scope().holds_secrets();
+                if !secret {
+                    self.shown.push(Shown {
+                        value: value.clone(),
+                        line: at.0,
+                        column: at.1,
+                        path: self.path(),
+                    });
+                }
                 if let Some(Frame::Map {
                     key: key @ None, ..
                 }) = self.frames.last_mut()
@@ -151,7 +196,7 @@ impl Scan {
                     *key = Some(Some(value.clone()));
                     return;
                 }
-                if self.scope().holds_secrets() {
+                if secret {
                     self.secrets.push(value.clone());
                     self.secrets.extend(written.iter().cloned());
                 }
@@ -163,7 +208,7 @@ impl Scan {
             }
             Node::SeqStart => {
                 let scope = self.scope();
-                self.frames.push(Frame::Seq { scope });
+                self.frames.push(Frame::Seq { scope, next: 0 });
             }
             Node::End => {
                 self.frames.pop();
@@ -178,17 +223,38 @@ impl Scan {
                 }
                 self.replayed += events.len();
                 for e in &events {
-                    self.feed(e);
+                    self.feed(e, at);
                 }
             }
         }
+    }
+
+    /// Where the node starting now is in the document: `before[0].name`.
+    fn path(&self) -> String {
+        let mut path = String::new();
+        for frame in &self.frames {
+            match frame {
+                Frame::Map {
+                    key: Some(Some(key)),
+                    ..
+                } => {
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(key);
+                }
+                Frame::Map { .. } => {}
+                Frame::Seq { next, .. } => path.push_str(&format!("[{next}]")),
+            }
+        }
+        path
     }
 
     /// The scope of the node starting now.
     fn scope(&self) -> Scope {
         match self.frames.last() {
             None => Scope::Plain,
-            Some(Frame::Seq { scope }) => scope.child(None),
+            Some(Frame::Seq { scope, .. }) => scope.child(None),
             // A key that is itself a collection: nothing in it is a secret.
             Some(Frame::Map { key: None, .. }) => Scope::Names,
             Some(Frame::Map {
@@ -198,13 +264,18 @@ impl Scan {
         }
     }
 
-    /// A node ended: a map now expects its next key, or the value of a complex key.
+    /// A node ended: a map now expects its next key, or the value of a complex key; a
+    /// sequence its next item.
     fn node_done(&mut self) {
-        if let Some(Frame::Map { key, .. }) = self.frames.last_mut() {
-            *key = match key {
-                None => Some(None),
-                Some(_) => None,
-            };
+        match self.frames.last_mut() {
+            Some(Frame::Map { key, .. }) => {
+                *key = match key {
+                    None => Some(None),
+                    Some(_) => None,
+                };
+            }
+            Some(Frame::Seq { next, .. }) => *next += 1,
+            None => {}
         }
     }
 }

@@ -327,6 +327,22 @@ pub fn check_labels(labels: &BTreeMap<String, String>) -> Result<(), ApiError> {
                 "label {k}: the value must be at most 256 printable characters"
             )));
         }
+        refuse_secret(&format!("label {k}"), k)?;
+        refuse_secret(&format!("label {k}"), v)?;
+    }
+    Ok(())
+}
+
+/// Refuses `text` (`what`, in the message) if it holds the value of a secret this
+/// process knows: the keys of its environment and of the runs going, the server's
+/// tokens. What is refused is never stored, so it never needs redacting.
+pub fn refuse_secret(what: &str, text: &str) -> Result<(), ApiError> {
+    if keystorm_results::secrets::active().finds_in(text) {
+        return Err(ApiError::bad_request(format!(
+            "{what} holds the value of a secret (a key of this server's environment or of a \
+             run going, or the server's token): it would be shown to everyone who reads the \
+             run; choose another value"
+        )));
     }
     Ok(())
 }

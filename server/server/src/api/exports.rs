@@ -109,14 +109,23 @@ pub async fn export(
         }
     };
     let disposition = format!("attachment; filename=\"{id}-{file}\"");
-    Ok((
+    let mut response = (
         [
             (header::CONTENT_TYPE, content_type.to_string()),
             (header::CONTENT_DISPOSITION, disposition),
         ],
         body,
     )
-        .into_response())
+        .into_response();
+    if matches!(export, ExportFile::ReportHtml) {
+        // Opened in the browser rather than saved, the report's inline script runs in
+        // a sandbox of its own.
+        response.headers_mut().insert(
+            header::CONTENT_SECURITY_POLICY,
+            axum::http::HeaderValue::from_static(super::security_headers::REPORT_POLICY),
+        );
+    }
+    Ok(response)
 }
 
 /// Columns of each heatmap a report carries: enough for a screen, whatever the run's

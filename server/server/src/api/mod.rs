@@ -1,12 +1,14 @@
 //! `keystorm serve`: the HTTP API (one module per resource) and the embedded web UI.
 //!
 //! Routes live under `/api`, plus `/metrics` for Prometheus; anything else is the UI.
-//! Every error is JSON (`{error, detail}`); the API and `/metrics` pass the
-//! [`security`] token guard (the agent link its own), state-changing calls the
-//! cross-site one; request bodies are capped.
+//! Every error is JSON (`{error, detail}`); every request passes the [`security`]
+//! browser guard (a `Host` this server answers to; for calls that change state, no
+//! other site's page), the API and `/metrics` the token guard (the agent link its own);
+//! request bodies are capped, and every answer carries the [`security_headers`].
 
 mod active;
 mod agents;
+mod allowed_hosts;
 mod distribution;
 mod endpoints;
 mod error;
@@ -29,6 +31,7 @@ mod prometheus;
 mod run_files;
 mod runs;
 mod security;
+mod security_headers;
 mod state;
 mod status;
 mod streamed;
@@ -40,6 +43,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 
 pub use active::Active;
+pub use allowed_hosts::{AllowedHostError, AllowedHosts};
 pub use error::{ApiError, ErrorBody};
 pub use openapi::openapi_json;
 pub use security::Access;
@@ -107,11 +111,20 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             security::token_guard,
         ));
+    let (policy, frames, sniffing, referrer) =
+        security_headers::layers(state.config.ui_dev_url.is_some());
     Router::new()
         .merge(with_data)
         .fallback(ui::serve)
-        .layer(axum::middleware::from_fn(security::cross_site_guard))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            security::browser_guard,
+        ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(policy)
+        .layer(frames)
+        .layer(sniffing)
+        .layer(referrer)
         .with_state(state)
 }
 

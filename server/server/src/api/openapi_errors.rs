@@ -1,7 +1,8 @@
 //! The error responses every operation shares, added to the OpenAPI document in one
 //! place because the router adds their causes in one place: the JSON body extractor
 //! (400, 413, 415, 422) on every call that takes a body, and checked parameters (400)
-//! on every call that takes any (the guards' 401 and 403 are added with the tokens, in
+//! on every call that takes any, and the browser guard's 421 (a `Host` the server does
+//! not answer to) on every call (the guards' 401 and 403 are added with the tokens, in
 //! [`super::openapi_security`]). Without them the document would promise fewer status
 //! codes than the server answers.
 
@@ -13,7 +14,15 @@ pub struct SharedErrors;
 
 impl Modify for SharedErrors {
     fn modify(&self, openapi: &mut OpenApi) {
-        for_each_operation(openapi, |_, op, _| add_input_errors(op));
+        for_each_operation(openapi, |_, op, _| {
+            add_input_errors(op);
+            add_error(
+                op,
+                "421",
+                "the request's `Host` is not a name this server answers to (see \
+                 `serve --allowed-host`)",
+            );
+        });
     }
 }
 

@@ -49,7 +49,7 @@ impl Modify for TokenSecurity {
                     op,
                     "403",
                     "the read-only token (it opens reads only), or a cross-site browser \
-                     request (`Sec-Fetch-Site`, or `Origin` against `Host`)",
+                     request (`Sec-Fetch-Site`, or an `Origin` other than this server's own)",
                 );
             } else if is_agent_link(path) {
                 needs(op, &[TOKEN]);

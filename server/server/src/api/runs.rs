@@ -211,12 +211,11 @@ pub async fn start_run(
             ));
         }
     };
-    if let Some(e) = &endpoint
-        && !(e.starts_with("http://") || e.starts_with("https://"))
-    {
-        return Err(ApiError::bad_request(format!(
-            "endpoint {e:?} must start with http:// or https://"
-        )));
+    if let Some(e) = &endpoint {
+        for url in e.split(',').map(str::trim).filter(|u| !u.is_empty()) {
+            keystorm_types::check_endpoint_url(url)
+                .map_err(|refusal| ApiError::bad_request(refusal.to_string()))?;
+        }
     }
     let (plan, _warnings) =
         parse_workload(&text, file.as_deref().unwrap_or("workload")).map_err(|e: SpecError| {
@@ -340,6 +339,7 @@ pub async fn edit(
         if notes.len() > 64 * 1024 {
             return Err(ApiError::bad_request("notes are limited to 64 KiB"));
         }
+        super::active::refuse_secret("the notes", &notes)?;
         a.notes = notes;
     }
     write_annotations(&dir, &a)?;

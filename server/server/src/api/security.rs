@@ -3,9 +3,13 @@
 //! reads (and the event stream and `/metrics`) and nothing else: not the calls that
 //! change state, nor the agent link, whose calls only agents make. On loopback without
 //! a token everything is open. The UI's files need no token: they hold no data, and the
-//! page must load to ask for it. Calls that change state are also checked against
-//! cross-site requests (Fetch Metadata, then Origin against Host) so a web page
-//! elsewhere cannot drive the server through the user's browser.
+//! page must load to ask for it.
+//!
+//! In front of everything, whatever the token: the request must name this server
+//! ([`AllowedHosts`], so a page cannot reach it under a name of its own by DNS
+//! rebinding), and a call that changes state must not come from another site's page
+//! (Fetch Metadata, and an `Origin` that is this server's own), so a web page elsewhere
+//! cannot drive the server through the user's browser.
 
 use axum::extract::{OriginalUri, Request, State};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
@@ -14,6 +18,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::allowed_hosts::AllowedHosts;
 use super::error::ApiError;
 use super::state::{AppState, ServeConfig};
 
@@ -40,10 +45,19 @@ pub fn is_agent_link(path: &str) -> bool {
     path.starts_with("/api/agents/")
 }
 
-/// In front of everything: the cross-site checks on calls that change state.
-pub async fn cross_site_guard(request: Request, next: Next) -> Response {
+/// In front of everything: the `Host` check on every request, and the cross-site
+/// checks on calls that change state.
+pub async fn browser_guard(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let hosts = &state.config.hosts;
+    if let Err(e) = host_check(hosts, &request) {
+        return e.into_response();
+    }
     if changes_state(request.method())
-        && let Err(e) = cross_site_check(request.headers())
+        && let Err(e) = cross_site_check(hosts, request.headers())
     {
         return e.into_response();
     }
@@ -150,11 +164,56 @@ fn read_only_refusal(request: &Request, what: &str) -> Response {
     .into_response()
 }
 
-/// Go's CrossOriginProtection rules: `Sec-Fetch-Site` same-origin/none passes; a
-/// cross-site value fails; without it, an `Origin` must match `Host`; requests with
-/// neither (curl, scripts) pass.
-fn cross_site_check(headers: &HeaderMap) -> Result<(), ApiError> {
-    let forbidden = |why: &str| {
+/// The request's `Host` (and the authority of an absolute request URI) must be a name
+/// this server answers to. A request without either (HTTP/1.0) is not from a browser.
+fn host_check(hosts: &AllowedHosts, request: &Request) -> Result<(), ApiError> {
+    let named = request
+        .uri()
+        .authority()
+        .map(|a| a.as_str().to_string())
+        .into_iter()
+        .chain(
+            request
+                .headers()
+                .get_all(header::HOST)
+                .iter()
+                .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned()),
+        );
+    for host in named {
+        if !hosts.allows(&host) {
+            return Err(host_refusal(hosts, &host));
+        }
+    }
+    Ok(())
+}
+
+fn host_refusal(hosts: &AllowedHosts, host: &str) -> ApiError {
+    let shown = keystorm_link::bounds::shown(host);
+    let answered = if hosts.loopback_bound {
+        "loopback names and addresses (localhost, 127.0.0.1, [::1])"
+    } else {
+        "its addresses, localhost"
+    };
+    ApiError::new(
+        StatusCode::MISDIRECTED_REQUEST,
+        "host_not_allowed",
+        format!(
+            "Host {shown} is not a name this keystorm server answers to (it answers to              {answered}{}): a web page under another name could otherwise reach it. If this              is how you reach it, start `keystorm serve` with --allowed-host NAME (repeatable)              or --public-url URL",
+            if hosts.names.is_empty() {
+                String::new()
+            } else {
+                format!(" and {}", hosts.names.join(", "))
+            }
+        ),
+    )
+}
+
+/// A call that changes state: refused when Fetch Metadata says another site's page sent
+/// it, or its `Origin` is not this server's own (`null` included). Requests with
+/// neither (curl, scripts, agents) pass: a browser sends `Origin` with every call that
+/// changes state.
+fn cross_site_check(hosts: &AllowedHosts, headers: &HeaderMap) -> Result<(), ApiError> {
+    let forbidden = |why: String| {
         Err(ApiError::new(
             StatusCode::FORBIDDEN,
             "cross_site_request",
@@ -162,27 +221,32 @@ fn cross_site_check(headers: &HeaderMap) -> Result<(), ApiError> {
         ))
     };
     if let Some(site) = headers.get("sec-fetch-site") {
-        return match site.to_str().unwrap_or("") {
-            "same-origin" | "none" => Ok(()),
-            other => forbidden(&format!("Sec-Fetch-Site: {other}")),
-        };
+        match site.to_str().unwrap_or("") {
+            "same-origin" | "none" => {}
+            other => {
+                return forbidden(format!(
+                    "Sec-Fetch-Site: {}",
+                    keystorm_link::bounds::shown(other)
+                ));
+            }
+        }
     }
     let Some(origin) = headers.get(header::ORIGIN) else {
         return Ok(());
     };
-    let origin = origin.to_str().unwrap_or("");
+    let origin = String::from_utf8_lossy(origin.as_bytes());
     let host = headers
         .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or("");
-    let origin_host = origin
-        .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
-        .unwrap_or("");
-    if !host.is_empty() && origin_host == host {
+        .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
+        .unwrap_or_default();
+    if hosts.same_origin(&origin, &host) {
         Ok(())
     } else {
-        forbidden(&format!("Origin {origin} does not match Host {host}"))
+        forbidden(format!(
+            "Origin {} is not this server's page ({})",
+            keystorm_link::bounds::shown(&origin),
+            keystorm_link::bounds::shown(&host)
+        ))
     }
 }
 
@@ -195,10 +259,19 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .then(|| credentials.trim())
 }
 
-/// Constant-time comparison (in the length of the secret) of a token given with one.
+/// Whether the token `given` is `secret`: their SHA-256 digests compared in constant
+/// time, so neither the time nor an early return on a length mismatch tells anything of
+/// the secret's length or content.
 fn same_secret(given: &str, secret: &str) -> bool {
-    let (a, b) = (given.as_bytes(), secret.as_bytes());
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    use sha2::{Digest, Sha256};
+    let (a, b) = (
+        Sha256::digest(given.as_bytes()),
+        Sha256::digest(secret.as_bytes()),
+    );
+    a.iter()
+        .zip(b.iter())
+        .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+        == 0
 }
 
 #[cfg(test)]
@@ -218,44 +291,48 @@ mod tests {
 
     fn config(token: Option<&str>, read_token: Option<&str>) -> ServeConfig {
         ServeConfig {
-            workloads_dir: "w".into(),
-            results_dir: "r".into(),
             token: token.map(str::to_string),
             read_token: read_token.map(str::to_string),
-            ui_dev_url: None,
-            default_endpoint: None,
-            part_caps: Default::default(),
+            ..ServeConfig::new("w".into(), "r".into())
+        }
+    }
+
+    fn loopback() -> AllowedHosts {
+        AllowedHosts {
+            loopback_bound: true,
+            ..AllowedHosts::default()
         }
     }
 
     #[test]
-    fn fetch_metadata_decides_first() {
-        assert!(cross_site_check(&headers(&[("sec-fetch-site", "same-origin")])).is_ok());
-        assert!(cross_site_check(&headers(&[("sec-fetch-site", "none")])).is_ok());
-        assert!(cross_site_check(&headers(&[("sec-fetch-site", "cross-site")])).is_err());
-        assert!(cross_site_check(&headers(&[("sec-fetch-site", "same-site")])).is_err());
+    fn fetch_metadata_from_another_site_is_refused() {
+        let h = loopback();
+        assert!(cross_site_check(&h, &headers(&[("sec-fetch-site", "same-origin")])).is_ok());
+        assert!(cross_site_check(&h, &headers(&[("sec-fetch-site", "none")])).is_ok());
+        assert!(cross_site_check(&h, &headers(&[("sec-fetch-site", "cross-site")])).is_err());
+        assert!(cross_site_check(&h, &headers(&[("sec-fetch-site", "same-site")])).is_err());
     }
 
     #[test]
-    fn origin_must_match_host_without_fetch_metadata() {
-        assert!(
-            cross_site_check(&headers(&[
-                ("origin", "http://127.0.0.1:7878"),
-                ("host", "127.0.0.1:7878")
-            ]))
-            .is_ok()
-        );
-        assert!(
-            cross_site_check(&headers(&[
-                ("origin", "http://evil.example"),
-                ("host", "127.0.0.1:7878")
-            ]))
-            .is_err()
-        );
-        assert!(
-            cross_site_check(&headers(&[])).is_ok(),
-            "scripts and curl pass"
-        );
+    fn an_origin_must_be_the_servers_own_even_when_fetch_metadata_says_same_origin() {
+        let h = loopback();
+        let check = |pairs: &[(&str, &str)]| cross_site_check(&h, &headers(pairs)).is_ok();
+        assert!(check(&[
+            ("origin", "http://127.0.0.1:7878"),
+            ("host", "127.0.0.1:7878")
+        ]));
+        assert!(!check(&[
+            ("origin", "http://evil.example"),
+            ("host", "127.0.0.1:7878")
+        ]));
+        // DNS rebinding: to the browser the page and the server are one origin.
+        assert!(!check(&[
+            ("origin", "http://rebind.evil.example:7878"),
+            ("host", "rebind.evil.example:7878"),
+            ("sec-fetch-site", "same-origin"),
+        ]));
+        assert!(!check(&[("origin", "null"), ("host", "127.0.0.1:7878")]));
+        assert!(check(&[]), "scripts and curl pass");
     }
 
     #[test]
@@ -263,6 +340,8 @@ mod tests {
         assert!(same_secret("s3cret", "s3cret"));
         assert!(!same_secret("s3cre", "s3cret"));
         assert!(!same_secret("s3creT", "s3cret"));
+        assert!(!same_secret("", "s3cret"));
+        assert!(!same_secret("s3cret-and-more", "s3cret"));
         let h = headers(&[("authorization", "Bearer s3cret")]);
         assert_eq!(bearer(&h), Some("s3cret"));
         assert_eq!(

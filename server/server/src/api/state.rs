@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::active::Active;
+use super::allowed_hosts::AllowedHosts;
 use super::heatmap_cache::HeatmapCache;
 use super::prometheus::LiveMetrics;
 use crate::fleet::{Fleet, PartCaps};
@@ -25,6 +26,27 @@ pub struct ServeConfig {
     pub default_endpoint: Option<String>,
     /// How much of a run's shard folders the controller keeps of its agents.
     pub part_caps: PartCaps,
+    /// The `Host` names the server answers to.
+    pub hosts: AllowedHosts,
+}
+
+impl ServeConfig {
+    /// A server on loopback without a token, serving these folders.
+    pub fn new(workloads_dir: PathBuf, results_dir: PathBuf) -> ServeConfig {
+        ServeConfig {
+            workloads_dir,
+            results_dir,
+            token: None,
+            read_token: None,
+            ui_dev_url: None,
+            default_endpoint: None,
+            part_caps: PartCaps::default(),
+            hosts: AllowedHosts {
+                loopback_bound: true,
+                ..AllowedHosts::default()
+            },
+        }
+    }
 }
 
 /// Shared by every handler.

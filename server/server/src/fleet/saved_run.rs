@@ -3,8 +3,9 @@
 //! `parts/` there: see [`super::incoming`]), so that a controller
 //! killed in the middle of a run and started again on the same results folder picks the
 //! run up. Agents are named by name, not id: ids belong to one controller's lifetime.
-//! Rewritten atomically (temporary file, fsync, rename) on every change that matters;
-//! bounded: one entry per shard and the last warnings, nothing per key or operation.
+//! Rewritten atomically (temporary file, fsync, rename) on every change that matters,
+//! every secret the controller knows redacted; bounded: one entry per shard and the last
+//! warnings, nothing per key or operation.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -152,7 +153,13 @@ pub fn write(incoming: &Path, saved: &SavedRun) -> Result<(), SavedRunError> {
     std::fs::create_dir_all(incoming).map_err(failed(incoming))?;
     let path = record_path(incoming);
     let temporary = incoming.join(format!("{RECORD_FILE}.tmp"));
-    let bytes = serde_json::to_vec_pretty(saved).map_err(SavedRunError::Encode)?;
+    let json = serde_json::to_string_pretty(saved).map_err(SavedRunError::Encode)?;
+    // Whatever the controller knows to be secret (its environment's keys, its tokens)
+    // is not written, wherever it appears: a comment of the workload, an agent's error.
+    let bytes = keystorm_results::secrets::active()
+        .redact_json(&json)
+        .into_owned()
+        .into_bytes();
     let mut file = std::fs::File::create(&temporary).map_err(failed(&temporary))?;
     file.write_all(&bytes).map_err(failed(&temporary))?;
     file.sync_all().map_err(failed(&temporary))?;

@@ -9,32 +9,14 @@ use crate::spec::SpecWarning;
 use crate::spec::raw::RawCredentials;
 
 pub(in crate::spec) fn endpoint_url(e: &Spanned<String>) -> R<String> {
-    let url = e.value.trim().trim_end_matches('/');
-    let rest = url
-        .strip_prefix("http://")
-        .or_else(|| url.strip_prefix("https://"));
-    let Some(rest) = rest else {
-        return at(
+    use keystorm_types::EndpointUrlError;
+    keystorm_types::check_endpoint_url(&e.value).or_else(|refusal| match refusal {
+        EndpointUrlError::Scheme(url) => at(
             loc_of(e),
             format!("endpoint {url:?} must be `embedded` or start with http:// or https://"),
-        );
-    };
-    if rest.is_empty() || rest.contains(['/', '?', '#', ' ']) {
-        return at(
-            loc_of(e),
-            format!("endpoint {url:?} must be scheme://host[:port], without a path or query"),
-        );
-    }
-    if let Some((_, port)) = rest.rsplit_once(':')
-        && !rest.ends_with(']')
-        && port.parse::<u16>().is_err()
-    {
-        return at(
-            loc_of(e),
-            format!("endpoint {url:?} has a bad port {port:?}"),
-        );
-    }
-    Ok(url.to_string())
+        ),
+        other => at(loc_of(e), other.to_string()),
+    })
 }
 
 pub(in crate::spec) fn credentials(

@@ -1,0 +1,131 @@
+//! What an endpoint URL may be, checked the same way wherever one comes in — a
+//! workload's `target.endpoint(s)` and RGW admin endpoint, `--endpoint` of every command,
+//! the API's `endpoint`, an agent's own endpoint, `serve --default-endpoint`, a
+//! controller's URL: `http(s)://host[:port]`, and never with a `user:password@` in it.
+//! keystorm signs with keys it takes from `credentials`, the environment or a profile;
+//! a password in a URL would be stored with the run, shown in the UI and logged. The
+//! refusal never repeats the password.
+
+/// Why an endpoint URL is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EndpointUrlError {
+    #[error("endpoint {0:?} must start with http:// or https://")]
+    Scheme(String),
+    #[error("endpoint {0:?} must be scheme://host[:port], without a path or query")]
+    Shape(String),
+    #[error("endpoint {url:?} has a bad port {port:?}")]
+    Port { url: String, port: String },
+    #[error("{}", user_info_message(.0))]
+    UserInfo(String),
+}
+
+/// Where keys go instead of a URL: the one message every refusal of user info gives.
+pub const KEYS_GO_ELSEWHERE: &str = "keystorm never takes keys from a URL: give them in the \
+     workload's `credentials` (`env:` or `profile:`), in the environment \
+     (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY) or in an AWS profile";
+
+fn user_info_message(shown: &str) -> String {
+    format!("endpoint {shown:?} carries credentials (`user:password@`): {KEYS_GO_ELSEWHERE}")
+}
+
+/// `url` checked: `http(s)://host[:port]` (a trailing '/' dropped), without user info.
+pub fn check_endpoint_url(url: &str) -> Result<String, EndpointUrlError> {
+    let url = url.trim().trim_end_matches('/');
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return Err(refuse_scheme(url));
+    };
+    if !matches!(scheme, "http" | "https") {
+        return Err(refuse_scheme(url));
+    }
+    refuse_user_info(url)?;
+    if rest.is_empty() || rest.contains(['/', '?', '#', ' ']) {
+        return Err(EndpointUrlError::Shape(url.to_string()));
+    }
+    if let Some((_, port)) = rest.rsplit_once(':')
+        && !rest.ends_with(']')
+        && port.parse::<u16>().is_err()
+    {
+        return Err(EndpointUrlError::Port {
+            url: url.to_string(),
+            port: port.to_string(),
+        });
+    }
+    Ok(url.to_string())
+}
+
+/// Refuses a URL (of any form: with a path, a controller's) whose authority holds
+/// `user[:password]@`.
+pub fn refuse_user_info(url: &str) -> Result<(), EndpointUrlError> {
+    let (scheme, rest) = match url.split_once("://") {
+        Some((scheme, rest)) => (Some(scheme), rest),
+        None => (None, url),
+    };
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let Some(at) = authority.rfind('@') else {
+        return Ok(());
+    };
+    let host_on = &rest[at + 1..];
+    Err(EndpointUrlError::UserInfo(match scheme {
+        Some(scheme) => format!("{scheme}://<redacted>@{host_on}"),
+        None => format!("<redacted>@{host_on}"),
+    }))
+}
+
+/// A scheme refusal that does not repeat user info a malformed URL may hold.
+fn refuse_scheme(url: &str) -> EndpointUrlError {
+    match refuse_user_info(url) {
+        Err(e) => e,
+        Ok(()) => EndpointUrlError::Scheme(url.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_endpoints_pass_trimmed() {
+        for (given, kept) in [
+            ("http://127.0.0.1:7480", "http://127.0.0.1:7480"),
+            ("https://rgw.example.com/", "https://rgw.example.com"),
+            ("http://[::1]:9000", "http://[::1]:9000"),
+        ] {
+            assert_eq!(check_endpoint_url(given).as_deref(), Ok(kept));
+        }
+    }
+
+    #[test]
+    fn user_info_is_refused_without_repeating_it() {
+        for url in [
+            "http://u:secretpw@127.0.0.1:9000",
+            "https://secretpw@rgw:7480/",
+            "http://u:secretpw@host/path",
+            "ftp://u:secretpw@host",
+            "u:secretpw@host:9000",
+        ] {
+            let e = check_endpoint_url(url).unwrap_err();
+            let said = e.to_string();
+            assert!(matches!(e, EndpointUrlError::UserInfo(_)), "{url}: {said}");
+            assert!(!said.contains("secretpw"), "{said}");
+            assert!(said.contains("AWS_ACCESS_KEY_ID"), "{said}");
+        }
+        assert!(refuse_user_info("https://u:p@controller:7878").is_err());
+        assert!(refuse_user_info("https://controller:7878/x?a=b@c").is_ok());
+    }
+
+    #[test]
+    fn other_shapes_are_refused_with_what_is_wrong() {
+        assert!(matches!(
+            check_endpoint_url("rgw:7480"),
+            Err(EndpointUrlError::Scheme(_))
+        ));
+        assert!(matches!(
+            check_endpoint_url("http://rgw:7480/bucket"),
+            Err(EndpointUrlError::Shape(_))
+        ));
+        assert!(matches!(
+            check_endpoint_url("http://rgw:port"),
+            Err(EndpointUrlError::Port { .. })
+        ));
+    }
+}
