@@ -1,9 +1,29 @@
 //! HTTPS for `keystorm serve`: a listener whose connections arrive with their TLS
 //! handshake done. The accept loop only accepts; each handshake runs in a task of its
-//! own, bounded in time and in number, so one slow or silent client holds up no other.
-//! A client speaking plain HTTP to it gets a JSON answer saying to use https, not a
-//! connection that just drops. It is an `axum::serve` listener, so the server's
-//! graceful shutdown works as with plain TCP.
+//! own, so one slow or silent client holds up no other. A client speaking plain HTTP to
+//! it gets a JSON answer saying to use https, not a connection that just drops. It is
+//! an `axum::serve` listener, so the server's graceful shutdown works as with plain TCP.
+//!
+//! Sockets opened and left silent must not lock new clients out, so handshakes are
+//! bounded in time and the ones under way in number, and a cap reached makes room by
+//! letting the oldest handshake go rather than refusing the newcomer (the book of
+//! handshakes under way is the `pending` module):
+//!
+//! - [`HANDSHAKE_TIMEOUT`], 5 s. A handshake is at most two round trips and a
+//!   signature, well under a second even across continents; 5 s leaves room for a busy
+//!   client and two lost packets (TCP sends again after 1 s, then 2 s more).
+//! - [`PENDING_PER_PEER`], 64, from one peer (an IPv4 address, or an IPv6 /64). A
+//!   browser opens a few connections and an agent one at a time; 64 leaves room for a
+//!   fleet of agents behind one NAT reconnecting at once. A legitimate handshake ends in
+//!   milliseconds, so to push one out an attacker at the same address must open 64 new
+//!   connections within it; sockets merely held open only push out each other. One
+//!   address alone cannot reach the overall cap, so it never gets clients at other
+//!   addresses let go.
+//! - [`PENDING_IN_ALL`], 512, from all peers: it bounds the sockets and tasks that
+//!   silent clients hold, and takes at least 8 addresses to reach. It is half the usual
+//!   default limit of 1024 open files, so handshakes under way cannot use up the
+//!   process's descriptors by themselves: accepting would then stall, and with it the
+//!   making of room, while the other half serves connections and runs.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -11,17 +31,20 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::server::TlsStream;
 
+use super::pending::{PendingCaps, PendingHandshakes};
 use super::reload::ServedPair;
 
 /// Longest a client may take to finish its handshake.
-pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
-/// Handshakes under way at once; connections past that are closed at once.
-const MAX_HANDSHAKES: usize = 512;
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Handshakes under way at once from one peer; past it, the peer's oldest is let go.
+pub const PENDING_PER_PEER: usize = 64;
+/// Handshakes under way at once in all; past it, the oldest is let go.
+pub const PENDING_IN_ALL: usize = 512;
 /// The first byte of a TLS handshake record (a ClientHello).
 const TLS_HANDSHAKE: u8 = 0x16;
 
@@ -37,17 +60,23 @@ pub struct TlsListener {
 impl TlsListener {
     /// Serves `pair` (as it is when each connection arrives) on `tcp`.
     pub fn new(tcp: TcpListener, pair: Arc<ServedPair>) -> std::io::Result<TlsListener> {
-        TlsListener::with_timeout(tcp, pair, HANDSHAKE_TIMEOUT)
+        let caps = PendingCaps {
+            per_peer: PENDING_PER_PEER,
+            in_all: PENDING_IN_ALL,
+        };
+        TlsListener::with_limits(tcp, pair, HANDSHAKE_TIMEOUT, caps)
     }
 
-    fn with_timeout(
+    fn with_limits(
         tcp: TcpListener,
         pair: Arc<ServedPair>,
         timeout: Duration,
+        caps: PendingCaps,
     ) -> std::io::Result<TlsListener> {
         let local = tcp.local_addr()?;
         let (sender, ready) = mpsc::channel(64);
-        let accepting = tokio::spawn(accept_loop(tcp, pair, sender, timeout));
+        let pending = PendingHandshakes::new(caps);
+        let accepting = tokio::spawn(accept_loop(tcp, pair, sender, timeout, pending));
         Ok(TlsListener {
             ready,
             local,
@@ -86,29 +115,33 @@ async fn accept_loop(
     pair: Arc<ServedPair>,
     ready: mpsc::Sender<Ready>,
     timeout: Duration,
+    pending: Arc<PendingHandshakes>,
 ) {
-    let handshakes = Arc::new(Semaphore::new(MAX_HANDSHAKES));
     loop {
         // axum's own accept: connection errors skipped, others (too many open files)
         // waited out.
         let (stream, peer) = axum::serve::Listener::accept(&mut tcp).await;
-        let Ok(permit) = Arc::clone(&handshakes).try_acquire_owned() else {
-            tracing::debug!("{MAX_HANDSHAKES} TLS handshakes under way: closing {peer}");
-            continue;
-        };
+        let mut place = pending.admit(peer.ip());
         let _ = stream.set_nodelay(true);
         let config = pair.current();
         let ready = ready.clone();
         tokio::spawn(async move {
-            let shaken = tokio::time::timeout(timeout, handshake(stream, config)).await;
-            drop(permit);
-            match shaken {
-                Ok(Some(tls)) => {
-                    // Refused once the server is stopping: the connection just closes.
-                    let _ = ready.send((tls, peer)).await;
+            let shaken = tokio::select! {
+                shaken = tokio::time::timeout(timeout, handshake(stream, config)) => {
+                    shaken.unwrap_or_else(|_| {
+                        tracing::debug!("{peer}: no TLS handshake within {timeout:?}");
+                        None
+                    })
                 }
-                Ok(None) => {}
-                Err(_) => tracing::debug!("{peer}: no TLS handshake within {timeout:?}"),
+                () = place.let_go() => {
+                    tracing::debug!("{peer}: TLS handshake let go to make room for newer ones");
+                    None
+                }
+            };
+            drop(place);
+            if let Some(tls) = shaken {
+                // Refused once the server is stopping: the connection just closes.
+                let _ = ready.send((tls, peer)).await;
             }
         });
     }

@@ -8,6 +8,7 @@ mod client;
 mod failure;
 mod listener;
 mod pair;
+mod pending;
 mod plain_http;
 mod reload;
 mod self_check;
