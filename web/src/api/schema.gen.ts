@@ -2049,6 +2049,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     register_agent: {
@@ -2089,7 +2098,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2117,6 +2126,15 @@ export interface operations {
             };
             /** @description the body is not `Content-Type: application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2177,7 +2195,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2205,6 +2223,15 @@ export interface operations {
             };
             /** @description the body is not `Content-Type: application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2263,7 +2290,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2291,6 +2318,15 @@ export interface operations {
             };
             /** @description the body is not `Content-Type: application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2351,7 +2387,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2379,6 +2415,15 @@ export interface operations {
             };
             /** @description the body is not `Content-Type: application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2433,7 +2478,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2443,6 +2488,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2501,6 +2555,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2568,6 +2631,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     agent_part_file: {
@@ -2619,7 +2691,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2655,6 +2727,15 @@ export interface operations {
             };
             /** @description the body is not `Content-Type: application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2713,6 +2794,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     start_run: {
@@ -2754,7 +2844,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2790,6 +2880,15 @@ export interface operations {
             };
             /** @description the body is not `Content-Type: application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2856,6 +2955,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     delete_run: {
@@ -2897,7 +3005,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2915,6 +3023,15 @@ export interface operations {
                 };
             };
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2969,7 +3086,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2997,6 +3114,15 @@ export interface operations {
             };
             /** @description the body is not `Content-Type: application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3069,6 +3195,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     run_endpoints: {
@@ -3113,6 +3248,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3182,6 +3326,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     export_run_file: {
@@ -3231,6 +3384,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3302,6 +3464,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     run_index: {
@@ -3353,6 +3524,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     run_integrity: {
@@ -3397,6 +3577,15 @@ export interface operations {
                 };
             };
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3466,6 +3655,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     run_listings: {
@@ -3517,6 +3715,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     stop_run: {
@@ -3560,7 +3767,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3578,6 +3785,15 @@ export interface operations {
                 };
             };
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3613,6 +3829,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     list_workloads: {
@@ -3634,6 +3859,15 @@ export interface operations {
             };
             /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3682,7 +3916,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3702,6 +3936,15 @@ export interface operations {
             };
             /** @description the body is not `Content-Type: application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3769,6 +4012,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     save_workload: {
@@ -3824,7 +4076,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or `Origin` against `Host`) */
+            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3852,6 +4104,15 @@ export interface operations {
             };
             /** @description the body is not `Content-Type: application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };
