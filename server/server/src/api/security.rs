@@ -40,6 +40,12 @@ pub fn is_agent_link(path: &str) -> bool {
     path.starts_with("/api/agents/")
 }
 
+/// Whether `path` (a route of the OpenAPI document) is one a registered agent calls
+/// with its own key: those under `/api/agents/{id}/`.
+pub fn is_agents_own_call(path: &str) -> bool {
+    path.starts_with("/api/agents/{id}/")
+}
+
 /// In front of everything: the cross-site checks on calls that change state.
 pub async fn cross_site_guard(request: Request, next: Next) -> Response {
     if changes_state(request.method())
