@@ -35,12 +35,12 @@ impl PhaseGate for ControllerGate {
             loop {
                 let reply = self
                     .session
-                    .call(&never, |id| {
+                    .call(&never, |me| {
                         let request = &request;
                         async move {
-                            self.link
+                            me.link
                                 .post::<_, BarrierReply>(
-                                    &format!("/api/agents/{id}/barrier"),
+                                    &format!("/api/agents/{}/barrier", me.id),
                                     request,
                                 )
                                 .await

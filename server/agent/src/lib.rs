@@ -83,9 +83,9 @@ pub async fn serve(
     let mut running: Option<Running> = None;
     let mut parked: Option<Parked> = None;
     let contact = Contact::new();
-    let mut registered_id: Option<String> = None;
+    let mut registered_once = false;
     let mut told_unreachable = false;
-    let session = Session::new(stop.clone());
+    let session = Session::new(link.clone(), stop.clone());
     'register: while !stop.is_cancelled() {
         let request = RegisterRequest {
             name: config.name.clone(),
@@ -96,7 +96,7 @@ pub async fn serve(
         };
         let registered: Registered = match link.post("/api/agents/register", &request).await {
             Ok(r) => r,
-            Err(e) if Session::worth_waiting(&e) && registered_id.is_some() => {
+            Err(e) if Session::worth_waiting(&e) && registered_once => {
                 // Registering again after the controller went away (or came back with a
                 // certificate this agent does not trust yet): said once.
                 session.away(&e);
@@ -116,17 +116,17 @@ pub async fn serve(
             Err(e) => return Err(AgentError::Refused(e.to_string())),
         };
         told_unreachable = false;
+        // Its key is redacted from here on, before anything is said.
+        let me = session.registered(&registered.agent_id, &registered.agent_key);
+        registered_once = true;
         session.back();
         stderrln!(
             "agent {} registered with {} as {}",
             config.name,
             link.url(),
-            registered.agent_id
+            me.id
         );
-        let id = registered.agent_id;
         contact.heard(Instant::now());
-        session.set_id(&id);
-        registered_id = Some(id.clone());
         let every = Duration::from_millis(registered.heartbeat_ms.max(100));
         let mut offset_ms = None;
         loop {
@@ -158,7 +158,8 @@ pub async fn serve(
             let sent_at = Instant::now();
             let answer = tokio::time::timeout(
                 HEARTBEAT_TIMEOUT,
-                link.post::<_, HeartbeatReply>(&format!("/api/agents/{id}/heartbeat"), &beat),
+                me.link
+                    .post::<_, HeartbeatReply>(&format!("/api/agents/{}/heartbeat", me.id), &beat),
             )
             .await
             .unwrap_or_else(|_| {
@@ -211,9 +212,11 @@ pub async fn serve(
         let _ = r.task.await;
     }
     // Forgotten at once, so no run picks an agent that is gone.
-    if let Some(id) = &registered_id {
-        let _ = link
-            .post_empty(&format!("/api/agents/{id}/leave"), &())
+    if registered_once {
+        let me = session.current();
+        let _ = me
+            .link
+            .post_empty(&format!("/api/agents/{}/leave", me.id), &())
             .await;
     }
     Ok(())
@@ -294,7 +297,6 @@ fn obey(order: Order, running: &mut Option<Running>, parked: &mut Option<Parked>
                 // end told) or another agent took the shard over (the controller refuses
                 // the folder): the shard's end says which.
                 let task = tokio::spawn(shard::end_paused(
-                    here.link.clone(),
                     here.session.clone(),
                     here.config.name.clone(),
                     p.run_id.clone(),

@@ -13,8 +13,9 @@
 //! flight, and counts nothing twice. Memory holds what is new of one log (at most
 //! [`PIECE`] bytes) and a length per file.
 //!
-//! Calls go with the agent's current id (it changes when the controller restarts and
-//! the agent registers again). After any failed sync the controller is asked again what
+//! Calls go with the agent's current id and key (they change when the controller
+//! restarts and the agent registers again; one sync makes all its calls as one
+//! registration). After any failed sync the controller is asked again what
 //! it holds, and the other files are sent again: a controller started again holds what
 //! reached its disk, which the offsets of the next pieces follow.
 
@@ -26,8 +27,8 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt};
 
 use keystorm_results::{CHECKPOINT_FILE, Checkpoint, HLOG_FILE, INTERVALS_FILE, MANIFEST_FILE};
 
-use super::session::Session;
-use keystorm_link::client::{Link, LinkError};
+use super::session::{AsRegistered, Session};
+use keystorm_link::client::LinkError;
 use keystorm_link::protocol::PartListing;
 
 /// Most bytes of a log sent in one call.
@@ -46,7 +47,6 @@ fn is_log(name: &str) -> bool {
 
 /// The copy the controller holds of one shard's run folder, as this agent knows it.
 pub struct Replica {
-    link: Link,
     session: Session,
     /// `{run}/{local}`, the part's place under `/api/agents/{id}/parts/`.
     part: String,
@@ -60,13 +60,12 @@ pub struct Replica {
 }
 
 impl Replica {
-    pub fn new(link: Link, session: Session, run_id: &str, dir: &Path) -> Replica {
+    pub fn new(session: Session, run_id: &str, dir: &Path) -> Replica {
         let local = dir
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         Replica {
-            link,
             session,
             part: format!("{run_id}/{local}"),
             dir: dir.to_path_buf(),
@@ -80,9 +79,9 @@ impl Replica {
         &self.dir
     }
 
-    /// Where the part is, for the agent's current id.
-    fn base(&self) -> String {
-        format!("/api/agents/{}/parts/{}", self.session.id(), self.part)
+    /// Where the part is, for the registration `me`.
+    fn base(&self, me: &AsRegistered) -> String {
+        format!("/api/agents/{}/parts/{}", me.id, self.part)
     }
 
     /// Sends what changed since the last sync — with `to_checkpoint`, the logs of
@@ -105,8 +104,9 @@ impl Replica {
     }
 
     async fn sync_once(&mut self, to_checkpoint: bool) -> Result<(), LinkError> {
+        let me = self.session.current();
         if !self.listed {
-            let listing: PartListing = self.link.get(&self.base()).await?;
+            let listing: PartListing = me.link.get(&self.base(&me)).await?;
             self.logs = listing
                 .files
                 .into_iter()
@@ -156,11 +156,11 @@ impl Replica {
                 (true, Some(m)) if name == HLOG_FILE => Some(m.histograms),
                 _ => None,
             };
-            self.send_log(name, cap).await?;
+            self.send_log(&me, name, cap).await?;
         }
         for (name, stamp, bytes) in changed {
-            self.link
-                .put_bytes(&format!("{}/{name}", self.base()), bytes)
+            me.link
+                .put_bytes(&format!("{}/{name}", self.base(&me)), bytes)
                 .await?;
             self.others.insert(name, stamp);
         }
@@ -169,7 +169,12 @@ impl Replica {
 
     /// Sends the whole lines of log `name` the controller does not hold yet, up to
     /// byte `cap` if given.
-    async fn send_log(&mut self, name: &str, cap: Option<u64>) -> Result<(), LinkError> {
+    async fn send_log(
+        &mut self,
+        me: &AsRegistered,
+        name: &str,
+        cap: Option<u64>,
+    ) -> Result<(), LinkError> {
         let path = self.dir.join(name);
         let local =
             |e: std::io::Error| LinkError::Local(format!("cannot read {}: {e}", path.display()));
@@ -208,8 +213,8 @@ impl Replica {
             piece.truncate(end);
             // On failure (the controller holds less than thought, or is away) it is asked
             // again what it holds.
-            self.link
-                .put_bytes(&format!("{}/{name}?offset={from}", self.base()), piece)
+            me.link
+                .put_bytes(&format!("{}/{name}?offset={from}", self.base(me)), piece)
                 .await?;
             self.logs.insert(name.to_string(), from + end as u64);
             if filled < PIECE {

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use keystorm_results::{MANIFEST_FILE, ResultStore, cut_logs_to};
 
-use keystorm_link::client::{Link, LinkError};
+use super::session::AsRegistered;
+use keystorm_link::client::LinkError;
 use keystorm_link::protocol::PartListing;
 
 /// The copy to fetch: run folder `local` of shard `index` of `run_id`, resumed here
@@ -50,13 +51,10 @@ enum SeedFailure {
     Move { to: PathBuf, source: std::io::Error },
 }
 
-/// Fetches the controller's copy into `to` (which must not exist).
-pub async fn fetch(
-    link: &Link,
-    agent_id: &str,
-    copy: &Copy<'_>,
-    to: &Path,
-) -> Result<(), SeedError> {
+/// Fetches the controller's copy into `to` (which must not exist), as the agent's
+/// registration `me`.
+pub async fn fetch(me: &AsRegistered, copy: &Copy<'_>, to: &Path) -> Result<(), SeedError> {
+    let AsRegistered { id: agent_id, link } = me;
     let Copy {
         run_id,
         index,

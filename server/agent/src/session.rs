@@ -1,26 +1,38 @@
 //! The agent's standing with its controller, shared by the heartbeat loop and
 //! everything the running shard asks the controller (the barrier, the copy of its
-//! folder, its end): the id of the current registration — it changes when the
-//! controller restarts and the agent registers again, so every call reads it afresh —
-//! and whether the controller is away, said once when it goes and once when it answers
-//! again, whichever call notices. Calls wait for the controller as long as it takes;
-//! only the user's Ctrl-C bounds the wait.
+//! folder, its end): the current registration — its id and the key the controller gave
+//! with it, which change together when the controller restarts and the agent registers
+//! again, so every call reads both afresh, as one — and whether the controller is
+//! away, said once when it goes and once when it answers again, whichever call
+//! notices. Calls wait for the controller as long as it takes; only the user's Ctrl-C
+//! bounds the wait. The key is never printed: it is registered with the process's
+//! redaction (see `keystorm_results::secrets`), so no writer of the process shows it.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use keystorm_link::client::LinkError;
+use keystorm_link::client::{Link, LinkError};
+use keystorm_results::secrets::{self, Redactor};
 
 /// How long a call waits before it tries again.
 const RETRY_EVERY: Duration = Duration::from_secs(1);
 /// Once the agent is stopping (Ctrl-C), how many more tries a call gets.
 const TRIES_WHEN_STOPPING: u32 = 600;
 
-#[derive(Default)]
+/// The current registration, as a call makes it: the agent's id, and the link that
+/// carries the key given with it.
+#[derive(Clone)]
+pub struct AsRegistered {
+    pub id: String,
+    pub link: Link,
+}
+
 struct State {
-    id: String,
+    current: AsRegistered,
+    /// Keeps the current key out of everything the process writes.
+    _redacted: Option<secrets::Registration>,
     away: bool,
 }
 
@@ -28,6 +40,8 @@ struct State {
 #[derive(Clone)]
 pub struct Session {
     state: Arc<Mutex<State>>,
+    /// The link to the controller, without an agent's key.
+    link: Link,
     /// The user's Ctrl-C.
     stop: CancellationToken,
 }
@@ -41,20 +55,41 @@ pub enum CallError {
 }
 
 impl Session {
-    pub fn new(stop: CancellationToken) -> Session {
+    /// A session over `link`, not registered yet.
+    pub fn new(link: Link, stop: CancellationToken) -> Session {
+        let current = AsRegistered {
+            id: String::new(),
+            link: link.clone(),
+        };
         Session {
-            state: Arc::default(),
+            state: Arc::new(Mutex::new(State {
+                current,
+                _redacted: None,
+                away: false,
+            })),
+            link,
             stop,
         }
     }
 
-    /// The id of the current registration.
-    pub fn id(&self) -> String {
-        self.lock().id.clone()
+    /// The current registration, for a call.
+    pub fn current(&self) -> AsRegistered {
+        self.lock().current.clone()
     }
 
-    pub fn set_id(&self, id: &str) {
-        self.lock().id = id.to_string();
+    /// The agent registered (again) as `id`, with `key`: what its calls go with now.
+    pub fn registered(&self, id: &str, key: &str) -> AsRegistered {
+        let current = AsRegistered {
+            id: id.to_string(),
+            link: self.link.with_agent_key(key),
+        };
+        // Redacted from now on; the earlier key, which the controller no longer takes,
+        // is let go.
+        let redacted = secrets::register(Redactor::new([key]));
+        let mut state = self.lock();
+        state.current = current.clone();
+        state._redacted = Some(redacted);
+        current
     }
 
     /// The controller did not answer: said once per outage.
@@ -80,21 +115,21 @@ impl Session {
         }
     }
 
-    /// Makes `call` with the current id until the controller answers it: a controller
-    /// away (or restarting, until the agent registered again) is waited for; `cancel`
-    /// ends the wait, as does a long wait once the agent is stopping.
+    /// Makes `call` as the current registration until the controller answers it: a
+    /// controller away (or restarting, until the agent registered again) is waited for;
+    /// `cancel` ends the wait, as does a long wait once the agent is stopping.
     pub async fn call<T, F, Fut>(
         &self,
         cancel: &CancellationToken,
         mut call: F,
     ) -> Result<T, CallError>
     where
-        F: FnMut(String) -> Fut,
+        F: FnMut(AsRegistered) -> Fut,
         Fut: std::future::Future<Output = Result<T, LinkError>>,
     {
         let mut patience = TRIES_WHEN_STOPPING;
         loop {
-            match call(self.id()).await {
+            match call(self.current()).await {
                 Ok(answer) => {
                     self.back();
                     return Ok(answer);
@@ -126,7 +161,7 @@ impl Session {
             self.away(e);
         } else {
             // It answers; the heartbeat loop registers again, and the next try goes
-            // with the new id.
+            // with the new id and key.
             self.back();
         }
         if self.stop.is_cancelled() {
@@ -155,5 +190,28 @@ impl CallError {
             CallError::Failed(e) => e.to_string(),
             CallError::Cancelled => "stopped while waiting for the controller".to_string(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use keystorm_link::client::ClientTls;
+
+    #[test]
+    fn a_registrations_id_and_key_go_together_and_the_key_is_never_written_out() {
+        let link = Link::new("http://127.0.0.1:1", None, &ClientTls::default()).unwrap();
+        let session = Session::new(link, CancellationToken::new());
+        let first = "1f".repeat(32);
+        let second = "2e".repeat(32);
+        session.registered("agent-1-1", &first);
+        assert_eq!(session.current().id, "agent-1-1");
+        let said = |key: &str| secrets::active().redact(&format!("key {key}")).into_owned();
+        assert_eq!(said(&first), format!("key {}", secrets::REDACTED));
+        // Registered again: the new id with the new key, and that key redacted too.
+        let again = session.registered("agent-2-1", &second);
+        assert_eq!(again.id, "agent-2-1");
+        assert_eq!(session.current().id, "agent-2-1");
+        assert_eq!(said(&second), format!("key {}", secrets::REDACTED));
     }
 }

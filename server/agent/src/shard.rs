@@ -78,9 +78,9 @@ pub async fn run(
         }
         Ok((dir, replica, _)) => {
             let local = dir.file_name().map(|n| n.to_string_lossy().into_owned());
-            let mut replica = replica.filter(|r| r.dir() == dir).unwrap_or_else(|| {
-                Replica::new(link.clone(), session.clone(), &assignment.run_id, &dir)
-            });
+            let mut replica = replica
+                .filter(|r| r.dir() == dir)
+                .unwrap_or_else(|| Replica::new(session.clone(), &assignment.run_id, &dir));
             match send_rest(&mut replica, &session).await {
                 Ok(()) => (local, None),
                 Err(e) if e.code() == Some("unknown_run") => {
@@ -101,7 +101,6 @@ pub async fn run(
     // (heartbeats carry them; a controller out of reach is not waited for long).
     let _ = tokio::time::timeout(NEWS_DRAIN, status.drained()).await;
     tell_done(
-        &link,
         &session,
         assignment.index,
         ShardDone {
@@ -120,7 +119,6 @@ pub async fn run(
 /// the folder, and what this agent did after its last copy reached the controller is
 /// in no merged result (the other agent did that work again).
 pub async fn end_paused(
-    link: Link,
     session: Session,
     agent: String,
     run_id: String,
@@ -128,7 +126,7 @@ pub async fn end_paused(
     folder: PathBuf,
     paused_for: Duration,
 ) {
-    let mut replica = Replica::new(link.clone(), session.clone(), &run_id, &folder);
+    let mut replica = Replica::new(session.clone(), &run_id, &folder);
     match send_rest(&mut replica, &session).await {
         Ok(()) => {
             let local_run_id = folder.file_name().map(|n| n.to_string_lossy().into_owned());
@@ -137,7 +135,7 @@ pub async fn end_paused(
                 local_run_id,
                 error: None,
             };
-            tell_done(&link, &session, index, done).await;
+            tell_done(&session, index, done).await;
         }
         Err(e) if e.code() == Some("unknown_run") => {
             say_taken_over(index, &run_id, &folder, Some(paused_for))
@@ -171,13 +169,14 @@ fn say_taken_over(index: u32, run_id: &str, folder: &Path, paused_for: Option<Du
 }
 
 /// Tells the controller the shard ended, waiting for a controller away or restarting.
-async fn tell_done(link: &Link, session: &Session, index: u32, mut done: ShardDone) {
+async fn tell_done(session: &Session, index: u32, mut done: ShardDone) {
     done.error = done.error.map(|e| clip(&e, MAX_ERROR_CHARS, true));
     let told = session
-        .call(&CancellationToken::new(), |id| {
+        .call(&CancellationToken::new(), |me| {
             let done = &done;
             async move {
-                link.post_empty(&format!("/api/agents/{id}/done"), done)
+                me.link
+                    .post_empty(&format!("/api/agents/{}/done", me.id), done)
                     .await
             }
         })
@@ -256,7 +255,7 @@ async fn execute(
                     local: id,
                     endpoint: endpoint.as_deref(),
                 };
-                super::seed::fetch(link, &session.id(), &copy, &dir).await?;
+                super::seed::fetch(&session.current(), &copy, &dir).await?;
                 taken_over = true;
                 stderrln!(
                     "shard {}/{}: taking it over, resuming {} where the lost agent left it",
@@ -327,7 +326,6 @@ async fn execute(
     // The run folder goes to the controller as it grows, every second.
     let replicating = CancellationToken::new();
     let replicator = tokio::spawn(replicate(
-        link.clone(),
         session.clone(),
         a.run_id.clone(),
         config.results_root.clone(),
@@ -369,7 +367,6 @@ const OVER_CAP_RETRY: Duration = Duration::from_secs(60);
 /// Sends the shard's run folder to the controller every [`SYNC_EVERY`] until `stop`;
 /// where it got. A controller away is said once (by whichever call notices first).
 async fn replicate(
-    link: Link,
     session: Session,
     run_id: String,
     results_root: PathBuf,
@@ -391,12 +388,7 @@ async fn replicate(
             continue;
         };
         let r = replica.get_or_insert_with(|| {
-            Replica::new(
-                link.clone(),
-                session.clone(),
-                &run_id,
-                &results_root.join(&local),
-            )
+            Replica::new(session.clone(), &run_id, &results_root.join(&local))
         });
         // A sync cut off by the shard's end (a controller out of reach does not hold it
         // up) leaves the copy as some sync would: the next asks what it holds.

@@ -3,17 +3,17 @@
 //! (never 500) and a controller killed afterwards still picks its run up; part uploads
 //! past the per-file or per-run cap are refused with 413 JSON naming the cap and its
 //! flag, writing nothing, the run's total counted again after a restart; agent names
-//! and hosts out of bounds are refused at registration and never shown; and a real
-//! agent whose copy passes a cap says so once and reports it at its shard's end.
+//! and hosts out of bounds (too long, control characters, invisible format characters
+//! and line separators) are refused at registration and never shown; and a real agent
+//! whose copy passes a cap says so once and reports it at its shard's end.
 
 mod fleet_support;
 mod process_support;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::Path;
 use std::process::Stdio;
 
+use fleet_support::stand_in::{StandIn, json, refusal_of, register};
 use fleet_support::{Agent, Controller, start_serving};
 use process_support::{keystorm, kill_9, read_json, start_sim, wait_for, workload, write_workload};
 
@@ -24,73 +24,15 @@ fn serve(results: &Path, args: &[&str]) -> Controller {
     start_serving(&all)
 }
 
-/// One call to the controller: its status and its body.
-fn call(url: &str, method: &str, path: &str, body: &[u8]) -> (u16, String) {
-    let addr = url.strip_prefix("http://").unwrap();
-    let mut stream = TcpStream::connect(addr).unwrap();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.0\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\n\r\n",
-        body.len()
-    )
-    .unwrap();
-    stream.write_all(body).unwrap();
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).unwrap();
-    let text = String::from_utf8_lossy(&response).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
-    (status, body.to_string())
-}
-
-/// A call answered with a JSON error: its status and `{error, detail}`.
-fn refusal(url: &str, method: &str, path: &str, body: &[u8]) -> (u16, String, String) {
-    let (status, text) = call(url, method, path, body);
-    let error: serde_json::Value =
-        serde_json::from_str(&text).unwrap_or_else(|_| panic!("{status} {text}"));
-    (
-        status,
-        error["error"].as_str().unwrap().to_string(),
-        error["detail"].as_str().unwrap().to_string(),
-    )
-}
-
-fn json(url: &str, method: &str, path: &str, body: serde_json::Value) -> (u16, serde_json::Value) {
-    let (status, text) = call(url, method, path, body.to_string().as_bytes());
-    (status, serde_json::from_str(&text).unwrap_or_default())
-}
-
-fn register(url: &str, name: &str, host: &str) -> (u16, serde_json::Value) {
-    json(
-        url,
-        "POST",
-        "/api/agents/register",
-        serde_json::json!({
-            "name": name, "host": host, "version": env!("CARGO_PKG_VERSION"), "cores": 1
-        }),
-    )
-}
-
-/// Registers agent `name` (a stand-in making the calls an agent makes); its id.
-fn agent_id(url: &str, name: &str) -> String {
-    let (status, registered) = register(url, name, "h");
-    assert_eq!(status, 200, "{registered}");
-    let id = registered["agent_id"].as_str().unwrap().to_string();
-    let (status, _) = json(
-        url,
-        "POST",
-        &format!("/api/agents/{id}/heartbeat"),
-        serde_json::json!({ "sent_ms": 1 }),
-    );
-    assert_eq!(status, 200);
-    id
-}
-
-/// A run split over one agent, `a`, which never runs it (its target is nowhere): the
-/// agent's id and the run's.
-fn run_on_one_agent(url: &str) -> (String, String) {
-    let a = agent_id(url, "a");
+/// A run split over stand-ins named `names` (sorted: shard I is the I-th's), which
+/// never run it (its target is nowhere): the stand-ins and the run's id.
+fn run_on_stand_ins(url: &str, names: &[&str]) -> (Vec<StandIn>, String) {
+    assert!(names.is_sorted(), "{names:?}");
+    let agents: Vec<StandIn> = names.iter().map(|n| StandIn::register(url, n)).collect();
+    // Each heard just now, so the run takes it.
+    for agent in &agents {
+        assert_eq!(agent.heartbeat(serde_json::json!({ "sent_ms": 1 })).0, 200);
+    }
     let yaml = "name: link\ntarget: { endpoint: embedded }\nbuckets: { names: [link] }\n\
                 objects: { size: 1KiB }\n\
                 before:\n  - { name: fill, op: put, concurrency: 1, until_objects: 10 }\n";
@@ -98,10 +40,12 @@ fn run_on_one_agent(url: &str) -> (String, String) {
         url,
         "POST",
         "/api/runs",
-        serde_json::json!({ "yaml": yaml, "agents": 1, "endpoint": "http://127.0.0.1:9" }),
+        serde_json::json!({
+            "yaml": yaml, "agents": names.len(), "endpoint": "http://127.0.0.1:9"
+        }),
     );
     assert_eq!(status, 201, "{started}");
-    (a, started["run_id"].as_str().unwrap().to_string())
+    (agents, started["run_id"].as_str().unwrap().to_string())
 }
 
 /// The Agents page's view.
@@ -111,41 +55,26 @@ fn agents_view(url: &str) -> serde_json::Value {
     view
 }
 
-/// What the controller says it holds of part `local`: file name and length.
-fn listing(url: &str, a: &str, run: &str, local: &str) -> Vec<(String, u64)> {
-    let (status, listed) = json(
-        url,
-        "GET",
-        &format!("/api/agents/{a}/parts/{run}/{local}"),
-        serde_json::Value::Null,
-    );
-    assert_eq!(status, 200, "{listed}");
-    listed["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            let name = f["name"].as_str().unwrap().to_string();
-            (name, f["length"].as_u64().unwrap())
-        })
-        .collect()
-}
-
 /// The controller killed with SIGKILL and started again on `results`, the run picked
-/// up; agent `a` registered again (it gets its shard back): its new id.
+/// up; the agents `names` registered again (each gets its shard back): the stand-ins,
+/// in the order of `names`.
 fn kill_and_start_again(
     controller: &mut Controller,
     results: &Path,
     args: &[&str],
     run: &str,
-) -> (Controller, String) {
+    names: &[&str],
+) -> (Controller, Vec<StandIn>) {
     kill_9(&mut controller.child);
     let again = serve(results, args);
     let view = agents_view(&again.url);
     assert_eq!(view["run"]["run_id"], run, "{view}");
     assert_eq!(view["run"]["state"], "running", "{view}");
-    let a = agent_id(&again.url, "a");
-    (again, a)
+    let agents = names
+        .iter()
+        .map(|n| StandIn::register(&again.url, n))
+        .collect();
+    (again, agents)
 }
 
 #[test]
@@ -154,8 +83,10 @@ fn the_controllers_own_names_are_refused_and_a_restarted_controller_picks_the_ru
     let results = dir.path().join("results");
     let mut controller = serve(&results, &[]);
     let url = controller.url.clone();
-    let (a, run) = run_on_one_agent(&url);
-    let base = format!("/api/agents/{a}/parts/{run}");
+    let (agents, run) = run_on_stand_ins(&url, &["a"]);
+    let a = &agents[0];
+    let base = a.part(&run, "");
+    let refusal = |method: &str, path: &str, body: &[u8]| refusal_of(a.call(method, path, body));
     for place in [
         "fleet-run.json.tmp/x",
         "fleet-run.json/x",
@@ -166,11 +97,11 @@ fn the_controllers_own_names_are_refused_and_a_restarted_controller_picks_the_ru
         "local-0/fleet-run.json.tmp",
     ] {
         for (method, path) in [
-            ("PUT", format!("{base}/{place}")),
-            ("PUT", format!("{base}/{place}?offset=0")),
-            ("GET", format!("{base}/{place}")),
+            ("PUT", format!("{base}{place}")),
+            ("PUT", format!("{base}{place}?offset=0")),
+            ("GET", format!("{base}{place}")),
         ] {
-            let (status, code, detail) = refusal(&url, method, &path, b"{}");
+            let (status, code, detail) = refusal(method, &path, b"{}");
             assert_eq!(
                 (status, code.as_str()),
                 (400, "bad_request"),
@@ -182,26 +113,25 @@ fn the_controllers_own_names_are_refused_and_a_restarted_controller_picks_the_ru
             );
         }
     }
-    let folder = |local: &str| refusal(&url, "GET", &format!("{base}/{local}"), b"");
     for local in ["fleet-run.json", "parts", "uploads"] {
-        assert_eq!(folder(local).0, 400);
+        assert_eq!(refusal("GET", &format!("{base}{local}"), b"").0, 400);
     }
     for (path, said) in [
-        (format!("{base}/.hidden/x"), "plain name"),
-        (format!("{base}/local-0/.x"), "plain name"),
+        (format!("{base}.hidden/x"), "plain name"),
+        (format!("{base}local-0/.x"), "plain name"),
     ] {
-        let (status, _, detail) = refusal(&url, "PUT", &path, b"{}");
+        let (status, _, detail) = refusal("PUT", &path, b"{}");
         assert_eq!(status, 400, "{path}");
         assert!(detail.contains(said), "{detail}");
     }
     // What an agent does send is kept, apart from the controller's record.
-    let (status, _) = call(&url, "PUT", &format!("{base}/local-0/manifest.json"), b"{}");
+    let (status, _) = a.call("PUT", &format!("{base}local-0/manifest.json"), b"{}");
     assert_eq!(status, 204);
     // Killed and started again, the controller picks the run up, and the copy is the
     // agent's again.
-    let (again, a) = kill_and_start_again(&mut controller, &results, &[], &run);
+    let (_again, agents) = kill_and_start_again(&mut controller, &results, &[], &run, &["a"]);
     assert_eq!(
-        listing(&again.url, &a, &run, "local-0"),
+        agents[0].listing(&run, "local-0"),
         [("manifest.json".to_string(), 2)]
     );
 }
@@ -217,20 +147,21 @@ fn part_uploads_past_a_cap_are_refused_with_413_and_write_nothing() {
         "2500B",
     ];
     let mut controller = serve(&results, &caps);
-    let url = controller.url.clone();
-    let (a, run) = run_on_one_agent(&url);
-    let put = |url: &str, a: &str, path: &str, bytes: usize| {
-        let (status, text) = call(
-            url,
+    let names = ["a", "b", "c"];
+    let (agents, run) = run_on_stand_ins(&controller.url, &names);
+    // File `path` of shard `shard`'s folder `l<shard>`, sent by its agent.
+    let put = |agents: &[StandIn], shard: usize, path: &str, bytes: usize| {
+        let agent = &agents[shard];
+        let (status, text) = agent.call(
             "PUT",
-            &format!("/api/agents/{a}/parts/{run}/{path}"),
+            &agent.part(&run, &format!("l{shard}/{path}")),
             &vec![b'x'; bytes],
         );
         let error = serde_json::from_str::<serde_json::Value>(&text).unwrap_or_default();
         (status, error["error"].to_string(), text)
     };
     // A whole file larger than a file may be.
-    let (status, code, said) = put(&url, &a, "l0/summary.json", 1001);
+    let (status, code, said) = put(&agents, 0, "summary.json", 1001);
     assert_eq!(
         (status, code.as_str()),
         (413, "\"file_over_cap\""),
@@ -238,30 +169,30 @@ fn part_uploads_past_a_cap_are_refused_with_413_and_write_nothing() {
     );
     assert!(said.contains("--max-shard-file-size"), "{said}");
     // A log's piece that would take it past the cap writes nothing.
-    assert_eq!(put(&url, &a, "l0/events.jsonl?offset=0", 800).0, 204);
-    let (status, code, said) = put(&url, &a, "l0/events.jsonl?offset=800", 201);
+    assert_eq!(put(&agents, 0, "events.jsonl?offset=0", 800).0, 204);
+    let (status, code, said) = put(&agents, 0, "events.jsonl?offset=800", 201);
     assert_eq!(
         (status, code.as_str()),
         (413, "\"file_over_cap\""),
         "{said}"
     );
     assert_eq!(
-        listing(&url, &a, &run, "l0"),
+        agents[0].listing(&run, "l0"),
         [("events.jsonl".to_string(), 800)]
     );
-    assert_eq!(put(&url, &a, "l0/events.jsonl?offset=800", 200).0, 204);
+    assert_eq!(put(&agents, 0, "events.jsonl?offset=800", 200).0, 204);
     // The run's copies together: 1000 + 1000 held, 600 more is past 2500.
-    assert_eq!(put(&url, &a, "l1/events.jsonl", 1000).0, 204);
-    let (status, code, said) = put(&url, &a, "l2/events.jsonl?offset=0", 600);
+    assert_eq!(put(&agents, 1, "events.jsonl", 1000).0, 204);
+    let (status, code, said) = put(&agents, 2, "events.jsonl?offset=0", 600);
     assert_eq!((status, code.as_str()), (413, "\"run_over_cap\""), "{said}");
     assert!(said.contains("--max-run-copy-size"), "{said}");
-    let (status, code, _) = put(&url, &a, "l2/summary.json", 600);
+    let (status, code, _) = put(&agents, 2, "summary.json", 600);
     assert_eq!((status, code.as_str()), (413, "\"run_over_cap\""));
-    assert!(listing(&url, &a, &run, "l2").is_empty());
+    assert!(agents[2].listing(&run, "l2").is_empty());
     // Started again, the controller counts what it holds from disk.
-    let (again, a) = kill_and_start_again(&mut controller, &results, &caps, &run);
-    assert_eq!(put(&again.url, &a, "l2/summary.json", 501).0, 413);
-    assert_eq!(put(&again.url, &a, "l2/summary.json", 500).0, 204);
+    let (_again, agents) = kill_and_start_again(&mut controller, &results, &caps, &run, &names);
+    assert_eq!(put(&agents, 2, "summary.json", 501).0, 413);
+    assert_eq!(put(&agents, 2, "summary.json", 500).0, 204);
 }
 
 #[test]
@@ -277,18 +208,29 @@ fn agent_names_and_hosts_out_of_bounds_are_refused_and_never_shown() {
         ("a", long.as_str(), "at most 255 characters"),
         ("a", "evil\u{1b}[31m", "control character"),
         ("a", "two\nlines", "control character"),
+        // Invisible, they would make the Agents page show what is not there.
+        ("a", "exe\u{202e}txt.example", "invisible format character"),
+        ("a", "client\u{200b}-a", "invisible format character"),
+        ("a", "line\u{2028}separator", "line separator"),
     ] {
         let (status, answer) = register(url, name, host);
         assert_eq!(status, 400, "{answer}");
         assert_eq!(answer["error"], "bad_request");
         let detail = answer["detail"].as_str().unwrap();
         assert!(detail.contains(said) && detail.len() < 400, "{detail}");
+        assert!(keystorm_types::text::printable(detail), "{detail:?}");
     }
     assert_eq!(register(url, "a", &"h".repeat(255)).0, 200);
     let view = agents_view(url);
     let agents = view["agents"].as_array().unwrap();
     assert_eq!(agents.len(), 1, "{view}");
     assert_eq!(agents[0]["name"], "a");
+    assert_eq!(agents[0]["host"], "h".repeat(255));
+    let shown = view.to_string();
+    assert!(
+        !shown.contains(['\u{202e}', '\u{200b}', '\u{2028}']),
+        "{shown:?}"
+    );
     // The agent itself says so at start, before dialling.
     for name in ["..", "."] {
         let out = keystorm(&["agent", "--controller", url, "--name", name], dir.path())

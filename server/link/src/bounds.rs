@@ -1,11 +1,13 @@
 //! How much of what an agent says the controller takes. Every string it keeps or shows
 //! (the Agents page, the run's warnings and live events, its log, the run's record on
-//! disk) is bounded and printable, and every name that becomes part of a path is a
+//! disk) is bounded and printable — no control character, no invisible format
+//! character or line separator ([`keystorm_types::text`]) — and every name that becomes part of a path is a
 //! plain name. Checked where a call comes in, so a refused call changes nothing; an
 //! agent clips its own texts ([`clip`]) to the same bounds before it sends them.
 
 use crate::own_names::{CONTROLLER_NAMES, reserved};
 use crate::protocol::{MAX_NEWS_PER_BEAT, RegisterRequest, ShardDone, ShardNews, ShardReport};
+use keystorm_types::text::is_invisible;
 
 /// What an agent said that is out of bounds: the controller refuses the call with it.
 #[derive(Debug, thiserror::Error)]
@@ -58,10 +60,15 @@ pub fn plain_name(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
-/// Whether `text` has no control characters (but newlines and tabs, with `lines`).
+/// Whether `c` may stand in a text the controller keeps or shows: anything that shows
+/// (see [`keystorm_types::text`]), and newlines and tabs in one of `lines`.
+fn shows(c: char, lines: bool) -> bool {
+    !is_invisible(c) || (lines && matches!(c, '\n' | '\t'))
+}
+
+/// Whether `text` has no invisible characters (but newlines and tabs, with `lines`).
 fn printable(text: &str, lines: bool) -> bool {
-    text.chars()
-        .all(|c| !c.is_control() || (lines && matches!(c, '\n' | '\t')))
+    text.chars().all(|c| shows(c, lines))
 }
 
 /// Whether `text` is at most `max` characters, all printable.
@@ -69,18 +76,13 @@ fn fits(text: &str, max: usize, lines: bool) -> bool {
     text.chars().count() <= max && printable(text, lines)
 }
 
-/// `text` made to fit: control characters (but newlines and tabs, with `lines`) become
-/// '?', and past `max` characters it is cut with an ellipsis.
+/// `text` made to fit: invisible characters (control and format characters, line and
+/// paragraph separators, noncharacters; but newlines and tabs, with `lines`) become '?',
+/// and past `max` characters it is cut with an ellipsis.
 pub fn clip(text: &str, max: usize, lines: bool) -> String {
     let mut clipped: String = text
         .chars()
-        .map(|c| {
-            if c.is_control() && !(lines && matches!(c, '\n' | '\t')) {
-                '?'
-            } else {
-                c
-            }
-        })
+        .map(|c| if shows(c, lines) { c } else { '?' })
         .collect();
     if clipped.chars().count() > max {
         clipped = clipped.chars().take(max.saturating_sub(1)).collect();
@@ -130,21 +132,28 @@ fn check_endpoint(url: &str) -> Result<(), BoundsError> {
     Ok(())
 }
 
-/// The host an agent reports: at most 255 characters, none of them a control character.
+/// The host an agent reports: at most 255 characters, none of them invisible (a control
+/// or format character, a line separator).
 pub fn check_host(host: &str) -> Result<(), BoundsError> {
     check_text("host", host, MAX_HOST_CHARS, false)
 }
 
-/// Refuses `text` (field `what`) past `max` characters or with a control character
+/// Refuses `text` (field `what`) past `max` characters or with an invisible character
 /// (but newlines and tabs, with `lines`).
 fn check_text(what: &str, text: &str, max: usize, lines: bool) -> Result<(), BoundsError> {
     if fits(text, max, lines) {
         return Ok(());
     }
     let rule = if lines {
-        format!("at most {max} characters, no control characters but newlines and tabs")
+        format!(
+            "at most {max} characters, no control character (but newlines and tabs) nor \
+             invisible format character or line separator"
+        )
     } else {
-        format!("at most {max} characters, none of them a control character")
+        format!(
+            "at most {max} characters, none of them a control character, an invisible \
+             format character or a line separator"
+        )
     };
     Err(refused(what, text, &rule))
 }
@@ -206,7 +215,7 @@ pub fn check_done(done: &ShardDone) -> Result<(), BoundsError> {
 }
 
 /// Whether a piece of news is fit for the live view: every string in it at most
-/// [`MAX_NEWS_TEXT_CHARS`], with no control characters but newlines and tabs.
+/// [`MAX_NEWS_TEXT_CHARS`], with no invisible characters but newlines and tabs.
 pub fn news_fits(news: &ShardNews) -> bool {
     fn walk(value: &serde_json::Value) -> bool {
         match value {
@@ -296,17 +305,27 @@ mod tests {
             "evil\x1b[31m".to_string(),
             "two\nlines".to_string(),
             "c1\u{9b}".to_string(),
+            "exe\u{202e}txt.example".to_string(),
+            "zero\u{200b}width".to_string(),
+            "line\u{2028}separator".to_string(),
+            "\u{feff}bom".to_string(),
+            "tag\u{e0041}".to_string(),
         ] {
             let e = check_register(&registration("a", &bad)).unwrap_err();
             let said = e.to_string();
             assert!(said.contains("at most 255 characters"), "{said}");
             // The refused value is shown escaped and cut short.
-            assert!(said.len() < 300 && !said.contains('\x1b'), "{said}");
+            assert!(
+                said.len() < 300 && keystorm_types::text::printable(&said),
+                "{said}"
+            );
         }
         let e = check_register(&registration("..", "h")).unwrap_err();
         assert!(matches!(e, BoundsError::BadName(_)), "{e}");
         let mut odd = registration("a", "h");
         odd.version = "1\n".repeat(50);
+        assert!(check_register(&odd).is_err());
+        odd.version = "1.0.0\u{200f}".to_string();
         assert!(check_register(&odd).is_err());
     }
 
@@ -324,6 +343,7 @@ mod tests {
             report("fleet-run.json", "p"),
             report("parts", "p"),
             report("l", "\x1b[2J"),
+            report("l", "round\u{200b} 2"),
             report("l", &"p".repeat(MAX_PHASE_CHARS + 1)),
         ] {
             assert!(check_report(&bad).is_err());
@@ -356,6 +376,8 @@ mod tests {
         assert!(check_done(&done("l", "line one\n\tline two")).is_ok());
         assert!(check_done(&done("..", "e")).is_err());
         assert!(check_done(&done("l", "\x1b]0;title\x07")).is_err());
+        assert!(check_done(&done("l", "a\u{2029}b")).is_err());
+        assert!(check_done(&done("l", "evil\u{202e}")).is_err());
         assert!(check_done(&done("l", &"e".repeat(MAX_ERROR_CHARS + 1))).is_err());
         let mut bad_run = done("l", "e");
         bad_run.run_id = "a/b".to_string();
@@ -372,6 +394,7 @@ mod tests {
         let warning = |m: &str| serde_json::json!({"event": "warning", "data": {"message": m}});
         assert!(news_fits(&news(warning("slow\nstore"))));
         assert!(!news_fits(&news(warning("\x1b[31mred"))));
+        assert!(!news_fits(&news(warning("right\u{202e}left"))));
         assert!(!news_fits(&news(warning(
             &"w".repeat(MAX_NEWS_TEXT_CHARS + 1)
         ))));
@@ -382,6 +405,10 @@ mod tests {
         assert_eq!(clip("fine", 10, false), "fine");
         assert_eq!(clip("a\x1bb\nc", 10, false), "a?b?c");
         assert_eq!(clip("a\x1bb\nc", 10, true), "a?b\nc");
+        assert_eq!(
+            clip("exe\u{202e}txt\u{200b}\u{2028}\u{feff}.", 20, true),
+            "exe?txt???."
+        );
         let cut = clip(&"x".repeat(100), 10, false);
         assert_eq!(cut.chars().count(), 10);
         assert!(cut.ends_with('…'));

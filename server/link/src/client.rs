@@ -1,8 +1,8 @@
-//! The HTTP(S) link to a controller: JSON calls with the token, pieces of files sent,
-//! files fetched to disk, and errors that say whether to try again (the controller is
-//! away) or give up (it refused, or its certificate is not trusted). Plain http:// is
-//! for loopback: beyond it the link is refused before any connection unless
-//! `--insecure-http` allows it.
+//! The HTTP(S) link to a controller: JSON calls with the token (and, for a registered
+//! agent, its own key), pieces of files sent, files fetched to disk, and errors that
+//! say whether to try again (the controller is away) or give up (it refused, or its
+//! certificate is not trusted). Plain http:// is for loopback: beyond it the link is
+//! refused before any connection unless `--insecure-http` allows it.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -17,6 +17,7 @@ use hyper_util::rt::TokioExecutor;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use crate::protocol::AGENT_KEY_HEADER;
 use crate::tls::{TlsConfigError, client_config, client_refusal, client_warning, is_loopback_host};
 
 type Body = BoxBody<Bytes, std::io::Error>;
@@ -108,6 +109,9 @@ pub struct Link {
     ca_file: Option<PathBuf>,
     /// Plain HTTP beyond loopback (`--insecure-http`).
     unencrypted: bool,
+    /// The key of the agent whose calls this link makes, sent in
+    /// [`AGENT_KEY_HEADER`] (see [`Link::with_agent_key`]).
+    agent_key: Option<String>,
 }
 
 impl Link {
@@ -162,7 +166,17 @@ impl Link {
             client: Client::builder(TokioExecutor::new()).build(connector),
             ca_file: tls.ca_file.clone(),
             unencrypted: !https && beyond_loopback,
+            agent_key: None,
         })
+    }
+
+    /// This link for the calls of a registered agent: each carries `key`, the secret
+    /// the controller gave it with its id, in the [`AGENT_KEY_HEADER`] header.
+    pub fn with_agent_key(&self, key: &str) -> Link {
+        Link {
+            agent_key: Some(key.to_string()),
+            ..self.clone()
+        }
     }
 
     pub fn url(&self) -> &str {
@@ -281,6 +295,9 @@ impl Link {
         }
         if let Some(token) = &self.token {
             request = request.header(hyper::header::AUTHORIZATION, format!("Bearer {token}"));
+        }
+        if let Some(key) = &self.agent_key {
+            request = request.header(AGENT_KEY_HEADER, key);
         }
         let request = request
             .body(body)

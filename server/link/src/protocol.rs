@@ -31,30 +31,62 @@ pub struct RegisterRequest {
         max_length = 64
     )]
     pub name: String,
-    /// The agent's host name, as the Agents page shows it: printable.
-    #[schema(pattern = r"^[^\x00-\x1F\x7F-\x9F]*$", max_length = 255)]
+    /// The agent's host name, as the Agents page shows it: printable (no control
+    /// character, invisible format character, line separator or noncharacter; past
+    /// U+FFFF too, where the pattern does not reach).
+    #[schema(
+        pattern = r"^[^\x00-\x1F\x7F-\x9F\xAD\u0600-\u0605\u061C\u06DD\u070F\u0890\u0891\u08E2\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFDD0-\uFDEF\uFEFF\uFFF9-\uFFFB\uFFFE\uFFFF]*$",
+        max_length = 255
+    )]
     pub host: String,
-    /// The agent's keystorm version: it must be the controller's.
-    #[schema(pattern = r"^[^\x00-\x1F\x7F-\x9F]+$", max_length = 64)]
+    /// The agent's keystorm version: it must be the controller's. Printable.
+    #[schema(
+        pattern = r"^[^\x00-\x1F\x7F-\x9F\xAD\u0600-\u0605\u061C\u06DD\u070F\u0890\u0891\u08E2\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFDD0-\uFDEF\uFEFF\uFFF9-\uFFFB\uFFFE\uFFFF]+$",
+        max_length = 64
+    )]
     pub version: String,
     #[serde(deserialize_with = "crate::whole_number::deserialize")]
     #[schema(format = Int64, maximum = 4294967295.0)]
     pub cores: u32,
     /// The endpoint it uses in place of the run's (`keystorm agent --endpoint`), if it
     /// was given one: the Agents page shows which store each agent drives. A URL
-    /// without credentials.
+    /// without credentials. Printable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schema(pattern = r"^[^\x00-\x1F\x7F-\x9F@]+$", max_length = 2048)]
+    #[schema(
+        pattern = r"^[^\x00-\x1F\x7F-\x9F\xAD\u0600-\u0605\u061C\u06DD\u070F\u0890\u0891\u08E2\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFDD0-\uFDEF\uFEFF\uFFF9-\uFFFB\uFFFE\uFFFF@]+$",
+        max_length = 2048
+    )]
     pub endpoint: Option<String>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+/// The header every call of a registered agent carries its key in (see
+/// [`Registered::agent_key`]).
+pub const AGENT_KEY_HEADER: &str = "X-Keystorm-Agent-Key";
+
+#[derive(Clone, Serialize, Deserialize, ToSchema)]
 pub struct Registered {
     pub agent_id: String,
+    /// The agent's own secret for this registration (64 hex digits): every later call
+    /// of the agent (`/api/agents/{agent_id}/...`) carries it in the
+    /// `X-Keystorm-Agent-Key` header, so no other caller can act as this agent. The
+    /// controller keeps only its digest, and gives a new one with every registration.
+    #[schema(pattern = r"^[0-9a-f]{64}$")]
+    pub agent_key: String,
     /// Milliseconds between heartbeats.
     pub heartbeat_ms: u64,
     /// The controller's clock (Unix ms) when it answered.
     pub controller_ms: u64,
+}
+
+impl std::fmt::Debug for Registered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registered")
+            .field("agent_id", &self.agent_id)
+            .field("agent_key", &"<secret>")
+            .field("heartbeat_ms", &self.heartbeat_ms)
+            .field("controller_ms", &self.controller_ms)
+            .finish()
+    }
 }
 
 /// What an agent is doing, as it says in each heartbeat.
@@ -87,8 +119,11 @@ pub struct ShardReport {
     /// The agent's own run folder (its id in the agent's results folder).
     #[schema(pattern = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")]
     pub local_run_id: Option<String>,
-    /// The phase it runs ("round 2 · write"), if one has started.
-    #[schema(pattern = r"^[^\x00-\x1F\x7F-\x9F]*$", max_length = 256)]
+    /// The phase it runs ("round 2 · write"), if one has started. Printable.
+    #[schema(
+        pattern = r"^[^\x00-\x1F\x7F-\x9F\xAD\u0600-\u0605\u061C\u06DD\u070F\u0890\u0891\u08E2\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFDD0-\uFDEF\uFEFF\uFFF9-\uFFFB\uFFFE\uFFFF]*$",
+        max_length = 256
+    )]
     pub phase: Option<String>,
     /// Operations done in the running phase.
     #[serde(deserialize_with = "crate::whole_number::deserialize")]
@@ -225,7 +260,11 @@ pub struct ShardDone {
     #[schema(pattern = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")]
     pub local_run_id: Option<String>,
     /// Why the shard could not run (or its results could not be sent whole), if so.
-    #[schema(pattern = r"^[^\x00-\x08\x0B-\x1F\x7F-\x9F]*$", max_length = 4096)]
+    /// Printable, but for newlines and tabs.
+    #[schema(
+        pattern = r"^[^\x00-\x08\x0B-\x1F\x7F-\x9F\xAD\u0600-\u0605\u061C\u06DD\u070F\u0890\u0891\u08E2\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFDD0-\uFDEF\uFEFF\uFFF9-\uFFFB\uFFFE\uFFFF]*$",
+        max_length = 4096
+    )]
     pub error: Option<String>,
 }
 
@@ -252,7 +291,20 @@ pub fn now_ms() -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::ShardNews;
+    use super::{Registered, ShardNews};
+
+    #[test]
+    fn a_registrations_key_is_never_in_its_debug_output() {
+        let registered = Registered {
+            agent_id: "agent-1-1".to_string(),
+            agent_key: "0123456789abcdef".repeat(4),
+            heartbeat_ms: 500,
+            controller_ms: 1,
+        };
+        let shown = format!("{registered:?}");
+        assert!(shown.contains("agent-1-1"), "{shown}");
+        assert!(!shown.contains("0123456789abcdef"), "{shown}");
+    }
 
     #[test]
     fn news_is_an_object_or_null() {

@@ -1384,21 +1384,32 @@ export interface components {
              *     its shard back. Not only dots.
              */
             name: string;
-            /** @description The agent's host name, as the Agents page shows it: printable. */
+            /**
+             * @description The agent's host name, as the Agents page shows it: printable (no control
+             *     character, invisible format character, line separator or noncharacter; past
+             *     U+FFFF too, where the pattern does not reach).
+             */
             host: string;
-            /** @description The agent's keystorm version: it must be the controller's. */
+            /** @description The agent's keystorm version: it must be the controller's. Printable. */
             version: string;
             /** Format: int64 */
             cores: number;
             /**
              * @description The endpoint it uses in place of the run's (`keystorm agent --endpoint`), if it
              *     was given one: the Agents page shows which store each agent drives. A URL
-             *     without credentials.
+             *     without credentials. Printable.
              */
             endpoint?: string | null;
         };
         Registered: {
             agent_id: string;
+            /**
+             * @description The agent's own secret for this registration (64 hex digits): every later call
+             *     of the agent (`/api/agents/{agent_id}/...`) carries it in the
+             *     `X-Keystorm-Agent-Key` header, so no other caller can act as this agent. The
+             *     controller keeps only its digest, and gives a new one with every registration.
+             */
+            agent_key: string;
             /**
              * Format: int64
              * @description Milliseconds between heartbeats.
@@ -1671,7 +1682,10 @@ export interface components {
             run_id: string;
             /** @description The agent's run folder of the shard (sent file by file before this). */
             local_run_id?: string | null;
-            /** @description Why the shard could not run (or its results could not be sent whole), if so. */
+            /**
+             * @description Why the shard could not run (or its results could not be sent whole), if so.
+             *     Printable, but for newlines and tabs.
+             */
             error?: string | null;
         };
         /**
@@ -1703,7 +1717,7 @@ export interface components {
             index: number;
             /** @description The agent's own run folder (its id in the agent's results folder). */
             local_run_id?: string | null;
-            /** @description The phase it runs ("round 2 · write"), if one has started. */
+            /** @description The phase it runs ("round 2 · write"), if one has started. Printable. */
             phase?: string | null;
             /**
              * Format: int64
@@ -2195,7 +2209,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
+            /** @description the read-only token (the agent link needs the server's full token); the agent's key missing (`agent_key_required`) or not agent `{id}`'s (`wrong_agent_key`); on a part route, a folder that is not the copy of the shard the agent holds (`not_shard_folder`); or a cross-site browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2290,7 +2304,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
+            /** @description the read-only token (the agent link needs the server's full token); the agent's key missing (`agent_key_required`) or not agent `{id}`'s (`wrong_agent_key`); on a part route, a folder that is not the copy of the shard the agent holds (`not_shard_folder`); or a cross-site browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2387,7 +2401,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
+            /** @description the read-only token (the agent link needs the server's full token); the agent's key missing (`agent_key_required`) or not agent `{id}`'s (`wrong_agent_key`); on a part route, a folder that is not the copy of the shard the agent holds (`not_shard_folder`); or a cross-site browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2478,7 +2492,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
+            /** @description the read-only token (the agent link needs the server's full token); the agent's key missing (`agent_key_required`) or not agent `{id}`'s (`wrong_agent_key`); on a part route, a folder that is not the copy of the shard the agent holds (`not_shard_folder`); or a cross-site browser request */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2545,7 +2559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token: the agent link needs the server's full token */
+            /** @description the read-only token (the agent link needs the server's full token); the agent's key missing (`agent_key_required`) or not agent `{id}`'s (`wrong_agent_key`); on a part route, a folder that is not the copy of the shard the agent holds (`not_shard_folder`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2614,7 +2628,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token: the agent link needs the server's full token */
+            /** @description the read-only token (the agent link needs the server's full token); the agent's key missing (`agent_key_required`) or not agent `{id}`'s (`wrong_agent_key`); on a part route, a folder that is not the copy of the shard the agent holds (`not_shard_folder`) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2691,7 +2705,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the read-only token (it opens reads only), or a cross-site browser request (`Sec-Fetch-Site`, or an `Origin` other than this server's own) */
+            /** @description the read-only token (the agent link needs the server's full token); the agent's key missing (`agent_key_required`) or not agent `{id}`'s (`wrong_agent_key`); on a part route, a folder that is not the copy of the shard the agent holds (`not_shard_folder`); or a cross-site browser request */
             403: {
                 headers: {
                     [name: string]: unknown;

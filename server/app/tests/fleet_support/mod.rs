@@ -1,9 +1,12 @@
 //! What the tests of a controller and its agents share: `keystorm serve` and `keystorm
 //! agent` as processes killed when dropped, a split run started in the background, the
 //! fill workload they run, the merged run it leaves, the controller's view of its agents
-//! and its copies of their run folders.
+//! and its copies of their run folders, and agents stood in for by the test
+//! ([`stand_in`]).
 
 #![allow(dead_code)]
+
+pub mod stand_in;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

@@ -1,8 +1,10 @@
 //! `/api/agents`: the controller's side of the agent link (register, heartbeat,
 //! barrier, the shard folders they send and fetch, done) and the Agents page's view.
-//! Every call that changes state passes the token guard like the rest of the API; what
-//! an agent says is checked against the bounds of `fleet::bounds`, and what it sends of
-//! its shard folders is kept within the controller's caps (`fleet::copies`).
+//! Every call that changes state passes the token guard like the rest of the API, and
+//! every call of a registered agent its key guard ([`super::agent_key`]); what an agent
+//! says is checked against the bounds of `keystorm_link::bounds`, what it sends of its
+//! shard folders is kept within the controller's caps (`fleet::copies`), and it reaches
+//! only its own shard's folder (`fleet::shard_folders`).
 
 use axum::Json;
 use axum::body::Body;
@@ -34,6 +36,9 @@ impl From<FleetError> for ApiError {
             FleetError::NameTaken(_) => (StatusCode::CONFLICT, "name_taken"),
             FleetError::PartBehind { .. } => (StatusCode::CONFLICT, "part_behind"),
             FleetError::UnknownAgent(_) => (StatusCode::NOT_FOUND, "unknown_agent"),
+            FleetError::AgentKeyMissing(_) => (StatusCode::FORBIDDEN, "agent_key_required"),
+            FleetError::WrongAgentKey(_) => (StatusCode::FORBIDDEN, "wrong_agent_key"),
+            FleetError::NotShardFolder(_) => (StatusCode::FORBIDDEN, "not_shard_folder"),
             FleetError::NotEnoughAgents(_) => (StatusCode::CONFLICT, "not_enough_agents"),
             FleetError::RunInProgress(_) => (StatusCode::CONFLICT, "run_in_progress"),
             FleetError::UnknownRun(_) => (StatusCode::NOT_FOUND, "unknown_run"),

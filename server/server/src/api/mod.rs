@@ -3,10 +3,12 @@
 //! Routes live under `/api`, plus `/metrics` for Prometheus; anything else is the UI.
 //! Every error is JSON (`{error, detail}`); every request passes the [`security`]
 //! browser guard (a `Host` this server answers to; for calls that change state, no
-//! other site's page), the API and `/metrics` the token guard (the agent link its own);
-//! request bodies are capped, and every answer carries the [`security_headers`].
+//! other site's page), the API and `/metrics` the token guard (the agent link its own,
+//! and a registered agent's calls the [`agent_key`] guard); request bodies are capped,
+//! and every answer carries the [`security_headers`].
 
 mod active;
+mod agent_key;
 mod agents;
 mod allowed_hosts;
 mod distribution;
@@ -55,9 +57,8 @@ pub const BODY_LIMIT: usize = 1024 * 1024;
 
 /// The whole application: API, metrics and UI.
 pub fn router(state: AppState) -> Router {
-    // The agent link: only agents call it, with the full token.
-    let agent_link = Router::new()
-        .route("/agents/register", post(agents::register))
+    // The calls of a registered agent: each with the key it was given.
+    let agents_own_calls = Router::new()
         .route("/agents/{id}/heartbeat", post(agents::heartbeat))
         .route("/agents/{id}/barrier", post(agents::barrier))
         .route("/agents/{id}/done", post(agents::done))
@@ -73,6 +74,14 @@ pub fn router(state: AppState) -> Router {
                 .layer(DefaultBodyLimit::disable())
                 .get(agents::part_file_read),
         )
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            agent_key::agent_key_guard,
+        ));
+    // The agent link: only agents call it, with the full token.
+    let agent_link = Router::new()
+        .route("/agents/register", post(agents::register))
+        .merge(agents_own_calls)
         .route_layer(axum::middleware::from_fn(security::agents_only));
     let api = Router::new()
         .route("/status", get(status::status))

@@ -45,6 +45,12 @@ pub fn is_agent_link(path: &str) -> bool {
     path.starts_with("/api/agents/")
 }
 
+/// Whether `path` (a route of the OpenAPI document) is one a registered agent calls
+/// with its own key: those under `/api/agents/{id}/`.
+pub fn is_agents_own_call(path: &str) -> bool {
+    path.starts_with("/api/agents/{id}/")
+}
+
 /// In front of everything: the `Host` check on every request, and the cross-site
 /// checks on calls that change state.
 pub async fn browser_guard(

@@ -1,8 +1,9 @@
-//! One agent as the controller knows it: who it is, when it was last heard, its
-//! clock offset, what it said of its shard, and the order waiting for it.
+//! One agent as the controller knows it: who it is, the digest of its key, when it was
+//! last heard, its clock offset, what it said of its shard, and the order waiting for it.
 
 use std::time::{Duration, Instant, SystemTime};
 
+use super::agent_key::KeyDigest;
 use keystorm_link::protocol::{HEARTBEAT_MS, LOST_AFTER_MS, Order};
 
 /// One agent as the controller knows it.
@@ -12,6 +13,9 @@ pub struct Agent {
     pub host: String,
     pub version: String,
     pub cores: u32,
+    /// The digest of the key it was given at registration; none for one known only from
+    /// a run's record, which has not registered yet.
+    pub key: Option<KeyDigest>,
     /// The endpoint it uses in place of the run's, if it said one.
     pub endpoint: Option<String>,
     pub registered_at: SystemTime,
@@ -38,6 +42,7 @@ impl Agent {
             host,
             version,
             cores,
+            key: None,
             endpoint: None,
             registered_at: SystemTime::now(),
             last_seen: Instant::now(),

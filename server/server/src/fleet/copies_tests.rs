@@ -17,23 +17,37 @@ use super::state::Fleet;
 use super::tests::{order, register, report as running, split, two_agents_running};
 use keystorm_link::own_names::RECORD_FILE;
 
-/// A controller with `caps`, agent "a" holding the one shard of a run: (fleet, its
-/// results folder, the agent's id, the run's id).
-fn one_shard(caps: PartCaps) -> (Arc<Fleet>, tempfile::TempDir, String, String) {
+/// A controller with `caps`, agents `agent-0`... holding the `count` shards of a run
+/// (at most 10): (fleet, its results folder, the agents' ids by shard, the run's id).
+/// Shard I's folder is `local-I`, as its agent names it first.
+fn shards(caps: PartCaps, count: u32) -> (Arc<Fleet>, tempfile::TempDir, Vec<String>, String) {
     let dir = tempfile::tempdir().unwrap();
     let fleet = Fleet::with_caps(dir.path().to_path_buf(), caps);
-    let a = register(&fleet, "a");
-    let run = fleet.start(split(1), Arc::new(NoObserver)).unwrap();
-    order(&fleet, &a);
-    (fleet, dir, a, run)
+    let ids: Vec<String> = (0..count)
+        .map(|i| register(&fleet, &format!("agent-{i}")))
+        .collect();
+    let run = fleet.start(split(count), Arc::new(NoObserver)).unwrap();
+    for id in &ids {
+        order(&fleet, id);
+    }
+    (fleet, dir, ids, run)
 }
 
-/// The controller restarted on `dir` with `caps`, the run picked up, agent "a" back.
-fn restarted(dir: &Path, caps: PartCaps, run: &str) -> (Arc<Fleet>, String) {
+/// [`shards`] of one shard: its agent's id in place of the list.
+fn one_shard(caps: PartCaps) -> (Arc<Fleet>, tempfile::TempDir, String, String) {
+    let (fleet, dir, mut ids, run) = shards(caps, 1);
+    (fleet, dir, ids.remove(0), run)
+}
+
+/// The controller restarted on `dir` with `caps`, the run picked up, its `count`
+/// agents back: their ids by shard.
+fn restarted(dir: &Path, caps: PartCaps, run: &str, count: u32) -> (Arc<Fleet>, Vec<String>) {
     let again = Fleet::with_caps(dir.to_path_buf(), caps);
     assert_eq!(again.pick_up(Arc::new(NoObserver)).as_deref(), Some(run));
-    let a = register(&again, "a");
-    (again, a)
+    let ids = (0..count)
+        .map(|i| register(&again, &format!("agent-{i}")))
+        .collect();
+    (again, ids)
 }
 
 fn caps(file: u64, run: u64) -> PartCaps {
@@ -89,9 +103,9 @@ fn the_controllers_own_names_are_refused_and_a_restart_still_picks_the_run_up() 
         "{entries:?}"
     );
     drop(fleet);
-    let (again, a) = restarted(dir.path(), PartCaps::default(), &run);
+    let (again, ids) = restarted(dir.path(), PartCaps::default(), &run, 1);
     assert_eq!(
-        again.part_dir(&a, &run, "local-0").unwrap(),
+        again.part_dir(&ids[0], &run, "local-0").unwrap(),
         incoming.join("parts/local-0")
     );
 }
@@ -133,13 +147,15 @@ fn a_piece_past_the_file_cap_writes_nothing() {
 #[test]
 fn a_runs_copies_stay_within_the_run_cap_counted_again_after_a_restart() {
     let limits = caps(100, 250);
-    let (fleet, dir, a, run) = one_shard(limits);
-    let put = |fleet: &Fleet, a: &str, local: &str, file: &str, at: u64, n: usize| {
-        fleet.write_part_piece(a, &run, local, file, at, &vec![b'x'; n])
+    let (fleet, dir, ids, run) = shards(limits, 4);
+    // File `file` of shard `shard`'s folder, by its agent.
+    let put = |fleet: &Fleet, ids: &[String], shard: usize, file: &str, at: u64, n: usize| {
+        let local = format!("local-{shard}");
+        fleet.write_part_piece(&ids[shard], &run, &local, file, at, &vec![b'x'; n])
     };
-    put(&fleet, &a, "local-0", "a", 0, 100).unwrap();
-    put(&fleet, &a, "local-1", "b", 0, 100).unwrap();
-    match put(&fleet, &a, "local-2", "c", 0, 60) {
+    put(&fleet, &ids, 0, "a", 0, 100).unwrap();
+    put(&fleet, &ids, 1, "b", 0, 100).unwrap();
+    match put(&fleet, &ids, 2, "c", 0, 60) {
         Err(e @ FleetError::RunOverCap { .. }) => {
             let said = e.to_string();
             assert!(said.contains("--max-run-copy-size"), "{said}");
@@ -154,39 +170,40 @@ fn a_runs_copies_stay_within_the_run_cap_counted_again_after_a_restart() {
             .exists()
     );
     // A file cut shorter makes room.
-    put(&fleet, &a, "local-0", "a", 0, 40).unwrap();
-    put(&fleet, &a, "local-2", "c", 0, 60).unwrap();
+    put(&fleet, &ids, 0, "a", 0, 40).unwrap();
+    put(&fleet, &ids, 2, "c", 0, 60).unwrap();
     // 200 bytes held, as a controller started again counts them from disk.
     drop(fleet);
-    let (again, a) = restarted(dir.path(), limits, &run);
+    let (again, ids) = restarted(dir.path(), limits, &run, 4);
     let held: u64 = 40 + 100 + 60;
     assert!(matches!(
-        put(&again, &a, "local-3", "d", 0, (250 - held + 1) as usize),
+        put(&again, &ids, 3, "d", 0, (250 - held + 1) as usize),
         Err(FleetError::RunOverCap { .. })
     ));
-    put(&again, &a, "local-3", "d", 0, (250 - held) as usize).unwrap();
+    put(&again, &ids, 3, "d", 0, (250 - held) as usize).unwrap();
 }
 
 #[test]
 fn a_whole_file_past_a_cap_is_never_put_in_place() {
-    let (fleet, dir, a, run) = one_shard(caps(100, 150));
+    let (fleet, dir, ids, run) = shards(caps(100, 150), 2);
+    let (a, b) = (&ids[0], &ids[1]);
     let parts = dir.path().join(".incoming").join(&run).join("parts");
     let uploads = dir.path().join(".incoming").join(&run).join("uploads");
     let leftovers = || std::fs::read_dir(&uploads).unwrap().count();
     // Said larger than a file may be: refused before anything is read.
     assert!(matches!(
-        fleet.begin_part_upload(&a, &run, "local-0", "summary.json", Some(101)),
+        fleet.begin_part_upload(a, &run, "local-0", "summary.json", Some(101)),
         Err(FleetError::FileOverCap { size: 101, .. })
     ));
     let upload = fleet
-        .begin_part_upload(&a, &run, "local-0", "summary.json", None)
+        .begin_part_upload(a, &run, "local-0", "summary.json", None)
         .unwrap();
     std::fs::write(&upload.temporary, [b'x'; 90]).unwrap();
     fleet.finish_part_upload(upload).unwrap();
     assert_eq!(leftovers(), 0);
     // Within a file's cap, past the run's: the file is not put in place.
     let upload = fleet
-        .begin_part_upload(&a, &run, "local-1", "summary.json", None)
+        .begin_part_upload(b, &run, "local-1", "summary.json", None)
         .unwrap();
     std::fs::write(&upload.temporary, [b'y'; 90]).unwrap();
     assert!(matches!(
@@ -197,14 +214,14 @@ fn a_whole_file_past_a_cap_is_never_put_in_place() {
     assert_eq!(leftovers(), 0);
     // Given up half way (too large, or broken off): nothing is left behind.
     let upload = fleet
-        .begin_part_upload(&a, &run, "local-1", "summary.json", None)
+        .begin_part_upload(b, &run, "local-1", "summary.json", None)
         .unwrap();
     std::fs::write(&upload.temporary, [b'z'; 10]).unwrap();
     drop(upload);
     assert_eq!(leftovers(), 0);
     // Replacing a file counts what it replaces.
     let upload = fleet
-        .begin_part_upload(&a, &run, "local-0", "summary.json", None)
+        .begin_part_upload(a, &run, "local-0", "summary.json", None)
         .unwrap();
     std::fs::write(&upload.temporary, [b'w'; 100]).unwrap();
     fleet.finish_part_upload(upload).unwrap();

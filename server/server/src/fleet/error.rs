@@ -1,7 +1,9 @@
 //! Why the controller refuses an agent's or a user's request.
 
+use super::shard_folders::FolderRefusal;
 use keystorm_engine::size::format_size;
 use keystorm_link::bounds::BoundsError;
+use keystorm_link::protocol::AGENT_KEY_HEADER;
 
 /// A refused request; the API turns each into a JSON error with a 4xx.
 #[derive(Debug, thiserror::Error)]
@@ -22,6 +24,19 @@ pub enum FleetError {
     NameTaken(String),
     #[error("agent {0} is not registered (the controller restarted?): register again")]
     UnknownAgent(String),
+    #[error(
+        "a call of agent {0} carries the key the controller gave it when it registered, in \
+         the {AGENT_KEY_HEADER} header; this one has none"
+    )]
+    AgentKeyMissing(String),
+    #[error(
+        "the {AGENT_KEY_HEADER} header does not hold agent {0}'s key: an agent calls with \
+         its own id and the key given with it (both change when it registers again)"
+    )]
+    WrongAgentKey(String),
+    /// A shard folder the calling agent's shard may not use.
+    #[error(transparent)]
+    NotShardFolder(#[from] FolderRefusal),
     #[error("{0}")]
     NotEnoughAgents(String),
     #[error("run {0} is still going across agents; stop it or wait for it (one at a time)")]

@@ -1,10 +1,12 @@
 //! The controller's side of scale-out: the agents that dialled in, and the run split
-//! over them. Agents register and heartbeat; a run started with `agents: N` gives shard
-//! I of N to each of N idle agents; every phase starts behind a barrier; each agent
-//! keeps sending its shard's run folder as it grows (every second), and at the end the
+//! over them. Agents register (each given a key of its own, which its every later call
+//! carries: [`agent_key`]) and heartbeat; a run started with `agents: N` gives shard I
+//! of N to each of N idle agents; every phase starts behind a barrier; each agent keeps
+//! sending its shard's run folder as it grows (every second), and at the end the
 //! controller merges the folders exactly into one run (the parts kept under its
-//! `shards/`). An agent silent for [`keystorm_link::protocol::LOST_AFTER_MS`] is lost: the others go
-//! on, and an idle agent takes its shard over (or the same agent started again, same
+//! `shards/`); an agent reaches only the copy of the shard it holds ([`shard_folders`]).
+//! An agent silent for [`keystorm_link::protocol::LOST_AFTER_MS`] is lost: the others
+//! go on, and an idle agent takes its shard over (or the same agent started again, same
 //! name, takes it back), resuming it from the copy of its folder. While the run goes,
 //! the agents' news (each interval with its histograms) is merged live into the run's
 //! folder and stream, which the exact merge replaces at the end. The run's record is
@@ -13,6 +15,7 @@
 //!
 //! Memory holds one record per agent and one per shard of the current run.
 
+mod agent_key;
 mod agent_record;
 mod caps;
 mod copies;
@@ -26,6 +29,7 @@ mod pick_up;
 mod registry;
 mod run_record;
 mod saved_run;
+mod shard_folders;
 mod shards;
 mod silence;
 mod state;
@@ -47,5 +51,7 @@ mod copies_tests;
 mod live_tests;
 #[cfg(test)]
 mod pick_up_tests;
+#[cfg(test)]
+mod scope_tests;
 #[cfg(test)]
 mod tests;

@@ -1,10 +1,12 @@
-//! The agents that dialled in: registration (a version check, unique names; an agent
-//! restarted under its name takes its shard back, as does one registering again with
-//! a controller that restarted), heartbeats with their clock offsets, and who counts
-//! as lost.
+//! The agents that dialled in: registration (a version check, unique names, a key of
+//! its own for each registration, checked on every later call; an agent restarted
+//! under its name takes its shard back, as does one registering again with a
+//! controller that restarted), heartbeats with their clock offsets, and who counts as
+//! lost.
 
 use std::time::Instant;
 
+use super::agent_key::KeyDigest;
 use super::agent_record::Agent;
 use super::error::FleetError;
 use super::state::{Fleet, Inner};
@@ -70,6 +72,8 @@ impl Fleet {
             request.cores,
         );
         agent.endpoint = request.endpoint;
+        let (key, digest) = KeyDigest::new_key();
+        agent.key = Some(digest);
         if let Some(at) = previous {
             let old = inner.agents.remove(at);
             if let Some(run) = inner.run.as_mut() {
@@ -90,9 +94,28 @@ impl Fleet {
         self.notify();
         Ok(Registered {
             agent_id: id,
+            agent_key: key,
             heartbeat_ms: HEARTBEAT_MS,
             controller_ms: now_ms(),
         })
+    }
+
+    /// Whether a call naming agent `id` may act as that agent: the agent is registered
+    /// (else `unknown_agent`), and `given` is the key it was given (else refused).
+    pub fn check_agent_key(&self, id: &str, given: Option<&str>) -> Result<(), FleetError> {
+        // Hashed before the lock is taken: the lock is held for a comparison only.
+        let given = given.map(KeyDigest::of);
+        let inner = self.lock();
+        let agent = inner
+            .agents
+            .iter()
+            .find(|a| a.id == id && !a.awaiting)
+            .ok_or_else(|| FleetError::UnknownAgent(id.to_string()))?;
+        match (given, &agent.key) {
+            (None, _) => Err(FleetError::AgentKeyMissing(id.to_string())),
+            (Some(given), Some(key)) if key.same_as(&given) => Ok(()),
+            (Some(_), _) => Err(FleetError::WrongAgentKey(id.to_string())),
+        }
     }
 
     /// Notes a heartbeat; the reply carries the agent's next order, if any.

@@ -112,28 +112,27 @@ impl FleetRun {
     }
 
     /// Takes what `agent` says of its shard; whether the shard's run folder changed (a
-    /// change the run's record keeps).
+    /// change the run's record keeps). The folder it names becomes the shard's if the
+    /// shard has none and no other shard has it; otherwise it changes nothing (see
+    /// [`super::shard_folders`]).
     pub fn note_report(
         &mut self,
         agent: &str,
         report: &ShardReport,
         offset_ms: Option<i64>,
     ) -> bool {
-        if report.run_id != self.run_id {
+        let index = report.index as usize;
+        if report.run_id != self.run_id || self.shards.get(index).is_none_or(|s| s.agent != agent) {
             return false;
         }
-        let mut changed = false;
-        if let Some(shard) = self.shards.get_mut(report.index as usize)
-            && shard.agent == agent
-        {
-            if report.local_run_id.is_some() && shard.local_run_id != report.local_run_id {
-                shard.local_run_id = report.local_run_id.clone();
-                changed = true;
-            }
-            shard.phase = report.phase.clone();
-            shard.operations = report.operations;
-            shard.clock_offset_ms = offset_ms.or(shard.clock_offset_ms);
-        }
+        let changed = report
+            .local_run_id
+            .as_ref()
+            .is_some_and(|local| self.claim_folder(index, local).unwrap_or(false));
+        let shard = &mut self.shards[index];
+        shard.phase = report.phase.clone();
+        shard.operations = report.operations;
+        shard.clock_offset_ms = offset_ms.or(shard.clock_offset_ms);
         changed
     }
 

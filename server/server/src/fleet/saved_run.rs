@@ -139,6 +139,8 @@ pub enum SavedRunError {
     ShardCount { shards: usize, agents: u32 },
     #[error("it names a shard folder that cannot be one: {0}")]
     ShardFolder(keystorm_link::bounds::BoundsError),
+    #[error("it names folder {0} as the folder of two shards")]
+    SharedFolder(String),
 }
 
 /// Writes the record atomically: a reader (or a controller started after a crash) finds
@@ -185,10 +187,15 @@ pub fn read(path: &Path) -> Result<SavedRun, SavedRunError> {
             agents: saved.spec.agents,
         });
     }
-    // Each names a folder beside the record, which the merge reads and writes.
+    // Each names a folder beside the record, which the merge reads and writes, and a
+    // folder is one shard's.
+    let mut folders = std::collections::BTreeSet::new();
     for folder in saved.shards.iter().filter_map(|s| s.local_run_id.as_ref()) {
         keystorm_link::bounds::check_part_name("folder", folder)
             .map_err(SavedRunError::ShardFolder)?;
+        if !folders.insert(folder) {
+            return Err(SavedRunError::SharedFolder(folder.clone()));
+        }
     }
     Ok(saved)
 }

@@ -192,7 +192,9 @@ impl Fleet {
 
     /// The folder the controller keeps of `agent`'s shard of run `run_id`: what the
     /// agent sent of its run folder `local_run_id` so far. Only the agent holding the
-    /// shard now may write or read it (an agent lost and replaced may not).
+    /// shard now may write or read it (an agent lost and replaced may not), and only
+    /// its shard's folder (see [`super::shard_folders`]): the first one it names, if
+    /// its shard has none yet, becomes its shard's.
     pub fn part_dir(
         &self,
         agent: &str,
@@ -209,8 +211,12 @@ impl Fleet {
             .as_mut()
             .filter(|r| r.run_id == run_id && r.state.is_going())
             .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))?;
-        if run.shard_of(agent).is_none_or(|s| s.done) {
-            return Err(FleetError::UnknownRun(run_id.to_string()));
+        let index = run
+            .shard_index_of(agent)
+            .filter(|&i| !run.shards[i].done)
+            .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))?;
+        if run.claim_folder(index, local_run_id)? {
+            self.save(&inner);
         }
         Ok(self.parts_of(run_id).join(local_run_id))
     }
@@ -232,12 +238,13 @@ impl Fleet {
             let index = run
                 .shard_index_of(agent)
                 .ok_or_else(|| FleetError::UnknownRun(done.run_id.clone()))?;
+            // A folder not the shard's is refused, and the shard stays as it was.
+            if let Some(local) = &done.local_run_id {
+                run.claim_folder(index, local)?;
+            }
             let shard = &mut run.shards[index];
             shard.done = true;
             shard.error = done.error;
-            if done.local_run_id.is_some() {
-                shard.local_run_id = done.local_run_id;
-            }
             // A shard that ran but whose end went wrong (its copy could not be sent
             // whole, say) is said on the run, beside what the merge holds of it; one
             // that did not run at all is said by the merge.

@@ -12,7 +12,7 @@ use super::error::FleetError;
 use super::new_run::NewFleetRun;
 use super::state::Fleet;
 use keystorm_link::protocol::{
-    Heartbeat, LOST_AFTER_MS, Order, RegisterRequest, ShardDone, ShardReport,
+    Heartbeat, LOST_AFTER_MS, Order, RegisterRequest, Registered, ShardDone, ShardReport,
 };
 
 fn fleet() -> (Arc<Fleet>, tempfile::TempDir) {
@@ -20,7 +20,8 @@ fn fleet() -> (Arc<Fleet>, tempfile::TempDir) {
     (Fleet::new(dir.path().to_path_buf()), dir)
 }
 
-pub(super) fn register(fleet: &Fleet, name: &str) -> String {
+/// Registers agent `name`: its id and key.
+pub(super) fn registered(fleet: &Fleet, name: &str) -> Registered {
     fleet
         .register(RegisterRequest {
             name: name.to_string(),
@@ -30,7 +31,11 @@ pub(super) fn register(fleet: &Fleet, name: &str) -> String {
             endpoint: None,
         })
         .unwrap()
-        .agent_id
+}
+
+/// Registers agent `name`: its id.
+pub(super) fn register(fleet: &Fleet, name: &str) -> String {
+    registered(fleet, name).agent_id
 }
 
 /// A run of `agents` shards (the live tests use it too).
@@ -58,7 +63,7 @@ pub(super) fn order(fleet: &Fleet, agent: &str) -> Option<Order> {
     fleet.heartbeat(agent, Heartbeat::default()).unwrap().order
 }
 
-fn make_lost(fleet: &Fleet, agent: &str) {
+pub(super) fn make_lost(fleet: &Fleet, agent: &str) {
     let mut inner = fleet.lock();
     let a = inner.agents.iter_mut().find(|a| a.id == agent).unwrap();
     a.last_seen = Instant::now() - Duration::from_millis(LOST_AFTER_MS + 1);
