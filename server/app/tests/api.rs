@@ -687,7 +687,7 @@ async fn path_segments_that_are_not_utf8_get_the_json_error_shape() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn label_values_are_limited_in_characters_not_bytes() {
+async fn label_values_are_limited_in_characters_not_bytes_and_all_show() {
     let s = Server::start().await;
     // 256 characters of two bytes each: within the documented limit of 256 characters.
     let wide = "é".repeat(256);
@@ -720,6 +720,29 @@ async fn label_values_are_limited_in_characters_not_bytes() {
         )
         .await;
     assert_eq!((r.status, r.error_code().as_str()), (400, "bad_request"));
+    // A value that would show other than it is: refused when editing and starting.
+    for invisible in ["admin\u{202E}txt", "zero\u{200B}width", "two\u{2028}lines"] {
+        let r = s
+            .patch(
+                &format!("/api/runs/{id}"),
+                json!({"labels": {"site": invisible}}),
+            )
+            .await;
+        assert_eq!(
+            (r.status, r.error_code().as_str()),
+            (400, "bad_request"),
+            "{invisible:?}"
+        );
+        let r = s
+            .post(
+                "/api/runs",
+                json!({"workload": "rounds", "labels": {"site": invisible}}),
+            )
+            .await;
+        assert_eq!(r.status, 400, "{invisible:?}: {}", r.text());
+    }
+    let info = s.get(&format!("/api/runs/{id}")).await.json();
+    assert_eq!(info["info"]["labels"]["site"], wider.as_str());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,257 +9,49 @@
 
 mod api_support;
 mod process_support;
+mod route_walk;
 
 use std::collections::BTreeSet;
-use std::process::Child;
 
 use api_support::{Http, Reply};
-use process_support::{keystorm, spawn_announcing, write_workload};
+use route_walk::{Operation, Served, operation_count, operations, serve_with_a_finished_run};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "full-token-0123456789";
 const READ_TOKEN: &str = "read-token-0123456789";
 const WRONG_TOKEN: &str = "some-other-token-0123";
 
-/// `keystorm serve` in a process of its own, its results holding one finished run;
-/// killed when dropped.
-struct Served {
-    child: Child,
-    http: Http,
-    run_id: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `keystorm serve --port 0 ARGS...` with `env`, reached through 127.0.0.1 whatever
-/// address it binds.
-fn serve(args: &[&str], env: &[(&str, &str)]) -> Served {
-    let dir = tempfile::tempdir().unwrap();
-    let workloads = dir.path().join("workloads");
-    let results = dir.path().join("results");
-    std::fs::create_dir_all(&workloads).unwrap();
-    let file = write_workload(
-        &workloads,
-        "rounds",
-        &api_support::rounds_workload("rounds", 1),
-    );
-    let run = keystorm(
-        &["run", file.to_str().unwrap(), "--progress", "quiet"],
-        &results,
-    )
-    .output()
-    .unwrap();
-    assert!(run.status.success(), "{run:?}");
-    let run_id = std::fs::read_dir(&results)
-        .unwrap()
-        .next()
-        .expect("the finished run's folder")
-        .unwrap()
-        .file_name()
-        .into_string()
-        .unwrap();
-    let mut command = keystorm(
-        &[
-            "serve",
-            "--port",
-            "0",
-            "--workloads",
-            workloads.to_str().unwrap(),
-        ],
-        &results,
-    );
-    command.args(args);
+/// `keystorm serve --port 0 ARGS...` with `env`, its results holding one finished run,
+/// and a client reaching it through 127.0.0.1 whatever address it binds. Bound beyond
+/// loopback it serves plain HTTP, so these tests are about tokens alone (TLS has tests
+/// of its own in tls.rs).
+fn serve(args: &[&str], env: &[(&str, &str)]) -> (Served, Http) {
+    let mut args = args.to_vec();
     if args.contains(&"0.0.0.0") {
-        // Plain HTTP beyond loopback, so these tests are about tokens alone (TLS has
-        // tests of its own in tls.rs).
-        command.arg("--insecure-http");
+        args.push("--insecure-http");
     }
-    command
-        .env_remove("KEYSTORM_TOKEN")
-        .env_remove("KEYSTORM_READ_TOKEN")
-        .envs(env.iter().copied());
-    let (child, url) = spawn_announcing(&mut command, "keystorm serving ");
-    let port = url.rsplit(':').next().unwrap().to_string();
-    Served {
-        child,
-        http: Http::new(format!("http://127.0.0.1:{port}")),
-        run_id,
-        _dir: dir,
-    }
+    let s = serve_with_a_finished_run(&args, env);
+    let http = Http::new(format!("http://{}", s.addr));
+    (s, http)
 }
 
-/// One operation of the document, with plausible values filled in.
-struct Operation {
-    method: String,
-    /// The path as the document writes it, e.g. `/api/runs/{id}`.
-    template: String,
-    /// The path to call: parameters filled, required query parameters added.
-    path: String,
-    body: Option<(Vec<u8>, &'static str)>,
+/// Whether the read-only token opens `op`: a read that is not the agent link's.
+fn read_token_opens(op: &Operation) -> bool {
+    !op.changes_state() && !op.agent_link()
 }
 
-impl Operation {
-    fn changes_state(&self) -> bool {
-        !matches!(self.method.as_str(), "GET" | "HEAD" | "OPTIONS")
+/// Calls `op` with `token` (if any) as its bearer token.
+async fn call(op: &Operation, http: &Http, token: Option<&str>) -> Reply {
+    let auth = token.map(|t| format!("Bearer {t}"));
+    let mut headers: Vec<(&str, &str)> = Vec::new();
+    if let Some(a) = &auth {
+        headers.push(("authorization", a));
     }
-
-    /// The agent link's routes, which only agents (holding the full token) call.
-    fn agent_link(&self) -> bool {
-        self.template.starts_with("/api/agents/")
+    if let Some((_, content_type)) = &op.body {
+        headers.push(("content-type", content_type));
     }
-
-    fn read_token_opens(&self) -> bool {
-        !self.changes_state() && !self.agent_link()
-    }
-
-    fn name(&self) -> String {
-        format!("{} {}", self.method, self.path)
-    }
-
-    async fn call(&self, http: &Http, token: Option<&str>) -> Reply {
-        let auth = token.map(|t| format!("Bearer {t}"));
-        let mut headers: Vec<(&str, &str)> = Vec::new();
-        if let Some(a) = &auth {
-            headers.push(("authorization", a));
-        }
-        if let Some((_, content_type)) = &self.body {
-            headers.push(("content-type", content_type));
-        }
-        let body = self.body.as_ref().map(|(b, _)| b.as_slice());
-        http.request(&self.method, &self.path, body, &headers).await
-    }
-}
-
-/// Every operation of the document: reads first, then the calls that change state,
-/// deletions last (they remove the run the others are called on).
-fn operations(doc: &Value, run_id: &str) -> Vec<Operation> {
-    let mut out = Vec::new();
-    for (template, item) in doc["paths"].as_object().expect("paths") {
-        for (method, op) in item.as_object().unwrap() {
-            if !["get", "head", "options", "post", "put", "patch", "delete"]
-                .contains(&method.as_str())
-            {
-                continue;
-            }
-            let mut path = template.clone();
-            let mut query = Vec::new();
-            for p in op["parameters"].as_array().into_iter().flatten() {
-                let name = p["name"].as_str().unwrap();
-                match p["in"].as_str().unwrap() {
-                    "path" => {
-                        path = path.replace(
-                            &format!("{{{name}}}"),
-                            &plausible_path_value(name, template, run_id),
-                        )
-                    }
-                    "query" if p["required"] == true => {
-                        query.push(format!("{name}={}", plausible_query_value(name, template)))
-                    }
-                    _ => {}
-                }
-            }
-            if !query.is_empty() {
-                path = format!("{path}?{}", query.join("&"));
-            }
-            out.push(Operation {
-                method: method.to_uppercase(),
-                template: template.clone(),
-                path,
-                body: body_of(doc, op),
-            });
-        }
-    }
-    out.sort_by_key(|o| match o.method.as_str() {
-        "DELETE" => 2,
-        _ if o.changes_state() => 1,
-        _ => 0,
-    });
-    out
-}
-
-fn plausible_path_value(name: &str, template: &str, run_id: &str) -> String {
-    match name {
-        "name" => "rounds".to_string(),
-        "id" if template.starts_with("/api/runs/") => run_id.to_string(),
-        "id" => "no-such-agent".to_string(),
-        "run" => run_id.to_string(),
-        "local" => "shard-0".to_string(),
-        "file" if template.contains("/export/") => "summary.csv".to_string(),
-        "file" => "summary.json".to_string(),
-        other => panic!("no plausible value for `{other}` of {template}: add one here"),
-    }
-}
-
-fn plausible_query_value(name: &str, template: &str) -> &'static str {
-    match name {
-        "section" => "before",
-        "phase" => "fill",
-        "op" => "put",
-        other => panic!("no plausible value for query `{other}` of {template}: add one here"),
-    }
-}
-
-fn body_of(doc: &Value, op: &Value) -> Option<(Vec<u8>, &'static str)> {
-    let content = op["requestBody"]["content"].as_object()?;
-    if let Some(json) = content.get("application/json") {
-        let body = example(doc, &json["schema"], "");
-        return Some((body.to_string().into_bytes(), "application/json"));
-    }
-    if content.contains_key("application/octet-stream") {
-        return Some((b"some bytes of a part".to_vec(), "application/octet-stream"));
-    }
-    panic!("no body for the content types {:?}", content.keys());
-}
-
-/// A value of `schema`: its required fields only, workload text where text is asked.
-fn example(doc: &Value, schema: &Value, field: &str) -> Value {
-    if let Some(reference) = schema["$ref"].as_str() {
-        let name = reference.rsplit('/').next().unwrap();
-        return example(doc, &doc["components"]["schemas"][name], field);
-    }
-    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
-        return first.clone();
-    }
-    for key in ["oneOf", "anyOf", "allOf"] {
-        if let Some(first) = schema[key]
-            .as_array()
-            .and_then(|a| a.iter().find(|s| s["type"] != "null"))
-        {
-            return example(doc, first, field);
-        }
-    }
-    let kind = match &schema["type"] {
-        Value::String(t) => t.as_str(),
-        Value::Array(types) => types
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|t| *t != "null")
-            .unwrap_or("null"),
-        _ => "object",
-    };
-    match kind {
-        "object" => {
-            let mut object = serde_json::Map::new();
-            for name in schema["required"].as_array().into_iter().flatten() {
-                let name = name.as_str().unwrap();
-                let property = &schema["properties"][name];
-                object.insert(name.to_string(), example(doc, property, name));
-            }
-            Value::Object(object)
-        }
-        "array" => json!([]),
-        "string" if field == "text" => json!(api_support::rounds_workload("walked", 1)),
-        "string" => json!("x"),
-        "integer" | "number" => json!(schema["minimum"].as_u64().unwrap_or(0)),
-        "boolean" => json!(false),
-        _ => Value::Null,
-    }
+    let body = op.body.as_ref().map(|(b, _)| b.as_slice());
+    http.request(&op.method, &op.path, body, &headers).await
 }
 
 /// The call got past the guards to its handler (which may refuse the values).
@@ -295,24 +87,6 @@ async fn read_document(http: &Http, token: Option<&str>) -> Value {
     reply.json()
 }
 
-fn operation_count(doc: &Value) -> usize {
-    doc["paths"]
-        .as_object()
-        .unwrap()
-        .values()
-        .map(|item| {
-            item.as_object()
-                .unwrap()
-                .keys()
-                .filter(|k| {
-                    ["get", "head", "options", "post", "put", "patch", "delete"]
-                        .contains(&k.as_str())
-                })
-                .count()
-        })
-        .sum()
-}
-
 /// The schemes the document says open the operation.
 fn documented_schemes(doc: &Value, op: &Operation) -> BTreeSet<String> {
     doc["paths"][&op.template][op.method.to_lowercase()]["security"]
@@ -325,11 +99,14 @@ fn documented_schemes(doc: &Value, op: &Operation) -> BTreeSet<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn off_loopback_every_operation_needs_a_token_and_the_read_token_only_reads() {
-    let s = serve(
-        &["--bind", "0.0.0.0", "--token", TOKEN],
-        &[("KEYSTORM_READ_TOKEN", READ_TOKEN)],
+    let (s, http) = serve(
+        &["--bind", "0.0.0.0"],
+        &[
+            ("KEYSTORM_TOKEN", TOKEN),
+            ("KEYSTORM_READ_TOKEN", READ_TOKEN),
+        ],
     );
-    let http = &s.http;
+    let http = &http;
     // The document itself needs a token too.
     for token in [None, Some(WRONG_TOKEN)] {
         let auth = token.map(|t| format!("Bearer {t}"));
@@ -352,10 +129,10 @@ async fn off_loopback_every_operation_needs_a_token_and_the_read_token_only_read
 
     let mut refused_to_reader = 0;
     for op in &ops {
-        assert_unauthorized(&op.name(), &op.call(http, None).await);
-        assert_unauthorized(&op.name(), &op.call(http, Some(WRONG_TOKEN)).await);
-        let reply = op.call(http, Some(READ_TOKEN)).await;
-        if op.read_token_opens() {
+        assert_unauthorized(&op.name(), &call(op, http, None).await);
+        assert_unauthorized(&op.name(), &call(op, http, Some(WRONG_TOKEN)).await);
+        let reply = call(op, http, Some(READ_TOKEN)).await;
+        if read_token_opens(op) {
             assert_reached(op, &reply, "with the read-only token");
         } else {
             assert_eq!(reply.status, 403, "{}: {}", op.name(), brief(&reply));
@@ -375,7 +152,7 @@ async fn off_loopback_every_operation_needs_a_token_and_the_read_token_only_read
         }
         // What the document says opens the operation is what does (an agent's own
         // calls need its key beside the token: the agent link's tests check that).
-        let expected: BTreeSet<String> = if op.read_token_opens() {
+        let expected: BTreeSet<String> = if read_token_opens(op) {
             ["token", "read_token"].map(String::from).into()
         } else if op.template.starts_with("/api/agents/{id}/") {
             ["token", "agent_key"].map(String::from).into()
@@ -390,7 +167,7 @@ async fn off_loopback_every_operation_needs_a_token_and_the_read_token_only_read
     );
     // With the full token every operation is reached, the changes last.
     for op in &ops {
-        assert_reached(op, &op.call(http, Some(TOKEN)).await, "with the token");
+        assert_reached(op, &call(op, http, Some(TOKEN)).await, "with the token");
     }
 
     // /metrics: either token, nothing else.
@@ -438,18 +215,14 @@ async fn off_loopback_every_operation_needs_a_token_and_the_read_token_only_read
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_status_and_the_event_stream_open_with_either_token() {
-    let s = serve(
+    let (s, http) = serve(
+        &["--bind", "0.0.0.0"],
         &[
-            "--bind",
-            "0.0.0.0",
-            "--token",
-            TOKEN,
-            "--read-token",
-            READ_TOKEN,
+            ("KEYSTORM_TOKEN", TOKEN),
+            ("KEYSTORM_READ_TOKEN", READ_TOKEN),
         ],
-        &[],
     );
-    let http = &s.http;
+    let http = &http;
     for (token, access) in [(READ_TOKEN, "read"), (TOKEN, "write")] {
         let auth = format!("Bearer {token}");
         let status = http
@@ -484,13 +257,13 @@ async fn the_status_and_the_event_stream_open_with_either_token() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_loopback_without_a_token_everything_stays_open() {
-    let s = serve(&[], &[]);
-    let http = &s.http;
+    let (s, http) = serve(&[], &[]);
+    let http = &http;
     let doc = read_document(http, None).await;
     let ops = operations(&doc, &s.run_id);
     assert_eq!(ops.len(), operation_count(&doc));
     for op in &ops {
-        assert_reached(op, &op.call(http, None).await, "without a token");
+        assert_reached(op, &call(op, http, None).await, "without a token");
     }
     assert_eq!(http.get("/metrics").await.status, 200);
     let status = http.get("/api/status").await.json();

@@ -1233,3 +1233,16 @@ fn a_sharded_run_refuses_an_audit() {
     );
     assert!(e.contains("run the audit in one process"), "{e}");
 }
+
+#[test]
+fn names_with_invisible_or_control_characters_are_refused_at_the_name() {
+    let text = "name: \"report\u{202E}txt\"\nbuckets: { name: bkt }\nbefore:\n  - { op: put, operations: 1 }\n";
+    expect_error(text, 1, 7, "U+202E");
+    let text = format!("{HEAD}before:\n  - {{ name: \"fi\u{200B}ll\", op: put, operations: 1 }}\n");
+    expect_error(&text, 4, 13, "U+200B");
+    let text = format!("{HEAD}before:\n  - {{ name: \"a\u{2028}b\", op: put, operations: 1 }}\n");
+    expect_error(&text, 4, 13, "invisible or control character");
+    // Letters of any script still make a name.
+    let text = format!("{HEAD}before:\n  - {{ name: \"füllen-写入\", op: put, operations: 1 }}\n");
+    assert!(parse_workload(&text, "w.yaml").is_ok());
+}

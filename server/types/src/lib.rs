@@ -2,8 +2,8 @@
 //! ([`ErrorClass`], [`OpError`]), which client ran it ([`ClientKind`]), with what keys
 //! ([`Credentials`]), what a listing holds ([`ListEntry`]), and the latency
 //! distributions a simulated target draws from ([`Delay`]), what an endpoint URL may be
-//! ([`check_endpoint_url`]), and which characters a text shown to people may hold
-//! ([`text`]).
+//! ([`check_endpoint_url`]), what a run's label may be ([`check_label`]), and which
+//! characters a text shown to people may hold ([`text`]).
 //!
 //! A crate of its own, below both the S3 clients and the results model, so that reading
 //! and merging runs (a controller, `keystorm show`) does not build an S3 client and the
@@ -12,6 +12,7 @@
 mod client;
 mod delay;
 mod endpoint_url;
+mod label;
 mod list;
 mod ops;
 pub mod text;
@@ -19,5 +20,8 @@ pub mod text;
 pub use client::{ClientKind, Credentials};
 pub use delay::{Delay, DelayParseError};
 pub use endpoint_url::{EndpointUrlError, KEYS_GO_ELSEWHERE, check_endpoint_url, refuse_user_info};
+pub use label::{
+    LABEL_KEY_MAX_CHARS, LABEL_KEY_PATTERN, LABEL_VALUE_MAX_CHARS, LabelError, check_label,
+};
 pub use list::{ListEntry, storage_class};
 pub use ops::{ErrorClass, OpError, OpKind};

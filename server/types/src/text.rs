@@ -56,6 +56,10 @@ pub fn is_invisible(c: char) -> bool {
     c.is_control() || is_format(c) || is_noncharacter(c)
 }
 
+/// [`printable`] as a JSON Schema pattern (for the OpenAPI document), as far as a
+/// pattern reaches: the characters past U+FFFF are left to the server's own check.
+pub const PRINTABLE_PATTERN: &str = r"^[^\x00-\x1F\x7F-\x9F\xAD\u0600-\u0605\u061C\u06DD\u070F\u0890\u0891\u08E2\u180E\u200B-\u200F\u2028-\u202E\u2060-\u206F\uFDD0-\uFDEF\uFEFF\uFFF9-\uFFFB\uFFFE\uFFFF]*$";
+
 /// Whether every character of `text` shows (none [`is_invisible`]); the empty text is.
 pub fn printable(text: &str) -> bool {
     !text.chars().any(is_invisible)

@@ -647,7 +647,7 @@ export interface components {
             latency_us: number;
         };
         EditRunRequest: {
-            /** @description Labels: keys of 1-64 letters, digits, '-', '_' or '.'; values of at most 256 characters, none of them a control character. */
+            /** @description Labels: keys of 1-64 letters, digits, '-', '_' or '.'; values of at most 256 characters, none of them a control or invisible formatting character. */
             labels?: {
                 [key: string]: string;
             } | null;
@@ -1830,7 +1830,7 @@ export interface components {
             yaml?: string | null;
             /** @description Use this endpoint instead of the workload's. */
             endpoint?: string | null;
-            /** @description Labels: keys of 1-64 letters, digits, '-', '_' or '.'; values of at most 256 characters, none of them a control character. */
+            /** @description Labels: keys of 1-64 letters, digits, '-', '_' or '.'; values of at most 256 characters, none of them a control or invisible formatting character. */
             labels?: {
                 [key: string]: string;
             };

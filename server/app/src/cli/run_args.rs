@@ -157,9 +157,7 @@ fn parse_label(s: &str) -> Result<(String, String), String> {
     let (k, v) = s
         .split_once('=')
         .ok_or_else(|| format!("label {s:?} is not KEY=VALUE"))?;
-    let k = k.trim();
-    if k.is_empty() {
-        return Err(format!("label {s:?} has an empty key"));
-    }
-    Ok((k.to_string(), v.trim().to_string()))
+    let (k, v) = (k.trim(), v.trim());
+    keystorm_types::check_label(k, v).map_err(|e| e.to_string())?;
+    Ok((k.to_string(), v.to_string()))
 }

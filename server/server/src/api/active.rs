@@ -310,23 +310,10 @@ impl Observer for ServerObserver {
     }
 }
 
-/// Labels given when starting a run, checked like the CLI's `--label`.
+/// Labels given when starting a run or editing one, checked like the CLI's `--label`.
 pub fn check_labels(labels: &BTreeMap<String, String>) -> Result<(), ApiError> {
     for (k, v) in labels {
-        let ok = !k.is_empty()
-            && k.len() <= 64
-            && k.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-        if !ok {
-            return Err(ApiError::bad_request(format!(
-                "label key {k:?}: 1-64 letters, digits, '-', '_' or '.'"
-            )));
-        }
-        if v.chars().count() > 256 || v.chars().any(char::is_control) {
-            return Err(ApiError::bad_request(format!(
-                "label {k}: the value must be at most 256 printable characters"
-            )));
-        }
+        keystorm_types::check_label(k, v).map_err(|e| ApiError::bad_request(e.to_string()))?;
         refuse_secret(&format!("label {k}"), k)?;
         refuse_secret(&format!("label {k}"), v)?;
     }

@@ -6,6 +6,9 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 use utoipa::openapi::schema::{Object, ObjectBuilder, SchemaType, Type};
 
+use keystorm_types::text::PRINTABLE_PATTERN as LABEL_VALUE_PATTERN;
+use keystorm_types::{LABEL_KEY_PATTERN, LABEL_VALUE_MAX_CHARS};
+
 /// The `{id}` of every `/api/runs/{id}` route: what [`super::run_files::run_dir`] accepts.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Path)]
@@ -26,18 +29,11 @@ pub struct WorkloadNameParam {
     pub name: String,
 }
 
-/// Label keys as [`super::active::check_labels`] accepts them.
-const LABEL_KEY_PATTERN: &str = r"^[A-Za-z0-9._-]{1,64}$";
-/// Label values: no control characters (Unicode category Cc).
-const LABEL_VALUE_PATTERN: &str = r"^[^\u0000-\u001F\u007F-\u009F]*$";
-/// Longest label value, in characters.
-pub const LABEL_VALUE_MAX_CHARS: usize = 256;
-
 fn labels_builder() -> ObjectBuilder {
     ObjectBuilder::new()
         .description(Some(
             "Labels: keys of 1-64 letters, digits, '-', '_' or '.'; values of at most 256 \
-             characters, none of them a control character.",
+             characters, none of them a control or invisible formatting character.",
         ))
         .property_names(Some(
             ObjectBuilder::new()

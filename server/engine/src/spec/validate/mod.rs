@@ -33,7 +33,7 @@ use target::target;
 use window::check_window;
 
 pub(super) use access::{credentials, endpoint_url};
-pub(super) use values::{Located, R, at, duration, in_range, loc_of, positive};
+pub(super) use values::{Located, R, at, duration, in_range, loc_of, positive, shown_name};
 
 /// How often a running phase saves its progress unless `checkpoint_every` says.
 const DEFAULT_CHECKPOINT_EVERY: Duration = Duration::from_secs(5);
@@ -41,10 +41,7 @@ const MIN_CHECKPOINT_EVERY: Duration = Duration::from_secs(1);
 const MAX_CHECKPOINT_EVERY: Duration = Duration::from_secs(3600);
 
 pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
-    let name = raw.name.value.trim().to_string();
-    if name.is_empty() {
-        return at(loc_of(&raw.name), "`name` must not be empty");
-    }
+    let name = shown_name(&raw.name, "`name`")?;
     let buckets = buckets(raw.buckets)?;
     let target = target(raw.target, buckets.index.is_some(), warnings)?;
     let stalls = super::rgw::stalls(raw.stalls)?;

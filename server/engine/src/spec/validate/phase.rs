@@ -83,10 +83,7 @@ fn name(
     single: Option<OpKind>,
 ) -> R<(String, bool)> {
     Ok(match &p.name {
-        Some(n) if n.value.trim().is_empty() => {
-            return at(loc_of(n), "phase `name` must not be empty");
-        }
-        Some(n) => (n.value.trim().to_string(), true),
+        Some(n) => (super::shown_name(n, "phase `name`")?, true),
         None => (
             match (transfer, single) {
                 (Some(t), _) if t.direction == TransferDirection::Upload => "upload".into(),

@@ -29,6 +29,30 @@ pub(in crate::spec) fn loc_of<T>(s: &Spanned<T>) -> &Location {
     &s.referenced
 }
 
+/// A name as written, trimmed: not empty, and every character shows (no control or
+/// invisible formatting character), since names are shown in tables, charts and
+/// terminals. `what` is how the message calls it (`` `name` ``, `` phase `name` ``).
+pub(in crate::spec) fn shown_name(n: &Spanned<String>, what: &str) -> R<String> {
+    let name = n.value.trim();
+    if name.is_empty() {
+        return at(loc_of(n), format!("{what} must not be empty"));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|&c| keystorm_types::text::is_invisible(c))
+    {
+        return at(
+            loc_of(n),
+            format!(
+                "{what} holds an invisible or control character (U+{:04X}): names are shown \
+                 in tables, charts and terminals, so every character must show",
+                u32::from(c)
+            ),
+        );
+    }
+    Ok(name.to_string())
+}
+
 pub(in crate::spec) fn positive(v: &Spanned<i64>, what: &str) -> R<u64> {
     if v.value <= 0 {
         return at(
