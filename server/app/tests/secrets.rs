@@ -12,7 +12,7 @@
 //! wherever it comes in (`validate`, `run`, the API's validate, start and edit), at the
 //! value, before anything is written and without repeating the value; so is a phase
 //! named after an RGW admin key the run reads from its environment, once the run knows
-//! it.
+//! it, and an agent whose name or host holds a key of the controller.
 //!
 //! A resumed run whose stored workload had inline keys says what to give, and signs
 //! with the environment's keys when they are given.
@@ -695,6 +695,22 @@ fn a_secret_out_of_place_is_refused_wherever_it_comes_in() {
         assert_eq!(status, 400, "{answer}");
         assert!(answer.contains("holds the value of a secret"), "{answer}");
     }
+    // An agent named after a key of the controller, or on a host named so.
+    for (name, host) in [(ENV_ACCESS, "h"), ("fine-agent", ENV_SECRET)] {
+        let registration = serde_json::json!({
+            "name": name, "host": host, "version": env!("CARGO_PKG_VERSION"), "cores": 1
+        });
+        let (status, answer) = server.call("POST", "/api/agents/register", Some(registration));
+        assert_eq!(status, 400, "{answer}");
+        assert!(answer.contains("holds the value of a secret"), "{answer}");
+    }
+    let (status, answer) = server.call("GET", "/api/agents", None);
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        json_body(&answer)["agents"],
+        serde_json::json!([]),
+        "{answer}"
+    );
     let (status, answer) = server.call("GET", &format!("/api/runs/{id}"), None);
     assert_eq!(status, 200, "{answer}");
     let info = &json_body(&answer)["info"];

@@ -36,6 +36,13 @@ pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
             clipped
         }
     };
+    if keystorm_results::secrets::active().finds_in(&name) {
+        return Err(CliError::bad_input(
+            "the agent's name holds the value of a secret (a key of this host's environment, \
+             or the controller's token), and names are shown to everyone who reads the \
+             controller: set another --name",
+        ));
+    }
     let endpoint = crate::cli::endpoints_given(&args.endpoint);
     for url in endpoint.iter().flat_map(|e| e.split(',')) {
         keystorm_types::check_endpoint_url(url)

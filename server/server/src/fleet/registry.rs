@@ -10,7 +10,7 @@ use super::agent_key::KeyDigest;
 use super::agent_record::Agent;
 use super::error::FleetError;
 use super::state::{Fleet, Inner};
-use keystorm_link::bounds::{check_register, check_report};
+use keystorm_link::bounds::{BoundsError, check_register, check_report};
 use keystorm_link::protocol::{
     HEARTBEAT_MS, Heartbeat, HeartbeatReply, LOST_AFTER_MS, Order, RegisterRequest, Registered,
     ShardReport, now_ms,
@@ -32,6 +32,24 @@ impl Fleet {
     /// to carry on (or to resume, if its heartbeat shows it does not run it).
     pub fn register(&self, request: RegisterRequest) -> Result<Registered, FleetError> {
         check_register(&request)?;
+        // Names and hosts are shown on the Agents page and kept in the run's record: none
+        // may hold a secret this controller knows (its environment's keys, its tokens).
+        let secrets = keystorm_results::secrets::active();
+        if [
+            Some(&request.name),
+            Some(&request.host),
+            request.endpoint.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        .any(|text| secrets.finds_in(text))
+        {
+            return Err(FleetError::Bounds(BoundsError::BadField(
+                "the agent's name, host or endpoint holds the value of a secret the \
+                 controller knows: choose another name (--name)"
+                    .to_string(),
+            )));
+        }
         if request.version != self.version {
             return Err(FleetError::VersionMismatch {
                 name: request.name,
