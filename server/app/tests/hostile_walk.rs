@@ -362,7 +362,9 @@ fn beyond_loopback_the_token_opens_only_the_names_the_server_was_given() {
     );
     assert_eq!(reply.status, 421, "{}", reply.brief());
     assert!(
-        reply.body.contains("--allowed-host") && reply.body.contains("keystorm.test"),
+        reply.body.contains("--allowed-host")
+            && reply.body.contains("keystorm.test")
+            && !reply.body.contains("  "),
         "{}",
         reply.body
     );

@@ -204,7 +204,10 @@ fn host_refusal(hosts: &AllowedHosts, host: &str) -> ApiError {
         StatusCode::MISDIRECTED_REQUEST,
         "host_not_allowed",
         format!(
-            "Host {shown} is not a name this keystorm server answers to (it answers to              {answered}{}): a web page under another name could otherwise reach it. If this              is how you reach it, start `keystorm serve` with --allowed-host NAME (repeatable)              or --public-url URL",
+            "Host {shown} is not a name this keystorm server answers to (it answers to \
+             {answered}{}): a web page under another name could otherwise reach it. If this \
+             is how you reach it, start `keystorm serve` with --allowed-host NAME (repeatable) \
+             or --public-url URL",
             if hosts.names.is_empty() {
                 String::new()
             } else {
