@@ -22,8 +22,9 @@ use tls_support::{
     TestCa, https_get_json, https_request, https_request_with, presented_certificate, tls_flags,
 };
 
-/// A workload that is fine to send to a controller.
-const ANY_WORKLOAD: &str = "name: any\ntarget: { endpoint: \"http://127.0.0.1:9\" }\nbuckets: { names: [any] }\n\
+/// A workload that is fine to send to a controller (named otherwise than the test
+/// environment's key `any`, which no name may hold).
+const ANY_WORKLOAD: &str = "name: unreached\ntarget: { endpoint: \"http://127.0.0.1:9\" }\nbuckets: { names: [unreached] }\n\
                             before:\n  - { op: put, until_objects: 1 }\n";
 
 /// A controller serving HTTPS with a pair `ca` signed, and its results folder.

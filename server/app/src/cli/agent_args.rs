@@ -27,7 +27,12 @@ pub struct AgentArgs {
     pub token: Option<String>,
 
     /// A file whose first line is the controller's token.
-    #[arg(long, value_name = "FILE", env = "KEYSTORM_TOKEN_FILE")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "KEYSTORM_TOKEN_FILE",
+        hide_env_values = true
+    )]
     pub token_file: Option<std::path::PathBuf>,
 
     /// This agent's name, unique among the controller's agents; started again under

@@ -89,6 +89,7 @@ pub struct RunArgs {
         long,
         value_name = "FILE",
         env = "KEYSTORM_TOKEN_FILE",
+        hide_env_values = true,
         requires = "controller"
     )]
     pub token_file: Option<std::path::PathBuf>,

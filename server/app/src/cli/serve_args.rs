@@ -28,7 +28,12 @@ pub struct ServeArgs {
     pub token: Option<String>,
 
     /// A file whose first line is the token (in place of --token / KEYSTORM_TOKEN).
-    #[arg(long, value_name = "FILE", env = "KEYSTORM_TOKEN_FILE")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "KEYSTORM_TOKEN_FILE",
+        hide_env_values = true
+    )]
     pub token_file: Option<PathBuf>,
 
     /// A second, read-only token (with a token): it opens the reads, the live event
@@ -38,7 +43,12 @@ pub struct ServeArgs {
 
     /// A file whose first line is the read-only token (in place of --read-token /
     /// KEYSTORM_READ_TOKEN).
-    #[arg(long, value_name = "FILE", env = "KEYSTORM_READ_TOKEN_FILE")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "KEYSTORM_READ_TOKEN_FILE",
+        hide_env_values = true
+    )]
     pub read_token_file: Option<PathBuf>,
 
     /// A host name clients reach this server by, besides loopback names and (bound
@@ -49,13 +59,19 @@ pub struct ServeArgs {
         long,
         value_name = "NAME",
         env = "KEYSTORM_ALLOWED_HOSTS",
+        hide_env_values = true,
         value_delimiter = ','
     )]
     pub allowed_host: Vec<String>,
 
     /// The URL browsers reach this server by (a proxy in front of it, a DNS name):
     /// its host is answered to, and its origin accepted for calls that change state.
-    #[arg(long, value_name = "URL", env = "KEYSTORM_PUBLIC_URL")]
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "KEYSTORM_PUBLIC_URL",
+        hide_env_values = true
+    )]
     pub public_url: Option<String>,
 
     /// Folder of workload YAML files the UI lists and edits.

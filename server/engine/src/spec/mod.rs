@@ -20,7 +20,6 @@ use crate::plan::Plan;
 
 pub(crate) use redact::REDACTED;
 pub use redact::{redact_secrets, workload_redactor};
-pub use secret_places::check_secret_places;
 pub use template::{TemplateError, parse_template};
 pub use warning::SpecWarning;
 
@@ -70,6 +69,25 @@ pub fn parse_workload(text: &str, file: &str) -> Result<(Plan, Vec<SpecWarning>)
         }
     }
     Ok((plan, warnings))
+}
+
+/// Refuses `text` (named `file` in the message) if a value outside `credentials` holds a
+/// secret written in it or known to `known` (the process's, a run's resolved keys), at
+/// that value and without repeating it.
+pub fn check_secret_places(
+    text: &str,
+    file: &str,
+    known: &keystorm_results::secrets::Redactor,
+) -> Result<(), SpecError> {
+    match secret_places::secret_out_of_place(text, known) {
+        Some(out) => Err(SpecError::Invalid {
+            file: file.to_string(),
+            line: out.line,
+            column: out.column,
+            message: out.message,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Reads and validates a workload file.

@@ -8,32 +8,39 @@
 
 use keystorm_results::secrets::Redactor;
 
-use super::SpecError;
 use super::secret_scan::{Shown, scan};
 
-/// Refuses `text` (named `file` in the message) if a value outside `credentials` holds
-/// a secret written in it or known to `known`.
-pub fn check_secret_places(text: &str, file: &str, known: &Redactor) -> Result<(), SpecError> {
+/// A value outside `credentials` that holds a secret: where it is, and what to say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct OutOfPlace {
+    pub line: usize,
+    pub column: usize,
+    /// Names where the value is, never the value itself.
+    pub message: String,
+}
+
+/// The first value of `text` outside `credentials` that holds a secret written in it or
+/// known to `known`.
+pub(super) fn secret_out_of_place(text: &str, known: &Redactor) -> Option<OutOfPlace> {
     let scanned = scan(text);
     let secrets = Redactor::new(&scanned.secrets).with(known);
     if secrets.is_empty() {
-        return Ok(());
+        return None;
     }
-    match scanned.shown.iter().find(|s| secrets.finds_in(&s.value)) {
-        Some(shown) => Err(refusal(file, shown)),
-        None => Ok(()),
-    }
+    scanned
+        .shown
+        .iter()
+        .find(|s| secrets.finds_in(&s.value))
+        .map(refusal)
 }
 
-/// The refusal, which names where the value is and never the value itself.
-fn refusal(file: &str, shown: &Shown) -> SpecError {
+fn refusal(shown: &Shown) -> OutOfPlace {
     let place = if shown.path.is_empty() {
         "a value".to_string()
     } else {
         format!("`{}`", shown.path)
     };
-    SpecError::Invalid {
-        file: file.to_string(),
+    OutOfPlace {
         line: shown.line.max(1),
         column: shown.column.max(1),
         message: format!(
@@ -53,16 +60,7 @@ mod tests {
                         planted-secret-0002 }\n";
 
     fn refused(text: &str, known: &[&str]) -> Option<(usize, usize, String)> {
-        match check_secret_places(text, "w.yaml", &Redactor::new(known)) {
-            Ok(()) => None,
-            Err(SpecError::Invalid {
-                line,
-                column,
-                message,
-                ..
-            }) => Some((line, column, message)),
-            Err(e) => panic!("{e}"),
-        }
+        secret_out_of_place(text, &Redactor::new(known)).map(|o| (o.line, o.column, o.message))
     }
 
     #[test]
