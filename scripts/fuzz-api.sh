@@ -98,24 +98,33 @@ import json, os, sys, time, urllib.request
 url, version, step = sys.argv[1:4]
 token = os.environ["KEYSTORM_FUZZ_TOKEN"]
 
-def call(method, path, body=None):
+def call(method, path, body=None, key=None):
+    headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
+    if key:
+        headers["X-Keystorm-Agent-Key"] = key
     request = urllib.request.Request(
         url + path, method=method, data=None if body is None else json.dumps(body).encode(),
-        headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+        headers=headers)
     with urllib.request.urlopen(request) as response:
         text = response.read()
         return json.loads(text) if text else None
 
 if step == "start":
-    agent = call("POST", "/api/agents/register",
-                 {"name": "fuzz-agent", "host": "fuzz", "version": version, "cores": 1})["agent_id"]
-    call("POST", f"/api/agents/{agent}/heartbeat", {"sent_ms": 1})
+    registered = call("POST", "/api/agents/register",
+                      {"name": "fuzz-agent", "host": "fuzz", "version": version, "cores": 1})
+    agent, key = registered["agent_id"], registered["agent_key"]
+    call("POST", f"/api/agents/{agent}/heartbeat", {"sent_ms": 1}, key)
     run = call("POST", "/api/runs", {"workload": "fuzz-tiny", "agents": 1,
                                      "endpoint": "http://127.0.0.1:9"})["run_id"]
+    # The key goes to a file only this script reads, never on a command line.
+    with open(os.environ["KEYSTORM_FUZZ_AGENT_KEY_FILE"], "w") as f:
+        f.write(key)
     print(agent, run)
 else:
     agent, run = sys.argv[4:6]
-    call("POST", f"/api/agents/{agent}/done", {"run_id": run})
+    with open(os.environ["KEYSTORM_FUZZ_AGENT_KEY_FILE"]) as f:
+        key = f.read()
+    call("POST", f"/api/agents/{agent}/done", {"run_id": run}, key)
     for _ in range(300):
         if call("GET", "/api/agents")["run"]["state"] not in ("running", "stopping", "merging"):
             break
@@ -124,7 +133,12 @@ else:
         sys.exit("the stand-in agent's run did not end")
 EOF
   }
+  KEYSTORM_FUZZ_AGENT_KEY_FILE="$tmp/agent-key"
+  export KEYSTORM_FUZZ_AGENT_KEY_FILE
   read -r agent_id fleet_run < <(agent_seed start)
+  # The stand-in agent's own calls carry its key (from the environment, as the token).
+  KEYSTORM_FUZZ_AGENT_KEY=$(cat "$KEYSTORM_FUZZ_AGENT_KEY_FILE")
+  export KEYSTORM_FUZZ_AGENT_KEY
 
   # The agent routes with the stand-in agent and its run, then the finished run (its
   # routes without DELETE, which would remove it), then the whole API. Without a
@@ -138,6 +152,12 @@ EOF
 include-path-regex = '^/api/runs/\{id\}'
 parameters = { "path.id" = "$run_id" }
 EOF
+  sed -i 's|^headers = { Authorization = "Bearer ${KEYSTORM_FUZZ_TOKEN}" }$|headers = { Authorization = "Bearer ${KEYSTORM_FUZZ_TOKEN}", X-Keystorm-Agent-Key = "${KEYSTORM_FUZZ_AGENT_KEY}" }|' \
+    "$tmp/agents.toml"
+  grep -q X-Keystorm-Agent-Key "$tmp/agents.toml" || {
+    echo "error: scripts/fuzz-api.toml has no headers line to add the agent's key to" >&2
+    exit 1
+  }
   cat >>"$tmp/agents.toml" <<EOF
 
 [[operations]]
