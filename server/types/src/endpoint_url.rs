@@ -53,6 +53,14 @@ pub fn check_endpoint_url(url: &str) -> Result<String, EndpointUrlError> {
     Ok(url.to_string())
 }
 
+/// Checks each URL of a comma-separated list (`--endpoint a,b`), blanks aside.
+pub fn check_endpoint_urls(list: &str) -> Result<(), EndpointUrlError> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|url| !url.is_empty())
+        .try_for_each(|url| check_endpoint_url(url).map(drop))
+}
+
 /// Refuses a URL (of any form: with a path, a controller's) whose authority holds
 /// `user[:password]@`.
 pub fn refuse_user_info(url: &str) -> Result<(), EndpointUrlError> {
@@ -110,6 +118,11 @@ mod tests {
             assert!(said.contains("AWS_ACCESS_KEY_ID"), "{said}");
         }
         assert!(refuse_user_info("https://u:p@controller:7878").is_err());
+        assert!(matches!(
+            check_endpoint_urls("http://a:1, http://u:secretpw@b:2"),
+            Err(EndpointUrlError::UserInfo(_))
+        ));
+        assert_eq!(check_endpoint_urls("http://a:1, ,http://b:2"), Ok(()));
         assert!(refuse_user_info("https://controller:7878/x?a=b@c").is_ok());
     }
 

@@ -19,7 +19,9 @@ pub mod text;
 
 pub use client::{ClientKind, Credentials};
 pub use delay::{Delay, DelayParseError};
-pub use endpoint_url::{EndpointUrlError, KEYS_GO_ELSEWHERE, check_endpoint_url, refuse_user_info};
+pub use endpoint_url::{
+    EndpointUrlError, KEYS_GO_ELSEWHERE, check_endpoint_url, check_endpoint_urls, refuse_user_info,
+};
 pub use label::{
     LABEL_KEY_MAX_CHARS, LABEL_KEY_PATTERN, LABEL_VALUE_MAX_CHARS, LabelError, check_label,
 };

@@ -44,8 +44,8 @@ pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
         ));
     }
     let endpoint = crate::cli::endpoints_given(&args.endpoint);
-    for url in endpoint.iter().flat_map(|e| e.split(',')) {
-        keystorm_types::check_endpoint_url(url)
+    if let Some(list) = &endpoint {
+        keystorm_types::check_endpoint_urls(list)
             .map_err(|refusal| CliError::bad_input(format!("--{refusal}")))?;
     }
     if let Some(warning) = link.unencrypted_warning() {

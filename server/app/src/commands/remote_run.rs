@@ -57,8 +57,8 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
         return Err(CliError::bad_input(refusal));
     }
     let endpoint = crate::cli::endpoints_given(&args.endpoint);
-    for url in endpoint.iter().flat_map(|e| e.split(',')) {
-        keystorm_types::check_endpoint_url(url)
+    if let Some(list) = &endpoint {
+        keystorm_types::check_endpoint_urls(list)
             .map_err(|refusal| CliError::bad_input(format!("--{refusal}")))?;
     }
     let request = StartRequest {

@@ -38,8 +38,8 @@ pub async fn serve(args: ServeArgs) -> Result<u8, CliError> {
         args.public_url.as_slice(),
     )
     .map_err(|e| CliError::bad_input(e.to_string()))?;
-    for url in args.default_endpoint.iter().flat_map(|e| e.split(',')) {
-        keystorm_types::check_endpoint_url(url)
+    if let Some(list) = &args.default_endpoint {
+        keystorm_types::check_endpoint_urls(list)
             .map_err(|refusal| CliError::bad_input(format!("--default-{refusal}")))?;
     }
     let tls = super::serve_tls::prepare(&args.tls, args.bind)?;

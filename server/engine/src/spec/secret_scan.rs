@@ -23,7 +23,7 @@ const REPLAY_BUDGET: usize = 100_000;
 
 /// The inline secret values of `text`, each as its value and as written.
 pub(super) fn secrets_of(text: &str) -> Vec<String> {
-    scan(text).secrets
+    walk(text, false).secrets
 }
 
 /// A scalar of the text outside every `credentials` block.
@@ -47,7 +47,16 @@ pub(super) struct Scanned {
 
 /// Walks `text` once: its secrets and every other scalar.
 pub(super) fn scan(text: &str) -> Scanned {
-    let mut scan = Scan::default();
+    walk(text, true)
+}
+
+/// Walks `text`, keeping the scalars outside `credentials` only if `keep_shown` (the
+/// redactor asks for the secrets alone, and more often).
+fn walk(text: &str, keep_shown: bool) -> Scanned {
+    let mut scan = Scan {
+        keep_shown,
+        ..Scan::default()
+    };
     let mut parsed_to_end = false;
     for next in Parser::new_from_str(text) {
         let Ok((event, span)) = next else {
@@ -146,6 +155,7 @@ struct Scan {
     recording: Vec<(usize, Vec<Node>, usize)>,
     replayed: usize,
     secrets: Vec<String>,
+    keep_shown: bool,
     shown: Vec<Shown>,
 }
 
@@ -181,7 +191,7 @@ impl Scan {
         match node {
             Node::Scalar(value, written) => {
                 let secret = self.scope().holds_secrets();
-                if !secret {
+                if !secret && self.keep_shown {
                     self.shown.push(Shown {
                         value: value.clone(),
                         line: at.0,

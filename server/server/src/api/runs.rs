@@ -212,10 +212,8 @@ pub async fn start_run(
         }
     };
     if let Some(e) = &endpoint {
-        for url in e.split(',').map(str::trim).filter(|u| !u.is_empty()) {
-            keystorm_types::check_endpoint_url(url)
-                .map_err(|refusal| ApiError::bad_request(refusal.to_string()))?;
-        }
+        keystorm_types::check_endpoint_urls(e)
+            .map_err(|refusal| ApiError::bad_request(refusal.to_string()))?;
     }
     let (plan, _warnings) =
         parse_workload(&text, file.as_deref().unwrap_or("workload")).map_err(|e: SpecError| {

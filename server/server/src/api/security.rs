@@ -173,19 +173,16 @@ fn read_only_refusal(request: &Request, what: &str) -> Response {
 /// The request's `Host` (and the authority of an absolute request URI) must be a name
 /// this server answers to. A request without either (HTTP/1.0) is not from a browser.
 fn host_check(hosts: &AllowedHosts, request: &Request) -> Result<(), ApiError> {
-    let named = request
-        .uri()
-        .authority()
-        .map(|a| a.as_str().to_string())
-        .into_iter()
-        .chain(
-            request
-                .headers()
-                .get_all(header::HOST)
-                .iter()
-                .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned()),
-        );
+    let authority = request.uri().authority().map(|a| a.as_str().as_bytes());
+    let named = authority.into_iter().chain(
+        request
+            .headers()
+            .get_all(header::HOST)
+            .iter()
+            .map(|h| h.as_bytes()),
+    );
     for host in named {
+        let host = String::from_utf8_lossy(host);
         if !hosts.allows(&host) {
             return Err(host_refusal(hosts, &host));
         }
