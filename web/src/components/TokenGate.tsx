@@ -47,9 +47,9 @@ export function TokenPrompt({ reason, onAccepted }: { reason: TokenReason; onAcc
             anything. The token is kept for this browser tab only: closing the tab forgets it.
           </p>
           <p className="muted">
-            It is the token <code>keystorm serve</code> was started with (<code>--token</code> or{" "}
-            <code>KEYSTORM_TOKEN</code>), or its read-only token (<code>--read-token</code>) to watch runs without
-            changing anything.
+            It is the token <code>keystorm serve</code> was started with (<code>KEYSTORM_TOKEN</code> or{" "}
+            <code>--token-file</code>), or its read-only token (<code>KEYSTORM_READ_TOKEN</code> or{" "}
+            <code>--read-token-file</code>) to watch runs without changing anything.
           </p>
           {WHY[reason] && (
             <p className="warn-text" data-testid="token-why">

@@ -170,7 +170,8 @@ export function AgentsPage() {
             keystorm agent --controller {window.location.protocol}//THIS-SERVER:PORT
             {window.location.protocol === "https:" ? " --ca-file CA.pem" : ""} --name NAME
           </code>{" "}
-          (with <code>--token</code> when this server has one). See docs/many-hosts.md.
+          (with the server's token in <code>KEYSTORM_TOKEN</code> or <code>--token-file</code> when it has one). See
+          docs/many-hosts.md.
         </Empty>
       ) : (
         <>
