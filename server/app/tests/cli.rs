@@ -250,7 +250,7 @@ fn serving_beyond_loopback_needs_a_token() {
 }
 
 #[test]
-fn an_audit_prints_its_verdict_and_the_keys_it_found() {
+fn an_audit_that_finds_objects_lost_prints_them_and_the_run_exits_3() {
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results");
     let f = write(
@@ -262,13 +262,14 @@ fn an_audit_prints_its_verdict_and_the_keys_it_found() {
          buckets: { names: [audited], create: true }\nobjects: { size: 10B }\n\
          before:\n  - { name: fill, op: put, concurrency: 8, until_objects: 1500 }\n  - { name: check, op: audit }\n",
     );
-    let stdout = keystorm()
+    // Completed, but the store did not keep what it was given: exit 3, saying why.
+    let ran = keystorm()
         .arg("run")
         .arg(&f)
         .args(["--progress", "quiet", "--results"])
         .arg(&results)
-        .success()
-        .stdout();
+        .code(3);
+    let stdout = ran.stdout();
     let run = results.join(only_run(&results));
     let events = std::fs::read_to_string(run.join("events.jsonl")).unwrap();
     let audit: serde_json::Value = events
@@ -278,6 +279,14 @@ fn an_audit_prints_its_verdict_and_the_keys_it_found() {
         .expect("an audit event");
     let missing = audit["data"]["counts"]["missing"].as_u64().unwrap();
     assert!(missing > 0, "{audit}");
+    assert!(
+        ran.stderr().contains(&format!(
+            "not as written: audits found {missing} missing, 0 doubled, 0 extra, 0 size \
+             mismatches; exit 3 (--allow-not-as-written exits 0)"
+        )),
+        "{}",
+        ran.stderr()
+    );
     let verdict = format!(
         "audit before check, bucket audited: NOT AS WRITTEN: {missing} missing, 0 doubled, 0 extra, 0 size mismatches (1500 keys expected, {} listed;",
         1500 - missing
@@ -296,6 +305,58 @@ fn an_audit_prints_its_verdict_and_the_keys_it_found() {
         .success()
         .stdout();
     assert!(shown.contains(&verdict), "{shown}");
+    assert!(
+        shown.contains(&format!(
+            "not as written: audits found {missing} missing, 0 doubled, 0 extra, 0 size mismatches"
+        )),
+        "{shown}"
+    );
+    // Scripts read the same verdict and counts, in the documented shape.
+    let json: serde_json::Value = serde_json::from_str(
+        &keystorm()
+            .args(["show", &only_run(&results), "--json", "--results"])
+            .arg(&results)
+            .success()
+            .stdout(),
+    )
+    .unwrap();
+    assert_eq!(json["verdict"]["overall"], "not_as_written", "{json}");
+    assert_eq!(json["verdict"]["findings"][0]["kind"], "not_as_written");
+    assert_eq!(
+        json["integrity"]["audits"][0]["counts"]["missing"].as_u64(),
+        Some(missing)
+    );
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/summary.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let violations: Vec<String> = validator
+        .iter_errors(&json)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(violations.is_empty(), "{violations:#?}");
+    let listed = keystorm()
+        .args(["ls", "--results"])
+        .arg(&results)
+        .success()
+        .stdout();
+    assert!(listed.contains("not as written"), "{listed}");
+    // Asked not to fail on it: exit 0, the finding still said.
+    let allowed = keystorm()
+        .arg("run")
+        .arg(&f)
+        .args(["--progress", "quiet", "--allow-not-as-written", "--results"])
+        .arg(&results)
+        .success();
+    assert!(
+        allowed.stderr().contains("not as written"),
+        "{}",
+        allowed.stderr()
+    );
 }
 
 #[test]

@@ -48,6 +48,7 @@ mod store;
 mod summary;
 mod torn_line;
 mod transfer_outcome;
+mod verdict;
 mod whole_phases;
 mod window_state;
 
@@ -105,5 +106,6 @@ pub use summary::{
     IntervalRecord, OpenLoop, Summary, SummaryRow, TotalRow, class_cell, csv_field, write_csv,
 };
 pub use transfer_outcome::{StreamRates, TransferOutcome};
+pub use verdict::{Finding, FindingKind, Overall, RunVerdict};
 pub use whole_phases::whole_phase_rows;
 pub use window_state::WindowState;

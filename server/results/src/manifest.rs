@@ -59,6 +59,10 @@ pub struct Manifest {
     /// runs, whose folders are kept under `shards/`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub merged_from: Vec<super::merged_part::MergedPart>,
+    /// What the run's verdict found when it ended (the findings of `RunVerdict`), the
+    /// worst first; absent while it runs, and for a run killed before it could say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub findings: Option<Vec<super::verdict::Finding>>,
 }
 
 impl Manifest {

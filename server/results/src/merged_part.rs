@@ -16,6 +16,9 @@ pub struct MergedPart {
     pub host: String,
     pub status: RunStatus,
     pub started_at: String,
+    /// When it was resumed after an interruption (a pause, a crash, a takeover).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed_at: Vec<String>,
     /// Its own whole-run numbers per operation (throughput, latency percentiles), to
     /// spot a client slower than the others.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

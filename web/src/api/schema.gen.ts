@@ -715,6 +715,17 @@ export interface components {
             /** Format: int64 */
             interval: number;
         };
+        /** @description One thing that happened to the run, in words with units. */
+        Finding: {
+            kind: components["schemas"]["FindingKind"];
+            /** @description `round 3 write: asked 5000 ops/s, sent 2383 ops/s (48 %)`. */
+            text: string;
+        };
+        /**
+         * @description What a finding is about; the badge it gets.
+         * @enum {string}
+         */
+        FindingKind: "not_as_written" | "fell_behind" | "had_errors" | "taken_over" | "resumed";
         FleetRunView: {
             run_id: string;
             workload: string;
@@ -1124,6 +1135,11 @@ export interface components {
              *     runs, whose folders are kept under `shards/`.
              */
             merged_from?: components["schemas"]["MergedPart"][];
+            /**
+             * @description What the run's verdict found when it ended (see [`crate::RunVerdict`]), the
+             *     worst first; absent while it runs, and for a run killed before it could say.
+             */
+            findings?: components["schemas"]["Finding"][] | null;
         };
         /** @description One run a merged run was made of. */
         MergedPart: {
@@ -1133,6 +1149,8 @@ export interface components {
             host: string;
             status: components["schemas"]["RunStatus"];
             started_at: string;
+            /** @description When it was resumed after an interruption (a pause, a crash, a takeover). */
+            resumed_at?: string[];
             /**
              * @description Its own whole-run numbers per operation (throughput, latency percentiles), to
              *     spot a client slower than the others.
@@ -1295,6 +1313,12 @@ export interface components {
             /** @description `put`, `get`, `head`, `list`, `delete` or `mix`. */
             op: string;
         };
+        /**
+         * @description The one word a run's list entry shows: the worst of its findings, or how it ended
+         *     when it did not complete.
+         * @enum {string}
+         */
+        Overall: "as_asked" | "not_as_written" | "fell_behind" | "had_errors" | "not_completed";
         PartFileLength: {
             name: string;
             /** Format: int64 */
@@ -1463,6 +1487,11 @@ export interface components {
              *     merged). What charts across rounds draw; `summary.rows` keeps the parts.
              */
             phases: components["schemas"]["SummaryRow"][];
+            /**
+             * @description The run's verdict: completed as asked, fell behind, not as written, had errors,
+             *     resumed, taken over.
+             */
+            verdict: components["schemas"]["RunVerdict"];
         };
         /**
          * @description What observers are told while a run goes. Every event is also appended to the run's
@@ -1627,6 +1656,11 @@ export interface components {
              *     or a key file (empty for runs recorded before keystorm kept them).
              */
             buckets: string[];
+            /**
+             * @description The run's verdict (as recorded when it ended; for a run that recorded none, what
+             *     its summary rows say).
+             */
+            verdict: components["schemas"]["RunVerdict"];
         };
         /** @description The workload's settings a run replaced. */
         RunOverrides: {
@@ -1645,6 +1679,14 @@ export interface components {
         };
         /** @enum {string} */
         RunStatus: "running" | "completed" | "interrupted" | "aborted" | "failed" | "killed";
+        /** @description A run's verdict. */
+        RunVerdict: {
+            overall: components["schemas"]["Overall"];
+            /** @description How the run ended (as observed: `killed` for a run whose process is gone). */
+            status: components["schemas"]["RunStatus"];
+            /** @description Everything that applies, the worst first. */
+            findings: components["schemas"]["Finding"][];
+        };
         SaveRequest: {
             text: string;
             /** @description Replace an existing file (default false: 409 if it exists). */

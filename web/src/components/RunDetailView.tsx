@@ -6,7 +6,8 @@ import { useEffect, useMemo, useState } from "react";
 import type { Distribution, EndpointEvent, Heatmap, IndexReport, IntervalRecord, RunDetail, SummaryRow } from "../api/types";
 import { RoundsChart, MetricSelect, shardAxis } from "./charts";
 import { PhaseDistribution, PhaseTimeCharts } from "./PhaseCharts";
-import { Empty, ErrorBox, Labels, StatusBadge } from "./states";
+import { Empty, ErrorBox, Labels } from "./states";
+import { VerdictBadges, VerdictFindings } from "./VerdictBadges";
 import { cleanupText } from "./CleanupLine";
 import { LatencyHeatmap } from "./LatencyHeatmap";
 import { widest } from "../lib/heatmap";
@@ -59,9 +60,10 @@ export function RunHeader({ detail, extra }: { detail: RunDetail; extra?: React.
     <div className="run-header">
       <div className="title-row">
         <h1 className="mono">{m.run_id}</h1>
-        <StatusBadge status={detail.info.status} />
+        <VerdictBadges verdict={detail.verdict} status={detail.info.status} />
         {extra}
       </div>
+      <VerdictFindings verdict={detail.verdict} />
       <dl className="facts">
         <dt>Workload</dt>
         <dd>{m.workload}</dd>

@@ -15,6 +15,7 @@ import { EndpointsComparison } from "../components/EndpointsComparison";
 import { MarkerGlyph } from "../components/Marker";
 import { markerOf, opColour } from "../lib/palette";
 import { Empty, ErrorBox, Labels, Loading } from "../components/states";
+import { VerdictBadges } from "../components/VerdictBadges";
 import { DELTA_METRICS, type DeltaScope, aggregate, fmtChange, metricLabel, roundsOf, verdictOf } from "../lib/compare";
 import { fmtLatency, fmtOpMiBs, fmtRate, movesPayload, openLoopBehind, openLoopText } from "../lib/format";
 import { ninesOf } from "../lib/nines";
@@ -220,6 +221,7 @@ function ComparedRunsTable({ runs }: { runs: Array<{ label: string; detail: RunD
           <th>Workload</th>
           <th>Labels</th>
           <th>Endpoint</th>
+          <th>Verdict</th>
         </tr>
       </thead>
       <tbody>
@@ -236,6 +238,9 @@ function ComparedRunsTable({ runs }: { runs: Array<{ label: string; detail: RunD
               <Labels labels={r.detail.info.labels} />
             </td>
             <td>{r.detail.info.endpoint}</td>
+            <td>
+              <VerdictBadges verdict={r.detail.verdict} status={r.detail.info.status} />
+            </td>
           </tr>
         ))}
       </tbody>

@@ -6,7 +6,8 @@ import { useMemo, useState } from "react";
 import { Link, useNavigate, useSearchParams } from "react-router-dom";
 import { api } from "../api/client";
 import type { RunInfo } from "../api/types";
-import { Empty, ErrorBox, Labels, Loading, StatusBadge } from "../components/states";
+import { Empty, ErrorBox, Labels, Loading } from "../components/states";
+import { VerdictBadges } from "../components/VerdictBadges";
 import { fmtDuration, fmtLatency, fmtRate, fmtTime } from "../lib/format";
 
 /**
@@ -139,7 +140,7 @@ function RunRow({ run: r, selected, onToggle }: { run: RunInfo; selected: boolea
         )}
       </td>
       <td>
-        <StatusBadge status={r.status} />
+        <VerdictBadges verdict={r.verdict} status={r.status} />
       </td>
       <td>
         <Labels labels={r.labels} />

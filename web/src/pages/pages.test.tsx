@@ -26,6 +26,7 @@ const run = (id: string, labels: Record<string, string>, status: RunInfo["status
   endpoint: "embedded",
   headline: [{ op: "put", ops_per_sec: 1234, p99_us: 4500 }],
   buckets,
+  verdict: { overall: status === "completed" ? "as_asked" : "not_completed", status, findings: [] },
 });
 
 describe("runs table", () => {
@@ -51,6 +52,44 @@ describe("runs table", () => {
     fireEvent.change(screen.getByTestId("runs-filter"), { target: { value: "no-such-label" } });
     expect(screen.getByTestId("empty-state").textContent).toContain("No run matches");
     expect(screen.queryByTestId("runs-table")).toBeNull();
+  });
+});
+
+describe("runs table's verdicts", () => {
+  it("badges a run that fell behind or lost objects as such, not as a plain completed run", () => {
+    const behind = run("behind", {});
+    behind.verdict = {
+      overall: "fell_behind",
+      status: "completed",
+      findings: [
+        { kind: "fell_behind", text: "round 1 read: asked 40000 ops/s, sent 2135 ops/s (5 %)" },
+        { kind: "resumed", text: "resumed 1 time" },
+      ],
+    };
+    const lost = run("lost", {});
+    lost.verdict = {
+      overall: "not_as_written",
+      status: "completed",
+      findings: [{ kind: "not_as_written", text: "audits found 141 missing, 0 doubled, 0 extra, 0 size mismatches" }],
+    };
+    render(
+      <MemoryRouter>
+        <RunsTable runs={[run("fine", {}), behind, lost, run("stopped", {}, "interrupted")]} />
+      </MemoryRouter>,
+    );
+    const badges = (id: string) =>
+      Array.from(screen.getByTestId(`run-row-${id}`).querySelectorAll("[data-testid=verdict] .badge")).map((b) => [
+        b.textContent,
+        b.className,
+        b.getAttribute("title"),
+      ]);
+    expect(badges("fine")).toEqual([["completed as asked", "badge verdict-good", expect.any(String)]]);
+    expect(badges("behind")).toEqual([
+      ["fell behind", "badge verdict-warn", "round 1 read: asked 40000 ops/s, sent 2135 ops/s (5 %)"],
+      ["resumed: resumed 1 time", "badge verdict-info", "resumed 1 time"],
+    ]);
+    expect(badges("lost")[0].slice(0, 2)).toEqual(["not as written", "badge verdict-bad"]);
+    expect(badges("stopped")).toEqual([["interrupted", "badge status-interrupted", null]]);
   });
 });
 

@@ -11,6 +11,8 @@ import "../styles.css";
 
 interface ReportData {
   info: RunDetail["info"];
+  /** The run's verdict (absent from older reports: their list verdict stands in). */
+  verdict?: RunDetail["verdict"];
   manifest: RunDetail["manifest"];
   summary: RunDetail["summary"];
   intervals: IntervalRecord[];
@@ -51,6 +53,7 @@ function readData(): ReportData | null {
 function Report({ data }: { data: ReportData }) {
   const detail: RunDetail = {
     info: data.info,
+    verdict: data.verdict ?? data.info.verdict,
     manifest: data.manifest,
     summary: data.summary,
     workload_text: data.workload_text ?? "",

@@ -47,6 +47,12 @@ pub struct RunArgs {
     #[arg(long)]
     pub verify: bool,
 
+    /// Exit 0 when the run completed but a verification or an audit found the store did
+    /// not keep what it was given (corrupt, missing, doubled or extra objects); without
+    /// it such a run exits 3. The finding is printed and recorded either way.
+    #[arg(long)]
+    pub allow_not_as_written: bool,
+
     /// Run shard I of N of the workload (for example 2/4; I from 0): its part of the keys,
     /// of every count and of every open-loop rate, with the workload's workers, listers and
     /// objects in flight (per process).

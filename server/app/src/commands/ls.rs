@@ -12,19 +12,24 @@ pub fn ls(args: &ResultsArgs) -> Result<u8, CliError> {
         stdoutln!("no runs in {}", args.results.display());
         return Ok(exit::OK);
     }
-    let mut t = Table::new(&["run", "workload", "status", "started", "endpoint", "labels"]);
-    for (_, m) in runs.into_iter().rev() {
+    let mut t = Table::new(&[
+        "run", "workload", "verdict", "started", "endpoint", "labels",
+    ]);
+    for (dir, m) in runs.into_iter().rev() {
         let labels = m
             .labels
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()
             .join(",");
-        let status = m.observed_status().as_str().to_string();
+        let rows = keystorm_results::ResultStore::read_summary_or_empty(&dir, &m.run_id)
+            .map(|s| s.rows)
+            .unwrap_or_default();
+        let verdict = keystorm_results::RunVerdict::listed(&m, &rows).headline();
         t.row(vec![
             m.run_id,
             m.workload,
-            status,
+            verdict,
             m.started_at,
             m.endpoint,
             labels,

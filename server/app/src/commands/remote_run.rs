@@ -34,6 +34,7 @@ struct Started {
 struct RunDetail {
     manifest: Manifest,
     summary: Option<Summary>,
+    verdict: Option<keystorm_results::RunVerdict>,
 }
 
 pub async fn run(args: RunArgs) -> Result<u8, CliError> {
@@ -102,10 +103,15 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
     stderrln!(
         "run {run_id} {} across {agents} agents; merged results in the controller's results \
          folder (shards under its shards/)",
-        detail.manifest.status.as_str()
+        detail.verdict.as_ref().map_or_else(
+            || detail.manifest.status.as_str().to_string(),
+            |v| v.headline()
+        )
     );
     Ok(match detail.manifest.status {
-        RunStatus::Completed => exit::OK,
+        RunStatus::Completed => {
+            super::run::completed_code(detail.verdict.as_ref(), args.allow_not_as_written)
+        }
         RunStatus::Interrupted => exit::INTERRUPTED,
         _ => exit::FAILED,
     })

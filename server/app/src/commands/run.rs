@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use keystorm_engine::executor::{self, RunOptions};
-use keystorm_results::{RunOverrides, RunStatus};
+use keystorm_results::{FindingKind, RunOverrides, RunStatus, RunVerdict};
 use tokio_util::sync::CancellationToken;
 
 use super::signals::{shutdown_signal, watch_interrupts};
@@ -106,14 +106,19 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
         let integrity = keystorm_results::read_integrity(&outcome.dir, &rows);
         stdout!("{}", keystorm_console::table::integrity_text(&integrity));
     }
+    let verdict = keystorm_results::ResultStore::read_manifest(&outcome.dir)
+        .map(|m| RunVerdict::read(&outcome.dir, &m, &outcome.summary.rows))
+        .ok();
     stderrln!(
         "run {} {}; results in {}",
         outcome.run_id,
-        outcome.status.as_str(),
+        verdict
+            .as_ref()
+            .map_or_else(|| outcome.status.as_str().to_string(), |v| v.headline()),
         outcome.dir.display()
     );
     match outcome.status {
-        RunStatus::Completed => Ok(exit::OK),
+        RunStatus::Completed => Ok(completed_code(verdict.as_ref(), args.allow_not_as_written)),
         RunStatus::Interrupted => {
             if outcome.resumable {
                 stderrln!(
@@ -134,5 +139,25 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
             outcome.status.as_str(),
             outcome.error.unwrap_or_default()
         ))),
+    }
+}
+
+/// The exit code of a completed run: 3 when the store did not keep what it was given,
+/// unless allowed, saying why on stderr.
+pub fn completed_code(verdict: Option<&RunVerdict>, allowed: bool) -> u8 {
+    match verdict.and_then(|v| {
+        v.findings
+            .iter()
+            .find(|f| f.kind == FindingKind::NotAsWritten)
+    }) {
+        Some(f) if !allowed => {
+            stderrln!(
+                "not as written: {}; exit {} (--allow-not-as-written exits 0)",
+                f.text,
+                exit::NOT_AS_WRITTEN
+            );
+            exit::NOT_AS_WRITTEN
+        }
+        _ => exit::OK,
     }
 }

@@ -1,7 +1,7 @@
 //! `keystorm show RUN`: a past run's summary as a table (or JSON).
 
 use keystorm_results::scaling::human_duration;
-use keystorm_results::{ListingsReport, ResultStore, read_listings};
+use keystorm_results::{ListingsReport, ResultStore, RunVerdict, read_listings};
 
 use crate::CliError;
 use crate::cli::ShowArgs;
@@ -13,20 +13,23 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     let manifest = ResultStore::read_manifest(&dir).map_err(|e| CliError::failed(e.to_string()))?;
     let summary = ResultStore::read_summary_or_empty(&dir, &manifest.run_id)
         .map_err(|e| CliError::failed(e.to_string()))?;
+    let rows = keystorm_results::whole_phase_rows(&dir, &summary.rows);
+    let integrity = keystorm_results::read_integrity(&dir, &rows);
+    let verdict = RunVerdict::read(&dir, &manifest, &rows);
     if args.json {
-        let text =
-            serde_json::to_string_pretty(&summary).map_err(|e| CliError::failed(e.to_string()))?;
-        stdoutln!("{text}");
-        return Ok(exit::OK);
+        return print_json(&summary, &verdict, &integrity);
     }
     stdoutln!(
         "run {} — workload {} on {} — {} (started {})",
         manifest.run_id,
         manifest.workload,
         manifest.endpoint,
-        manifest.observed_status().as_str(),
+        verdict.headline(),
         manifest.started_at
     );
+    for f in &verdict.findings {
+        stdoutln!("{}: {}", f.kind.as_str(), f.text);
+    }
     if let Some(error) = &manifest.error {
         stdoutln!("failed: {error}");
     }
@@ -38,8 +41,6 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
         return Ok(exit::OK);
     } else {
         stdout!("{}", keystorm_console::table::summary_text(&summary.rows));
-        let rows = keystorm_results::whole_phase_rows(&dir, &summary.rows);
-        let integrity = keystorm_results::read_integrity(&dir, &rows);
         stdout!("{}", keystorm_console::table::integrity_text(&integrity));
     }
     if let Some(c) = &manifest.cleanup {
@@ -49,6 +50,30 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     print_listings(&report, args.extrapolate);
     print_metadata_scans(&report);
     print_transfers(&report);
+    Ok(exit::OK)
+}
+
+/// The summary as `summary.json` has it, with the run's verdict and what it proved
+/// about the store (`docs/schema/summary.schema.json` describes both).
+fn print_json(
+    summary: &keystorm_results::Summary,
+    verdict: &RunVerdict,
+    integrity: &keystorm_results::IntegrityReport,
+) -> Result<u8, CliError> {
+    let failed = |e: serde_json::Error| CliError::failed(e.to_string());
+    let mut value = serde_json::to_value(summary).map_err(failed)?;
+    if let Some(object) = value.as_object_mut() {
+        object.insert(
+            "verdict".into(),
+            serde_json::to_value(verdict).map_err(failed)?,
+        );
+        object.insert(
+            "integrity".into(),
+            serde_json::to_value(integrity).map_err(failed)?,
+        );
+    }
+    let text = serde_json::to_string_pretty(&value).map_err(failed)?;
+    stdoutln!("{text}");
     Ok(exit::OK)
 }
 

@@ -205,7 +205,7 @@ async fn run_with_secrets(
     if status == RunStatus::Completed {
         clean_up(&ctx, &mut manifest).await;
     }
-    close(&ctx, &mut manifest, status, error.clone())?;
+    close(&ctx, &mut manifest, status, error.clone(), &summary.rows)?;
     target.shutdown().await;
     Ok(RunOutcome {
         run_id: manifest.run_id,
@@ -260,14 +260,18 @@ async fn clean_up(ctx: &RunContext, manifest: &mut Manifest) {
     }
 }
 
-/// Records how the run ended in its manifest and tells the observers.
+/// Records how the run ended in its manifest, with what its verdict found, and tells
+/// the observers.
 fn close(
     ctx: &RunContext,
     manifest: &mut Manifest,
     status: RunStatus,
     error: Option<String>,
+    rows: &[keystorm_results::SummaryRow],
 ) -> Result<(), RunError> {
     manifest.status = status;
+    let integrity = keystorm_results::read_integrity(ctx.store().dir(), rows);
+    manifest.findings = Some(keystorm_results::RunVerdict::of(manifest, rows, &integrity).findings);
     manifest.error = error.clone();
     manifest.ended_at = Some(timestamp(SystemTime::now()));
     manifest.peak_rss_kib = Some(crate::metrics::peak_rss_kib());

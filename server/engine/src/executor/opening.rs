@@ -151,6 +151,7 @@ pub(super) fn open(
                 process: keystorm_results::ProcessId::current(),
                 cleanup: None,
                 merged_from: Vec::new(),
+                findings: None,
             };
             let epoch = started
                 .duration_since(SystemTime::UNIX_EPOCH)

@@ -73,7 +73,7 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
     }
     let start_epoch_ms = parts.iter().map(|p| p.start_epoch_ms).min().unwrap_or(0);
     let started = SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(start_epoch_ms);
-    let manifest = Manifest {
+    let mut manifest = Manifest {
         format_version: FORMAT_VERSION,
         run_id: run_id.clone(),
         keystorm_version: first.manifest.keystorm_version.clone(),
@@ -112,6 +112,7 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
         process: None,
         cleanup: None,
         merged_from: parts.iter().map(parts::Part::describe).collect(),
+        findings: None,
     };
     let plan = match &request.plan {
         Some(p) => p.clone(),
@@ -124,7 +125,14 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
         &plan,
         start_epoch_ms as f64 / 1000.0,
     )?;
-    let summary = match write_run(&parts, &manifest, start_epoch_ms, &mut store) {
+    let written = write_run(&parts, &manifest, start_epoch_ms, &mut store).and_then(|summary| {
+        let integrity = crate::integrity::read_integrity(out, &summary.rows);
+        let verdict = crate::RunVerdict::of(&manifest, &summary.rows, &integrity);
+        manifest.findings = Some(verdict.findings);
+        store.write_manifest(&manifest)?;
+        Ok(summary)
+    });
+    let summary = match written {
         Ok(summary) => summary,
         Err(e) => {
             // Half a merged run is no run: the parts are where they were.

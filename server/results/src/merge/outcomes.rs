@@ -3,6 +3,8 @@
 //! parts of it — keys, bytes, requests, HEADs and the space report and metadata summary
 //! merged; the time is the longest part's, the listers (and HEAD workers) those of all
 //! the parts that listed (or HEADed) added up (a serial listing runs on shard 0 alone).
+//! The objects the shards' reads found corrupt or missing come along by name, the
+//! first [`MAX_INTEGRITY_EXAMPLES`] of them (their counts are the rows', exact).
 
 use super::parts::Part;
 use crate::events::{EventReader, Logged, MetadataScanEvent, RunEvent};
@@ -17,9 +19,13 @@ pub(super) struct PhaseEvents {
     pub outcomes: Vec<RunEvent>,
 }
 
+/// Objects found corrupt or missing a merged run names, as many as one run names.
+pub const MAX_INTEGRITY_EXAMPLES: usize = 100;
+
 /// Every phase's merged events, in the order the first part logged them.
 pub(super) fn read(parts: &[Part]) -> Vec<(PhaseRef, PhaseEvents)> {
     let mut phases: Vec<(PhaseRef, PhaseEvents)> = Vec::new();
+    let mut examples = 0;
     for part in parts {
         let Some(mut log) = EventReader::open(&part.dir) else {
             continue;
@@ -27,7 +33,7 @@ pub(super) fn read(parts: &[Part]) -> Vec<(PhaseRef, PhaseEvents)> {
         // A part's phase starts once: a resume of it starts it again, with the
         // objects the part had then, which its first start already counts.
         let mut started: Vec<PhaseRef> = Vec::new();
-        const WANTED: [&str; 3] = ["phase_started", "listing", "metadata_scan"];
+        const WANTED: [&str; 4] = ["phase_started", "listing", "metadata_scan", "integrity"];
         while let Some(Logged { event, .. }) = log.next_of(&WANTED) {
             let phase = match &event {
                 RunEvent::PhaseStarted { phase, .. } => {
@@ -39,6 +45,10 @@ pub(super) fn read(parts: &[Part]) -> Vec<(PhaseRef, PhaseEvents)> {
                 }
                 RunEvent::Listing { phase, .. } => phase,
                 RunEvent::MetadataScan(scan) => &scan.phase,
+                RunEvent::Integrity(found) if examples < MAX_INTEGRITY_EXAMPLES => {
+                    examples += 1;
+                    &found.phase
+                }
                 _ => continue,
             };
             let at = match phases.iter().position(|(p, _)| p == phase) {
@@ -80,6 +90,7 @@ fn add(into: &mut PhaseEvents, event: RunEvent) {
                 None => into.outcomes.push(RunEvent::MetadataScan(scan)),
             }
         }
+        RunEvent::Integrity(_) => into.outcomes.push(event),
         _ => {}
     }
 }

@@ -80,6 +80,7 @@ impl Part {
             host: self.manifest.host.clone(),
             status: self.manifest.observed_status(),
             started_at: self.manifest.started_at.clone(),
+            resumed_at: self.manifest.resumed_at.clone(),
             totals: self.summary.totals.clone(),
         }
     }
@@ -318,6 +319,7 @@ mod tests {
             process: None,
             cleanup: None,
             merged_from: Vec::new(),
+            findings: None,
         };
         ResultStore::create(root, &manifest, "name: w", &serde_json::json!({}), 0.0).unwrap();
         root.join(run_id)

@@ -81,12 +81,14 @@ pub async fn export(
         ExportFile::ReportHtml => {
             let manifest = ResultStore::read_manifest(&dir)?;
             let summary = read_summary(&dir);
+            let phases = summary
+                .as_ref()
+                .map(|s| keystorm_results::whole_phase_rows(&dir, &s.rows))
+                .unwrap_or_default();
             let data = serde_json::json!({
                 "info": run_info(&dir, &manifest),
-                "phases": summary
-                    .as_ref()
-                    .map(|s| keystorm_results::whole_phase_rows(&dir, &s.rows))
-                    .unwrap_or_default(),
+                "verdict": keystorm_results::RunVerdict::read(&dir, &manifest, &phases),
+                "phases": phases,
                 "phase_details": report_phases(&dir, summary.as_ref()),
                 "summary": summary,
                 // A chart's worth of points per phase, as the run page shows them.

@@ -13,6 +13,7 @@ use keystorm_results::{
     ListingRecord, ListingsReport, Manifest, MetadataScanRecord, PhaseRef, ReshardEvent, RunStatus,
     ScalingLine, Section, StallEvent, Summary, SummaryRow, TotalRow, TransferRecord,
 };
+use keystorm_results::{Finding, FindingKind, Overall, RunVerdict};
 use keystorm_results::{ListMode, ListOutcome};
 use keystorm_results::{PhaseProgress, RunEvent};
 use keystorm_types::OpKind;
@@ -107,6 +108,10 @@ use super::workloads::{
         HeatmapPhase,
         Manifest,
         RunStatus,
+        RunVerdict,
+        Overall,
+        Finding,
+        FindingKind,
         Summary,
         SummaryRow,
         TotalRow,

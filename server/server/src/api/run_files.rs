@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use keystorm_results::{
-    ANNOTATIONS_FILE, EVENTS_FILE, MANIFEST_FILE, Manifest, ResultStore, RunStatus, Summary,
+    ANNOTATIONS_FILE, EVENTS_FILE, MANIFEST_FILE, Manifest, ResultStore, RunStatus, RunVerdict,
+    Summary,
 };
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -42,6 +43,9 @@ pub struct RunInfo {
     /// The buckets the run worked on: the workload's, and those it read from a listing
     /// or a key file (empty for runs recorded before keystorm kept them).
     pub buckets: Vec<String>,
+    /// The run's verdict (as recorded when it ended; for a run that recorded none, what
+    /// its summary rows say).
+    pub verdict: RunVerdict,
 }
 
 /// Labels and notes edited after the run; the manifest stays as recorded.
@@ -103,6 +107,13 @@ pub fn read_summary(dir: &Path) -> Option<Summary> {
 pub fn run_info(dir: &Path, manifest: &Manifest) -> RunInfo {
     let annotations = read_annotations(dir);
     let summary = read_summary(dir);
+    let verdict = RunVerdict::listed(
+        manifest,
+        summary
+            .as_ref()
+            .map(|s| s.rows.as_slice())
+            .unwrap_or_default(),
+    );
     let headline = summary
         .map(|s| {
             s.totals
@@ -133,6 +144,7 @@ pub fn run_info(dir: &Path, manifest: &Manifest) -> RunInfo {
         _ => 0.0,
     };
     RunInfo {
+        verdict,
         run_id: manifest.run_id.clone(),
         workload: manifest.workload.clone(),
         status,

@@ -9,7 +9,7 @@ use axum::http::StatusCode;
 use keystorm_engine::executor::RunOptions;
 use keystorm_engine::spec::{SpecError, parse_workload};
 use keystorm_results::{
-    IntervalQuery, IntervalRecord, Manifest, ResultStore, Section, Summary, SummaryRow,
+    IntervalQuery, IntervalRecord, Manifest, ResultStore, RunVerdict, Section, Summary, SummaryRow,
     WORKLOAD_FILE, list_runs, read_intervals,
 };
 use serde::{Deserialize, Serialize};
@@ -36,6 +36,9 @@ pub struct RunDetail {
     /// stopped and resumed, its parts' rows added up (latency from their histograms
     /// merged). What charts across rounds draw; `summary.rows` keeps the parts.
     pub phases: Vec<SummaryRow>,
+    /// The run's verdict: completed as asked, fell behind, not as written, had errors,
+    /// resumed, taken over.
+    pub verdict: RunVerdict,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -158,7 +161,9 @@ pub async fn read(
         .as_ref()
         .map(|s| keystorm_results::whole_phase_rows(&dir, &s.rows))
         .unwrap_or_default();
+    let verdict = RunVerdict::read(&dir, &manifest, &phases);
     Ok(Json(RunDetail {
+        verdict,
         info: run_info(&dir, &manifest),
         summary,
         workload_text: workload_text(&dir),

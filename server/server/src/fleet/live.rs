@@ -96,6 +96,7 @@ impl LiveRun {
             process: ProcessId::current(),
             cleanup: None,
             merged_from: Vec::new(),
+            findings: None,
         };
         let store = ResultStore::create(
             root,
