@@ -310,6 +310,8 @@ async fn execute(
             session: session.clone(),
             run_id: a.run_id.clone(),
         })),
+        // Its own shard, stopped cleanly: paused while the controller was gone.
+        paused_because: Some(keystorm_results::PauseReason::ControllerGone),
         taken_over,
         warnings: link.unencrypted_warning().into_iter().collect(),
     };

@@ -21,8 +21,8 @@ use fleet_support::{
     start_split_run_with, taken_over_fill,
 };
 use process_support::{
-    BIN, count_objects, intervals, keystorm, kill_9, read_json, sim_requests, spawn_announcing,
-    start_sim, summary_rows, wait_for, workload, write_workload,
+    BIN, count_objects, events_named, intervals, keystorm, kill_9, read_json, sim_requests,
+    spawn_announcing, start_sim, summary_rows, wait_for, workload, write_workload,
 };
 
 fn start_agent(controller: &str, name: &str, results: &Path) -> Agent {
@@ -579,15 +579,16 @@ async fn a_controller_killed_mid_fill_and_started_again_picks_the_run_up_and_its
         heads.0 + heads.1 < KEYS,
         "the fill ended before the kill: {heads:?}"
     );
-    // Started again once both agents noticed it gone (as a host reboot would be).
-    wait_for("the agents to notice the controller gone", || {
+    // Started again once both agents paused their shards (as a host reboot would be).
+    wait_for("the agents to pause their shards", || {
         (0..2)
             .all(|i| {
-                std::fs::read_to_string(log(i))
-                    .is_ok_and(|said| said.contains("waiting for the controller"))
+                std::fs::read_to_string(log(i)).is_ok_and(|said| said.contains("pausing shard"))
             })
             .then_some(())
     });
+    // The outage itself: the controller stays down a while with both shards paused.
+    std::thread::sleep(Duration::from_secs(3));
     let controller = start_controller_on(&port, &controller_results);
     // The run is known again, as running, and both agents are back under their names
     // with the shards they held.
@@ -665,6 +666,7 @@ async fn a_controller_killed_mid_fill_and_started_again_picks_the_run_up_and_its
     // A pause stops cleanly: nothing is done twice, and every PUT is counted once.
     let puts = put_ops(&merged);
     assert_eq!(puts, KEYS);
+    outage_is_on_the_merged_record(&merged, KEYS);
     eprintln!(
         "{KEYS} keys; controller killed {:.1} s into the run with its copies at {} + {} keys; \
          agents back with the new controller {:.1} s after the kill; run done in {:.1} s; \
@@ -674,6 +676,73 @@ async fn a_controller_killed_mid_fill_and_started_again_picks_the_run_up_and_its
         heads.1,
         outage.as_secs_f64(),
         took.as_secs_f64()
+    );
+}
+
+/// Each shard's pause while its controller was gone is an event of the merged run, on
+/// its clock and named by shard; the merged fill's rate divides by the time it ran (the
+/// longest shard's measured intervals), its wall time keeps the pause, and no merged
+/// second lies where both shards were paused.
+fn outage_is_on_the_merged_record(merged: &Path, keys: u64) {
+    let pauses = events_named(merged, "pause");
+    let mut shards: Vec<&str> = pauses
+        .iter()
+        .map(|p| p["shard"].as_str().unwrap())
+        .collect();
+    shards.sort();
+    assert_eq!(shards, ["0/2", "1/2"], "{pauses:#?}");
+    for p in &pauses {
+        assert_eq!(p["reason"], "controller_gone", "{p}");
+        assert_eq!(p["phase"]["name"], "fill", "{p}");
+    }
+    let span = |p: &serde_json::Value| {
+        (
+            p["from_t_s"].as_f64().unwrap(),
+            p["to_t_s"].as_f64().unwrap(),
+        )
+    };
+    let both = (
+        pauses.iter().map(|p| span(p).0).fold(0.0, f64::max),
+        pauses.iter().map(|p| span(p).1).fold(f64::MAX, f64::min),
+    );
+    let shortest = pauses
+        .iter()
+        .map(|p| span(p).1 - span(p).0)
+        .fold(f64::MAX, f64::min);
+    assert!(shortest > 2.0, "{pauses:#?}");
+    // Active time: the longest shard's measured seconds of the fill.
+    let active = std::fs::read_dir(merged.join("shards"))
+        .unwrap()
+        .map(|e| {
+            intervals(&e.unwrap().path())
+                .iter()
+                .filter(|r| r["phase"] == "fill" && r["warmup"] != true)
+                .map(|r| r["duration_s"].as_f64().unwrap())
+                .sum::<f64>()
+        })
+        .fold(0.0, f64::max);
+    let rows = summary_rows(merged);
+    let fill = rows.iter().find(|r| r["phase"] == "fill").unwrap();
+    let rate = fill["ops_per_sec"].as_f64().unwrap();
+    let by_active = keys as f64 / active;
+    assert!(
+        (rate - by_active).abs() <= 0.02 * by_active,
+        "{rate} ops/s against {keys} ops in {active} s measured: {fill:#}"
+    );
+    let wall = fill["wall_s"].as_f64().unwrap();
+    assert!(
+        wall >= fill["duration_s"].as_f64().unwrap() + shortest - 1.0,
+        "wall {wall} s for a fill paused {shortest} s: {fill:#}"
+    );
+    // Nothing is drawn where both shards were paused.
+    let inside: Vec<f64> = intervals(merged)
+        .iter()
+        .map(|r| r["t_s"].as_f64().unwrap())
+        .filter(|t| *t > both.0 + 0.5 && *t + 1.0 < both.1 - 0.5)
+        .collect();
+    assert!(
+        inside.is_empty(),
+        "points at {inside:?} inside the pause {both:?}"
     );
 }
 

@@ -312,6 +312,8 @@ impl Progress {
     fn note(&self, event: &RunEvent) -> Option<String> {
         Some(match event {
             RunEvent::Warning { message } => format!("warning: {message}"),
+            RunEvent::Pause(p) => p.describe(),
+            RunEvent::Endpoint(e) => e.describe(),
             RunEvent::Reshard(r) => format!(
                 "bucket {}: index resharded {} -> {} shards at {} objects (between {:.1}s and {:.1}s)",
                 r.bucket, r.from_shards, r.to_shards, r.objects, r.start_t_s, r.end_t_s

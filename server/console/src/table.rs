@@ -160,6 +160,39 @@ pub fn summary_text(rows: &[SummaryRow]) -> String {
     out
 }
 
+/// The phases whose parts left a pause between them (whole-phase rows, or a merged
+/// run's): `round 1 read: ran 20.0 s in 26.0 s of wall clock (paused 6.0 s); its
+/// rates divide by the 20.0 s it ran (at 1000 ops/s over the wall clock)`.
+pub fn paused_phases_text(rows: &[SummaryRow]) -> String {
+    let mut out = String::new();
+    let mut seen: Vec<(&str, Option<u32>, &str)> = Vec::new();
+    for r in rows {
+        let Some(wall) = r.wall_s.filter(|w| *w > r.duration_s + 0.5) else {
+            continue;
+        };
+        let key = (r.section.as_str(), r.round, r.phase.as_str());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let ops: u64 = rows
+            .iter()
+            .filter(|x| (x.section.as_str(), x.round, x.phase.as_str()) == key)
+            .map(|x| x.stats.ops)
+            .sum();
+        out.push_str(&format!(
+            "{}: ran {:.1} s in {wall:.1} s of wall clock (paused {:.1} s); its rates divide \
+             by the {:.1} s it ran ({:.0} ops/s over the wall clock)\n",
+            keystorm_results::verdict_place(r),
+            r.duration_s,
+            wall - r.duration_s,
+            r.duration_s,
+            ops as f64 / wall
+        ));
+    }
+    out
+}
+
 /// Examples of corrupt or missing objects printed under the verdict.
 const INTEGRITY_EXAMPLES_SHOWN: usize = 10;
 
@@ -319,6 +352,7 @@ mod tests {
             resumed: false,
             redone: 0,
             taken_over: false,
+            wall_s: None,
             open_loop: Some(OpenLoop {
                 asked_per_sec: 6000.0,
                 sent_per_sec: 2316.0,

@@ -48,6 +48,27 @@ pub struct EndpointEvent {
     pub detail: String,
 }
 
+impl EndpointEvent {
+    /// `endpoint http://10.0.0.2:7480 down at 41.2 s after 3 failures (PUT: Connection
+    /// reset by peer)`, or `… up at 52.0 s (answered again after 10.8 s down)`.
+    pub fn describe(&self) -> String {
+        match self.state {
+            EndpointState::Down => format!(
+                "endpoint {} down at {:.1} s after {} failure{} ({})",
+                self.endpoint,
+                self.t_s,
+                self.failures,
+                if self.failures == 1 { "" } else { "s" },
+                self.detail
+            ),
+            EndpointState::Up => format!(
+                "endpoint {} up at {:.1} s ({})",
+                self.endpoint, self.t_s, self.detail
+            ),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]

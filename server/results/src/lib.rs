@@ -35,6 +35,7 @@ mod metadata;
 pub mod metrics;
 mod op_sums;
 mod overrides;
+mod pause;
 mod phase_end;
 mod phase_ref;
 mod process;
@@ -46,6 +47,7 @@ mod shard;
 pub mod space_report;
 mod store;
 mod summary;
+mod timeline;
 mod torn_line;
 mod transfer_outcome;
 mod verdict;
@@ -93,6 +95,7 @@ pub use listings::{
 pub use manifest::Manifest;
 pub use metadata::{MAX_VALUES, MetadataName, MetadataSummary};
 pub use overrides::{OverrideMismatch, RunOverrides};
+pub use pause::{PauseEvent, PauseReason, pause_before_resume, read_pauses};
 pub use phase_end::PhaseEnd;
 pub use phase_ref::{PhaseRef, Section};
 pub use process::ProcessId;
@@ -105,7 +108,10 @@ pub use store::{ResultStore, cut_logs_to, find_run, list_runs, new_run_id};
 pub use summary::{
     IntervalRecord, OpenLoop, Summary, SummaryRow, TotalRow, class_cell, csv_field, write_csv,
 };
+pub use timeline::{
+    MAX_TIMELINE_ENTRIES, Timeline, TimelineEntry, TimelineKind, read_timeline, timeline_text,
+};
 pub use transfer_outcome::{StreamRates, TransferOutcome};
-pub use verdict::{Finding, FindingKind, Overall, RunVerdict};
+pub use verdict::{Finding, FindingKind, Overall, RunVerdict, place as verdict_place};
 pub use whole_phases::whole_phase_rows;
 pub use window_state::WindowState;

@@ -48,6 +48,11 @@ pub struct SummaryRow {
     /// run folder (an agent's shard taken over); in a merged row, some part was.
     #[serde(default, skip_serializing_if = "is_false")]
     pub taken_over: bool,
+    /// Seconds from the phase's start to its end, pauses included, where it ran in
+    /// parts (stopped and resumed, or a merged run's shards): `duration_s`, which the
+    /// row's rates divide by, leaves the pauses out. Absent for a phase run in one go.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_s: Option<f64>,
     /// An open-loop phase (`rate`): the rate it asked for against what it sent, and
     /// what it never sent. The same on every row of the phase (it is the phase's).
     #[serde(default, skip_serializing_if = "Option::is_none")]

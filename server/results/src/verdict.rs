@@ -161,6 +161,10 @@ impl RunVerdict {
     pub fn read(dir: &std::path::Path, manifest: &Manifest, rows: &[SummaryRow]) -> Self {
         match &manifest.findings {
             Some(f) => RunVerdict::from_findings(manifest.observed_status(), f.clone()),
+            // Still going: no verdict yet, and its event log is not read on every look.
+            None if manifest.observed_status() == RunStatus::Running => {
+                RunVerdict::listed(manifest, rows)
+            }
             None => RunVerdict::of(manifest, rows, &crate::integrity::read_integrity(dir, rows)),
         }
     }
@@ -311,6 +315,7 @@ mod tests {
             resumed: false,
             redone: 0,
             taken_over: false,
+            wall_s: None,
             open_loop: None,
             endpoints: Vec::new(),
         }

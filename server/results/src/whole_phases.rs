@@ -21,6 +21,8 @@ pub fn whole_phase_rows(dir: &Path, rows: &[SummaryRow]) -> Vec<SummaryRow> {
     // Each part's open-loop outcome and measured time; the part's worst schedule lag.
     let mut open: HashMap<String, Vec<(OpenLoop, f64, usize)>> = HashMap::new();
     let mut lag: HashMap<String, Percentiles> = HashMap::new();
+    // Each parted phase's last part: when it started and how long it measured.
+    let mut last: HashMap<String, (String, f64)> = HashMap::new();
     for r in rows {
         let tag = r.log_tag();
         if let Some(o) = r.open_loop {
@@ -40,6 +42,7 @@ pub fn whole_phase_rows(dir: &Path, rows: &[SummaryRow]) -> Vec<SummaryRow> {
             }
             Some((whole, parts)) => {
                 *parts += 1;
+                last.insert(tag.clone(), (r.started_at.clone(), r.duration_s));
                 add_counts(&mut whole.stats, &r.stats);
                 whole.duration_s += r.duration_s;
                 whole.client_cpu_s += r.client_cpu_s;
@@ -89,6 +92,9 @@ pub fn whole_phase_rows(dir: &Path, rows: &[SummaryRow]) -> Vec<SummaryRow> {
                     .map(Percentiles::of)
                     .unwrap_or_default();
             }
+            whole.wall_s = last
+                .get(tag.as_str())
+                .and_then(|(start, seconds)| wall_seconds(&whole.started_at, start, *seconds));
             // Lag histograms are not logged: the worst part's, which says whether the
             // client kept the schedule.
             whole.stats.schedule_lag_us = lag.get(tag.as_str()).copied();
@@ -103,6 +109,22 @@ pub fn whole_phase_rows(dir: &Path, rows: &[SummaryRow]) -> Vec<SummaryRow> {
         .into_iter()
         .filter_map(|t| wholes.remove(&t).map(|(row, _)| row))
         .collect()
+}
+
+/// When a row that started at `start` and measured `seconds` ended (near enough: its
+/// warm-up is not in `seconds`).
+pub(crate) fn part_end(start: &str, seconds: f64) -> Option<std::time::SystemTime> {
+    let start = humantime::parse_rfc3339(start).ok()?;
+    Some(start + std::time::Duration::from_secs_f64(seconds.max(0.0)))
+}
+
+/// Seconds from `first_start` to the end of a part that started at `last_start` and
+/// measured `last_seconds`: a phase's time with its pauses.
+pub(crate) fn wall_seconds(first_start: &str, last_start: &str, last_seconds: f64) -> Option<f64> {
+    let first = humantime::parse_rfc3339(first_start).ok()?;
+    let last = humantime::parse_rfc3339(last_start).ok()?;
+    let between = last.duration_since(first).ok()?.as_secs_f64();
+    Some(between + last_seconds)
 }
 
 #[cfg(test)]
@@ -168,6 +190,7 @@ mod tests {
             resumed: false,
             redone: 0,
             taken_over: false,
+            wall_s: None,
             open_loop: None,
             endpoints: Vec::new(),
         }
@@ -182,6 +205,7 @@ mod tests {
         first.interrupted = true;
         let mut second = part(&mut store, 5.0, 1, 100, Duration::from_millis(50));
         second.resumed = true;
+        second.started_at = "2026-11-26T00:00:05Z".into();
         drop(store);
 
         let whole = whole_phase_rows(dir.path(), &[first.clone(), second.clone()]);
@@ -190,6 +214,8 @@ mod tests {
         assert_eq!(w.stats.ops, 2100);
         assert_eq!(w.duration_s, 3.0);
         assert!((w.stats.ops_per_sec - 700.0).abs() < 1e-9);
+        // Its rate divides by the 3 s it ran; its wall time keeps the 3 s it was stopped.
+        assert_eq!(w.wall_s, Some(6.0));
         assert_eq!((w.interrupted, w.resumed), (false, true));
         // 100 of 2,100 took 50 ms: p99 is theirs, p50 the fast ones', as one histogram
         // of both parts says (neither part's p99 alone, nor an average).

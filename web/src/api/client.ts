@@ -4,6 +4,7 @@ import type {
   AgentsView,
   Distribution,
   EndpointsReport,
+  Timeline,
   Heatmap,
   IndexReport,
   IntervalRecord,
@@ -143,6 +144,7 @@ export const api = {
   listings: (id: string) => call<ListingsReport>("GET", `/api/runs/${enc(id)}/listings`),
   integrity: (id: string) => call<IntegrityReport>("GET", `/api/runs/${enc(id)}/integrity`),
   endpoints: (id: string) => call<EndpointsReport>("GET", `/api/runs/${enc(id)}/endpoints`),
+  timeline: (id: string) => call<Timeline>("GET", `/api/runs/${enc(id)}/timeline`),
   exportUrl: (id: string, file: string) => `/api/runs/${enc(id)}/export/${file}`,
   downloadExport: (id: string, file: string) => download(`/api/runs/${enc(id)}/export/${file}`, file),
 };

@@ -324,6 +324,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/runs/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["run_timeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/status": {
         parameters: {
             query?: never;
@@ -1136,7 +1152,7 @@ export interface components {
              */
             merged_from?: components["schemas"]["MergedPart"][];
             /**
-             * @description What the run's verdict found when it ended (see [`crate::RunVerdict`]), the
+             * @description What the run's verdict found when it ended (the findings of `RunVerdict`), the
              *     worst first; absent while it runs, and for a run killed before it could say.
              */
             findings?: components["schemas"]["Finding"][] | null;
@@ -1332,6 +1348,27 @@ export interface components {
         PartListing: {
             files: components["schemas"]["PartFileLength"][];
         };
+        /** @description A span of the run's clock in which it (or a shard of it) did not run. */
+        PauseEvent: {
+            /**
+             * Format: double
+             * @description Seconds from the run's first start: when it stopped and when it went on.
+             */
+            from_t_s: number;
+            /** Format: double */
+            to_t_s: number;
+            reason: components["schemas"]["PauseReason"];
+            phase?: null | components["schemas"]["PhaseRef"];
+            /** @description In a merged run: the shard that paused (`1/4`); none: the whole run. */
+            shard?: string | null;
+            /** @description What happened, in words: `resumed with keystorm run --resume … on host-a`. */
+            detail: string;
+        };
+        /**
+         * @description Why a run (or one shard of it) did not run for a while.
+         * @enum {string}
+         */
+        PauseReason: "interrupted" | "killed" | "controller_gone" | "taken_over";
         /** @description Latency percentiles read from a (merged) histogram, in microseconds. */
         Percentiles: {
             /** Format: int64 */
@@ -1621,6 +1658,15 @@ export interface components {
             data: components["schemas"]["EndpointEvent"];
             /** @enum {string} */
             event: "endpoint";
+        } | {
+            /**
+             * @description A span of the run's clock in which it (or, in a merged run, a shard of it) did
+             *     not run: stopped or killed and resumed, paused while its controller was gone,
+             *     waiting to be taken over. Charts break their lines over it.
+             */
+            data: components["schemas"]["PauseEvent"];
+            /** @enum {string} */
+            event: "pause";
         } | {
             data: {
                 status: components["schemas"]["RunStatus"];
@@ -1965,6 +2011,13 @@ export interface components {
              *     run folder (an agent's shard taken over); in a merged row, some part was.
              */
             taken_over?: boolean;
+            /**
+             * Format: double
+             * @description Seconds from the phase's start to its end, pauses included, where it ran in
+             *     parts (stopped and resumed, or a merged run's shards): `duration_s`, which the
+             *     row's rates divide by, leaves the pauses out. Absent for a phase run in one go.
+             */
+            wall_s?: number | null;
             open_loop?: null | components["schemas"]["OpenLoop"];
             /**
              * @description A run that drives several endpoints: what each took of the row, adding up to
@@ -1979,6 +2032,37 @@ export interface components {
             /** Format: int64 */
             bytes: number;
         };
+        /** @description A run's timeline. */
+        Timeline: {
+            /** @description In the order of `t_s`, the first 1,000. */
+            entries: components["schemas"]["TimelineEntry"][];
+            /**
+             * Format: int64
+             * @description Entries past those, counted but not listed.
+             */
+            omitted: number;
+        };
+        /** @description One thing that happened, when, in words. */
+        TimelineEntry: {
+            /**
+             * Format: double
+             * @description Seconds from the run's first start.
+             */
+            t_s: number;
+            /**
+             * Format: double
+             * @description Where it lasted: when it ended.
+             */
+            until_t_s?: number | null;
+            kind: components["schemas"]["TimelineKind"];
+            reason?: null | components["schemas"]["PauseReason"];
+            text: string;
+        };
+        /**
+         * @description What kind of thing happened.
+         * @enum {string}
+         */
+        TimelineKind: "pause" | "endpoint_down" | "endpoint_up" | "reshard" | "stall";
         TotalRow: components["schemas"]["OpSummary"] & {
             op: components["schemas"]["OpKind"];
             /** Format: double */
@@ -3841,6 +3925,65 @@ export interface operations {
                 };
             };
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    run_timeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Run id, e.g. `20261122-154000-demo-3f9a`: letters, digits, `-` and `_`, in
+                 *     parts joined by single dots; at most 128 characters.
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Timeline"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -13,6 +13,7 @@ export type RunInfo = S["RunInfo"];
 export type RunDetail = S["RunDetail"];
 export type RunStatus = S["RunStatus"];
 export type RunVerdict = S["RunVerdict"];
+export type Timeline = S["Timeline"];
 export type Manifest = S["Manifest"];
 export type Summary = S["Summary"];
 export type SummaryRow = S["SummaryRow"];

@@ -3,6 +3,7 @@
 import { useEffect, useState } from "react";
 import type { Heatmap, IndexReport } from "../api/types";
 import { eventWindows } from "../lib/bucket-index";
+import { type PauseSpan, pauseWindows } from "../lib/pauses";
 import { heatmapExtent, widest } from "../lib/heatmap";
 import { LatencyHeatmap } from "./LatencyHeatmap";
 import { ErrorBox } from "./states";
@@ -16,6 +17,8 @@ export function HeatmapSection(props: {
   /** The time axis (s from the run's start): a live run's, shared with its line
    * charts; a finished run's whole length, whichever operation is shown. */
   span?: [number, number];
+  /** When the run did not run: its band is shaded and labelled. */
+  pauses?: PauseSpan[];
 }) {
   const { ops, load, refreshMs } = props;
   const [op, setOp] = useState(ops[0] ?? "");
@@ -39,10 +42,12 @@ export function HeatmapSection(props: {
   }, [chosen, load, refreshMs]);
   if (!chosen) return null;
   const shown = heatmap?.op === chosen ? heatmap : null;
-  const windows =
-    shown && props.index
-      ? eventWindows(props.index.reshards, props.index.stalls, ...heatmapExtent(shown))
-      : [];
+  const windows = shown
+    ? [
+        ...(props.index ? eventWindows(props.index.reshards, props.index.stalls, ...heatmapExtent(shown)) : []),
+        ...pauseWindows(props.pauses ?? [], heatmapExtent(shown)),
+      ]
+    : [];
   return (
     <div data-testid="heatmap-section">
       <div className="title-row">

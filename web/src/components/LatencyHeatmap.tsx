@@ -73,9 +73,18 @@ export function LatencyHeatmap(props: {
             className="heatmap-window"
             data-testid="heatmap-window"
             title={w.title}
+            data-kind={w.kind}
             style={{ left: x(w.x1), width: `calc(${x(w.x2)} - ${x(w.x1)})`, background: EVENT_COLOURS[w.kind] }}
           />
         ))}
+        {/* A pause is an empty band that must not read as the store going quiet. */}
+        {windows
+          .filter((w) => w.kind === "pause")
+          .map((w) => (
+            <span key={`label-${w.id}`} className="heatmap-window-label" data-testid="heatmap-pause-label" title={w.title} style={{ left: x(w.x1) }}>
+              {w.label}
+            </span>
+          ))}
         {h.phases.map((p, i) => (
           <div key={i} className="heatmap-phase" data-testid="heatmap-phase" style={{ left: x(p.t_s) }}>
             <span style={{ top: `${2 + phaseRows[i] * 13}px` }}>{p.round != null ? `r${p.round} ${p.phase}` : p.phase}</span>
@@ -94,7 +103,7 @@ export function LatencyHeatmap(props: {
         {h.merged === 1 ? "a column per recorded second, where it ran" : `a column per ${h.merged} recorded seconds, where they ran`}
         ; operations per second in a cell (log scale, clear = none):
         <HeatmapScale max={max} />
-        {windows.length > 0 && "shaded: reshards and write stalls"}
+        {windows.length > 0 && `shaded: ${shadedKinds(windows)}`}
       </div>
     </div>
   );
@@ -121,4 +130,18 @@ function HeatmapScale({ max }: { max: number }) {
       ))}
     </span>
   );
+}
+
+/** What a heatmap's shading stands for: `reshards and write stalls`, `pauses`. */
+export function shadedKinds(windows: TimeWindow[]): string {
+  const names = (
+    [
+      ["reshard", "reshards"],
+      ["stall", "write stalls"],
+      ["pause", "pauses (the run did not run)"],
+    ] as const
+  )
+    .filter(([k]) => windows.some((w) => w.kind === k))
+    .map(([, name]) => name);
+  return names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}` : (names[0] ?? "");
 }

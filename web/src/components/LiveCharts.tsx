@@ -5,6 +5,7 @@
 import { useCallback, useMemo, useState } from "react";
 import { api } from "../api/client";
 import { eventWindows } from "../lib/bucket-index";
+import { breakAtPauses, pauseWindows } from "../lib/pauses";
 import { endpointMarks } from "../lib/endpoints";
 import { type LiveState, liveDomain, liveEpochMarks, liveSeries, phaseMarks } from "../lib/live";
 import { HeatmapSection } from "./HeatmapSection";
@@ -23,8 +24,11 @@ function useLiveAxis(state: LiveState) {
   const epochs = useMemo(() => liveEpochMarks(state.points), [state.points]);
   const endpoints = useMemo(() => endpointMarks(state.endpointEvents), [state.endpointEvents]);
   const windows = useMemo(
-    () => (first == null || last == null ? [] : eventWindows(state.reshards, state.stalls, first, last)),
-    [state.reshards, state.stalls, first, last],
+    () =>
+      first == null || last == null
+        ? []
+        : [...eventWindows(state.reshards, state.stalls, first, last), ...pauseWindows(state.pauses, [first, last])],
+    [state.reshards, state.stalls, state.pauses, first, last],
   );
   const shards = useMemo(() => shardAxis(state.buckets, "as polled"), [state.buckets]);
   return { axis: { xDomain: domain, phases, epochs, endpoints }, windows, shards };
@@ -33,6 +37,8 @@ function useLiveAxis(state: LiveState) {
 export function LiveCharts({ runId, state, running }: { runId: string; state: LiveState; running: boolean }) {
   const series = useMemo(() => liveSeries(state.ops, state.errorClasses), [state.ops, state.errorClasses]);
   const { axis, windows, shards } = useLiveAxis(state);
+  // A resumed run's lines stop where it stopped and start again where it went on.
+  const points = useMemo(() => breakAtPauses(state.points, state.pauses), [state.points, state.pauses]);
   const [latencyLog, setLatencyLog] = useState(true);
   return (
     <>
@@ -41,7 +47,7 @@ export function LiveCharts({ runId, state, running }: { runId: string; state: Li
           <h3>Throughput (ops/s){shards ? " and index shards" : ""}</h3>
           <TimeChart
             testId="live-chart-ops"
-            data={state.points}
+            data={points}
             series={series.ops}
             unit="ops/s"
             right={shards}
@@ -51,7 +57,7 @@ export function LiveCharts({ runId, state, running }: { runId: string; state: Li
         </div>
         <div>
           <h3>Bandwidth</h3>
-          <TimeChart testId="live-chart-mib" data={state.points} series={series.mib} unit="MiB/s" {...axis} />
+          <TimeChart testId="live-chart-mib" data={points} series={series.mib} unit="MiB/s" {...axis} />
         </div>
         <div>
           <div className="title-row">
@@ -63,7 +69,7 @@ export function LiveCharts({ runId, state, running }: { runId: string; state: Li
           </div>
           <TimeChart
             testId="live-chart-latency"
-            data={state.points}
+            data={points}
             series={series.lat}
             unit="ms"
             windows={windows}
@@ -75,7 +81,7 @@ export function LiveCharts({ runId, state, running }: { runId: string; state: Li
         <div>
           <h3>Errors by class (per second)</h3>
           {series.errors.length ? (
-            <TimeChart testId="live-chart-errors" data={state.points} series={series.errors} unit="errors/s" {...axis} />
+            <TimeChart testId="live-chart-errors" data={points} series={series.errors} unit="errors/s" {...axis} />
           ) : (
             <div className="state empty">No errors so far.</div>
           )}

@@ -9,6 +9,7 @@ import { endpointMarks } from "../lib/endpoints";
 import { fmtCount } from "../lib/format";
 import { epochMarks, recordEpochPoints } from "../lib/keys";
 import { intervalPoint, pointSpan } from "../lib/live";
+import { type PauseSpan, breakAtPauses } from "../lib/pauses";
 import { ninesOf } from "../lib/nines";
 import { PERCENTILES, PERCENTILE_DASH, opColour } from "../lib/palette";
 import { DistributionChart, TimeChart, shardAxis } from "./charts";
@@ -41,10 +42,12 @@ export function PhaseTimeCharts(props: {
   span?: [number, number];
   windows: TimeWindow[];
   endpointEvents?: EndpointEvent[];
+  /** When the run did not run: the lines break there. */
+  pauses?: PauseSpan[];
 }) {
   const { op, measured, span, windows } = props;
   const [latencyLog, setLatencyLog] = useState(true);
-  const points = useMemo(() => measured.map(intervalPoint), [measured]);
+  const points = useMemo(() => breakAtPauses(measured.map(intervalPoint), props.pauses ?? []), [measured, props.pauses]);
   const buckets = useMemo(() => indexBuckets(measured.map((r) => r.index)), [measured]);
   const epochs = useMemo(() => epochMarks(recordEpochPoints(measured)), [measured]);
   const endpoints = useMemo(() => endpointMarks(props.endpointEvents ?? [], span), [props.endpointEvents, span]);

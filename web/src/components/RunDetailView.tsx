@@ -13,6 +13,7 @@ import { LatencyHeatmap } from "./LatencyHeatmap";
 import { widest } from "../lib/heatmap";
 import { fmtCount, fmtDuration, fmtLatency, fmtOpMiBs, fmtRate, fmtTime, openLoopBehind, openLoopText } from "../lib/format";
 import { mergeByX, phaseSpan, phaseWindows, roundMarkSpecs, roundMarks, roundShardRows } from "../lib/bucket-index";
+import { type PauseSpan, pauseWindows } from "../lib/pauses";
 import { METRICS, objectsAtPhaseStart, partLabel, placeLabel, roundSeriesKeys, roundSeriesLooks, roundsTable, seriesName } from "../lib/rounds";
 
 const PART_HELP =
@@ -276,6 +277,8 @@ export function PhaseExplorer(
     index?: IndexReport | null;
     /** When the run's endpoints went down and came back: marked on the phase's charts. */
     endpointEvents?: EndpointEvent[];
+    /** When the run did not run: its charts break and shade there. */
+    pauses?: PauseSpan[];
   },
 ) {
   const all = choices(props.rows);
@@ -288,10 +291,10 @@ export function PhaseExplorer(
   const measured = useMemo(() => (intervals ?? []).filter((r) => !r.warmup), [intervals]);
   const span = useMemo(() => phaseSpan(measured), [measured]);
   const windows = useMemo(
-    () => (choice ? phaseWindows(props.index, choice, measured) : []),
+    () => (choice ? [...phaseWindows(props.index, choice, measured), ...pauseWindows(props.pauses ?? [], span)] : []),
     // `choice` is identified by `key`.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-    [props.index, key, measured],
+    [props.index, key, measured, props.pauses, span],
   );
   if (!choice) return null;
   return (
@@ -311,7 +314,14 @@ export function PhaseExplorer(
         {props.loadDistribution && (
           <PhaseDistribution name={`${placeLabel(choice)} · ${choice.phase} · ${choice.op}`} op={choice.op} dist={dist} />
         )}
-        <PhaseTimeCharts op={choice.op} measured={measured} span={span} windows={windows} endpointEvents={props.endpointEvents} />
+        <PhaseTimeCharts
+          op={choice.op}
+          measured={measured}
+          span={span}
+          windows={windows}
+          endpointEvents={props.endpointEvents}
+          pauses={props.pauses}
+        />
       </div>
       {heat && (
         <>

@@ -2,7 +2,9 @@
 // (from the API) and by the offline report (from the data inlined in its file), so the
 // two cannot drift apart. The page adds what only it has (labels, exports, deletion).
 import type { ReactNode } from "react";
-import type { Distribution, EndpointsReport, Heatmap, IndexReport, IntegrityReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
+import type { Distribution, EndpointsReport, Heatmap, IndexReport, IntegrityReport, IntervalRecord, ListingsReport, RunDetail, Timeline } from "../api/types";
+import { pausesOf } from "../lib/pauses";
+import { TimelineSection } from "./TimelineSection";
 import { BucketIndexSection } from "./BucketIndexSection";
 import { EndpointsSection } from "./EndpointsSection";
 import { HeatmapSection } from "./HeatmapSection";
@@ -27,6 +29,8 @@ export interface RunReportData {
   integrity?: IntegrityReport | null;
   /** When the endpoints of a run that drives several went down and came back. */
   endpoints?: EndpointsReport | null;
+  /** Pauses, endpoints lost and back, reshards and stalls, in time order. */
+  timeline?: Timeline | null;
 }
 
 /** The operations the run did, in the order of its totals. */
@@ -50,8 +54,9 @@ export function RunReport(props: {
   /** Said when no phase has finished. */
   empty: ReactNode;
 }) {
-  const { detail, index, listings, integrity, endpoints } = props.data;
+  const { detail, index, listings, integrity, endpoints, timeline } = props.data;
   const rows = detail.summary?.rows ?? [];
+  const pauses = pausesOf(timeline);
   return (
     <>
       <RunHeader detail={detail} extra={props.headerExtra} />
@@ -67,7 +72,9 @@ export function RunReport(props: {
           <RoundsPhasesTable rows={rows} />
           <EndpointsSection rows={rows} phases={wholePhaseRows(detail)} endpoints={detail.manifest.endpoints} report={endpoints} />
           <IntegritySection report={integrity} />
+          <TimelineSection timeline={timeline} />
           <PhaseExplorer
+            pauses={pauses}
             rows={rows}
             index={index}
             endpointEvents={endpoints?.events}
@@ -77,7 +84,7 @@ export function RunReport(props: {
           />
           {props.loadHeatmap && (
             // The run's whole length, whichever operation is shown: a second keeps its x.
-            <HeatmapSection ops={opsOf(detail)} load={props.loadHeatmap} index={index} span={[0, detail.info.duration_s]} />
+            <HeatmapSection ops={opsOf(detail)} load={props.loadHeatmap} index={index} pauses={pauses} span={[0, detail.info.duration_s]} />
           )}
           <h2>Objects in the bucket</h2>
           <ObjectsTable rows={rows} />

@@ -78,7 +78,7 @@ export function StepDot(props: StepDotProps) {
   );
 }
 
-const WINDOW_NAMES: Record<TimeWindow["kind"], string> = { reshard: "reshard", stall: "write stall" };
+const WINDOW_NAMES: Record<TimeWindow["kind"], string> = { reshard: "reshard", stall: "write stall", pause: "the run did not run (paused)" };
 
 /** Roughly how wide a label of 11 px text is, in px. */
 function labelWidth(text: string): number {
@@ -103,9 +103,9 @@ export function WindowShape(props: { x?: number; y?: number; width?: number; hei
   return (
     <g data-testid={`${w.kind}-window`} data-label={w.label} clipPath={props.clipPath} style={{ cursor: "help" }}>
       <title>{w.title}</title>
-      <rect x={x} y={y} width={Math.max(width, 1)} height={height} fill={WINDOW_COLOURS[w.kind]} fillOpacity={w.kind === "stall" ? 0.16 : 0.12} />
+      <rect x={x} y={y} width={Math.max(width, 1)} height={height} fill={WINDOW_COLOURS[w.kind]} fillOpacity={w.kind === "reshard" ? 0.12 : 0.16} />
       {label && (
-        <text x={x + 3} y={w.kind === "reshard" ? y + 12 : y + height - 4} fontSize={11} fill={WINDOW_COLOURS[w.kind]}>
+        <text x={x + 3} y={w.kind === "stall" ? y + height - 4 : y + 12} fontSize={11} fill={WINDOW_COLOURS[w.kind]}>
           {label}
         </text>
       )}
@@ -115,7 +115,7 @@ export function WindowShape(props: { x?: number; y?: number; width?: number; hei
 
 /** What the shading of a time chart means, shown under it when it has any. */
 export function WindowKey({ windows }: { windows: TimeWindow[] }) {
-  const kinds = (["reshard", "stall"] as const).filter((k) => windows.some((w) => w.kind === k));
+  const kinds = (["reshard", "stall", "pause"] as const).filter((k) => windows.some((w) => w.kind === k));
   if (!kinds.length) return null;
   return (
     <div className="window-key">

@@ -324,7 +324,8 @@ export function bucketTotals(
 /** A stretch of the per-second chart (x = seconds from the run's start) to shade. */
 export interface TimeWindow {
   id: number;
-  kind: "reshard" | "stall";
+  /** A pause: the run (or a shard of it) did not run (lib/pauses.ts). */
+  kind: "reshard" | "stall" | "pause";
   x1: number;
   x2: number;
   /** Short, drawn on the chart: "reshard 11→23", "write stall". */

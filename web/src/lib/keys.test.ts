@@ -152,6 +152,7 @@ describe("live keys and epochs", () => {
       cleanup: { bucket: "b", deleted: 1, failed: 0, done: false },
       keys: listed,
       endpoint: { endpoint: "http://gw2:9000", state: "down", t_s: 3.2, phase, failures: 3, detail: "connection refused" },
+      pause: { from_t_s: 4, to_t_s: 10, reason: "interrupted", detail: "resumed on h" },
       finished: { status: "completed" },
     };
     expect(Object.keys(samples).sort()).toEqual([...LIVE_EVENTS].sort());

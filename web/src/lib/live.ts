@@ -1,6 +1,7 @@
 // The state of a watched run, folded from its event stream. Events are applied once
 // each (by id), so a reconnect that replays events changes nothing; the per-second
 // series keep a bounded window for drawing.
+import type { PauseSpan } from "./pauses";
 import type {
   BucketIndex,
   CleanupEvent,
@@ -70,6 +71,8 @@ export interface LiveState {
   endpoints: string[];
   endpointOps?: EndpointOps[];
   endpointEvents: Array<EndpointEvent & { id: number }>;
+  /** When the run did not run (a resume says so as it starts): charts break there. */
+  pauses: PauseSpan[];
 }
 
 export const MAX_LIVE_POINTS = 7200;
@@ -88,6 +91,7 @@ export function initialLive(): LiveState {
     stalls: [],
     endpoints: [],
     endpointEvents: [],
+    pauses: [],
   };
 }
 
@@ -210,6 +214,10 @@ export const LIVE_FOLDS = {
   },
   endpoint: (next, d, state, id) => {
     next.endpointEvents = state.endpointEvents.concat({ ...d, id }).slice(-MAX_LIVE_MARKS);
+  },
+  pause: (next, d, state) => {
+    const pause = { from: d.from_t_s, to: d.to_t_s, reason: d.reason, text: `${d.shard ? `shard ${d.shard} ` : ""}${d.detail}` };
+    next.pauses = state.pauses.concat(pause).slice(-MAX_LIVE_MARKS);
   },
   finished: (next, d) => {
     next.status = d.status;

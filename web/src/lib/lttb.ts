@@ -48,12 +48,14 @@ export function lttbIndices<T>(data: T[], threshold: number, x: (d: T) => number
 /**
  * Downsamples rows that carry several series (one chart, several lines): each series
  * gets its share of the budget, and a row is kept when any series needs it, so a spike
- * in p99 survives even when p50 is flat. Missing values count as 0.
+ * in p99 survives even when p50 is flat. Missing values count as 0. A pause's gap row
+ * (`gap: 1`) is always kept, so no line is drawn across the pause.
  */
 export function downsampleRows<T extends Record<string, unknown>>(rows: T[], max: number, xKey: string, yKeys: string[]): T[] {
   if (rows.length <= max || yKeys.length === 0) return rows;
   const share = Math.max(3, Math.floor(max / yKeys.length));
   const keep = new Set<number>();
+  rows.forEach((r, i) => r.gap === 1 && keep.add(i));
   const x = (d: T) => Number(d[xKey]);
   for (const key of yKeys) {
     for (const i of lttbIndices(rows, share, x, (d) => Number(d[key] ?? 0) || 0)) keep.add(i);

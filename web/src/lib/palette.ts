@@ -66,7 +66,7 @@ export const HEATMAP_STOPS: ReadonlyArray<readonly [number, number, number]> = [
 export const EPOCH_COLOUR = RUN_PALETTE[6];
 
 /** Reshards and write stalls: shaded windows, round marks. */
-export const EVENT_COLOURS = { reshard: "#d97706", stall: "#dc2626" };
+export const EVENT_COLOURS = { reshard: "#d97706", stall: "#dc2626", pause: "#64748b" };
 
 /** An endpoint marked down (a stall's red) and found up again (GET's green). */
 export const ENDPOINT_COLOURS = { down: EVENT_COLOURS.stall, up: OP_COLOURS.get };

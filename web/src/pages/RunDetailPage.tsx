@@ -97,6 +97,12 @@ function useRunResults(id: string) {
     refetchInterval: running ? 3000 : false,
     retry: false,
   });
+  const timeline = useQuery({
+    queryKey: ["timeline", id],
+    queryFn: () => api.timeline(id),
+    refetchInterval: running ? 3000 : false,
+    retry: false,
+  });
   const loadIntervals = useCallback(
     (c: PhaseChoice) => api.intervals(id, { section: c.section, round: c.round, phase: c.phase }),
     [id],
@@ -106,7 +112,7 @@ function useRunResults(id: string) {
   const loadPhaseHeatmap = useCallback((c: PhaseChoice) => api.heatmap(id, c.op, c), [id]);
   return {
     run,
-    reports: { index: index.data, listings: listings.data, integrity: integrity.data, endpoints: endpoints.data },
+    reports: { index: index.data, listings: listings.data, integrity: integrity.data, endpoints: endpoints.data, timeline: timeline.data },
     loaders: { loadIntervals, loadDistribution, loadHeatmap, loadPhaseHeatmap },
   };
 }

@@ -3,7 +3,7 @@
 // the run page uses.
 import { StrictMode, useCallback } from "react";
 import { createRoot } from "react-dom/client";
-import type { Distribution, EndpointsReport, Heatmap, IndexReport, IntegrityReport, IntervalRecord, ListingsReport, RunDetail } from "../api/types";
+import type { Distribution, EndpointsReport, Heatmap, IndexReport, IntegrityReport, IntervalRecord, ListingsReport, RunDetail, Timeline } from "../api/types";
 import type { PhaseChoice } from "../components/RunDetailView";
 import { RunReport } from "../components/RunReport";
 import { Empty } from "../components/states";
@@ -26,6 +26,9 @@ interface ReportData {
   /** When the endpoints of a run that drives several went down and came back (absent
    * from older reports). */
   endpoints?: EndpointsReport;
+  /** Pauses, endpoints lost and back, reshards and stalls in time order (absent from
+   * older reports). */
+  timeline?: Timeline;
   workload_text?: string;
   /** Each operation's latency heatmap over the whole run (absent from older reports). */
   heatmaps?: Record<string, Heatmap>;
@@ -89,7 +92,7 @@ function Report({ data }: { data: ReportData }) {
     <main>
       <p className="muted">keystorm report, generated {new Date().toISOString().slice(0, 10)}</p>
       <RunReport
-        data={{ detail, index: data.index, listings: data.listings, integrity: data.integrity, endpoints: data.endpoints }}
+        data={{ detail, index: data.index, listings: data.listings, integrity: data.integrity, endpoints: data.endpoints, timeline: data.timeline }}
         loadIntervals={loadIntervals}
         loadDistribution={data.phase_details ? loadDistribution : undefined}
         loadPhaseHeatmap={data.phase_details ? loadPhaseHeatmap : undefined}

@@ -41,7 +41,13 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
         return Ok(exit::OK);
     } else {
         stdout!("{}", keystorm_console::table::summary_text(&summary.rows));
+        stdout!("{}", keystorm_console::table::paused_phases_text(&rows));
         stdout!("{}", keystorm_console::table::integrity_text(&integrity));
+    }
+    let timeline = keystorm_results::read_timeline(&dir);
+    if !timeline.entries.is_empty() {
+        stdoutln!("timeline (seconds from the run's start):");
+        stdout!("{}", keystorm_results::timeline_text(&timeline));
     }
     if let Some(c) = &manifest.cleanup {
         stdoutln!("cleanup: {}", c.describe());

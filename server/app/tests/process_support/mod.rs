@@ -164,6 +164,17 @@ pub fn intervals(run: &Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// The data of every event named `name` in the run's `events.jsonl`, in order.
+pub fn events_named(run: &Path, name: &str) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(run.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("whole event lines"))
+        .filter(|e| e["event"] == name)
+        .map(|e| e["data"].clone())
+        .collect()
+}
+
 /// The last event named `name` in the run's `events.jsonl`.
 pub fn last_event(run: &Path, name: &str) -> serde_json::Value {
     std::fs::read_to_string(run.join("events.jsonl"))

@@ -147,6 +147,7 @@ async fn run_with_secrets(
         mut summary,
         totals,
         time_offset,
+        pause,
     } = opening::open(
         &plan,
         &options,
@@ -185,6 +186,9 @@ async fn run_with_secrets(
         endpoint: target.display.clone(),
         phases: schedule(&ctx.plan).len(),
     });
+    if let Some(pause) = pause {
+        ctx.emit(RunEvent::Pause(pause));
+    }
     for message in &options.warnings {
         ctx.emit(RunEvent::Warning {
             message: message.clone(),

@@ -100,6 +100,8 @@ pub(super) struct Opened {
     pub totals: totals::RunTotals,
     /// How long after its first start this part of the run starts (0 for a new run).
     pub time_offset: Duration,
+    /// A resumed run: the time it did not run, since it stopped.
+    pub pause: Option<keystorm_results::PauseEvent>,
 }
 
 /// Creates the result folder of a new run, or reopens a resumed run's.
@@ -112,8 +114,25 @@ pub(super) fn open(
     resume: Option<ResumeState>,
 ) -> Result<Opened, RunError> {
     let started = SystemTime::now();
+    let mut pause = None;
     let (manifest, store, checkpoint, summary, run_totals) = match resume {
         Some((dir, mut manifest, checkpoint, summary)) => {
+            pause = keystorm_results::pause_before_resume(
+                &dir,
+                &manifest,
+                started,
+                checkpoint.current.clone(),
+                resumed_how(options),
+            )
+            .map(|mut p| {
+                use keystorm_results::PauseReason;
+                p.reason = match (options.taken_over, options.paused_because, p.reason) {
+                    (true, _, _) => PauseReason::TakenOver,
+                    (false, Some(why), PauseReason::Interrupted) => why,
+                    (false, _, seen) => seen,
+                };
+                p
+            });
             manifest.status = RunStatus::Running;
             manifest.process = keystorm_results::ProcessId::current();
             manifest.cleanup = None;
@@ -201,7 +220,23 @@ pub(super) fn open(
         summary,
         totals: run_totals,
         time_offset,
+        pause,
     })
+}
+
+/// `resumed on host-a with: keystorm run --resume …`.
+fn resumed_how(options: &RunOptions) -> String {
+    let host = gethostname::gethostname().to_string_lossy().into_owned();
+    let how = if options.taken_over {
+        "taken over"
+    } else {
+        "resumed"
+    };
+    if options.command_line.is_empty() {
+        format!("{how} on {host}")
+    } else {
+        format!("{how} on {host} with: {}", options.command_line.join(" "))
+    }
 }
 
 /// Labels given again to a resume must be the run's own.

@@ -36,6 +36,10 @@ pub struct RunOptions {
     /// `resume` is a copy of the run folder of a process that was lost, taken over by
     /// this one (an agent's shard): the resumed part's rows say so.
     pub taken_over: bool,
+    /// Why a resumed run that was stopped cleanly had stopped, when its caller knows
+    /// better than "interrupted" (an agent that paused its shard while its controller
+    /// was gone); recorded with the pause.
+    pub paused_because: Option<keystorm_results::PauseReason>,
     /// Said as `Warning` events as the run starts (and as it is resumed): how it was run
     /// that its results should carry, e.g. an agent's link to its controller in clear.
     pub warnings: Vec<String>,

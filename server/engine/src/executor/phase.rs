@@ -360,6 +360,7 @@ pub(crate) fn summary_rows(
             resumed: part.resumed,
             redone: part.redone.of(op),
             taken_over: part.taken_over,
+            wall_s: None,
             open_loop: None,
         })
         .collect()

@@ -38,6 +38,7 @@ impl RunEvent {
                     redactor.redact_in_place(p);
                 }
             }
+            RunEvent::Pause(p) => redactor.redact_in_place(&mut p.detail),
             RunEvent::Transfer { outcome, .. } => {
                 for failure in &mut outcome.failures {
                     redactor.redact_in_place(failure);

@@ -178,6 +178,10 @@ pub enum RunEvent {
     Keys(crate::KeysEvent),
     /// An endpoint of a run that drives several went down or came back.
     Endpoint(crate::EndpointEvent),
+    /// A span of the run's clock in which it (or, in a merged run, a shard of it) did
+    /// not run: stopped or killed and resumed, paused while its controller was gone,
+    /// waiting to be taken over. Charts break their lines over it.
+    Pause(crate::PauseEvent),
     Finished {
         status: RunStatus,
         error: Option<String>,

@@ -14,6 +14,7 @@ mod parts;
 mod rows;
 mod seconds;
 mod shard_warnings;
+mod timeline;
 
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -182,6 +183,7 @@ fn write_run(
         store.write_event(&RunEvent::Warning { message });
     }
     intervals::merge(parts, start_epoch_ms, store)?;
+    timeline::merge(parts, start_epoch_ms, store);
     for (phase, rows) in phases {
         // The phase as the shards logged it (its position among all the run's phases).
         let logged = events.iter().position(|(p, _)| {

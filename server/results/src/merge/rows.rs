@@ -30,6 +30,8 @@ struct RowSum {
     lag: Option<Percentiles>,
     /// Each endpoint's counters, in the merged run's endpoint order.
     endpoints: Vec<(String, OpSummary)>,
+    /// The row that ended last of every part's: when it started and what it measured.
+    last: (String, f64),
 }
 
 /// The latency histograms of every phase × operation (warm-up left out), over all
@@ -140,8 +142,14 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
                         .iter()
                         .map(|u| (u.clone(), OpSummary::default()))
                         .collect(),
+                    last: (r.started_at.clone(), r.duration_s),
                 }
             });
+            let end = |(start, seconds): (&str, f64)| crate::whole_phases::part_end(start, seconds);
+            let ends_later = |a: &(String, f64), b: (&str, f64)| end(b) > end((&a.0, a.1));
+            if ends_later(&sum.last, (&r.started_at, r.duration_s)) {
+                sum.last = (r.started_at.clone(), r.duration_s);
+            }
             add_endpoints(&mut sum.endpoints, r, &part_endpoints(part));
             if let Some(o) = r.open_loop {
                 sum.open.push((o, r.duration_s, i));
@@ -182,6 +190,9 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
             // The shards ran side by side: the phase took as long as its longest part.
             let seconds = sum.seconds.values().copied().fold(0.0, f64::max);
             sum.row.duration_s = seconds;
+            // From the first part's start to the end of the last: pauses included.
+            sum.row.wall_s =
+                crate::whole_phases::wall_seconds(&sum.row.started_at, &sum.last.0, sum.last.1);
             finish_rates(&mut sum.row.stats, seconds);
             sum.row.stats.latency_us = latency(histograms.by_tag.get(&sum.row.log_tag()));
             sum.row.stats.schedule_lag_us = sum.lag;

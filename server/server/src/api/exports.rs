@@ -100,6 +100,7 @@ pub async fn export(
                 "listings": keystorm_results::read_listings(&dir),
                 "integrity": super::integrity::report_of(&dir),
                 "endpoints": keystorm_results::read_endpoint_events(&dir),
+                "timeline": keystorm_results::read_timeline(&dir),
                 "workload_text": super::runs::workload_text(&dir),
                 "heatmaps": report_heatmaps(&dir),
                 "manifest": manifest,

@@ -37,6 +37,7 @@ mod security_headers;
 mod state;
 mod status;
 mod streamed;
+mod timeline;
 mod ui;
 mod workloads;
 
@@ -103,6 +104,7 @@ pub fn router(state: AppState) -> Router {
         .route("/runs/{id}/index", get(index::index))
         .route("/runs/{id}/listings", get(listings::listings))
         .route("/runs/{id}/integrity", get(integrity::integrity))
+        .route("/runs/{id}/timeline", get(timeline::timeline))
         .route("/runs/{id}/endpoints", get(endpoints::endpoints))
         .route("/runs/{id}/distribution", get(distribution::distribution))
         .route("/runs/{id}/heatmap", get(heatmap::heatmap_of_run))

@@ -15,6 +15,7 @@ use keystorm_results::{
 };
 use keystorm_results::{Finding, FindingKind, Overall, RunVerdict};
 use keystorm_results::{ListMode, ListOutcome};
+use keystorm_results::{PauseEvent, PauseReason, Timeline, TimelineEntry, TimelineKind};
 use keystorm_results::{PhaseProgress, RunEvent};
 use keystorm_types::OpKind;
 
@@ -53,6 +54,7 @@ use super::workloads::{
         super::index::index,
         super::listings::listings,
         super::integrity::integrity,
+        super::timeline::timeline,
         super::endpoints::endpoints,
         super::distribution::distribution,
         super::heatmap::heatmap_of_run,
@@ -134,6 +136,11 @@ use super::workloads::{
         super::index::StallRecord,
         ListingsReport,
         IntegrityReport,
+        Timeline,
+        TimelineEntry,
+        TimelineKind,
+        PauseEvent,
+        PauseReason,
         IntegrityEvent,
         ListingRecord,
         MetadataScanRecord,

@@ -285,6 +285,7 @@ pub async fn start_run(
         start_at: None,
         gate: None,
         taken_over: false,
+        paused_because: None,
         warnings: Vec::new(),
     };
     let run_id = state
