@@ -275,7 +275,19 @@ describe("list scaling", () => {
       { keys: 10_000, seconds: 1.5 },
       { keys: 20_000, seconds: 2.5 },
     ],
-    fit: { slope_s_per_key: 1e-4, intercept_s: 0.5, r2: 1, points: 2 },
+    fit: {
+      slope_s_per_key: 1e-4,
+      intercept_s: 0.5,
+      r2: 1,
+      points: 2,
+      max_keys: 20_000,
+      mean_keys: 15_000,
+      sxx: 5e7,
+      residual_s: null,
+      t95: null,
+      refusal: "only two sizes were measured, and any line fits two points; measure three or more",
+      reach_keys: 2e6,
+    },
   };
   it("reads key counts as people write them", () => {
     expect(parseKeyCount("67e9")).toBe(67e9);
