@@ -1,16 +1,19 @@
 // The list-scaling experiment end to end: a small run of workloads/list-scaling.yaml's
 // shape (a step of objects per round, then a serial and an adaptive listing) on the
 // embedded target, then its detail page: one point per round per listing phase, a
-// fitted line per phase, and the extrapolation following what the reader types.
+// fitted line per phase in colours no operation has, and the extrapolation following
+// what the reader types: refused (and why) beyond 100× the largest listing, a time with
+// its 95 % prediction interval within.
 import { expect, test } from "@playwright/test";
-import { openReport, screenshot, startRun, url, waitFinished } from "./support";
+import { OP_COLOURS } from "../src/lib/palette";
+import { openReport, screenshot, screenshotOf, startRun, url, waitFinished } from "./support";
 
 const ROUNDS = 4;
 
 const WORKLOAD = `name: e2e-list-scaling
 target:
   endpoint: embedded
-  embedded: { storage: size-only, latency: { list: 2ms } }
+  embedded: { storage: size-only, latency: { list: 5ms } }
 buckets: { names: [e2e-list-scaling] }
 keyspace: { seed: 5, prefix: s/ }
 objects: { size: 6B }
@@ -54,15 +57,26 @@ test("list time against objects, fitted and extrapolated", async ({ page, reques
   await expect(rows.nth(0).locator("td").nth(4)).toHaveText("1");
   await expect(rows.nth(1).locator("td").nth(4)).toHaveText("8");
 
+  // Serial and parallel in colours of their own: neither is PUT's blue, DELETE's red
+  // nor any other operation's.
+  const fills = await chart.locator(".recharts-scatter-symbol path").evaluateAll((els) => els.map((e) => e.getAttribute("fill")));
+  expect(new Set(fills).size).toBe(2);
+  for (const fill of fills) expect(Object.values(OP_COLOURS)).not.toContain(fill);
+  // Each fit's R² is shown. 67 billion keys is far beyond 100× the 12,000 listed: no
+  // line goes there, and each says why.
+  await expect(page.getByTestId("r2-serial")).toHaveText(/^-?\d\.\d{4}$/);
   const serial = page.getByTestId("extrapolated-serial");
-  await expect(serial).not.toHaveText("–");
-  const at67b = await serial.textContent();
-  await page.getByTestId("extrapolate-input").fill("12000");
-  await expect(serial).not.toHaveText(at67b ?? "");
-  await expect(serial).toHaveText(/ s$/);
+  const parallel = page.getByTestId("extrapolated-parallel");
+  for (const cell of [serial, parallel]) await expect(cell).toHaveText(/^not extrapolated: /);
+  await expect(serial).toHaveText(/(67 billion keys is 5\.58 million× the largest listing measured \(12,000 keys\)|R² is )/);
+  await screenshotOf(page.getByTestId("listings"), "list-scaling-refused");
+  // Within reach, the serial line (its pages each wait 5 ms) gives a time and its 95 %
+  // prediction interval.
+  await page.getByTestId("extrapolate-input").fill("1 million");
+  await expect(serial).toHaveText(/^(\d+ min )?[\d.]+ s \(.+ s to .+ s\)$/);
   await page.getByTestId("extrapolate-input").fill("plenty");
   await expect(serial).toHaveText("–");
-  await page.getByTestId("extrapolate-input").fill("67 billion");
+  await page.getByTestId("extrapolate-input").fill("1 million");
   await page.getByTestId("listings").scrollIntoViewIfNeeded();
   await screenshot(page, "list-scaling");
 
@@ -70,7 +84,7 @@ test("list time against objects, fitted and extrapolated", async ({ page, reques
   await openReport(page, request, id);
   await expect(page.getByTestId("listings-table").locator("tbody tr")).toHaveCount(2 * ROUNDS);
   await expect(page.getByTestId("list-scaling-chart").locator(".recharts-scatter-symbol")).toHaveCount(2 * ROUNDS);
-  await expect(page.getByTestId("extrapolated-serial")).not.toHaveText("–");
+  await expect(page.getByTestId("extrapolated-serial")).toHaveText(/^not extrapolated: /);
   // And the workload it ran, as the run page shows it.
   await expect(page.getByTestId("workload-text")).toContainText("name: e2e-list-scaling");
   // The heatmap is in the file too: every PUT of the four rounds.

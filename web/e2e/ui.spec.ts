@@ -1,7 +1,7 @@
 // The UI end to end in Chromium against the real binary: start the demo from the
 // editor and watch it live, stop it; run a rounds workload to the end and find one
 // point per round; compare two runs, then three; see the editor mark a broken line.
-import { type Page, expect, test } from "@playwright/test";
+import { type Locator, type Page, expect, test } from "@playwright/test";
 import { openReport, screenshot, url } from "./support";
 
 async function startFromEditor(page: Page, workload: string, labels = ""): Promise<string> {
@@ -11,6 +11,33 @@ async function startFromEditor(page: Page, workload: string, labels = ""): Promi
   await page.getByTestId("start-run").click();
   await page.waitForURL(/\/runs\/[^/]+\/live$/);
   return decodeURIComponent(page.url().split("/runs/")[1].replace(/\/live$/, ""));
+}
+
+/** Whether `v` is 1, 2 or 5 times a power of ten. */
+function is125(v: number): boolean {
+  const mantissa = v / 10 ** Math.floor(Math.log10(v) + 1e-9);
+  return [1, 2, 5].some((m) => Math.abs(mantissa - m) < 1e-6);
+}
+
+/** The values of a chart's left-axis ticks, as drawn. */
+async function tickValues(chart: Locator): Promise<number[]> {
+  const texts = await chart.locator(".recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value").allTextContents();
+  return texts.map((t) => Number(t.replace(/,/g, "")));
+}
+
+/** The heatmap's colour scale labels as drawn: no two boxes overlap. */
+async function expectScaleLabelsApart(heatmap: Locator): Promise<void> {
+  const boxes = await heatmap.getByTestId("heatmap-scale-label").evaluateAll((els) =>
+    els.map((e) => {
+      // The text's own extent, whatever box it sits in.
+      const range = document.createRange();
+      range.selectNodeContents(e);
+      const r = range.getBoundingClientRect();
+      return { text: e.textContent, left: r.left, right: r.right };
+    }),
+  );
+  expect(boxes.length).toBeGreaterThanOrEqual(2);
+  for (let i = 1; i < boxes.length; i++) expect(boxes[i].left, `${boxes[i - 1].text} against ${boxes[i].text}`).toBeGreaterThan(boxes[i - 1].right);
 }
 
 async function chartPoints(page: Page, testId: string): Promise<number> {
@@ -28,14 +55,14 @@ test.describe.serial("keystorm UI", () => {
     // The live heatmap grows with the run.
     await expect(page.getByTestId("latency-heatmap")).toBeVisible();
     await expect.poll(async () => Number(await page.getByTestId("latency-heatmap").getAttribute("data-total"))).toBeGreaterThan(0);
-    // Its time axis spans at least a minute from the start, so the first seconds take
-    // their share of the width rather than all of it.
+    // Its time axis fits the run: from the start to a round time just past the last
+    // second measured (not a fixed minute, which a 28 s run filled to 45 %), shared by
+    // every time chart. What was measured is painted where it ran: from the first
+    // column's start to the last one's end, as a share of the axis. All read at one
+    // moment, as the axis grows with the run.
     const live = page.getByTestId("latency-heatmap");
-    const [span, extent] = await Promise.all([live.getAttribute("data-span"), live.getAttribute("data-extent")]);
-    expect(Number(span)).toBeGreaterThanOrEqual(60);
-    // What was measured is painted where it ran: from the first column's start to the
-    // last one's end, as a share of the axis.
-    const painted = await live.getByTestId("heatmap-canvas").evaluate((c: HTMLCanvasElement) => {
+    const seen = await live.evaluate((el) => {
+      const c = el.querySelector<HTMLCanvasElement>('[data-testid="heatmap-canvas"]')!;
       const { data, width, height } = c.getContext("2d")!.getImageData(0, 0, c.width, c.height);
       let first = width;
       let last = -1;
@@ -45,20 +72,28 @@ test.describe.serial("keystorm UI", () => {
             first = Math.min(first, x);
             last = Math.max(last, x);
           }
-      return [first / width, (last + 1) / width];
+      const domains = ["live-chart-ops", "live-chart-mib", "live-chart-latency"].map((id) =>
+        document.querySelector(`[data-testid="${id}"]`)?.getAttribute("data-x-domain"),
+      );
+      return { span: el.getAttribute("data-span")!, extent: el.getAttribute("data-extent")!, painted: [first / width, (last + 1) / width], domains };
     });
-    const [start, end] = extent!.split(",").map(Number);
-    expect(Math.abs(painted[0] - start / Number(span))).toBeLessThan(0.01);
-    expect(Math.abs(painted[1] - end / Number(span))).toBeLessThan(0.01);
+    const span = Number(seen.span);
+    const [start, end] = seen.extent.split(",").map(Number);
+    expect(span).toBeGreaterThanOrEqual(end);
+    expect(span < 60 || end > 45, `a ${end} s run on a ${span} s axis`).toBe(true);
+    expect(Math.abs(seen.painted[0] - start / span)).toBeLessThan(0.01);
+    expect(Math.abs(seen.painted[1] - end / span)).toBeLessThan(0.01);
+    expect(seen.domains).toEqual([`0,${seen.span}`, `0,${seen.span}`, `0,${seen.span}`]);
     await expect(live.getByTestId("heatmap-time")).toContainText("0 s");
-    // Every time chart shares the heatmap's axis, names the phases, and shows latency on
-    // a log scale (a linear one on request).
-    for (const chart of ["live-chart-ops", "live-chart-mib", "live-chart-latency"]) {
-      await expect(page.getByTestId(chart)).toHaveAttribute("data-x-domain", `0,${span}`);
-    }
+    await expectScaleLabelsApart(live);
+    // Every time chart names the phases, and shows latency on a log scale ticked at
+    // 1-2-5 (a linear one on request).
     await expect(page.getByTestId("live-chart-ops").locator(".phase-mark")).not.toHaveCount(0);
     await expect(page.getByTestId("live-chart-ops")).toContainText("r1 write");
     await expect(page.getByTestId("live-chart-latency")).toHaveAttribute("data-scale", "log");
+    const liveTicks = await tickValues(page.getByTestId("live-chart-latency"));
+    expect(liveTicks.length).toBeGreaterThanOrEqual(2);
+    for (const v of liveTicks) expect(is125(v), `tick ${v} of ${liveTicks}`).toBe(true);
     await page.getByTestId("live-latency-log").uncheck();
     await expect(page.getByTestId("live-chart-latency")).toHaveAttribute("data-scale", "linear");
     await page.getByTestId("live-latency-log").check();
@@ -105,9 +140,18 @@ test.describe.serial("keystorm UI", () => {
     // The heatmap of each operation: PUT in the fill and three writes, then GET.
     const heatmap = page.getByTestId("latency-heatmap");
     await expect(heatmap).toHaveAttribute("data-total", "2300");
-    // Every phase is named, those without a PUT too, and the colour scale has numbers.
+    // Every phase is named, those without a PUT too, and the colour scale has numbers,
+    // none drawn over another.
     await expect(heatmap.locator('[data-testid="heatmap-phase"]')).toHaveCount(7);
     await expect(heatmap.getByTestId("heatmap-scale")).toContainText("1");
+    await expectScaleLabelsApart(heatmap);
+    // Its latency rows fit what was measured (not always 10 µs to 100 s), labelled at
+    // 1-2-5 latencies.
+    const rows = ((await heatmap.getAttribute("data-rows")) ?? "").split(",").map(Number);
+    expect(rows[1] - rows[0], `rows ${rows}`).toBeLessThan(70);
+    const latencyLabels = await heatmap.getByTestId("heatmap-latency-axis").locator("span").allTextContents();
+    expect(latencyLabels.length).toBeGreaterThanOrEqual(2);
+    for (const l of latencyLabels) expect(l).toMatch(/^[125]0* (µs|ms|s)$/);
     await page.getByTestId("heatmap-op").selectOption("get");
     await expect(heatmap).toHaveAttribute("data-total", "1800");
     // Latency across rounds opens on a log scale, and can be made linear.
@@ -119,10 +163,12 @@ test.describe.serial("keystorm UI", () => {
     // Its axis is in the unit that fits the latencies measured: its largest tick reads
     // at least 1 (250 µs, not 0.25 ms).
     await expect(latency).toHaveAttribute("data-unit", /^(µs|ms|s)$/);
-    const ticks = latency.locator(".recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value");
-    await expect(ticks.first()).toBeVisible();
-    const values = (await ticks.allTextContents()).map((t) => Number(t.replace(/,/g, "")));
+    await expect(latency.locator(".recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value").first()).toBeVisible();
+    const values = await tickValues(latency);
     expect(Math.max(...values)).toBeGreaterThanOrEqual(1);
+    // Ticked at 1-2-5 (… 0.5, 1, 2, 5, 10 …), never at 0.7 or 7.
+    expect(values.length).toBeGreaterThanOrEqual(2);
+    for (const v of values) expect(is125(v), `tick ${v} of ${values}`).toBe(true);
     // The latency distribution takes the operation's colour.
     await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveAttribute("stroke", /#(2563eb|16a34a)/);
     await expect(page.getByTestId("phase-heatmap")).toBeVisible();

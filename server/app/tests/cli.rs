@@ -473,7 +473,7 @@ fn show_fits_list_time_against_objects_and_extrapolates() {
         dir.path(),
         "scaling.yaml",
         "name: cli-scaling
-target: { endpoint: embedded, embedded: { storage: size-only, latency: { list: 1ms } } }
+target: { endpoint: embedded, embedded: { storage: size-only, latency: { list: 5ms } } }
 buckets: { names: [cli-scaling] }
 objects: { size: 6B }
 rounds:
@@ -492,11 +492,14 @@ rounds:
         .arg(&results)
         .success();
     let id = only_run(&results);
-    let text = keystorm()
-        .args(["show", &id, "--extrapolate", "67e9", "--results"])
-        .arg(&results)
-        .success()
-        .stdout();
+    let extrapolated = |keys: &str| {
+        keystorm()
+            .args(["show", &id, "--extrapolate", keys, "--results"])
+            .arg(&results)
+            .success()
+            .stdout()
+    };
+    let text = extrapolated("67e9");
     // Six listings (two phases × three rounds) of 1500, 3000 and 4500 keys.
     let listings = text
         .split("complete listings:")
@@ -520,9 +523,26 @@ rounds:
             .unwrap_or_else(|| panic!("no fit for {phase}: {text}"));
         assert!(fit.contains("3 sizes"), "{fit}");
     }
+    // 67 billion keys is far beyond 100× the 4,500 listed: no line is taken there.
     assert_eq!(
-        text.matches("at this rate, 6.700e10 keys take").count(),
+        text.matches("not extrapolated to 67 billion keys: ")
+            .count(),
         2,
+        "{text}"
+    );
+    assert!(!text.contains("at this rate"), "{text}");
+    // 100,000 keys (22× the largest listing) by the serial line, whose pages each wait
+    // 5 ms: a time with its 95 % prediction interval.
+    let text = extrapolated("1e5");
+    let serial = text
+        .lines()
+        .skip_while(|l| !l.starts_with("serial: list time = "))
+        .nth(1)
+        .unwrap_or_else(|| panic!("nothing under the serial fit: {text}"));
+    assert!(
+        serial.starts_with("  at this rate, 100,000 keys take ")
+            && serial.contains("(95 % prediction interval ")
+            && serial.ends_with("; serial with 1 lister)"),
         "{text}"
     );
     let stderr = keystorm()

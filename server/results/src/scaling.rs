@@ -1,12 +1,16 @@
 //! List time against bucket size: the listings of a run grouped by phase (one line per
 //! listing mode in a list-scaling workload), a least-squares line through each group,
-//! and what the line says about a bucket far larger than the test one.
+//! and what the line says about a larger bucket, with its 95 % prediction interval.
 //!
 //! Listing time grows linearly with the key count (a page per 1000 keys, at a rate the
-//! store sets), so a line fitted over a few sizes extrapolates honestly as long as the
-//! store's page rate holds; R² says how well the line fits what was measured.
+//! store sets), so a line fitted over a few sizes extrapolates as long as the store's
+//! page rate holds; R² says how well the line fits what was measured. Which lines may be
+//! extrapolated, how far, and the words of a refusal are [`crate::extrapolation`]'s.
 
 use serde::{Deserialize, Serialize};
+
+use crate::extrapolation::{MAX_REACH, Prediction, Refusal};
+use crate::student_t::t975;
 
 /// One complete listing: how many keys, how long.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -17,7 +21,7 @@ pub struct ScalingPoint {
 }
 
 /// `seconds = intercept_s + slope_s_per_key × keys`, fitted by least squares.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LinearFit {
     pub slope_s_per_key: f64,
@@ -26,6 +30,23 @@ pub struct LinearFit {
     pub r2: f64,
     /// Points the line was fitted to.
     pub points: usize,
+    /// The largest listing measured (keys).
+    pub max_keys: u64,
+    /// The mean key count of the listings measured.
+    pub mean_keys: f64,
+    /// Σ (keys − mean_keys)²: how spread the sizes measured are.
+    pub sxx: f64,
+    /// Residual standard error (s): how far the listings sit from the line. `None` with
+    /// two points, which any line fits.
+    pub residual_s: Option<f64>,
+    /// Student's t at 0.975 for points − 2 degrees of freedom: the 95 % prediction
+    /// interval's multiplier. `None` with two points.
+    pub t95: Option<f64>,
+    /// Why the line says nothing beyond the sizes measured (too few sizes, R² under 0.9,
+    /// list time not growing); `None` when it extrapolates up to `reach_keys`.
+    pub refusal: Option<String>,
+    /// The largest key count the line is extrapolated to: 100 × `max_keys`.
+    pub reach_keys: f64,
 }
 
 impl LinearFit {
@@ -60,11 +81,47 @@ impl LinearFit {
         } else {
             1.0
         };
-        Some(LinearFit {
+        let dof = points.len() - 2;
+        let max_keys = points.iter().map(|p| p.keys).max().unwrap_or(0);
+        let mut fit = LinearFit {
             slope_s_per_key: slope,
             intercept_s: intercept,
             r2,
             points: points.len(),
+            max_keys,
+            mean_keys: mean_x,
+            sxx,
+            residual_s: (dof > 0).then(|| (ss_res / dof as f64).sqrt()),
+            t95: t975(dof),
+            refusal: None,
+            reach_keys: MAX_REACH * max_keys as f64,
+        };
+        fit.refusal = Refusal::of_line(fit.points, r2, slope).map(|r| r.to_string());
+        Some(fit)
+    }
+
+    /// How long `keys` keys take to list by this line, with the 95 % prediction interval
+    /// (t × s × √(1 + 1/n + (keys − mean)² / Sxx) either side), or why it does not say.
+    pub fn extrapolate(&self, keys: f64) -> Result<Prediction, Refusal> {
+        if let Some(refusal) = Refusal::of_line(self.points, self.r2, self.slope_s_per_key) {
+            return Err(refusal);
+        }
+        if keys > self.reach_keys {
+            return Err(Refusal::TooFar {
+                keys,
+                max_keys: self.max_keys,
+            });
+        }
+        let seconds = self.seconds_for(keys);
+        // Only a line of three points or more gets here: both are known.
+        let spread = self.t95.unwrap_or(f64::NAN) * self.residual_s.unwrap_or(f64::NAN);
+        let n = self.points as f64;
+        let from_mean = (keys - self.mean_keys).powi(2) / self.sxx.max(f64::MIN_POSITIVE);
+        let half = spread * (1.0 + 1.0 / n + from_mean).sqrt();
+        Ok(Prediction {
+            seconds,
+            low_s: (seconds - half).max(0.0),
+            high_s: seconds + half,
         })
     }
 

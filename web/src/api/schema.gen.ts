@@ -1011,6 +1011,43 @@ export interface components {
             r2: number;
             /** @description Points the line was fitted to. */
             points: number;
+            /**
+             * Format: int64
+             * @description The largest listing measured (keys).
+             */
+            max_keys: number;
+            /**
+             * Format: double
+             * @description The mean key count of the listings measured.
+             */
+            mean_keys: number;
+            /**
+             * Format: double
+             * @description Σ (keys − mean_keys)²: how spread the sizes measured are.
+             */
+            sxx: number;
+            /**
+             * Format: double
+             * @description Residual standard error (s): how far the listings sit from the line. `None` with
+             *     two points, which any line fits.
+             */
+            residual_s?: number | null;
+            /**
+             * Format: double
+             * @description Student's t at 0.975 for points − 2 degrees of freedom: the 95 % prediction
+             *     interval's multiplier. `None` with two points.
+             */
+            t95?: number | null;
+            /**
+             * @description Why the line says nothing beyond the sizes measured (too few sizes, R² under 0.9,
+             *     list time not growing); `None` when it extrapolates up to `reach_keys`.
+             */
+            refusal?: string | null;
+            /**
+             * Format: double
+             * @description The largest key count the line is extrapolated to: 100 × `max_keys`.
+             */
+            reach_keys: number;
         };
         /** @description How a listing splits the key space. */
         ListMode: {

@@ -7,18 +7,9 @@
 import { useEffect, useMemo, useRef } from "react";
 import type { TimeWindow } from "../lib/bucket-index";
 import { fmtCount } from "../lib/format";
-import {
-  type Heatmap,
-  cellColour,
-  decadeLabels,
-  heatmapExtent,
-  heatmapPixels,
-  heatmapTotal,
-  labelRows,
-  maxRate,
-  scaleTicks,
-  timeTicks,
-} from "../lib/heatmap";
+import { type Heatmap, cellColour, heatmapExtent, heatmapPixels, heatmapTotal, labelRows, maxRate, timeTicks } from "../lib/heatmap";
+import { heatmapRowAxis } from "../lib/heatmap-rows";
+import { SCALE_PX, scaleLabels } from "../lib/heatmap-scale";
 import { EVENT_COLOURS } from "../lib/palette";
 
 export function LatencyHeatmap(props: {
@@ -34,7 +25,9 @@ export function LatencyHeatmap(props: {
   const [from, to] = props.span ?? heatmapExtent(h);
   // A phase shorter than a second spans the width, as on its line charts.
   const span = Math.max(to - from, 0.01);
-  const pixels = useMemo(() => heatmapPixels(h, from, from + span), [h, from, span]);
+  // The latency rows from the fastest operation's to the slowest's, at 1-2-5 bounds.
+  const rows = useMemo(() => heatmapRowAxis(h.rows_us, h.counts), [h]);
+  const pixels = useMemo(() => heatmapPixels(h, from, from + span, undefined, [rows.from, rows.to]), [h, from, span, rows]);
   const max = useMemo(() => maxRate(h), [h]);
   useEffect(() => {
     const ctx = canvas.current?.getContext("2d");
@@ -57,9 +50,10 @@ export function LatencyHeatmap(props: {
       data-total={heatmapTotal(h)}
       data-span={span}
       data-extent={heatmapExtent(h).join(",")}
+      data-rows={`${rows.from},${rows.to}`}
     >
-      <div className="heatmap-axis">
-        {decadeLabels(h.rows_us).map((l) => (
+      <div className="heatmap-axis" data-testid="heatmap-latency-axis">
+        {rows.labels.map((l) => (
           <span key={l.label} style={{ bottom: `${l.at * 100}%` }}>
             {l.label}
           </span>
@@ -109,11 +103,6 @@ export function LatencyHeatmap(props: {
   );
 }
 
-/** A rate on the colour scale: whole above ten, a decimal or two below. */
-function fmtScaleRate(rate: number): string {
-  return rate >= 10 ? fmtCount(Math.round(rate)) : rate.toFixed(rate < 1 ? 2 : 1).replace(/\.?0+$/, "");
-}
-
 /** The colour scale with rates on it (operations per second), as the cells are coloured. */
 function HeatmapScale({ max }: { max: number }) {
   const stops = [0, 0.25, 0.5, 0.75, 1].map((t) => {
@@ -121,11 +110,11 @@ function HeatmapScale({ max }: { max: number }) {
     return `rgb(${r}, ${g}, ${b}) ${t * 100}%`;
   });
   return (
-    <span className="heatmap-scale" data-testid="heatmap-scale">
+    <span className="heatmap-scale" data-testid="heatmap-scale" style={{ width: `${SCALE_PX}px` }}>
       <span className="heatmap-scale-bar" style={{ background: `linear-gradient(to right, ${stops.join(", ")})` }} />
-      {scaleTicks(max).map((t) => (
-        <span key={t.count} className="heatmap-scale-tick" style={{ left: `${t.at * 100}%` }}>
-          {fmtScaleRate(t.count)}
+      {scaleLabels(max).map((l) => (
+        <span key={l.count} className="heatmap-scale-tick" data-testid="heatmap-scale-label" style={{ left: `${l.left}px`, width: `${l.width}px` }}>
+          {l.text}
         </span>
       ))}
     </span>

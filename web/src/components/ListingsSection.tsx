@@ -1,7 +1,9 @@
 // A run's complete listings: a table of each one (mode, listers, keys, time, keys/s)
 // and, when a list phase ran at two sizes or more (the list-scaling workload), list time
-// against objects with the fitted line per phase and what it predicts for a bucket of
-// the size the reader types in.
+// against objects with the fitted line per phase (in colours no operation has) and what
+// it predicts for a bucket of the size the reader types in, with the 95 % prediction
+// interval, or why it does not say (R² under 0.9, or a bucket over 100× the largest
+// listing measured).
 import { useState } from "react";
 import {
   CartesianGrid,
@@ -17,8 +19,8 @@ import {
 import type { ListingsReport, ScalingLine } from "../api/types";
 import { fmtBytes, fmtCount } from "../lib/format";
 import { placeLabel } from "../lib/rounds";
-import { fitEnds, fmtKeyCount, humanDuration, parseKeyCount, predictSeconds } from "../lib/scaling";
-import { colour } from "./charts";
+import { type Extrapolation as Extrapolated, extrapolate, fitEnds, fmtKeyCount, humanDuration, parseKeyCount } from "../lib/scaling";
+import { scalingColour } from "../lib/palette";
 
 const DEFAULT_EXTRAPOLATION = "67 billion";
 
@@ -70,7 +72,7 @@ function ScalingChart({ report }: { report: ListingsReport }) {
                 name={`${l.phase} (${l.mode}, ${listers(l.listers)})`}
                 data={l.points.map((p) => ({ keys: p.keys, seconds: p.seconds }))}
                 dataKey="seconds"
-                fill={colour(i)}
+                fill={scalingColour(i)}
                 isAnimationActive={false}
               />
             ))}
@@ -79,10 +81,10 @@ function ScalingChart({ report }: { report: ListingsReport }) {
               return (
                 <Line
                   key={`${l.phase} fit`}
-                  name={`${l.phase} fit`}
+                  name={`${l.phase} fit (R² ${l.fit!.r2.toFixed(3)})`}
                   data={fitEnds(l, maxKeys)}
                   dataKey={`${l.phase} fit`}
-                  stroke={colour(i)}
+                  stroke={scalingColour(i)}
                   strokeDasharray="6 3"
                   dot={false}
                   isAnimationActive={false}
@@ -122,7 +124,7 @@ function Extrapolation({ fitted }: { fitted: ScalingLine[] }) {
             <th>Fitted line</th>
             <th className="num">R²</th>
             <th className="num">Rate</th>
-            <th className="num">{keys == null ? "Time" : `${fmtKeyCount(keys)} keys take`}</th>
+            <th>{keys == null ? "Time" : `${fmtKeyCount(keys)} keys take (95 % prediction interval)`}</th>
           </tr>
         </thead>
         <tbody>
@@ -134,19 +136,35 @@ function Extrapolation({ fitted }: { fitted: ScalingLine[] }) {
               <td className="mono">
                 {(Math.abs(l.fit!.intercept_s) < 0.0005 ? 0 : l.fit!.intercept_s).toFixed(3)} s + {(l.fit!.slope_s_per_key * 1e6).toFixed(3)} µs/key
               </td>
-              <td className="num">{l.fit!.r2.toFixed(4)}</td>
-              <td className="num">{fmtCount(Math.round(1 / l.fit!.slope_s_per_key))} keys/s</td>
-              <td className="num" data-testid={`extrapolated-${l.phase}`}>
-                {keys == null ? "–" : humanDuration(predictSeconds(l.fit!, keys))}
+              <td className="num" data-testid={`r2-${l.phase}`}>
+                {l.fit!.r2.toFixed(4)}
               </td>
+              <td className="num">{fmtCount(Math.round(1 / l.fit!.slope_s_per_key))} keys/s</td>
+              <td data-testid={`extrapolated-${l.phase}`}>{keys == null ? "–" : <ExtrapolatedTime at={extrapolate(l.fit!, keys)} />}</td>
             </tr>
           ))}
         </tbody>
       </table>
       <p className="muted">
-        Listing time grows linearly with the key count; the line holds as long as the store keeps its page rate.
+        Listing time grows linearly with the key count while the store keeps its page rate. A line is extrapolated only where it
+        describes what was measured (three sizes or more, R² at least 0.9) and at most 100× beyond the largest listing; the range is
+        where a listing of that size falls 19 times in 20 if the store keeps behaving as it did.
       </p>
     </div>
+  );
+}
+
+/** A line's time for the bucket with its interval, or why it gives none. */
+function ExtrapolatedTime({ at }: { at: Extrapolated }) {
+  if (at.refusal != null) return <span className="warn-text">not extrapolated: {at.refusal}</span>;
+  const p = at.prediction;
+  return (
+    <>
+      <span className="num">{humanDuration(p.seconds)}</span>{" "}
+      <span className="muted" data-testid="prediction-interval">
+        ({humanDuration(p.low)} to {humanDuration(p.high)})
+      </span>
+    </>
   );
 }
 

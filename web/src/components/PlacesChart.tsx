@@ -7,7 +7,7 @@ import type { PlacePoint } from "../lib/endpoints";
 import { GRID_COLOUR } from "../lib/palette";
 import type { SeriesSpec } from "./overlays";
 import { SeriesLegend, useHiddenSeries } from "./SeriesLegend";
-import { RoundDot, colour, fitted, legendOf, tooltipFormatter, valueAxis } from "./charts";
+import { RoundDot, colour, fitted, legendOf, lineKeysOf, tooltipFormatter, valueAxis } from "./charts";
 
 export function PlacesChart(props: {
   data: PlacePoint[];
@@ -41,7 +41,7 @@ export function PlacesChart(props: {
             textAnchor={tilted ? "end" : "middle"}
             height={tilted ? 70 : 30}
           />
-          <YAxis {...valueAxis(unit, props.log)} />
+          <YAxis {...valueAxis(unit, props.log, data, lineKeysOf(props.series))} />
           <Tooltip formatter={tooltipFormatter(unit)} labelFormatter={(v: unknown) => labels[Number(v)] ?? ""} />
           {props.series.map((s, i) => (
             <Line

@@ -35,6 +35,7 @@ import { ROUND_EDGE, type RoundMarkSpec, type TimeWindow, roundLabel, shardKey, 
 import { MAX_POINTS, downsampleRows } from "../lib/lttb";
 import { labelRows, timeLabel, timeTicks } from "../lib/heatmap";
 import { NINES_TICKS, ninesLabel } from "../lib/nines";
+import { logAxis, valuesOf } from "../lib/log-axis";
 import { METRICS } from "../lib/rounds";
 import {
   type DotProps,
@@ -92,19 +93,26 @@ export function fitted<T extends Record<string, unknown>>(rows: T[], keys: strin
   return { data: scaleRows(rows, keys, fit.factor), unit: fit.unit };
 }
 
-type AxisBound = (value: number) => number;
-
-/** The left axis of a chart's values: in `unit`, on a log scale when `log` (with room
- * above and below, so no line sits on the chart's edge). */
-export function valueAxis(unit: string, log?: boolean) {
+/**
+ * The left axis of a chart's values: in `unit`, on a log scale when `log`, from a 1-2-5
+ * value under the values of `rows` under `keys` to one over them, ticked at 1-2-5.
+ */
+export function valueAxis(unit: string, log?: boolean, rows: ReadonlyArray<Record<string, unknown>> = [], keys: readonly string[] = []) {
+  const axis = log ? logAxis(valuesOf(rows, keys)) : undefined;
   return {
     fontSize: 12,
     tickFormatter: fmtNumber,
     scale: log ? ("log" as const) : ("auto" as const),
-    domain: log ? ([(min: number) => min / 1.5, (max: number) => max * 1.5] as [AxisBound, AxisBound]) : undefined,
+    domain: axis?.domain,
+    ticks: axis?.ticks,
     allowDataOverflow: log,
     label: { value: unit, angle: -90, position: "insideLeft" as const, fontSize: 12 },
   };
+}
+
+/** The keys of the lines on the left axis. */
+export function lineKeysOf(series: SeriesSpec[]): string[] {
+  return series.map((s) => s.key);
 }
 
 export function tooltipFormatter(unit: string, right?: RightAxis) {
@@ -168,7 +176,7 @@ export function TimeChart(props: TimeChartProps) {
             tickFormatter={(v: number) => timeLabel(v)}
             fontSize={12}
           />
-          <YAxis {...valueAxis(unit, props.log)} />
+          <YAxis {...valueAxis(unit, props.log, data, lineKeysOf(props.series))} />
           {right && <RightYAxis axis={right} data={data} />}
           <Tooltip
             formatter={tooltipFormatter(unit, right)}
@@ -370,7 +378,7 @@ export function RoundsChart(props: {
             tickFormatter={(v: number) => `round ${v}`}
             fontSize={12}
           />
-          <YAxis {...valueAxis(unit, props.log)} />
+          <YAxis {...valueAxis(unit, props.log, data, lineKeysOf(props.series))} />
           {right && <RightYAxis axis={right} data={data} />}
           <Tooltip formatter={tooltipFormatter(unit, right)} labelFormatter={(v: unknown) => roundLabel(Number(v))} />
           {marks.map((m) => (
@@ -455,6 +463,7 @@ function DistributionDot(props: DotProps & { index?: number; marked: Set<number>
 export function DistributionChart(props: { lines: DistributionLine[]; height?: number }) {
   const fit = fitUnit("ms", Math.max(0, ...props.lines.flatMap((l) => l.points.map((p) => p.ms))));
   const lines = props.lines.map((l) => ({ ...l, points: scaleRows(l.points, ["ms"], fit.factor) }));
+  const axis = logAxis(lines.flatMap((l) => l.points.map((p) => p.ms)));
   const [hidden, toggle] = useHiddenSeries();
   const legend = lines.map((l, i) => ({ key: l.name, name: l.name, colour: l.colour ?? colour(i), dash: l.dash, marker: l.marker }));
   return (
@@ -476,7 +485,8 @@ export function DistributionChart(props: { lines: DistributionLine[]; height?: n
             dataKey="ms"
             fontSize={12}
             scale="log"
-            domain={["auto", "auto"]}
+            domain={axis.domain}
+            ticks={axis.ticks}
             allowDataOverflow
             tickFormatter={fmtNumber}
             label={{ value: fit.unit, angle: -90, position: "insideLeft", fontSize: 12 }}

@@ -55,17 +55,20 @@ export function pixelWidth(h: Heatmap): number {
 }
 
 /**
- * The heatmap's pixels, RGBA, for the time axis [from, to]: each column's cells fill
- * the pixel columns of its span (at least one), where columns share a pixel the higher
- * rate shows; the fastest row at the bottom, no column: clear.
+ * The heatmap's pixels, RGBA, for the time axis [from, to] and the latency rows
+ * [`rows[0]`, `rows[1]`] (all by default): each column's cells fill the pixel columns of
+ * its span (at least one), where columns share a pixel the higher rate shows; the
+ * fastest row at the bottom, no column: clear.
  */
 export function heatmapPixels(
   h: Heatmap,
   from: number,
   to: number,
   width = pixelWidth(h),
+  rows: [number, number] = [0, h.rows_us.length - 1],
 ): { width: number; height: number; data: Uint8ClampedArray<ArrayBuffer> } {
-  const height = h.rows_us.length;
+  const [first, last] = rows;
+  const height = Math.max(0, last - first + 1);
   const rates = new Float64Array(width * height);
   const span = Math.max(to - from, 1e-9);
   const px = (t: number) => ((t - from) / span) * width;
@@ -74,10 +77,10 @@ export function heatmapPixels(
     const x0 = Math.max(0, Math.min(width - 1, Math.floor(px(start))));
     const x1 = Math.max(x0 + 1, Math.min(width, Math.round(px(end))));
     column.forEach((n, row) => {
-      if (n <= 0) return;
+      if (n <= 0 || row < first || row > last) return;
       const rate = cellRate(h, c, row);
       for (let x = x0; x < x1; x++) {
-        const at = (height - 1 - row) * width + x;
+        const at = (last - row) * width + x;
         if (rate > rates[at]) rates[at] = rate;
       }
     });
@@ -90,18 +93,6 @@ export function heatmapPixels(
     data.set([r, g, b, a], i * 4);
   });
   return { width, height, data };
-}
-
-/** Labels for the rows at each decade: where (0 = bottom, 1 = top) and what. */
-export function decadeLabels(rowsUs: number[]): Array<{ at: number; label: string }> {
-  const out: Array<{ at: number; label: string }> = [];
-  rowsUs.forEach((us, i) => {
-    const exp = Math.log10(us);
-    if (Math.abs(exp - Math.round(exp)) > 1e-9) return;
-    const label = us >= 1_000_000 ? `${us / 1_000_000} s` : us >= 1000 ? `${us / 1000} ms` : `${us} µs`;
-    out.push({ at: (i + 0.5) / rowsUs.length, label });
-  });
-  return out;
 }
 
 /** Operations in all cells. */
@@ -120,6 +111,15 @@ export function timeLabel(t: number): string {
   const m = Math.floor((s % 3600) / 60);
   const rest = s % 60;
   return [h ? `${h} h` : "", m ? `${m} min` : "", rest ? `${rest} s` : ""].filter(Boolean).join(" ");
+}
+
+/** The end of a time axis that starts at 0 and must reach `end` (s): a round time just
+ * past it (…, 25, 30, 40, 50, 60, 70 s, …; at most eight steps of the axis's ticks), at
+ * least `min`. */
+export function niceTimeEnd(end: number, min = 10): number {
+  if (!(end > min)) return min;
+  const step = TIME_STEPS.find((s) => Math.ceil(end / s) <= 8) ?? Math.ceil(end / 8 / 86400) * 86400;
+  return Math.ceil(end / step) * step;
 }
 
 /** Labels on the time axis from `from` to `to` (s): where (0 = left, 1 = right) and what, at round steps. */
@@ -147,18 +147,4 @@ export function labelRows(xs: number[], minGap: number, rows = 3): number[] {
     lastInRow[row] = x;
     return row;
   });
-}
-
-/** The colour scale's labelled counts (1, 10, 100..., and the fullest cell) and where
- * each sits on it (0..1), as `cellColour` colours them. */
-export function scaleTicks(max: number): Array<{ count: number; at: number }> {
-  if (max <= 0) return [];
-  const at = (n: number) => (max <= 1 ? 1 : Math.log1p(n) / Math.log1p(max));
-  const out: Array<{ count: number; at: number }> = [];
-  for (let n = 1; n < max; n *= 10) out.push({ count: n, at: at(n) });
-  // The fullest cell, unless it crowds the last power of ten.
-  const last = out[out.length - 1];
-  if (last && at(max) - last.at < 0.12) out.pop();
-  out.push({ count: max, at: 1 });
-  return out;
 }

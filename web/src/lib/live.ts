@@ -18,6 +18,7 @@ import type {
 } from "../api/types";
 import { shardKey } from "./bucket-index";
 import { fmtDuration } from "./format";
+import { niceTimeEnd } from "./heatmap";
 import { type EpochMark, epochMarks } from "./keys";
 import { PERCENTILES, PERCENTILE_DASH, opColour } from "./palette";
 
@@ -356,11 +357,12 @@ export function runningKeys(state: LiveState): KeysEvent | undefined {
 }
 
 /** The shortest time axis of a live run (s). */
-export const MIN_LIVE_SPAN_S = 60;
+export const MIN_LIVE_SPAN_S = 10;
 
 /** A live run's time axis, shared by its line charts and its heatmap so a second sits at
- * the same x on each: the run's start to now, at least a minute. */
+ * the same x on each: the run's start to a round time just past its last point (30 s
+ * for a 28 s run), at least ten seconds, growing as the run goes. */
 export function liveDomain(points: LivePoint[], elapsedS = 0): [number, number] {
   const end = points[points.length - 1]?.end ?? 0;
-  return [0, Math.max(MIN_LIVE_SPAN_S, end, elapsedS)];
+  return [0, niceTimeEnd(Math.max(end, elapsedS), MIN_LIVE_SPAN_S)];
 }

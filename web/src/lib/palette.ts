@@ -62,6 +62,14 @@ export const HEATMAP_STOPS: ReadonlyArray<readonly [number, number, number]> = [
   [76, 29, 149],
 ];
 
+/** The list-scaling chart's lines, one per list phase (serial, parallel…): colours no
+ * operation has, so a listing mode is not read as PUT or DELETE. */
+export const SCALING_COLOURS = ["#db2777", "#475569", "#854d0e", "#0f172a"];
+
+export function scalingColour(i: number): string {
+  return SCALING_COLOURS[i % SCALING_COLOURS.length];
+}
+
 /** Where an epochs phase entered its next epoch (a colour no operation has). */
 export const EPOCH_COLOUR = RUN_PALETTE[6];
 

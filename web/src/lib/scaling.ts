@@ -1,11 +1,45 @@
 // List time against bucket size: the fitted lines the server computed (least squares
 // over the run's listings of each list phase), drawn as two-point lines, and what they
-// predict for a bucket far larger than the test one.
+// predict for a bucket larger than the test one, with the 95 % prediction interval, or
+// why they do not say: by the server's rule (`keystorm show` says the same), applied to
+// the figures of the fit it sends, as the reader types in a size.
 import type { LinearFit, ScalingLine } from "../api/types";
 
 /** Seconds the line predicts for `keys`. */
 export function predictSeconds(fit: LinearFit, keys: number): number {
   return fit.intercept_s + fit.slope_s_per_key * keys;
+}
+
+/** A line's time for a bucket, and the 95 % prediction interval around it. */
+export interface Prediction {
+  seconds: number;
+  low: number;
+  high: number;
+}
+
+/** What a fitted line says about `keys` keys: a prediction, or why it says nothing. */
+export type Extrapolation = { prediction: Prediction; refusal?: undefined } | { prediction?: undefined; refusal: string };
+
+/**
+ * The line's time for `keys` keys with its 95 % prediction interval
+ * (t × s × √(1 + 1/n + (keys − mean)² / Sxx) either side), unless the server found the
+ * line unfit to extrapolate (too few sizes, R² under 0.9, time not growing) or `keys`
+ * is beyond its reach (100× the largest listing measured).
+ */
+export function extrapolate(fit: LinearFit, keys: number): Extrapolation {
+  if (fit.refusal) return { refusal: fit.refusal };
+  if (keys > fit.reach_keys) {
+    const times = (n: number) => fmtKeyCount(Math.round(n));
+    return {
+      refusal:
+        `${fmtKeyCount(keys)} keys is ${times(keys / fit.max_keys)}× the largest listing measured ` +
+        `(${fmtKeyCount(fit.max_keys)} keys); the line is extrapolated to ${times(fit.reach_keys / fit.max_keys)}× at most`,
+    };
+  }
+  const seconds = predictSeconds(fit, keys);
+  const spread = (fit.t95 ?? NaN) * (fit.residual_s ?? NaN);
+  const half = spread * Math.sqrt(1 + 1 / fit.points + (keys - fit.mean_keys) ** 2 / Math.max(fit.sxx, Number.MIN_VALUE));
+  return { prediction: { seconds, low: Math.max(seconds - half, 0), high: seconds + half } };
 }
 
 /** The line from no keys to `maxKeys`, as chart points `{keys, <phase> fit}`. */

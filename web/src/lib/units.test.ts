@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { MIN_LIVE_SPAN_S, liveDomain } from "./live";
 import { fmtMiBs } from "./format";
-import { type Heatmap, labelRows, scaleTicks, timeLabel, timeTicks, widest } from "./heatmap";
+import { type Heatmap, labelRows, niceTimeEnd, timeLabel, timeTicks, widest } from "./heatmap";
 import { DASHES, OP_COLOURS, PERCENTILE_DASH } from "./palette";
 import { METRICS, roundSeriesLooks } from "./rounds";
 import { fitUnit, maxOf, scaleRows } from "./units";
@@ -97,28 +97,33 @@ describe("heatmap time axis", () => {
     expect(timeTicks(5, 5)).toEqual([]);
   });
 
-  it("gives a live run's first seconds their share of a minute on every chart, not the whole width", () => {
+  it("fits a live run's time axis to the run, growing as it goes", () => {
     const h = { op: "put", rows_us: [10], merged: 1, spans_s: [[1, 2], [2, 3], [3, 4]], counts: [[1], [2], [3]], max_count: 3, phases: [] } as Heatmap;
     const point = (end: number) => ({ t: end - 0.5, end, interval: 0, place: "round/1/write", phase: "write" });
+    // A 28 s run fills 28 of 30 s, not 28 of 60.
+    expect(liveDomain([point(3), point(28)])).toEqual([0, 30]);
+    // Its first seconds take their share of ten, not the whole width.
     expect(liveDomain([point(4)])).toEqual([0, MIN_LIVE_SPAN_S]);
-    expect(liveDomain([point(3), point(95)])).toEqual([0, 95]);
+    expect(liveDomain([])).toEqual([0, MIN_LIVE_SPAN_S]);
+    expect(liveDomain([point(31)])).toEqual([0, 35]);
+    expect(liveDomain([point(95)])).toEqual([0, 105]);
     expect(widest(liveDomain([point(4)]), h)).toEqual([0, MIN_LIVE_SPAN_S]);
     // Never narrower than what the heatmap measured, were the points behind.
     const long = { ...h, counts: Array.from({ length: 120 }, () => [1]), spans_s: Array.from({ length: 120 }, (_, i) => [i + 1, i + 2]) };
     expect(widest(liveDomain([point(100)]), long)).toEqual([0, 121]);
   });
 
-  it("puts phase names that would overlap on rows below each other", () => {
-    expect(labelRows([0, 0.001, 0.05, 0.3, 0.31], 0.1)).toEqual([0, 1, 2, 0, 1]);
+  it("ends a time axis at a round time just past the data, filling most of it", () => {
+    expect([10, 12, 28, 30, 59, 61, 599, 3599, 7300].map((e) => niceTimeEnd(e))).toEqual([10, 12, 30, 30, 60, 70, 600, 3600, 9000]);
+    for (let end = 10.5; end < 100_000; end *= 1.37) {
+      const e = niceTimeEnd(end);
+      expect(e).toBeGreaterThanOrEqual(end);
+      expect(end / e, `${end}`).toBeGreaterThan(0.75);
+    }
   });
 
-  it("labels the colour scale with counts where the cells take those colours", () => {
-    expect(scaleTicks(5000).map((t) => t.count)).toEqual([1, 10, 100, 1000, 5000]);
-    expect(scaleTicks(1100).map((t) => t.count)).toEqual([1, 10, 100, 1100]);
-    const t = scaleTicks(5000);
-    expect(t[0].at).toBeCloseTo(Math.log(2) / Math.log(5001), 9);
-    expect(t[t.length - 1].at).toBe(1);
-    expect(scaleTicks(0)).toEqual([]);
+  it("puts phase names that would overlap on rows below each other", () => {
+    expect(labelRows([0, 0.001, 0.05, 0.3, 0.31], 0.1)).toEqual([0, 1, 2, 0, 1]);
   });
 });
 

@@ -1,7 +1,8 @@
 //! `keystorm show RUN`: a past run's summary as a table (or JSON).
 
-use keystorm_results::scaling::human_duration;
-use keystorm_results::{ListingsReport, ResultStore, RunVerdict, read_listings};
+use keystorm_results::extrapolation::key_count;
+use keystorm_results::scaling::{LinearFit, human_duration};
+use keystorm_results::{ListingsReport, ResultStore, RunVerdict, ScalingLine, read_listings};
 
 use crate::CliError;
 use crate::cli::ShowArgs;
@@ -249,14 +250,31 @@ fn print_listings(report: &ListingsReport, extrapolate: Option<f64>) {
             fit.points,
             fit.keys_per_sec()
         );
-        if let Some(keys) = extrapolate {
-            stdoutln!(
-                "  at this rate, {keys:.3e} keys take {} ({} with {} lister{})",
-                human_duration(fit.seconds_for(keys)),
-                line.mode,
-                line.listers,
-                if line.listers == 1 { "" } else { "s" }
-            );
+        match extrapolate {
+            Some(keys) => stdoutln!("  {}", extrapolation_text(line, fit, keys)),
+            None => {
+                if let Some(refusal) = &fit.refusal {
+                    stdoutln!("  not extrapolated: {refusal}");
+                }
+            }
         }
+    }
+}
+
+/// What the line says about `keys` keys: the time with its 95 % prediction interval, or
+/// why it says nothing.
+fn extrapolation_text(line: &ScalingLine, fit: &LinearFit, keys: f64) -> String {
+    match fit.extrapolate(keys) {
+        Ok(p) => format!(
+            "at this rate, {} keys take {} (95 % prediction interval {} to {}; {} with {} lister{})",
+            key_count(keys),
+            human_duration(p.seconds),
+            human_duration(p.low_s),
+            human_duration(p.high_s),
+            line.mode,
+            line.listers,
+            if line.listers == 1 { "" } else { "s" }
+        ),
+        Err(refusal) => format!("not extrapolated to {} keys: {refusal}", key_count(keys)),
     }
 }
