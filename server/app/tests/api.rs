@@ -621,6 +621,19 @@ async fn bad_requests_get_json_4xx_never_5xx() {
         );
         r.error_code();
     }
+    // One endpoint named twice, however it is spelled, for a run here or on agents.
+    for body in [
+        json!({"workload": "rounds", "endpoint": "http://127.0.0.1:9,http://127.0.0.1:9/"}),
+        json!({"workload": "rounds", "agents": 2, "endpoint": "http://127.0.0.1:9, HTTP://127.0.0.1:9"}),
+    ] {
+        let r = s.post("/api/runs", body).await;
+        assert_eq!(r.status, 400, "{}", r.text());
+        let detail = r.json()["detail"].as_str().unwrap().to_string();
+        assert!(
+            detail.contains("\"http://127.0.0.1:9\" is listed twice"),
+            "{detail}"
+        );
+    }
     // An invalid workload says where.
     let r = s
         .post("/api/runs", json!({"yaml": "name: x\nbuckets: { names: [abc] }\nbefore:\n  - { name: p, op: fly }\n"}))

@@ -103,14 +103,20 @@ impl KeyFile {
         Ok(file)
     }
 
-    /// Whether the file at `path` begins as a key file does (whatever else is wrong
-    /// with it, `open` says).
+    /// Whether the file at `path` is meant to be a key file: named `.keys`, or
+    /// beginning as one does, or cut short inside that beginning (whatever else is
+    /// wrong with it, `open` says). An empty or cut `.keys` file is a key file that
+    /// `open` refuses, never an empty listing of another kind.
     pub fn is_one(path: &Path) -> bool {
-        let mut magic = [0u8; 8];
+        if path.extension().is_some_and(|e| e == "keys") {
+            return true;
+        }
+        let mut start = Vec::with_capacity(MAGIC.len());
         File::open(path)
-            .and_then(|mut f| f.read_exact(&mut magic))
+            .and_then(|f| f.take(MAGIC.len() as u64).read_to_end(&mut start))
             .is_ok()
-            && &magic == MAGIC
+            && !start.is_empty()
+            && MAGIC.starts_with(&start)
     }
 
     pub fn path(&self) -> &Path {
@@ -372,6 +378,37 @@ mod tests {
         let file = KeyFile::open(&path).unwrap();
         assert_eq!(file.keys(), 0);
         assert_eq!(file.cursor().unwrap().get(0).unwrap(), None);
+    }
+
+    #[test]
+    fn an_empty_or_cut_key_file_is_one_that_open_refuses() {
+        let (dir, path, _) = written(300);
+        let bytes = std::fs::read(&path).unwrap();
+        let empty = dir.path().join("empty.keys");
+        std::fs::write(&empty, b"").unwrap();
+        let header_only = dir.path().join("header");
+        std::fs::write(&header_only, &bytes[..5]).unwrap();
+        let half = dir.path().join("half.keys");
+        std::fs::write(&half, &bytes[..bytes.len() / 2]).unwrap();
+        for (file, name) in [
+            (&empty, "empty.keys"),
+            (&header_only, "header"),
+            (&half, "half.keys"),
+        ] {
+            assert!(KeyFile::is_one(file), "{name}");
+            let e = KeyFile::open(file).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("{name} is not a keystorm key file")),
+                "{e}"
+            );
+        }
+        // An empty file of JSON lines is an empty listing of that kind, not a key file.
+        let lines = dir.path().join("empty.jsonl");
+        std::fs::write(&lines, b"").unwrap();
+        assert!(!KeyFile::is_one(&lines));
+        std::fs::write(&lines, b"{\"key\":\"a\",\"size\":1}\n").unwrap();
+        assert!(!KeyFile::is_one(&lines));
+        assert!(KeyFile::is_one(&path));
     }
 
     #[test]

@@ -195,10 +195,14 @@ pub async fn start_run(
     started_by: Option<Vec<String>>,
 ) -> ApiResult<(StatusCode, Json<RunStarted>)> {
     check_labels(&req.labels)?;
+    // One spelling of each URL (lower case, no trailing '/'), none twice.
     let endpoint = req
         .endpoint
-        .clone()
-        .or_else(|| state.config.default_endpoint.clone());
+        .as_ref()
+        .or(state.config.default_endpoint.as_ref())
+        .map(|list| keystorm_types::endpoint_urls(list).map(|urls| urls.join(",")))
+        .transpose()
+        .map_err(|refusal| ApiError::bad_request(refusal.to_string()))?;
     let (text, file) = match (&req.workload, &req.yaml) {
         (Some(name), None) => {
             let (path, text) = read_workload(&state.config.workloads_dir, name)?;
@@ -211,10 +215,6 @@ pub async fn start_run(
             ));
         }
     };
-    if let Some(e) = &endpoint {
-        keystorm_types::check_endpoint_urls(e)
-            .map_err(|refusal| ApiError::bad_request(refusal.to_string()))?;
-    }
     let (plan, _warnings) =
         parse_workload(&text, file.as_deref().unwrap_or("workload")).map_err(|e: SpecError| {
             let p = problem_of(&e);
