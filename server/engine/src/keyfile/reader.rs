@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use super::entry::KeyEntry;
 use super::error::KeyFileError;
-use super::format::{FOOTER_LEN, HEADER_LEN, INDEX_ENTRY_LEN, MAGIC, VERSION, next_entry};
+use super::format::{
+    FOOTER_LEN, HEADER_LEN, INDEX_ENTRY_LEN, MAGIC, OLDEST_VERSION, VERSION, next_entry,
+};
 
 /// Index entries checked at a time when a file is opened.
 const INDEX_CHUNK: u64 = 4096;
@@ -22,6 +24,8 @@ const MAX_BLOCK: usize = 64 << 20;
 #[derive(Debug, Clone)]
 pub struct KeyFile {
     path: PathBuf,
+    /// The format version its entries are in.
+    version: u32,
     keys: u64,
     entries_per_block: u32,
     blocks: u64,
@@ -43,11 +47,12 @@ impl KeyFile {
             return Err(bad("no keystorm key file header"));
         }
         let version = u32::from_le_bytes(header[8..12].try_into().unwrap_or_default());
-        if version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(KeyFileError::Version {
                 path: path.display().to_string(),
                 found: version,
-                supported: VERSION,
+                oldest: OLDEST_VERSION,
+                newest: VERSION,
             });
         }
         let entries_per_block = u32::from_le_bytes(header[12..16].try_into().unwrap_or_default());
@@ -76,6 +81,7 @@ impl KeyFile {
         }
         let file = KeyFile {
             path: path.to_path_buf(),
+            version,
             keys,
             entries_per_block,
             blocks,
@@ -193,9 +199,15 @@ impl Cursor {
                     format!("block {block} holds fewer keys than its place says"),
                 ));
             }
-            next_entry(&self.raw, &mut self.at, &mut self.key, &mut self.entry).map_err(|e| {
-                KeyFileError::format(&self.keys.path, format!("block {block}: {e}"))
-            })?;
+            let version = self.keys.version;
+            next_entry(
+                &self.raw,
+                &mut self.at,
+                &mut self.key,
+                &mut self.entry,
+                version,
+            )
+            .map_err(|e| KeyFileError::format(&self.keys.path, format!("block {block}: {e}")))?;
             self.next += 1;
         }
         Ok(Some(&self.entry))
@@ -432,8 +444,36 @@ mod tests {
         std::fs::write(&future, &newer).unwrap();
         let e = KeyFile::open(&future).unwrap_err().to_string();
         assert!(
-            e.contains("format version 9; this keystorm reads version 1"),
+            e.contains("format version 9; this keystorm reads versions 1 to 2"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_version_1_file_reads_as_a_version_2_file_does() {
+        let n = 3000;
+        let (_a, v2, _) = written(n);
+        let dir = tempfile::tempdir().unwrap();
+        let v1 = dir.path().join("v1.keys");
+        let mut w = KeyFileWriter::create(&v1, dir.path())
+            .unwrap()
+            .writing_version(1);
+        for i in 0..n {
+            w.push(entry(i)).unwrap();
+        }
+        w.finish().unwrap();
+        let [old, new] = [&v1, &v2].map(|p| KeyFile::open(p).unwrap());
+        assert_eq!((old.version, new.version), (1, 2));
+        let (mut a, mut b) = (old.cursor().unwrap(), new.cursor().unwrap());
+        for i in 0..n {
+            assert_eq!(
+                a.get(i).unwrap().cloned(),
+                b.get(i).unwrap().cloned(),
+                "key {i}"
+            );
+        }
+        // Version 2 keeps the MD5-shaped ETags as 16 bytes, not 32 characters.
+        let size = |p: &Path| std::fs::metadata(p).unwrap().len();
+        assert!(size(&v2) < size(&v1), "{} >= {}", size(&v2), size(&v1));
     }
 }
