@@ -634,6 +634,21 @@ async fn bad_requests_get_json_4xx_never_5xx() {
             "{detail}"
         );
     }
+    // A key file the server cannot read is refused where the workload names it.
+    let yaml = "name: k\ntarget: { endpoint: embedded }\nbuckets: { names: [abc] }\nbefore:\n  \
+                - { name: p, op: get, operations: 5, keys: { file: /nowhere/missing.keys } }\n";
+    let r = s.post("/api/runs", json!({ "yaml": yaml })).await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    let body = r.json();
+    assert_eq!(
+        (&body["line"], &body["column"]),
+        (&json!(5), &json!(46)),
+        "{body}"
+    );
+    assert!(
+        body["detail"].as_str().unwrap().contains("missing.keys"),
+        "{body}"
+    );
     // An invalid workload says where.
     let r = s
         .post("/api/runs", json!({"yaml": "name: x\nbuckets: { names: [abc] }\nbefore:\n  - { name: p, op: fly }\n"}))

@@ -215,11 +215,16 @@ pub async fn start_run(
             ));
         }
     };
-    let (plan, _warnings) =
-        parse_workload(&text, file.as_deref().unwrap_or("workload")).map_err(|e: SpecError| {
-            let p = problem_of(&e);
-            ApiError::invalid_workload(p.line, p.column, p.message)
-        })?;
+    let invalid = |e: SpecError| {
+        let p = problem_of(&e);
+        ApiError::invalid_workload(p.line, p.column, p.message)
+    };
+    let shown = file.as_deref().unwrap_or("workload");
+    let (plan, _warnings) = parse_workload(&text, shown).map_err(invalid)?;
+    // A run here reads its key files from this server's disk (on agents, from theirs).
+    if req.agents.is_none() {
+        keystorm_engine::spec::check_key_files(&plan, shown).map_err(invalid)?;
+    }
     // A download or upload reads or writes any folder the server's user can: that is
     // for the command line, not for whoever can reach the API.
     let phases = plan
