@@ -621,6 +621,34 @@ async fn bad_requests_get_json_4xx_never_5xx() {
         );
         r.error_code();
     }
+    // One endpoint named twice, however it is spelled, for a run here or on agents.
+    for body in [
+        json!({"workload": "rounds", "endpoint": "http://127.0.0.1:9,http://127.0.0.1:9/"}),
+        json!({"workload": "rounds", "agents": 2, "endpoint": "http://127.0.0.1:9, HTTP://127.0.0.1:9"}),
+    ] {
+        let r = s.post("/api/runs", body).await;
+        assert_eq!(r.status, 400, "{}", r.text());
+        let detail = r.json()["detail"].as_str().unwrap().to_string();
+        assert!(
+            detail.contains("\"http://127.0.0.1:9\" is listed twice"),
+            "{detail}"
+        );
+    }
+    // A key file the server cannot read is refused where the workload names it.
+    let yaml = "name: k\ntarget: { endpoint: embedded }\nbuckets: { names: [abc] }\nbefore:\n  \
+                - { name: p, op: get, operations: 5, keys: { file: /nowhere/missing.keys } }\n";
+    let r = s.post("/api/runs", json!({ "yaml": yaml })).await;
+    assert_eq!(r.status, 422, "{}", r.text());
+    let body = r.json();
+    assert_eq!(
+        (&body["line"], &body["column"]),
+        (&json!(5), &json!(46)),
+        "{body}"
+    );
+    assert!(
+        body["detail"].as_str().unwrap().contains("missing.keys"),
+        "{body}"
+    );
     // An invalid workload says where.
     let r = s
         .post("/api/runs", json!({"yaml": "name: x\nbuckets: { names: [abc] }\nbefore:\n  - { name: p, op: fly }\n"}))

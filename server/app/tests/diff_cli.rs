@@ -231,16 +231,29 @@ fn bad_input_exits_2_and_says_what_to_write() {
         assert!(err.contains(needle), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+    // A saved listing that is not one is refused by name: JSON lines without a key, and
+    // an empty or cut key file, never read as an empty listing (which would equal an
+    // empty prefix).
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.jsonl");
     std::fs::write(&bad, "{\"key\":\"a\",\"size\":1}\n{\"size\":2}\n").unwrap();
-    let (code, _, err) = run(&[
-        "diff",
-        bad.to_str().unwrap(),
-        "s3://src/data/",
-        "--endpoint",
-        &endpoint,
-    ]);
-    assert_eq!(code, 2);
-    assert!(err.contains("bad.jsonl: line 2: not a key line"), "{err}");
+    let empty = dir.path().join("empty.keys");
+    std::fs::write(&empty, b"").unwrap();
+    let cut = dir.path().join("cut.keys");
+    std::fs::write(&cut, b"KSTMKEYS\x01\0\0\0\x80\0").unwrap();
+    for (file, says) in [
+        (&bad, "bad.jsonl: line 2: not a key line"),
+        (&empty, "empty.keys is not a keystorm key file"),
+        (&cut, "cut.keys is not a keystorm key file"),
+    ] {
+        let (code, out, err) = run(&[
+            "diff",
+            file.to_str().unwrap(),
+            "s3://src/nothing-here/",
+            "--endpoint",
+            &endpoint,
+        ]);
+        assert_eq!(code, 2, "{says}: {out}{err}");
+        assert!(err.contains(says), "{err}");
+    }
 }

@@ -3,7 +3,8 @@
 //! workload's bad flow-map value is explained at its line and column with the forms
 //! the field takes (no serde internals), and `validate` checks many files at once.
 //! `validate` runs in-process; the commands that read credentials from the
-//! environment run the binary, whose environment the test sets.
+//! environment run the binary, whose environment the test sets. A key file a workload
+//! reads is checked before a run, and one endpoint spelled two ways is one endpoint.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -21,6 +22,13 @@ fn keystorm(args: &[&str]) -> Output {
         .env_remove("KEYSTORM_ENDPOINT")
         .output()
         .unwrap()
+}
+
+/// `keystorm run WORKLOAD --progress quiet --results RESULTS` and `more`.
+fn run_quietly(workload: &str, results: &str, more: &[&str]) -> Output {
+    let mut args = vec!["run", workload, "--progress", "quiet", "--results", results];
+    args.extend_from_slice(more);
+    keystorm(&args)
 }
 
 fn stderr(out: &Output) -> String {
@@ -381,14 +389,7 @@ fn small_mistakes_get_errors_that_say_what_to_do() {
 
     // A run id prefix that fits two runs says so instead of "no run".
     for _ in 0..2 {
-        let out = keystorm(&[
-            "run",
-            &workload,
-            "--progress",
-            "quiet",
-            "--results",
-            results,
-        ]);
+        let out = run_quietly(&workload, results, &[]);
         assert!(out.status.success(), "{}", stderr(&out));
     }
     let out = keystorm(&["show", "2", "--results", results]);
@@ -400,5 +401,116 @@ fn small_mistakes_get_errors_that_say_what_to_do() {
         stderr(&out).contains("`keystorm ls` lists them"),
         "{}",
         stderr(&out)
+    );
+}
+
+#[test]
+fn a_key_file_that_is_missing_empty_or_of_another_kind_is_refused_before_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let empty = d.join("empty.keys");
+    std::fs::write(&empty, b"").unwrap();
+    let parquet = d.join("inventory.parquet");
+    std::fs::write(&parquet, [b"PAR1".as_slice(), &[7; 100], b"PAR1"].concat()).unwrap();
+    let missing = d.join("missing.keys");
+    let results = d.join("results");
+    for (file, says) in [
+        (&empty, "empty.keys is not a keystorm key file (too short"),
+        (
+            &parquet,
+            "inventory.parquet is not a keystorm key file (no keystorm key file header",
+        ),
+        (&missing, "missing.keys: No such file"),
+    ] {
+        let workload = write(
+            d,
+            "reads.yaml",
+            &format!(
+                "name: reads\ntarget: {{ endpoint: embedded }}\nbuckets: {{ names: [reads] }}\n\
+                 before:\n  - name: get\n    op: get\n    operations: 10\n    keys: {{ file: {:?} }}\n",
+                file.to_str().unwrap()
+            ),
+        );
+        // At the line and column of `keys`, by `validate` and by `run` alike.
+        let at = format!("{workload}:8:11: phase \"get\" reads `keys: {{file}}`: ");
+        let err = in_process::keystorm()
+            .args(["validate", &workload])
+            .code(2)
+            .stderr();
+        assert!(err.starts_with(&format!("error: {at}")), "{err}");
+        assert!(err.contains(says), "{err}");
+        let out = run_quietly(&workload, results.to_str().unwrap(), &[]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(&at) && err.contains(says), "{err}");
+        // Refused before a run folder was made.
+        let runs = std::fs::read_dir(&results).map_or(0, |r| r.count());
+        assert_eq!(runs, 0, "{err}");
+    }
+}
+
+#[test]
+fn one_endpoint_is_one_however_its_url_is_spelled() {
+    let sim = start_sim(&[]);
+    let endpoint = sim.endpoint.as_str();
+    let shouted = endpoint.replacen("http://", "HTTP://", 1);
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let results = d.join("results");
+    let results = results.to_str().unwrap();
+    let workload = write(
+        d,
+        "tiny.yaml",
+        "name: tiny\ntarget: { endpoint: embedded }\nbuckets: { names: [tiny], create: true }\n\
+         objects: { size: 6B }\nbefore:\n  - { name: fill, op: put, workers: 2, until_objects: 10 }\n",
+    );
+    // Named twice on the command line: refused before anything runs.
+    for twice in [
+        format!("{endpoint},{endpoint}/"),
+        format!("{endpoint}, {shouted}"),
+    ] {
+        let out = keystorm(&["run", &workload, "--endpoint", &twice, "--results", results]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{twice}: {err}");
+        assert!(
+            err.contains(&format!("--endpoint {endpoint:?} is listed twice")),
+            "{err}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(results).map_or(0, |r| r.count()), 0);
+    // A scheme in capitals is the same scheme.
+    let out = run_quietly(&workload, results, &["--endpoint", &shouted]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // And so in a workload: one URL, and one endpoint however it is written.
+    let shouting = write(
+        d,
+        "shouting.yaml",
+        &format!(
+            "name: shouting\ntarget: {{ endpoint: \"{shouted}/\" }}\nbuckets: {{ names: [tiny] }}\n\
+             before:\n  - {{ name: fill, op: put, workers: 2, until_objects: 10 }}\n"
+        ),
+    );
+    let said = in_process::keystorm()
+        .args(["validate", &shouting])
+        .success()
+        .stdout();
+    assert!(said.contains(&format!("on {endpoint}")), "{said}");
+    let twice = write(
+        d,
+        "twice.yaml",
+        &format!(
+            "name: twice\ntarget:\n  endpoints:\n    - {endpoint}\n    - {shouted}/\n\
+             buckets: {{ names: [tiny] }}\nbefore:\n  - {{ name: fill, op: put, until_objects: 10 }}\n"
+        ),
+    );
+    let err = in_process::keystorm()
+        .args(["validate", &twice])
+        .code(2)
+        .stderr();
+    assert!(
+        err.contains(&format!(
+            "{twice}:5:7: endpoint {endpoint:?} is listed twice"
+        )),
+        "{err}"
     );
 }

@@ -1,9 +1,12 @@
 //! `keystorm sim --ports` as a process: one store answering on every port (written on
 //! one, read on another), `--port-latency` slowing only its port (the GET through it
 //! takes at least the added 200 ms, and the target's own record shows one delay of the
-//! port's kind), and a `--port-latency` for a port the target does not listen on
-//! refused with exit code 2 and a message naming the port. Plain HTTP over loopback
-//! sockets; the target runs without credentials, so requests go unsigned.
+//! port's kind), `--fault PORT:KIND=RATE` failing only its port's requests, a port
+//! taken down and brought back through the admin API of the other, with the requests
+//! of each port adding up to the target's, and a `--port-latency` for a port the target
+//! does not listen on refused with exit code 2 and a message naming the port. Plain
+//! HTTP over loopback sockets; the target runs without credentials, so requests go
+//! unsigned.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -45,8 +48,8 @@ fn two_free_ports() -> (u16, u16) {
     )
 }
 
-/// `keystorm sim --ports A,B --port-latency B:get=200ms` and the URLs it announced, one
-/// line per port. A port taken between finding it free and the target binding it
+/// `keystorm sim --ports A,B --port-latency B:get=200ms --fault B:internal-error=1
+/// --fault-ops delete` and the URLs it announced, one line per port. A port taken between finding it free and the target binding it
 /// makes the process exit before announcing anything: then it is tried on two others.
 fn start_two_ports() -> (Running, u16, u16, Vec<String>) {
     for _ in 0..5 {
@@ -57,6 +60,10 @@ fn start_two_ports() -> (Running, u16, u16, Vec<String>) {
                 &format!("{fast},{slow}"),
                 "--port-latency",
                 &format!("{slow}:get=200ms"),
+                "--fault",
+                &format!("{slow}:internal-error=1"),
+                "--fault-ops",
+                "delete",
             ])
             .stdout(Stdio::piped())
             .spawn()
@@ -164,6 +171,64 @@ fn every_port_serves_one_store_and_only_its_port_is_slowed() {
         kinds[0]["drawn_us"]["min"].as_u64().unwrap() >= 199_000,
         "{delays}"
     );
+}
+
+/// The JSON answer of an admin call that succeeds.
+fn admin(port: u16, method: &str, path: &str) -> serde_json::Value {
+    let (status, body) = http(port, method, path, b"");
+    let text = String::from_utf8_lossy(&body);
+    assert_eq!(status, 200, "{method} {path}: {text}");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}"))
+}
+
+#[test]
+fn a_port_fails_alone_and_is_taken_down_and_back_through_the_admin_api() {
+    let (_sim, fast, slow, _) = start_two_ports();
+    assert_eq!(http(fast, "PUT", "/gateway", b"").0, 200);
+    for key in ["a", "b"] {
+        let path = format!("/gateway/{key}");
+        assert_eq!(http(slow, "PUT", &path, b"v").0, 200);
+    }
+    // Only the failing port's deletes fail.
+    assert_eq!(http(slow, "DELETE", "/gateway/a", b"").0, 500);
+    assert_eq!(http(fast, "DELETE", "/gateway/a", b"").0, 204);
+
+    let closed = admin(fast, "POST", &format!("/admin/keystorm/ports/{slow}/close"));
+    assert_eq!(closed["open"], false, "{closed}");
+    let refused = TcpStream::connect(("127.0.0.1", slow)).map_err(|e| e.kind());
+    assert_eq!(
+        refused.err(),
+        Some(std::io::ErrorKind::ConnectionRefused),
+        "the closed port takes no connection"
+    );
+    assert_eq!(http(fast, "GET", "/gateway/b", b""), (200, b"v".to_vec()));
+    let reopened = admin(
+        fast,
+        "POST",
+        &format!("/admin/keystorm/ports/{slow}/reopen"),
+    );
+    assert_eq!(reopened["open"], true, "{reopened}");
+    assert_eq!(http(slow, "GET", "/gateway/b", b"").0, 200);
+
+    // Each port's requests add up to the target's, and its faults are its own.
+    let ports = admin(fast, "GET", "/admin/keystorm/ports");
+    let ports = ports.as_array().unwrap();
+    let numbers: Vec<u64> = ports.iter().map(|p| p["port"].as_u64().unwrap()).collect();
+    assert_eq!(numbers, [u64::from(fast), u64::from(slow)]);
+    let all = admin(fast, "GET", "/admin/keystorm/requests");
+    for (op, total) in all.as_object().unwrap() {
+        let per_port: u64 = ports
+            .iter()
+            .map(|p| p["requests"][op].as_u64().unwrap())
+            .sum();
+        assert_eq!(Some(per_port), total.as_u64(), "{op}");
+    }
+    assert_eq!(ports[1]["requests"]["DeleteObject"], 1);
+    assert_eq!(ports[1]["requests_total"], 4);
+    assert_eq!(ports[1]["injected"]["internal_error"], 1);
+    assert_eq!(ports[0]["injected"]["internal_error"], 0);
+    let faults = admin(fast, "GET", "/admin/keystorm/faults");
+    assert_eq!(faults["ops"]["delete"]["internal_error"], 1, "{faults}");
 }
 
 #[test]

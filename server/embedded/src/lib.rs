@@ -8,7 +8,7 @@
 use keystorm_engine::executor::{EmbeddedTarget, EmbeddedTargets, Starting};
 use std::collections::BTreeMap;
 
-use keystorm_engine::plan::{DelayPlan, EmbeddedPlan, EmbeddedStorage};
+use keystorm_engine::plan::{DelayPlan, EmbeddedPlan, EmbeddedStorage, FaultsPlan};
 use keystorm_sim::{FaultConfig, IndexConfig, LatencyConfig, ObjectOp, SimConfig, SimHandle};
 use keystorm_types::OpKind;
 
@@ -66,21 +66,26 @@ pub fn sim_config(plan: &EmbeddedPlan) -> SimConfig {
             list_time_per_shard: i.list_time_per_shard,
         },
         latency: sim_latency(&plan.latency),
-        faults: FaultConfig {
-            slow_down: plan.faults.slow_down,
-            internal_error: plan.faults.internal_error,
-            reset: plan.faults.reset,
-            stall: plan.faults.stall,
-            key_error: plan.faults.key_error,
-            corrupt: plan.faults.corrupt,
-            lose_on_reshard: plan.faults.lose_on_reshard,
-            list_twice: plan.faults.list_twice,
-            stall_time: plan.faults.stall_time,
-            seed: plan.faults.seed,
-            ops: plan.faults.ops.iter().map(|&op| object_op(op)).collect(),
-        },
+        faults: sim_faults(&plan.faults),
         max_memory: plan.max_memory,
         ..Default::default()
+    }
+}
+
+/// The simulator's injected faults (the target's, or a port's of `keystorm sim`).
+pub fn sim_faults(faults: &FaultsPlan) -> FaultConfig {
+    FaultConfig {
+        slow_down: faults.slow_down,
+        internal_error: faults.internal_error,
+        reset: faults.reset,
+        stall: faults.stall,
+        key_error: faults.key_error,
+        corrupt: faults.corrupt,
+        lose_on_reshard: faults.lose_on_reshard,
+        list_twice: faults.list_twice,
+        stall_time: faults.stall_time,
+        seed: faults.seed,
+        ops: faults.ops.iter().map(|&op| object_op(op)).collect(),
     }
 }
 

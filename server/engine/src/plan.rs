@@ -347,8 +347,14 @@ impl PhasePlan {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "from")]
 pub enum KeySource {
-    /// A key file made earlier (`keystorm list B --keys FILE.keys`).
-    File { path: PathBuf, bucket: String },
+    /// A key file made earlier (`keystorm list B --keys FILE.keys`), and where the
+    /// workload names it (the file is checked on the disk of the machine that runs it).
+    File {
+        path: PathBuf,
+        bucket: String,
+        #[serde(skip)]
+        at: WrittenAt,
+    },
     /// The bucket listed at the phase's start into a key file in the run folder.
     Listing {
         bucket: String,
@@ -356,6 +362,14 @@ pub enum KeySource {
         mode: crate::listing::ListMode,
         listers: u32,
     },
+}
+
+/// Where in the workload a setting is written (line and column, from 1), for what can
+/// only be checked where the run starts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WrittenAt {
+    pub line: usize,
+    pub column: usize,
 }
 
 impl KeySource {

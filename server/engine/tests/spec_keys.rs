@@ -30,7 +30,12 @@ fn key_files_and_listings_become_the_phases_key_source() {
         a.keys,
         Some(KeySource::File {
             path: "prod.keys".into(),
-            bucket: "bkt".into()
+            bucket: "bkt".into(),
+            // Where `keys` is written: errors about the file point there.
+            at: WrittenAt {
+                line: 4,
+                column: 42
+            }
         })
     );
     assert_eq!(a.end, PhaseEnd::Epochs(2));

@@ -118,7 +118,12 @@ impl Link {
     /// A link to the controller at `url` (`https://host:port`, or `http://` on
     /// loopback or with `--insecure-http`). Nothing is sent yet.
     pub fn new(url: &str, token: Option<String>, tls: &ClientTls) -> Result<Link, LinkSetupError> {
-        let base = url.trim_end_matches('/').to_string();
+        let base = url.trim_end_matches('/');
+        // The scheme is case-insensitive: `HTTPS://` is `https://`.
+        let base = match base.split_once("://") {
+            Some((scheme, rest)) => format!("{}://{rest}", scheme.to_ascii_lowercase()),
+            None => base.to_string(),
+        };
         if let Err(keystorm_types::EndpointUrlError::UserInfo(shown)) =
             keystorm_types::refuse_user_info(&base)
         {
@@ -390,4 +395,21 @@ fn connect_reason(e: &hyper_util::client::legacy::Error) -> String {
         source = inner;
     }
     source.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scheme_of_a_controller_url_is_read_in_any_case() {
+        for given in ["HTTP://127.0.0.1:7878", "Http://127.0.0.1:7878/"] {
+            let link = Link::new(given, None, &ClientTls::default()).unwrap();
+            assert_eq!(link.url(), "http://127.0.0.1:7878");
+        }
+        assert!(matches!(
+            Link::new("FTP://127.0.0.1:7878", None, &ClientTls::default()),
+            Err(LinkSetupError::NotBaseUrl { .. })
+        ));
+    }
 }

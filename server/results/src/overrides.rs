@@ -69,11 +69,16 @@ impl RunOverrides {
                 _ => Ok(()),
             }
         }
-        let trimmed = |e: &String| e.trim_end_matches('/').to_string();
+        // One endpoint however it is spelled: case and trailing slashes aside.
+        let one_spelling = |e: &String| {
+            keystorm_types::endpoint_urls(e)
+                .map(|urls| urls.join(","))
+                .unwrap_or_else(|_| e.trim_end_matches('/').to_string())
+        };
         check(
             "--endpoint",
-            &given.endpoint.as_ref().map(trimmed),
-            &self.endpoint.as_ref().map(trimmed),
+            &given.endpoint.as_ref().map(one_spelling),
+            &self.endpoint.as_ref().map(one_spelling),
             |e| e.clone(),
         )?;
         check("--index", &given.index, &self.index, |l| match l {
@@ -162,6 +167,11 @@ mod tests {
             ..RunOverrides::default()
         };
         assert_eq!(recorded.for_resume(&same).unwrap(), recorded);
+        let upper = RunOverrides {
+            endpoint: Some("HTTP://127.0.0.1:9311".into()),
+            ..RunOverrides::default()
+        };
+        assert_eq!(recorded.for_resume(&upper).unwrap(), recorded);
         let other = RunOverrides {
             endpoint: Some("http://127.0.0.1:9000".into()),
             ..RunOverrides::default()

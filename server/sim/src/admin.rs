@@ -7,45 +7,35 @@
 //! operation group under `ops`; index entries lost by reshards, no request's, in all
 //! only), `GET /admin/keystorm/requests` with the requests received per S3 operation,
 //! so a client in another process can check its own accounting against the target's, and `GET /admin/keystorm/delays` with the delays
-//! the target applied against those it drew (see `delay_record`).
+//! the target applied against those it drew (see `delay_record`); and the calls on its
+//! ports, `/admin/keystorm/ports...` (see `admin_ports`).
 //!
 //! Admin calls get neither injected latency nor injected faults.
 
-use http::{Method, Response, StatusCode, header};
+use http::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::body::SimBody;
+use crate::admin_call::{Call, Resp, error, json_response};
 use crate::request::parse_query;
 use crate::reshard_log::MAX_SHARDS;
 use crate::rgw_json;
 use crate::state::State;
-
-type Resp = Response<SimBody>;
-
-/// A successful answer: compact JSON without a Content-Type, as RGW sends it.
-fn json_response(status: StatusCode, body: &Value) -> Resp {
-    Response::builder()
-        .status(status)
-        .body(SimBody::bytes(body.to_string()))
-        .unwrap_or_else(|_| Response::new(SimBody::empty()))
-}
-
-/// RGW's admin error document (`{"Code": ..., "Message": "", ...}`), as JSON.
-pub fn error(status: StatusCode, code: &str) -> Resp {
-    let mut r = json_response(status, &rgw_json::error(code));
-    r.headers_mut().insert(
-        header::CONTENT_TYPE,
-        http::HeaderValue::from_static("application/json"),
-    );
-    r
-}
 
 /// Whether the path belongs to the admin API (`/admin/...`), as RGW reserves it.
 pub fn is_admin(path: &str) -> bool {
     path == "/admin" || path.starts_with("/admin/")
 }
 
-pub async fn handle(state: &State, method: &Method, path: &str, query: Option<&str>) -> Resp {
+pub(crate) async fn handle(state: &State, call: Call<'_>) -> Resp {
+    let Call {
+        method,
+        path,
+        query,
+        ..
+    } = call;
+    if let Some(rest) = crate::admin_ports::path_of(path) {
+        return crate::admin_ports::handle(state, &call, rest).await;
+    }
     let query = parse_query(query);
     let param = |name: &str| {
         query
@@ -114,14 +104,32 @@ pub async fn handle(state: &State, method: &Method, path: &str, query: Option<&s
     }
 }
 
-/// The injected faults by kind, in all and per operation group.
+/// The injected faults by kind, in all and per operation group (every port's own
+/// included), and what each port's own injected.
 fn faults(state: &State) -> Value {
-    let mut doc = json!(state.injector.counts());
+    let of = |op| state.injector.counts_of(op) + state.ports.injected(op);
+    let all = crate::ObjectOp::ALL
+        .into_iter()
+        .map(|op| state.ports.injected(op))
+        .fold(state.injector.counts(), |a, b| a + b);
+    let mut doc = json!(all);
     let ops: serde_json::Map<String, Value> = crate::ObjectOp::ALL
         .into_iter()
-        .map(|op| (op.name().to_string(), json!(state.injector.counts_of(op))))
+        .map(|op| (op.name().to_string(), json!(of(op))))
         .collect();
     doc["ops"] = Value::Object(ops);
+    let ports: serde_json::Map<String, Value> = state
+        .ports
+        .all()
+        .iter()
+        .map(|p| {
+            (
+                p.number().to_string(),
+                json!(crate::admin_ports::injected(&**p)),
+            )
+        })
+        .collect();
+    doc["ports"] = Value::Object(ports);
     doc
 }
 

@@ -13,7 +13,7 @@ use crate::clock::now_ms;
 use crate::delay_record::DelayKind;
 use crate::document::DocumentError;
 use crate::errors::S3Error;
-use crate::inject::Fault;
+use crate::inject::{Fault, Injector};
 use crate::list::{self, ListParams, V2Response};
 use crate::objects::{meta_len, size_only_etag, size_only_etag_is_cheap};
 use crate::payload;
@@ -58,14 +58,18 @@ pub(crate) async fn handle(port: &Port, req: http::Request<Incoming>) -> Result<
         )
     {
         if admin {
-            return Ok(crate::admin::error(e.status(), e.code()));
+            return Ok(crate::admin_call::error(e.status(), e.code()));
         }
         return Ok(ctx.error(e, None));
     }
     if admin {
-        return Ok(
-            crate::admin::handle(state, &ctx.method, parts.uri.path(), parts.uri.query()).await,
-        );
+        let call = crate::admin_call::Call {
+            method: &ctx.method,
+            path: parts.uri.path(),
+            query: parts.uri.query(),
+            through: port.number,
+        };
+        return Ok(crate::admin::handle(state, call).await);
     }
     state.requests[ctx.parsed.op as usize].fetch_add(1, Ordering::Relaxed);
     port.count(ctx.parsed.op);
@@ -82,9 +86,14 @@ pub(crate) async fn handle(port: &Port, req: http::Request<Incoming>) -> Result<
     if delays.iter().any(Option::is_some) {
         state.store.delays.sleep_in_turn(delays).await;
     }
-    match state.injector.fault(ctx.parsed.op) {
+    // The target's own fault, else the port's.
+    let fault = match state.injector.fault(ctx.parsed.op) {
+        Some(fault) => Some((fault, state.injector.clone())),
+        None => port.faults.draw(ctx.parsed.op),
+    };
+    match fault {
         None => Ok(dispatch(&ctx, body).await),
-        Some(fault) => faulty(&ctx, body, fault).await,
+        Some((fault, injector)) => faulty(&ctx, body, fault, &injector).await,
     }
 }
 
@@ -110,14 +119,20 @@ async fn dispatch(ctx: &Ctx<'_>, body: Incoming) -> Resp {
     }
 }
 
-/// Answers a request that drew a fault. The client never sees a normal answer: an
-/// error document, a connection closed without a response, one that stalls (a GET
-/// after its headers and part of its body) for `stall_time` and is then closed, or a
-/// GET's answer with one bit of its body flipped.
-async fn faulty(ctx: &Ctx<'_>, body: Incoming, fault: Fault) -> Result<Resp, Reset> {
-    let stall = ctx.state.injector.stall_time();
+/// Answers a request that drew a fault from `injector` (the target's or its port's).
+/// The client never sees a normal answer: an error document, a connection closed
+/// without a response, one that stalls (a GET after its headers and part of its body)
+/// for `stall_time` and is then closed, or a GET's answer with one bit of its body
+/// flipped.
+async fn faulty(
+    ctx: &Ctx<'_>,
+    body: Incoming,
+    fault: Fault,
+    injector: &Injector,
+) -> Result<Resp, Reset> {
+    let stall = injector.stall_time();
     match fault {
-        Fault::Corrupt => return Ok(corrupted(ctx, dispatch(ctx, body).await)),
+        Fault::Corrupt => return Ok(corrupted(ctx, dispatch(ctx, body).await, injector)),
         // Unread request bytes make the close a TCP reset.
         Fault::Reset => return Err(Reset),
         Fault::SlowDown | Fault::InternalError => {
@@ -141,14 +156,15 @@ async fn faulty(ctx: &Ctx<'_>, body: Incoming, fault: Fault) -> Result<Resp, Res
     Err(Reset)
 }
 
-/// `response` with one bit of its body flipped, if it is a successful GET with a body;
-/// error documents and empty bodies go out as they are (and are not counted).
-fn corrupted(ctx: &Ctx<'_>, response: Resp) -> Resp {
+/// `response` with one bit of its body flipped (drawn and counted by `injector`), if
+/// it is a successful GET with a body; error documents and empty bodies go out as they
+/// are (and are not counted).
+fn corrupted(ctx: &Ctx<'_>, response: Resp, injector: &Injector) -> Resp {
     if ctx.method != Method::GET || !response.status().is_success() {
         return response;
     }
     let (parts, body) = response.into_parts();
-    let body = match ctx.state.injector.corrupt_bit(body.len()) {
+    let body = match injector.corrupt_bit(body.len()) {
         Some(bit) => body.with_bit_flipped(bit),
         None => body,
     };

@@ -17,9 +17,13 @@
 //! repeat a key across listing pages, as RGW's has — all set through [`SimConfig`].
 //!
 //! One target can listen on several ports (`ports`), like gateways in front of one
-//! store: each with a latency of its own added, each able to close and reopen.
+//! store: each with a latency and faults of its own added (`port_faults`), each able
+//! to close and reopen, from this process or through the admin API (`port_list`,
+//! `admin_ports`).
 
 mod admin;
+mod admin_call;
+mod admin_ports;
 mod body;
 mod budget;
 mod chunked;
@@ -37,6 +41,8 @@ mod machine;
 mod multipart;
 mod objects;
 mod payload;
+mod port_faults;
+mod port_list;
 mod ports;
 mod request;
 mod reshard;
@@ -64,6 +70,7 @@ pub use delay_record::{DelayPercentiles, DelayStats};
 pub use index::IndexView;
 pub use machine::default_budget;
 pub use objects::{Meta, ObjectRef, size_only_etag};
+pub use port_faults::{PortFaultsError, check_port_faults};
 pub use ports::PortHandle;
 pub use request::Op;
 pub use reshard_log::ReshardRecord;
@@ -155,16 +162,19 @@ impl SimHandle {
     }
 
     /// The faults the target injected so far, by kind (with the index entries its
-    /// reshards lost).
+    /// reshards lost), its ports' own included.
     pub fn fault_counts(&self) -> FaultCounts {
-        self.state.injector.counts()
+        ObjectOp::ALL
+            .into_iter()
+            .map(|op| self.state.ports.injected(op))
+            .fold(self.state.injector.counts(), |a, b| a + b)
     }
 
     /// The faults the target injected so far into the requests of one operation group
     /// (`Put` includes multipart parts, `List` both list versions, `Delete` both
-    /// delete calls).
+    /// delete calls), its ports' own included.
     pub fn fault_counts_of(&self, op: ObjectOp) -> FaultCounts {
-        self.state.injector.counts_of(op)
+        self.state.injector.counts_of(op) + self.state.ports.injected(op)
     }
 
     /// What the delays the target applied came to: drawn against applied, per kind.
@@ -222,6 +232,7 @@ pub async fn start(addr: SocketAddr, config: SimConfig) -> std::io::Result<SimHa
         no_multi_delete: config.no_multi_delete,
         requests: Default::default(),
         key_tally: config.tally_keys.then(tally::KeyTally::default),
+        ports: Default::default(),
     });
     tokio::spawn(reshard::reshard_thread(
         store.clone(),

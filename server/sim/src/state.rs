@@ -1,8 +1,9 @@
 //! What every request handler shares: the store, the credentials it checks, the fault
-//! injector and the request counters; what the requests arriving on one port share
-//! beyond that (the port's added latency and request counters); and the error that
-//! drops a connection. The accept loop (server.rs), the ports (ports.rs) and the
-//! handlers (handlers.rs, admin.rs) all use it, and it uses none of them.
+//! injector, the request counters and the list of ports; what the requests arriving on
+//! one port share beyond that (the port's number, added latency, faults and request
+//! counters); and the error that drops a connection. The accept loop (server.rs), the
+//! ports (ports.rs) and the handlers (handlers.rs, admin.rs) all use it, and it uses
+//! none of them.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -22,11 +23,17 @@ pub(crate) struct State {
     pub requests: [std::sync::atomic::AtomicU64; crate::request::Op::COUNT],
     /// GETs and HEADs per key, when the configuration asks for them.
     pub key_tally: Option<crate::tally::KeyTally>,
+    /// Every port the target listens on, for the admin API.
+    pub ports: crate::port_list::PortList,
 }
 
 /// What the requests arriving on one port share beyond the target's state.
 pub(crate) struct Port {
     pub state: Arc<State>,
+    /// The port number it listens on.
+    pub number: u16,
+    /// The port's own faults, drawn after the target's.
+    pub faults: crate::port_faults::PortFaults,
     /// Whether `extra` adds anything: requests on a port without extra latency read
     /// this flag only.
     any_extra: AtomicBool,
@@ -45,9 +52,11 @@ struct Extra {
 }
 
 impl Port {
-    pub fn new(state: Arc<State>, extra: LatencyConfig) -> Port {
+    pub fn new(state: Arc<State>, number: u16, extra: LatencyConfig) -> Port {
         let port = Port {
             state,
+            number,
+            faults: Default::default(),
             any_extra: AtomicBool::new(false),
             extra: Mutex::new(None),
             requests: Default::default(),

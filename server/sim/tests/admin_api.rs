@@ -242,7 +242,9 @@ async fn the_fault_and_request_counts_are_served_as_json() {
                 "head": { "slow_down": 3, "internal_error": 0, "reset": 0, "stall": 0, "key_error": 0, "corrupt": 0, "lost_on_reshard": 0, "listed_twice": 0 },
                 "list": none,
                 "delete": none,
-            }
+            },
+            // The target's one port has no faults of its own.
+            "ports": { sim.addr().port().to_string(): none },
         })
     );
     assert_eq!(sim.fault_counts().slow_down, 3);

@@ -1,8 +1,10 @@
 //! One target on several ports, as gateways in front of one store: what one port
 //! writes every other reads, each port counts its own requests, a port's extra latency
 //! slows only its requests, and a closed port refuses connections and drops the open
-//! ones (requests in flight included) until it is reopened. Real sockets on loopback,
-//! one HTTP/1.1 connection per client so a test knows which connection it uses.
+//! ones (requests in flight included) until it is reopened — from this process, or
+//! through the admin API from another port, which also counts each port's requests
+//! and gives one port faults of its own. Real sockets on loopback, one HTTP/1.1
+//! connection per client so a test knows which connection it uses.
 
 mod support;
 
@@ -37,6 +39,17 @@ async fn also(sim: &SimHandle, extra: LatencyConfig) -> PortHandle {
     sim.listen_also("127.0.0.1:0".parse().unwrap(), extra)
         .await
         .unwrap()
+}
+
+/// A target on three ports without added latency: the main one, then two more.
+async fn three_ports() -> (SimHandle, PortHandle, PortHandle, PortHandle) {
+    let sim = target(LatencyConfig::default()).await;
+    let (b, c) = (
+        also(&sim, LatencyConfig::default()).await,
+        also(&sim, LatencyConfig::default()).await,
+    );
+    let a = sim.main_port().clone();
+    (sim, a, b, c)
 }
 
 /// One kept-alive HTTP/1.1 connection to `addr`.
@@ -86,12 +99,7 @@ async fn refused(addr: SocketAddr) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_port_serves_one_store_and_counts_its_own_requests() {
-    let sim = target(LatencyConfig::default()).await;
-    let (b, c) = (
-        also(&sim, LatencyConfig::default()).await,
-        also(&sim, LatencyConfig::default()).await,
-    );
-    let a = sim.main_port().clone();
+    let (sim, a, b, c) = three_ports().await;
     assert_eq!(a.addr(), sim.addr());
     assert!(a.addr() != b.addr() && b.addr() != c.addr() && a.addr() != c.addr());
     assert_eq!(
@@ -363,4 +371,159 @@ async fn stopping_the_target_stops_every_port() {
             tokio::time::sleep(MS(10)).await;
         }
     }
+}
+
+/// An admin call through `conn`: status and JSON body.
+async fn admin(conn: &mut Conn, method: Method, path: &str) -> (StatusCode, serde_json::Value) {
+    let (status, body) = conn.try_call(method, path, b"").await.unwrap();
+    let json = serde_json::from_slice(&body)
+        .unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body:?}"));
+    (status, json)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_admin_api_counts_closes_reopens_and_faults_each_port() {
+    let (sim, a, b, c) = three_ports().await;
+    let number = |p: &PortHandle| p.addr().port();
+    let mut via_a = Conn::open(a.addr()).await;
+    let mut via_b = Conn::open(b.addr()).await;
+    let mut via_c = Conn::open(c.addr()).await;
+    via_a.call(Method::PUT, "/bkt", b"").await;
+    via_b.call(Method::PUT, "/bkt/k", b"kept").await;
+    for _ in 0..3 {
+        via_c.call(Method::GET, "/bkt/k", b"").await;
+    }
+
+    // Each port's requests, in the order the ports were opened, adding up to the
+    // target's.
+    let (status, ports) = admin(&mut via_a, Method::GET, "/admin/keystorm/ports").await;
+    assert_eq!(status, StatusCode::OK, "{ports}");
+    let ports = ports.as_array().unwrap().clone();
+    let numbers: Vec<u64> = ports.iter().map(|p| p["port"].as_u64().unwrap()).collect();
+    assert_eq!(numbers, [&a, &b, &c].map(|p| u64::from(number(p))));
+    assert_eq!(ports[1]["endpoint"], b.endpoint());
+    assert!(
+        ports
+            .iter()
+            .all(|p| p["open"] == true && p["faults"].is_null())
+    );
+    let totals: Vec<u64> = ports
+        .iter()
+        .map(|p| p["requests_total"].as_u64().unwrap())
+        .collect();
+    assert_eq!(totals, [1, 1, 3]);
+    assert_eq!(ports[2]["requests"]["GetObject"], 3);
+    let (_, all) = admin(&mut via_a, Method::GET, "/admin/keystorm/requests").await;
+    for op in Op::ALL {
+        let per_port: u64 = ports
+            .iter()
+            .map(|p| p["requests"][op.name()].as_u64().unwrap())
+            .sum();
+        assert_eq!(per_port, all[op.name()].as_u64().unwrap(), "{}", op.name());
+    }
+
+    // Port b taken down through port a: new connections refused, open ones dropped.
+    let close_b = format!("/admin/keystorm/ports/{}/close", number(&b));
+    let (status, doc) = admin(&mut via_a, Method::POST, &close_b).await;
+    assert_eq!(status, StatusCode::OK, "{doc}");
+    assert_eq!(doc["open"], false);
+    assert!(refused(b.addr()).await, "a new connection to b is refused");
+    assert!(
+        via_b.try_call(Method::GET, "/bkt/k", b"").await.is_err(),
+        "the kept-alive connection to b fails"
+    );
+    // The others serve on.
+    assert_eq!(via_c.call(Method::GET, "/bkt/k", b"").await, "kept");
+    // A port does not close itself: its answer could not get out.
+    let close_a = format!("/admin/keystorm/ports/{}/close", number(&a));
+    let (status, doc) = admin(&mut via_a, Method::POST, &close_a).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{doc}");
+    assert_eq!(doc["Code"], "ClosesItsOwnPort");
+    assert!(a.is_open().await);
+    // Brought back through port c.
+    let reopen_b = format!("/admin/keystorm/ports/{}/reopen", number(&b));
+    let (status, doc) = admin(&mut via_c, Method::POST, &reopen_b).await;
+    assert_eq!(status, StatusCode::OK, "{doc}");
+    assert_eq!(doc["open"], true);
+    let mut again = Conn::open(b.addr()).await;
+    assert_eq!(again.call(Method::GET, "/bkt/k", b"").await, "kept");
+    assert_eq!(
+        b.requests(Op::GetObject),
+        1,
+        "counts span the closed period"
+    );
+
+    // Port c's own faults: its GETs fail, the same GETs through a do not, and its
+    // PUTs (not in `ops`) go through.
+    let faults_c = format!(
+        "/admin/keystorm/ports/{}/faults?slow_down=100%25&ops=get&seed=5",
+        number(&c)
+    );
+    let (status, doc) = admin(&mut via_a, Method::POST, &faults_c).await;
+    assert_eq!(status, StatusCode::OK, "{doc}");
+    assert_eq!(doc["faults"]["slow_down"], 1.0);
+    assert_eq!(doc["faults"]["ops"], serde_json::json!(["get"]));
+    for _ in 0..4 {
+        let (status, _) = via_c.try_call(Method::GET, "/bkt/k", b"").await.unwrap();
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(via_a.call(Method::GET, "/bkt/k", b"").await, "kept");
+    }
+    via_c.call(Method::PUT, "/bkt/k2", b"through c").await;
+    let (_, faults) = admin(&mut via_a, Method::GET, "/admin/keystorm/faults").await;
+    assert_eq!(faults["slow_down"], 4, "{faults}");
+    assert_eq!(faults["ops"]["get"]["slow_down"], 4, "{faults}");
+    assert_eq!(faults["ports"][number(&c).to_string()]["slow_down"], 4);
+    assert_eq!(faults["ports"][number(&a).to_string()]["slow_down"], 0);
+    assert_eq!(sim.fault_counts().slow_down, 4);
+    assert_eq!(c.fault_counts().slow_down, 4);
+    // Cleared: c serves its GETs again, and what it injected stays counted.
+    let clear_c = format!("/admin/keystorm/ports/{}/faults", number(&c));
+    let (status, doc) = admin(&mut via_a, Method::POST, &clear_c).await;
+    assert_eq!(
+        (status, &doc["faults"]),
+        (StatusCode::OK, &serde_json::Value::Null)
+    );
+    assert_eq!(via_c.call(Method::GET, "/bkt/k", b"").await, "kept");
+    assert_eq!(doc["injected"]["slow_down"], 4);
+
+    // What is not a call on a port says so.
+    for (method, path, status, code) in [
+        (
+            Method::POST,
+            "/admin/keystorm/ports/1/close",
+            404,
+            "NoSuchPort",
+        ),
+        (Method::GET, close_b.as_str(), 405, "MethodNotAllowed"),
+        (
+            Method::POST,
+            "/admin/keystorm/ports",
+            405,
+            "MethodNotAllowed",
+        ),
+        (
+            Method::POST,
+            "/admin/keystorm/ports/9/explode",
+            404,
+            "NoSuchKey",
+        ),
+    ] {
+        let (got, doc) = admin(&mut via_a, method, path).await;
+        assert_eq!(
+            (got.as_u16(), &doc["Code"]),
+            (status, &serde_json::json!(code)),
+            "{path}"
+        );
+    }
+    let bad = format!("/admin/keystorm/ports/{}/faults?list_twice=0.5", number(&c));
+    let (status, doc) = admin(&mut via_a, Method::POST, &bad).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        doc["Message"]
+            .as_str()
+            .unwrap()
+            .contains("fails the bucket index"),
+        "{doc}"
+    );
+    sim.shutdown().await;
 }

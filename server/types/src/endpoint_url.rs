@@ -4,7 +4,9 @@
 //! controller's URL: `http(s)://host[:port]`, and never with a `user:password@` in it.
 //! keystorm signs with keys it takes from `credentials`, the environment or a profile;
 //! a password in a URL would be stored with the run, shown in the UI and logged. The
-//! refusal never repeats the password.
+//! refusal never repeats the password. Scheme and host are case-insensitive: a URL is
+//! kept in lower case, so `HTTP://RGW:7480/` and `http://rgw:7480` are one endpoint,
+//! and a list that names one endpoint twice is refused wherever it comes in.
 
 /// Why an endpoint URL is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -17,6 +19,8 @@ pub enum EndpointUrlError {
     Port { url: String, port: String },
     #[error("{}", user_info_message(.0))]
     UserInfo(String),
+    #[error("endpoint {0:?} is listed twice")]
+    Twice(String),
 }
 
 /// Where keys go instead of a URL: the one message every refusal of user info gives.
@@ -28,16 +32,19 @@ fn user_info_message(shown: &str) -> String {
     format!("endpoint {shown:?} carries credentials (`user:password@`): {KEYS_GO_ELSEWHERE}")
 }
 
-/// `url` checked: `http(s)://host[:port]` (a trailing '/' dropped), without user info.
+/// `url` checked: `http(s)://host[:port]` without user info, in lower case and without
+/// a trailing '/'.
 pub fn check_endpoint_url(url: &str) -> Result<String, EndpointUrlError> {
-    let url = url.trim().trim_end_matches('/');
+    let given = url.trim().trim_end_matches('/');
+    refuse_user_info(given)?;
+    let url = given.to_ascii_lowercase();
+    let url = url.as_str();
     let Some((scheme, rest)) = url.split_once("://") else {
-        return Err(refuse_scheme(url));
+        return Err(refuse_scheme(given));
     };
     if !matches!(scheme, "http" | "https") {
-        return Err(refuse_scheme(url));
+        return Err(refuse_scheme(given));
     }
-    refuse_user_info(url)?;
     if rest.is_empty() || rest.contains(['/', '?', '#', ' ']) {
         return Err(EndpointUrlError::Shape(url.to_string()));
     }
@@ -53,12 +60,24 @@ pub fn check_endpoint_url(url: &str) -> Result<String, EndpointUrlError> {
     Ok(url.to_string())
 }
 
-/// Checks each URL of a comma-separated list (`--endpoint a,b`), blanks aside.
+/// Checks each URL of a comma-separated list (`--endpoint a,b`), blanks aside, and that
+/// none is named twice.
 pub fn check_endpoint_urls(list: &str) -> Result<(), EndpointUrlError> {
-    list.split(',')
-        .map(str::trim)
-        .filter(|url| !url.is_empty())
-        .try_for_each(|url| check_endpoint_url(url).map(drop))
+    endpoint_urls(list).map(drop)
+}
+
+/// The URLs of a comma-separated list (`--endpoint a,b`), blanks aside, each checked
+/// and kept as [`check_endpoint_url`] keeps it; one named twice is refused.
+pub fn endpoint_urls(list: &str) -> Result<Vec<String>, EndpointUrlError> {
+    let mut urls: Vec<String> = Vec::new();
+    for given in list.split(',').map(str::trim).filter(|u| !u.is_empty()) {
+        let url = check_endpoint_url(given)?;
+        if urls.contains(&url) {
+            return Err(EndpointUrlError::Twice(url));
+        }
+        urls.push(url);
+    }
+    Ok(urls)
 }
 
 /// Refuses a URL (of any form: with a path, a controller's) whose authority holds
@@ -124,6 +143,54 @@ mod tests {
         ));
         assert_eq!(check_endpoint_urls("http://a:1, ,http://b:2"), Ok(()));
         assert!(refuse_user_info("https://controller:7878/x?a=b@c").is_ok());
+    }
+
+    #[test]
+    fn scheme_and_host_are_kept_in_lower_case() {
+        for given in [
+            "HTTP://127.0.0.1:9000",
+            "Http://127.0.0.1:9000/",
+            " http://127.0.0.1:9000 ",
+        ] {
+            assert_eq!(
+                check_endpoint_url(given).as_deref(),
+                Ok("http://127.0.0.1:9000")
+            );
+        }
+        assert_eq!(
+            check_endpoint_url("HTTPS://RGW.Example.COM:443").as_deref(),
+            Ok("https://rgw.example.com:443")
+        );
+        assert!(matches!(
+            check_endpoint_url("FTP://rgw:21"),
+            Err(EndpointUrlError::Scheme(u)) if u == "FTP://rgw:21"
+        ));
+        let e = check_endpoint_url("HTTP://u:secretpw@rgw:7480").unwrap_err();
+        assert!(matches!(e, EndpointUrlError::UserInfo(_)));
+        assert!(!e.to_string().contains("secretpw"), "{e}");
+    }
+
+    #[test]
+    fn a_list_naming_one_endpoint_twice_is_refused() {
+        for list in [
+            "http://a:1,http://a:1/",
+            "http://a:1, http://b:2, HTTP://A:1",
+            "http://a:1/,http://a:1",
+        ] {
+            assert_eq!(
+                check_endpoint_urls(list),
+                Err(EndpointUrlError::Twice("http://a:1".to_string())),
+                "{list}"
+            );
+        }
+        assert_eq!(
+            endpoint_urls("HTTP://a:1/, ,http://b:2").unwrap(),
+            ["http://a:1", "http://b:2"]
+        );
+        assert_eq!(
+            EndpointUrlError::Twice("http://a:1".into()).to_string(),
+            "endpoint \"http://a:1\" is listed twice"
+        );
     }
 
     #[test]

@@ -20,7 +20,8 @@ pub mod text;
 pub use client::{ClientKind, Credentials};
 pub use delay::{Delay, DelayParseError};
 pub use endpoint_url::{
-    EndpointUrlError, KEYS_GO_ELSEWHERE, check_endpoint_url, check_endpoint_urls, refuse_user_info,
+    EndpointUrlError, KEYS_GO_ELSEWHERE, check_endpoint_url, check_endpoint_urls, endpoint_urls,
+    refuse_user_info,
 };
 pub use label::{
     LABEL_KEY_MAX_CHARS, LABEL_KEY_PATTERN, LABEL_VALUE_MAX_CHARS, LabelError, check_label,

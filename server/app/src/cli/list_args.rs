@@ -61,7 +61,8 @@ pub struct ListArgs {
     /// Write every key (key, size, etag, last_modified; with --head also metadata) to
     /// this file as JSON lines; `-` writes them to standard output and the report to
     /// standard error. A name ending in `.keys` writes a key file instead: sorted,
-    /// compressed, a few bytes per key, for workloads and `diff` to read. A name ending
+    /// compressed, about 34 bytes a key with MD5 ETags, for workloads and `diff` to
+    /// read. A name ending
     /// in `.parquet` or `.csv` writes an inventory for DuckDB, pandas or a spreadsheet:
     /// one row per key (key, size, etag, last_modified, storage_class; with --head a
     /// metadata column), in the order listed (not sorted), put in place once the

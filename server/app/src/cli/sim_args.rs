@@ -115,9 +115,11 @@ pub struct SimArgs {
     /// (InternalError in its answer; the object stays). lose-on-reshard: a fraction of
     /// the index entries each reshard moves that it drops (the object stays readable
     /// but is never listed until written again). list-twice: a fraction of continued
-    /// listing pages that begin with the previous page's last key again.
-    #[arg(long = "fault", value_name = "KIND=RATE", value_parser = parse_fault, help_heading = "Injection (object operations only)")]
-    pub faults: Vec<(SimFault, f64)>,
+    /// listing pages that begin with the previous page's last key again. With a
+    /// PORT first (`9001:reset=1`), a request fault of that port only (one of --ports),
+    /// drawn after the target's own, as when one gateway fails.
+    #[arg(long = "fault", value_name = "[PORT:]KIND=RATE", value_parser = parse_fault, help_heading = "Injection (object operations only)")]
+    pub faults: Vec<(Option<u16>, SimFault, f64)>,
 
     /// Only these operations get faults (comma-separated; all when not given), e.g.
     /// `--fault-ops delete` to fail deletes while writes go through.
@@ -226,27 +228,33 @@ fn parse_port_latency(s: &str) -> Result<(u16, SimOp, DelayPlan), String> {
     let (port, latency) = s
         .split_once(':')
         .ok_or_else(|| format!("{s:?} is not PORT:OP=DIST, e.g. `9001:get=200ms`"))?;
-    let port = match port.trim().parse::<u16>() {
-        Ok(p) if p != 0 => p,
-        _ => {
-            return Err(format!(
-                "{:?} is not a port number between 1 and 65535",
-                port.trim()
-            ));
-        }
-    };
     let (op, delay) = parse_latency(latency)?;
-    Ok((port, op, delay))
+    Ok((port_number(port)?, op, delay))
 }
 
-fn parse_fault(s: &str) -> Result<(SimFault, f64), String> {
+/// A port a flag names: 1 to 65535.
+fn port_number(text: &str) -> Result<u16, String> {
+    match text.trim().parse::<u16>() {
+        Ok(p) if p != 0 => Ok(p),
+        _ => Err(format!(
+            "{:?} is not a port number between 1 and 65535",
+            text.trim()
+        )),
+    }
+}
+
+fn parse_fault(s: &str) -> Result<(Option<u16>, SimFault, f64), String> {
+    let (port, s) = match s.split_once(':') {
+        Some((port, fault)) if !port.contains('=') => (Some(port_number(port)?), fault),
+        _ => (None, s),
+    };
     let (kind, rate) = parse_keyed::<SimFault>(s, "KIND=RATE").map_err(|e| e.to_string())?;
     let value = match rate.strip_suffix('%') {
         Some(p) => p.trim().parse::<f64>().map(|p| p / 100.0),
         None => rate.parse::<f64>(),
     };
     match value {
-        Ok(r) if (0.0..=1.0).contains(&r) => Ok((kind, r)),
+        Ok(r) if (0.0..=1.0).contains(&r) => Ok((port, kind, r)),
         _ => Err(format!(
             "{rate:?} is not a fraction between 0 and 1 (or 0% to 100%)"
         )),

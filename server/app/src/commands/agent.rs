@@ -43,11 +43,7 @@ pub async fn agent(args: AgentArgs) -> Result<u8, CliError> {
              controller: set another --name",
         ));
     }
-    let endpoint = crate::cli::endpoints_given(&args.endpoint);
-    if let Some(list) = &endpoint {
-        keystorm_types::check_endpoint_urls(list)
-            .map_err(|refusal| CliError::bad_input(format!("--{refusal}")))?;
-    }
+    let endpoint = super::target::endpoint_list(&args.endpoint)?;
     if let Some(warning) = link.unencrypted_warning() {
         stderrln!("warning: {warning}");
     }

@@ -57,11 +57,7 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
     if let Some(refusal) = keystorm_server::fleet::inline_keys_refusal(&plan) {
         return Err(CliError::bad_input(refusal));
     }
-    let endpoint = crate::cli::endpoints_given(&args.endpoint);
-    if let Some(list) = &endpoint {
-        keystorm_types::check_endpoint_urls(list)
-            .map_err(|refusal| CliError::bad_input(format!("--{refusal}")))?;
-    }
+    let endpoint = super::target::endpoint_list(&args.endpoint)?;
     let request = StartRequest {
         yaml: &text,
         endpoint: endpoint.as_deref(),

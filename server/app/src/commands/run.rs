@@ -48,6 +48,7 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
             _ => e,
         }
     })?;
+    let endpoint = super::target::endpoint_list(&args.endpoint)?;
     let mut labels: BTreeMap<String, String> = args.labels.iter().cloned().collect();
     if let (Some(layout), None) = (args.index, &resume_dir) {
         labels
@@ -68,7 +69,7 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
         },
         labels,
         overrides: RunOverrides {
-            endpoint: crate::cli::endpoints_given(&args.endpoint),
+            endpoint,
             index: args.index,
             client: args.client.map(Into::into),
             shard: args.shard,

@@ -1,10 +1,11 @@
 //! `keystorm sim`: the embedded S3 target as a process of its own, until Ctrl-C, with
 //! its RGW-like bucket index, its latency and fault injection and its memory budget
 //! set from flags — on one port, or on several serving the one store (`--ports`), like
-//! gateways in front of one cluster, each with a latency of its own added
-//! (`--port-latency`). The flags become the same embedded-target settings a workload's
-//! `target.embedded` gives, checked by the same rule and translated for the simulator
-//! by the same function, so a setting has one definition.
+//! gateways in front of one cluster, each with a latency and request faults of its own
+//! added (`--port-latency`, `--fault PORT:KIND=RATE`). The flags become the same
+//! embedded-target settings a workload's `target.embedded` gives, checked by the same
+//! rule and translated for the simulator by the same function, so a setting has one
+//! definition.
 
 use std::collections::BTreeMap;
 
@@ -30,13 +31,27 @@ fn plan(args: &SimArgs) -> Result<EmbeddedPlan, CliError> {
         retry_step: args.reshard_retry_step.unwrap_or(d.retry_step),
         list_time_per_shard: args.list_time_per_shard.unwrap_or(d.list_time_per_shard),
     };
+    let faults = faults(args, None)?;
+    Ok(EmbeddedPlan {
+        rgw_like: false,
+        index,
+        latency: latency(args.latency.iter().map(|(op, delay)| (*op, delay))),
+        faults,
+        max_memory: args.max_memory,
+    })
+}
+
+/// The faults of --fault flags for `port` (`None`: the target's own), with the
+/// --stall-time, --fault-seed and --fault-ops they share; rates that add up past 1 are
+/// bad input.
+fn faults(args: &SimArgs, port: Option<u16>) -> Result<FaultsPlan, CliError> {
     let mut faults = FaultsPlan {
         stall_time: args.stall_time,
         seed: args.fault_seed,
         ops: args.fault_ops.iter().map(|op| op.kind()).collect(),
         ..Default::default()
     };
-    for (kind, rate) in &args.faults {
+    for (_, kind, rate) in args.faults.iter().filter(|(p, _, _)| *p == port) {
         let slot = match kind {
             SimFault::SlowDown => &mut faults.slow_down,
             SimFault::InternalError => &mut faults.internal_error,
@@ -51,17 +66,12 @@ fn plan(args: &SimArgs) -> Result<EmbeddedPlan, CliError> {
     }
     let total = faults.request_rates();
     if total > 1.0 {
+        let whose = port.map_or(String::new(), |p| format!(" of port {p}"));
         return Err(CliError::bad_input(format!(
-            "the --fault rates add up to {total}; together they must not exceed 1"
+            "the --fault rates{whose} add up to {total}; together they must not exceed 1"
         )));
     }
-    Ok(EmbeddedPlan {
-        rgw_like: false,
-        index,
-        latency: latency(args.latency.iter().map(|(op, delay)| (*op, delay))),
-        faults,
-        max_memory: args.max_memory,
-    })
+    Ok(faults)
 }
 
 /// The target's configuration from the flags, through the same translation a
@@ -88,10 +98,19 @@ fn latency<'a>(
         .collect()
 }
 
+/// One port to listen on, with what it adds to the target's own injection.
+#[derive(Debug)]
+struct PortSetting {
+    port: u16,
+    latency: keystorm_sim::LatencyConfig,
+    faults: Option<keystorm_sim::FaultConfig>,
+}
+
 /// The ports to listen on, in order (--ports, or else --port), each with the latency
-/// --port-latency adds to it; a port named twice, or a --port-latency for a port not
-/// listened on, is bad input.
-fn ports(args: &SimArgs) -> Result<Vec<(u16, keystorm_sim::LatencyConfig)>, CliError> {
+/// --port-latency adds to it and its own --fault PORT:KIND=RATE faults; a port named
+/// twice, a --port-latency or --fault for a port not listened on, or an index fault
+/// given to a port, is bad input.
+fn ports(args: &SimArgs) -> Result<Vec<PortSetting>, CliError> {
     let (flag, ports) = match args.ports.as_slice() {
         [] => ("--port", vec![args.port]),
         ports => ("--ports", ports.to_vec()),
@@ -103,25 +122,56 @@ fn ports(args: &SimArgs) -> Result<Vec<(u16, keystorm_sim::LatencyConfig)>, CliE
             )));
         }
     }
-    if let Some((port, _, _)) = args
+    let named = args
         .port_latency
         .iter()
-        .find(|(p, _, _)| !ports.contains(p))
-    {
-        let listed: Vec<String> = ports.iter().map(u16::to_string).collect();
-        return Err(CliError::bad_input(format!(
-            "--port-latency names port {port}, which is not one of {flag} {}",
-            listed.join(",")
-        )));
+        .map(|(p, _, _)| ("--port-latency", *p))
+        .chain(
+            args.faults
+                .iter()
+                .filter_map(|(p, _, _)| p.map(|p| ("--fault", p))),
+        );
+    for (given, port) in named {
+        if !ports.contains(&port) {
+            let listed: Vec<String> = ports.iter().map(u16::to_string).collect();
+            return Err(CliError::bad_input(format!(
+                "{given} names port {port}, which is not one of {flag} {}",
+                listed.join(",")
+            )));
+        }
     }
-    Ok(ports
+    ports
         .iter()
         .map(|&port| {
             let flags = args.port_latency.iter().filter(|(p, _, _)| *p == port);
             let written = latency(flags.map(|(_, op, delay)| (*op, delay)));
-            (port, keystorm_embedded::sim_latency(&written))
+            let own = args.faults.iter().any(|(p, _, _)| *p == Some(port));
+            let faults = match own {
+                true => Some(port_faults(args, port)?),
+                false => None,
+            };
+            Ok(PortSetting {
+                port,
+                latency: keystorm_embedded::sim_latency(&written),
+                faults,
+            })
         })
-        .collect())
+        .collect()
+}
+
+/// The request faults of --fault PORT:KIND=RATE flags, as the simulator takes them.
+fn port_faults(args: &SimArgs, port: u16) -> Result<keystorm_sim::FaultConfig, CliError> {
+    let config = keystorm_embedded::sim_faults(&faults(args, Some(port))?);
+    keystorm_sim::check_port_faults(&config).map_err(|e| {
+        CliError::bad_input(match e {
+            keystorm_sim::PortFaultsError::StoreFault(name) => format!(
+                "--fault {port}:{}: it fails the bucket index, which is the store's whichever                  port a request came through; give it without a port",
+                name.replace('_', "-")
+            ),
+            e => format!("--fault {port}: {e}"),
+        })
+    })?;
+    Ok(config)
 }
 
 pub async fn sim(args: &SimArgs) -> Result<u8, CliError> {
@@ -130,18 +180,24 @@ pub async fn sim(args: &SimArgs) -> Result<u8, CliError> {
     let stop = super::signals::shutdown_signal();
     let addr_of = |port: u16| std::net::SocketAddr::new(args.bind, port);
     let cannot = |addr, e| CliError::failed(format!("cannot listen on {addr}: {e}"));
-    let Some(((first, first_latency), others)) = ports.split_first() else {
+    let Some((first, others)) = ports.split_first() else {
         return Err(CliError::bad_input("no port to listen on"));
     };
-    let handle = keystorm_sim::start(addr_of(*first), config)
+    let handle = keystorm_sim::start(addr_of(first.port), config)
         .await
-        .map_err(|e| cannot(addr_of(*first), e))?;
-    handle.main_port().set_latency(first_latency.clone());
-    for (port, latency) in others {
-        handle
-            .listen_also(addr_of(*port), latency.clone())
+        .map_err(|e| cannot(addr_of(first.port), e))?;
+    let set_faults = |port: &keystorm_sim::PortHandle, setting: &PortSetting| {
+        port.set_faults(setting.faults.clone())
+            .map_err(|e| CliError::bad_input(format!("--fault {}: {e}", setting.port)))
+    };
+    handle.main_port().set_latency(first.latency.clone());
+    set_faults(handle.main_port(), first)?;
+    for setting in others {
+        let port = handle
+            .listen_also(addr_of(setting.port), setting.latency.clone())
             .await
-            .map_err(|e| cannot(addr_of(*port), e))?;
+            .map_err(|e| cannot(addr_of(setting.port), e))?;
+        set_faults(&port, setting)?;
     }
     let (_, budget) = handle.memory();
     let origin = match args.max_memory {
@@ -303,7 +359,7 @@ before:
         Ok(config(&args)?)
     }
 
-    fn parse_ports(args: &[&str]) -> Result<Vec<(u16, keystorm_sim::LatencyConfig)>, Refused> {
+    fn parse_ports(args: &[&str]) -> Result<Vec<PortSetting>, Refused> {
         let cli = Cli::try_parse_from(["keystorm", "sim"].iter().chain(args))?;
         let Command::Sim(args) = cli.command else {
             unreachable!("parsed as sim")
@@ -329,19 +385,22 @@ before:
             "get=5ms",
         ])
         .unwrap();
-        let ports: Vec<u16> = p.iter().map(|(port, _)| *port).collect();
+        let ports: Vec<u16> = p.iter().map(|s| s.port).collect();
         assert_eq!(ports, [9000, 9001, 0, 9002]);
-        assert!(p[0].1.get.is_none() && p[2].1.get.is_none());
-        assert_eq!(p[1].1.get, Some(keystorm_types::Delay::Fixed(ms(200))));
+        assert!(p[0].latency.get.is_none() && p[2].latency.get.is_none());
         assert_eq!(
-            p[1].1.put,
+            p[1].latency.get,
+            Some(keystorm_types::Delay::Fixed(ms(200)))
+        );
+        assert_eq!(
+            p[1].latency.put,
             Some(keystorm_types::Delay::Uniform {
                 low: ms(1),
                 high: ms(3)
             })
         );
         assert_eq!(
-            p[3].1.list,
+            p[3].latency.list,
             Some(keystorm_types::Delay::Exponential { mean: ms(2) })
         );
         // The target's own latency stays the target's.
@@ -350,8 +409,38 @@ before:
 
         let one = parse_ports(&["--port", "9005", "--port-latency", "9005:head=1ms"]).unwrap();
         assert_eq!(one.len(), 1);
-        assert_eq!(one[0].1.head, Some(keystorm_types::Delay::Fixed(ms(1))));
-        assert_eq!(parse_ports(&[]).unwrap()[0].0, 9000);
+        assert_eq!(
+            one[0].latency.head,
+            Some(keystorm_types::Delay::Fixed(ms(1)))
+        );
+        assert_eq!(parse_ports(&[]).unwrap()[0].port, 9000);
+    }
+
+    #[test]
+    fn a_fault_with_a_port_is_that_ports_alone() {
+        let args = [
+            "--ports",
+            "9000,9001",
+            "--fault",
+            "9001:reset=0.5",
+            "--fault",
+            "9001:slow-down=10%",
+            "--fault",
+            "stall=0.1",
+            "--fault-seed",
+            "7",
+            "--fault-ops",
+            "get",
+        ];
+        let p = parse_ports(&args).unwrap();
+        assert!(p[0].faults.is_none());
+        let own = p[1].faults.as_ref().unwrap();
+        assert_eq!((own.reset, own.slow_down, own.stall), (0.5, 0.1, 0.0));
+        assert_eq!(own.seed, 7);
+        assert_eq!(own.ops, [keystorm_sim::ObjectOp::Get]);
+        // The target's own faults leave the port's out.
+        let c = parse(&args).unwrap();
+        assert_eq!((c.faults.reset, c.faults.stall), (0.0, 0.1));
     }
 
     #[test]
@@ -380,6 +469,19 @@ before:
             ),
             (&["--port-latency", "9000:get=3ms..1ms"], "upper bound"),
             (&["--port-latency", "9000:get"], "OP=DIST"),
+            (
+                &["--ports", "9000,9001", "--fault", "9002:reset=1"],
+                "--fault names port 9002, which is not one of --ports 9000,9001",
+            ),
+            (
+                &["--fault", "9000:list-twice=0.1"],
+                "--fault 9000:list-twice: it fails the bucket index",
+            ),
+            (
+                &["--fault", "9000:reset=0.6", "--fault", "9000:stall=0.6"],
+                "rates of port 9000 add up to 1.2",
+            ),
+            (&["--fault", "x:reset=1"], "\"x\" is not a port number"),
         ];
         for (args, expected) in cases {
             let e = parse_ports(args).unwrap_err().to_string();

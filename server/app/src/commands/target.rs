@@ -54,6 +54,18 @@ pub fn endpoint(target: &TargetArgs) -> Result<String, CliError> {
         .map_err(|refusal| CliError::bad_input(format!("--{refusal}")))
 }
 
+/// `--endpoint` given once or more (each perhaps a comma list) as one checked list, in
+/// lower case, none twice; `None` when not given.
+pub fn endpoint_list(given: &[String]) -> Result<Option<String>, CliError> {
+    crate::cli::endpoints_given(given)
+        .map(|list| {
+            keystorm_types::endpoint_urls(&list)
+                .map(|urls| urls.join(","))
+                .map_err(|refusal| CliError::bad_input(format!("--{refusal}")))
+        })
+        .transpose()
+}
+
 /// Fails with the bucket and the endpoint named unless the bucket is there, before any
 /// work (or local folder) is started for it.
 pub async fn require_bucket(

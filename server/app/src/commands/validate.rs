@@ -30,6 +30,9 @@ pub fn validate(args: &ValidateArgs) -> Result<u8, CliError> {
 /// The summary line of a valid workload.
 fn one(path: &Path) -> Result<String, CliError> {
     let (plan, _) = super::inputs::load(path)?;
+    // A run here reads its key files from this disk: a wrong one is refused now too.
+    keystorm_engine::spec::check_key_files(&plan, &path.display().to_string())
+        .map_err(|e| CliError::bad_input(e.to_string()))?;
     let phases = schedule(&plan);
     let endpoint = match &plan.target.endpoint {
         Endpoint::Urls(urls) if urls.len() > 1 => format!(

@@ -44,20 +44,6 @@ pub(crate) enum KeyReadsError {
     },
 }
 
-/// Opens every key file the workload names, so a wrong path fails the run at its
-/// start rather than when the phase comes.
-pub(crate) fn check_files(plan: &crate::plan::Plan) -> Result<(), KeyReadsError> {
-    for p in plan.phases() {
-        if let Some(KeySource::File { path, .. }) = &p.keys {
-            KeyFile::open(path).map_err(|source| KeyReadsError::KeyFile {
-                phase: p.name.clone(),
-                source,
-            })?;
-        }
-    }
-    Ok(())
-}
-
 /// The key file of the `from: listing` phase at `position` in the run folder `dir`.
 pub(crate) fn listing_path(dir: &Path, position: usize) -> PathBuf {
     dir.join(format!("keys-{position}.keys"))
@@ -86,7 +72,7 @@ pub(crate) async fn prepare(
         source,
     };
     let (set, event) = match source {
-        KeySource::File { path, bucket } => {
+        KeySource::File { path, bucket, .. } => {
             let set = KeySet::open(path, bucket, None, shard, seed).map_err(key_file)?;
             let event = event(phase, plan, &set, KeySourceKind::File, path.display());
             (set, event)

@@ -304,8 +304,6 @@ async fn run_phases(
     if !get_ready(ctx, manifest, completed, embedded).await? {
         return Ok(RunStatus::Interrupted);
     }
-    // A key file named by the workload is checked now, not when its phase comes.
-    key_reads::check_files(&ctx.plan).map_err(fail(RunStatus::Failed))?;
     let phases = schedule(&ctx.plan);
     // Where the phase a resumed run stopped in got to, and the window it resumes from.
     let resume_window = checkpoint.window;

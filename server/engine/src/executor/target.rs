@@ -189,7 +189,8 @@ async fn reach(
     let t = &plan.target;
     let (endpoints, display, started) = match (endpoint_override, &t.endpoint) {
         (Some(given), _) => {
-            let urls = split_endpoints(given);
+            let urls = keystorm_types::endpoint_urls(given)
+                .map_err(|refusal| RunError::BadInput(refusal.to_string()))?;
             (urls.clone(), urls.join(","), None)
         }
         (None, Endpoint::Urls(urls)) => (urls.clone(), urls.join(","), None),
@@ -222,25 +223,11 @@ async fn reach(
             "--endpoint names no URL: give one, or several separated by commas".to_string(),
         ));
     }
-    for endpoint in &endpoints {
-        keystorm_types::check_endpoint_url(endpoint)
-            .map_err(|refusal| RunError::BadInput(refusal.to_string()))?;
-    }
     Ok(Reached {
         endpoints,
         display,
         started,
     })
-}
-
-/// The URLs of `--endpoint a,b,c` (commas between them, spaces and trailing slashes
-/// aside).
-fn split_endpoints(given: &str) -> Vec<String> {
-    given
-        .split(',')
-        .map(|u| u.trim().trim_end_matches('/').to_string())
-        .filter(|u| !u.is_empty())
-        .collect()
 }
 
 /// Why the run's buckets could not be made ready.

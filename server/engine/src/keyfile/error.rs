@@ -11,12 +11,14 @@ pub enum KeyFileError {
     #[error("{path} is not a keystorm key file ({message})")]
     Format { path: String, message: String },
     #[error(
-        "key file {path} is of format version {found}; this keystorm reads version {supported}"
+        "key file {path} is of format version {found}; this keystorm reads versions {oldest} \
+         to {newest}"
     )]
     Version {
         path: String,
         found: u32,
-        supported: u32,
+        oldest: u32,
+        newest: u32,
     },
 }
 

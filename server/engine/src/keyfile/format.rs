@@ -1,12 +1,26 @@
 //! The bytes of a key file (see the module's header): magic, version, and how an entry
 //! and a block are encoded and decoded.
 
+use std::fmt::Write as _;
 use std::io;
 
 use super::entry::KeyEntry;
 
 pub const MAGIC: &[u8; 8] = b"KSTMKEYS";
-pub const VERSION: u32 = 1;
+/// The version written: 2 keeps an MD5 ETag as its 16 bytes.
+pub const VERSION: u32 = 2;
+/// The oldest version read (1: every ETag as text).
+pub const OLDEST_VERSION: u32 = 1;
+/// The entries of the writer's runs stay version 1's, so a listing resumed by a newer
+/// keystorm reads the runs an older one wrote.
+pub const RUN_VERSION: u32 = 1;
+
+/// Version 2's ETag codes: none, an MD5 (its 16 bytes), a multipart MD5 (its 16 bytes
+/// and the part count), or text whose length is the code less `ETAG_TEXT`.
+const ETAG_NONE: u64 = 0;
+const ETAG_MD5: u64 = 1;
+const ETAG_MULTIPART: u64 = 2;
+const ETAG_TEXT: u64 = 3;
 /// Entries in every block but the last.
 pub const ENTRIES_PER_BLOCK: u32 = 128;
 pub const HEADER_LEN: u64 = 16;
@@ -31,41 +45,91 @@ pub fn take<'a>(buf: &'a [u8], at: &mut usize, len: u64, what: &str) -> io::Resu
     Ok(bytes)
 }
 
-/// Appends `entry` to a block whose key before it was `previous`.
-pub fn put_entry(out: &mut Vec<u8>, previous: &[u8], entry: &KeyEntry) {
+/// Appends `entry`, as format `version` encodes it, to a block whose key before it was
+/// `previous`.
+pub fn put_entry(out: &mut Vec<u8>, previous: &[u8], entry: &KeyEntry, version: u32) {
     let key = entry.key.as_bytes();
     let shared = previous.iter().zip(key).take_while(|(a, b)| a == b).count();
     put_varint(out, shared as u64);
     put_varint(out, (key.len() - shared) as u64);
     out.extend_from_slice(&key[shared..]);
     put_varint(out, entry.size);
-    let etag = entry.etag.as_deref().unwrap_or("").as_bytes();
-    put_varint(out, etag.len() as u64);
-    out.extend_from_slice(etag);
+    let etag = entry.etag.as_deref().unwrap_or("");
+    if version == 1 {
+        put_varint(out, etag.len() as u64);
+        out.extend_from_slice(etag.as_bytes());
+    } else {
+        put_etag(out, etag);
+    }
     put_varint(out, entry.last_modified_ms.map_or(0, |ms| ms + 1));
 }
 
-/// Decodes a whole block into `into` (cleared first).
-pub fn get_block(raw: &[u8], into: &mut Vec<KeyEntry>) -> io::Result<()> {
+/// Appends an ETag as version 2 codes it: an MD5 as S3 writes it (32 lower-case hex
+/// digits, `-N` after a multipart one's) as its 16 bytes, which do not compress as
+/// text; anything else as text. Whatever is coded comes back as it was given.
+fn put_etag(out: &mut Vec<u8>, etag: &str) {
+    if etag.is_empty() {
+        put_varint(out, ETAG_NONE);
+        return;
+    }
+    let (digest, parts) = match etag.split_once('-') {
+        Some((digest, parts)) => (digest, Some(parts)),
+        None => (etag, None),
+    };
+    let mut bytes = [0u8; 16];
+    let md5 = digest.len() == 32
+        && digest
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        && hex::decode_to_slice(digest, &mut bytes).is_ok();
+    // Only a count written as the number writes itself comes back the same.
+    let parts = match parts {
+        None => Some(None),
+        Some(p) => p
+            .parse::<u64>()
+            .ok()
+            .filter(|n| n.to_string() == p)
+            .map(Some),
+    };
+    match (md5, parts) {
+        (true, Some(None)) => {
+            put_varint(out, ETAG_MD5);
+            out.extend_from_slice(&bytes);
+        }
+        (true, Some(Some(n))) => {
+            put_varint(out, ETAG_MULTIPART);
+            out.extend_from_slice(&bytes);
+            put_varint(out, n);
+        }
+        _ => {
+            put_varint(out, etag.len() as u64 + ETAG_TEXT);
+            out.extend_from_slice(etag.as_bytes());
+        }
+    }
+}
+
+/// Decodes a whole block of format `version` into `into` (cleared first).
+pub fn get_block(raw: &[u8], into: &mut Vec<KeyEntry>, version: u32) -> io::Result<()> {
     into.clear();
     let mut at = 0;
     let mut key: Vec<u8> = Vec::new();
     let mut entry = KeyEntry::default();
     while at < raw.len() {
-        next_entry(raw, &mut at, &mut key, &mut entry)?;
+        next_entry(raw, &mut at, &mut key, &mut entry, version)?;
         into.push(entry.clone());
     }
     Ok(())
 }
 
-/// Decodes the entry at `*at` of a block into `entry` (its strings reused), moving
-/// `*at` past it; `key` holds the key before it (empty at the block's start) and then
-/// this one.
+/// Decodes the entry at `*at` of a block of format `version` into `entry` (its strings
+/// reused), moving `*at` past it; `key` holds the key before it (empty at the block's
+/// start) and then this one.
 pub fn next_entry(
     raw: &[u8],
     at: &mut usize,
     key: &mut Vec<u8>,
     entry: &mut KeyEntry,
+    version: u32,
 ) -> io::Result<()> {
     let shared = get_varint(raw, at)? as usize;
     if shared > key.len() {
@@ -82,22 +146,51 @@ pub fn next_entry(
     entry.key.clear();
     entry.key.push_str(text);
     entry.size = get_varint(raw, at)?;
-    let etag_len = get_varint(raw, at)?;
-    let etag = take(raw, at, etag_len, "an ETag")?;
-    if etag.is_empty() {
-        entry.etag = None;
+    let code = get_varint(raw, at)?;
+    let text_len = match version {
+        1 => code,
+        _ => code.saturating_sub(ETAG_TEXT),
+    };
+    if version == 1 || code >= ETAG_TEXT || code == ETAG_NONE {
+        let etag = take(raw, at, text_len, "an ETag")?;
+        set_etag(
+            entry,
+            |e| e.push_str(&String::from_utf8_lossy(etag)),
+            etag.is_empty(),
+        );
     } else {
-        let text = String::from_utf8_lossy(etag);
-        match &mut entry.etag {
-            Some(e) => {
-                e.clear();
-                e.push_str(&text);
-            }
-            None => entry.etag = Some(text.into_owned()),
-        }
+        let digest = take(raw, at, 16, "an ETag")?;
+        let parts = match code {
+            ETAG_MULTIPART => Some(get_varint(raw, at)?),
+            _ => None,
+        };
+        set_etag(
+            entry,
+            |e| {
+                let mut text = [0u8; 32];
+                if hex::encode_to_slice(digest, &mut text).is_ok() {
+                    e.push_str(std::str::from_utf8(&text).unwrap_or_default());
+                }
+                if let Some(n) = parts {
+                    let _ = write!(e, "-{n}");
+                }
+            },
+            false,
+        );
     }
     entry.last_modified_ms = get_varint(raw, at)?.checked_sub(1);
     Ok(())
+}
+
+/// Sets `entry`'s ETag to what `write` writes into its reused string; `None` if `none`.
+fn set_etag(entry: &mut KeyEntry, write: impl FnOnce(&mut String), none: bool) {
+    if none {
+        entry.etag = None;
+        return;
+    }
+    let e = entry.etag.get_or_insert_with(String::new);
+    e.clear();
+    write(e);
 }
 
 #[cfg(test)]
@@ -126,17 +219,62 @@ mod tests {
                 last_modified_ms: Some(1_795_000_000_000),
             },
         ];
-        let mut raw = Vec::new();
-        let mut previous: &[u8] = b"";
-        for e in &entries {
-            put_entry(&mut raw, previous, e);
-            previous = e.key.as_bytes();
+        for version in [1, 2] {
+            let mut raw = Vec::new();
+            let mut previous: &[u8] = b"";
+            for e in &entries {
+                put_entry(&mut raw, previous, e, version);
+                previous = e.key.as_bytes();
+            }
+            // The second key stores only what follows "photos/2024/".
+            assert!(raw.len() < 17 + 26 + 1 + 60);
+            let mut back = Vec::new();
+            get_block(&raw, &mut back, version).unwrap();
+            assert_eq!(back, entries, "version {version}");
+            assert!(get_block(&raw[..raw.len() - 2], &mut back, version).is_err());
         }
-        // The second key stores only what follows "photos/2024/".
-        assert!(raw.len() < 17 + 26 + 1 + 60);
-        let mut back = Vec::new();
-        get_block(&raw, &mut back).unwrap();
-        assert_eq!(back, entries);
-        assert!(get_block(&raw[..raw.len() - 2], &mut back).is_err());
+    }
+
+    #[test]
+    fn version_2_keeps_an_md5_etag_as_its_bytes_and_any_other_as_it_was() {
+        let md5 = "9e107d9d372bb6826bd81d3542a419d6";
+        let coded = |etag: &str| {
+            let mut raw = Vec::new();
+            put_etag(&mut raw, etag);
+            raw
+        };
+        assert_eq!(coded(md5).len(), 1 + 16);
+        assert_eq!(coded(&format!("{md5}-12")).len(), 1 + 16 + 1);
+        // Not an MD5 as S3 writes it: kept as text, byte for byte.
+        for other in [
+            "9E107D9D372BB6826BD81D3542A419D6",
+            "9e107d9d372bb6826bd81d3542a419d",
+            "9e107d9d372bb6826bd81d3542a419d6-012",
+            "9e107d9d372bb6826bd81d3542a419d6-",
+            "9e107d9d372bb6826bd81d3542a419d6-x",
+            "\"quoted\"",
+            "-",
+        ] {
+            assert_eq!(coded(other).len(), 1 + other.len(), "{other}");
+        }
+        for etag in [
+            Some(md5.to_string()),
+            Some(format!("{md5}-10000")),
+            Some("9E107D9D372BB6826BD81D3542A419D6".to_string()),
+            Some("9e107d9d372bb6826bd81d3542a419d6-012".to_string()),
+            None,
+        ] {
+            let entry = KeyEntry {
+                key: "k".into(),
+                size: 1,
+                etag: etag.clone(),
+                last_modified_ms: None,
+            };
+            let mut raw = Vec::new();
+            put_entry(&mut raw, b"", &entry, 2);
+            let mut back = Vec::new();
+            get_block(&raw, &mut back, 2).unwrap();
+            assert_eq!(back, [entry], "{etag:?}");
+        }
     }
 }

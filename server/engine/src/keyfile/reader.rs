@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use super::entry::KeyEntry;
 use super::error::KeyFileError;
-use super::format::{FOOTER_LEN, HEADER_LEN, INDEX_ENTRY_LEN, MAGIC, VERSION, next_entry};
+use super::format::{
+    FOOTER_LEN, HEADER_LEN, INDEX_ENTRY_LEN, MAGIC, OLDEST_VERSION, VERSION, next_entry,
+};
 
 /// Index entries checked at a time when a file is opened.
 const INDEX_CHUNK: u64 = 4096;
@@ -22,6 +24,8 @@ const MAX_BLOCK: usize = 64 << 20;
 #[derive(Debug, Clone)]
 pub struct KeyFile {
     path: PathBuf,
+    /// The format version its entries are in.
+    version: u32,
     keys: u64,
     entries_per_block: u32,
     blocks: u64,
@@ -43,11 +47,12 @@ impl KeyFile {
             return Err(bad("no keystorm key file header"));
         }
         let version = u32::from_le_bytes(header[8..12].try_into().unwrap_or_default());
-        if version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(KeyFileError::Version {
                 path: path.display().to_string(),
                 found: version,
-                supported: VERSION,
+                oldest: OLDEST_VERSION,
+                newest: VERSION,
             });
         }
         let entries_per_block = u32::from_le_bytes(header[12..16].try_into().unwrap_or_default());
@@ -76,6 +81,7 @@ impl KeyFile {
         }
         let file = KeyFile {
             path: path.to_path_buf(),
+            version,
             keys,
             entries_per_block,
             blocks,
@@ -103,14 +109,20 @@ impl KeyFile {
         Ok(file)
     }
 
-    /// Whether the file at `path` begins as a key file does (whatever else is wrong
-    /// with it, `open` says).
+    /// Whether the file at `path` is meant to be a key file: named `.keys`, or
+    /// beginning as one does, or cut short inside that beginning (whatever else is
+    /// wrong with it, `open` says). An empty or cut `.keys` file is a key file that
+    /// `open` refuses, never an empty listing of another kind.
     pub fn is_one(path: &Path) -> bool {
-        let mut magic = [0u8; 8];
+        if path.extension().is_some_and(|e| e == "keys") {
+            return true;
+        }
+        let mut start = Vec::with_capacity(MAGIC.len());
         File::open(path)
-            .and_then(|mut f| f.read_exact(&mut magic))
+            .and_then(|f| f.take(MAGIC.len() as u64).read_to_end(&mut start))
             .is_ok()
-            && &magic == MAGIC
+            && !start.is_empty()
+            && MAGIC.starts_with(&start)
     }
 
     pub fn path(&self) -> &Path {
@@ -187,9 +199,15 @@ impl Cursor {
                     format!("block {block} holds fewer keys than its place says"),
                 ));
             }
-            next_entry(&self.raw, &mut self.at, &mut self.key, &mut self.entry).map_err(|e| {
-                KeyFileError::format(&self.keys.path, format!("block {block}: {e}"))
-            })?;
+            let version = self.keys.version;
+            next_entry(
+                &self.raw,
+                &mut self.at,
+                &mut self.key,
+                &mut self.entry,
+                version,
+            )
+            .map_err(|e| KeyFileError::format(&self.keys.path, format!("block {block}: {e}")))?;
             self.next += 1;
         }
         Ok(Some(&self.entry))
@@ -375,6 +393,37 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_or_cut_key_file_is_one_that_open_refuses() {
+        let (dir, path, _) = written(300);
+        let bytes = std::fs::read(&path).unwrap();
+        let empty = dir.path().join("empty.keys");
+        std::fs::write(&empty, b"").unwrap();
+        let header_only = dir.path().join("header");
+        std::fs::write(&header_only, &bytes[..5]).unwrap();
+        let half = dir.path().join("half.keys");
+        std::fs::write(&half, &bytes[..bytes.len() / 2]).unwrap();
+        for (file, name) in [
+            (&empty, "empty.keys"),
+            (&header_only, "header"),
+            (&half, "half.keys"),
+        ] {
+            assert!(KeyFile::is_one(file), "{name}");
+            let e = KeyFile::open(file).unwrap_err().to_string();
+            assert!(
+                e.contains(&format!("{name} is not a keystorm key file")),
+                "{e}"
+            );
+        }
+        // An empty file of JSON lines is an empty listing of that kind, not a key file.
+        let lines = dir.path().join("empty.jsonl");
+        std::fs::write(&lines, b"").unwrap();
+        assert!(!KeyFile::is_one(&lines));
+        std::fs::write(&lines, b"{\"key\":\"a\",\"size\":1}\n").unwrap();
+        assert!(!KeyFile::is_one(&lines));
+        assert!(KeyFile::is_one(&path));
+    }
+
+    #[test]
     fn a_file_cut_short_or_of_another_kind_is_refused_by_name() {
         let (dir, path, _) = written(3000);
         let bytes = std::fs::read(&path).unwrap();
@@ -395,8 +444,36 @@ mod tests {
         std::fs::write(&future, &newer).unwrap();
         let e = KeyFile::open(&future).unwrap_err().to_string();
         assert!(
-            e.contains("format version 9; this keystorm reads version 1"),
+            e.contains("format version 9; this keystorm reads versions 1 to 2"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_version_1_file_reads_as_a_version_2_file_does() {
+        let n = 3000;
+        let (_a, v2, _) = written(n);
+        let dir = tempfile::tempdir().unwrap();
+        let v1 = dir.path().join("v1.keys");
+        let mut w = KeyFileWriter::create(&v1, dir.path())
+            .unwrap()
+            .writing_version(1);
+        for i in 0..n {
+            w.push(entry(i)).unwrap();
+        }
+        w.finish().unwrap();
+        let [old, new] = [&v1, &v2].map(|p| KeyFile::open(p).unwrap());
+        assert_eq!((old.version, new.version), (1, 2));
+        let (mut a, mut b) = (old.cursor().unwrap(), new.cursor().unwrap());
+        for i in 0..n {
+            assert_eq!(
+                a.get(i).unwrap().cloned(),
+                b.get(i).unwrap().cloned(),
+                "key {i}"
+            );
+        }
+        // Version 2 keeps the MD5-shaped ETags as 16 bytes, not 32 characters.
+        let size = |p: &Path| std::fs::metadata(p).unwrap().len();
+        assert!(size(&v2) < size(&v1), "{} >= {}", size(&v2), size(&v1));
     }
 }

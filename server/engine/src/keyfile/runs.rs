@@ -6,7 +6,7 @@ use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
 use super::entry::KeyEntry;
-use super::format::{get_varint, put_entry};
+use super::format::{RUN_VERSION, get_varint, put_entry};
 
 /// Bytes read ahead per run during the merge.
 const READ_AHEAD: usize = 64 * 1024;
@@ -40,7 +40,7 @@ impl RunBuffer {
 
     pub fn push(&mut self, entry: &KeyEntry) {
         let offset = self.arena.len();
-        put_entry(&mut self.arena, b"", entry);
+        put_entry(&mut self.arena, b"", entry, RUN_VERSION);
         // A record shares nothing: one byte of 0, the key's length, the key.
         let mut at = offset + 1;
         let _ = get_varint(&self.arena, &mut at);
@@ -84,7 +84,7 @@ pub fn write_sorted(
     let mut record = Vec::new();
     for e in entries {
         record.clear();
-        put_entry(&mut record, b"", &e?);
+        put_entry(&mut record, b"", &e?, RUN_VERSION);
         crate::varint::write(&mut w, record.len() as u64)?;
         w.write_all(&record)?;
     }
@@ -114,7 +114,7 @@ impl Run {
         };
         self.record.resize(len as usize, 0);
         self.reader.read_exact(&mut self.record)?;
-        super::format::get_block(&self.record, &mut self.decoded)?;
+        super::format::get_block(&self.record, &mut self.decoded, RUN_VERSION)?;
         Ok(self.decoded.pop())
     }
 }

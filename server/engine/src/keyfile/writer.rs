@@ -39,6 +39,8 @@ pub struct KeyFileWriter {
     made: usize,
     /// Bytes buffered before a run is written.
     run_bytes: usize,
+    /// The format version the file is written in.
+    version: u32,
 }
 
 /// Where a writer keeps its runs.
@@ -107,6 +109,7 @@ impl KeyFileWriter {
             runs: Vec::new(),
             made: 0,
             run_bytes,
+            version: VERSION,
         })
     }
 
@@ -139,7 +142,15 @@ impl KeyFileWriter {
             runs,
             made: keep,
             run_bytes: RUN_BYTES,
+            version: VERSION,
         }))
+    }
+
+    /// This writer writing format `version` (an older one, for tests that read it).
+    #[cfg(test)]
+    pub(super) fn writing_version(mut self, version: u32) -> KeyFileWriter {
+        self.version = version;
+        self
     }
 
     /// Saves what is buffered as a run (a resumable writer's checkpoint): every key
@@ -203,7 +214,8 @@ impl KeyFileWriter {
         self.merge_passes()?;
         let partial = partial_path(&self.path);
         let io = |e| KeyFileError::io(&partial, e);
-        let mut out = Blocks::new(File::create(&partial).map_err(io)?).map_err(io)?;
+        let file = File::create(&partial).map_err(io)?;
+        let mut out = Blocks::new(file, self.version).map_err(io)?;
         let mut merge = Merge::open(&self.runs)?;
         let mut repeated = 0;
         let mut object_bytes = 0u64;
@@ -301,6 +313,7 @@ fn partial_path(path: &Path) -> PathBuf {
 /// Entries cut into blocks, compressed and written, with the index kept for the end.
 struct Blocks {
     out: BufWriter<File>,
+    version: u32,
     offset: u64,
     raw: Vec<u8>,
     previous: String,
@@ -310,13 +323,14 @@ struct Blocks {
 }
 
 impl Blocks {
-    fn new(file: File) -> std::io::Result<Blocks> {
+    fn new(file: File, version: u32) -> std::io::Result<Blocks> {
         let mut out = BufWriter::with_capacity(1 << 20, file);
         out.write_all(MAGIC)?;
-        out.write_all(&VERSION.to_le_bytes())?;
+        out.write_all(&version.to_le_bytes())?;
         out.write_all(&ENTRIES_PER_BLOCK.to_le_bytes())?;
         Ok(Blocks {
             out,
+            version,
             offset: super::format::HEADER_LEN,
             raw: Vec::new(),
             previous: String::new(),
@@ -327,7 +341,7 @@ impl Blocks {
     }
 
     fn push(&mut self, entry: &KeyEntry) -> std::io::Result<()> {
-        put_entry(&mut self.raw, self.previous.as_bytes(), entry);
+        put_entry(&mut self.raw, self.previous.as_bytes(), entry, self.version);
         self.previous.clear();
         self.previous.push_str(&entry.key);
         self.in_block += 1;

@@ -200,10 +200,14 @@ pub async fn start_run(
     started_by: Option<Vec<String>>,
 ) -> ApiResult<(StatusCode, Json<RunStarted>)> {
     check_labels(&req.labels)?;
+    // One spelling of each URL (lower case, no trailing '/'), none twice.
     let endpoint = req
         .endpoint
-        .clone()
-        .or_else(|| state.config.default_endpoint.clone());
+        .as_ref()
+        .or(state.config.default_endpoint.as_ref())
+        .map(|list| keystorm_types::endpoint_urls(list).map(|urls| urls.join(",")))
+        .transpose()
+        .map_err(|refusal| ApiError::bad_request(refusal.to_string()))?;
     let (text, file) = match (&req.workload, &req.yaml) {
         (Some(name), None) => {
             let (path, text) = read_workload(&state.config.workloads_dir, name)?;
@@ -216,15 +220,16 @@ pub async fn start_run(
             ));
         }
     };
-    if let Some(e) = &endpoint {
-        keystorm_types::check_endpoint_urls(e)
-            .map_err(|refusal| ApiError::bad_request(refusal.to_string()))?;
+    let invalid = |e: SpecError| {
+        let p = problem_of(&e);
+        ApiError::invalid_workload(p.line, p.column, p.message)
+    };
+    let shown = file.as_deref().unwrap_or("workload");
+    let (plan, _warnings) = parse_workload(&text, shown).map_err(invalid)?;
+    // A run here reads its key files from this server's disk (on agents, from theirs).
+    if req.agents.is_none() {
+        keystorm_engine::spec::check_key_files(&plan, shown).map_err(invalid)?;
     }
-    let (plan, _warnings) =
-        parse_workload(&text, file.as_deref().unwrap_or("workload")).map_err(|e: SpecError| {
-            let p = problem_of(&e);
-            ApiError::invalid_workload(p.line, p.column, p.message)
-        })?;
     // A download or upload reads or writes any folder the server's user can: that is
     // for the command line, not for whoever can reach the API.
     let phases = plan

@@ -8,7 +8,7 @@ use serde_saphyr::Location;
 use super::parallel::listers;
 use super::values::{R, at, in_range, loc_of};
 use crate::listing::{BASE62_ALPHABET, ListMode};
-use crate::plan::{CleanupPlan, KeySource, PhasePlan, PhaseWork, TransferDirection};
+use crate::plan::{CleanupPlan, KeySource, PhasePlan, PhaseWork, TransferDirection, WrittenAt};
 use crate::spec::raw::{RawKeySource, RawKeys, RawPhase};
 use keystorm_types::OpKind;
 
@@ -80,6 +80,10 @@ pub(super) fn key_source(
             Ok(Some(KeySource::File {
                 path: file.trim().into(),
                 bucket,
+                at: WrittenAt {
+                    line: here.line() as usize,
+                    column: here.column() as usize,
+                },
             }))
         }
         (None, Some(from)) => {
