@@ -18,6 +18,7 @@ mod error;
 mod events;
 pub mod extrapolation;
 mod files;
+mod finding;
 mod heatmap;
 mod histogram_text;
 mod hlog;
@@ -41,6 +42,7 @@ mod phase_end;
 mod phase_ref;
 mod process;
 mod renamed;
+mod resume_pause;
 mod run_status;
 pub mod scaling;
 pub mod secrets;
@@ -73,6 +75,7 @@ pub use files::{
     ANNOTATIONS_FILE, CHECKPOINT_FILE, EVENTS_FILE, FORMAT_VERSION, INTERVALS_FILE, MANIFEST_FILE,
     PLAN_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE, WORKLOAD_FILE, timestamp,
 };
+pub use finding::{Finding, FindingKind};
 pub use heatmap::{
     HeatmapBuilder, HeatmapGrid, HeatmapLines, ROWS_PER_DECADE, heatmap, row_bounds_us,
 };
@@ -97,12 +100,13 @@ pub use listings::{
 pub use manifest::Manifest;
 pub use metadata::{MAX_VALUES, MetadataName, MetadataSummary};
 pub use overrides::{OverrideMismatch, RunOverrides};
-pub use pause::{PauseEvent, PauseReason, pause_before_resume, read_pauses};
+pub use pause::{PauseEvent, PauseReason};
 pub use phase_end::PhaseEnd;
 pub use phase_ref::{PhaseRef, Section};
 pub use process::ProcessId;
 #[cfg(feature = "openapi")]
 pub use renamed::{HeadWorkersCount, ListersCount};
+pub use resume_pause::pause_before_resume;
 pub use run_status::RunStatus;
 pub use shard::{Shard, ShardError};
 pub use space_report::{ReportBuilder, SpaceReport};
@@ -114,6 +118,6 @@ pub use timeline::{
     MAX_TIMELINE_ENTRIES, Timeline, TimelineEntry, TimelineKind, read_timeline, timeline_text,
 };
 pub use transfer_outcome::{StreamRates, TransferOutcome};
-pub use verdict::{Finding, FindingKind, Overall, RunVerdict, place as verdict_place};
+pub use verdict::{Overall, RunVerdict, place as verdict_place};
 pub use whole_phases::whole_phase_rows;
 pub use window_state::WindowState;

@@ -62,7 +62,7 @@ pub struct Manifest {
     /// What the run's verdict found when it ended (the findings of `RunVerdict`), the
     /// worst first; absent while it runs, and for a run killed before it could say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub findings: Option<Vec<super::verdict::Finding>>,
+    pub findings: Option<Vec<super::finding::Finding>>,
 }
 
 impl Manifest {

@@ -12,6 +12,8 @@ use crate::manifest::Manifest;
 use crate::run_status::RunStatus;
 use crate::summary::SummaryRow;
 
+use crate::finding::{Finding, FindingKind};
+
 /// The one word a run's list entry shows: the worst of its findings, or how it ended
 /// when it did not complete.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,39 +43,6 @@ impl Overall {
             Overall::NotCompleted => "not completed",
         }
     }
-}
-
-/// What a finding is about; the badge it gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "snake_case")]
-pub enum FindingKind {
-    NotAsWritten,
-    FellBehind,
-    HadErrors,
-    TakenOver,
-    Resumed,
-}
-
-impl FindingKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FindingKind::NotAsWritten => "not as written",
-            FindingKind::FellBehind => "fell behind",
-            FindingKind::HadErrors => "had errors",
-            FindingKind::TakenOver => "taken over",
-            FindingKind::Resumed => "resumed",
-        }
-    }
-}
-
-/// One thing that happened to the run, in words with units.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct Finding {
-    pub kind: FindingKind,
-    /// `round 3 write: asked 5000 ops/s, sent 2383 ops/s (48 %)`.
-    pub text: String,
 }
 
 /// A run's verdict.

@@ -2,6 +2,7 @@
 
 mod agent;
 mod diff;
+mod exit_code;
 mod inputs;
 mod key_output;
 mod keys;

@@ -106,7 +106,7 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
     );
     Ok(match detail.manifest.status {
         RunStatus::Completed => {
-            super::run::completed_code(detail.verdict.as_ref(), args.allow_not_as_written)
+            super::exit_code::completed_code(detail.verdict.as_ref(), args.allow_not_as_written)
         }
         RunStatus::Interrupted => exit::INTERRUPTED,
         _ => exit::FAILED,

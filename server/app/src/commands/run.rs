@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use keystorm_engine::executor::{self, RunOptions};
-use keystorm_results::{FindingKind, RunOverrides, RunStatus, RunVerdict};
+use keystorm_results::{RunOverrides, RunStatus, RunVerdict};
 use tokio_util::sync::CancellationToken;
 
 use super::signals::{shutdown_signal, watch_interrupts};
@@ -121,7 +121,10 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
         outcome.dir.display()
     );
     match outcome.status {
-        RunStatus::Completed => Ok(completed_code(verdict.as_ref(), args.allow_not_as_written)),
+        RunStatus::Completed => Ok(super::exit_code::completed_code(
+            verdict.as_ref(),
+            args.allow_not_as_written,
+        )),
         RunStatus::Interrupted => {
             if outcome.resumable {
                 stderrln!(
@@ -142,25 +145,5 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
             outcome.status.as_str(),
             outcome.error.unwrap_or_default()
         ))),
-    }
-}
-
-/// The exit code of a completed run: 3 when the store did not keep what it was given,
-/// unless allowed, saying why on stderr.
-pub fn completed_code(verdict: Option<&RunVerdict>, allowed: bool) -> u8 {
-    match verdict.and_then(|v| {
-        v.findings
-            .iter()
-            .find(|f| f.kind == FindingKind::NotAsWritten)
-    }) {
-        Some(f) if !allowed => {
-            stderrln!(
-                "not as written: {}; exit {} (--allow-not-as-written exits 0)",
-                f.text,
-                exit::NOT_AS_WRITTEN
-            );
-            exit::NOT_AS_WRITTEN
-        }
-        _ => exit::OK,
     }
 }
