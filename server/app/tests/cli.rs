@@ -563,3 +563,72 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn long_steps_say_how_far_they_got_the_listing_of_keys_to_read_and_an_audits_comparison() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    // 3,000 keys listed 100 a page, 50 ms a page: about 1.5 s of listing before the
+    // reads begin, long enough to be told as it goes.
+    let f = write(
+        dir.path(),
+        "steps.yaml",
+        "name: steps\ntarget:\n  endpoint: embedded\n  embedded: { storage: size-only, latency: { list: 50ms } }\n\
+         buckets: { names: [steps], create: true }\nobjects: { size: 6B }\n\
+         before:\n  - { name: fill, op: put, concurrency: 8, until_objects: 3000, allow_writes: true }\n  \
+         - { name: read, op: head, concurrency: 4, epochs: 1, page_size: 100, keys: { from: listing, mode: serial } }\n  \
+         - { name: check, op: audit, page_size: 1000 }\n",
+    );
+    let ran = keystorm()
+        .arg("run")
+        .arg(&f)
+        .args(["--progress", "plain", "--results"])
+        .arg(&results)
+        .success();
+    let run = results.join(only_run(&results));
+    let steps: Vec<serde_json::Value> = std::fs::read_to_string(run.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["event"] == "step")
+        .map(|e| e["data"].clone())
+        .collect();
+    let listing: Vec<&serde_json::Value> = steps
+        .iter()
+        .filter(|s| s["step"] == "listing_keys")
+        .collect();
+    // Told while it went (keys so far, a rate), then once done with every key.
+    let going = listing
+        .iter()
+        .find(|s| s["finished"].is_null())
+        .unwrap_or_else(|| panic!("no look while listing: {steps:#?}"));
+    assert_eq!(going["phase"]["name"], "read");
+    assert_eq!(going["bucket"], "steps");
+    assert!(going["per_sec"].as_f64().unwrap() > 0.0, "{going}");
+    let last = listing.last().unwrap();
+    assert_eq!(last["finished"], true, "{last}");
+    assert_eq!(last["done"], 3000, "{last}");
+    // The audit's comparison says when it is done, every key compared.
+    let compared = steps
+        .iter()
+        .find(|s| s["step"] == "audit_compare")
+        .unwrap_or_else(|| panic!("no comparison told: {steps:#?}"));
+    assert_eq!(
+        (&compared["done"], &compared["total"], &compared["finished"]),
+        (
+            &serde_json::json!(3000),
+            &serde_json::json!(3000),
+            &serde_json::json!(true)
+        )
+    );
+    // The CLI says them as lines.
+    let said = ran.stderr();
+    assert!(
+        said.contains("before read: listing the keys to read of bucket steps: "),
+        "{said}"
+    );
+    assert!(
+        said.contains("before check: audit: comparing of bucket steps: 3000 keys of 3000"),
+        "{said}"
+    );
+}

@@ -228,6 +228,7 @@ impl Progress {
                 stderrln!("{}", phase_end_line(&self.phase_label(phase), rows));
             }
             (_, RunEvent::Cleanup(c)) => self.show_cleanup(c),
+            (_, RunEvent::Step(s)) => self.show_step(s),
             (_, RunEvent::Finished { .. }) => self.clear_bar(),
             (_, event) => {
                 if let Some(note) = self.note(event) {
@@ -281,6 +282,29 @@ impl Progress {
     fn clear_bar(&self) {
         if let Some(bar) = self.bar().take() {
             bar.finish_and_clear();
+        }
+    }
+
+    /// A long step (the keys a phase reads being listed, an audit comparing): its line
+    /// under the phase's bar (or a spinner of its own before the phase has one), or a
+    /// line a second; a line when it is done.
+    fn show_step(&self, s: &keystorm_results::StepEvent) {
+        match self.mode {
+            _ if s.finished => self.say(s.describe()),
+            ProgressMode::Bars => {
+                let mut bar = self.bar();
+                match bar.as_ref() {
+                    Some(b) if !b.is_finished() => b.set_message(s.describe()),
+                    _ => {
+                        let spinner =
+                            styled(ProgressBar::new_spinner(), self.phase_label(&s.phase));
+                        spinner.set_message(s.describe());
+                        *bar = Some(spinner);
+                    }
+                }
+            }
+            ProgressMode::Plain => stderrln!("{}", s.describe()),
+            _ => {}
         }
     }
 

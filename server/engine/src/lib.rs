@@ -25,5 +25,6 @@ pub mod rgw;
 pub mod scan;
 pub mod size;
 pub mod spec;
+pub mod step_meter;
 pub mod transfer;
 mod varint;

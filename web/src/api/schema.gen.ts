@@ -1705,6 +1705,14 @@ export interface components {
             /** @enum {string} */
             event: "pause";
         } | {
+            /**
+             * @description How far a long step without requests of its own has got (the listing of the keys
+             *     a phase reads, an audit's comparison), every second while it goes.
+             */
+            data: components["schemas"]["StepEvent"];
+            /** @enum {string} */
+            event: "step";
+        } | {
             data: {
                 status: components["schemas"]["RunStatus"];
                 error?: string | null;
@@ -1978,6 +1986,41 @@ export interface components {
              */
             access: components["schemas"]["Access"];
         };
+        /** @description One look at a long step. */
+        StepEvent: {
+            phase: components["schemas"]["PhaseRef"];
+            step: components["schemas"]["StepKind"];
+            bucket: string;
+            /**
+             * Format: int64
+             * @description Keys done so far.
+             */
+            done: number;
+            /**
+             * Format: int64
+             * @description Keys there are to do, when known.
+             */
+            total?: number | null;
+            /** Format: double */
+            elapsed_s: number;
+            /**
+             * Format: double
+             * @description Keys a second since the step began.
+             */
+            per_sec: number;
+            /**
+             * Format: double
+             * @description Seconds left at that rate, when the total is known.
+             */
+            eta_s?: number | null;
+            /** @description The step's last look: it is done. */
+            finished?: boolean;
+        };
+        /**
+         * @description Which long step.
+         * @enum {string}
+         */
+        StepKind: "listing_keys" | "audit_expected" | "audit_compare";
         /** @description MiB/s of single objects (streams), over the objects of at least 1 MiB. */
         StreamRates: {
             /** Format: int64 */

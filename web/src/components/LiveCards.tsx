@@ -14,6 +14,19 @@ function progressText(state: LiveState, status: RunStatus | undefined, running: 
   return `${fraction != null ? `${Math.round(fraction * 100)} %` : "end not known in advance"} · ${fmtDuration(state.progress.elapsed_s)}`;
 }
 
+const STEP_WORDS: Record<string, string> = {
+  listing_keys: "listing the keys to read",
+  audit_expected: "audit: writing the keys that must be there",
+  audit_compare: "audit: comparing",
+};
+
+/** `listing the keys to read of bucket b: 1.2 M keys, 52 k keys/s, 40 s left`. */
+export function stepText(s: NonNullable<LiveState["step"]>): string {
+  const of = s.total != null ? ` of ${fmtCount(s.total)}` : "";
+  const left = s.eta_s != null ? `, ${fmtDuration(s.eta_s)} left` : "";
+  return `${STEP_WORDS[s.step] ?? s.step} of bucket ${s.bucket}: ${fmtCount(s.done)} keys${of}, ${fmtCount(Math.round(s.per_sec))} keys/s${left}`;
+}
+
 export function LiveCards({ state, status, running }: { state: LiveState; status?: RunStatus; running: boolean }) {
   // A completed run's bar is full, whatever its last phase knew of its end.
   const barFraction = status === "completed" ? 1 : (state.progress?.fraction ?? 0);
@@ -34,6 +47,11 @@ export function LiveCards({ state, status, running }: { state: LiveState; status
         <div className="muted" data-testid="live-progress">
           {progressText(state, status, running)}
         </div>
+        {running && state.step && (
+          <div className="muted" data-testid="live-step">
+            {stepText(state.step)}
+          </div>
+        )}
       </div>
       <div className="card">
         <div className="muted">Objects in the keyspace</div>

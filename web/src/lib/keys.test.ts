@@ -153,6 +153,7 @@ describe("live keys and epochs", () => {
       keys: listed,
       endpoint: { endpoint: "http://gw2:9000", state: "down", t_s: 3.2, phase, failures: 3, detail: "connection refused" },
       pause: { from_t_s: 4, to_t_s: 10, reason: "interrupted", detail: "resumed on h" },
+      step: { phase, step: "listing_keys", bucket: "b", done: 5000, elapsed_s: 2, per_sec: 2500 },
       finished: { status: "completed" },
     };
     expect(Object.keys(samples).sort()).toEqual([...LIVE_EVENTS].sort());

@@ -74,6 +74,9 @@ export interface LiveState {
   endpointEvents: Array<EndpointEvent & { id: number }>;
   /** When the run did not run (a resume says so as it starts): charts break there. */
   pauses: PauseSpan[];
+  /** A long step under way without requests of its own (the keys a phase reads being
+   * listed, an audit comparing), as last told; cleared when it is done. */
+  step?: EventData<"step">;
 }
 
 export const MAX_LIVE_POINTS = 7200;
@@ -219,6 +222,9 @@ export const LIVE_FOLDS = {
   pause: (next, d, state) => {
     const pause = { from: d.from_t_s, to: d.to_t_s, reason: d.reason, text: `${d.shard ? `shard ${d.shard} ` : ""}${d.detail}` };
     next.pauses = state.pauses.concat(pause).slice(-MAX_LIVE_MARKS);
+  },
+  step: (next, d) => {
+    next.step = d.finished ? undefined : d;
   },
   finished: (next, d) => {
     next.status = d.status;

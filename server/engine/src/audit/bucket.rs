@@ -9,6 +9,7 @@
 //! what the checkpoint had not. The expected side is computed again, which costs no
 //! listing.
 
+use keystorm_results::StepKind;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -36,6 +37,8 @@ pub struct AuditJob {
     /// The comparer's folder (kept between a stop and a resume, removed once compared).
     pub dir: PathBuf,
     pub budget: u64,
+    /// Told how far the comparison has got (the keys written, then compared).
+    pub meter: Arc<crate::step_meter::StepMeter>,
 }
 
 /// Feeds the keys that must be in the bucket, with their sizes, to the comparer.
@@ -133,10 +136,17 @@ pub async fn audit(
             ))
         })?;
     let started = Instant::now();
+    let (meter, bucket) = (job.meter.clone(), job.list.bucket.clone());
     let (counts, examples) = tokio::task::spawn_blocking(move || {
-        let mut comparer = comparer;
+        meter.begin(StepKind::AuditExpected, &bucket, None);
+        let mut comparer = comparer.metered(meter.clone());
         expected(&mut comparer)?;
-        comparer.finish()
+        // The comparison goes partition by partition over the expected keys.
+        let expected_keys = meter.done();
+        meter.begin(StepKind::AuditCompare, &bucket, Some(expected_keys));
+        let done = comparer.finish();
+        meter.end();
+        done
     })
     .await
     .unwrap_or_else(|e| {

@@ -31,6 +31,8 @@ pub struct Comparer {
     listed: Spill,
     /// Expected keys a partition may hold to be compared in memory.
     budget: u64,
+    /// Counts the expected keys written, then those compared, for the step's progress.
+    meter: Option<std::sync::Arc<crate::step_meter::StepMeter>>,
 }
 
 /// How much of the listed side a checkpoint accounts for.
@@ -61,7 +63,16 @@ impl Comparer {
             listed: Spill::create(dir, "listed", 0, PARTS)?,
             dir: dir.to_path_buf(),
             budget: budget.max(1),
+            meter: None,
         })
+    }
+
+    /// The same comparer, counting the keys it is given and compares into `meter`.
+    pub fn metered(self, meter: std::sync::Arc<crate::step_meter::StepMeter>) -> Comparer {
+        Comparer {
+            meter: Some(meter),
+            ..self
+        }
     }
 
     /// The comparison in `dir` continued from `cut`: the listed side holds what the cut
@@ -79,11 +90,15 @@ impl Comparer {
             listed,
             dir: dir.to_path_buf(),
             budget: budget.max(1),
+            meter: None,
         }))
     }
 
     /// A key that must be there, with its size.
     pub fn expect(&mut self, key: &str, size: u64) -> io::Result<()> {
+        if let Some(m) = &self.meter {
+            m.add(1);
+        }
         self.expected.push(key.as_bytes(), size, b"")
     }
 
@@ -118,6 +133,10 @@ impl Comparer {
         let listed = self.listed.finish()?;
         for (e, l) in expected.iter().zip(&listed) {
             compare_part(&self.dir, e, l, self.budget, 1, &mut sides, on)?;
+            // How far the comparison has got: the expected keys of the partitions done.
+            if let Some(m) = &self.meter {
+                m.add(e.records);
+            }
         }
         std::fs::remove_dir_all(&self.dir)?;
         Ok(sides)

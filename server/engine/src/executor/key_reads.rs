@@ -7,6 +7,8 @@
 //! its earlier part completed without listing at all. Either way a `keys` event says
 //! which bucket and file the phase reads and how many keys.
 
+use crate::step_meter::StepMeter;
+use keystorm_results::StepKind;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -124,20 +126,30 @@ pub(crate) async fn prepare(
                     keep_complete: true,
                     consumer: None,
                 };
-                let (outcome, written) = keyfile::list_into_resumable(
+                // Hours on a billion keys: told every second, keys, rate and (where the
+                // target's index counts the bucket's objects) time left.
+                let meter = Arc::new(StepMeter::default());
+                let known = ctx
+                    .index_snapshot()
+                    .iter()
+                    .find(|b| &b.bucket == bucket)
+                    .map(|b| b.objects);
+                meter.begin(StepKind::ListingKeys, bucket, known);
+                let listed = keyfile::list_into_resumable(
                     &ctx.client,
                     &job,
-                    Arc::new(()),
+                    meter.clone(),
                     &path,
                     progress,
                     ctx.cancel.clone(),
-                )
-                .await
-                .map_err(|source| KeyReadsError::Listing {
-                    phase: phase.name.clone(),
-                    bucket: bucket.clone(),
-                    source,
-                })?;
+                );
+                let (outcome, written) = super::step_ticker::ticking(ctx, phase, &meter, listed)
+                    .await
+                    .map_err(|source| KeyReadsError::Listing {
+                        phase: phase.name.clone(),
+                        bucket: bucket.clone(),
+                        source,
+                    })?;
                 match written {
                     Some(w) if outcome.complete => Some(w.object_bytes),
                     _ => {

@@ -71,6 +71,8 @@ pub(crate) struct ListingProgress {
     pub every: Duration,
     /// Continue from the saved progress (a resumed phase), rather than start over.
     pub resume: bool,
+    /// Told how far an audit's comparison has got.
+    pub meter: Arc<crate::step_meter::StepMeter>,
 }
 
 /// The checkpoint file of the listing of the workload's `bucket`-th bucket.
@@ -213,6 +215,7 @@ impl ListingTask {
                         list: job,
                         dir: audit_path(&self.progress.dir, n),
                         budget: audit::BUDGET,
+                        meter: self.progress.meter.clone(),
                     };
                     audit::audit(
                         &self.client,

@@ -27,6 +27,7 @@ mod phase_shared;
 mod phase_start;
 mod sequence;
 mod stalls;
+mod step_ticker;
 mod target;
 mod totals;
 mod transfer_phase;

@@ -196,5 +196,8 @@ fn emit_interval(
         },
         folded,
     });
+    if let Some(step) = shared.step.look(&scheduled.phase_ref) {
+        ctx.emit(RunEvent::Step(step));
+    }
     Ok(())
 }

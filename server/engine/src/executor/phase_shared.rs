@@ -30,6 +30,9 @@ pub(crate) struct PhaseShared {
     pub keys: Option<Arc<crate::keyset::KeySet>>,
     /// An `epochs` phase's picks.
     pub epochs: Option<Arc<crate::keyset::EpochPicks>>,
+    /// A long step of the phase without requests of its own (an audit's comparison),
+    /// told with its intervals.
+    pub step: Arc<crate::step_meter::StepMeter>,
 }
 
 impl PhaseShared {

@@ -91,6 +91,7 @@ impl PhaseStart {
                 _ => None,
             },
             slots: AtomicU64::new(0),
+            step: Arc::default(),
             stop: ctx.cancel.child_token(),
             start: Instant::now(),
             empty_warned: AtomicBool::new(false),

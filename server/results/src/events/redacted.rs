@@ -39,6 +39,7 @@ impl RunEvent {
                 }
             }
             RunEvent::Pause(p) => redactor.redact_in_place(&mut p.detail),
+            RunEvent::Step(s) => redactor.redact_in_place(&mut s.bucket),
             RunEvent::Transfer { outcome, .. } => {
                 for failure in &mut outcome.failures {
                     redactor.redact_in_place(failure);

@@ -182,6 +182,9 @@ pub enum RunEvent {
     /// not run: stopped or killed and resumed, paused while its controller was gone,
     /// waiting to be taken over. Charts break their lines over it.
     Pause(crate::PauseEvent),
+    /// How far a long step without requests of its own has got (the listing of the keys
+    /// a phase reads, an audit's comparison), every second while it goes.
+    Step(crate::StepEvent),
     Finished {
         status: RunStatus,
         error: Option<String>,
