@@ -828,4 +828,25 @@ async fn without_a_spare_the_first_agent_whose_shard_ends_takes_a_lost_one_over_
         &part,
         killed_at,
     );
+    // The merged run says who lost the shard, who took it over, how long it waited, and
+    // when the shard did not run.
+    let pauses = events_named(&merged, "pause");
+    let taken: Vec<&serde_json::Value> = pauses
+        .iter()
+        .filter(|p| p["reason"] == "taken_over")
+        .collect();
+    assert_eq!(taken.len(), 1, "{pauses:#?}");
+    assert_eq!(taken[0]["shard"], "1/2");
+    let detail = taken[0]["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(&format!(
+            "agent-1 was lost; agent-0 took shard 1 over after it waited {waited:.1} s; taken over on "
+        )),
+        "{detail}"
+    );
+    let stopped = taken[0]["to_t_s"].as_f64().unwrap() - taken[0]["from_t_s"].as_f64().unwrap();
+    assert!(
+        stopped >= waited,
+        "paused {stopped} s, waited {waited} s: {detail}"
+    );
 }

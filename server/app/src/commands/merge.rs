@@ -23,6 +23,7 @@ pub fn merge(args: &MergeArgs, command_line: Vec<String>) -> Result<u8, CliError
         command_line,
         run_id: None,
         clock_offsets_ms: &[],
+        takeovers: &[],
     };
     let merged = merge_runs(&request).map_err(|e| match e {
         MergeError::Results(e) => CliError::failed(e.to_string()),

@@ -45,6 +45,10 @@ pub struct MergeRequest<'a> {
     /// Per part, the reference clock minus the clock of the host that ran it (ms), so
     /// their seconds line up (a controller measures its agents'); empty: all 0.
     pub clock_offsets_ms: &'a [i64],
+    /// Per part, what its controller knows of a takeover of it (`agent-1 was lost;
+    /// agent-0 took the shard over after it waited 28.1 s`), said with the part's pause
+    /// of that takeover; empty: nothing known.
+    pub takeovers: &'a [Option<String>],
 }
 
 /// A merged run.
@@ -126,7 +130,14 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
         &plan,
         start_epoch_ms as f64 / 1000.0,
     )?;
-    let written = write_run(&parts, &manifest, start_epoch_ms, &mut store).and_then(|summary| {
+    let written = write_run(
+        &parts,
+        request.takeovers,
+        &manifest,
+        start_epoch_ms,
+        &mut store,
+    )
+    .and_then(|summary| {
         let integrity = crate::integrity::read_integrity(out, &summary.rows);
         let verdict = crate::RunVerdict::of(&manifest, &summary.rows, &integrity);
         manifest.findings = Some(verdict.findings);
@@ -153,6 +164,7 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
 /// Writes the merged run's intervals, events and summary, and copies the parts.
 fn write_run(
     parts: &[parts::Part],
+    takeovers: &[Option<String>],
     manifest: &Manifest,
     start_epoch_ms: u64,
     store: &mut ResultStore,
@@ -183,7 +195,7 @@ fn write_run(
         store.write_event(&RunEvent::Warning { message });
     }
     intervals::merge(parts, start_epoch_ms, store)?;
-    timeline::merge(parts, start_epoch_ms, store);
+    timeline::merge(parts, takeovers, start_epoch_ms, store);
     for (phase, rows) in phases {
         // The phase as the shards logged it (its position among all the run's phases).
         let logged = events.iter().position(|(p, _)| {

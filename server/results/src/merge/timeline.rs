@@ -7,10 +7,17 @@ use super::parts::Part;
 use crate::events::{EventReader, Logged, RunEvent};
 use crate::store::ResultStore;
 
-/// Writes the shards' pauses and endpoint changes to the merged run's events.
-pub(super) fn merge(parts: &[Part], start_epoch_ms: u64, store: &mut ResultStore) {
+/// Writes the shards' pauses and endpoint changes to the merged run's events; a part's
+/// takeover pause says what `takeovers` (per part) knows of it.
+pub(super) fn merge(
+    parts: &[Part],
+    takeovers: &[Option<String>],
+    start_epoch_ms: u64,
+    store: &mut ResultStore,
+) {
     let mut endpoint_events = 0;
-    for part in parts {
+    for (i, part) in parts.iter().enumerate() {
+        let takeover = takeovers.get(i).and_then(Option::as_ref);
         let Some(mut log) = EventReader::open(&part.dir) else {
             continue;
         };
@@ -23,6 +30,9 @@ pub(super) fn merge(parts: &[Part], start_epoch_ms: u64, store: &mut ResultStore
                     p.from_t_s += offset_s;
                     p.to_t_s += offset_s;
                     p.shard = Some(shard.clone());
+                    if let (crate::PauseReason::TakenOver, Some(known)) = (p.reason, takeover) {
+                        p.detail = format!("{known}; {}", p.detail);
+                    }
                     store.write_event(&RunEvent::Pause(p));
                 }
                 RunEvent::Endpoint(mut e) if endpoint_events < crate::MAX_ENDPOINT_EVENTS => {

@@ -42,7 +42,7 @@ impl Fleet {
             }
             let incoming = self.incoming(&run.run_id);
             let copies = self.parts_of(&run.run_id);
-            let mut parts: Vec<(PathBuf, i64)> = Vec::new();
+            let mut parts: Vec<(PathBuf, i64, Option<String>)> = Vec::new();
             let mut lost: Vec<PathBuf> = Vec::new();
             for (index, shard) in run.shards.iter().enumerate() {
                 let dir = shard.local_run_id.as_ref().map(|id| copies.join(id));
@@ -60,7 +60,20 @@ impl Fleet {
                             // like a lost one's if it still says running.
                             lost.push(dir.clone());
                         }
-                        parts.push((dir, shard.clock_offset_ms.unwrap_or(0)))
+                        let taker = inner
+                            .agents
+                            .iter()
+                            .find(|a| a.id == shard.agent)
+                            .map_or(shard.agent.as_str(), |a| a.name.as_str());
+                        let takeover = shard.taken_over.as_ref().map(|t| {
+                            format!(
+                                "{} was lost; {taker} took shard {index} over after it waited \
+                                 {:.1} s",
+                                t.from,
+                                t.waited_ms as f64 / 1000.0
+                            )
+                        });
+                        parts.push((dir, shard.clock_offset_ms.unwrap_or(0), takeover))
                     }
                     _ => run.warnings.push(match &shard.error {
                         Some(e) => format!("shard {index} did not run: {e}"),
@@ -170,7 +183,7 @@ enum FleetMergeError {
 fn merge_into_place(
     root: &Path,
     run_id: &str,
-    parts: Vec<(PathBuf, i64)>,
+    parts: Vec<(PathBuf, i64, Option<String>)>,
     plan: serde_json::Value,
     command_line: Vec<String>,
 ) -> Result<(Vec<String>, RunStatus, Option<String>), FleetMergeError> {
@@ -180,7 +193,14 @@ fn merge_into_place(
     let beside = root.join(MERGING);
     let _ = std::fs::remove_dir_all(beside.join(run_id));
     // Each part's times on the controller's clock, as the live view had them.
-    let (parts, clock_offsets_ms): (Vec<PathBuf>, Vec<i64>) = parts.into_iter().unzip();
+    let mut takeovers = Vec::new();
+    let (parts, clock_offsets_ms): (Vec<PathBuf>, Vec<i64>) = parts
+        .into_iter()
+        .map(|(dir, offset, takeover)| {
+            takeovers.push(takeover);
+            (dir, offset)
+        })
+        .unzip();
     let merged = merge_runs(&MergeRequest {
         parts: &parts,
         results_root: &beside,
@@ -188,6 +208,7 @@ fn merge_into_place(
         command_line,
         run_id: Some(run_id.to_string()),
         clock_offsets_ms: &clock_offsets_ms,
+        takeovers: &takeovers,
     })?;
     let place = root.join(run_id);
     let old = beside.join(format!("{run_id}.live"));
