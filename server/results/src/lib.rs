@@ -46,6 +46,7 @@ pub mod scaling;
 pub mod secrets;
 mod shard;
 pub mod space_report;
+mod stall_text;
 mod store;
 mod student_t;
 mod summary;
@@ -106,6 +107,7 @@ pub use renamed::{HeadWorkersCount, ListersCount};
 pub use run_status::RunStatus;
 pub use shard::{Shard, ShardError};
 pub use space_report::{ReportBuilder, SpaceReport};
+pub use stall_text::latency_text;
 pub use store::{ResultStore, cut_logs_to, find_run, list_runs, new_run_id};
 pub use summary::{
     IntervalRecord, OpenLoop, Summary, SummaryRow, TotalRow, class_cell, csv_field, write_csv,
