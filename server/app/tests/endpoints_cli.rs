@@ -8,43 +8,9 @@
 
 mod process_support;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
 
-use process_support::{keystorm, summary_rows, write_workload};
-
-const BIN: &str = env!("CARGO_BIN_EXE_keystorm");
-
-/// `keystorm sim --ports 0,0,0`, killed when dropped, and the URLs it announced.
-struct Ports(std::process::Child, Vec<String>);
-
-impl Drop for Ports {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn three_ports() -> Ports {
-    let mut child = Command::new(BIN)
-        .args(["sim", "--ports", "0,0,0", "--storage", "size-only"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let urls = (0..3)
-        .map(|_| {
-            let mut line = String::new();
-            out.read_line(&mut line).unwrap();
-            line.trim()
-                .strip_prefix("keystorm sim listening on ")
-                .unwrap_or_else(|| panic!("expected a listening line, got {line:?}"))
-                .to_string()
-        })
-        .collect();
-    Ports(child, urls)
-}
+use process_support::{keystorm, sim_ports, summary_rows, write_workload};
 
 fn run_ok(args: &[&str], results: &Path) -> String {
     let out = keystorm(args, results).output().unwrap();
@@ -66,7 +32,7 @@ fn u(v: &serde_json::Value) -> u64 {
 
 #[test]
 fn shards_on_their_own_endpoints_merge_into_one_run_broken_down_by_all_of_them() {
-    let ports = three_ports();
+    let ports = sim_ports(3);
     let urls = &ports.1;
     let dir = tempfile::tempdir().unwrap();
     let wl = write_workload(

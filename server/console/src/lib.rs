@@ -9,6 +9,7 @@
 //! all.
 
 pub mod exit;
+pub mod gateway_states;
 #[macro_use]
 pub mod output;
 pub mod progress;

@@ -10,6 +10,7 @@ use keystorm_results::PhaseEnd;
 use keystorm_results::RunEvent;
 use keystorm_results::{IntervalRecord, PhaseProgress, PhaseRef, SHORT_INTERVAL_S, SummaryRow};
 
+use crate::gateway_states::GatewayStates;
 use crate::output::Printer;
 use crate::table::latency;
 
@@ -31,6 +32,8 @@ pub struct Progress {
     bar: Mutex<Option<ProgressBar>>,
     rounds: u32,
     printer: Printer,
+    /// The gateways' states, shown on every line of a run that drives several.
+    gateways: GatewayStates,
 }
 
 impl Progress {
@@ -45,6 +48,7 @@ impl Progress {
             bar: Mutex::new(None),
             rounds,
             printer: Printer::current(),
+            gateways: GatewayStates::default(),
         }
     }
 
@@ -142,6 +146,11 @@ impl Progress {
 
 impl Observer for Progress {
     fn event(&self, _id: u64, event: &RunEvent) {
+        match event {
+            RunEvent::Started { endpoint, .. } => self.gateways.started(endpoint),
+            RunEvent::Endpoint(e) => self.gateways.changed(e),
+            _ => {}
+        }
         self.printer.run(|| self.show(event));
     }
 
@@ -216,12 +225,13 @@ impl Progress {
                 },
             ) if !is_sliver(record) => {
                 stderrln!(
-                    "[{:>6.1}s] {}{}: {} | objects {}",
+                    "[{:>6.1}s] {}{}: {} | objects {}{}",
                     record.t_s + record.duration_s,
                     self.phase_label(phase),
                     if record.warmup { " (warm-up)" } else { "" },
                     interval_line(record),
-                    progress.objects
+                    progress.objects,
+                    self.gateways.line()
                 );
             }
             (ProgressMode::Plain, RunEvent::PhaseFinished { phase, rows }) => {
@@ -270,9 +280,10 @@ impl Progress {
                     None => format!("objects {}", progress.objects),
                 };
                 bar.set_message(format!(
-                    "{eta}{} | {place} errors {}",
+                    "{eta}{} | {place} errors {}{}",
                     interval_line(record),
-                    progress.errors
+                    progress.errors,
+                    self.gateways.line()
                 ));
             }
         }
@@ -354,13 +365,11 @@ impl Progress {
                 }
             ),
             RunEvent::Stall(s) => format!(
-                "{}: writes stalled {:.1}s-{:.1}s (lowest {:.0} ops/s against a median of {:.0}; p99 up to {}){}",
+                "{}: writes stalled {:.1}s-{:.1}s ({}){}",
                 self.phase_label(&s.phase),
                 s.start_t_s,
                 s.end_t_s,
-                s.min_write_ops_per_sec,
-                s.median_write_ops_per_sec,
-                latency(s.max_write_p99_us),
+                s.figures(),
                 if s.reshard.is_some() {
                     ", next to a reshard"
                 } else {

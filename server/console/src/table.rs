@@ -63,13 +63,21 @@ impl fmt::Display for Table {
 }
 
 /// Microseconds as a readable latency: `850 µs`, `12.3 ms`, `1.20 s`.
-pub fn latency(us: u64) -> String {
-    if us < 1_000 {
-        format!("{us} µs")
-    } else if us < 1_000_000 {
-        format!("{:.1} ms", us as f64 / 1_000.0)
+pub use keystorm_results::latency_text as latency;
+
+/// The row's phase with the part it covers, so two parts of a phase are told apart:
+/// `write`, `write (interrupted)`, `write (resumed; 6 redone)`, `write (taken over)`.
+pub fn phase_cell(r: &SummaryRow) -> String {
+    let redone = (r.redone > 0).then(|| format!("{} redone", r.redone));
+    let notes: Vec<String> = [Some(r.part_label()), redone]
+        .into_iter()
+        .flatten()
+        .filter(|n| !n.is_empty())
+        .collect();
+    if notes.is_empty() {
+        r.phase.clone()
     } else {
-        format!("{:.2} s", us as f64 / 1_000_000.0)
+        format!("{} ({})", r.phase, notes.join("; "))
     }
 }
 
@@ -83,19 +91,8 @@ pub fn summary_table(rows: &[SummaryRow]) -> Table {
     for r in rows {
         let s = &r.stats;
         let l = &s.latency_us;
-        let redone = (r.redone > 0).then(|| format!("{} redone", r.redone));
-        let notes: Vec<String> = [Some(r.part_label()), redone]
-            .into_iter()
-            .flatten()
-            .filter(|n| !n.is_empty())
-            .collect();
-        let phase = if notes.is_empty() {
-            r.phase.clone()
-        } else {
-            format!("{} ({})", r.phase, notes.join("; "))
-        };
         t.row(vec![
-            phase,
+            phase_cell(r),
             r.round.map(|n| n.to_string()).unwrap_or_else(|| "-".into()),
             r.op.to_string(),
             r.objects_at_start.to_string(),

@@ -181,7 +181,11 @@ async fn a_dynamic_reshard_is_recorded_with_the_stall_where_the_target_resharded
     assert_eq!((reshard.from_shards, reshard.to_shards), (11, 23));
 
     let stalls = events.stalls();
-    assert!(!stalls.is_empty(), "the blocked writes show as a stall");
+    assert_eq!(
+        stalls.len(),
+        1,
+        "one stall for the one reshard: {stalls:#?}"
+    );
     let linked: Vec<_> = stalls
         .iter()
         .filter(|(id, s)| s.reshard == Some(*reshard_id) || reshard.stalls.contains(id))
@@ -192,6 +196,15 @@ async fn a_dynamic_reshard_is_recorded_with_the_stall_where_the_target_resharded
     );
     for (_, s) in &linked {
         assert!(s.throughput || s.latency);
+        // The writes it held are counted, the longest wait a retry step (2 s) or so.
+        assert!(
+            s.held_writes > 0 && s.held_writes <= s.finished_writes,
+            "{s:?}"
+        );
+        assert!(
+            (1_500_000..=5_000_000).contains(&s.longest_write_us),
+            "{s:?}"
+        );
         // Where the target resharded (its window, seen by polls 300 ms apart) and the
         // stall (blocked writes, released within one 2 s retry step) overlap.
         assert!(

@@ -55,7 +55,9 @@ pub struct ReshardEvent {
     pub stalls: Vec<u64>,
 }
 
-/// Consecutive intervals of a phase whose writes stalled.
+/// Consecutive intervals of a phase whose writes stalled. Stalls of the same writes
+/// waiting (a later stall whose slow writes were already in flight during an earlier
+/// one, as a reshard's blocked PUTs make when they finish) are told as one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct StallEvent {
@@ -67,9 +69,20 @@ pub struct StallEvent {
     /// Lowest write (PUT + DELETE) ops/s in the stall, and the phase's median before it.
     pub min_write_ops_per_sec: f64,
     pub median_write_ops_per_sec: f64,
-    /// Highest write p99 in the stall, and the phase's median p99 before it.
+    /// Highest write p99 in the stall, and the phase's median p99 before it. 0 when no
+    /// write finished in the stall (`finished_writes`).
     pub max_write_p99_us: u64,
     pub median_write_p99_us: u64,
+    /// Writes that finished in the stall, and of them those that took longer than the
+    /// latency threshold (`p99_above` times the median p99: the requests the stall
+    /// held), with the longest wait of all (µs). Absent (0) from stalls recorded before
+    /// they were counted.
+    #[serde(default)]
+    pub finished_writes: u64,
+    #[serde(default)]
+    pub held_writes: u64,
+    #[serde(default)]
+    pub longest_write_us: u64,
     /// Throughput fell below the threshold / p99 rose above it.
     pub throughput: bool,
     pub latency: bool,

@@ -48,6 +48,7 @@ pub mod scaling;
 pub mod secrets;
 mod shard;
 pub mod space_report;
+mod stall_text;
 mod step;
 mod store;
 mod student_t;
@@ -111,6 +112,7 @@ pub use resume_pause::pause_before_resume;
 pub use run_status::RunStatus;
 pub use shard::{Shard, ShardError};
 pub use space_report::{ReportBuilder, SpaceReport};
+pub use stall_text::latency_text;
 pub use step::{StepEvent, StepKind};
 pub use store::{ResultStore, cut_logs_to, find_run, list_runs, new_run_id};
 pub use summary::{

@@ -226,7 +226,7 @@ fn is_one(n: &u64) -> bool {
     *n == 1
 }
 
-const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes,shards_at_start,shards_at_end,part,retries,attempt_error_classes,redone";
+const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes,shards_at_start,shards_at_end,part,retries,attempt_error_classes,redone,endpoint";
 
 /// A CSV field, quoted when it holds a comma, quote or line break.
 pub fn csv_field(s: &str) -> String {
@@ -246,54 +246,82 @@ pub fn class_cell(counts: &crate::metrics::ErrorCounts) -> String {
         .join(";")
 }
 
-/// Writes the summary rows as CSV (`.` decimal separator, one header line).
+/// Writes the summary rows as CSV (`.` decimal separator, one header line). A row of a
+/// run that drove several endpoints is followed by one line per endpoint, its part of
+/// the row (named in the last column, `endpoint`, empty on the row's own line).
 pub fn write_csv(rows: &[SummaryRow], out: &mut impl Write) -> std::io::Result<()> {
     writeln!(out, "{CSV_HEADER}")?;
     for r in rows {
-        let s = &r.stats;
-        let l = &s.latency_us;
-        let (t50, t99) = s
-            .ttfb_us
-            .map(|t| (t.p50.to_string(), t.p99.to_string()))
-            .unwrap_or_default();
-        let classes = class_cell(&s.error_classes);
-        let attempt_classes = class_cell(&s.attempt_error_classes);
-        writeln!(
-            out,
-            "{},{},{},{},{},{},{:.3},{:.3},{},{},{:.6},{:.3},{},{:.3},{},{:.3},{},{:.1},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            r.section.as_str(),
-            r.round.map(|n| n.to_string()).unwrap_or_default(),
-            csv_field(&r.phase),
-            r.op,
-            r.objects_at_start,
-            r.started_at,
-            r.duration_s,
-            r.client_cpu_s,
-            s.ops,
-            s.errors,
-            s.error_rate,
-            s.ops_per_sec,
-            s.bytes,
-            s.mib_per_sec,
-            s.keys,
-            s.keys_per_sec,
-            l.min,
-            l.mean,
-            l.p50,
-            l.p90,
-            l.p99,
-            l.p999,
-            l.max,
-            t50,
-            t99,
-            csv_field(&classes),
-            super::shards_cell(&r.index_at_start),
-            super::shards_cell(&r.index_at_end),
-            r.part_label(),
-            s.retries,
-            csv_field(&attempt_classes),
-            r.redone,
-        )?;
+        write_csv_line(r, &r.stats, None, out)?;
+        for e in &r.endpoints {
+            write_csv_line(r, &e.stats, Some(&e.endpoint), out)?;
+        }
     }
     Ok(())
 }
+
+/// One line of `r` with the figures of `s`: the row's own (`endpoint` None) or an
+/// endpoint's part of it, which leaves empty what belongs to the whole row (the
+/// client's CPU, the bucket index, the writes redone).
+fn write_csv_line(
+    r: &SummaryRow,
+    s: &OpSummary,
+    endpoint: Option<&str>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    let l = &s.latency_us;
+    let (t50, t99) = s
+        .ttfb_us
+        .map(|t| (t.p50.to_string(), t.p99.to_string()))
+        .unwrap_or_default();
+    let classes = class_cell(&s.error_classes);
+    let attempt_classes = class_cell(&s.attempt_error_classes);
+    let whole_row = |cell: String| {
+        if endpoint.is_none() {
+            cell
+        } else {
+            String::new()
+        }
+    };
+    writeln!(
+        out,
+        "{},{},{},{},{},{},{:.3},{},{},{},{:.6},{:.3},{},{:.3},{},{:.3},{},{:.1},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        r.section.as_str(),
+        r.round.map(|n| n.to_string()).unwrap_or_default(),
+        csv_field(&r.phase),
+        r.op,
+        r.objects_at_start,
+        r.started_at,
+        r.duration_s,
+        whole_row(format!("{:.3}", r.client_cpu_s)),
+        s.ops,
+        s.errors,
+        s.error_rate,
+        s.ops_per_sec,
+        s.bytes,
+        s.mib_per_sec,
+        s.keys,
+        s.keys_per_sec,
+        l.min,
+        l.mean,
+        l.p50,
+        l.p90,
+        l.p99,
+        l.p999,
+        l.max,
+        t50,
+        t99,
+        csv_field(&classes),
+        whole_row(super::shards_cell(&r.index_at_start)),
+        whole_row(super::shards_cell(&r.index_at_end)),
+        r.part_label(),
+        s.retries,
+        csv_field(&attempt_classes),
+        whole_row(r.redone.to_string()),
+        csv_field(endpoint.unwrap_or_default()),
+    )
+}
+
+#[cfg(test)]
+#[path = "summary_csv_tests.rs"]
+mod csv_tests;

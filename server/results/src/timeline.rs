@@ -119,13 +119,12 @@ fn entry_of(event: &RunEvent) -> Option<TimelineEntry> {
             kind: TimelineKind::Stall,
             reason: None,
             text: format!(
-                "{}: writes stalled (lowest {:.0} ops/s against a median of {:.0})",
+                "{}: writes stalled ({})",
                 match s.phase.round {
                     Some(r) => format!("round {r} {}", s.phase.name),
                     None => format!("{} {}", s.phase.section.as_str(), s.phase.name),
                 },
-                s.min_write_ops_per_sec,
-                s.median_write_ops_per_sec
+                s.figures()
             ),
         },
         _ => return None,

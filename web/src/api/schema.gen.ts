@@ -1438,7 +1438,9 @@ export interface components {
             errors: number;
             /**
              * Format: int64
-             * @description Live objects in the keyspace window.
+             * @description Live objects in the keyspace window, counting every PUT that finished (those
+             *     finished ahead of an older one still in flight too), so it moves with each
+             *     completed write; the interval record's `window` keeps the contiguous marks.
              */
             objects: number;
         };
@@ -1917,7 +1919,11 @@ export interface components {
                 [key: string]: components["schemas"]["Tally"];
             };
         };
-        /** @description Consecutive intervals of a phase whose writes stalled. */
+        /**
+         * @description Consecutive intervals of a phase whose writes stalled. Stalls of the same writes
+         *     waiting (a later stall whose slow writes were already in flight during an earlier
+         *     one, as a reshard's blocked PUTs make when they finish) are told as one.
+         */
         StallEvent: {
             phase: components["schemas"]["PhaseRef"];
             /** Format: int64 */
@@ -1937,11 +1943,24 @@ export interface components {
             median_write_ops_per_sec: number;
             /**
              * Format: int64
-             * @description Highest write p99 in the stall, and the phase's median p99 before it.
+             * @description Highest write p99 in the stall, and the phase's median p99 before it. 0 when no
+             *     write finished in the stall (`finished_writes`).
              */
             max_write_p99_us: number;
             /** Format: int64 */
             median_write_p99_us: number;
+            /**
+             * Format: int64
+             * @description Writes that finished in the stall, and of them those that took longer than the
+             *     latency threshold (`p99_above` times the median p99: the requests the stall
+             *     held), with the longest wait of all (µs). Absent (0) from stalls recorded before
+             *     they were counted.
+             */
+            finished_writes?: number;
+            /** Format: int64 */
+            held_writes?: number;
+            /** Format: int64 */
+            longest_write_us?: number;
             /** @description Throughput fell below the threshold / p99 rose above it. */
             throughput: boolean;
             latency: boolean;

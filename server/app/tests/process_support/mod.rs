@@ -225,18 +225,65 @@ pub async fn count_objects(endpoint: &str, bucket: &str) -> u64 {
 
 /// `GET path` on the target's admin API (the sim checks no signature without keys).
 pub fn admin_get(endpoint: &str, path: &str) -> serde_json::Value {
+    let (status, body) = admin_call("GET", endpoint, path);
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    serde_json::from_str(&body).unwrap()
+}
+
+/// `POST path` on the target's admin API; the answer's status line and body.
+pub fn admin_post(endpoint: &str, path: &str) -> (String, String) {
+    admin_call("POST", endpoint, path)
+}
+
+/// `METHOD path` (no body) on the target's admin API; the status line and body.
+fn admin_call(method: &str, endpoint: &str, path: &str) -> (String, String) {
     let addr = endpoint.trim_start_matches("http://");
     let mut stream = std::net::TcpStream::connect(addr).unwrap();
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
     let mut answer = String::new();
     stream.read_to_string(&mut answer).unwrap();
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    serde_json::from_str(body).unwrap()
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    (
+        head.lines().next().unwrap_or_default().to_string(),
+        body.to_string(),
+    )
+}
+
+/// `keystorm sim --ports 0,0,… --storage size-only`, killed when dropped, and the URLs
+/// it announced, one per port.
+pub struct SimPorts(Child, pub Vec<String>);
+
+impl Drop for SimPorts {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Starts `keystorm sim` on `n` ports of the system's choosing.
+pub fn sim_ports(n: usize) -> SimPorts {
+    let ports = vec!["0"; n].join(",");
+    let mut child = Command::new(BIN)
+        .args(["sim", "--ports", &ports, "--storage", "size-only"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let urls = (0..n)
+        .map(|_| {
+            let mut line = String::new();
+            out.read_line(&mut line).unwrap();
+            line.trim()
+                .strip_prefix("keystorm sim listening on ")
+                .unwrap_or_else(|| panic!("expected a listening line, got {line:?}"))
+                .to_string()
+        })
+        .collect();
+    SimPorts(child, urls)
 }
 
 /// The requests of S3 operation `op` (`PutObject`, ...) the sim at `endpoint` received.

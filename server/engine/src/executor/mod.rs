@@ -26,6 +26,7 @@ mod phase_intervals;
 mod phase_shared;
 mod phase_start;
 mod sequence;
+mod stall_joining;
 mod stalls;
 mod step_ticker;
 mod target;

@@ -230,7 +230,12 @@ impl Part<'_> {
                 stats,
             )?;
         }
-        if let Some(s) = intervals.stalls.as_mut().and_then(|d| d.finish()) {
+        for s in intervals
+            .stalls
+            .as_mut()
+            .map(|d| d.finish())
+            .unwrap_or_default()
+        {
             emit_stall(self.ctx, s);
         }
         Ok(())

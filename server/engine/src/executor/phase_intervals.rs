@@ -192,7 +192,7 @@ fn emit_interval(
             fraction,
             ops,
             errors: earlier.total_errors() + stats.total_errors(),
-            objects: window.len(),
+            objects: ctx.window.written_len(),
         },
         folded,
     });

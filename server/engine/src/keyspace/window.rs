@@ -87,6 +87,14 @@ impl Window {
         }
     }
 
+    /// Live objects counting every put that finished, those above `head` (finished
+    /// while an older one is still in flight) too: what a progress counter shows, so it
+    /// moves with each completed PUT while a few blocked ones hold `head` back.
+    pub fn written_len(&self) -> u64 {
+        let g = self.lock();
+        (g.head + g.finished_ahead.len() as u64).saturating_sub(g.tail)
+    }
+
     /// Live objects, counting puts that are reserved but not finished.
     pub fn reserved_len(&self) -> u64 {
         let g = self.lock();
@@ -231,6 +239,19 @@ mod tests {
         w.finish_put(b, true);
         assert_eq!(w.state().head, 3);
         assert!(w.puts_settled());
+    }
+
+    #[test]
+    fn the_written_count_moves_with_each_finished_put_behind_a_blocked_one() {
+        let w = Window::new(WindowState { tail: 0, head: 10 });
+        let blocked = w.begin_put(None).unwrap();
+        for _ in 0..5 {
+            let i = w.begin_put(None).unwrap();
+            w.finish_put(i, true);
+        }
+        assert_eq!((w.state().len(), w.written_len()), (10, 15));
+        w.finish_put(blocked, true);
+        assert_eq!((w.state().len(), w.written_len()), (16, 16));
     }
 
     #[test]

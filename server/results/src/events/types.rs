@@ -18,7 +18,9 @@ pub struct PhaseProgress {
     pub fraction: Option<f64>,
     pub ops: u64,
     pub errors: u64,
-    /// Live objects in the keyspace window.
+    /// Live objects in the keyspace window, counting every PUT that finished (those
+    /// finished ahead of an older one still in flight too), so it moves with each
+    /// completed write; the interval record's `window` keeps the contiguous marks.
     pub objects: u64,
 }
 
