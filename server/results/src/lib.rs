@@ -43,6 +43,7 @@ mod process;
 mod renamed;
 mod run_status;
 pub mod scaling;
+mod schedule_note;
 pub mod secrets;
 mod shard;
 pub mod space_report;
@@ -104,6 +105,7 @@ pub use process::ProcessId;
 #[cfg(feature = "openapi")]
 pub use renamed::{HeadWorkersCount, ListersCount};
 pub use run_status::RunStatus;
+pub use schedule_note::{LagAtMedian, duration_us, schedule_note};
 pub use shard::{Shard, ShardError};
 pub use space_report::{ReportBuilder, SpaceReport};
 pub use store::{ResultStore, cut_logs_to, find_run, list_runs, new_run_id};
@@ -114,6 +116,6 @@ pub use timeline::{
     MAX_TIMELINE_ENTRIES, Timeline, TimelineEntry, TimelineKind, read_timeline, timeline_text,
 };
 pub use transfer_outcome::{StreamRates, TransferOutcome};
-pub use verdict::{Finding, FindingKind, Overall, RunVerdict, place as verdict_place};
+pub use verdict::{Finding, FindingKind, Overall, RunVerdict, place as verdict_place, worst_lag};
 pub use whole_phases::whole_phase_rows;
 pub use window_state::WindowState;
