@@ -97,9 +97,15 @@ async fn a_phase_the_target_cannot_keep_up_with_says_what_it_sent_and_what_it_ne
     assert!(open.backlog > 2000, "{open:?}");
     assert!(open.sent_per_sec < 1000.0 && open.behind(), "{open:?}");
     let said = warnings.0.lock().unwrap().clone();
+    // One sentence for the phase, with units, saying whose side the delay was on: the
+    // requests waited for one of the 2 in flight, so they left late.
+    let about: Vec<&String> = said.iter().filter(|w| w.contains("flood")).collect();
+    assert_eq!(about.len(), 1, "{said:#?}");
     assert!(
-        said.iter()
-            .any(|w| w.contains("phase flood fell behind its rate: asked 2000 ops/s")),
+        about[0].starts_with("before flood: asked 2,000/s, sent ")
+            && about[0].contains(" late at p50 (")
+            && about[0].contains("the client could not keep up")
+            && !about[0].contains("target took less"),
         "{said:#?}"
     );
     // Requests left ever later; latency counts from the schedule, so each request's

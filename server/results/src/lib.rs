@@ -45,6 +45,7 @@ mod renamed;
 mod resume_pause;
 mod run_status;
 pub mod scaling;
+mod schedule_note;
 pub mod secrets;
 mod shard;
 pub mod space_report;
@@ -110,6 +111,7 @@ pub use process::ProcessId;
 pub use renamed::{HeadWorkersCount, ListersCount};
 pub use resume_pause::pause_before_resume;
 pub use run_status::RunStatus;
+pub use schedule_note::{LagAtMedian, duration_us, schedule_note};
 pub use shard::{Shard, ShardError};
 pub use space_report::{ReportBuilder, SpaceReport};
 pub use stall_text::latency_text;
@@ -122,6 +124,6 @@ pub use timeline::{
     MAX_TIMELINE_ENTRIES, Timeline, TimelineEntry, TimelineKind, read_timeline, timeline_text,
 };
 pub use transfer_outcome::{StreamRates, TransferOutcome};
-pub use verdict::{Overall, RunVerdict, place as verdict_place};
+pub use verdict::{Overall, RunVerdict, place as verdict_place, worst_lag};
 pub use whole_phases::whole_phase_rows;
 pub use window_state::WindowState;

@@ -34,3 +34,18 @@ pub struct PhaseRef {
     pub index: usize,
     pub name: String,
 }
+
+/// `round 3 write`, `before fill`: a phase as warnings and verdicts name it.
+pub fn place_words(section: Section, round: Option<u32>, name: &str) -> String {
+    match round {
+        Some(n) => format!("round {n} {name}"),
+        None => format!("{} {name}", section.as_str()),
+    }
+}
+
+impl PhaseRef {
+    /// `round 3 write`, `before fill`.
+    pub fn place(&self) -> String {
+        place_words(self.section, self.round, &self.name)
+    }
+}

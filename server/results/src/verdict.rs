@@ -205,26 +205,45 @@ fn not_as_written_text(r: &IntegrityReport) -> String {
     parts.join("; ")
 }
 
-/// Each open-loop phase that sent fewer requests than it asked for, once per phase.
+/// Each open-loop phase that sent fewer requests than it asked for, once per phase,
+/// in the words the run warned with (what it asked and sent, how late requests left).
 fn fell_behind(rows: &[SummaryRow]) -> Vec<Finding> {
     let mut seen = std::collections::HashSet::new();
     rows.iter()
         .filter_map(|r| Some((r, r.open_loop?)))
         .filter(|(_, o)| o.behind())
         .filter(|(r, _)| seen.insert((r.section, r.round, r.phase.clone())))
-        .map(|(r, o)| Finding {
-            kind: FindingKind::FellBehind,
-            text: format!("{}: {}", place(r), o.describe()),
+        .map(|(r, o)| {
+            let same =
+                |x: &&SummaryRow| (x.section, x.round, &x.phase) == (r.section, r.round, &r.phase);
+            let lag = worst_lag(rows.iter().filter(same));
+            let text = crate::schedule_note::schedule_note(&place(r), &o, lag)
+                .unwrap_or_else(|| format!("{}: {}", place(r), o.describe()));
+            Finding {
+                kind: FindingKind::FellBehind,
+                text,
+            }
         })
         .collect()
 }
 
+/// The latest-leaving median of `rows`' operations, beside that operation's median
+/// latency.
+pub fn worst_lag<'a>(
+    rows: impl Iterator<Item = &'a SummaryRow>,
+) -> Option<crate::schedule_note::LagAtMedian> {
+    rows.filter_map(|r| {
+        Some(crate::schedule_note::LagAtMedian {
+            lag_us: r.stats.schedule_lag_us?.p50,
+            latency_us: r.stats.latency_us.p50,
+        })
+    })
+    .max_by_key(|l| l.lag_us)
+}
+
 /// `round 3 write`, `before fill`.
 pub fn place(r: &SummaryRow) -> String {
-    match r.round {
-        Some(n) => format!("round {n} {}", r.phase),
-        None => format!("{} {}", r.section.as_str(), r.phase),
-    }
+    crate::phase_ref::place_words(r.section, r.round, &r.phase)
 }
 
 fn phases_of(rows: &[SummaryRow], pick: impl Fn(&SummaryRow) -> bool) -> usize {
@@ -339,7 +358,7 @@ mod tests {
         assert_eq!(v.findings[0].text, "reads found 0 corrupt, 141 missing");
         assert_eq!(
             v.findings[1].text,
-            "round 3 write: asked 5000 ops/s, sent 2383 ops/s (48 %)"
+            "round 3 write: asked 5,000/s, sent 2,383/s (48 %)"
         );
         assert_eq!(v.findings[2].text, "24 of 47684 requests failed (0.05 %)");
         assert_eq!(
@@ -355,6 +374,30 @@ mod tests {
             &Default::default(),
         );
         assert_eq!(v.headline(), "completed as asked (taken over)");
+    }
+
+    #[test]
+    fn a_phase_behind_with_requests_leaving_late_says_so_in_its_one_finding() {
+        let mut behind = row("write", Some(3), 2383 * 10, 0);
+        behind.open_loop = Some(OpenLoop {
+            asked_per_sec: 5000.0,
+            sent_per_sec: 2383.0,
+            backlog: 0,
+        });
+        behind.stats.latency_us.p50 = 1_070_000;
+        behind.stats.schedule_lag_us = Some(crate::metrics::Percentiles {
+            p50: 1_059_839,
+            ..Default::default()
+        });
+        let v = RunVerdict::of(&manifest("completed", &[]), &[behind], &Default::default());
+        assert_eq!(v.findings.len(), 1);
+        assert!(
+            v.findings[0].text.starts_with(
+                "round 3 write: asked 5,000/s, sent 2,383/s (48 %); requests left 1.06 s late at p50"
+            ) && v.findings[0].text.contains("the client could not keep up"),
+            "{:?}",
+            v.findings
+        );
     }
 
     #[test]

@@ -1599,6 +1599,12 @@ export interface components {
                 index?: components["schemas"]["BucketIndex"][];
                 /** @description The phase checks what its GETs read (`verify`). */
                 verify?: boolean;
+                /**
+                 * Format: double
+                 * @description An open-loop phase (`rate`): the operations per second it asks for, every
+                 *     operation together (a shard's part of it in a shard's own log).
+                 */
+                rate?: number | null;
             };
             /** @enum {string} */
             event: "phase_started";

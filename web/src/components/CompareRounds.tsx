@@ -15,13 +15,15 @@ import { MetricSelect, type RightAxis, RoundsChart } from "./charts";
 function runsIndexOverlay(runs: Array<{ label: string; detail: RunDetail; index?: IndexReport }>): {
   data: Array<Record<string, number>>;
   right?: RightAxis;
-  marks: RoundMarkSpec[];
+  /** The marks of one round phase's panel: what happened while that phase ran. */
+  marksOf: (phase: string) => RoundMarkSpec[];
 } {
   const tagged = runs.map((r, i) => ({ ...r, tag: `#${i + 1}`, rows: r.detail.summary?.rows ?? [] }));
   const shards = overlayShards(tagged);
-  const marks = tagged.flatMap((run, i) =>
-    roundMarkSpecs(roundMarks(run.index, run.rows, run.detail.manifest.started_at), { row: i, tag: run.tag, label: run.label }),
-  );
+  const marksOf = (phase: string) =>
+    tagged.flatMap((run, i) =>
+      roundMarkSpecs(roundMarks(run.index, run.rows, run.detail.manifest.started_at, phase), { row: i, tag: run.tag, label: run.label }),
+    );
   const series = shards.series.map((s) => ({
     key: s.key,
     name: s.name,
@@ -31,7 +33,7 @@ function runsIndexOverlay(runs: Array<{ label: string; detail: RunDetail; index?
     width: 5,
     opacity: 0.35,
   }));
-  return { data: shards.data, right: series.length ? { unit: "index shards", series } : undefined, marks };
+  return { data: shards.data, right: series.length ? { unit: "index shards", series } : undefined, marksOf };
 }
 
 /** A compare chart's legend: each operation once (its colour, the metric's dash), then
@@ -83,6 +85,7 @@ export function CompareRounds(props: {
     m.get,
   ).map((p) => ({ ...p, overlay: normalised ? normaliseOverlay(p.overlay) : p.overlay }));
   const index = runsIndexOverlay(runs.map((r) => ({ ...r, index: indexById.get(r.detail.info.run_id) })));
+  const marks = new Map(panels.map((p) => [p.phase, index.marksOf(p.phase)]));
   return (
     <>
       <div className="title-row">
@@ -109,7 +112,8 @@ export function CompareRounds(props: {
         One chart per round phase: colour is the operation, the marker is the run (see the table above)
         {m.percentile ? `, and the dash is ${m.percentile}'s on every chart` : ""}.
         {index.right && " The wide pale step lines are each run's bucket index shards at each round's end (right axis)."}
-        {index.marks.length > 0 && " Labels above a chart mark the rounds in which a run's bucket was resharded or its writes stalled; hover for details."}
+        {[...marks.values()].some((m) => m.length > 0) &&
+          " Labels above a chart mark the rounds in which a run's bucket was resharded or its writes stalled while that chart's phase ran; hover for details."}
       </p>
       <div className="chart-grid" data-testid="compare-panels">
         {panels.map((p) => (
@@ -121,7 +125,7 @@ export function CompareRounds(props: {
               height={260}
               fullMarkLabels={10}
               right={index.right}
-              marks={index.marks}
+              marks={marks.get(p.phase)}
               log={!normalised && m.unit === "ms" && latencyLog}
               series={p.overlay.series.map((s) => ({
                 key: s.name,

@@ -35,7 +35,10 @@ function useLiveAxis(state: LiveState) {
 }
 
 export function LiveCharts({ runId, state, running }: { runId: string; state: LiveState; running: boolean }) {
-  const series = useMemo(() => liveSeries(state.ops, state.errorClasses), [state.ops, state.errorClasses]);
+  const series = useMemo(
+    () => liveSeries(state.ops, state.errorClasses, { lagOps: state.lagOps, asked: state.anyAsked }),
+    [state.ops, state.errorClasses, state.lagOps, state.anyAsked],
+  );
   const { axis, windows, shards } = useLiveAxis(state);
   // A resumed run's lines stop where it stopped and start again where it went on.
   const points = useMemo(() => breakAtPauses(state.points, state.pauses), [state.points, state.pauses]);
@@ -44,7 +47,10 @@ export function LiveCharts({ runId, state, running }: { runId: string; state: Li
     <>
       <div className="chart-grid">
         <div>
-          <h3>Throughput (ops/s){shards ? " and index shards" : ""}</h3>
+          <h3>
+            Throughput (ops/s){state.anyAsked ? ", the rate asked" : ""}
+            {shards ? " and index shards" : ""}
+          </h3>
           <TimeChart
             testId="live-chart-ops"
             data={points}
@@ -61,7 +67,7 @@ export function LiveCharts({ runId, state, running }: { runId: string; state: Li
         </div>
         <div>
           <div className="title-row">
-            <h3>Latency p50 / p99 / p99.9</h3>
+            <h3>Latency p50 / p99 / p99.9{state.lagOps.length ? ", and how late requests were sent" : ""}</h3>
             <label className="muted small">
               <input type="checkbox" checked={latencyLog} onChange={(e) => setLatencyLog(e.target.checked)} data-testid="live-latency-log" /> log
               scale

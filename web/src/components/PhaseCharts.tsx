@@ -12,6 +12,7 @@ import { intervalPoint, pointSpan } from "../lib/live";
 import { type PauseSpan, breakAtPauses } from "../lib/pauses";
 import { ninesOf } from "../lib/nines";
 import { PERCENTILES, PERCENTILE_DASH, opColour } from "../lib/palette";
+import { ASKED_KEY, askedSeries, anyHas, lagKey, lagSeries } from "../lib/schedule";
 import { DistributionChart, TimeChart, shardAxis } from "./charts";
 
 /** The phase's latency distribution, once read (`name` says which phase, round and operation). */
@@ -44,24 +45,35 @@ export function PhaseTimeCharts(props: {
   endpointEvents?: EndpointEvent[];
   /** When the run did not run: the lines break there. */
   pauses?: PauseSpan[];
+  /** An open-loop phase: the rate it asked for, and whether that is of several operations. */
+  asked?: { rate: number; mixed: boolean };
 }) {
-  const { op, measured, span, windows } = props;
+  const { op, measured, span, windows, asked } = props;
   const [latencyLog, setLatencyLog] = useState(true);
-  const points = useMemo(() => breakAtPauses(measured.map(intervalPoint), props.pauses ?? []), [measured, props.pauses]);
+  const points = useMemo(() => {
+    const drawn = measured.map((r) => {
+      const p = intervalPoint(r);
+      if (asked) p[ASKED_KEY] = asked.rate;
+      return p;
+    });
+    return breakAtPauses(drawn, props.pauses ?? []);
+  }, [measured, props.pauses, asked]);
+  const late = useMemo(() => anyHas(points, lagKey(op, "p50")), [points, op]);
   const buckets = useMemo(() => indexBuckets(measured.map((r) => r.index)), [measured]);
   const epochs = useMemo(() => epochMarks(recordEpochPoints(measured)), [measured]);
   const endpoints = useMemo(() => endpointMarks(props.endpointEvents ?? [], span), [props.endpointEvents, span]);
   return (
     <div>
       <h4>
-        <span data-testid="point-span">{pointSpan(measured)}</span>: {op} ops/s{buckets.length ? ", index shards" : ""} and latency
+        <span data-testid="point-span">{pointSpan(measured)}</span>: {op} ops/s{asked ? " against the rate asked" : ""}
+        {buckets.length ? ", index shards" : ""} and latency{late ? " with how late requests were sent" : ""}
         {epochs.length ? ", each new epoch marked" : ""}
         {endpoints.length ? ", endpoints down and up marked" : ""}
       </h4>
       <TimeChart
         testId="interval-chart"
         data={points}
-        series={[{ key: `${op} ops/s`, name: `${op} ops/s`, colour: opColour(op) }]}
+        series={[{ key: `${op} ops/s`, name: `${op} ops/s`, colour: opColour(op) }, ...(asked ? [askedSeries(asked.mixed)] : [])]}
         unit="ops/s"
         right={shardAxis(buckets, "as polled")}
         windows={windows}
@@ -77,12 +89,15 @@ export function PhaseTimeCharts(props: {
         testId="interval-latency-chart"
         log={latencyLog}
         data={points}
-        series={PERCENTILES.map((q) => ({
-          key: `${op} ${q}`,
-          name: q,
-          colour: opColour(op),
-          dash: PERCENTILE_DASH[q],
-        }))}
+        series={[
+          ...PERCENTILES.map((q) => ({
+            key: `${op} ${q}`,
+            name: q,
+            colour: opColour(op),
+            dash: PERCENTILE_DASH[q],
+          })),
+          ...lagSeries(late ? [op] : [], (_, name) => name),
+        ]}
         unit="ms"
         height={180}
         windows={windows}

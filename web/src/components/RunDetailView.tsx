@@ -263,6 +263,14 @@ export function ObjectsTable({ rows }: { rows: SummaryRow[] }) {
   );
 }
 
+/** The rate the chosen phase asked for when it is an open loop, and whether that rate is
+ * of several operations (a mix) rather than the chosen one's alone. */
+export function askedOf(rows: SummaryRow[], c: PhaseChoice): { rate: number; mixed: boolean } | undefined {
+  const phase = rows.filter((r) => r.section === c.section && (r.round ?? null) === c.round && r.phase === c.phase);
+  const open = phase.find((r) => r.open_loop)?.open_loop;
+  return open ? { rate: open.asked_per_sec, mixed: new Set(phase.map((r) => r.op)).size > 1 } : undefined;
+}
+
 /** How the phase explorer reads a phase's data. */
 interface PhaseLoaders {
   loadIntervals: (c: PhaseChoice) => Promise<IntervalRecord[]>;
@@ -288,6 +296,7 @@ export function PhaseExplorer(
   });
   const choice = all.find((c) => choiceKey(c) === key);
   const { intervals, dist, heat, error } = usePhaseData(key, choice, props);
+  const asked = useMemo(() => choice && askedOf(props.rows, choice), [props.rows, choice]);
   const measured = useMemo(() => (intervals ?? []).filter((r) => !r.warmup), [intervals]);
   const span = useMemo(() => phaseSpan(measured), [measured]);
   const windows = useMemo(
@@ -321,6 +330,7 @@ export function PhaseExplorer(
           windows={windows}
           endpointEvents={props.endpointEvents}
           pauses={props.pauses}
+          asked={asked}
         />
       </div>
       {heat && (

@@ -191,6 +191,21 @@ describe("reshards and stalls marked on rounds", () => {
     expect(marks[2].lines).toEqual(["write stall 1 s, p99 2.01 s vs median 26.9 ms"]);
   });
 
+  it("marks a phase's panel only with what happened while that phase ran", () => {
+    const write = roundMarks(report, dynamicRows, RUN_START, "write");
+    expect(write.map((m) => [m.round, m.reshards.map((r) => r.id), m.stalls.map((s) => s.id)])).toEqual([
+      [1, [7], [9]],
+      [2, [12], []],
+      [3, [], [20]],
+    ]);
+    // Every reshard and stall of this run happened in the writes: the reads' panel has none.
+    expect(roundMarks(report, dynamicRows, RUN_START, "read")).toEqual([]);
+    // A reshard seen while round 2's read ran is the read's.
+    const inRead = { ...report, reshards: [reshard({ id: 30, from_shards: 47, to_shards: 97, start_t_s: 17.5, end_t_s: 18 })], stalls: [] };
+    expect(roundMarks(inRead, dynamicRows, RUN_START, "read").map((m) => m.round)).toEqual([2]);
+    expect(roundMarks(inRead, dynamicRows, RUN_START, "write")).toEqual([]);
+  });
+
   it("uses positions alone when the run's start time is unknown", () => {
     const marks = roundMarks(report, dynamicRows, null);
     expect(marks.map((m) => m.round)).toEqual([1, 3]);

@@ -153,7 +153,7 @@ export function phaseStarts(rows: SummaryRow[], runStartedAt?: string | null): P
 }
 
 /** The phase running at `t` (the last one started by then), or null before the first. */
-function phaseAt(starts: PhaseStart[], t: number): { section: string; round?: number | null } | null {
+function phaseAt(starts: PhaseStart[], t: number): PhaseStart | null {
   let found: PhaseStart | null = null;
   for (const s of starts) if (s.t0 <= t) found = s;
   return found;
@@ -207,8 +207,27 @@ export function markKind(m: RoundMark): "reshard" | "stall" | "reshard + stall" 
   return m.reshards.length ? "reshard" : "stall";
 }
 
-/** The rounds with reshards or stalls, ascending; events outside the rounds are left out. */
-export function roundMarks(report: IndexReport | null | undefined, rows: SummaryRow[], runStartedAt?: string | null): RoundMark[] {
+/**
+ * The phase a reshard is marked on: the one running when its new shard count was first
+ * seen, or else the one it began in (the same choice as its round's).
+ */
+function reshardPhase(r: ReshardEvent, starts: PhaseStart[]): string | null {
+  const seen = r.end?.phase ?? phaseAt(starts, r.end_t_s);
+  const began = r.start?.phase ?? phaseAt(starts, r.start_t_s);
+  return (roundOf(seen) != null ? seen : began)?.name ?? null;
+}
+
+/**
+ * The rounds with reshards or stalls, ascending; events outside the rounds are left out.
+ * With `phase`, only those of that round phase: a chart of one phase is marked with what
+ * happened while it ran, not with what happened in the phase beside it.
+ */
+export function roundMarks(
+  report: IndexReport | null | undefined,
+  rows: SummaryRow[],
+  runStartedAt?: string | null,
+  phase?: string,
+): RoundMark[] {
   if (!report) return [];
   const starts = phaseStarts(rows, runStartedAt);
   const withBucket = new Set(report.reshards.map((r) => r.bucket)).size > 1;
@@ -220,14 +239,14 @@ export function roundMarks(report: IndexReport | null | undefined, rows: Summary
   };
   for (const r of report.reshards) {
     const round = reshardRound(r, starts);
-    if (round == null) continue;
+    if (round == null || (phase != null && reshardPhase(r, starts) !== phase)) continue;
     const m = markOf(round);
     m.reshards.push(r);
     m.lines.push(reshardText(r, withBucket));
   }
   for (const s of report.stalls) {
     const round = roundOf(s.phase);
-    if (round == null) continue;
+    if (round == null || (phase != null && s.phase.name !== phase)) continue;
     const m = markOf(round);
     m.stalls.push(s);
     m.lines.push(stallText(s));

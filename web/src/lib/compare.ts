@@ -2,6 +2,7 @@
 // operation), never by wall clock; and the % change of each run against the first.
 import type { SummaryRow } from "../api/types";
 import { fmtPercent } from "./format";
+import { mostlyLag } from "./schedule";
 
 export function alignKey(r: { section: string; round?: number | null; phase: string; op: string }): string {
   return `${r.section}|${r.round ?? ""}|${r.phase}|${r.op}`;
@@ -24,7 +25,18 @@ export interface Aggregate {
   worst_p999_us: number;
   /** The slowest single operation: where writes blocked by a reshard show. */
   max_us: number;
+  /** The worst-round percentiles that were mostly how late an open loop's requests
+   * left: the client's lateness, not the store's latency. */
+  mostlyLag: Partial<Record<LagMetric, boolean>>;
 }
+
+/** The percentiles an open loop's lateness can make up. */
+export type LagMetric = "worst_p50_us" | "worst_p99_us" | "worst_p999_us";
+const LAG_METRICS: Array<[LagMetric, "p50" | "p99" | "p999"]> = [
+  ["worst_p50_us", "p50"],
+  ["worst_p99_us", "p99"],
+  ["worst_p999_us", "p999"],
+];
 
 /**
  * Which rows a comparison covers: every phase with its rounds summed (`"all"`), or the
@@ -56,8 +68,11 @@ export function aggregate(rows: SummaryRow[], scope: DeltaScope = "all"): Map<st
       worst_p99_us: 0,
       worst_p999_us: 0,
       max_us: 0,
+      mostlyLag: {},
     };
     a.ops += r.ops;
+    // The worst round's percentile is this row's when it is the highest so far.
+    for (const [key, q] of LAG_METRICS) if (r.latency_us[q] > a[key]) a.mostlyLag[key] = mostlyLag(r, q);
     a.duration_s += r.duration_s;
     a.bytes += r.bytes;
     a.errors += r.errors;
@@ -72,6 +87,19 @@ export function aggregate(rows: SummaryRow[], scope: DeltaScope = "all"): Map<st
     a.mib_per_sec = a.duration_s > 0 ? a.bytes / 1048576 / a.duration_s : 0;
   }
   return out;
+}
+
+/**
+ * What a delta cell says instead of a change when the percentile compared was mostly
+ * the client's lateness (an open loop that could not send on time) on either side:
+ * that change is not the store's. Null when neither side was.
+ */
+export function lagNote(base: Aggregate, other: Aggregate, key: keyof Aggregate): string | null {
+  const b = base.mostlyLag[key as LagMetric] ?? false;
+  const o = other.mostlyLag[key as LagMetric] ?? false;
+  if (!b && !o) return null;
+  if (b && o) return "mostly the client's lag in both runs";
+  return o ? "mostly the client's lag" : "the baseline's was mostly the client's lag";
 }
 
 /** % change from `base` to `value`; null when there is no baseline to compare with. */

@@ -21,6 +21,7 @@ import { fmtDuration } from "./format";
 import { niceTimeEnd } from "./heatmap";
 import { type EpochMark, epochMarks } from "./keys";
 import { PERCENTILES, PERCENTILE_DASH, opColour } from "./palette";
+import { ASKED_KEY, askedSeries, lagKey, lagSeries } from "./schedule";
 
 export interface LivePoint {
   /** Where the point sits on the time axis: its interval's middle, in seconds from the
@@ -54,6 +55,12 @@ export interface LiveState {
    */
   points: LivePoint[];
   ops: string[];
+  /** Operations of open-loop phases, whose points say how late requests left. */
+  lagOps: string[];
+  /** The open-loop phase that started last and the rate it asked (its points carry it),
+   * and whether any point so far did. */
+  asked?: { phase: PhaseRef; rate: number };
+  anyAsked: boolean;
   errorClasses: string[];
   /** The bucket index as last polled, and every bucket seen so far. */
   index: BucketIndex[];
@@ -88,6 +95,8 @@ export function initialLive(): LiveState {
     warnings: [],
     points: [],
     ops: [],
+    lagOps: [],
+    anyAsked: false,
     errorClasses: [],
     index: [],
     buckets: [],
@@ -151,6 +160,11 @@ export function intervalPoint(record: IntervalRecord): LivePoint {
       p[`${op} p99`] = s.latency_us.p99 / 1000;
       p[`${op} p99.9`] = s.latency_us.p999 / 1000;
     }
+    // An open loop's requests: how late they left their scheduled time.
+    if (s.schedule_lag_us) {
+      p[lagKey(op, "p50")] = s.schedule_lag_us.p50 / 1000;
+      p[lagKey(op, "p99")] = s.schedule_lag_us.p99 / 1000;
+    }
     for (const [cls, n] of Object.entries(s.error_classes)) {
       p[`errors ${cls}`] = ((p[`errors ${cls}`] as number | undefined) ?? 0) + (n ?? 0);
     }
@@ -187,6 +201,7 @@ export const LIVE_FOLDS = {
     next.progress = undefined;
     next.epoch = undefined;
     next.endpointOps = undefined;
+    next.asked = d.rate != null ? { phase: d.phase, rate: d.rate } : undefined;
     if (d.index?.length) withIndex(next, d.index);
   },
   interval: foldInterval,
@@ -272,8 +287,16 @@ function foldInterval(next: LiveState, d: EventData<"interval">, state: LiveStat
   // point is drawn again with it, never the sliver as a second of its own.
   const folded = d.folded ?? null;
   const point = intervalPoint(folded ?? d.record);
+  if (state.asked && samePhase(state.asked.phase, d.phase)) {
+    point[ASKED_KEY] = state.asked.rate;
+    next.anyAsked = true;
+  }
   const ops = Object.keys(d.record.ops);
   next.ops = union(state.ops, ops);
+  next.lagOps = union(
+    state.lagOps,
+    ops.filter((op) => d.record.ops[op]?.schedule_lag_us),
+  );
   const classes = Object.keys(point)
     .filter((k) => k.startsWith("errors "))
     .map((k) => k.slice(7));
@@ -286,17 +309,22 @@ function foldInterval(next: LiveState, d: EventData<"interval">, state: LiveStat
 }
 
 /**
- * The live charts' series: throughput and bandwidth per operation, latency per
- * operation and percentile (one colour per operation, a dash per percentile), errors
- * per class.
+ * The live charts' series: throughput and bandwidth per operation (with the rate an
+ * open-loop phase asked for), latency per operation and percentile (one colour per
+ * operation, a dash per percentile) with how late open-loop requests left, errors per
+ * class.
  */
-export function liveSeries(ops: string[], errorClasses: string[]) {
+export function liveSeries(ops: string[], errorClasses: string[], schedule: { lagOps?: string[]; asked?: boolean } = {}) {
   return {
-    ops: ops.map((op) => ({ key: `${op} ops/s`, name: op, colour: opColour(op) })),
+    ops: ops
+      .map((op) => ({ key: `${op} ops/s`, name: op, colour: opColour(op) }))
+      .concat(schedule.asked ? [askedSeries(ops.length > 1)] : []),
     mib: ops.map((op) => ({ key: `${op} MiB/s`, name: op, colour: opColour(op) })),
-    lat: ops.flatMap((op) =>
-      PERCENTILES.map((q) => ({ key: `${op} ${q}`, name: `${op} ${q}`, colour: opColour(op), dash: PERCENTILE_DASH[q] })),
-    ),
+    lat: ops
+      .flatMap((op) =>
+        PERCENTILES.map((q) => ({ key: `${op} ${q}`, name: `${op} ${q}`, colour: opColour(op), dash: PERCENTILE_DASH[q] })),
+      )
+      .concat(lagSeries(schedule.lagOps ?? [])),
     errors: errorClasses.map((c) => ({ key: `errors ${c}`, name: c })),
   };
 }

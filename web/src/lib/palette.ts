@@ -37,6 +37,13 @@ export function markerOf(i: number): MarkerShape {
   return MARKERS[i % MARKERS.length];
 }
 
+/** How late an open loop's requests left ("sent late"), drawn in its operation's colour:
+ * long dashes, unlike any latency percentile's. */
+export const LAG_DASH: Record<"p50" | "p99", string> = { p50: "12 3 3 3", p99: "12 3 3 3 3 3" };
+
+/** The rate an open-loop phase asked for, on throughput charts: no operation's colour. */
+export const ASKED_COLOUR = "#111827";
+
 /** Index shard lines (right-hand axis). */
 export const SHARD_COLOUR = "#6b7280";
 

@@ -16,7 +16,7 @@ import { MarkerGlyph } from "../components/Marker";
 import { markerOf, opColour } from "../lib/palette";
 import { Empty, ErrorBox, Labels, Loading } from "../components/states";
 import { VerdictBadges } from "../components/VerdictBadges";
-import { DELTA_METRICS, type DeltaScope, aggregate, fmtChange, metricLabel, roundsOf, verdictOf } from "../lib/compare";
+import { DELTA_METRICS, type DeltaScope, type LagMetric, aggregate, fmtChange, lagNote, metricLabel, roundsOf, verdictOf } from "../lib/compare";
 import { fmtLatency, fmtOpMiBs, fmtRate, movesPayload, openLoopBehind, openLoopText } from "../lib/format";
 import { ninesOf } from "../lib/nines";
 import { placeLabel, wholePhaseRows } from "../lib/rounds";
@@ -90,13 +90,31 @@ export function DeltaTable({ runs }: { runs: Array<{ label: string; detail: RunD
                   <tr key={`${k}/${m.key}`} className={j === 0 ? "group-start" : ""}>
                     <td>{j === 0 ? `${base.section === "round" ? "rounds" : base.section} · ${base.phase} · ${base.op}` : ""}</td>
                     <td>{metricLabel(m, scope, base.section)}</td>
-                    <td className="num">{fmtMetric(m.unit, baseValue, base.op)}</td>
+                    <td className="num">
+                      {fmtMetric(m.unit, baseValue, base.op)}
+                      {base.mostlyLag[m.key as LagMetric] && (
+                        <span className="delta muted" data-testid="delta-lag">
+                          {" "}
+                          (mostly the client's lag)
+                        </span>
+                      )}
+                    </td>
                     {aggs.slice(1).map((a, i) => {
                       const other = a.get(k);
                       if (!other) return <td key={i} className="muted">not in this run</td>;
                       const value = other[m.key] as number;
                       // A bandwidth that does not apply (LIST, DELETE) has no change either.
                       if (m.unit === "MiB/s" && !movesPayload(base.op)) return <td key={i} className="num">–</td>;
+                      const lag = lagNote(base, other, m.key);
+                      if (lag)
+                        return (
+                          <td key={i} className="num" title={`change ${fmtChange(baseValue, value)}: not the store's`}>
+                            {fmtMetric(m.unit, value, base.op)}{" "}
+                            <span className="delta muted" data-testid="delta-lag">
+                              ({lag})
+                            </span>
+                          </td>
+                        );
                       return (
                         <td key={i} className={`num ${verdictOf(baseValue, value, m.better)}`}>
                           {fmtMetric(m.unit, value, base.op)} <span className="delta">({fmtChange(baseValue, value)})</span>
@@ -302,10 +320,13 @@ export function IntegrityNotes({ runs }: { runs: Array<{ label: string; integrit
   );
 }
 
-/** Open-loop phases of the runs compared that fell behind their rate: a throughput
- * compared there is what the target took, not what was asked. */
+/** Open-loop phases of the runs compared that fell behind their rate, one sentence each
+ * (the run's own "fell behind" findings: what was asked and sent, how late requests
+ * left, whose side that was on): a throughput compared there is not what was asked. */
 export function BehindNotes({ runs }: { runs: Array<{ label: string; detail: RunDetail }> }) {
   const notes = runs.flatMap((r) => {
+    const findings = r.detail.verdict?.findings.filter((f) => f.kind === "fell_behind").map((f) => `${r.label} · ${f.text}`);
+    if (findings) return findings;
     const seen = new Set<string>();
     return wholePhaseRows(r.detail).flatMap((row) => {
       const key = `${row.section}/${row.round}/${row.phase}`;
@@ -317,7 +338,7 @@ export function BehindNotes({ runs }: { runs: Array<{ label: string; detail: Run
   if (!notes.length) return null;
   return (
     <div className="state warn" data-testid="behind-notes">
-      <strong>Open-loop phases that fell behind their rate</strong> (the target took less than was asked):
+      <strong>Open-loop phases that fell behind their rate</strong>:
       <ul>
         {notes.map((n) => (
           <li key={n}>{n}</li>

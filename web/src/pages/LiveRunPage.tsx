@@ -127,7 +127,7 @@ export function LiveRunPage() {
       {state.index.length > 0 && <LiveIndex state={state} />}
       <LiveEndpoints state={state} />
       {state.warnings.map((w, i) => (
-        <div className="state warn" key={i}>
+        <div className="state warn" key={i} data-testid="live-warning">
           {w}
         </div>
       ))}

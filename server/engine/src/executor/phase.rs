@@ -296,8 +296,8 @@ impl Part<'_> {
         let open_loop = p
             .rate
             .map(|rate| open_loop_outcome(rate, shared.run_for, elapsed, measured, &all, &totals));
-        for w in schedule_warnings(&pref.name, open_loop.as_ref(), &totals) {
-            ctx.emit(RunEvent::Warning { message: w });
+        if let Some(message) = schedule_warning(pref, open_loop.as_ref(), &totals) {
+            ctx.emit(RunEvent::Warning { message });
         }
         let urls = ctx.gateways.urls();
         let end_of_part = PartEnd {
@@ -400,45 +400,22 @@ fn open_loop_outcome(
     }
 }
 
-/// Requests leaving later than this share of the latency measured from their slot make
-/// the client's delay, not the store's, a visible part of open-loop latency.
-const LAG_WARNING_SHARE: f64 = 0.1;
-
-/// What the end of a phase says about its schedule: that it fell behind (the target
-/// took fewer operations than asked), or that the client sent late.
-fn schedule_warnings(
-    phase: &str,
+/// What the end of a phase part says about its schedule, in one sentence: what it
+/// asked and sent, how late its requests left, and whose side that was on.
+fn schedule_warning(
+    pref: &PhaseRef,
     open_loop: Option<&OpenLoop>,
     totals: &IntervalStats,
-) -> Vec<String> {
-    let mut out = Vec::new();
-    let Some(o) = open_loop else {
-        return out;
-    };
-    if o.behind() {
-        out.push(format!(
-            "phase {phase} fell behind its rate: {}; the target took less than was asked \
-             (or the client could not send it: see the schedule lag)",
-            o.describe()
-        ));
-    }
-    for (op, s) in totals.active() {
-        if s.schedule_lag.is_empty() || s.latency.is_empty() {
-            continue;
-        }
-        let lag = s.schedule_lag.value_at_quantile(0.5);
-        let latency = s.latency.value_at_quantile(0.5);
-        if lag as f64 > LAG_WARNING_SHARE * latency as f64 {
-            out.push(format!(
-                "phase {phase}: {op} requests left {lag} µs after their scheduled time at the \
-                 median (p99 {} µs), {:.0} % of the {latency} µs measured from the schedule: \
-                 the client was late, and open-loop latency counts it",
-                s.schedule_lag.value_at_quantile(0.99),
-                100.0 * lag as f64 / latency.max(1) as f64
-            ));
-        }
-    }
-    out
+) -> Option<String> {
+    let lag = totals
+        .active()
+        .filter(|(_, s)| !s.schedule_lag.is_empty() && !s.latency.is_empty())
+        .map(|(_, s)| keystorm_results::LagAtMedian {
+            lag_us: s.schedule_lag.value_at_quantile(0.5),
+            latency_us: s.latency.value_at_quantile(0.5),
+        })
+        .max_by_key(|l| l.lag_us);
+    keystorm_results::schedule_note(&pref.place(), open_loop?, lag)
 }
 
 /// Saves the phase's progress to the run's checkpoint: when it starts, then every

@@ -60,6 +60,7 @@ pub(crate) async fn announce(
         objects: objects_at_start,
         index: index_at_start.clone(),
         verify: p.verify,
+        rate: p.rate,
     });
     PhaseStart {
         before,

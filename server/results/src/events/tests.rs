@@ -267,6 +267,7 @@ fn a_phase_started_names_each_count_and_the_old_one_until_the_next_release() {
         objects: 7,
         index: Vec::new(),
         verify: false,
+        rate: None,
     };
     let line = super::line::encode(5, &event).unwrap();
     let data = &serde_json::from_str::<serde_json::Value>(&line).unwrap()["data"];

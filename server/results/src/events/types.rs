@@ -129,6 +129,10 @@ pub enum RunEvent {
         /// The phase checks what its GETs read (`verify`).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         verify: bool,
+        /// An open-loop phase (`rate`): the operations per second it asks for, every
+        /// operation together (a shard's part of it in a shard's own log).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rate: Option<f64>,
     },
     Interval {
         phase: PhaseRef,

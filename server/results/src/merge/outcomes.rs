@@ -58,10 +58,19 @@ pub(super) fn read(parts: &[Part]) -> Vec<(PhaseRef, PhaseEvents)> {
                     phases.len() - 1
                 }
             };
-            add(&mut phases[at].1, event);
+            add(&mut phases[at].1, whole_rate(event, part.shard.count));
         }
     }
     phases
+}
+
+/// A shard's phase start with the rate of the whole phase: each of `shards` asks its
+/// equal part.
+fn whole_rate(mut event: RunEvent, shards: u32) -> RunEvent {
+    if let RunEvent::PhaseStarted { rate: Some(r), .. } = &mut event {
+        *r *= f64::from(shards.max(1));
+    }
+    event
 }
 
 fn add(into: &mut PhaseEvents, event: RunEvent) {

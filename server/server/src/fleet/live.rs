@@ -232,10 +232,15 @@ impl LiveRun {
                 if self.phases.len() < self.phase_count || self.phases.contains_key(&key) {
                     self.phases.insert(key, phase.clone());
                 }
-                // The first shard to start a phase announces it for all.
+                // The first shard to start a phase announces it for all, with the rate
+                // of the whole phase (each shard asks its equal part).
                 if self.latest_position.is_none_or(|p| p < *position) {
                     self.latest_position = Some(*position);
-                    self.emit(event.clone());
+                    let mut whole = event.clone();
+                    if let RunEvent::PhaseStarted { rate: Some(r), .. } = &mut whole {
+                        *r *= self.feeds.len() as f64;
+                    }
+                    self.emit(whole);
                 }
             }
             RunEvent::Warning { message } => self.emit(RunEvent::Warning {

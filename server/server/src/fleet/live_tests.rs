@@ -90,6 +90,7 @@ fn news(shard: u64, base_ms: u64, seconds: u64, ops: u64) -> Vec<ShardNews> {
             objects: 0,
             index: Vec::new(),
             verify: false,
+            rate: None,
         })
         .ok(),
     }];
