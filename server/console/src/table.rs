@@ -62,8 +62,11 @@ impl fmt::Display for Table {
     }
 }
 
-/// Microseconds as a readable latency: `850 µs`, `12.3 ms`, `1.20 s`.
-pub use keystorm_results::latency_text as latency;
+/// Microseconds as a readable latency: `850 µs`, `12.3 ms`, `1.20 s` (the results
+/// model's wording, which its texts of stalls use too).
+pub fn latency(us: u64) -> String {
+    keystorm_results::latency_text(us)
+}
 
 /// The row's phase with the part it covers, so two parts of a phase are told apart:
 /// `write`, `write (interrupted)`, `write (resumed; 6 redone)`, `write (taken over)`.
