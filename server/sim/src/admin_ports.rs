@@ -98,8 +98,8 @@ pub(crate) async fn handle(state: &State, call: &Call<'_>, rest: &str) -> Resp {
         _ => {
             let faults = match faults_of(call.query) {
                 Ok(f) => f,
-                Err(message) => {
-                    return explained(StatusCode::BAD_REQUEST, "InvalidArgument", &message);
+                Err(e) => {
+                    return explained(StatusCode::BAD_REQUEST, "InvalidArgument", &e.to_string());
                 }
             };
             if let Err(e) = port.set_faults(faults) {
@@ -161,7 +161,7 @@ async fn describe(port: &dyn Gateway) -> Value {
 }
 
 /// The port's faults a `faults` call's query gives; `None` when it gives no rate.
-fn faults_of(query: Option<&str>) -> Result<Option<FaultConfig>, String> {
+fn faults_of(query: Option<&str>) -> Result<Option<FaultConfig>, BadFaults> {
     let mut f = FaultConfig {
         stall_time: STALL_TIME,
         ..FaultConfig::default()
@@ -176,10 +176,10 @@ fn faults_of(query: Option<&str>) -> Result<Option<FaultConfig>, String> {
             "stall" => &mut f.stall,
             "corrupt" => &mut f.corrupt,
             "key_error" | "lose_on_reshard" | "list_twice" => {
-                return Err(format!(
+                return Err(BadFaults(format!(
                     "{key} fails the bucket index, which is the store's whichever port a \
                      request came through: give it to the target, not to a port"
-                ));
+                )));
             }
             "stall_time" => {
                 f.stall_time = humantime::parse_duration(value)
@@ -212,11 +212,11 @@ fn faults_of(query: Option<&str>) -> Result<Option<FaultConfig>, String> {
                 continue;
             }
             other => {
-                return Err(format!(
+                return Err(BadFaults(format!(
                     "unknown setting {other:?}; a port's faults are slow_down, \
                      internal_error, reset, stall and corrupt (rates), with stall_time, \
                      ops and seed"
-                ));
+                )));
             }
         };
         *rate = fraction(value).ok_or_else(|| {
@@ -225,6 +225,17 @@ fn faults_of(query: Option<&str>) -> Result<Option<FaultConfig>, String> {
         any_rate = true;
     }
     Ok(any_rate.then_some(f))
+}
+
+/// A `faults` call's query that says no faults of a port.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct BadFaults(String);
+
+impl From<String> for BadFaults {
+    fn from(message: String) -> Self {
+        BadFaults(message)
+    }
 }
 
 /// `0.25` or `25%` as a fraction between 0 and 1.
@@ -263,7 +274,7 @@ mod tests {
                 "stall_time \"soon\" is not a duration",
             ),
         ] {
-            let e = faults_of(Some(query)).unwrap_err();
+            let e = faults_of(Some(query)).unwrap_err().to_string();
             assert!(e.contains(says), "{query}: {e}");
         }
     }

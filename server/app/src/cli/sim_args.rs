@@ -229,23 +229,28 @@ fn parse_port_latency(s: &str) -> Result<(u16, SimOp, DelayPlan), String> {
         .split_once(':')
         .ok_or_else(|| format!("{s:?} is not PORT:OP=DIST, e.g. `9001:get=200ms`"))?;
     let (op, delay) = parse_latency(latency)?;
-    Ok((port_number(port)?, op, delay))
+    Ok((
+        port_number(port).ok_or_else(|| not_a_port(port))?,
+        op,
+        delay,
+    ))
 }
 
 /// A port a flag names: 1 to 65535.
-fn port_number(text: &str) -> Result<u16, String> {
-    match text.trim().parse::<u16>() {
-        Ok(p) if p != 0 => Ok(p),
-        _ => Err(format!(
-            "{:?} is not a port number between 1 and 65535",
-            text.trim()
-        )),
-    }
+fn port_number(text: &str) -> Option<u16> {
+    text.trim().parse::<u16>().ok().filter(|p| *p != 0)
+}
+
+fn not_a_port(text: &str) -> String {
+    format!("{:?} is not a port number between 1 and 65535", text.trim())
 }
 
 fn parse_fault(s: &str) -> Result<(Option<u16>, SimFault, f64), String> {
     let (port, s) = match s.split_once(':') {
-        Some((port, fault)) if !port.contains('=') => (Some(port_number(port)?), fault),
+        Some((port, fault)) if !port.contains('=') => (
+            Some(port_number(port).ok_or_else(|| not_a_port(port))?),
+            fault,
+        ),
         _ => (None, s),
     };
     let (kind, rate) = parse_keyed::<SimFault>(s, "KIND=RATE").map_err(|e| e.to_string())?;
