@@ -93,6 +93,11 @@ async fn a_fill_killed_mid_phase_resumes_from_its_last_checkpoint() {
     assert_eq!(count_objects(&sim.endpoint, "crash").await, N);
     let manifest = read_json(&run_dir.join("manifest.json")).unwrap();
     assert_eq!(manifest["status"], "completed");
+    let findings = manifest["findings"].as_array().unwrap();
+    assert!(
+        findings.contains(&serde_json::json!({"kind": "resumed", "text": "resumed 1 time"})),
+        "{manifest:#}"
+    );
 
     // The killed part's row is built from its intervals; the resumed part wrote only
     // what the checkpoint did not account for.
@@ -100,6 +105,13 @@ async fn a_fill_killed_mid_phase_resumes_from_its_last_checkpoint() {
     assert_eq!(rows.len(), 2, "{rows:#?}");
     assert_eq!(rows[0]["interrupted"], true);
     assert!(rows[0]["resumed"].is_null());
+    // The killed part says what it sent of its rate, as an ended part does: its
+    // requests over its measured time (else its requests would count as never sent).
+    let sent = rows[0]["open_loop"]["sent_per_sec"].as_f64().unwrap()
+        * rows[0]["duration_s"].as_f64().unwrap();
+    let requests = (rows[0]["ops"].as_u64().unwrap() + rows[0]["errors"].as_u64().unwrap()) as f64;
+    assert!((sent - requests).abs() <= 0.01 * requests, "{:#}", rows[0]);
+    assert_eq!(rows[0]["open_loop"]["asked_per_sec"], 4000.0);
     // Every put the checkpoint counts was measured before it was saved.
     let measured_before_kill = rows[0]["ops"].as_u64().unwrap();
     assert!(

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use super::phase::{PartEnd, summary_rows};
+use super::phase::{PartEnd, open_loop_outcome, summary_rows};
 use super::sequence::ScheduledPhase;
 use crate::keyspace::WindowState;
 use crate::metrics::IntervalStats;
@@ -187,6 +187,21 @@ pub(crate) fn close(
                 endpoints: &urls,
             },
         );
+        // An open-loop part says what it sent of its rate, as a part that ended does
+        // (else a merge or a whole phase counts its requests as never sent).
+        let open_loop = scheduled.plan.rate.map(|rate| {
+            open_loop_outcome(
+                rate,
+                None,
+                closed.measured,
+                closed.measured,
+                &closed.totals,
+                &closed.totals,
+            )
+        });
+        for r in &mut closed.rows {
+            r.open_loop = open_loop;
+        }
     }
     if written || closed.rows.is_empty() {
         // Already counted in the totals, or nothing to count.

@@ -374,7 +374,7 @@ pub(crate) fn summary_rows(
 /// How an open-loop part kept its schedule of `rate` a second: what it sent over its
 /// measured time, and, for a `duration` (`run_for`), the slots due before the deadline
 /// it never sent.
-fn open_loop_outcome(
+pub(crate) fn open_loop_outcome(
     rate: f64,
     run_for: Option<Duration>,
     elapsed: Duration,
