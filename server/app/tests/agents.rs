@@ -679,6 +679,50 @@ async fn a_controller_killed_mid_fill_and_started_again_picks_the_run_up_and_its
     );
 }
 
+/// The seconds in which some shard of the merged run measured `phase` (each shard's
+/// intervals on one clock, from its start): the pauses they all shared left out, a
+/// shard's own pause not, while another went on.
+fn active_seconds(merged: &Path, phase: &str) -> f64 {
+    let mut spans: Vec<(f64, f64)> = std::fs::read_dir(merged.join("shards"))
+        .unwrap()
+        .flat_map(|e| {
+            let dir = e.unwrap().path();
+            let started = read_json(&dir.join("manifest.json")).unwrap()["started_at"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            let origin = humantime::parse_rfc3339(&started)
+                .unwrap()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs_f64();
+            intervals(&dir)
+                .iter()
+                .filter(|r| r["phase"] == phase && r["warmup"] != true)
+                .map(|r| {
+                    let t = origin + r["t_s"].as_f64().unwrap();
+                    (t, t + r["duration_s"].as_f64().unwrap())
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut active = 0.0;
+    let mut open: Option<(f64, f64)> = None;
+    for (from, to) in spans {
+        open = match open {
+            Some((a, b)) if from <= b => Some((a, b.max(to))),
+            Some((a, b)) => {
+                active += b - a;
+                Some((from, to))
+            }
+            None => Some((from, to)),
+        };
+    }
+    active += open.map_or(0.0, |(a, b)| b - a);
+    active
+}
+
 /// Each shard's pause while its controller was gone is an event of the merged run, on
 /// its clock and named by shard; the merged fill's rate divides by the time it ran (the
 /// longest shard's measured intervals), its wall time keeps the pause, and no merged
@@ -710,17 +754,7 @@ fn outage_is_on_the_merged_record(merged: &Path, keys: u64) {
         .map(|p| span(p).1 - span(p).0)
         .fold(f64::MAX, f64::min);
     assert!(shortest > 2.0, "{pauses:#?}");
-    // Active time: the longest shard's measured seconds of the fill.
-    let active = std::fs::read_dir(merged.join("shards"))
-        .unwrap()
-        .map(|e| {
-            intervals(&e.unwrap().path())
-                .iter()
-                .filter(|r| r["phase"] == "fill" && r["warmup"] != true)
-                .map(|r| r["duration_s"].as_f64().unwrap())
-                .sum::<f64>()
-        })
-        .fold(0.0, f64::max);
+    let active = active_seconds(merged, "fill");
     let rows = summary_rows(merged);
     let fill = rows.iter().find(|r| r["phase"] == "fill").unwrap();
     let rate = fill["ops_per_sec"].as_f64().unwrap();
@@ -848,5 +882,15 @@ async fn without_a_spare_the_first_agent_whose_shard_ends_takes_a_lost_one_over_
     assert!(
         stopped >= waited,
         "paused {stopped} s, waited {waited} s: {detail}"
+    );
+    // Shard 0 went on while shard 1 waited: the fill ran all that time, and its rate
+    // divides by it.
+    let rows = summary_rows(&merged);
+    let fill = rows.iter().find(|r| r["phase"] == "fill").unwrap();
+    let by_active = KEYS as f64 / active_seconds(&merged, "fill");
+    let rate = fill["ops_per_sec"].as_f64().unwrap();
+    assert!(
+        (rate - by_active).abs() <= 0.02 * by_active,
+        "{rate} ops/s against {by_active} over the time some shard ran: {fill:#}"
     );
 }

@@ -118,6 +118,35 @@ pub(crate) fn part_end(start: &str, seconds: f64) -> Option<std::time::SystemTim
     Some(start + std::time::Duration::from_secs_f64(seconds.max(0.0)))
 }
 
+/// Seconds in which at least one of `spans` (each a start and measured seconds) ran:
+/// their union; `None` when a start cannot be read.
+pub(crate) fn union_seconds(spans: &[(String, f64)]) -> Option<f64> {
+    let mut at: Vec<(std::time::SystemTime, std::time::SystemTime)> = spans
+        .iter()
+        .map(|(start, seconds)| {
+            let from = humantime::parse_rfc3339(start).ok()?;
+            Some((from, part_end(start, *seconds)?))
+        })
+        .collect::<Option<_>>()?;
+    at.sort();
+    let mut total = 0.0;
+    let mut current: Option<(std::time::SystemTime, std::time::SystemTime)> = None;
+    for (from, to) in at {
+        current = match current {
+            Some((a, b)) if from <= b => Some((a, b.max(to))),
+            Some((a, b)) => {
+                total += b.duration_since(a).map_or(0.0, |d| d.as_secs_f64());
+                Some((from, to))
+            }
+            None => Some((from, to)),
+        };
+    }
+    if let Some((a, b)) = current {
+        total += b.duration_since(a).map_or(0.0, |d| d.as_secs_f64());
+    }
+    Some(total)
+}
+
 /// Seconds from `first_start` to the end of a part that started at `last_start` and
 /// measured `last_seconds`: a phase's time with its pauses.
 pub(crate) fn wall_seconds(first_start: &str, last_start: &str, last_seconds: f64) -> Option<f64> {
@@ -231,5 +260,25 @@ mod tests {
         );
         // A phase of one part is its row.
         assert_eq!(whole_phase_rows(dir.path(), &[first.clone()]), vec![first]);
+    }
+}
+
+#[cfg(test)]
+mod union_tests {
+    use super::union_seconds;
+
+    fn at(s: u32, seconds: f64) -> (String, f64) {
+        (format!("2026-11-29T00:00:{s:02}Z"), seconds)
+    }
+
+    #[test]
+    fn the_time_a_phase_ran_is_when_any_of_its_parts_ran() {
+        // Two shards side by side, 0-20 s; one paused 6-21 s and ran again 21-35 s.
+        let spans = [at(0, 20.0), at(0, 6.0), at(21, 14.0)];
+        assert_eq!(union_seconds(&spans), Some(34.0));
+        // Both paused 10-22 s: the pause is not time the phase ran.
+        let both = [at(0, 10.0), at(0, 10.0), at(22, 8.0), at(22, 8.0)];
+        assert_eq!(union_seconds(&both), Some(18.0));
+        assert_eq!(union_seconds(&[("soon".into(), 1.0)]), None);
     }
 }

@@ -32,6 +32,8 @@ struct RowSum {
     endpoints: Vec<(String, OpSummary)>,
     /// The row that ended last of every part's: when it started and what it measured.
     last: (String, f64),
+    /// When each part's row ran (its start and measured seconds): a handful per part.
+    spans: Vec<(String, f64)>,
 }
 
 /// The latency histograms of every phase × operation (warm-up left out), over all
@@ -143,8 +145,10 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
                         .map(|u| (u.clone(), OpSummary::default()))
                         .collect(),
                     last: (r.started_at.clone(), r.duration_s),
+                    spans: Vec::new(),
                 }
             });
+            sum.spans.push((r.started_at.clone(), r.duration_s));
             let end = |(start, seconds): (&str, f64)| crate::whole_phases::part_end(start, seconds);
             let ends_later = |a: &(String, f64), b: (&str, f64)| end(b) > end((&a.0, a.1));
             if ends_later(&sum.last, (&r.started_at, r.duration_s)) {
@@ -187,8 +191,11 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
         .into_iter()
         .filter_map(|key| sums.remove(&key))
         .map(|mut sum| {
-            // The shards ran side by side: the phase took as long as its longest part.
-            let seconds = sum.seconds.values().copied().fold(0.0, f64::max);
+            // The shards ran side by side: the phase ran while any of them did (a shard
+            // paused or waiting to be taken over while others went on is time it ran);
+            // the longest shard's measured time where the parts' times cannot be read.
+            let longest = sum.seconds.values().copied().fold(0.0, f64::max);
+            let seconds = crate::whole_phases::union_seconds(&sum.spans).unwrap_or(longest);
             sum.row.duration_s = seconds;
             // From the first part's start to the end of the last: pauses included.
             sum.row.wall_s =
