@@ -893,4 +893,24 @@ async fn without_a_spare_the_first_agent_whose_shard_ends_takes_a_lost_one_over_
         (rate - by_active).abs() <= 0.02 * by_active,
         "{rate} ops/s against {by_active} over the time some shard ran: {fill:#}"
     );
+    // Each shard kept its schedule while it ran: what the merged row says it sent is
+    // each shard's requests over that shard's own measured time, added up (not all the
+    // requests over the time any shard ran, which would call the wait falling behind).
+    let shards_sent: f64 = std::fs::read_dir(merged.join("shards"))
+        .unwrap()
+        .map(|e| {
+            let rows = summary_rows(&e.unwrap().path());
+            let fill = rows.iter().filter(|r| r["phase"] == "fill");
+            let (requests, seconds) = fill.fold((0.0, 0.0), |(n, s), r| {
+                let n_r = r["ops"].as_f64().unwrap() + r["errors"].as_f64().unwrap();
+                (n + n_r, s + r["duration_s"].as_f64().unwrap())
+            });
+            requests / seconds
+        })
+        .sum();
+    let sent = fill["open_loop"]["sent_per_sec"].as_f64().unwrap();
+    assert!(
+        (sent - shards_sent).abs() <= 0.01 * shards_sent,
+        "sent {sent}/s against the shards' {shards_sent}/s: {fill:#}"
+    );
 }

@@ -103,6 +103,39 @@ impl OpenLoop {
         })
     }
 
+    /// The outcome of shards run side by side, each over the time it ran: rates asked
+    /// add up, and so do the rates each shard sent over its own measured seconds
+    /// (`seconds_of` its part), so a shard paused or waiting to be taken over while the
+    /// others went on is not counted as behind for the time it did not run. `rows` pairs
+    /// each row's outcome with its measured seconds and its part.
+    pub fn side_by_side(
+        rows: &[(OpenLoop, f64, usize)],
+        seconds_of: impl Fn(usize) -> f64,
+    ) -> Option<OpenLoop> {
+        if rows.is_empty() {
+            return None;
+        }
+        let mut parts: std::collections::BTreeMap<usize, (f64, f64)> = Default::default();
+        let mut backlog = 0;
+        for (o, s, part) in rows {
+            let (asked, sent) = parts.entry(*part).or_default();
+            *asked = o.asked_per_sec;
+            *sent += o.sent_per_sec * s;
+            backlog += o.backlog;
+        }
+        Some(OpenLoop {
+            asked_per_sec: parts.values().map(|(asked, _)| asked).sum(),
+            sent_per_sec: parts
+                .iter()
+                .map(|(part, (_, sent))| {
+                    let seconds = seconds_of(*part);
+                    if seconds > 0.0 { sent / seconds } else { 0.0 }
+                })
+                .sum(),
+            backlog,
+        })
+    }
+
     /// Whether the phase fell behind its schedule: operations never sent, or fewer
     /// sent than 97 % of the rate asked.
     pub fn behind(&self) -> bool {

@@ -204,7 +204,9 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
             sum.row.stats.latency_us = latency(histograms.by_tag.get(&sum.row.log_tag()));
             sum.row.stats.schedule_lag_us = sum.lag;
             // Side by side: the shards' rates add up.
-            sum.row.open_loop = OpenLoop::combine(&sum.open, seconds);
+            sum.row.open_loop = OpenLoop::side_by_side(&sum.open, |part| {
+                sum.seconds.get(&part).copied().unwrap_or(0.0)
+            });
             sum.row.interrupted = sum.interrupted.values().any(|&b| b);
             let tag = sum.row.log_tag();
             sum.row.endpoints = sum
