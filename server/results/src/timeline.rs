@@ -42,6 +42,10 @@ pub struct TimelineEntry {
     /// A pause: why (`interrupted`, `killed`, `controller_gone`, `taken_over`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<crate::PauseReason>,
+    /// In a merged run, the shard it concerns (`1/2`): a shard's pause is time the
+    /// other shards went on; none: the whole run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
     pub text: String,
 }
 
@@ -91,6 +95,7 @@ fn entry_of(event: &RunEvent) -> Option<TimelineEntry> {
             until_t_s: Some(p.to_t_s),
             kind: TimelineKind::Pause,
             reason: Some(p.reason),
+            shard: p.shard.clone(),
             text: p.describe(),
         },
         RunEvent::Endpoint(e) => TimelineEntry {
@@ -101,6 +106,7 @@ fn entry_of(event: &RunEvent) -> Option<TimelineEntry> {
                 EndpointState::Up => TimelineKind::EndpointUp,
             },
             reason: None,
+            shard: None,
             text: e.describe(),
         },
         RunEvent::Reshard(r) => TimelineEntry {
@@ -108,6 +114,7 @@ fn entry_of(event: &RunEvent) -> Option<TimelineEntry> {
             until_t_s: Some(r.end_t_s),
             kind: TimelineKind::Reshard,
             reason: None,
+            shard: None,
             text: format!(
                 "bucket {}: index resharded {} -> {} shards at {} objects",
                 r.bucket, r.from_shards, r.to_shards, r.objects
@@ -118,6 +125,7 @@ fn entry_of(event: &RunEvent) -> Option<TimelineEntry> {
             until_t_s: Some(s.end_t_s),
             kind: TimelineKind::Stall,
             reason: None,
+            shard: None,
             text: format!(
                 "{}: writes stalled ({})",
                 match s.phase.round {

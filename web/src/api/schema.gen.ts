@@ -2161,6 +2161,11 @@ export interface components {
             until_t_s?: number | null;
             kind: components["schemas"]["TimelineKind"];
             reason?: null | components["schemas"]["PauseReason"];
+            /**
+             * @description In a merged run, the shard it concerns (`1/2`): a shard's pause is time the
+             *     other shards went on; none: the whole run.
+             */
+            shard?: string | null;
             text: string;
         };
         /**

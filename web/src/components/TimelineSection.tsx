@@ -21,10 +21,18 @@ export function whenText(t: number, until?: number | null): string {
 export function TimelineSection({ timeline }: { timeline?: Timeline | null }) {
   const entries = timeline?.entries ?? [];
   if (!entries.length) return null;
-  const paused = entries.filter((e) => e.kind === "pause").reduce((s, e) => s + ((e.until_t_s ?? e.t_s) - e.t_s), 0);
+  const lasting = (e: (typeof entries)[number]) => (e.until_t_s ?? e.t_s) - e.t_s;
+  const paused = entries.filter((e) => e.kind === "pause" && !e.shard).reduce((s, e) => s + lasting(e), 0);
+  const shardPauses = entries.filter((e) => e.kind === "pause" && e.shard);
   return (
     <div data-testid="timeline-section">
       <h2>Timeline</h2>
+      {shardPauses.length > 0 && (
+        <p className="muted" data-testid="timeline-shard-paused">
+          {shardPauses.map((e) => `shard ${e.shard} did not run for ${fmtDuration(lasting(e))}`).join("; ")} while the others went on (shaded on
+          the charts); a merged phase's rates divide by the time some shard ran, and each shard's sent rate by its own.
+        </p>
+      )}
       {paused > 0 && (
         <p className="muted" data-testid="timeline-paused">
           The run did not run for {fmtDuration(paused)} in all (shaded on its charts, which break their lines there); rates divide by the time each

@@ -235,7 +235,7 @@ export const LIVE_FOLDS = {
     next.endpointEvents = state.endpointEvents.concat({ ...d, id }).slice(-MAX_LIVE_MARKS);
   },
   pause: (next, d, state) => {
-    const pause = { from: d.from_t_s, to: d.to_t_s, reason: d.reason, text: `${d.shard ? `shard ${d.shard} ` : ""}${d.detail}` };
+    const pause = { from: d.from_t_s, to: d.to_t_s, reason: d.reason, text: `${d.shard ? `shard ${d.shard} ` : ""}${d.detail}`, shard: d.shard };
     next.pauses = state.pauses.concat(pause).slice(-MAX_LIVE_MARKS);
   },
   step: (next, d) => {

@@ -16,7 +16,7 @@ const rows = [0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 16.9, 17.9, 18.9
 
 describe("pauses on charts", () => {
   it("reads the pauses of a timeline, not its other entries", () => {
-    expect(pausesOf(timeline)).toEqual([{ from: 10.5, to: 16.5, reason: "interrupted", text: "paused 6.0 s (interrupted)" }]);
+    expect(pausesOf(timeline)).toEqual([{ from: 10.5, to: 16.5, reason: "interrupted", text: "paused 6.0 s (interrupted)", shard: null }]);
     expect(pausesOf(null)).toEqual([]);
   });
 
@@ -44,6 +44,13 @@ describe("pauses on charts", () => {
     const drawn = downsampleRows(broken, 300, "t", ["put ops/s"]);
     expect(drawn.length).toBeLessThan(400);
     expect(drawn.filter(isGap)).toEqual([{ t: 2550, gap: 1 }]);
+  });
+
+  it("keeps the other shards' seconds over one shard's pause, and shades it with the shard", () => {
+    const shardPause = [{ from: 10.5, to: 16.5, reason: "taken_over", text: "shard 1/2 paused", shard: "1/2" }];
+    const merged = [...rows.slice(0, 10), { t: 12, "put ops/s": 1500 }, ...rows.slice(10)];
+    expect(breakAtPauses(merged, shardPause)).toBe(merged);
+    expect(pauseWindows(shardPause, [0, 20])[0].label).toBe("shard 1/2 paused: taken over");
   });
 
   it("shades each pause with why, clipped to the chart's span", () => {

@@ -11,6 +11,9 @@ export interface PauseSpan {
   /** `interrupted`, `killed`, `controller_gone`, `taken_over`. */
   reason: string;
   text: string;
+  /** In a merged run, the shard that paused (`1/2`): the others went on, so its pause
+   * is shaded but breaks no line. */
+  shard?: string | null;
 }
 
 /** A row that stands for a pause: no series has a value in it. */
@@ -27,16 +30,19 @@ const REASONS: Record<string, string> = {
 export function pausesOf(timeline?: Timeline | null): PauseSpan[] {
   return (timeline?.entries ?? [])
     .filter((e) => e.kind === "pause" && e.until_t_s != null)
-    .map((e) => ({ from: e.t_s, to: e.until_t_s as number, reason: e.reason ?? "interrupted", text: e.text }))
+    .map((e) => ({ from: e.t_s, to: e.until_t_s as number, reason: e.reason ?? "interrupted", text: e.text, shard: e.shard ?? null }))
     .sort((a, b) => a.from - b.from);
 }
 
 /**
  * `rows` (in time order, each at `t`) with a gap row in the middle of every pause that
  * falls between two of them, so a line stops where the run stopped and starts again
- * where it went on; rows inside a pause are left out (none is recorded there).
+ * where it went on; rows inside a pause are left out (none is recorded there). Only
+ * pauses of the whole run: in a merged run, one shard's pause leaves the others' rows.
  */
-export function breakAtPauses<T extends { t: number }>(rows: T[], pauses: PauseSpan[]): Array<T | GapRow> {
+export function breakAtPauses<T extends { t: number }>(rows: T[], all: PauseSpan[]): Array<T | GapRow> {
+  // A shard's pause is time the other shards went on: their seconds stay.
+  const pauses = all.filter((p) => !p.shard);
   if (!pauses.length) return rows;
   const out: Array<T | GapRow> = [];
   const inside = (t: number) => pauses.some((p) => t > p.from && t < p.to);
@@ -62,7 +68,7 @@ export function pauseWindows(pauses: PauseSpan[], span?: [number, number] | null
       kind: "pause" as const,
       x1: Math.max(p.from, from),
       x2: Math.min(p.to, to),
-      label: `paused: ${REASONS[p.reason] ?? p.reason}`,
+      label: `${p.shard ? `shard ${p.shard} ` : ""}paused: ${REASONS[p.reason] ?? p.reason}`,
       title: p.text,
     }));
 }
