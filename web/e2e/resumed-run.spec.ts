@@ -83,7 +83,7 @@ test("a resumed run shows its pause as a gap with its reason, in its verdict and
     await expect(chart.locator(".recharts-line-curve")).toHaveAttribute("d", /M[^M]+M/);
     // The heatmaps label the empty band: the run did not run, the store did not go quiet.
     await expect(page.getByTestId("phase-heatmap").getByTestId("heatmap-pause-label")).toHaveText("paused: stopped");
-    await expect(page.getByTestId("phase-heatmap")).toContainText("shaded: pauses (the run did not run)");
+    await expect(page.getByTestId("phase-heatmap")).toContainText("shaded: pauses (of the run, or of the shard named)");
     await screenshot(page, "resumed-run");
 
     // The offline report says the same.

@@ -127,7 +127,7 @@ export function shadedKinds(windows: TimeWindow[]): string {
     [
       ["reshard", "reshards"],
       ["stall", "write stalls"],
-      ["pause", "pauses (the run did not run)"],
+      ["pause", "pauses (of the run, or of the shard named)"],
     ] as const
   )
     .filter(([k]) => windows.some((w) => w.kind === k))

@@ -78,7 +78,7 @@ export function StepDot(props: StepDotProps) {
   );
 }
 
-const WINDOW_NAMES: Record<TimeWindow["kind"], string> = { reshard: "reshard", stall: "write stall", pause: "the run did not run (paused)" };
+const WINDOW_NAMES: Record<TimeWindow["kind"], string> = { reshard: "reshard", stall: "write stall", pause: "a pause (of the run, or of the shard it names)" };
 
 /** Roughly how wide a label of 11 px text is, in px. */
 function labelWidth(text: string): number {
