@@ -893,6 +893,10 @@ async fn without_a_spare_the_first_agent_whose_shard_ends_takes_a_lost_one_over_
         (rate - by_active).abs() <= 0.02 * by_active,
         "{rate} ops/s against {by_active} over the time some shard ran: {fill:#}"
     );
+    // The run's headline (its totals) says the same as its one phase.
+    let totals = read_json(&merged.join("summary.json")).unwrap()["totals"].clone();
+    let headline = totals[0]["ops_per_sec"].as_f64().unwrap();
+    assert!((headline - rate).abs() <= 0.001 * rate, "{totals:#}");
     // Each shard kept its schedule while it ran: what the merged row says it sent is
     // each shard's requests over that shard's own measured time, added up (not all the
     // requests over the time any shard ran, which would call the wait falling behind).

@@ -222,12 +222,13 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
                 .collect();
             sum.row
         })
-        .collect();
+        .collect::<Vec<SummaryRow>>();
+    let totals = totals(parts, &histograms, &rows);
     Ok(Summary {
         format_version: crate::FORMAT_VERSION,
         run_id: run_id.to_string(),
         rows,
-        totals: totals(parts, &histograms),
+        totals,
     })
 }
 
@@ -250,7 +251,10 @@ fn add_endpoints(into: &mut [(String, OpSummary)], r: &SummaryRow, mine: &[Strin
     }
 }
 
-fn totals(parts: &[Part], histograms: &Histograms) -> Vec<TotalRow> {
+/// The run's totals per operation: counts added, latency from the merged histograms,
+/// rates over the measured seconds of the merged phases the operation ran in (each the
+/// time some shard ran it), as a single run's totals are over its phases' seconds.
+fn totals(parts: &[Part], histograms: &Histograms, rows: &[SummaryRow]) -> Vec<TotalRow> {
     let mut order: Vec<OpKind> = Vec::new();
     let mut sums: HashMap<OpKind, (OpSummary, f64)> = HashMap::new();
     for part in parts {
@@ -266,7 +270,13 @@ fn totals(parts: &[Part], histograms: &Histograms) -> Vec<TotalRow> {
     order
         .into_iter()
         .filter_map(|op| sums.remove(&op).map(|s| (op, s)))
-        .map(|(op, (mut stats, seconds))| {
+        .map(|(op, (mut stats, longest))| {
+            let phases: f64 = rows
+                .iter()
+                .filter(|r| r.op == op)
+                .map(|r| r.duration_s)
+                .sum();
+            let seconds = if phases > 0.0 { phases } else { longest };
             finish_rates(&mut stats, seconds);
             stats.latency_us = latency(histograms.by_op.get(&op));
             TotalRow {
