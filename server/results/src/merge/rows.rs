@@ -30,8 +30,6 @@ struct RowSum {
     lag: Option<Percentiles>,
     /// Each endpoint's counters, in the merged run's endpoint order.
     endpoints: Vec<(String, OpSummary)>,
-    /// The row that ended last of every part's: when it started and what it measured.
-    last: (String, f64),
     /// When each part's row ran (its start and measured seconds): a handful per part.
     spans: Vec<(String, f64)>,
 }
@@ -144,16 +142,10 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
                         .iter()
                         .map(|u| (u.clone(), OpSummary::default()))
                         .collect(),
-                    last: (r.started_at.clone(), r.duration_s),
                     spans: Vec::new(),
                 }
             });
             sum.spans.push((r.started_at.clone(), r.duration_s));
-            let end = |(start, seconds): (&str, f64)| crate::whole_phases::part_end(start, seconds);
-            let ends_later = |a: &(String, f64), b: (&str, f64)| end(b) > end((&a.0, a.1));
-            if ends_later(&sum.last, (&r.started_at, r.duration_s)) {
-                sum.last = (r.started_at.clone(), r.duration_s);
-            }
             add_endpoints(&mut sum.endpoints, r, &part_endpoints(part));
             if let Some(o) = r.open_loop {
                 sum.open.push((o, r.duration_s, i));
@@ -198,8 +190,13 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
             let seconds = crate::whole_phases::union_seconds(&sum.spans).unwrap_or(longest);
             sum.row.duration_s = seconds;
             // From the first part's start to the end of the last: pauses included.
-            sum.row.wall_s =
-                crate::whole_phases::wall_seconds(&sum.row.started_at, &sum.last.0, sum.last.1);
+            let last = sum
+                .spans
+                .iter()
+                .max_by_key(|(start, seconds)| crate::whole_phases::part_end(start, *seconds));
+            sum.row.wall_s = last.and_then(|(start, seconds)| {
+                crate::whole_phases::wall_seconds(&sum.row.started_at, start, *seconds)
+            });
             finish_rates(&mut sum.row.stats, seconds);
             sum.row.stats.latency_us = latency(histograms.by_tag.get(&sum.row.log_tag()));
             sum.row.stats.schedule_lag_us = sum.lag;
