@@ -667,6 +667,9 @@ async fn a_controller_killed_mid_fill_and_started_again_picks_the_run_up_and_its
     let puts = put_ops(&merged);
     assert_eq!(puts, KEYS);
     outage_is_on_the_merged_record(&merged, KEYS);
+    // The CLI said so as it happened, from the controller's record of the run.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("controller restart at "), "{stderr}");
     eprintln!(
         "{KEYS} keys; controller killed {:.1} s into the run with its copies at {} + {} keys; \
          agents back with the new controller {:.1} s after the kill; run done in {:.1} s; \
@@ -778,6 +781,40 @@ fn outage_is_on_the_merged_record(merged: &Path, keys: u64) {
         inside.is_empty(),
         "points at {inside:?} inside the pause {both:?}"
     );
+    // The controller's restart is an event of the run, at the time it came back: after
+    // the first shard paused for it and before the last went on; and each agent's
+    // return after it, with the shard it held.
+    let fleet = events_named(merged, "fleet");
+    let restarts: Vec<f64> = fleet
+        .iter()
+        .filter(|e| e["kind"] == "controller_restart")
+        .map(|e| e["t_s"].as_f64().unwrap())
+        .collect();
+    assert_eq!(restarts.len(), 1, "{fleet:#?}");
+    let latest_resume = pauses.iter().map(|p| span(p).1).fold(0.0, f64::max);
+    let first_pause = pauses.iter().map(|p| span(p).0).fold(f64::MAX, f64::min);
+    assert!(
+        restarts[0] > first_pause && restarts[0] < latest_resume,
+        "restart at {} s; pauses {pauses:#?}",
+        restarts[0]
+    );
+    let mut back: Vec<(String, String)> = fleet
+        .iter()
+        .filter(|e| e["kind"] == "agent_back")
+        .map(|e| {
+            assert!(e["t_s"].as_f64().unwrap() >= restarts[0], "{e}");
+            (e["agent"].to_string(), e["shard"].to_string())
+        })
+        .collect();
+    back.sort();
+    assert_eq!(
+        back,
+        [
+            ("\"agent-0\"".into(), "\"0/2\"".into()),
+            ("\"agent-1\"".into(), "\"1/2\"".into())
+        ],
+        "{fleet:#?}"
+    );
 }
 
 #[tokio::test]
@@ -879,6 +916,33 @@ async fn without_a_spare_the_first_agent_whose_shard_ends_takes_a_lost_one_over_
         "{detail}"
     );
     let stopped = taken[0]["to_t_s"].as_f64().unwrap() - taken[0]["from_t_s"].as_f64().unwrap();
+    // The controller's own record says when agent-1 was found lost and when agent-0
+    // took its shard, both inside the shard's pause, in that order; the CLI printed both.
+    let fleet = events_named(&merged, "fleet");
+    let at = |kind: &str| {
+        let found: Vec<&serde_json::Value> = fleet.iter().filter(|e| e["kind"] == kind).collect();
+        assert_eq!(found.len(), 1, "{kind}: {fleet:#?}");
+        found[0].clone()
+    };
+    let (lost, takeover) = (at("agent_lost"), at("takeover"));
+    assert_eq!(lost["agent"], "agent-1", "{lost}");
+    assert_eq!(lost["shard"], "1/2", "{lost}");
+    assert_eq!(takeover["agent"], "agent-0", "{takeover}");
+    assert_eq!(takeover["shard"], "1/2", "{takeover}");
+    let (lost_t, takeover_t) = (
+        lost["t_s"].as_f64().unwrap(),
+        takeover["t_s"].as_f64().unwrap(),
+    );
+    let (from, to) = (
+        taken[0]["from_t_s"].as_f64().unwrap(),
+        taken[0]["to_t_s"].as_f64().unwrap(),
+    );
+    assert!(
+        from < lost_t && lost_t <= takeover_t && takeover_t < to,
+        "lost at {lost_t} s, taken over at {takeover_t} s, paused {from}-{to} s"
+    );
+    assert!(stderr.contains("agent lost at "), "{stderr}");
+    assert!(stderr.contains("takeover at "), "{stderr}");
     assert!(
         stopped >= waited,
         "paused {stopped} s, waited {waited} s: {detail}"

@@ -348,6 +348,7 @@ impl Progress {
         Some(match event {
             RunEvent::Warning { message } => format!("warning: {message}"),
             RunEvent::Pause(p) => p.describe(),
+            RunEvent::Fleet(f) => f.describe(),
             RunEvent::Endpoint(e) => e.describe(),
             RunEvent::Reshard(r) => format!(
                 "bucket {}: index resharded {} -> {} shards at {} objects (between {:.1}s and {:.1}s)",

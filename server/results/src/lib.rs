@@ -19,6 +19,7 @@ mod events;
 pub mod extrapolation;
 mod files;
 mod finding;
+mod fleet_event;
 mod heatmap;
 mod histogram_text;
 mod hlog;
@@ -79,6 +80,7 @@ pub use files::{
     PLAN_FILE, SUMMARY_CSV_FILE, SUMMARY_JSON_FILE, WORKLOAD_FILE, timestamp,
 };
 pub use finding::{Finding, FindingKind};
+pub use fleet_event::{FleetEvent, FleetEventKind, FleetLog, MAX_FLEET_EVENTS};
 pub use heatmap::{
     HeatmapBuilder, HeatmapGrid, HeatmapLines, ROWS_PER_DECADE, heatmap, row_bounds_us,
 };

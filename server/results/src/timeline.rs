@@ -1,6 +1,7 @@
 //! Everything that happened in the middle of a run, in one list ordered by time: pauses
-//! (stopped and resumed, a controller gone, a shard waiting to be taken over),
-//! endpoints lost and back, the bucket index resharded, writes stalled. `keystorm show`
+//! (stopped and resumed, a controller gone, a shard waiting to be taken over), agents
+//! lost and back, shards taken over, a controller cut off or restarted, endpoints lost
+//! and back, the bucket index resharded, writes stalled. `keystorm show`
 //! prints it, the API serves it, and the run page and the report draw it: read from the
 //! event log, bounded, so a run that flaps for days does not grow the answer.
 
@@ -8,6 +9,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::FleetEventKind;
 use crate::endpoints::EndpointState;
 use crate::events::{EventReader, Logged, RunEvent};
 
@@ -27,6 +29,27 @@ pub enum TimelineKind {
     Reshard,
     /// Writes stalled from `t_s` to `until_t_s`.
     Stall,
+    /// In a run across agents: an agent stopped heartbeating (`shard`: the one it held).
+    AgentLost,
+    AgentBack,
+    /// A lost agent's shard given to another agent.
+    Takeover,
+    /// No agent heard for long: the controller itself was cut off or stalled.
+    ControllerCutOff,
+    /// The controller started again and picked the run up.
+    ControllerRestart,
+}
+
+impl From<FleetEventKind> for TimelineKind {
+    fn from(kind: FleetEventKind) -> TimelineKind {
+        match kind {
+            FleetEventKind::AgentLost => TimelineKind::AgentLost,
+            FleetEventKind::AgentBack => TimelineKind::AgentBack,
+            FleetEventKind::Takeover => TimelineKind::Takeover,
+            FleetEventKind::ControllerCutOff => TimelineKind::ControllerCutOff,
+            FleetEventKind::ControllerRestart => TimelineKind::ControllerRestart,
+        }
+    }
 }
 
 /// One thing that happened, when, in words.
@@ -74,7 +97,9 @@ pub fn read_timeline(dir: &Path) -> Timeline {
     let Some(mut log) = EventReader::open(dir) else {
         return timeline;
     };
-    while let Some(Logged { event, .. }) = log.next_of(&["pause", "endpoint", "reshard", "stall"]) {
+    while let Some(Logged { event, .. }) =
+        log.next_of(&["pause", "endpoint", "reshard", "stall", "fleet"])
+    {
         let Some(entry) = entry_of(&event) else {
             continue;
         };
@@ -134,6 +159,14 @@ fn entry_of(event: &RunEvent) -> Option<TimelineEntry> {
                 },
                 s.figures()
             ),
+        },
+        RunEvent::Fleet(f) => TimelineEntry {
+            t_s: f.t_s,
+            until_t_s: None,
+            kind: f.kind.into(),
+            reason: None,
+            shard: f.shard.clone(),
+            text: f.describe(),
         },
         _ => return None,
     })

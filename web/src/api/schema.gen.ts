@@ -742,6 +742,26 @@ export interface components {
          * @enum {string}
          */
         FindingKind: "not_as_written" | "fell_behind" | "had_errors" | "taken_over" | "resumed";
+        /** @description One thing that happened to the run's hosts. */
+        FleetEvent: {
+            /**
+             * Format: double
+             * @description Seconds from the run's first start.
+             */
+            t_s: number;
+            kind: components["schemas"]["FleetEventKind"];
+            /** @description The agent it concerns, by name (the one lost, back, or taking a shard over). */
+            agent?: string | null;
+            /** @description The shard it concerns (`1/4`). */
+            shard?: string | null;
+            /** @description In words: `agent agent-1 lost: no heartbeat for 10 s, holding shard 1/2`. */
+            detail: string;
+        };
+        /**
+         * @description What happened.
+         * @enum {string}
+         */
+        FleetEventKind: "agent_lost" | "agent_back" | "takeover" | "controller_cut_off" | "controller_restart";
         FleetRunView: {
             run_id: string;
             workload: string;
@@ -754,6 +774,16 @@ export interface components {
             /** Format: int64 */
             started_s_ago: number;
             shards: components["schemas"]["ShardView"][];
+            /**
+             * @description What happened to the run's hosts, the newest [`RECENT_EVENTS`]: agents lost and
+             *     back, shards taken over, the controller cut off or restarted.
+             */
+            events: components["schemas"]["FleetEvent"][];
+            /**
+             * Format: int64
+             * @description How many such events the run has had (`events` holds the last of them).
+             */
+            events_total: number;
         };
         /**
          * @description A metadata scan's HEAD workers, under their name and, until the next release, their
@@ -1714,6 +1744,14 @@ export interface components {
             event: "pause";
         } | {
             /**
+             * @description In a run split over agents: an agent lost or back, a shard taken over, the
+             *     controller cut off or restarted.
+             */
+            data: components["schemas"]["FleetEvent"];
+            /** @enum {string} */
+            event: "fleet";
+        } | {
+            /**
              * @description How far a long step without requests of its own has got (the listing of the keys
              *     a phase reads, an audit's comparison), every second while it goes.
              */
@@ -2172,7 +2210,7 @@ export interface components {
          * @description What kind of thing happened.
          * @enum {string}
          */
-        TimelineKind: "pause" | "endpoint_down" | "endpoint_up" | "reshard" | "stall";
+        TimelineKind: "pause" | "endpoint_down" | "endpoint_up" | "reshard" | "stall" | "agent_lost" | "agent_back" | "takeover" | "controller_cut_off" | "controller_restart";
         TotalRow: components["schemas"]["OpSummary"] & {
             op: components["schemas"]["OpKind"];
             /** Format: double */

@@ -32,6 +32,8 @@ function run(shards: ShardView[]): FleetRunView {
     warnings: [],
     started_s_ago: 30,
     shards,
+    events: [],
+    events_total: 0,
   } as FleetRunView;
 }
 

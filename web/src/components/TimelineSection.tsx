@@ -1,5 +1,6 @@
 // Everything that happened in the middle of a run, in time order: pauses (with why, and
-// the command that resumed it), endpoints lost and back, reshards, write stalls. The run
+// the command that resumed it), agents lost and back, takeovers, controller restarts,
+// endpoints lost and back, reshards, write stalls. The run
 // page and the report show it under the run's verdict, so nothing that happened is off
 // the record.
 import type { Timeline } from "../api/types";
@@ -11,6 +12,11 @@ const KIND_WORDS: Record<string, string> = {
   endpoint_up: "endpoint up",
   reshard: "reshard",
   stall: "write stall",
+  agent_lost: "agent lost",
+  agent_back: "agent back",
+  takeover: "takeover",
+  controller_cut_off: "controller cut off",
+  controller_restart: "controller restart",
 };
 
 /** `12.3 s` or `12.3 s – 18.3 s`: when, in seconds from the run's start. */

@@ -238,6 +238,9 @@ export const LIVE_FOLDS = {
     const pause = { from: d.from_t_s, to: d.to_t_s, reason: d.reason, text: `${d.shard ? `shard ${d.shard} ` : ""}${d.detail}`, shard: d.shard };
     next.pauses = state.pauses.concat(pause).slice(-MAX_LIVE_MARKS);
   },
+  // What happened to the hosts of a run across agents: the live page lists the
+  // controller's own record of it (LiveShards), which a reload does not lose.
+  fleet: null,
   step: (next, d) => {
     next.step = d.finished ? undefined : d;
   },

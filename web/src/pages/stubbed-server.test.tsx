@@ -173,6 +173,8 @@ const fleetRun = (run_id: string) => ({
   error: null,
   warnings: [],
   started_s_ago: 12,
+  events: [],
+  events_total: 0,
   shards: [
     { index: 0, agent: "a", state: "running", phase: "round 1 · write", operations: 1234, local_run_id: "x" },
     { index: 1, agent: "b", state: "lost", phase: "before · fill", operations: 55, local_run_id: "y" },

@@ -24,6 +24,7 @@ pub fn merge(args: &MergeArgs, command_line: Vec<String>) -> Result<u8, CliError
         run_id: None,
         clock_offsets_ms: &[],
         takeovers: &[],
+        fleet: None,
     };
     let merged = merge_runs(&request).map_err(|e| match e {
         MergeError::Results(e) => CliError::failed(e.to_string()),

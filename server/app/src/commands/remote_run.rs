@@ -153,6 +153,7 @@ async fn follow(
     stop: &CancellationToken,
 ) -> Result<keystorm_server::fleet::FleetRunView, CliError> {
     let mut shown: Vec<ShownShard> = Vec::new();
+    let mut events_shown: u64 = 0;
     let mut stop_sent = false;
     let mut away_since: Option<Instant> = None;
     loop {
@@ -224,6 +225,7 @@ async fn follow(
             }
         }
         shown = now;
+        events_shown = say_new_events(&run, events_shown);
         if matches!(run.state.as_str(), "completed" | "failed") {
             return Ok(run);
         }
@@ -232,4 +234,16 @@ async fn follow(
             _ = stop.cancelled(), if !stop_sent => {}
         }
     }
+}
+
+/// Prints the run's fleet events past the first `shown` (agents lost and back,
+/// takeovers, a controller restart); how many have been shown now.
+fn say_new_events(run: &keystorm_server::fleet::FleetRunView, shown: u64) -> u64 {
+    let first_listed = run.events_total - run.events.len() as u64;
+    for (i, event) in run.events.iter().enumerate() {
+        if first_listed + i as u64 >= shown {
+            stderrln!("{}", event.describe());
+        }
+    }
+    run.events_total.max(shown)
 }

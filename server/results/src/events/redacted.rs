@@ -39,6 +39,12 @@ impl RunEvent {
                 }
             }
             RunEvent::Pause(p) => redactor.redact_in_place(&mut p.detail),
+            RunEvent::Fleet(f) => {
+                redactor.redact_in_place(&mut f.detail);
+                if let Some(agent) = &mut f.agent {
+                    redactor.redact_in_place(agent);
+                }
+            }
             RunEvent::Step(s) => redactor.redact_in_place(&mut s.bucket),
             RunEvent::Transfer { outcome, .. } => {
                 for failure in &mut outcome.failures {

@@ -188,6 +188,9 @@ pub enum RunEvent {
     /// not run: stopped or killed and resumed, paused while its controller was gone,
     /// waiting to be taken over. Charts break their lines over it.
     Pause(crate::PauseEvent),
+    /// In a run split over agents: an agent lost or back, a shard taken over, the
+    /// controller cut off or restarted.
+    Fleet(crate::FleetEvent),
     /// How far a long step without requests of its own has got (the listing of the keys
     /// a phase reads, an audit's comparison), every second while it goes.
     Step(crate::StepEvent),

@@ -49,6 +49,9 @@ pub struct MergeRequest<'a> {
     /// agent-0 took the shard over after it waited 28.1 s`), said with the part's pause
     /// of that takeover; empty: nothing known.
     pub takeovers: &'a [Option<String>],
+    /// What the controller saw happen to the run's hosts (agents lost and back, shards
+    /// taken over, its own restart); none: a merge of folders alone.
+    pub fleet: Option<crate::FleetLog<'a>>,
 }
 
 /// A merged run.
@@ -133,6 +136,7 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
     let written = write_run(
         &parts,
         request.takeovers,
+        request.fleet,
         &manifest,
         start_epoch_ms,
         &mut store,
@@ -165,6 +169,7 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
 fn write_run(
     parts: &[parts::Part],
     takeovers: &[Option<String>],
+    fleet: Option<crate::FleetLog>,
     manifest: &Manifest,
     start_epoch_ms: u64,
     store: &mut ResultStore,
@@ -196,6 +201,9 @@ fn write_run(
     }
     intervals::merge(parts, start_epoch_ms, store)?;
     timeline::merge(parts, takeovers, start_epoch_ms, store);
+    if let Some(fleet) = fleet {
+        timeline::merge_fleet(fleet, start_epoch_ms, store);
+    }
     for (phase, rows) in phases {
         // The phase as the shards logged it (its position among all the run's phases).
         let logged = events.iter().position(|(p, _)| {

@@ -1,7 +1,8 @@
 //! What happened to each shard in the middle of its run, on the merged run's record:
 //! its pauses (stopped and resumed, paused while the controller was gone, waiting to be
 //! taken over) and its endpoints lost and back, each moved onto the merged run's clock
-//! and named by shard. Bounded like a run's own endpoint events.
+//! and named by shard; and what the controller saw happen to the hosts (agents lost and
+//! back, takeovers, its own restart). Bounded like a run's own endpoint events.
 
 use super::parts::Part;
 use crate::events::{EventReader, Logged, RunEvent};
@@ -44,5 +45,16 @@ pub(super) fn merge(
                 _ => {}
             }
         }
+    }
+}
+
+/// Writes what the controller saw happen to the run's hosts, moved onto the merged
+/// run's clock; bounded like the controller's own record of them.
+pub(super) fn merge_fleet(fleet: crate::FleetLog, start_epoch_ms: u64, store: &mut ResultStore) {
+    let offset_s = (fleet.start_epoch_ms as f64 - start_epoch_ms as f64) / 1000.0;
+    for event in fleet.events.iter().take(crate::MAX_FLEET_EVENTS) {
+        let mut event = event.clone();
+        event.t_s = (event.t_s + offset_s).max(0.0);
+        store.write_event(&RunEvent::Fleet(event));
     }
 }

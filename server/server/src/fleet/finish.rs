@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use keystorm_engine::executor::close_killed_run;
-use keystorm_results::RunStatus;
 use keystorm_results::merge::{MergeRequest, merge_runs};
+use keystorm_results::{FleetEvent, FleetLog, RunStatus};
 
 use super::run_record::RunState;
 use super::state::Fleet;
@@ -81,10 +81,16 @@ impl Fleet {
                     }),
                 }
             }
+            let fleet = (
+                run.started_at
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as u64),
+                run.events.clone(),
+            );
             let job = (
                 run.run_id.clone(),
                 run.spec.clone(),
-                parts,
+                (parts, fleet),
                 lost,
                 incoming,
                 live,
@@ -92,14 +98,14 @@ impl Fleet {
             self.save(inner);
             job
         };
-        let (run_id, spec, parts, lost, incoming, live) = job;
+        let (run_id, spec, (parts, fleet), lost, incoming, live) = job;
         let me = self.clone();
         tokio::spawn(async move {
             let root = me.results_dir.clone();
             let id = run_id.clone();
             let merged = tokio::task::spawn_blocking(move || {
                 let closing = close_lost(&spec.text, spec.workload_file.as_deref(), &lost);
-                merge_into_place(&root, &id, parts, spec.plan, spec.command_line).map(
+                merge_into_place(&root, &id, parts, fleet, spec.plan, spec.command_line).map(
                     |(mut warnings, status, error)| {
                         warnings.splice(0..0, closing);
                         (warnings, status, error)
@@ -184,6 +190,7 @@ fn merge_into_place(
     root: &Path,
     run_id: &str,
     parts: Vec<(PathBuf, i64, Option<String>)>,
+    (fleet_start_ms, fleet_events): (u64, Vec<FleetEvent>),
     plan: serde_json::Value,
     command_line: Vec<String>,
 ) -> Result<(Vec<String>, RunStatus, Option<String>), FleetMergeError> {
@@ -209,6 +216,10 @@ fn merge_into_place(
         run_id: Some(run_id.to_string()),
         clock_offsets_ms: &clock_offsets_ms,
         takeovers: &takeovers,
+        fleet: Some(FleetLog {
+            start_epoch_ms: fleet_start_ms,
+            events: &fleet_events,
+        }),
     })?;
     let place = root.join(run_id);
     let old = beside.join(format!("{run_id}.live"));

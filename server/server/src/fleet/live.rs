@@ -325,6 +325,11 @@ impl LiveRun {
         total
     }
 
+    /// Logs what happened to the run's hosts (an agent lost, a takeover, a restart).
+    pub fn note(&mut self, event: keystorm_results::FleetEvent) {
+        self.emit(RunEvent::Fleet(event));
+    }
+
     fn emit(&mut self, event: RunEvent) {
         let id = self.store.write_event(&event);
         self.observer.event(id, &event);

@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
 use keystorm_engine::executor::Observer;
-use keystorm_results::{ProcessId, ResultStore, RunStatus, timestamp};
+use keystorm_results::{FleetEventKind, ProcessId, ResultStore, RunStatus, timestamp};
 
 use super::agent_record::Agent;
 use super::incoming::tidy_for_pick_up;
@@ -135,6 +135,16 @@ impl Fleet {
                 .warnings
                 .push(format!("no live view after the controller restarted: {e}")),
         }
+        run.note(
+            FleetEventKind::ControllerRestart,
+            None,
+            None,
+            format!(
+                "the controller started again and picked the run up from its record; \
+                 waiting for agent(s) {} to come back",
+                names.join(", ")
+            ),
+        );
         run.warnings.push(restarted);
         if run.state == RunState::Merging {
             // Merged again from the copies: as if every shard had just ended (or, stopped,

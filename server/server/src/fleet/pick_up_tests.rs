@@ -196,3 +196,29 @@ fn an_ended_run_is_not_picked_up() {
             .is_file()
     );
 }
+
+#[test]
+fn what_happened_to_the_hosts_before_a_restart_stays_on_the_picked_up_run() {
+    let (fleet, dir, a, _b, run) = two_agents_running(false);
+    fleet.heartbeat(&a, running(&run, 0, "local-0")).unwrap();
+    {
+        let mut inner = fleet.lock();
+        inner.note_on_run(
+            keystorm_results::FleetEventKind::AgentLost,
+            Some((&a, "a")),
+            "agent a lost".to_string(),
+        );
+        fleet.save(&inner);
+    }
+    drop(fleet);
+    let again = Fleet::new(dir.path().to_path_buf());
+    assert_eq!(again.pick_up(Arc::new(NoObserver)), Some(run));
+    let inner = again.lock();
+    let events = &inner.run.as_ref().unwrap().events;
+    let kinds: Vec<_> = events.iter().map(|e| e.kind).collect();
+    use keystorm_results::FleetEventKind::{AgentLost, ControllerRestart};
+    assert_eq!(kinds, [AgentLost, ControllerRestart], "{events:#?}");
+    assert_eq!(events[0].agent.as_deref(), Some("a"));
+    assert_eq!(events[0].shard.as_deref(), Some("0/2"));
+    assert!(events[1].t_s >= events[0].t_s, "{events:#?}");
+}

@@ -15,6 +15,7 @@ use keystorm_link::protocol::{
     HEARTBEAT_MS, Heartbeat, HeartbeatReply, LOST_AFTER_MS, Order, RegisterRequest, Registered,
     ShardReport, now_ms,
 };
+use keystorm_results::FleetEventKind;
 
 /// Long enough ago to count as lost.
 const LOST_NOW: std::time::Duration = std::time::Duration::from_millis(LOST_AFTER_MS + 1);
@@ -101,13 +102,39 @@ impl Fleet {
                     // shard (it does not) or to stop it (the run is stopping).
                     if run.rebind(&old.id, &id) {
                         agent.handed_at = Instant::now().checked_sub(RESEND_AFTER);
+                        let shard = run.shard_index_of(&id);
+                        run.note(
+                            FleetEventKind::AgentBack,
+                            Some(&agent.name),
+                            shard,
+                            format!(
+                                "agent {} registered again after the controller restarted",
+                                agent.name
+                            ),
+                        );
                     }
                 } else {
                     agent.pending = run.hand_over(&old.id, &id);
+                    if agent.pending.is_some() {
+                        let shard = run.shard_index_of(&id);
+                        run.note(
+                            FleetEventKind::Takeover,
+                            Some(&agent.name),
+                            shard,
+                            format!(
+                                "agent {} started again and takes its shard back",
+                                agent.name
+                            ),
+                        );
+                    }
                 }
             }
         }
         inner.agents.push(agent);
+        if previous.is_some() {
+            // What its return noted stays on the record through a restart.
+            self.save(&inner);
+        }
         drop(inner);
         self.notify();
         Ok(Registered {
@@ -153,7 +180,7 @@ impl Fleet {
             .iter()
             .position(|a| a.id == agent_id)
             .ok_or_else(|| FleetError::UnknownAgent(agent_id.to_string()))?;
-        inner.heard(at);
+        let noted = inner.heard(at);
         let agent = &mut inner.agents[at];
         agent.last_seen = Instant::now();
         agent.offset_ms = beat.offset_ms.or(agent.offset_ms);
@@ -192,7 +219,7 @@ impl Fleet {
             agent.handed_at = Some(Instant::now());
         }
         feed_live(inner, agent_id, beat.shard.as_ref());
-        if moved {
+        if moved || noted {
             self.save(inner);
         }
         drop(guard);

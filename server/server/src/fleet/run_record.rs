@@ -5,6 +5,7 @@ use std::time::SystemTime;
 
 use super::new_run::NewFleetRun;
 use keystorm_link::protocol::{Assignment, Order, ShardReport};
+use keystorm_results::{FleetEvent, FleetEventKind, MAX_FLEET_EVENTS};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -73,9 +74,37 @@ pub struct FleetRun {
     /// The run's live view; `None` if its folder could not be made (a warning says so)
     /// and once the run ended.
     pub live: Option<super::live::LiveRun>,
+    /// What happened to the run's hosts (the first [`MAX_FLEET_EVENTS`]), their seconds
+    /// counted from `started_at`: carried into the merged run.
+    pub events: Vec<FleetEvent>,
 }
 
 impl FleetRun {
+    /// Records that `kind` happened now (to `agent`, holding shard `shard`), on the
+    /// run's record and its live view.
+    pub fn note(
+        &mut self,
+        kind: FleetEventKind,
+        agent: Option<&str>,
+        shard: Option<usize>,
+        detail: String,
+    ) {
+        if self.events.len() >= MAX_FLEET_EVENTS {
+            return;
+        }
+        let event = FleetEvent {
+            t_s: self.started_at.elapsed().map_or(0.0, |d| d.as_secs_f64()),
+            kind,
+            agent: agent.map(str::to_string),
+            shard: shard.map(|i| format!("{i}/{}", self.shards.len())),
+            detail,
+        };
+        if let Some(live) = self.live.as_mut() {
+            live.note(event.clone());
+        }
+        self.events.push(event);
+    }
+
     pub fn assignment(&self, index: usize) -> Assignment {
         Assignment {
             run_id: self.run_id.clone(),

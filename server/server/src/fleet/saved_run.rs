@@ -37,6 +37,9 @@ pub struct SavedRun {
     pub error: Option<String>,
     pub warnings: Vec<String>,
     pub shards: Vec<SavedShard>,
+    /// What happened to the run's hosts so far (bounded), so a restart keeps it.
+    #[serde(default)]
+    pub events: Vec<keystorm_results::FleetEvent>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -79,6 +82,7 @@ impl SavedRun {
                     clock_offset_ms: s.clock_offset_ms,
                 })
                 .collect(),
+            events: run.events.clone(),
         }
     }
 
@@ -109,6 +113,7 @@ impl SavedRun {
             error: self.error,
             warnings: self.warnings,
             live: None,
+            events: self.events,
         }
     }
 }

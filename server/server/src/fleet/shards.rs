@@ -74,6 +74,7 @@ impl Fleet {
             error: None,
             warnings,
             live,
+            events: Vec::new(),
         };
         for (index, &i) in idle.iter().enumerate() {
             inner.agents[i].pending = Some(Order::Run(run.assignment(index)));
@@ -290,9 +291,9 @@ impl Fleet {
                 Vec::new()
             };
             inner.publish_live();
-            inner.say_lost();
+            let noted = inner.say_lost();
             let handed = inner.hand_lost_shards();
-            let handed_any = !handed.is_empty();
+            let changed = !handed.is_empty() || noted;
             if let Some(run) = inner.run.as_mut() {
                 for message in handed {
                     stderrln!("{message}");
@@ -302,7 +303,7 @@ impl Fleet {
                     run.warnings.push(message);
                 }
             }
-            if handed_any {
+            if changed {
                 self.save(&inner);
             }
             lost

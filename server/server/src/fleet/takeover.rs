@@ -11,6 +11,7 @@ use super::agent_record::Agent;
 use super::run_record::{RunState, TakenOver};
 use super::state::Inner;
 use keystorm_link::protocol::Order;
+use keystorm_results::FleetEventKind;
 
 /// How long a shard waited for an agent to take it over, in words (nothing when it was
 /// taken at once, by a spare).
@@ -60,6 +61,13 @@ impl Inner {
                  and resumes it from the controller's copy of its results",
                 self.agents[new].name,
                 waited_words(waited),
+            );
+            let taker = self.agents[new].name.clone();
+            run.note(
+                FleetEventKind::Takeover,
+                Some(&taker),
+                Some(index),
+                message.clone(),
             );
             self.agents[new].pending = Some(order);
             // Should it come back still running the shard, it stops.

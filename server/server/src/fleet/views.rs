@@ -7,6 +7,7 @@ use utoipa::ToSchema;
 use super::run_record::RunState;
 use super::state::Fleet;
 use keystorm_link::protocol::OFFSET_WARNING_MS;
+use keystorm_results::FleetEvent;
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct AgentsView {
@@ -52,7 +53,15 @@ pub struct FleetRunView {
     pub warnings: Vec<String>,
     pub started_s_ago: u64,
     pub shards: Vec<ShardView>,
+    /// What happened to the run's hosts, the newest [`RECENT_EVENTS`]: agents lost and
+    /// back, shards taken over, the controller cut off or restarted.
+    pub events: Vec<FleetEvent>,
+    /// How many such events the run has had (`events` holds the last of them).
+    pub events_total: u64,
 }
+
+/// How many of a run's fleet events the view carries.
+pub const RECENT_EVENTS: usize = 20;
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 pub struct ShardView {
@@ -140,6 +149,8 @@ impl Fleet {
                 error: r.error.clone(),
                 warnings,
                 started_s_ago: r.started_at.elapsed().map_or(0, |d| d.as_secs()),
+                events: r.events[r.events.len().saturating_sub(RECENT_EVENTS)..].to_vec(),
+                events_total: r.events.len() as u64,
                 shards: r
                     .shards
                     .iter()
