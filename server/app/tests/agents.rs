@@ -21,8 +21,9 @@ use fleet_support::{
     start_split_run_with, taken_over_fill,
 };
 use process_support::{
-    BIN, count_objects, events_named, intervals, keystorm, kill_9, read_json, sim_requests,
-    spawn_announcing, start_sim, summary_rows, wait_for, workload, write_workload,
+    BIN, admin_post, count_objects, events_named, intervals, keystorm, kill_9, read_json,
+    sim_ports, sim_requests, spawn_announcing, start_sim, summary_rows, wait_for, workload,
+    write_workload,
 };
 
 fn start_agent(controller: &str, name: &str, results: &Path) -> Agent {
@@ -981,4 +982,69 @@ async fn without_a_spare_the_first_agent_whose_shard_ends_takes_a_lost_one_over_
         (sent - shards_sent).abs() <= 0.01 * shards_sent,
         "sent {sent}/s against the shards' {shards_sent}/s: {fill:#}"
     );
+}
+
+#[tokio::test]
+async fn a_shard_that_waits_at_a_barrier_for_a_slower_one_has_the_wait_on_the_merged_record() {
+    // Shard 1's agent writes through a port of the target whose every PUT stalls 50 ms:
+    // its half of the first phase lasts seconds after shard 0's, which waits for it at
+    // the next barrier.
+    let sim = sim_ports(2);
+    let (fast, slow) = (&sim.1[0], &sim.1[1]);
+    let slow_port = slow.rsplit(':').next().unwrap();
+    let (status, body) = admin_post(
+        fast,
+        &format!("/admin/keystorm/ports/{slow_port}/faults?stall=1&ops=put&stall_time=50ms"),
+    );
+    assert!(status.contains(" 200 "), "{status} {body}");
+    let dir = tempfile::tempdir().unwrap();
+    let controller_results = dir.path().join("controller");
+    let controller = start_controller(&controller_results);
+    let _agents = [
+        start_agent(&controller.url, "agent-0", &dir.path().join("agent-0")),
+        start_agent_with(
+            &controller.url,
+            "agent-1",
+            &dir.path().join("agent-1"),
+            &["--endpoint", slow],
+            Stdio::null(),
+        ),
+    ];
+    wait_for("two agents", || {
+        let view = get_json(&controller.url, "/api/agents");
+        (view["agents"].as_array().unwrap().len() == 2).then_some(())
+    });
+    let text = workload(
+        "barrier",
+        fast,
+        "size: 6B",
+        "before:\n  - { name: first, op: put, workers: 2, operations: 200 }\n  \
+         - { name: second, op: put, workers: 2, operations: 20 }\n",
+    );
+    let wl = write_workload(dir.path(), "barrier", &text);
+    let out = start_split_run(&wl, &controller.url, 2, &dir.path().join("cli"))
+        .wait_with_output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let merged = merged_run(&controller_results);
+    let waits: Vec<serde_json::Value> = events_named(&merged, "pause")
+        .into_iter()
+        .filter(|p| p["reason"] == "barrier_wait")
+        .collect();
+    let of_shard = |shard: &str| waits.iter().filter(|p| p["shard"] == shard).count();
+    assert_eq!(of_shard("1/2"), 0, "{waits:#?}");
+    let waited: Vec<&serde_json::Value> = waits
+        .iter()
+        .filter(|p| p["shard"] == "0/2" && p["detail"].as_str().unwrap().contains("before second"))
+        .collect();
+    assert_eq!(waited.len(), 1, "{waits:#?}");
+    let (from, to) = (
+        waited[0]["from_t_s"].as_f64().unwrap(),
+        waited[0]["to_t_s"].as_f64().unwrap(),
+    );
+    assert!(to - from >= 1.0, "{waited:#?}");
 }

@@ -1,6 +1,7 @@
 //! The spans of a run's clock in which it did not run: stopped (Ctrl-C, a stop
 //! request) or killed and resumed, a shard paused while its controller was gone, a lost
-//! host's shard waiting to be taken over. Each is an event of the run, so charts break
+//! host's shard waiting to be taken over, a shard waiting at a phase's barrier for the
+//! others. Each is an event of the run, so charts break
 //! their lines over it and shade it with its reason, `show` lists it, and a row's rate
 //! (which divides by the time the phase ran) can be told from its wall-clock rate.
 
@@ -21,6 +22,8 @@ pub enum PauseReason {
     ControllerGone,
     /// A lost agent's shard waited for another agent to take it over.
     TakenOver,
+    /// A shard waited at the barrier before a phase for the run's other shards.
+    BarrierWait,
 }
 
 impl PauseReason {
@@ -30,6 +33,7 @@ impl PauseReason {
             PauseReason::Killed => "killed",
             PauseReason::ControllerGone => "controller gone",
             PauseReason::TakenOver => "taken over",
+            PauseReason::BarrierWait => "barrier wait",
         }
     }
 }

@@ -1435,7 +1435,7 @@ export interface components {
          * @description Why a run (or one shard of it) did not run for a while.
          * @enum {string}
          */
-        PauseReason: "interrupted" | "killed" | "controller_gone" | "taken_over";
+        PauseReason: "interrupted" | "killed" | "controller_gone" | "taken_over" | "barrier_wait";
         /** @description Latency percentiles read from a (merged) histogram, in microseconds. */
         Percentiles: {
             /** Format: int64 */

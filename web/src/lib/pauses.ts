@@ -8,7 +8,7 @@ import type { TimeWindow } from "./bucket-index";
 export interface PauseSpan {
   from: number;
   to: number;
-  /** `interrupted`, `killed`, `controller_gone`, `taken_over`. */
+  /** `interrupted`, `killed`, `controller_gone`, `taken_over`, `barrier_wait`. */
   reason: string;
   text: string;
   /** In a merged run, the shard that paused (`1/2`): the others went on, so its pause
@@ -24,6 +24,7 @@ const REASONS: Record<string, string> = {
   killed: "killed",
   controller_gone: "controller gone",
   taken_over: "taken over",
+  barrier_wait: "barrier wait",
 };
 
 /** The pauses of a run's timeline, in time order. */

@@ -36,7 +36,7 @@ mod verify;
 mod worker;
 
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use tokio_util::sync::CancellationToken;
 
@@ -386,15 +386,34 @@ async fn pass_gate(
     scheduled: &ScheduledPhase,
 ) -> Result<bool, PhaseFailure> {
     if let Some(gate) = &ctx.gate {
+        let waiting = Instant::now();
         tokio::select! {
             passed = gate.before_phase(n, &scheduled.phase_ref) => {
                 passed.map_err(fail(RunStatus::Aborted))?;
             }
             _ = ctx.cancel.cancelled() => return Ok(false),
         }
+        let waited = waiting.elapsed();
+        if waited >= BARRIER_PAUSE {
+            ctx.emit(RunEvent::Pause(keystorm_results::PauseEvent {
+                from_t_s: ctx.t_s(waiting),
+                to_t_s: ctx.t_s(waiting + waited),
+                reason: keystorm_results::PauseReason::BarrierWait,
+                phase: None,
+                shard: None,
+                detail: format!(
+                    "waited {:.1} s at the barrier before {} for the run's other shards",
+                    waited.as_secs_f64(),
+                    scheduled.phase_ref.place()
+                ),
+            }));
+        }
     }
     Ok(true)
 }
+
+/// A wait at a phase's barrier at least this long is on the run's record as a pause.
+const BARRIER_PAUSE: Duration = Duration::from_secs(1);
 
 /// Runs the phases one by one, adding each one's rows to the run's summary.
 struct PhaseRunner<'a> {
