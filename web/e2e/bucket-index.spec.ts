@@ -146,3 +146,43 @@ test.describe.serial("bucket index: dynamic vs pre-sharded", () => {
     await screenshot(page, "compare-rgw");
   });
 });
+
+/**
+ * A reshard that holds writes: 200 PUTs a second cross 11 shards × 100 objects after
+ * about 5.5 s, once the phase's median is known; the reshard to 23 shards blocks every
+ * PUT until the next 2 s retry step, so the stall has writes it held.
+ */
+const HELD = `name: e2e-held
+target:
+  endpoint: embedded
+  embedded:
+    storage: size-only
+    index: { max_objs_per_shard: 100, check_interval: 100ms, reshard_time_per_object: 200us, retry_step: 2s }
+  rgw: { poll: 300ms }
+buckets: { names: [e2e-held], index: dynamic }
+objects: { size: 10B }
+before:
+  - { name: fill, op: put, concurrency: 16, rate: 200, duration: 9s }
+`;
+
+test("a stall is told with the writes it held and the longest wait, in the CLI's words", async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const id = await startRun(request, HELD, { e2e: "held" });
+  expect(await waitFinished(request, id)).toBe("completed");
+  const report = (await (await request.get(url(`/api/runs/${id}/index`))).json()) as {
+    stalls: Array<{ held_writes?: number; longest_write_us?: number }>;
+  };
+  const held = report.stalls.filter((s) => (s.held_writes ?? 0) > 0);
+  expect(held.length, JSON.stringify(report.stalls)).toBeGreaterThanOrEqual(1);
+  const words = /^\d+ writes? held, the longest [\d.]+ (µs|ms|s)$/;
+
+  await page.goto(url(`/runs/${id}`));
+  const cells = page.getByTestId("stall-row").getByTestId("stall-held");
+  await expect(cells.filter({ hasText: words })).toHaveCount(held.length);
+  const told = (await cells.filter({ hasText: words }).first().textContent())!;
+  expect(told).toContain(`${held[0].held_writes} write`);
+  // The same words as the server's timeline (the CLI's `show`).
+  await expect(page.getByTestId("timeline-stall").filter({ hasText: told })).toHaveCount(1);
+  // The shaded stall on the phase's per-second chart says it on hover.
+  await expect(page.getByTestId("interval-chart").locator('[data-testid="stall-window"] title').filter({ hasText: told })).toHaveCount(1);
+});

@@ -38,6 +38,9 @@ test("the live page of a run that falls behind draws its lag and its asked rate,
   await expect(warnings).toContainText(/^round 1 write: asked 400\/s, sent \d+\/s \(\d+ %\), [\d,]+ never sent; requests left [\d.]+ s late at p50/);
   await expect(warnings).toContainText("the client could not keep up");
   await expect(warnings).not.toContainText("µs");
+  // Once it ended the page shows the run's verdict, not only its status, and links to it.
+  await expect(page.locator(".title-row").getByTestId("verdict-overall")).toHaveText("fell behind");
+  await expect(page.getByTestId("open-detail")).toHaveAttribute("href", `/runs/${id}`);
   await screenshot(page, "live-behind");
 
   // The run page: the verdict says the same sentence, and the phase's charts draw both lines.

@@ -122,7 +122,7 @@ test.describe.serial("a server with a token", () => {
     // The full token stops it from the page.
     await page.getByTestId("stop-run").click();
     await expect(page.getByTestId("open-detail")).toBeVisible({ timeout: 60_000 });
-    await expect(page.locator(".title-row .badge")).toHaveText("interrupted");
+    await expect(page.locator(".title-row .badge.status-interrupted")).toHaveText("interrupted");
   });
 
   test("with the read-only token the UI shows runs but disables what would change them, saying why", async ({ page, request }) => {

@@ -68,6 +68,9 @@ describe("bucket index section", () => {
           median_write_ops_per_sec: 950,
           max_write_p99_us: 2_000_000,
           median_write_p99_us: 9_000,
+          finished_writes: 40,
+          held_writes: 16,
+          longest_write_us: 45_100_000,
           throughput: true,
           latency: true,
           reshard: 12,
@@ -88,6 +91,9 @@ describe("bucket index section", () => {
     expect(stall.textContent).toContain("0.0 ops/s (950 ops/s)");
     expect(stall.textContent).toContain("2.00 s (9.00 ms)");
     expect(stall.textContent).toContain("b: reshard 11→23 shards");
+    // The writes the reshard held, on the stall and beside the reshard it is linked to.
+    expect(within(stall).getByTestId("stall-held").textContent).toBe("16 writes held, the longest 45.10 s");
+    expect(reshard.textContent).toContain("seconds 1–3 (t = 9.0–12.0 s): 16 writes held, the longest 45.10 s");
     expect(screen.getByTestId("index-polling").textContent).toContain("Polled the index 24 times for 1 bucket, none failed");
     expect(screen.queryByTestId("no-reshards")).toBeNull();
   });
@@ -112,6 +118,8 @@ describe("bucket index section", () => {
     expect(screen.getByTestId("index-not-tracked")).toBeTruthy();
     expect(screen.queryByTestId("no-reshards")).toBeNull();
     expect(screen.getByTestId("stall-row").textContent).toContain("round 2 · write, second 5");
+    // Recorded before held writes were counted: no figure for them.
+    expect(screen.getByTestId("stall-held").textContent).toBe("none counted");
   });
 
   it("says so when a tracked run never resharded or stalled", () => {

@@ -8,6 +8,7 @@ import {
   linkedStalls,
   reshardText,
   reshardWhen,
+  stallHeldText,
   stallSeconds,
   stallWhere,
 } from "../lib/bucket-index";
@@ -66,7 +67,7 @@ function ReshardsTable({ reshards, stalls }: { reshards: ReshardRecord[]; stalls
             <td>{reshardWhen(r)}</td>
             <td>
               {linkedStalls(r, stalls).map((s) => (
-                <div key={typeof s === "number" ? s : s.id}>{typeof s === "number" ? `event ${s}` : stallWhere(s)}</div>
+                <div key={typeof s === "number" ? s : s.id}>{typeof s === "number" ? `event ${s}` : linkedStallText(s)}</div>
               ))}
               {linkedStalls(r, stalls).length === 0 && <span className="muted">none</span>}
             </td>
@@ -75,6 +76,12 @@ function ReshardsTable({ reshards, stalls }: { reshards: ReshardRecord[]; stalls
       </tbody>
     </table>
   );
+}
+
+/** A stall linked to a reshard: where it was, and the writes it held. */
+function linkedStallText(s: StallRecord): string {
+  const held = stallHeldText(s);
+  return held ? `${stallWhere(s)}: ${held}` : stallWhere(s);
 }
 
 function StallsTable({ stalls, reshards }: { stalls: StallRecord[]; reshards: ReshardRecord[] }) {
@@ -87,6 +94,7 @@ function StallsTable({ stalls, reshards }: { stalls: StallRecord[]; reshards: Re
           <th className="num">Length</th>
           <th className="num">Lowest write ops/s (median before)</th>
           <th className="num">Highest write p99 (median before)</th>
+          <th>Writes held</th>
           <th>Reshard linked</th>
         </tr>
       </thead>
@@ -103,6 +111,7 @@ function StallsTable({ stalls, reshards }: { stalls: StallRecord[]; reshards: Re
               <td className={`num ${s.latency ? "bad" : ""}`}>
                 {s.max_write_p99_us > 0 ? fmtLatency(s.max_write_p99_us) : "no write finished"} ({fmtLatency(s.median_write_p99_us)})
               </td>
+              <td data-testid="stall-held">{stallHeldText(s) ?? <span className="muted">none counted</span>}</td>
               <td>{reshard ? `${reshardText(reshard, true)}, ${reshardWhen(reshard)}` : <span className="muted">none</span>}</td>
             </tr>
           );

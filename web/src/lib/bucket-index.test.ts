@@ -17,6 +17,7 @@ import {
   roundShardRows,
   shardKey,
   shardTicks,
+  stallHeldText,
   stallText,
 } from "./bucket-index";
 import { MAX_LIVE_MARKS, applyEvent, initialLive, intervalPoint, pointSpan } from "./live";
@@ -247,6 +248,22 @@ describe("reshards and stalls marked on rounds", () => {
     expect(linkedStalls(report.reshards[1], report.stalls).map((s) => (typeof s === "number" ? s : s.id))).toEqual([9]);
     expect(linkedStalls({ ...report.reshards[2], stalls: [99] }, report.stalls)).toEqual([99]);
     expect(stallText({ ...report.stalls[0], latency: true })).toBe("write stall 4 s, 0 ops/s vs median 950, p99 2.01 s vs median 26.9 ms");
+  });
+
+  it("tells the writes a stall held and the longest wait, in the CLI's words, and no latency where no write finished", () => {
+    const held = { ...report.stalls[0], latency: true, max_write_p99_us: 24_100_000, held_writes: 14, longest_write_us: 24_310_000 };
+    expect(stallText(held)).toBe("write stall 4 s, 0 ops/s vs median 950, p99 24.10 s vs median 26.9 ms, 14 writes held, the longest 24.31 s");
+    expect(stallHeldText({ ...held, held_writes: 1, longest_write_us: 950 })).toBe("1 write held, the longest 950 µs");
+    // None held, or recorded before they were counted: nothing said of them.
+    expect(stallHeldText({ ...held, held_writes: 0, longest_write_us: 0 })).toBeNull();
+    expect(stallHeldText(report.stalls[0])).toBeNull();
+    const none = { ...report.stalls[0], max_write_p99_us: 0, latency: false };
+    expect(stallText(none)).toBe("write stall 4 s, 0 ops/s vs median 950, no write finished");
+    expect(stallText({ ...none, latency: true })).not.toMatch(/p99|µs/);
+    // Where a stall is told: the round mark's tooltip and the shaded window's.
+    const marks = roundMarks({ ...report, stalls: [held] }, dynamicRows, RUN_START);
+    expect(roundMarkSpecs(marks)[0].title).toContain("14 writes held, the longest 24.31 s");
+    expect(eventWindows([], [held], 0, 30)[0].title).toContain("14 writes held, the longest 24.31 s");
   });
 
   it("sums each bucket's shards from start to end", () => {

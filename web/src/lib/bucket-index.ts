@@ -186,10 +186,28 @@ export function stallSeconds(s: StallEvent): number {
   return s.last_interval - s.first_interval + 1;
 }
 
+/**
+ * The writes a stall held and the longest wait, in the CLI's words: `14 writes held, the
+ * longest 24.31 s`; null when it held none (or was recorded before they were counted).
+ */
+export function stallHeldText(s: StallEvent): string | null {
+  const held = s.held_writes ?? 0;
+  if (held <= 0) return null;
+  return `${held.toLocaleString("en-US")} write${held === 1 ? "" : "s"} held, the longest ${fmtLatency(s.longest_write_us ?? 0)}`;
+}
+
+/**
+ * A stall in one line: `write stall 4 s, 0 ops/s vs median 950, p99 2.01 s vs median
+ * 26.9 ms, 14 writes held, the longest 2.03 s`. Only figures for what happened: where
+ * no write finished it says so rather than a p99 of 0 µs.
+ */
 export function stallText(s: StallEvent): string {
   const parts = [`write stall ${stallSeconds(s)} s`];
   if (s.throughput || !s.latency) parts.push(`${fmtOps(s.min_write_ops_per_sec)} ops/s vs median ${fmtOps(s.median_write_ops_per_sec)}`);
-  if (s.latency) parts.push(`p99 ${fmtLatency(s.max_write_p99_us)} vs median ${fmtLatency(s.median_write_p99_us)}`);
+  if (s.max_write_p99_us <= 0) parts.push("no write finished");
+  else if (s.latency) parts.push(`p99 ${fmtLatency(s.max_write_p99_us)} vs median ${fmtLatency(s.median_write_p99_us)}`);
+  const held = stallHeldText(s);
+  if (held) parts.push(held);
   return parts.join(", ");
 }
 

@@ -5,13 +5,14 @@ import { useState } from "react";
 import { Link, useParams } from "react-router-dom";
 import { useAccess } from "../api/access";
 import { api } from "../api/client";
-import type { RunStatus } from "../api/types";
+import type { RunDetail, RunStatus } from "../api/types";
 import { CleanupLine } from "../components/CleanupLine";
 import { LiveCards } from "../components/LiveCards";
 import { LiveCharts } from "../components/LiveCharts";
 import { LiveEndpoints } from "../components/LiveEndpoints";
 import { LiveShards } from "../components/LiveShards";
 import { ErrorBox, StatusBadge } from "../components/states";
+import { VerdictBadges } from "../components/VerdictBadges";
 import { fmtCount } from "../lib/format";
 import { keysLine } from "../lib/keys";
 import { type LiveState, runningKeys } from "../lib/live";
@@ -65,17 +66,21 @@ function useStopRun(id: string) {
   return { stop, stopping, stopError };
 }
 
-/** The run's id and status, with a stop button while it runs and a link to its results
- * once it ended. */
-function LiveTitle(props: { id: string; status?: RunStatus; running: boolean; stop: () => void; stopping: boolean }) {
-  const { id, status, running, stop, stopping } = props;
+/** The run's id and status, with a stop button while it runs; once it ended, its verdict
+ * (when read) in place of the bare status, and a link to its results. */
+function LiveTitle(props: { id: string; status?: RunStatus; detail: RunDetail | null; running: boolean; stop: () => void; stopping: boolean }) {
+  const { id, status, detail, running, stop, stopping } = props;
   const access = useAccess();
   return (
     <div className="title-row">
       <h1>
         Live: <span className="mono">{id}</span>
       </h1>
-      {status && <StatusBadge status={status} />}
+      {!running && detail ? (
+        <VerdictBadges verdict={detail.verdict} status={detail.info.status} />
+      ) : (
+        status && <StatusBadge status={status} />
+      )}
       {running ? (
         <button className="danger" data-testid="stop-run" onClick={stop} disabled={!access.canChange || stopping} title={access.why}>
           {stopping ? "Stopping… (finishing the interval)" : "Stop run"}
@@ -108,14 +113,14 @@ function KilledRunNote({ id, resumable }: { id: string; resumable: boolean }) {
 
 export function LiveRunPage() {
   const { id = "" } = useParams();
-  const { state, connError, ended, resumable } = useLiveRun(id);
+  const { state, connError, ended, resumable, detail } = useLiveRun(id);
   const { stop, stopping, stopError } = useStopRun(id);
   const status = ended ?? state.status;
   const running = status === "running" || status === undefined;
 
   return (
     <section>
-      <LiveTitle id={id} status={status} running={running} stop={stop} stopping={stopping} />
+      <LiveTitle id={id} status={status} detail={detail} running={running} stop={stop} stopping={stopping} />
       {connError && running && <div className="state warn">{connError}</div>}
       {stopError != null && <ErrorBox error={stopError} />}
       {state.error && <ErrorBox error={state.error} />}

@@ -1,11 +1,12 @@
 // A watched run's live state, folded from its event stream (read with the tab's token;
 // a reconnect resumes where it left off, with Last-Event-ID), and how it ended when its
-// process died without sending `finished`. Kept apart from the live page so the page
+// process died without sending `finished`, and once it ended, the run as recorded (its
+// verdict). Kept apart from the live page so the page
 // only lays out what this hands it.
 import { useEffect, useReducer, useState } from "react";
 import { api } from "../api/client";
 import { openEventStream } from "../api/eventStream";
-import type { RunStatus } from "../api/types";
+import type { RunDetail, RunStatus } from "../api/types";
 import { type LiveState, MAX_LIVE_POINTS, type RawEvent, applyEvent, initialLive, isLiveEvent } from "../lib/live";
 
 export interface LiveRun {
@@ -16,6 +17,8 @@ export interface LiveRun {
   ended: RunStatus | null;
   /** Whether `keystorm run --resume` can continue it: not on the embedded target. */
   resumable: boolean;
+  /** The run as recorded once it ended (its verdict), null while it runs or until read. */
+  detail: RunDetail | null;
 }
 
 function reducer(state: LiveState, events: RawEvent[]): LiveState {
@@ -27,6 +30,7 @@ export function useLiveRun(id: string): LiveRun {
   const [connError, setConnError] = useState<string | null>(null);
   const [ended, setEnded] = useState<RunStatus | null>(null);
   const [resumable, setResumable] = useState(false);
+  const [detail, setDetail] = useState<RunDetail | null>(null);
 
   useEffect(() => {
     // The page draws the last MAX_LIVE_POINTS seconds: older per-second events of a run
@@ -41,6 +45,13 @@ export function useLiveRun(id: string): LiveRun {
         if (e.name === "finished") {
           finished = true;
           close();
+          // The run recorded how it ended before it said so: its verdict is there to read.
+          api
+            .run(id)
+            .then((d) => {
+              if (d.info.status !== "running") setDetail(d);
+            })
+            .catch(() => {});
         }
       },
       onError: (final, reason) => {
@@ -55,6 +66,7 @@ export function useLiveRun(id: string): LiveRun {
               close();
               setEnded(d.info.status);
               setResumable(d.manifest.endpoint !== "embedded");
+              setDetail(d);
               setConnError(null);
             }
           })
@@ -64,5 +76,5 @@ export function useLiveRun(id: string): LiveRun {
     return close;
   }, [id]);
 
-  return { state, connError, ended, resumable };
+  return { state, connError, ended, resumable, detail };
 }
