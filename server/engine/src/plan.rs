@@ -301,7 +301,7 @@ impl PhasePlan {
     pub fn tasks(&self) -> u32 {
         match &self.kind {
             PhaseKind::Operations { workers } => *workers,
-            PhaseKind::Listing(l) | PhaseKind::Audit(l) => l.listers,
+            PhaseKind::Listing(l) | PhaseKind::Audit { listing: l, .. } => l.listers,
             PhaseKind::Scan { head_workers, .. } => *head_workers,
             PhaseKind::Transfer(t) => t.settings.in_flight,
         }
@@ -320,7 +320,7 @@ impl PhasePlan {
                 workers: Some(*workers),
                 ..AtOnce::default()
             },
-            PhaseKind::Listing(l) | PhaseKind::Audit(l) => AtOnce {
+            PhaseKind::Listing(l) | PhaseKind::Audit { listing: l, .. } => AtOnce {
                 listers: Some(listers(l)),
                 ..AtOnce::default()
             },
@@ -397,8 +397,13 @@ pub enum PhaseKind {
         head_workers: u32,
     },
     /// A listing audit (`op: audit`): every key listed once and compared with the keys
-    /// the live window says must be there.
-    Audit(ListingPlan),
+    /// the live window says must be there. Before it lists, it waits up to
+    /// `wait_for_reshard` for a reshard of an audited bucket's index that the tracker
+    /// sees in progress to finish (zero: it does not wait).
+    Audit {
+        listing: ListingPlan,
+        wait_for_reshard: Duration,
+    },
     /// A download or upload (one pass).
     Transfer(TransferPlan),
 }
@@ -409,7 +414,7 @@ impl PhaseKind {
             PhaseKind::Operations { .. } => "operations",
             PhaseKind::Listing(_) => "listing",
             PhaseKind::Scan { .. } => "scan",
-            PhaseKind::Audit(_) => "audit",
+            PhaseKind::Audit { .. } => "audit",
             PhaseKind::Transfer(_) => "transfer",
         }
     }
@@ -417,9 +422,9 @@ impl PhaseKind {
     /// How a listing or a scan lists.
     pub fn listing(&self) -> Option<&ListingPlan> {
         match self {
-            PhaseKind::Listing(l) | PhaseKind::Scan { listing: l, .. } | PhaseKind::Audit(l) => {
-                Some(l)
-            }
+            PhaseKind::Listing(l)
+            | PhaseKind::Scan { listing: l, .. }
+            | PhaseKind::Audit { listing: l, .. } => Some(l),
             _ => None,
         }
     }
@@ -434,13 +439,14 @@ impl PhaseKind {
 
 /// plan.json keeps the fields it had before phases had kinds: `listing` and
 /// `transfer`, each `null` when it does not apply, next to the `kind`; an ops phase
-/// adds its `workers`, a scan its `head_workers` (its listers are the listing's).
+/// adds its `workers`, a scan its `head_workers` (its listers are the listing's), an
+/// audit its `wait_for_reshard`.
 impl Serialize for PhaseKind {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let (listing, transfer) = match self {
             PhaseKind::Operations { .. } => (None, None),
-            PhaseKind::Listing(plan) | PhaseKind::Audit(plan) => (Some(plan), None),
+            PhaseKind::Listing(plan) | PhaseKind::Audit { listing: plan, .. } => (Some(plan), None),
             PhaseKind::Scan { listing, .. } => (Some(listing), None),
             PhaseKind::Transfer(t) => (None, Some(t)),
         };
@@ -451,6 +457,12 @@ impl Serialize for PhaseKind {
             PhaseKind::Scan { head_workers, .. } => {
                 map.serialize_entry("head_workers", head_workers)?
             }
+            PhaseKind::Audit {
+                wait_for_reshard, ..
+            } => map.serialize_entry(
+                "wait_for_reshard",
+                &humantime::format_duration(*wait_for_reshard).to_string(),
+            )?,
             _ => {}
         }
         map.serialize_entry("listing", &listing)?;

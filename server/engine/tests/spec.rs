@@ -1171,7 +1171,7 @@ fn audits_are_listing_phases_of_their_own() {
     let audit = &plan.rounds.phases[1];
     assert_eq!(audit.name, "audit", "named for what it does");
     assert!(
-        matches!(audit.kind, PhaseKind::Audit(_)),
+        matches!(audit.kind, PhaseKind::Audit { .. }),
         "{:?}",
         audit.kind
     );
@@ -1215,6 +1215,72 @@ fn audits_are_listing_phases_of_their_own() {
         4,
         11,
         "did you mean `audit`?",
+    );
+}
+
+#[test]
+fn an_audit_waits_for_a_reshard_as_long_as_its_wait_for_reshard_says() {
+    let wait = |phase: &str| {
+        let text = format!("{HEAD}after:\n  - {phase}\n");
+        let (plan, _) = parse_workload(&text, "w.yaml").expect("valid");
+        match &plan.after[0].kind {
+            PhaseKind::Audit {
+                wait_for_reshard, ..
+            } => *wait_for_reshard,
+            other => panic!("not an audit: {other:?}"),
+        }
+    };
+    assert_eq!(
+        wait("{ op: audit }"),
+        Duration::from_secs(300),
+        "five minutes unless told"
+    );
+    assert_eq!(
+        wait("{ op: audit, wait_for_reshard: 2m }"),
+        Duration::from_secs(120)
+    );
+    assert_eq!(
+        wait("{ op: audit, wait_for_reshard: 0s }"),
+        Duration::ZERO,
+        "0s: no wait"
+    );
+    let (plan, _) = parse_workload(
+        &format!("{HEAD}after:\n  - {{ op: audit, wait_for_reshard: 90s }}\n"),
+        "w.yaml",
+    )
+    .unwrap();
+    let json = serde_json::to_value(&plan.after[0]).unwrap();
+    assert_eq!(json["wait_for_reshard"], "1m 30s", "{json}");
+
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: audit, wait_for_reshard: 5 }}\n"),
+        4,
+        36,
+        "`wait_for_reshard: 5` needs a unit",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: audit, wait_for_reshard: soon }}\n"),
+        4,
+        36,
+        "`wait_for_reshard: soon` is not a duration",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: audit, wait_for_reshard: [1m] }}\n"),
+        4,
+        36,
+        "a duration is a number with a unit",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: audit, wait_for_reshard: 2d }}\n"),
+        4,
+        36,
+        "`wait_for_reshard` is at most 24h",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: put, operations: 5, wait_for_reshard: 1m }}\n"),
+        4,
+        49,
+        "`wait_for_reshard` applies to audits (`op: audit`) only",
     );
 }
 

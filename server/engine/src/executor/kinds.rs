@@ -1,5 +1,6 @@
-//! What differs between phase kinds, in one place: which tasks a phase starts (workers,
-//! listers, a transfer) and what it reports when it ends. The driver around them
+//! What differs between phase kinds, in one place: what a phase waits for before it
+//! starts (an audit, for a reshard), which tasks it starts (workers, listers, a
+//! transfer) and what it reports when it ends. The driver around them
 //! (intervals, checkpoints, error budget, stalls) is the same for every kind
 //! (`super::phase`).
 
@@ -24,23 +25,14 @@ pub(crate) enum Started {
     Transfer(Arc<Mutex<Option<Result<TransferOutcome, TransferError>>>>),
 }
 
-/// An audit listing a bucket whose index is being resharded (as last polled) may find
-/// entries still moving: it says so, so a finding is not taken for a loss unchecked.
-fn warn_of_reshards(ctx: &RunContext) {
-    for b in ctx
-        .index_snapshot()
-        .iter()
-        .filter(|b| b.resharding && ctx.plan.buckets.names.contains(&b.bucket))
+/// What the phase's kind waits for before its clock starts: an audit, for a reshard of
+/// an audited bucket's index in progress (`super::reshard_wait`).
+pub(crate) async fn prepare(ctx: &RunContext, plan: &PhasePlan) {
+    if let PhaseKind::Audit {
+        wait_for_reshard, ..
+    } = &plan.kind
     {
-        ctx.emit(keystorm_results::RunEvent::Warning {
-            message: format!(
-                "audit of bucket {}: its index is being resharded ({} shards as last polled): \
-                 entries still moving may be listed twice or not at all, so the audit's findings \
-                 may include them; audit again once the reshard is done (a reshard shows in the \
-                 run's timeline)",
-                b.bucket, b.shards
-            ),
-        });
+        super::reshard_wait::before_audit(ctx, *wait_for_reshard).await;
     }
 }
 
@@ -91,10 +83,7 @@ pub(crate) fn start(
             },
             tasks,
         ),
-        PhaseKind::Audit(l) => {
-            warn_of_reshards(ctx);
-            listing(l, Pass::Audit, tasks)
-        }
+        PhaseKind::Audit { listing: l, .. } => listing(l, Pass::Audit, tasks),
         PhaseKind::Transfer(t) => {
             let task = TransferTask::new(ctx, t, recorders, shared.stop.clone());
             let outcome = task.outcome.clone();

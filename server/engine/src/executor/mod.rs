@@ -25,6 +25,7 @@ mod phase;
 mod phase_intervals;
 mod phase_shared;
 mod phase_start;
+mod reshard_wait;
 mod sequence;
 mod stall_joining;
 mod stalls;

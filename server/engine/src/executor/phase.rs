@@ -57,6 +57,7 @@ pub(crate) async fn run(
 ) -> Result<PhaseOutcome, ResultsError> {
     let p = &scheduled.plan;
     let start_of_part = phase_start::announce(ctx, scheduled, position, resume).await;
+    kinds::prepare(ctx, p).await;
     let shared = start_of_part.share(ctx, scheduled, position, keys);
     ctx.set_phase(Some((scheduled.phase_ref.clone(), shared.start)));
     let mut saver = ProgressSaver::new(ctx, position, &start_of_part, shared.start);

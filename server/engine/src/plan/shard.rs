@@ -44,7 +44,7 @@ impl Plan {
             return Err(ShardPlanError::CleanupBuckets);
         }
         for phase in self.phases_mut() {
-            if let PhaseKind::Audit(_) = &phase.kind {
+            if let PhaseKind::Audit { .. } = &phase.kind {
                 return Err(ShardPlanError::Audit {
                     phase: phase.name.clone(),
                 });

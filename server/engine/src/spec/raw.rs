@@ -341,6 +341,9 @@ pub struct RawPhase {
     pub overwrite: Option<S<bool>>,
     /// Phases that GET: check every body (and MD5 ETag) against what keystorm wrote.
     pub verify: Option<S<bool>>,
+    /// Audits: how long to wait, before listing, for a reshard of an audited bucket's
+    /// index that is in progress to finish (`0s`: do not wait).
+    pub wait_for_reshard: Option<S<RawDuration>>,
     /// The counts validation reads, each taken from its new name or its old one once
     /// the names are resolved.
     #[serde(skip)]

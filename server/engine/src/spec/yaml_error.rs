@@ -140,7 +140,7 @@ impl CommaCut {
 
 /// The forms a field accepts, found by its key and the key of the map around it.
 fn forms(key: Option<&str>, parent: Option<&str>) -> Option<String> {
-    const DURATIONS: [&str; 10] = [
+    const DURATIONS: [&str; 11] = [
         "duration",
         "warmup",
         "timeout",
@@ -151,6 +151,7 @@ fn forms(key: Option<&str>, parent: Option<&str>) -> Option<String> {
         "reshard_time_per_object",
         "retry_step",
         "list_time_per_shard",
+        "wait_for_reshard",
     ];
     const FAULTS: [&str; 6] = [
         "slow_down",

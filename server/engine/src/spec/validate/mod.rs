@@ -3,6 +3,7 @@
 //! workload; this one puts the sections together and checks what spans them.
 
 mod access;
+mod audit;
 mod buckets;
 mod end;
 mod gateways;

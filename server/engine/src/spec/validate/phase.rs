@@ -3,6 +3,7 @@
 
 use serde_saphyr::Spanned;
 
+use super::audit::{refuse_audit_settings, wait_for_reshard};
 use super::end::{end, warmup};
 use super::listing::listing_plan;
 use super::parallel::{own_count, resolve};
@@ -49,11 +50,17 @@ pub(super) fn phase(
                 listing,
                 head_workers: own,
             },
-            Some((listing, false)) if super::work::is_audit(&p) => PhaseKind::Audit(listing),
+            Some((listing, false)) if super::work::is_audit(&p) => PhaseKind::Audit {
+                listing,
+                wait_for_reshard: wait_for_reshard(&p)?,
+            },
             Some((listing, false)) => PhaseKind::Listing(listing),
             None => PhaseKind::Operations { workers: own },
         },
     };
+    if !matches!(kind, PhaseKind::Audit { .. }) {
+        refuse_audit_settings(&p)?;
+    }
     let named = NamedPhase {
         name: name.clone(),
         name_given,
