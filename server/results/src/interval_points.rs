@@ -220,6 +220,13 @@ fn for_each_record(dir: &Path, query: &IntervalQuery<'_>, mut each: impl FnMut(I
 /// Adds the next interval of a phase to the point that stands for it and those before.
 fn add_interval(point: &mut IntervalRecord, r: IntervalRecord) {
     point.merged += r.merged;
+    // The rate asked over the point's whole time: each interval's, weighted by its time.
+    point.asked_per_sec = match (point.asked_per_sec, r.asked_per_sec) {
+        (Some(a), Some(b)) if point.duration_s + r.duration_s > 0.0 => {
+            Some((a * point.duration_s + b * r.duration_s) / (point.duration_s + r.duration_s))
+        }
+        (a, b) => a.or(b),
+    };
     point.duration_s += r.duration_s;
     point.window = r.window;
     if !r.index.is_empty() {
@@ -336,6 +343,7 @@ mod tests {
                 .collect(),
             index: Vec::new(),
             merged: 1,
+            asked_per_sec: None,
             epoch: None,
             endpoints: Vec::new(),
         };

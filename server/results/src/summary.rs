@@ -249,6 +249,11 @@ pub struct IntervalRecord {
     /// A run that drives several endpoints: what each did in the interval.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub endpoints: Vec<crate::EndpointOps>,
+    /// An open-loop phase: the operations per second asked of it in this interval (in a
+    /// merged run, the rates of the shards that ran in it added up: a shard paused or
+    /// done asks nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_per_sec: Option<f64>,
 }
 
 fn one() -> u64 {

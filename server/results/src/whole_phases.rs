@@ -197,6 +197,7 @@ mod tests {
                     .collect(),
                 index: Vec::new(),
                 merged: 1,
+                asked_per_sec: None,
                 epoch: None,
                 endpoints: Vec::new(),
             };

@@ -983,6 +983,13 @@ export interface components {
             epoch?: number | null;
             /** @description A run that drives several endpoints: what each did in the interval. */
             endpoints?: components["schemas"]["EndpointOps"][];
+            /**
+             * Format: double
+             * @description An open-loop phase: the operations per second asked of it in this interval (in a
+             *     merged run, the rates of the shards that ran in it added up: a shard paused or
+             *     done asks nothing).
+             */
+            asked_per_sec?: number | null;
         };
         /**
          * @description How the key file of a phase came to be.

@@ -53,7 +53,9 @@ export function PhaseTimeCharts(props: {
   const points = useMemo(() => {
     const drawn = measured.map((r) => {
       const p = intervalPoint(r);
-      if (asked) p[ASKED_KEY] = asked.rate;
+      // The rate asked in this interval where it says (a merged run: of the shards that
+      // ran in it, so a shard paused or done asks nothing), else the phase's.
+      if (asked) p[ASKED_KEY] = r.asked_per_sec ?? asked.rate;
       return p;
     });
     return breakAtPauses(drawn, props.pauses ?? []);

@@ -291,7 +291,8 @@ function foldInterval(next: LiveState, d: EventData<"interval">, state: LiveStat
   const folded = d.folded ?? null;
   const point = intervalPoint(folded ?? d.record);
   if (state.asked && samePhase(state.asked.phase, d.phase)) {
-    point[ASKED_KEY] = state.asked.rate;
+    // What was asked in this second (a run across agents: of the shards that ran in it).
+    point[ASKED_KEY] = (folded ?? d.record).asked_per_sec ?? state.asked.rate;
     next.anyAsked = true;
   }
   const ops = Object.keys(d.record.ops);

@@ -53,6 +53,10 @@ describe("schedule lag where latency is", () => {
     });
     s = applyEvent(s, interval(1, record(0, true)));
     expect(s.points[0][ASKED_KEY]).toBe(5000);
+    // A run across agents says what was asked in each second: with a shard paused or
+    // done, less than the phase's rate, and the line follows it.
+    s = applyEvent(s, interval(2, { ...record(1, true), asked_per_sec: 2500 }));
+    expect(s.points[1][ASKED_KEY]).toBe(2500);
     expect(s.lagOps).toEqual(["put"]);
     const series = liveSeries(s.ops, s.errorClasses, { lagOps: s.lagOps, asked: s.anyAsked });
     expect(series.ops.map((x) => x.name)).toEqual(["put", "asked"]);
@@ -61,7 +65,7 @@ describe("schedule lag where latency is", () => {
     const read = { ...write, index: 1, name: "read" };
     s = applyEvent(s, { id: 2, name: "phase_started", data: { phase: read, position: 1, end: { duration: "30s" }, workers: 1, objects: 0 } });
     s = applyEvent(s, { ...interval(3, { ...record(1, false), phase: "read" }), data: { ...interval(3, record(1, false)).data, phase: read } });
-    expect(s.points[1][ASKED_KEY]).toBeUndefined();
+    expect(s.points[2][ASKED_KEY]).toBeUndefined();
     const closed = liveSeries(["put"], [], {});
     expect(closed.ops.map((x) => x.name)).toEqual(["put"]);
     expect(closed.lat.some((x) => x.name.includes("late"))).toBe(false);

@@ -236,12 +236,15 @@ async fn follow(
     }
 }
 
-/// Prints the run's fleet events past the first `shown` (agents lost and back,
-/// takeovers, a controller restart); how many have been shown now.
+/// Prints the run's fleet events past the first `shown` (agents lost and back, the
+/// controller cut off or restarted); how many have been shown now.
 fn say_new_events(run: &keystorm_server::fleet::FleetRunView, shown: u64) -> u64 {
     let first_listed = run.events_total - run.events.len() as u64;
     for (i, event) in run.events.iter().enumerate() {
-        if first_listed + i as u64 >= shown {
+        // A takeover is said on its shard's line, with how long the shard waited.
+        if first_listed + i as u64 >= shown
+            && event.kind != keystorm_results::FleetEventKind::Takeover
+        {
             stderrln!("{}", event.describe());
         }
     }

@@ -147,6 +147,7 @@ fn interval_record(
         } else {
             keystorm_results::endpoint_ops(stats, &ctx.gateways.urls(), duration)
         },
+        asked_per_sec: scheduled.plan.rate,
     }
 }
 

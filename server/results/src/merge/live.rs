@@ -120,6 +120,7 @@ mod tests {
                 ops,
                 index: Vec::new(),
                 merged: 1,
+                asked_per_sec: None,
                 epoch: None,
                 endpoints: Vec::new(),
             },

@@ -64,6 +64,8 @@ struct Bucket {
     /// The lowest epoch any part was in (an `epochs` phase): the run is past an epoch
     /// only once every shard is.
     epoch: Option<u32>,
+    /// An open-loop phase: the rate each part that ran in the second asked.
+    asked: HashMap<usize, f64>,
 }
 
 impl Bucket {
@@ -74,6 +76,9 @@ impl Bucket {
             self.epoch = Some(self.epoch.map_or(e, |m| m.min(e)));
         }
         self.warmup &= r.warmup;
+        if let Some(rate) = r.asked_per_sec {
+            self.asked.insert(part, rate);
+        }
         *self.seconds.entry(part).or_default() += r.duration_s;
         self.windows.insert(part, r.window);
         for (op, s) in &r.ops {
@@ -201,6 +206,7 @@ impl Bucket {
             merged: 1,
             epoch: self.epoch,
             endpoints: endpoints.into_iter().map(|(_, e)| e).collect(),
+            asked_per_sec: (!self.asked.is_empty()).then(|| self.asked.values().sum()),
         };
         (record, stats)
     }
@@ -268,6 +274,7 @@ impl Seconds {
                     endpoints: BTreeMap::new(),
                     index: Vec::new(),
                     epoch: None,
+                    asked: HashMap::new(),
                 });
                 self.pending.len() - 1
             }
@@ -330,6 +337,7 @@ mod tests {
             merged: 1,
             epoch: None,
             endpoints,
+            asked_per_sec: None,
         }
     }
 

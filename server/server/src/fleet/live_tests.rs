@@ -117,6 +117,7 @@ fn news(shard: u64, base_ms: u64, seconds: u64, ops: u64) -> Vec<ShardNews> {
             )]),
             index: Vec::new(),
             merged: 1,
+            asked_per_sec: None,
             epoch: None,
             endpoints: Vec::new(),
         };
