@@ -166,7 +166,8 @@ fn entry_of(event: &RunEvent) -> Option<TimelineEntry> {
             kind: f.kind.into(),
             reason: None,
             shard: f.shard.clone(),
-            text: f.describe(),
+            // Its kind and time have columns of their own.
+            text: f.detail.clone(),
         },
         _ => return None,
     })
