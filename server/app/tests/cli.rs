@@ -632,3 +632,129 @@ fn long_steps_say_how_far_they_got_the_listing_of_keys_to_read_and_an_audits_com
         "{said}"
     );
 }
+
+const EXPECTING: &str = "name: expect
+target:
+  endpoint: embedded
+  embedded: { storage: size-only, latency: { get: 2ms } }
+buckets: { names: [expect] }
+objects: { size: 1KiB }
+expect: [\"errors.rate < 1%\"]
+before:
+  - { name: fill, op: put, workers: 4, operations: 200 }
+  - { name: read, op: get, workers: 4, operations: 200, expect: [\"GET_P50\", \"get.ops_per_sec > 1\"] }
+";
+
+#[test]
+fn a_run_that_misses_a_threshold_it_set_exits_3_and_says_which() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    // Every GET takes 2 ms on the target: its median cannot be under 1 ms.
+    let f = write(
+        dir.path(),
+        "expect.yaml",
+        &EXPECTING.replace("GET_P50", "get.p50 < 1ms"),
+    );
+    let ran = keystorm()
+        .arg("run")
+        .arg(&f)
+        .args(["--progress", "plain", "--results"])
+        .arg(&results)
+        .code(3);
+    let stderr = ran.stderr();
+    assert!(
+        stderr.contains("before read: get.p50 < 1ms MISSED ("),
+        "said when the phase ended: {stderr}"
+    );
+    assert!(
+        stderr.contains("before read: get.ops_per_sec > 1 met ("),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("missed a threshold: before read: get.p50 < 1ms missed (")
+            && stderr.contains("; exit 3"),
+        "{stderr}"
+    );
+    let id = only_run(&results);
+    let shown = keystorm()
+        .args(["show", &id, "--json", "--results"])
+        .arg(&results)
+        .code(0)
+        .stdout();
+    let json: serde_json::Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(json["verdict"]["overall"], "missed_threshold", "{json:#}");
+    let checks: Vec<(String, String, bool)> = json["thresholds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["phase"].as_str().unwrap().to_string(),
+                c["expect"].as_str().unwrap().to_string(),
+                c["passed"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    let owned = |p: &str, e: &str, ok| (p.to_string(), e.to_string(), ok);
+    assert_eq!(
+        checks,
+        [
+            owned("before fill", "errors.rate < 1%", true),
+            owned("before read", "errors.rate < 1%", true),
+            owned("before read", "get.p50 < 1ms", false),
+            owned("before read", "get.ops_per_sec > 1", true),
+        ],
+        "{json:#}"
+    );
+    let p50 = json["thresholds"][2]["actual"].as_f64().unwrap();
+    assert!(p50 >= 2_000.0, "{p50} µs");
+    let text = keystorm()
+        .args(["show", &id, "--results"])
+        .arg(&results)
+        .code(0)
+        .stdout();
+    assert!(
+        text.contains("  MISSED  before read: get.p50 < 1ms ("),
+        "{text}"
+    );
+
+    // A bound the run meets: exit 0.
+    let f = write(
+        dir.path(),
+        "met.yaml",
+        &EXPECTING.replace("GET_P50", "get.p50 < 10s"),
+    );
+    let stderr = keystorm()
+        .arg("run")
+        .arg(&f)
+        .args(["--progress", "plain", "--results"])
+        .arg(dir.path().join("met"))
+        .code(0)
+        .stderr();
+    assert!(
+        stderr.contains("before read: get.p50 < 10s met ("),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_threshold_that_cannot_be_read_is_refused_at_its_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    for (threshold, says) in [
+        ("get.p98 < 1ms", "p50, p90, p99, p99.9"),
+        ("get.p50 < 1", "a duration such as"),
+        ("gets.p50 < 1ms", "put, get, head, list or delete"),
+        ("get.p50 = 1ms", "<, <=, > or >="),
+    ] {
+        let f = write(
+            dir.path(),
+            "bad.yaml",
+            &EXPECTING.replace("GET_P50", threshold),
+        );
+        let stderr = keystorm().arg("validate").arg(&f).code(2).stderr();
+        assert!(
+            stderr.contains("bad.yaml:10:66: `expect`: ") && stderr.contains(says),
+            "{threshold}: {stderr}"
+        );
+    }
+}

@@ -6,6 +6,7 @@ pub const OK: u8 = 0;
 pub const FAILED: u8 = 1;
 pub const BAD_INPUT: u8 = 2;
 /// The run completed, but a verification or an audit found objects not as written
-/// (`keystorm run --allow-not-as-written` exits 0 instead).
+/// (`keystorm run --allow-not-as-written` exits 0 instead), or a phase missed a
+/// threshold of the workload's `expect:`.
 pub const NOT_AS_WRITTEN: u8 = 3;
 pub const INTERRUPTED: u8 = 130;

@@ -349,6 +349,13 @@ impl Progress {
             RunEvent::Warning { message } => format!("warning: {message}"),
             RunEvent::Pause(p) => p.describe(),
             RunEvent::Fleet(f) => f.describe(),
+            RunEvent::Threshold(c) => format!(
+                "{}: {} {} ({})",
+                c.phase,
+                c.expect,
+                if c.passed { "met" } else { "MISSED" },
+                c.actual_text
+            ),
             RunEvent::Endpoint(e) => e.describe(),
             RunEvent::Reshard(r) => format!(
                 "bucket {}: index resharded {} -> {} shards at {} objects (between {:.1}s and {:.1}s)",

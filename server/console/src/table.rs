@@ -196,6 +196,22 @@ pub fn paused_phases_text(rows: &[SummaryRow]) -> String {
 /// Examples of corrupt or missing objects printed under the verdict.
 const INTEGRITY_EXAMPLES_SHOWN: usize = 10;
 
+/// `  met     round 1 write: put.p99 < 20ms (4.2 ms)`: one line per threshold judged.
+pub fn thresholds_text(checks: &[keystorm_results::threshold::ThresholdCheck]) -> String {
+    checks
+        .iter()
+        .map(|c| {
+            format!(
+                "  {:<7} {}: {} ({})\n",
+                if c.passed { "met" } else { "MISSED" },
+                c.phase,
+                c.expect,
+                c.actual_text
+            )
+        })
+        .collect()
+}
+
 /// What a run proved about the store, for the terminal: nothing for a run that
 /// verified nothing, audited nothing and lost nothing; a line when all was as written
 /// and one per audited bucket; else the counts and the first objects found, with where

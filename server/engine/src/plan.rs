@@ -47,6 +47,9 @@ pub struct Plan {
     pub checkpoint_every: Duration,
     /// What a run split over agents does when one is lost.
     pub agents: AgentsPlan,
+    /// Thresholds every phase must meet (`get.p99 < 20ms`), checked when it ends.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -276,6 +279,9 @@ pub struct PhasePlan {
     pub page_size: u32,
     /// Stop the run when the error fraction of this phase exceeds this (checked each interval).
     pub max_error_rate: Option<f64>,
+    /// Thresholds this phase must meet (beside the workload's), checked when it ends.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<String>,
     /// Check every GET's body (and MD5 ETag) against what keystorm wrote; a difference
     /// is counted as `corrupt`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -291,6 +297,26 @@ pub struct PhasePlan {
     /// What the phase does (in plan.json: `kind`, with its `listing` or `transfer`).
     #[serde(flatten)]
     pub kind: PhaseKind,
+}
+
+impl Plan {
+    /// The workload's thresholds and each phase's own, as the run's manifest keeps them.
+    pub fn expectations(&self) -> Vec<keystorm_results::threshold::Expectation> {
+        let every = self.expect.iter().map(|e| (None, e));
+        let own = self
+            .before
+            .iter()
+            .chain(&self.rounds.phases)
+            .chain(&self.after)
+            .flat_map(|p| p.expect.iter().map(|e| (Some(p.name.clone()), e)));
+        every
+            .chain(own)
+            .map(|(phase, e)| keystorm_results::threshold::Expectation {
+                phase,
+                expect: e.clone(),
+            })
+            .collect()
+    }
 }
 
 impl PhasePlan {

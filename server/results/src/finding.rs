@@ -1,4 +1,4 @@
-//! One thing a run's verdict found (not as written, fell behind, had errors, taken
+//! One thing a run's verdict found (not as written, missed a threshold, fell behind, had errors, taken
 //! over, resumed), in words: what the manifest keeps when the run ends, apart from the
 //! verdict's working-out, which reads the run's files.
 
@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
     NotAsWritten,
+    /// A threshold of the workload (`expect:`) was not met.
+    MissedThreshold,
     FellBehind,
     HadErrors,
     TakenOver,
@@ -20,6 +22,7 @@ impl FindingKind {
     pub fn as_str(self) -> &'static str {
         match self {
             FindingKind::NotAsWritten => "not as written",
+            FindingKind::MissedThreshold => "missed a threshold",
             FindingKind::FellBehind => "fell behind",
             FindingKind::HadErrors => "had errors",
             FindingKind::TakenOver => "taken over",

@@ -55,6 +55,7 @@ mod step;
 mod store;
 mod student_t;
 mod summary;
+pub mod threshold;
 mod timeline;
 mod torn_line;
 mod transfer_outcome;
@@ -126,6 +127,6 @@ pub use timeline::{
     MAX_TIMELINE_ENTRIES, Timeline, TimelineEntry, TimelineKind, read_timeline, timeline_text,
 };
 pub use transfer_outcome::{StreamRates, TransferOutcome};
-pub use verdict::{Overall, RunVerdict, place as verdict_place, worst_lag};
+pub use verdict::{Overall, RunVerdict, place as verdict_place, threshold_checks, worst_lag};
 pub use whole_phases::whole_phase_rows;
 pub use window_state::WindowState;

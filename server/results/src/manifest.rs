@@ -63,6 +63,10 @@ pub struct Manifest {
     /// worst first; absent while it runs, and for a run killed before it could say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub findings: Option<Vec<super::finding::Finding>>,
+    /// The thresholds the workload set (`expect:`), judged on every phase they apply to
+    /// when the run ends.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<crate::threshold::Expectation>,
 }
 
 impl Manifest {

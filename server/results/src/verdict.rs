@@ -25,6 +25,9 @@ pub enum Overall {
     /// Completed, but a verification or an audit found the store did not keep what it
     /// was given (`keystorm run` exits 3).
     NotAsWritten,
+    /// Completed, but a phase missed a threshold of the workload's `expect:`
+    /// (`keystorm run` exits 3).
+    MissedThreshold,
     /// Completed, but an open-loop phase sent fewer requests than it asked for.
     FellBehind,
     /// Completed, with failed requests.
@@ -38,6 +41,7 @@ impl Overall {
         match self {
             Overall::AsAsked => "completed as asked",
             Overall::NotAsWritten => "not as written",
+            Overall::MissedThreshold => "missed a threshold",
             Overall::FellBehind => "fell behind",
             Overall::HadErrors => "had errors",
             Overall::NotCompleted => "not completed",
@@ -59,7 +63,23 @@ pub struct RunVerdict {
 impl RunVerdict {
     /// The verdict of a run from its manifest, its rows (parts or whole phases: a
     /// resumed phase is behind when any part was) and what it proved about the store.
-    pub fn of(manifest: &Manifest, rows: &[SummaryRow], integrity: &IntegrityReport) -> Self {
+    pub fn of(
+        dir: &std::path::Path,
+        manifest: &Manifest,
+        rows: &[SummaryRow],
+        integrity: &IntegrityReport,
+    ) -> Self {
+        let checks = threshold_checks(dir, manifest, rows);
+        RunVerdict::judged(manifest, rows, integrity, &checks)
+    }
+
+    /// The verdict with the run's thresholds already judged (`checks`).
+    fn judged(
+        manifest: &Manifest,
+        rows: &[SummaryRow],
+        integrity: &IntegrityReport,
+        checks: &[crate::threshold::ThresholdCheck],
+    ) -> Self {
         let status = manifest.observed_status();
         let mut findings = Vec::new();
         if !integrity.clean() {
@@ -68,6 +88,7 @@ impl RunVerdict {
                 text: not_as_written_text(integrity),
             });
         }
+        findings.extend(missed_thresholds(checks));
         findings.extend(fell_behind(rows));
         let (ops, errors) = rows.iter().fold((0u64, 0u64), |(o, e), r| {
             (o + r.stats.ops, e + r.stats.errors)
@@ -111,6 +132,7 @@ impl RunVerdict {
     pub fn from_findings(status: RunStatus, findings: Vec<Finding>) -> Self {
         let overall = match (status, findings.first().map(|f| f.kind)) {
             (RunStatus::Completed, Some(FindingKind::NotAsWritten)) => Overall::NotAsWritten,
+            (RunStatus::Completed, Some(FindingKind::MissedThreshold)) => Overall::MissedThreshold,
             (RunStatus::Completed, Some(FindingKind::FellBehind)) => Overall::FellBehind,
             (RunStatus::Completed, Some(FindingKind::HadErrors)) => Overall::HadErrors,
             (RunStatus::Completed, _) => Overall::AsAsked,
@@ -134,7 +156,12 @@ impl RunVerdict {
             None if manifest.observed_status() == RunStatus::Running => {
                 RunVerdict::listed(manifest, rows)
             }
-            None => RunVerdict::of(manifest, rows, &crate::integrity::read_integrity(dir, rows)),
+            None => RunVerdict::of(
+                dir,
+                manifest,
+                rows,
+                &crate::integrity::read_integrity(dir, rows),
+            ),
         }
     }
 
@@ -149,7 +176,7 @@ impl RunVerdict {
                 counted.corrupt += class("corrupt");
                 counted.missing += class("missing");
             }
-            RunVerdict::of(manifest, rows, &counted).findings
+            RunVerdict::judged(manifest, rows, &counted, &[]).findings
         });
         RunVerdict::from_findings(manifest.observed_status(), findings)
     }
@@ -162,15 +189,19 @@ impl RunVerdict {
             o => o.as_str(),
         };
         let worst = match self.overall {
-            Overall::NotAsWritten | Overall::FellBehind | Overall::HadErrors => 1,
-            _ => 0,
+            Overall::NotAsWritten => Some(FindingKind::NotAsWritten),
+            Overall::MissedThreshold => Some(FindingKind::MissedThreshold),
+            Overall::FellBehind => Some(FindingKind::FellBehind),
+            Overall::HadErrors => Some(FindingKind::HadErrors),
+            _ => None,
         };
-        let rest: Vec<&str> = self
-            .findings
-            .iter()
-            .skip(worst)
-            .map(|f| f.kind.as_str())
-            .collect();
+        // Each other kind once (a run can miss several thresholds).
+        let mut rest: Vec<&str> = Vec::new();
+        for f in self.findings.iter().filter(|f| Some(f.kind) != worst) {
+            if !rest.contains(&f.kind.as_str()) {
+                rest.push(f.kind.as_str());
+            }
+        }
         if rest.is_empty() {
             word.to_string()
         } else {
@@ -262,6 +293,42 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
+/// Most thresholds missed that are told one by one; the rest are counted in one more.
+const MAX_MISSED_TOLD: usize = 10;
+
+/// Every threshold of the run's workload judged on every phase it applies to (each
+/// phase's rows whole: a resumed phase's parts added up).
+pub fn threshold_checks(
+    dir: &std::path::Path,
+    manifest: &Manifest,
+    rows: &[SummaryRow],
+) -> Vec<crate::threshold::ThresholdCheck> {
+    if manifest.expect.is_empty() {
+        return Vec::new();
+    }
+    crate::threshold::judge(&manifest.expect, &crate::whole_phase_rows(dir, rows))
+}
+
+/// `round 2 read: get.p99 < 20ms missed (31.2 ms)`, one per missed check, bounded.
+fn missed_thresholds(checks: &[crate::threshold::ThresholdCheck]) -> Vec<Finding> {
+    let missed: Vec<_> = checks.iter().filter(|c| !c.passed).collect();
+    let mut findings: Vec<Finding> = missed
+        .iter()
+        .take(MAX_MISSED_TOLD)
+        .map(|c| Finding {
+            kind: FindingKind::MissedThreshold,
+            text: format!("{}: {} missed ({})", c.phase, c.expect, c.actual_text),
+        })
+        .collect();
+    if missed.len() > MAX_MISSED_TOLD {
+        findings.push(Finding {
+            kind: FindingKind::MissedThreshold,
+            text: format!("and {} more missed", missed.len() - MAX_MISSED_TOLD),
+        });
+    }
+    findings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -312,12 +379,22 @@ mod tests {
     #[test]
     fn a_clean_completed_run_is_as_asked_and_an_unfinished_one_says_how_it_ended() {
         let rows = [row("fill", None, 100, 0)];
-        let v = RunVerdict::of(&manifest("completed", &[]), &rows, &Default::default());
+        let v = RunVerdict::of(
+            std::path::Path::new(""),
+            &manifest("completed", &[]),
+            &rows,
+            &Default::default(),
+        );
         assert_eq!(
             (v.overall, v.headline()),
             (Overall::AsAsked, "completed as asked".into())
         );
-        let v = RunVerdict::of(&manifest("interrupted", &[]), &rows, &Default::default());
+        let v = RunVerdict::of(
+            std::path::Path::new(""),
+            &manifest("interrupted", &[]),
+            &rows,
+            &Default::default(),
+        );
         assert_eq!(
             (v.overall, v.headline()),
             (Overall::NotCompleted, "interrupted".into())
@@ -339,6 +416,7 @@ mod tests {
             ..Default::default()
         };
         let v = RunVerdict::of(
+            std::path::Path::new(""),
             &manifest("completed", &["2026-11-29T00:00:30Z"]),
             &rows,
             &integrity,
@@ -369,6 +447,7 @@ mod tests {
         let mut taken = row("fill", None, 10, 0);
         taken.taken_over = true;
         let v = RunVerdict::of(
+            std::path::Path::new(""),
             &manifest("completed", &["x"]),
             &[taken],
             &Default::default(),
@@ -389,7 +468,12 @@ mod tests {
             p50: 1_059_839,
             ..Default::default()
         });
-        let v = RunVerdict::of(&manifest("completed", &[]), &[behind], &Default::default());
+        let v = RunVerdict::of(
+            std::path::Path::new(""),
+            &manifest("completed", &[]),
+            &[behind],
+            &Default::default(),
+        );
         assert_eq!(v.findings.len(), 1);
         assert!(
             v.findings[0].text.starts_with(

@@ -731,6 +731,12 @@ export interface components {
             /** Format: int64 */
             interval: number;
         };
+        /** @description A workload's threshold and where it applies, as the run's manifest keeps it. */
+        Expectation: {
+            /** @description The phase (by name) it was written on; none: the workload's, every phase. */
+            phase?: string | null;
+            expect: string;
+        };
         /** @description One thing that happened to the run, in words with units. */
         Finding: {
             kind: components["schemas"]["FindingKind"];
@@ -741,7 +747,7 @@ export interface components {
          * @description What a finding is about; the badge it gets.
          * @enum {string}
          */
-        FindingKind: "not_as_written" | "fell_behind" | "had_errors" | "taken_over" | "resumed";
+        FindingKind: "not_as_written" | "missed_threshold" | "fell_behind" | "had_errors" | "taken_over" | "resumed";
         /** @description One thing that happened to the run's hosts. */
         FleetEvent: {
             /**
@@ -1230,6 +1236,11 @@ export interface components {
              *     worst first; absent while it runs, and for a run killed before it could say.
              */
             findings?: components["schemas"]["Finding"][] | null;
+            /**
+             * @description The thresholds the workload set (`expect:`), judged on every phase they apply to
+             *     when the run ends.
+             */
+            expect?: components["schemas"]["Expectation"][];
         };
         /** @description One run a merged run was made of. */
         MergedPart: {
@@ -1408,7 +1419,7 @@ export interface components {
          *     when it did not complete.
          * @enum {string}
          */
-        Overall: "as_asked" | "not_as_written" | "fell_behind" | "had_errors" | "not_completed";
+        Overall: "as_asked" | "not_as_written" | "missed_threshold" | "fell_behind" | "had_errors" | "not_completed";
         PartFileLength: {
             name: string;
             /** Format: int64 */
@@ -1601,10 +1612,12 @@ export interface components {
              */
             phases: components["schemas"]["SummaryRow"][];
             /**
-             * @description The run's verdict: completed as asked, fell behind, not as written, had errors,
-             *     resumed, taken over.
+             * @description The run's verdict: completed as asked, fell behind, not as written, missed a
+             *     threshold, had errors, resumed, taken over.
              */
             verdict: components["schemas"]["RunVerdict"];
+            /** @description Every threshold of the workload's `expect:` judged on every phase it applies to. */
+            thresholds: components["schemas"]["ThresholdCheck"][];
         };
         /**
          * @description What observers are told while a run goes. Every event is also appended to the run's
@@ -1749,6 +1762,11 @@ export interface components {
             data: components["schemas"]["PauseEvent"];
             /** @enum {string} */
             event: "pause";
+        } | {
+            /** @description A threshold of the workload (`expect:`) judged on a phase that just ended. */
+            data: components["schemas"]["ThresholdCheck"];
+            /** @enum {string} */
+            event: "threshold";
         } | {
             /**
              * @description In a run split over agents: an agent lost or back, a shard taken over, the
@@ -2181,6 +2199,22 @@ export interface components {
             objects: number;
             /** Format: int64 */
             bytes: number;
+        };
+        /** @description A threshold judged on one phase. */
+        ThresholdCheck: {
+            /** @description `round 3 read`, `before fill`. */
+            phase: string;
+            /** @description The threshold as written: `get.p99 < 20ms`. */
+            expect: string;
+            /**
+             * Format: double
+             * @description The phase's figure in the threshold's unit (µs, ops/s, MiB/s, a fraction, a
+             *     count).
+             */
+            actual: number;
+            /** @description The figure in words: `31.2 ms`, `1,204 ops/s`, `0.02 %`. */
+            actual_text: string;
+            passed: boolean;
         };
         /** @description A run's timeline. */
         Timeline: {

@@ -4,6 +4,7 @@
 import type { ReactNode } from "react";
 import type { Distribution, EndpointsReport, Heatmap, IndexReport, IntegrityReport, IntervalRecord, ListingsReport, RunDetail, Timeline } from "../api/types";
 import { pausesOf } from "../lib/pauses";
+import { ThresholdsSection } from "./ThresholdsSection";
 import { TimelineSection } from "./TimelineSection";
 import { BucketIndexSection } from "./BucketIndexSection";
 import { EndpointsSection } from "./EndpointsSection";
@@ -72,6 +73,7 @@ export function RunReport(props: {
           <RoundsPhasesTable rows={rows} />
           <EndpointsSection rows={rows} phases={wholePhaseRows(detail)} endpoints={detail.manifest.endpoints} report={endpoints} />
           <IntegritySection report={integrity} />
+          <ThresholdsSection checks={detail.thresholds} />
           <TimelineSection timeline={timeline} />
           <PhaseExplorer
             pauses={pauses}

@@ -241,6 +241,13 @@ export const LIVE_FOLDS = {
   // What happened to the hosts of a run across agents: the live page lists the
   // controller's own record of it (LiveShards), which a reload does not lose.
   fleet: null,
+  // A threshold the phase that just ended missed is said where warnings are; the run
+  // page lists every threshold judged.
+  threshold: (next, d, state) => {
+    if (!d.passed) {
+      next.warnings = state.warnings.concat(`${d.phase}: ${d.expect} missed (${d.actual_text})`).slice(-20);
+    }
+  },
   step: (next, d) => {
     next.step = d.finished ? undefined : d;
   },

@@ -37,6 +37,8 @@ interface ReportData {
   phase_details?: Record<string, { distribution: Distribution | null; heatmap: Heatmap | null }>;
   /** Whole phases over their parts (absent from older reports). */
   phases?: RunDetail["phases"];
+  /** The workload's thresholds judged per phase (absent from older reports). */
+  thresholds?: RunDetail["thresholds"];
 }
 
 /** The key of a phase choice in the report's `phases`. */
@@ -61,6 +63,7 @@ function Report({ data }: { data: ReportData }) {
     summary: data.summary,
     workload_text: data.workload_text ?? "",
     phases: data.phases ?? data.summary?.rows ?? [],
+    thresholds: data.thresholds ?? [],
   };
   const loadIntervals = useCallback(
     (c: PhaseChoice) =>

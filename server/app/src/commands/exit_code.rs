@@ -1,25 +1,36 @@
 //! The exit code of a run that completed, for `keystorm run` here and on a
-//! controller's agents alike: 0, or 3 when the store did not keep what it was given.
+//! controller's agents alike: 0, or 3 when the store did not keep what it was given or
+//! the run missed a threshold it set itself.
 
 use keystorm_console::exit;
 use keystorm_results::{FindingKind, RunVerdict};
 
-/// The exit code of a completed run: 3 when the store did not keep what it was given,
-/// unless allowed, saying why on stderr.
+/// The exit code of a completed run: 3 when the store did not keep what it was given
+/// (unless allowed) or a phase missed a threshold of the workload's `expect:`, saying
+/// why on stderr.
 pub fn completed_code(verdict: Option<&RunVerdict>, allowed: bool) -> u8 {
-    match verdict.and_then(|v| {
-        v.findings
-            .iter()
-            .find(|f| f.kind == FindingKind::NotAsWritten)
-    }) {
-        Some(f) if !allowed => {
-            stderrln!(
-                "not as written: {}; exit {} (--allow-not-as-written exits 0)",
-                f.text,
-                exit::NOT_AS_WRITTEN
-            );
+    let findings = verdict.map_or(&[][..], |v| &v.findings[..]);
+    let first = |kind| findings.iter().find(|f| f.kind == kind);
+    if let Some(f) = first(FindingKind::NotAsWritten).filter(|_| !allowed) {
+        stderrln!(
+            "not as written: {}; exit {} (--allow-not-as-written exits 0)",
+            f.text,
             exit::NOT_AS_WRITTEN
-        }
-        _ => exit::OK,
+        );
+        return exit::NOT_AS_WRITTEN;
     }
+    let missed: Vec<&str> = findings
+        .iter()
+        .filter(|f| f.kind == FindingKind::MissedThreshold)
+        .map(|f| f.text.as_str())
+        .collect();
+    if !missed.is_empty() {
+        stderrln!(
+            "missed a threshold: {}; exit {}",
+            missed.join("; "),
+            exit::NOT_AS_WRITTEN
+        );
+        return exit::NOT_AS_WRITTEN;
+    }
+    exit::OK
 }

@@ -17,8 +17,9 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     let rows = keystorm_results::whole_phase_rows(&dir, &summary.rows);
     let integrity = keystorm_results::read_integrity(&dir, &rows);
     let verdict = RunVerdict::read(&dir, &manifest, &rows);
+    let thresholds = keystorm_results::threshold_checks(&dir, &manifest, &summary.rows);
     if args.json {
-        return print_json(&summary, &verdict, &integrity);
+        return print_json(&summary, &verdict, &integrity, &thresholds);
     }
     stdoutln!(
         "run {} — workload {} on {} — {} (started {})",
@@ -45,6 +46,10 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
         stdout!("{}", keystorm_console::table::paused_phases_text(&rows));
         stdout!("{}", keystorm_console::table::integrity_text(&integrity));
     }
+    if !thresholds.is_empty() {
+        stdoutln!("thresholds (expect):");
+        stdout!("{}", keystorm_console::table::thresholds_text(&thresholds));
+    }
     let timeline = keystorm_results::read_timeline(&dir);
     if !timeline.entries.is_empty() {
         stdoutln!("timeline (seconds from the run's start):");
@@ -66,6 +71,7 @@ fn print_json(
     summary: &keystorm_results::Summary,
     verdict: &RunVerdict,
     integrity: &keystorm_results::IntegrityReport,
+    thresholds: &[keystorm_results::threshold::ThresholdCheck],
 ) -> Result<u8, CliError> {
     let failed = |e: serde_json::Error| CliError::failed(e.to_string());
     let mut value = serde_json::to_value(summary).map_err(failed)?;
@@ -77,6 +83,10 @@ fn print_json(
         object.insert(
             "integrity".into(),
             serde_json::to_value(integrity).map_err(failed)?,
+        );
+        object.insert(
+            "thresholds".into(),
+            serde_json::to_value(thresholds).map_err(failed)?,
         );
     }
     let text = serde_json::to_string_pretty(&value).map_err(failed)?;

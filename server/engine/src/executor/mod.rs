@@ -278,7 +278,9 @@ fn close(
 ) -> Result<(), RunError> {
     manifest.status = status;
     let integrity = keystorm_results::read_integrity(ctx.store().dir(), rows);
-    manifest.findings = Some(keystorm_results::RunVerdict::of(manifest, rows, &integrity).findings);
+    let dir = ctx.store().dir().to_path_buf();
+    let verdict = keystorm_results::RunVerdict::of(&dir, manifest, rows, &integrity);
+    manifest.findings = Some(verdict.findings);
     manifest.error = error.clone();
     manifest.ended_at = Some(timestamp(SystemTime::now()));
     manifest.peak_rss_kib = Some(crate::metrics::peak_rss_kib());
@@ -528,6 +530,9 @@ impl PhaseRunner<'_> {
             phase: scheduled.phase_ref.clone(),
             rows: outcome.rows,
         });
+        if !interrupted {
+            self.judge_thresholds(&scheduled.phase_ref);
+        }
         if let Some(message) = outcome.aborted {
             return Err(PhaseFailure {
                 status: RunStatus::Aborted,
@@ -535,6 +540,28 @@ impl PhaseRunner<'_> {
             });
         }
         Ok(interrupted.then_some(RunStatus::Interrupted))
+    }
+
+    /// Tells how the phase that just ended met the workload's thresholds (`expect:`),
+    /// judged on its whole rows (a resumed phase's parts together).
+    fn judge_thresholds(&self, phase: &keystorm_results::PhaseRef) {
+        let expectations = self.ctx.plan.expectations();
+        if expectations.is_empty() {
+            return;
+        }
+        let rows: Vec<keystorm_results::SummaryRow> = self
+            .summary
+            .rows
+            .iter()
+            .filter(|r| {
+                r.section == phase.section && r.round == phase.round && r.phase == phase.name
+            })
+            .cloned()
+            .collect();
+        let whole = keystorm_results::whole_phase_rows(self.ctx.store().dir(), &rows);
+        for check in keystorm_results::threshold::judge(&expectations, &whole) {
+            self.ctx.emit(RunEvent::Threshold(check));
+        }
     }
 
     /// Adds a phase's (or a part's) rows and totals to the summary, and rewrites it.

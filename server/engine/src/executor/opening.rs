@@ -174,6 +174,7 @@ pub(super) fn open(
                 cleanup: None,
                 merged_from: Vec::new(),
                 findings: None,
+                expect: plan.expectations(),
             };
             let epoch = started
                 .duration_since(SystemTime::UNIX_EPOCH)

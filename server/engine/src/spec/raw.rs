@@ -39,6 +39,8 @@ pub struct RawWorkload {
     pub checkpoint_every: Option<S<RawDuration>>,
     /// How a run split over agents treats a lost agent.
     pub agents: Option<S<RawAgents>>,
+    /// Thresholds every phase must meet (`get.p99 < 20ms`).
+    pub expect: Option<S<Vec<S<String>>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -301,6 +303,8 @@ pub struct RawPhase {
     pub select: Option<S<RawSelect>>,
     pub page_size: Option<S<i64>>,
     pub max_error_rate: Option<S<f64>>,
+    /// Thresholds this phase must meet (`get.p99 < 20ms`).
+    pub expect: Option<S<Vec<S<String>>>>,
     /// List phases: `serial`, `prefix` or `adaptive`.
     pub mode: Option<S<String>>,
     /// Prefix mode: leading characters per prefix.

@@ -188,6 +188,8 @@ pub enum RunEvent {
     /// not run: stopped or killed and resumed, paused while its controller was gone,
     /// waiting to be taken over. Charts break their lines over it.
     Pause(crate::PauseEvent),
+    /// A threshold of the workload (`expect:`) judged on a phase that just ended.
+    Threshold(crate::threshold::ThresholdCheck),
     /// In a run split over agents: an agent lost or back, a shard taken over, the
     /// controller cut off or restarted.
     Fleet(crate::FleetEvent),

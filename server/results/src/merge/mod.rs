@@ -121,6 +121,7 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
         cleanup: None,
         merged_from: parts.iter().map(parts::Part::describe).collect(),
         findings: None,
+        expect: first.manifest.expect.clone(),
     };
     let plan = match &request.plan {
         Some(p) => p.clone(),
@@ -143,7 +144,7 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
     )
     .and_then(|summary| {
         let integrity = crate::integrity::read_integrity(out, &summary.rows);
-        let verdict = crate::RunVerdict::of(&manifest, &summary.rows, &integrity);
+        let verdict = crate::RunVerdict::of(out, &manifest, &summary.rows, &integrity);
         manifest.findings = Some(verdict.findings);
         store.write_manifest(&manifest)?;
         Ok(summary)

@@ -320,6 +320,7 @@ mod tests {
             cleanup: None,
             merged_from: Vec::new(),
             findings: None,
+            expect: Vec::new(),
         };
         ResultStore::create(root, &manifest, "name: w", &serde_json::json!({}), 0.0).unwrap();
         root.join(run_id)

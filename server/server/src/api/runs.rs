@@ -36,9 +36,11 @@ pub struct RunDetail {
     /// stopped and resumed, its parts' rows added up (latency from their histograms
     /// merged). What charts across rounds draw; `summary.rows` keeps the parts.
     pub phases: Vec<SummaryRow>,
-    /// The run's verdict: completed as asked, fell behind, not as written, had errors,
-    /// resumed, taken over.
+    /// The run's verdict: completed as asked, fell behind, not as written, missed a
+    /// threshold, had errors, resumed, taken over.
     pub verdict: RunVerdict,
+    /// Every threshold of the workload's `expect:` judged on every phase it applies to.
+    pub thresholds: Vec<keystorm_results::threshold::ThresholdCheck>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -162,8 +164,10 @@ pub async fn read(
         .map(|s| keystorm_results::whole_phase_rows(&dir, &s.rows))
         .unwrap_or_default();
     let verdict = RunVerdict::read(&dir, &manifest, &phases);
+    let thresholds = keystorm_results::threshold::judge(&manifest.expect, &phases);
     Ok(Json(RunDetail {
         verdict,
+        thresholds,
         info: run_info(&dir, &manifest),
         summary,
         workload_text: workload_text(&dir),

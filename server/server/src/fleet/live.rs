@@ -97,6 +97,7 @@ impl LiveRun {
             cleanup: None,
             merged_from: Vec::new(),
             findings: None,
+            expect: Vec::new(),
         };
         let store = ResultStore::create(
             root,

@@ -6,6 +6,7 @@ mod access;
 mod audit;
 mod buckets;
 mod end;
+mod expect;
 mod gateways;
 mod keys;
 mod keyspace;
@@ -162,6 +163,7 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
         stalls,
         checkpoint_every,
         agents,
+        expect: expect::thresholds(raw.expect.as_ref())?,
     };
     if let (Some(msg), Some(loc)) = (plan.verify_refusal(), first_verify) {
         return at(&loc, msg);

@@ -73,6 +73,7 @@ pub(super) fn phase(
             selection,
             page_size,
             max_error_rate,
+            expect: super::expect::thresholds(p.expect.as_ref())?,
             verify: p.verify.as_ref().is_some_and(|v| v.value),
             keys,
             allow_writes: p.allow_writes.as_ref().is_some_and(|v| v.value),
