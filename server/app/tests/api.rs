@@ -1172,6 +1172,47 @@ async fn what_an_audit_found_is_in_the_integrity_report_and_in_metrics() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runs_thresholds_reach_its_stream_its_detail_its_verdict_and_metrics() {
+    let s = Server::start().await;
+    // Every GET takes 2 ms on the target: its median is never under 1 ms.
+    let yaml = "name: expecting\ntarget:\n  endpoint: embedded\n  embedded: { storage: size-only, latency: { get: 2ms } }\nbuckets: { names: [expecting] }\nobjects: { size: 10B }\nbefore:\n  - { name: fill, op: put, workers: 4, operations: 100 }\n  - { name: read, op: get, workers: 4, operations: 100, expect: [\"get.p50 < 1ms\", \"get.p50 < 10s\"] }\n";
+    let id = s.start_yaml(yaml).await;
+    let events = s.events(&id, None, |e| e.name == "finished").await;
+    let told: Vec<(String, bool)> = events
+        .iter()
+        .filter(|e| e.name == "threshold")
+        .map(|e| {
+            (
+                e.data["expect"].as_str().unwrap().to_string(),
+                e.data["passed"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        told,
+        [
+            ("get.p50 < 1ms".to_string(), false),
+            ("get.p50 < 10s".to_string(), true)
+        ]
+    );
+    let detail = s.get(&format!("/api/runs/{id}")).await.json();
+    assert_eq!(
+        detail["verdict"]["overall"], "missed_threshold",
+        "{detail:#}"
+    );
+    assert_eq!(detail["thresholds"][0]["phase"], "before read");
+    assert_eq!(detail["thresholds"][0]["passed"], false);
+    assert!(detail["thresholds"][0]["actual"].as_f64().unwrap() >= 2_000.0);
+    let metrics = s.get("/metrics").await.text();
+    for (expect, met) in [("get.p50 < 1ms", 0), ("get.p50 < 10s", 1)] {
+        let line = format!(
+            "keystorm_threshold_met{{run=\"{id}\",phase=\"before read\",expect=\"{expect}\"}} {met}"
+        );
+        assert!(metrics.contains(&line), "{line} in\n{metrics}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn runs_that_move_local_folders_are_refused() {
     let s = Server::start().await;
     for op in ["download", "upload"] {

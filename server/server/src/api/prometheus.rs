@@ -60,6 +60,9 @@ struct State0 {
     stalls: u64,
     /// (section, round, phase, bucket) → what its audit found.
     audits: BTreeMap<(String, String, String, String), keystorm_results::AuditCounts>,
+    /// (phase, threshold) → (met, the phase's figure): one per threshold of the
+    /// workload and phase it was judged on.
+    thresholds: BTreeMap<(String, String), (bool, f64)>,
 }
 
 #[derive(Default)]
@@ -78,6 +81,7 @@ impl LiveMetrics {
                     s.endpoint_up.clear();
                     s.index.clear();
                     s.audits.clear();
+                    s.thresholds.clear();
                     s.reshards = 0;
                     s.stalls = 0;
                 }
@@ -99,6 +103,10 @@ impl LiveMetrics {
                 s.audits.insert(key, a.counts);
             }
             RunEvent::Stall(_) => s.stalls += 1,
+            RunEvent::Threshold(c) => {
+                s.thresholds
+                    .insert((c.phase.clone(), c.expect.clone()), (c.passed, c.actual));
+            }
             RunEvent::Interval { record, .. } => {
                 for b in &record.index {
                     s.index
@@ -231,6 +239,23 @@ impl LiveMetrics {
                     escape(bucket)
                 );
             }
+        }
+        if !s.thresholds.is_empty() {
+            out.push_str("# HELP keystorm_threshold_met Whether a phase met a threshold of the workload's expect: (1 met, 0 missed).\n# TYPE keystorm_threshold_met gauge\n# HELP keystorm_threshold_actual The phase's figure a threshold bounds, in the threshold's unit (µs, ops/s, MiB/s, a fraction, a count).\n# TYPE keystorm_threshold_actual gauge\n");
+        }
+        for ((phase, expect), (met, actual)) in &s.thresholds {
+            let labels = format!(
+                "run=\"{}\",phase=\"{}\",expect=\"{}\"",
+                escape(&run),
+                escape(phase),
+                escape(expect)
+            );
+            let _ = writeln!(
+                out,
+                "keystorm_threshold_met{{{labels}}} {}\nkeystorm_threshold_actual{{{labels}}} {}",
+                u8::from(*met),
+                actual
+            );
         }
         let _ = writeln!(
             out,
