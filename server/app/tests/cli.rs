@@ -758,3 +758,42 @@ fn a_threshold_that_cannot_be_read_is_refused_at_its_line_and_column() {
         );
     }
 }
+
+#[test]
+fn operations_slower_than_1_s_are_counted_where_percentiles_hide_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    // 4 PUTs of 1.1 s among 400 of none: p99 does not see them; the tail count does.
+    let f = write(
+        dir.path(),
+        "tail.yaml",
+        "name: tail\ntarget:\n  endpoint: embedded\n  embedded: { storage: size-only, latency: { put: 1100ms } }\n\
+         buckets: { names: [tail] }\nobjects: { size: 10B }\nbefore:\n  - { name: slow, op: put, workers: 4, operations: 4 }\n  \
+         - { name: fast, op: get, workers: 4, operations: 400 }\n",
+    );
+    let stdout = keystorm()
+        .arg("run")
+        .arg(&f)
+        .args(["--progress", "quiet", "--results"])
+        .arg(&results)
+        .code(0)
+        .stdout();
+    assert!(
+        stdout.contains("before slow put: 4 took 1 s or more\n"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("before fast get:"), "{stdout}");
+    let id = only_run(&results);
+    let json: serde_json::Value = serde_json::from_str(
+        &keystorm()
+            .args(["show", &id, "--json", "--results"])
+            .arg(&results)
+            .code(0)
+            .stdout(),
+    )
+    .unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["latency_us"]["over_1s"], 4, "{json:#}");
+    assert!(rows[0]["latency_us"].get("over_10s").is_none(), "{json:#}");
+    assert!(rows[1]["latency_us"].get("over_1s").is_none(), "{json:#}");
+}

@@ -160,6 +160,21 @@ pub fn summary_text(rows: &[SummaryRow]) -> String {
     out
 }
 
+/// The operations slower than a percentile of many shows, per whole-phase row:
+/// `round 2 write put: 16 took 1 s or more (3 of them 10 s or more)`; nothing when none.
+pub fn tails_text(rows: &[SummaryRow]) -> String {
+    rows.iter()
+        .filter_map(|r| {
+            let words = r.stats.latency_us.tail_words()?;
+            Some(format!(
+                "{} {}: {words}\n",
+                keystorm_results::verdict_place(r),
+                r.op.as_str()
+            ))
+        })
+        .collect()
+}
+
 /// The phases whose parts left a pause between them (whole-phase rows, or a merged
 /// run's): `round 1 read: ran 20.0 s in 26.0 s of wall clock (paused 6.0 s); its
 /// rates divide by the 20.0 s it ran (at 1000 ops/s over the wall clock)`.

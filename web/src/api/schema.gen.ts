@@ -1470,6 +1470,17 @@ export interface components {
             p999: number;
             /** Format: int64 */
             max: number;
+            /**
+             * Format: int64
+             * @description Operations that took 1 s or more: the tail a percentile of many operations
+             *     hides (16 PUTs a reshard held are under p99.9 of 20,000). Absent when none.
+             */
+            over_1s?: number;
+            /**
+             * Format: int64
+             * @description Operations that took 10 s or more. Absent when none.
+             */
+            over_10s?: number;
         };
         /** @description How far a phase has got, for progress bars and the live view. */
         PhaseProgress: {

@@ -72,3 +72,15 @@ describe("bandwidth column", () => {
     expect(cells[1]).toContain("3.50 MiB/s");
   });
 });
+
+describe("tail cell", () => {
+  it("counts the operations of 1 s and 10 s or more that p99.9 hides, only where some were", () => {
+    const held = { ...base, phase: "write", op: "put", latency_us: { ...base.latency_us, over_1s: 16, over_10s: 3 } };
+    render(<RoundsPhasesTable rows={[base, held]} />);
+    const cells = screen.getAllByTestId("row-slow").map((c) => c.textContent);
+    expect(cells).toEqual(["–", "16 (3 ≥ 10 s)"]);
+    cleanup();
+    render(<RoundsPhasesTable rows={[base]} />);
+    expect(screen.queryAllByTestId("row-slow")).toHaveLength(0);
+  });
+});

@@ -113,6 +113,8 @@ export function RunHeader({ detail, extra }: { detail: RunDetail; extra?: React.
 export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
   // Open-loop phases say what they sent of the rate asked, and how late requests left.
   const open = rows.some((r) => r.open_loop);
+  // Operations of 1 s or more: a tail p99.9 of many operations does not show.
+  const slow = rows.some((r) => (r.latency_us.over_1s ?? 0) > 0);
   return (
     <table className="grid" data-testid="rounds-table">
       <thead>
@@ -128,6 +130,11 @@ export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
           <th className="num">p99</th>
           <th className="num">p99.9</th>
           <th className="num">max</th>
+          {slow && (
+            <th className="num" title="Operations that took 1 s or more (and, in brackets, 10 s or more): a tail the percentiles of many operations hide">
+              ≥ 1 s
+            </th>
+          )}
           <th className="num">Errors</th>
           {open && (
             <>
@@ -162,6 +169,12 @@ export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
             <td className="num">{fmtLatency(r.latency_us.p99)}</td>
             <td className="num">{fmtLatency(r.latency_us.p999)}</td>
             <td className="num">{fmtLatency(r.latency_us.max)}</td>
+            {slow && (
+              <td className={`num ${r.latency_us.over_1s ? "bad" : ""}`} data-testid="row-slow">
+                {r.latency_us.over_1s ? fmtCount(r.latency_us.over_1s) : "–"}
+                {r.latency_us.over_10s ? <span className="muted"> ({fmtCount(r.latency_us.over_10s)} ≥ 10 s)</span> : null}
+              </td>
+            )}
             <td className={`num ${r.errors ? "bad" : ""}`} title={errorsTitle(r)}>
               {fmtCount(r.errors)}
               {r.retries ? (

@@ -107,6 +107,7 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
         let rows = keystorm_results::whole_phase_rows(&outcome.dir, &outcome.summary.rows);
         let integrity = keystorm_results::read_integrity(&outcome.dir, &rows);
         stdout!("{}", keystorm_console::table::paused_phases_text(&rows));
+        stdout!("{}", keystorm_console::table::tails_text(&rows));
         stdout!("{}", keystorm_console::table::integrity_text(&integrity));
     }
     let verdict = keystorm_results::ResultStore::read_manifest(&outcome.dir)

@@ -44,6 +44,7 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     } else {
         stdout!("{}", keystorm_console::table::summary_text(&summary.rows));
         stdout!("{}", keystorm_console::table::paused_phases_text(&rows));
+        stdout!("{}", keystorm_console::table::tails_text(&rows));
         stdout!("{}", keystorm_console::table::integrity_text(&integrity));
     }
     if !thresholds.is_empty() {
