@@ -797,3 +797,64 @@ fn operations_slower_than_1_s_are_counted_where_percentiles_hide_them() {
     assert!(rows[0]["latency_us"].get("over_10s").is_none(), "{json:#}");
     assert!(rows[1]["latency_us"].get("over_1s").is_none(), "{json:#}");
 }
+
+#[test]
+fn show_gives_each_phases_throughput_with_its_95_percent_interval_or_says_why_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let f = write(
+        dir.path(),
+        "interval.yaml",
+        "name: interval\ntarget:\n  endpoint: embedded\n  embedded: { storage: size-only, latency: { get: 1ms } }\n\
+         buckets: { names: [interval] }\nobjects: { size: 10B }\nbefore:\n  - { name: fill, op: put, workers: 2, operations: 50 }\n  \
+         - { name: read, op: get, workers: 2, duration: 11s }\n",
+    );
+    keystorm()
+        .arg("run")
+        .arg(&f)
+        .args(["--progress", "quiet", "--results"])
+        .arg(&results)
+        .code(0);
+    let id = only_run(&results);
+    let json: serde_json::Value = serde_json::from_str(
+        &keystorm()
+            .args(["show", &id, "--json", "--results"])
+            .arg(&results)
+            .code(0)
+            .stdout(),
+    )
+    .unwrap();
+    let intervals = json["intervals"].as_array().unwrap();
+    assert_eq!(intervals.len(), 2, "{json:#}");
+    // The fill lasted under a second: too few to say.
+    assert_eq!(intervals[0]["phase"], "fill");
+    assert!(intervals[0].get("ops_per_sec").is_none(), "{json:#}");
+    assert!(
+        intervals[0]["none_because"]
+            .as_str()
+            .unwrap()
+            .ends_with("an interval needs at least 10"),
+        "{json:#}"
+    );
+    // The read's rate lies inside its interval, drawn from its 11 seconds.
+    let read = &intervals[1]["ops_per_sec"];
+    let (low, rate, high) = (
+        read["low"].as_f64().unwrap(),
+        read["rate"].as_f64().unwrap(),
+        read["high"].as_f64().unwrap(),
+    );
+    assert!(low <= rate && rate <= high && low < high, "{read}");
+    assert!(read["seconds"].as_u64().unwrap() >= 10, "{read}");
+    let row_rate = json["rows"][1]["ops_per_sec"].as_f64().unwrap();
+    assert!(
+        (rate - row_rate).abs() <= 0.02 * row_rate,
+        "{rate} against the row's {row_rate}"
+    );
+    let text = keystorm()
+        .args(["show", &id, "--results"])
+        .arg(&results)
+        .code(0)
+        .stdout();
+    assert!(text.contains("throughput, 95 % interval"), "{text}");
+    assert!(text.contains("  before read get: "), "{text}");
+}

@@ -175,6 +175,35 @@ pub fn tails_text(rows: &[SummaryRow]) -> String {
         .collect()
 }
 
+/// Each row's throughput with its 95 % interval (block bootstrap over its seconds):
+/// `round 1 read get: 4,045 ops/s, 95 % interval 3,980-4,110 (±1.6 %, 30 s)`, or why
+/// it has none.
+pub fn rate_intervals_text(rows: &[keystorm_results::uncertainty::RowRateInterval]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "throughput, 95 % interval (block bootstrap over the phase's seconds; docs/intervals.md):\n",
+    );
+    for r in rows {
+        let place = keystorm_results::place_words(r.section, r.round, &r.phase);
+        let said = match (&r.ops_per_sec, &r.none_because) {
+            (Some(i), _) => format!(
+                "{:.1} ops/s, {:.1}-{:.1} (±{:.1} %, {} s)",
+                i.rate,
+                i.low,
+                i.high,
+                100.0 * i.half_width_share(),
+                i.seconds
+            ),
+            (None, Some(why)) => format!("no interval: {why}"),
+            (None, None) => "no interval".to_string(),
+        };
+        out.push_str(&format!("  {place} {}: {said}\n", r.op.as_str()));
+    }
+    out
+}
+
 /// The phases whose parts left a pause between them (whole-phase rows, or a merged
 /// run's): `round 1 read: ran 20.0 s in 26.0 s of wall clock (paused 6.0 s); its
 /// rates divide by the 20.0 s it ran (at 1000 ops/s over the wall clock)`.

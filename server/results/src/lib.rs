@@ -59,6 +59,7 @@ pub mod threshold;
 mod timeline;
 mod torn_line;
 mod transfer_outcome;
+pub mod uncertainty;
 mod verdict;
 mod whole_phases;
 mod window_state;
@@ -108,7 +109,7 @@ pub use metadata::{MAX_VALUES, MetadataName, MetadataSummary};
 pub use overrides::{OverrideMismatch, RunOverrides};
 pub use pause::{PauseEvent, PauseReason};
 pub use phase_end::PhaseEnd;
-pub use phase_ref::{PhaseRef, Section};
+pub use phase_ref::{PhaseRef, Section, place_words};
 pub use process::ProcessId;
 #[cfg(feature = "openapi")]
 pub use renamed::{HeadWorkersCount, ListersCount};

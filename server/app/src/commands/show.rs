@@ -18,8 +18,9 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     let integrity = keystorm_results::read_integrity(&dir, &rows);
     let verdict = RunVerdict::read(&dir, &manifest, &rows);
     let thresholds = keystorm_results::threshold_checks(&dir, &manifest, &summary.rows);
+    let intervals = keystorm_results::uncertainty::row_rate_intervals(&dir, &rows);
     if args.json {
-        return print_json(&summary, &verdict, &integrity, &thresholds);
+        return print_json(&summary, &verdict, &integrity, &thresholds, &intervals);
     }
     stdoutln!(
         "run {} — workload {} on {} — {} (started {})",
@@ -45,6 +46,10 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
         stdout!("{}", keystorm_console::table::summary_text(&summary.rows));
         stdout!("{}", keystorm_console::table::paused_phases_text(&rows));
         stdout!("{}", keystorm_console::table::tails_text(&rows));
+        stdout!(
+            "{}",
+            keystorm_console::table::rate_intervals_text(&intervals)
+        );
         stdout!("{}", keystorm_console::table::integrity_text(&integrity));
     }
     if !thresholds.is_empty() {
@@ -73,6 +78,7 @@ fn print_json(
     verdict: &RunVerdict,
     integrity: &keystorm_results::IntegrityReport,
     thresholds: &[keystorm_results::threshold::ThresholdCheck],
+    intervals: &[keystorm_results::uncertainty::RowRateInterval],
 ) -> Result<u8, CliError> {
     let failed = |e: serde_json::Error| CliError::failed(e.to_string());
     let mut value = serde_json::to_value(summary).map_err(failed)?;
@@ -88,6 +94,10 @@ fn print_json(
         object.insert(
             "thresholds".into(),
             serde_json::to_value(thresholds).map_err(failed)?,
+        );
+        object.insert(
+            "intervals".into(),
+            serde_json::to_value(intervals).map_err(failed)?,
         );
     }
     let text = serde_json::to_string_pretty(&value).map_err(failed)?;
