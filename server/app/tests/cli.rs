@@ -676,12 +676,7 @@ fn a_run_that_misses_a_threshold_it_set_exits_3_and_says_which() {
         "{stderr}"
     );
     let id = only_run(&results);
-    let shown = keystorm()
-        .args(["show", &id, "--json", "--results"])
-        .arg(&results)
-        .code(0)
-        .stdout();
-    let json: serde_json::Value = serde_json::from_str(&shown).unwrap();
+    let json = show_json(&results, &id);
     assert_eq!(json["verdict"]["overall"], "missed_threshold", "{json:#}");
     let checks: Vec<(String, String, bool)> = json["thresholds"]
         .as_array()
@@ -784,14 +779,7 @@ fn operations_slower_than_1_s_are_counted_where_percentiles_hide_them() {
     );
     assert!(!stdout.contains("before fast get:"), "{stdout}");
     let id = only_run(&results);
-    let json: serde_json::Value = serde_json::from_str(
-        &keystorm()
-            .args(["show", &id, "--json", "--results"])
-            .arg(&results)
-            .code(0)
-            .stdout(),
-    )
-    .unwrap();
+    let json = show_json(&results, &id);
     let rows = json["rows"].as_array().unwrap();
     assert_eq!(rows[0]["latency_us"]["over_1s"], 4, "{json:#}");
     assert!(rows[0]["latency_us"].get("over_10s").is_none(), "{json:#}");
@@ -816,14 +804,7 @@ fn show_gives_each_phases_throughput_with_its_95_percent_interval_or_says_why_no
         .arg(&results)
         .code(0);
     let id = only_run(&results);
-    let json: serde_json::Value = serde_json::from_str(
-        &keystorm()
-            .args(["show", &id, "--json", "--results"])
-            .arg(&results)
-            .code(0)
-            .stdout(),
-    )
-    .unwrap();
+    let json = show_json(&results, &id);
     let intervals = json["intervals"].as_array().unwrap();
     assert_eq!(intervals.len(), 2, "{json:#}");
     // The fill lasted under a second: too few to say.
@@ -857,4 +838,14 @@ fn show_gives_each_phases_throughput_with_its_95_percent_interval_or_says_why_no
         .stdout();
     assert!(text.contains("throughput, 95 % interval"), "{text}");
     assert!(text.contains("  before read get: "), "{text}");
+}
+
+/// `keystorm show ID --json` of the run `id` under `results`.
+fn show_json(results: &Path, id: &str) -> serde_json::Value {
+    let shown = keystorm()
+        .args(["show", id, "--json", "--results"])
+        .arg(results)
+        .code(0)
+        .stdout();
+    serde_json::from_str(&shown).unwrap()
 }
