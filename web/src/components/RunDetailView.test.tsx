@@ -75,7 +75,7 @@ describe("bandwidth column", () => {
 
 describe("tail cell", () => {
   it("counts the operations of 1 s and 10 s or more that p99.9 hides, only where some were", () => {
-    const held = { ...base, phase: "write", op: "put", latency_us: { ...base.latency_us, over_1s: 16, over_10s: 3 } };
+    const held = { ...base, phase: "write", op: "put", latency_us: { ...base.latency_us, over_1s: 16, over_10s: 3 } } as SummaryRow;
     render(<RoundsPhasesTable rows={[base, held]} />);
     const cells = screen.getAllByTestId("row-slow").map((c) => c.textContent);
     expect(cells).toEqual(["–", "16 (3 ≥ 10 s)"]);
