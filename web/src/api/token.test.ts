@@ -61,6 +61,18 @@ describe("the tab's token", () => {
     expect(readToken()).toBeNull();
   });
 
+  it("is kept when a call sent before it was entered comes back refused late", async () => {
+    let answer: (r: Response) => void = () => {};
+    vi.stubGlobal("fetch", () => new Promise<Response>((resolve) => (answer = resolve)));
+    // A call goes out without a token; the token is entered while it is on its way.
+    const early = api.runs().catch((err: unknown) => err);
+    saveToken(RIGHT);
+    answer(new Response(JSON.stringify({ error: "unauthorized", detail: "needs its token" }), { status: 401 }));
+    expect(await early).toBeInstanceOf(ApiError);
+    expect(readToken()).toBe(RIGHT);
+    expect(asked).toEqual([]);
+  });
+
   it("can be forgotten, which asks for it again", () => {
     saveToken(RIGHT);
     forgetAndAsk();

@@ -41,11 +41,15 @@ export function onTokenNeeded(listener: Listener): () => void {
 
 /**
  * A call was answered 401: with a token sent, that token is wrong (and dropped, so the
- * next calls do not repeat it); without one, the server wants one.
+ * next calls do not repeat it); without one, the server wants one. A call sent before
+ * the tab's current token was entered (without one, or with one since replaced) says
+ * nothing of that token: its late answer neither drops it nor raises the prompt again.
  */
 export function tokenRefused(sentToken: string | null): void {
+  const held = readToken();
+  if (held && held !== sentToken) return;
   const reason: TokenReason = sentToken ? "refused" : "missing";
-  if (sentToken && readToken() === sentToken) forgetToken();
+  if (sentToken) forgetToken();
   for (const l of [...listeners]) l(reason);
 }
 
