@@ -124,13 +124,21 @@ pub fn row_rate_intervals(
             ..Default::default()
         },
     );
+    // Each phase's measured points, found once (not searched for every row).
+    let mut by_phase: std::collections::HashMap<_, Vec<&crate::IntervalRecord>> =
+        std::collections::HashMap::new();
+    for p in points.iter().filter(|p| !p.warmup) {
+        by_phase
+            .entry((p.section, p.round, p.phase.as_str()))
+            .or_default()
+            .push(p);
+    }
     rows.iter()
         .map(|r| {
-            let seconds: Vec<(f64, f64)> = points
+            let seconds: Vec<(f64, f64)> = by_phase
+                .get(&(r.section, r.round, r.phase.as_str()))
+                .map_or(&[][..], Vec::as_slice)
                 .iter()
-                .filter(|p| {
-                    !p.warmup && p.section == r.section && p.round == r.round && p.phase == r.phase
-                })
                 .map(|p| (p.ops.get(&r.op).map_or(0, |s| s.ops) as f64, p.duration_s))
                 .collect();
             let (ops_per_sec, none_because) = match rate_interval(&seconds) {

@@ -17,7 +17,8 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     let rows = keystorm_results::whole_phase_rows(&dir, &summary.rows);
     let integrity = keystorm_results::read_integrity(&dir, &rows);
     let verdict = RunVerdict::read(&dir, &manifest, &rows);
-    let thresholds = keystorm_results::threshold_checks(&dir, &manifest, &summary.rows);
+    // Judged on the whole-phase rows already at hand, as the API does.
+    let thresholds = keystorm_results::threshold::judge(&manifest.expect, &rows);
     let intervals = keystorm_results::uncertainty::row_rate_intervals(&dir, &rows);
     if args.json {
         return print_json(&summary, &verdict, &integrity, &thresholds, &intervals);
