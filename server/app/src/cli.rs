@@ -6,6 +6,7 @@
 use clap::{Parser, Subcommand};
 
 mod agent_args;
+mod compare_args;
 mod diff_args;
 mod keys_args;
 mod list_args;
@@ -23,6 +24,7 @@ mod validate_args;
 mod values;
 
 pub use agent_args::AgentArgs;
+pub use compare_args::{CompareArgs, FailOn};
 pub use diff_args::DiffArgs;
 pub use keys_args::{ConvertArgs, KeysArgs, KeysCommand};
 pub use list_args::ListArgs;
@@ -79,6 +81,10 @@ pub enum Command {
     Ls(ResultsArgs),
     /// Show a past run's summary as a table.
     Show(ShowArgs),
+    /// Compare runs with a base: each metric's change with its 95 % interval and a
+    /// verdict (improved, regressed, no change, inconclusive); `--fail-on regressed`
+    /// exits 1 on a regression.
+    Compare(CompareArgs),
     /// Count (or walk) every key of a bucket: serially, by prefix or adaptively.
     List(ListArgs),
     /// Compare two listings key by key (buckets, prefixes, endpoints or a saved key

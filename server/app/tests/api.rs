@@ -1497,3 +1497,106 @@ async fn a_run_starts_as_soon_as_the_one_before_said_it_finished() {
         );
     }
 }
+
+/// Three rounds of GETs against the embedded target taking `latency` per GET.
+fn compared_workload(name: &str, latency: &str) -> String {
+    format!(
+        "name: {name}\ntarget:\n  endpoint: embedded\n  embedded: {{ storage: size-only, latency: {{ get: {latency} }} }}\n\
+         buckets: {{ names: [compared] }}\nobjects: {{ size: 10B }}\nbefore:\n  - {{ name: fill, op: put, workers: 4, operations: 100 }}\n\
+         rounds:\n  count: 3\n  phases:\n    - {{ name: read, op: get, workers: 4, operations: 400 }}\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compare_judges_each_change_and_refuses_what_it_cannot_read() {
+    let s = Server::start().await;
+    let mut ids = Vec::new();
+    for (name, latency) in [("fast", "1ms"), ("slow", "5ms")] {
+        let id = s.start_yaml(&compared_workload(name, latency)).await;
+        s.events(&id, None, |e| e.name == "finished").await;
+        ids.push(id);
+    }
+    let (base, new) = (&ids[0], &ids[1]);
+    let c = s.get(&format!("/api/compare?base={base}&new={new}")).await;
+    assert_eq!(c.status, 200);
+    let c = c.json();
+    assert_eq!(c["base"]["run_id"], base.as_str());
+    assert_eq!(c["noise_floor"], 0.02);
+    let changes = c["runs"][0]["changes"].as_array().unwrap();
+    let find = |round: Option<u64>, metric: &str| {
+        changes
+            .iter()
+            .find(|x| {
+                x["phase"] == "read"
+                    && x["metric"] == metric
+                    && x["round"].as_u64() == round
+                    && (round.is_some() || x["all_rounds"] == true)
+            })
+            .unwrap_or_else(|| panic!("no {metric} of round {round:?} in {c:#}"))
+    };
+    // A round alone is too short to judge, and says so; the three rounds together,
+    // drawn over the rounds, show the fivefold GET clearly.
+    let one = find(Some(1), "p50");
+    assert_eq!(one["verdict"], "inconclusive", "{one:#}");
+    assert!(
+        one["why"]
+            .as_str()
+            .unwrap()
+            .contains("an interval needs at least 10"),
+        "{one:#}"
+    );
+    let all = find(None, "p50");
+    assert_eq!(all["verdict"], "regressed", "{all:#}");
+    assert!(all["ratio"]["low"].as_f64().unwrap() > 2.0, "{all:#}");
+    assert_eq!(find(None, "ops_per_sec")["verdict"], "regressed");
+    assert!(c["runs"][0]["counts"]["regressed"].as_u64().unwrap() >= 2);
+    // Narrowed to one metric.
+    let narrowed = s
+        .get(&format!(
+            "/api/compare?base={base}&new={new}&metrics=p99&ops=get"
+        ))
+        .await
+        .json();
+    let changes = narrowed["runs"][0]["changes"].as_array().unwrap();
+    assert!(!changes.is_empty() && changes.iter().all(|x| x["metric"] == "p99"));
+    // A run's detail carries its intervals (the rounds too short: each says why).
+    let detail = s.get(&format!("/api/runs/{base}")).await.json();
+    let intervals = detail["intervals"].as_array().unwrap();
+    assert_eq!(intervals.len(), detail["phases"].as_array().unwrap().len());
+    assert!(
+        intervals.iter().all(|i| i["none_because"].is_string()),
+        "{intervals:#?}"
+    );
+    // What it cannot read or judge: JSON 4xx, never a 5xx.
+    for (query, status, said) in [
+        (format!("base=nosuch&new={new}"), 404, "no run"),
+        (format!("base={base}&new=nosuch"), 404, "no run"),
+        (format!("base={base}&new=.."), 400, "bad run id"),
+        (format!("base={base}&new="), 400, "names no run"),
+        (format!("base={base}"), 400, ""),
+        (
+            format!("base={base}&new={new}&metrics=p42"),
+            400,
+            "is not a metric",
+        ),
+        (
+            format!("base={base}&new={new}&ops=copy"),
+            400,
+            "is not an operation",
+        ),
+        (
+            format!("base={base}&new={new}&noise_floor=2"),
+            400,
+            "noise_floor",
+        ),
+        (
+            format!("base={base}&new={}", [new.as_str(); 9].join(",")),
+            400,
+            "at most 8",
+        ),
+    ] {
+        let r = s.get(&format!("/api/compare?{query}")).await;
+        assert_eq!(r.status, status, "{query}: {}", r.text());
+        assert!(r.text().contains(said), "{query}: {}", r.text());
+    }
+}

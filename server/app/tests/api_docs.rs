@@ -72,7 +72,14 @@ fn the_field_lists_in_the_api_page_match_the_openapi_schemas() {
     let doc = api_doc();
     let openapi: serde_json::Value =
         serde_json::from_str(&keystorm_server::api::openapi_json()).unwrap();
-    for name in ["WorkloadInfo", "RunInfo", "Problem"] {
+    for name in [
+        "WorkloadInfo",
+        "RunInfo",
+        "Problem",
+        "RowIntervals",
+        "Comparison",
+        "Change",
+    ] {
         let documented = fields(&snippet_after(&doc, &format!("`{name} = ")));
         assert_eq!(
             documented,

@@ -787,7 +787,7 @@ fn operations_slower_than_1_s_are_counted_where_percentiles_hide_them() {
 }
 
 #[test]
-fn show_gives_each_phases_throughput_with_its_95_percent_interval_or_says_why_not() {
+fn show_gives_each_phases_throughput_and_percentiles_with_95_percent_intervals_or_says_why_not() {
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results");
     let f = write(
@@ -818,25 +818,38 @@ fn show_gives_each_phases_throughput_with_its_95_percent_interval_or_says_why_no
         "{json:#}"
     );
     // The read's rate lies inside its interval, drawn from its 11 seconds.
-    let read = &intervals[1]["ops_per_sec"];
-    let (low, rate, high) = (
-        read["low"].as_f64().unwrap(),
-        read["rate"].as_f64().unwrap(),
-        read["high"].as_f64().unwrap(),
-    );
-    assert!(low <= rate && rate <= high && low < high, "{read}");
+    let read = &intervals[1];
     assert!(read["seconds"].as_u64().unwrap() >= 10, "{read}");
+    let within = |e: &serde_json::Value| {
+        let (low, value, high) = (
+            e["low"].as_f64().unwrap(),
+            e["value"].as_f64().unwrap(),
+            e["high"].as_f64().unwrap(),
+        );
+        assert!(low <= value && value <= high, "{e}");
+        value
+    };
+    let rate = within(&read["ops_per_sec"]);
     let row_rate = json["rows"][1]["ops_per_sec"].as_f64().unwrap();
     assert!(
         (rate - row_rate).abs() <= 0.02 * row_rate,
         "{rate} against the row's {row_rate}"
     );
+    // Each percentile too, read from the histograms: the same as the row's (both are
+    // the whole phase's histogram), its interval around it.
+    for (q, row_q) in [("p50_us", "p50"), ("p99_us", "p99"), ("p999_us", "p999")] {
+        let value = within(&read[q]);
+        let row = json["rows"][1]["latency_us"][row_q].as_f64().unwrap();
+        assert_eq!(value, row, "{q}: {read}");
+    }
+    // 1 ms of the target's own and a little of the client's: never under 1 ms.
+    assert!(read["p50_us"]["low"].as_f64().unwrap() >= 1000.0, "{read}");
     let text = keystorm()
         .args(["show", &id, "--results"])
         .arg(&results)
         .code(0)
         .stdout();
-    assert!(text.contains("throughput, 95 % interval"), "{text}");
+    assert!(text.contains("95 % intervals"), "{text}");
     assert!(text.contains("  before read get: "), "{text}");
 }
 

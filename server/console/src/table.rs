@@ -175,27 +175,43 @@ pub fn tails_text(rows: &[SummaryRow]) -> String {
         .collect()
 }
 
-/// Each row's throughput with its 95 % interval (block bootstrap over its seconds):
-/// `round 1 read get: 4,045 ops/s, 95 % interval 3,980-4,110 (±1.6 %, 30 s)`, or why
-/// it has none.
-pub fn rate_intervals_text(rows: &[keystorm_results::uncertainty::RowRateInterval]) -> String {
+/// Each row's throughput and latency percentiles with their 95 % intervals:
+/// `round 1 read get: 1840.2 ops/s (1812.0–1868.9, ±1.5 %); p50 410 µs (402–418),
+/// p99 1.9 ms (1.7–2.2 ms) — 30 s`, or why a row has none.
+pub fn intervals_text(rows: &[keystorm_results::uncertainty::RowIntervals]) -> String {
     if rows.is_empty() {
         return String::new();
     }
     let mut out = String::from(
-        "throughput, 95 % interval (block bootstrap over the phase's seconds; docs/intervals.md):\n",
+        "95 % intervals (a bootstrap over each phase's seconds; docs/intervals.md):\n",
     );
     for r in rows {
         let place = keystorm_results::place_words(r.section, r.round, &r.phase);
         let said = match (&r.ops_per_sec, &r.none_because) {
-            (Some(i), _) => format!(
-                "{:.1} ops/s, {:.1}-{:.1} (±{:.1} %, {} s)",
-                i.rate,
-                i.low,
-                i.high,
-                100.0 * i.half_width_share(),
-                i.seconds
-            ),
+            (Some(i), _) => {
+                let mut said = format!(
+                    "{:.1} ops/s ({:.1}–{:.1}, ±{:.1} %)",
+                    i.value,
+                    i.low,
+                    i.high,
+                    100.0 * i.half_width_share()
+                );
+                for (name, e) in [
+                    ("p50", &r.p50_us),
+                    ("p99", &r.p99_us),
+                    ("p99.9", &r.p999_us),
+                ] {
+                    if let Some(e) = e {
+                        said.push_str(&format!(
+                            "; {name} {} ({}–{})",
+                            latency(e.value as u64),
+                            latency(e.low as u64),
+                            latency(e.high as u64)
+                        ));
+                    }
+                }
+                format!("{said} — {} s", r.seconds)
+            }
             (None, Some(why)) => format!("no interval: {why}"),
             (None, None) => "no interval".to_string(),
         };

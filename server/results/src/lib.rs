@@ -12,6 +12,7 @@
 mod audit;
 mod checkpoint;
 mod cleanup;
+pub mod comparison;
 mod endpoint_events;
 mod endpoints;
 mod error;

@@ -132,6 +132,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["compare_runs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/runs": {
         parameters: {
             query?: never;
@@ -600,6 +616,11 @@ export interface components {
              */
             phase: number;
         };
+        /**
+         * @description Which way a figure gets better.
+         * @enum {string}
+         */
+        Better: "higher" | "lower";
         /** @description One bucket's index as last polled. */
         BucketIndex: {
             bucket: string;
@@ -612,6 +633,34 @@ export interface components {
             objects: number;
             /** @description A reshard of this bucket is in progress. */
             resharding: boolean;
+        };
+        /** @description One metric of one phase × round × operation, judged. */
+        Change: {
+            section: components["schemas"]["Section"];
+            /**
+             * Format: int32
+             * @description The round; absent outside the rounds and for a round phase's rounds together.
+             */
+            round?: number | null;
+            /** @description A round phase's rounds together (their intervals drawn over the rounds). */
+            all_rounds?: boolean;
+            phase: string;
+            op: components["schemas"]["OpKind"];
+            /**
+             * @description `ops_per_sec`, `mib_per_sec`, `p50`, `p99`, `p99.9` (µs), `error_rate` (a
+             *     share), `over_1s`… (the share of timed operations at or over the mark).
+             */
+            metric: string;
+            better: components["schemas"]["Better"];
+            base?: null | components["schemas"]["Estimate"];
+            new?: null | components["schemas"]["Estimate"];
+            ratio?: null | components["schemas"]["Estimate"];
+            verdict: components["schemas"]["Verdict"];
+            /**
+             * @description The verdict in words: the change and its interval against the floor, or why it
+             *     could not be judged and what would settle it.
+             */
+            why: string;
         };
         /** @description How far cleanup got: sent every second while it deletes, and once at the end. */
         CleanupEvent: {
@@ -644,6 +693,22 @@ export interface components {
             seconds: number;
             /** @description The final event of the cleanup. */
             done: boolean;
+        };
+        /** @description Runs compared with a base. */
+        Comparison: {
+            base: components["schemas"]["RunLabel"];
+            /**
+             * Format: double
+             * @description Changes within ± this share are no change.
+             */
+            noise_floor: number;
+            /**
+             * Format: double
+             * @description The intervals' confidence (0.95).
+             */
+            confidence: number;
+            tail_marks_us: number[];
+            runs: components["schemas"]["RunChanges"][];
         };
         Distribution: {
             /**
@@ -724,6 +789,18 @@ export interface components {
             line?: number | null;
             /** @description For workload errors: 1-based column of the problem. */
             column?: number | null;
+        };
+        /** @description A figure with its 95 % interval. */
+        Estimate: {
+            /**
+             * Format: double
+             * @description The figure as measured (all the seconds, not a resample).
+             */
+            value: number;
+            /** Format: double */
+            low: number;
+            /** Format: double */
+            high: number;
         };
         /** @description Where in the run something happened: a phase and its interval number. */
         EventPosition: {
@@ -1610,6 +1687,32 @@ export interface components {
             /** Format: int64 */
             id: number;
         };
+        /** @description A row's figures with their intervals, or why it has none. */
+        RowIntervals: {
+            section: components["schemas"]["Section"];
+            /** Format: int32 */
+            round?: number | null;
+            phase: string;
+            op: components["schemas"]["OpKind"];
+            /** @description The measured seconds (chart points) the intervals were drawn from. */
+            seconds: number;
+            ops_per_sec?: null | components["schemas"]["Estimate"];
+            mib_per_sec?: null | components["schemas"]["Estimate"];
+            p50_us?: null | components["schemas"]["Estimate"];
+            p99_us?: null | components["schemas"]["Estimate"];
+            p999_us?: null | components["schemas"]["Estimate"];
+            /** @description Why there is no interval (`4 measured seconds; an interval needs at least 10`). */
+            none_because?: string | null;
+        };
+        /** @description One run against the base. */
+        RunChanges: {
+            run: components["schemas"]["RunLabel"];
+            counts: components["schemas"]["VerdictCounts"];
+            changes: components["schemas"]["Change"][];
+            /** @description Phase × operation rows only one side has (`round 3 mixed delete`): not judged. */
+            only_in_base?: string[];
+            only_in_new?: string[];
+        };
         RunDetail: {
             info: components["schemas"]["RunInfo"];
             manifest: components["schemas"]["Manifest"];
@@ -1629,6 +1732,12 @@ export interface components {
             verdict: components["schemas"]["RunVerdict"];
             /** @description Every threshold of the workload's `expect:` judged on every phase it applies to. */
             thresholds: components["schemas"]["ThresholdCheck"][];
+            /**
+             * @description Each phase row's throughput, bandwidth and latency percentiles with their 95 %
+             *     intervals (a bootstrap over the phase's seconds; docs/intervals.md), or why a
+             *     row has none.
+             */
+            intervals: components["schemas"]["RowIntervals"][];
         };
         /**
          * @description What observers are told while a run goes. Every event is also appended to the run's
@@ -1834,6 +1943,12 @@ export interface components {
              *     its summary rows say).
              */
             verdict: components["schemas"]["RunVerdict"];
+        };
+        /** @description Which run a side is. */
+        RunLabel: {
+            run_id: string;
+            workload: string;
+            started_at: string;
         };
         /** @description The workload's settings a run replaced. */
         RunOverrides: {
@@ -2322,6 +2437,20 @@ export interface components {
             errors: components["schemas"]["Problem"][];
             warnings: components["schemas"]["Problem"][];
             outline?: null | components["schemas"]["Outline"];
+        };
+        /**
+         * @description What a comparison concludes about one metric.
+         * @enum {string}
+         */
+        Verdict: "improved" | "regressed" | "no_change" | "inconclusive" | "lag";
+        /** @description How many metrics came out each way. */
+        VerdictCounts: {
+            improved: number;
+            regressed: number;
+            no_change: number;
+            inconclusive: number;
+            /** @description Percentiles not judged: mostly schedule lag. */
+            not_judged: number;
         };
         /** @description The persisted part of a window: what a checkpoint stores. */
         WindowState: {
@@ -3085,6 +3214,73 @@ export interface operations {
             };
             /** @description JSON of the wrong shape (a missing or unknown field, a wrong type), or a workload that does not validate */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    compare_runs: {
+        parameters: {
+            query: {
+                /** @description The base run's id. */
+                base: string;
+                /** @description The compared runs' ids, comma-separated (at most 8). */
+                new: string;
+                /** @description Changes within ± this share are no change (0.02, the default, is ±2 %). */
+                noise_floor?: number;
+                /**
+                 * @description Judge only these metrics, comma-separated: ops_per_sec, mib_per_sec, p50, p99,
+                 *     p99.9, error_rate, tails, over_1s, over_10s.
+                 */
+                metrics?: string;
+                /** @description Judge only these operations, comma-separated: put, get, head, list, delete. */
+                ops?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Comparison"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -39,6 +39,8 @@ interface ReportData {
   phases?: RunDetail["phases"];
   /** The workload's thresholds judged per phase (absent from older reports). */
   thresholds?: RunDetail["thresholds"];
+  /** Each phase row's figures with their 95 % intervals (absent from older reports). */
+  row_intervals?: RunDetail["intervals"];
 }
 
 /** The key of a phase choice in the report's `phases`. */
@@ -64,6 +66,7 @@ function Report({ data }: { data: ReportData }) {
     workload_text: data.workload_text ?? "",
     phases: data.phases ?? data.summary?.rows ?? [],
     thresholds: data.thresholds ?? [],
+    intervals: data.row_intervals ?? [],
   };
   const loadIntervals = useCallback(
     (c: PhaseChoice) =>

@@ -1,6 +1,7 @@
 //! One module per command; each returns the exit code of a normal end.
 
 mod agent;
+mod compare;
 mod diff;
 mod exit_code;
 mod inputs;
@@ -36,6 +37,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8, CliError> {
         Command::Download(args) => transfer::download(&args).await,
         Command::Upload(args) => transfer::upload(&args).await,
         Command::Show(args) => show::show(&args),
+        Command::Compare(args) => compare::compare(&args),
         Command::Merge(args) => merge::merge(&args, cli.command_line),
         Command::Sim(args) => sim::sim(&args).await,
         Command::Serve(args) => serve::serve(args).await,

@@ -19,7 +19,7 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     let verdict = RunVerdict::read(&dir, &manifest, &rows);
     // Judged on the whole-phase rows already at hand, as the API does.
     let thresholds = keystorm_results::threshold::judge(&manifest.expect, &rows);
-    let intervals = keystorm_results::uncertainty::row_rate_intervals(&dir, &rows);
+    let intervals = keystorm_results::uncertainty::row_intervals(&dir, &rows);
     if args.json {
         return print_json(&summary, &verdict, &integrity, &thresholds, &intervals);
     }
@@ -47,10 +47,7 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
         stdout!("{}", keystorm_console::table::summary_text(&summary.rows));
         stdout!("{}", keystorm_console::table::paused_phases_text(&rows));
         stdout!("{}", keystorm_console::table::tails_text(&rows));
-        stdout!(
-            "{}",
-            keystorm_console::table::rate_intervals_text(&intervals)
-        );
+        stdout!("{}", keystorm_console::table::intervals_text(&intervals));
         stdout!("{}", keystorm_console::table::integrity_text(&integrity));
     }
     if !thresholds.is_empty() {
@@ -79,7 +76,7 @@ fn print_json(
     verdict: &RunVerdict,
     integrity: &keystorm_results::IntegrityReport,
     thresholds: &[keystorm_results::threshold::ThresholdCheck],
-    intervals: &[keystorm_results::uncertainty::RowRateInterval],
+    intervals: &[keystorm_results::uncertainty::RowIntervals],
 ) -> Result<u8, CliError> {
     let failed = |e: serde_json::Error| CliError::failed(e.to_string());
     let mut value = serde_json::to_value(summary).map_err(failed)?;

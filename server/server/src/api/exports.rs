@@ -89,6 +89,7 @@ pub async fn export(
                 "info": run_info(&dir, &manifest),
                 "verdict": keystorm_results::RunVerdict::read(&dir, &manifest, &phases),
                 "thresholds": keystorm_results::threshold::judge(&manifest.expect, &phases),
+                "row_intervals": keystorm_results::uncertainty::row_intervals(&dir, &phases),
                 "phases": phases,
                 "phase_details": report_phases(&dir, summary.as_ref()),
                 "summary": summary,

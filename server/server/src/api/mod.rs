@@ -11,6 +11,7 @@ mod active;
 mod agent_key;
 mod agents;
 mod allowed_hosts;
+mod compare;
 mod distribution;
 mod endpoints;
 mod error;
@@ -98,6 +99,7 @@ pub fn router(state: AppState) -> Router {
             "/runs/{id}",
             get(runs::read).patch(runs::edit).delete(runs::delete),
         )
+        .route("/compare", get(compare::compare))
         .route("/runs/{id}/stop", post(runs::stop))
         .route("/runs/{id}/events", get(events::stream))
         .route("/runs/{id}/intervals", get(runs::intervals))

@@ -41,6 +41,10 @@ pub struct RunDetail {
     pub verdict: RunVerdict,
     /// Every threshold of the workload's `expect:` judged on every phase it applies to.
     pub thresholds: Vec<keystorm_results::threshold::ThresholdCheck>,
+    /// Each phase row's throughput, bandwidth and latency percentiles with their 95 %
+    /// intervals (a bootstrap over the phase's seconds; docs/intervals.md), or why a
+    /// row has none.
+    pub intervals: Vec<keystorm_results::uncertainty::RowIntervals>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -165,9 +169,18 @@ pub async fn read(
         .unwrap_or_default();
     let verdict = RunVerdict::read(&dir, &manifest, &phases);
     let thresholds = keystorm_results::threshold::judge(&manifest.expect, &phases);
+    let intervals = {
+        let (dir, phases) = (dir.clone(), phases.clone());
+        tokio::task::spawn_blocking(move || {
+            keystorm_results::uncertainty::row_intervals(&dir, &phases)
+        })
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))?
+    };
     Ok(Json(RunDetail {
         verdict,
         thresholds,
+        intervals,
         info: run_info(&dir, &manifest),
         summary,
         workload_text: workload_text(&dir),

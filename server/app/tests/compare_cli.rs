@@ -1,0 +1,192 @@
+//! `keystorm compare` as a pipeline runs it, on runs of real targets (`keystorm sim`
+//! processes): the same workload run twice at once (an A/A pair: both see the same
+//! machine) is judged to have changed nowhere, and the same workload against a target
+//! and against one 2 ms slower per GET (an A/B pair) is judged regressed on GET latency
+//! and throughput, with intervals clear of no change, and fails the pipeline with
+//! `--fail-on regressed`. Bad input
+//! exits 2 with a message that says what to write.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+mod process_support;
+
+use process_support::{Sim, keystorm, start_sim, the_run, workload, write_workload};
+
+/// A fill, then 15 s of GETs by 16 workers: enough seconds for intervals, and GETs
+/// slow enough (20 ms at the target) that the client's own jitter is a small part.
+fn repeatable(name: &str, endpoint: &str) -> String {
+    workload(
+        name,
+        endpoint,
+        "size: 1KiB",
+        "keyspace: { seed: 7 }\nbefore:\n  - { name: fill, op: put, workers: 4, operations: 400 }\n  \
+         - { name: read, op: get, workers: 16, duration: 15s }\n",
+    )
+}
+
+/// Starts a run of `name` at `sim`, its results under `results`.
+fn start(dir: &Path, name: &str, sim: &Sim, results: &Path) -> std::process::Child {
+    let file = write_workload(dir, name, &repeatable(name, &sim.endpoint));
+    keystorm(
+        &["run", file.to_str().unwrap(), "--progress", "quiet"],
+        results,
+    )
+    .spawn()
+    .unwrap()
+}
+
+fn compare(args: &[&str], results: &Path) -> Output {
+    let mut words = vec!["compare"];
+    words.extend_from_slice(args);
+    keystorm(&words, results).output().unwrap()
+}
+
+fn json_of(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// The changes of the first compared run, of the read phase's GETs.
+fn read_changes(json: &serde_json::Value) -> Vec<serde_json::Value> {
+    json["runs"][0]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["phase"] == "read" && c["op"] == "get")
+        .cloned()
+        .collect()
+}
+
+fn change<'a>(changes: &'a [serde_json::Value], metric: &str) -> &'a serde_json::Value {
+    changes
+        .iter()
+        .find(|c| c["metric"] == metric)
+        .unwrap_or_else(|| panic!("no {metric} in {changes:#?}"))
+}
+
+/// Runs the workload at each of `sims` at once, each into its own results folder
+/// (`NAME` under `dir`); returns the runs' folders.
+fn run_at_once(dir: &Path, runs: &[(&str, &Sim)]) -> Vec<String> {
+    let folders: Vec<PathBuf> = runs.iter().map(|(name, _)| dir.join(name)).collect();
+    let mut children: Vec<_> = runs
+        .iter()
+        .zip(&folders)
+        .map(|((name, sim), folder)| start(dir, name, sim, folder))
+        .collect();
+    for c in &mut children {
+        assert!(c.wait().unwrap().success());
+    }
+    folders
+        .iter()
+        .map(|f| the_run(f).to_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn an_a_a_pair_is_no_change_and_an_a_b_pair_is_regressed_beyond_its_interval() {
+    let dir = tempfile::tempdir().unwrap();
+    // A/A: the same workload twice at once, against a target 20 ms per GET.
+    let sim = start_sim(&["--storage", "size-only", "--latency", "get=20ms"]);
+    let [a, a_again] = <[String; 2]>::try_from(run_at_once(
+        dir.path(),
+        &[("aa-one", &sim), ("aa-two", &sim)],
+    ))
+    .unwrap();
+    // A/A: nothing improved or regressed; the median, measured closely, is no change.
+    let out = compare(
+        &[&a, &a_again, "--json", "--fail-on", "regressed"],
+        dir.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = json_of(&out);
+    assert_eq!(json["noise_floor"], 0.02);
+    for c in json["runs"][0]["changes"].as_array().unwrap() {
+        assert!(
+            c["verdict"] != "improved" && c["verdict"] != "regressed",
+            "a false alarm: {c:#}"
+        );
+    }
+    let changes = read_changes(&json);
+    assert_eq!(
+        change(&changes, "p50")["verdict"],
+        "no_change",
+        "{changes:#?}"
+    );
+
+    // A/B: the same workload at once against a target, and against one with 2 ms more
+    // per GET: slower and less throughput, the intervals clear of no change.
+    let fast = start_sim(&["--storage", "size-only"]);
+    let slow = start_sim(&["--storage", "size-only", "--latency", "get=2ms"]);
+    let [a, b] = <[String; 2]>::try_from(run_at_once(
+        dir.path(),
+        &[("ab-base", &fast), ("ab-slower", &slow)],
+    ))
+    .unwrap();
+    let out = compare(&[&a, &b, "--json", "--fail-on", "regressed"], dir.path());
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("regressed: "));
+    let changes = read_changes(&json_of(&out));
+    let ops = change(&changes, "ops_per_sec");
+    assert_eq!(ops["verdict"], "regressed", "{ops:#}");
+    assert!(ops["ratio"]["high"].as_f64().unwrap() < 0.98, "{ops:#}");
+    // The median carries the 2 ms; the tails of a client this busy are its own.
+    let p50 = change(&changes, "p50");
+    assert_eq!(p50["verdict"], "regressed", "{p50:#}");
+    assert!(p50["ratio"]["low"].as_f64().unwrap() > 1.02, "{p50:#}");
+    assert!(
+        p50["base"]["high"].as_f64() < p50["new"]["low"].as_f64(),
+        "{p50:#}"
+    );
+    // The table leads with the real changes, largest first; narrowed to p50 only.
+    let out = compare(&[&a, &b, "--metrics", "p50", "--ops", "get"], dir.path());
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "changes beyond the noise, largest first:\n  regressed  before read get p50: "
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("ops_per_sec"), "{text}");
+}
+
+#[test]
+fn bad_input_exits_2_saying_what_to_write() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let out = compare(&["nosuch", "other"], &results);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no run \"nosuch\""),
+        "{out:?}"
+    );
+    let folder = dir.path().to_str().unwrap();
+    for (flag, value, said) in [
+        ("--metrics", "p42", "is not a metric: use ops_per_sec"),
+        ("--ops", "copy", "is not an operation: use put"),
+        ("--noise-floor", "150%", "is not a noise floor"),
+    ] {
+        let out = compare(&[folder, folder, flag, value], &results);
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(said),
+            "{flag}: {out:?}"
+        );
+    }
+}

@@ -1,0 +1,465 @@
+//! Runs compared, each metric's change judged rather than just computed: for every
+//! phase × round × operation that two runs share (and for a round phase's rounds
+//! together), throughput, bandwidth, latency percentiles, error and tail shares, each
+//! as a ratio new ÷ base with its 95 % interval and a verdict against a noise floor
+//! ([`judge`]). The intervals come from each run's own seconds ([`crate::uncertainty`]);
+//! a percentile that was mostly an open loop's schedule lag is marked and not judged.
+//! One implementation for `keystorm compare`, the API and the compare page.
+
+pub mod judge;
+pub mod metric;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use keystorm_types::OpKind;
+
+pub use judge::{Verdict, percent};
+pub use metric::{Better, METRIC_NAMES, Metric, known_name, mark_words};
+
+use crate::uncertainty::{self, Draws, Estimate, RunSeconds, TooFew};
+use crate::{ResultStore, ResultsError, Section, SummaryRow};
+
+/// The default noise floor: changes within ±2 % are no change.
+pub const DEFAULT_NOISE_FLOOR: f64 = 0.02;
+/// A percentile is mostly schedule lag when the lag at it is at least this share of
+/// the latency at it (as the run page marks it).
+pub const MOSTLY_LAG: f64 = 0.5;
+
+/// What to compare and how strictly.
+#[derive(Debug, Clone)]
+pub struct CompareOptions {
+    /// Changes within ± this share are no change (0.02 is ±2 %).
+    pub noise_floor: f64,
+    /// Judge only these metrics (names as [`Metric::name`]; `tails` for every mark);
+    /// empty is all.
+    pub metrics: Vec<String>,
+    /// Judge only these operations; empty is all.
+    pub ops: Vec<OpKind>,
+    /// The marks tails are counted at (µs).
+    pub tail_marks_us: Vec<u64>,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            noise_floor: DEFAULT_NOISE_FLOOR,
+            metrics: Vec::new(),
+            ops: Vec::new(),
+            tail_marks_us: crate::metrics::SLOW_MARKS_US.to_vec(),
+        }
+    }
+}
+
+/// A name of `metrics` or `ops` that is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    #[error("{0:?} is not a metric: use {METRIC_NAMES} (or one tail mark, e.g. over_1s)")]
+    Metric(String),
+    #[error("{0:?} is not an operation: use put, get, head, list or delete")]
+    Op(String),
+}
+
+impl CompareOptions {
+    /// The options of a noise floor and metric and operation names as given (on the
+    /// command line, in a query), every name checked.
+    pub fn from_names(
+        noise_floor: f64,
+        metrics: &[String],
+        ops: &[String],
+    ) -> Result<CompareOptions, OptionError> {
+        let options = CompareOptions::default();
+        if let Some(bad) = metrics
+            .iter()
+            .find(|m| !known_name(m, &options.tail_marks_us))
+        {
+            return Err(OptionError::Metric(bad.clone()));
+        }
+        let ops = ops
+            .iter()
+            .map(|o| OpKind::parse(o).ok_or_else(|| OptionError::Op(o.clone())))
+            .collect::<Result<_, _>>()?;
+        Ok(CompareOptions {
+            noise_floor,
+            metrics: metrics.to_vec(),
+            ops,
+            ..options
+        })
+    }
+}
+
+/// Which run a side is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RunLabel {
+    pub run_id: String,
+    pub workload: String,
+    pub started_at: String,
+}
+
+/// One metric of one phase × round × operation, judged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Change {
+    pub section: Section,
+    /// The round; absent outside the rounds and for a round phase's rounds together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
+    /// A round phase's rounds together (their intervals drawn over the rounds).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub all_rounds: bool,
+    pub phase: String,
+    pub op: OpKind,
+    /// `ops_per_sec`, `mib_per_sec`, `p50`, `p99`, `p99.9` (µs), `error_rate` (a
+    /// share), `over_1s`… (the share of timed operations at or over the mark).
+    pub metric: String,
+    pub better: Better,
+    /// Each side's figure with its 95 % interval; absent where it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<Estimate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new: Option<Estimate>,
+    /// New ÷ base with its 95 % interval; absent from a base of 0 or without
+    /// intervals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<Estimate>,
+    pub verdict: Verdict,
+    /// The verdict in words: the change and its interval against the floor, or why it
+    /// could not be judged and what would settle it.
+    pub why: String,
+}
+
+impl Change {
+    /// `round 2 write`, `before fill`, `write (rounds 1–4)`.
+    pub fn place(&self) -> String {
+        if self.all_rounds {
+            format!("{} (all rounds)", self.phase)
+        } else {
+            crate::place_words(self.section, self.round, &self.phase)
+        }
+    }
+}
+
+/// How many metrics came out each way.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct VerdictCounts {
+    pub improved: usize,
+    pub regressed: usize,
+    pub no_change: usize,
+    pub inconclusive: usize,
+    /// Percentiles not judged: mostly schedule lag.
+    pub not_judged: usize,
+}
+
+/// One run against the base.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RunChanges {
+    pub run: RunLabel,
+    pub counts: VerdictCounts,
+    pub changes: Vec<Change>,
+    /// Phase × operation rows only one side has (`round 3 mixed delete`): not judged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only_in_base: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only_in_new: Vec<String>,
+}
+
+/// Runs compared with a base.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Comparison {
+    pub base: RunLabel,
+    /// Changes within ± this share are no change.
+    pub noise_floor: f64,
+    /// The intervals' confidence (0.95).
+    pub confidence: f64,
+    pub tail_marks_us: Vec<u64>,
+    pub runs: Vec<RunChanges>,
+}
+
+/// A run read for comparing: its label, whole-phase rows and measured seconds.
+pub struct RunData {
+    pub label: RunLabel,
+    pub rows: Vec<SummaryRow>,
+    pub seconds: RunSeconds,
+}
+
+impl RunData {
+    /// The run in `dir`.
+    pub fn read(dir: &Path) -> Result<RunData, ResultsError> {
+        let manifest = ResultStore::read_manifest(dir)?;
+        let summary = ResultStore::read_summary_or_empty(dir, &manifest.run_id)?;
+        Ok(RunData {
+            label: RunLabel {
+                run_id: manifest.run_id.clone(),
+                workload: manifest.workload.clone(),
+                started_at: manifest.started_at.clone(),
+            },
+            rows: crate::whole_phase_rows(dir, &summary.rows),
+            seconds: uncertainty::seconds::read(dir),
+        })
+    }
+}
+
+/// The runs in `new_dirs` compared with the run in `base_dir`.
+pub fn compare_dirs(
+    base_dir: &Path,
+    new_dirs: &[PathBuf],
+    options: &CompareOptions,
+) -> Result<Comparison, ResultsError> {
+    let base = RunData::read(base_dir)?;
+    let news = new_dirs
+        .iter()
+        .map(|d| RunData::read(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(compare(&base, &news, options))
+}
+
+/// What a row of the comparison is: a phase × round × operation, or a round phase's
+/// rounds together (`round` none, `all_rounds`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Key {
+    section: Section,
+    round: Option<u32>,
+    all_rounds: bool,
+    phase: String,
+    op: OpKind,
+}
+
+impl Key {
+    fn words(&self) -> String {
+        let place = if self.all_rounds {
+            format!("{} (all rounds)", self.phase)
+        } else {
+            crate::place_words(self.section, self.round, &self.phase)
+        };
+        format!("{place} {}", self.op.as_str())
+    }
+}
+
+/// The rows of a run in comparison order: per round where a phase has rounds, then
+/// each round phase's rounds together, then what ran after.
+fn keys_of(rows: &[SummaryRow]) -> Vec<Key> {
+    let mut keys: Vec<Key> = Vec::new();
+    let mut together: Vec<Key> = Vec::new();
+    for r in rows {
+        let key = Key {
+            section: r.section,
+            round: r.round,
+            all_rounds: false,
+            phase: r.phase.clone(),
+            op: r.op,
+        };
+        if r.section == Section::Round {
+            let all = Key {
+                round: None,
+                all_rounds: true,
+                ..key.clone()
+            };
+            if !together.contains(&all) {
+                together.push(all);
+            }
+        } else if r.section == Section::After && !together.is_empty() {
+            keys.append(&mut together);
+        }
+        if !keys.contains(&key) {
+            keys.push(key);
+        }
+    }
+    keys.append(&mut together);
+    keys
+}
+
+/// The runs compared with `base`.
+pub fn compare(base: &RunData, news: &[RunData], options: &CompareOptions) -> Comparison {
+    let marks = &options.tail_marks_us[..options
+        .tail_marks_us
+        .len()
+        .min(uncertainty::resample::MAX_MARKS)];
+    let wanted_op = |op: &OpKind| options.ops.is_empty() || options.ops.contains(op);
+    let base_keys: Vec<Key> = keys_of(&base.rows)
+        .into_iter()
+        .filter(|k| wanted_op(&k.op))
+        .collect();
+    let mut base_draws: HashMap<Key, Result<Draws, TooFew>> = HashMap::new();
+    let runs = news
+        .iter()
+        .enumerate()
+        .map(|(i, new)| {
+            let new_keys: Vec<Key> = keys_of(&new.rows)
+                .into_iter()
+                .filter(|k| wanted_op(&k.op))
+                .collect();
+            let mut changes = Vec::new();
+            for key in base_keys.iter().filter(|k| new_keys.contains(k)) {
+                let b = base_draws
+                    .entry(key.clone())
+                    .or_insert_with(|| draws_of(base, key, marks, uncertainty::SEED));
+                let n = draws_of(new, key, marks, uncertainty::SEED + 1 + i as u64);
+                changes.extend(judge_key(key, b, &n, base, new, marks, options));
+            }
+            let mut counts = VerdictCounts::default();
+            for c in &changes {
+                match c.verdict {
+                    Verdict::Improved => counts.improved += 1,
+                    Verdict::Regressed => counts.regressed += 1,
+                    Verdict::NoChange => counts.no_change += 1,
+                    Verdict::Inconclusive => counts.inconclusive += 1,
+                    Verdict::Lag => counts.not_judged += 1,
+                }
+            }
+            RunChanges {
+                run: new.label.clone(),
+                counts,
+                changes,
+                only_in_base: base_keys
+                    .iter()
+                    .filter(|k| !new_keys.contains(k))
+                    .map(Key::words)
+                    .collect(),
+                only_in_new: new_keys
+                    .iter()
+                    .filter(|k| !base_keys.contains(k))
+                    .map(Key::words)
+                    .collect(),
+            }
+        })
+        .collect();
+    Comparison {
+        base: base.label.clone(),
+        noise_floor: options.noise_floor,
+        confidence: 0.95,
+        tail_marks_us: marks.to_vec(),
+        runs,
+    }
+}
+
+/// A key's draws in one run: a round's or a phase's seconds, or every round's.
+fn draws_of(run: &RunData, key: &Key, marks: &[u64], seed: u64) -> Result<Draws, TooFew> {
+    if key.all_rounds {
+        let rounds: Vec<&[uncertainty::Second]> = run
+            .seconds
+            .rounds_of(&key.phase)
+            .into_iter()
+            .map(|r| run.seconds.of(Section::Round, Some(r), &key.phase))
+            .collect();
+        uncertainty::draws(&rounds, key.op, marks, seed)
+    } else {
+        let seconds = run.seconds.of(key.section, key.round, &key.phase);
+        uncertainty::draws(&[seconds], key.op, marks, seed)
+    }
+}
+
+/// The rows a key stands for in a run (a round phase's every round for `all_rounds`).
+fn rows_of<'a>(run: &'a RunData, key: &'a Key) -> impl Iterator<Item = &'a SummaryRow> {
+    run.rows.iter().filter(move |r| {
+        r.section == key.section
+            && r.phase == key.phase
+            && r.op == key.op
+            && (key.all_rounds || r.round == key.round)
+    })
+}
+
+/// Whether a percentile of a key was mostly schedule lag in any of its rows.
+fn mostly_lag(run: &RunData, key: &Key, q: metric::LagQuantile) -> bool {
+    rows_of(run, key).any(|r| {
+        let Some(lag) = r.stats.schedule_lag_us else {
+            return false;
+        };
+        let l = &r.stats.latency_us;
+        let (lag, latency) = match q {
+            metric::LagQuantile::P50 => (lag.p50, l.p50),
+            metric::LagQuantile::P99 => (lag.p99, l.p99),
+            metric::LagQuantile::P999 => (lag.p999, l.p999),
+        };
+        latency > 0 && lag as f64 >= MOSTLY_LAG * latency as f64
+    })
+}
+
+/// The metrics of one key judged (those `options` asks for and the runs have).
+fn judge_key(
+    key: &Key,
+    base_draws: &Result<Draws, TooFew>,
+    new_draws: &Result<Draws, TooFew>,
+    base: &RunData,
+    new: &RunData,
+    marks: &[u64],
+    options: &CompareOptions,
+) -> Vec<Change> {
+    let figure = |run: &RunData, f: fn(&SummaryRow) -> f64| rows_of(run, key).map(f).sum::<f64>();
+    let moved_bytes =
+        figure(base, |r| r.stats.bytes as f64) + figure(new, |r| r.stats.bytes as f64) > 0.0;
+    let failed =
+        figure(base, |r| r.stats.errors as f64) + figure(new, |r| r.stats.errors as f64) > 0.0;
+    let timed = figure(base, |r| r.stats.latency_us.max as f64) > 0.0;
+    let mut metrics = vec![Metric::OpsPerSec];
+    if moved_bytes {
+        metrics.push(Metric::MibPerSec);
+    }
+    if timed {
+        metrics.extend([Metric::P50, Metric::P99, Metric::P999]);
+    }
+    if failed {
+        metrics.push(Metric::ErrorRate);
+    }
+    for (at, &mark_us) in marks.iter().enumerate() {
+        let slow =
+            |d: &Result<Draws, TooFew>| d.as_ref().is_ok_and(|d| d.estimate.slow_share[at] > 0.0);
+        if slow(base_draws) || slow(new_draws) {
+            metrics.push(Metric::Slow { mark_us, at });
+        }
+    }
+    metrics
+        .into_iter()
+        .filter(|m| options.metrics.is_empty() || m.named_in(&options.metrics))
+        .map(|metric| {
+            let mut change = Change {
+                section: key.section,
+                round: key.round,
+                all_rounds: key.all_rounds,
+                phase: key.phase.clone(),
+                op: key.op,
+                metric: metric.name(),
+                better: metric.better(),
+                base: base_draws
+                    .as_ref()
+                    .ok()
+                    .map(|d| Estimate::of(d, |f| metric.of(f))),
+                new: new_draws
+                    .as_ref()
+                    .ok()
+                    .map(|d| Estimate::of(d, |f| metric.of(f))),
+                ratio: None,
+                verdict: Verdict::Inconclusive,
+                why: String::new(),
+            };
+            if let Some(q) = metric.percentile()
+                && (mostly_lag(base, key, q) || mostly_lag(new, key, q))
+            {
+                change.verdict = Verdict::Lag;
+                change.why = "mostly the client's schedule lag (an open loop that could not \
+                              send on time), not the store's latency"
+                    .into();
+                return change;
+            }
+            match (base_draws, new_draws) {
+                (Ok(b), Ok(n)) => {
+                    let judged = judge::judge(metric, b, n, options.noise_floor);
+                    change.ratio = judged.ratio;
+                    change.verdict = judged.verdict;
+                    change.why = judged.why;
+                }
+                (Err(e), _) => change.why = format!("base: {e}"),
+                (_, Err(e)) => change.why = format!("new: {e}"),
+            }
+            change
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

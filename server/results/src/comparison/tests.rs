@@ -1,0 +1,234 @@
+//! Comparisons of runs made up to known shapes.
+
+use std::collections::BTreeMap;
+
+use keystorm_types::OpKind;
+
+use super::*;
+use crate::uncertainty::Second;
+use crate::uncertainty::seconds::OpSecond;
+
+/// A second of `ops` GETs of 1 KiB, their latency spread over 10 buckets around
+/// `latency_us` (±10 %), with `noise` (0–1) of random wobble in the count.
+fn second(rng: &mut fastrand::Rng, ops: u64, latency_us: u64, noise: f64) -> Second {
+    let ops = (ops as f64 * (1.0 + noise * (rng.f64() - 0.5))) as u64;
+    let latency = (0..10)
+        .map(|i| (latency_us * (90 + 2 * i) / 100, ops / 10))
+        .collect();
+    Second {
+        duration_s: 1.0,
+        ops: BTreeMap::from([(
+            OpKind::Get,
+            OpSecond {
+                ops: ops / 10 * 10,
+                errors: 0,
+                bytes: ops / 10 * 10 * 1024,
+                latency,
+            },
+        )]),
+    }
+}
+
+/// A run of one 60-second GET phase.
+fn run(seed: u64, ops: u64, latency_us: u64, noise: f64) -> RunData {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let seconds: Vec<Second> = (0..60)
+        .map(|_| second(&mut rng, ops, latency_us, noise))
+        .collect();
+    let mut row: SummaryRow = serde_json::from_value(serde_json::json!({
+        "section": "before", "round": null, "phase": "read", "op": "get",
+        "objects_at_start": 0, "started_at": "", "duration_s": 60.0, "client_cpu_s": 0.0,
+        "ops": 1, "errors": 0, "error_rate": 0.0, "error_classes": {}, "ops_per_sec": 1.0,
+        "bytes": 1024, "mib_per_sec": 0.0, "keys": 0, "keys_per_sec": 0.0,
+        "latency_us": { "min": 1, "mean": 1.0, "p50": latency_us, "p90": latency_us,
+                        "p99": latency_us, "p999": latency_us, "max": latency_us }
+    }))
+    .unwrap();
+    row.stats.bytes = 1024;
+    let mut data = RunData {
+        label: RunLabel {
+            run_id: format!("run-{seed}"),
+            workload: "w".into(),
+            started_at: String::new(),
+        },
+        rows: vec![row],
+        seconds: RunSeconds::default(),
+    };
+    data.seconds
+        .phases
+        .insert((Section::Before, None, "read".into()), seconds);
+    data
+}
+
+fn verdicts(c: &Comparison) -> BTreeMap<String, Verdict> {
+    c.runs[0]
+        .changes
+        .iter()
+        .map(|c| (c.metric.clone(), c.verdict))
+        .collect()
+}
+
+#[test]
+fn the_same_run_measured_twice_is_no_change_on_every_metric() {
+    let (a, b) = (run(1, 2000, 500, 0.02), run(2, 2000, 500, 0.02));
+    let c = compare(&a, &[b], &CompareOptions::default());
+    let v = verdicts(&c);
+    assert_eq!(v.len(), 5, "{c:#?}");
+    assert!(v.values().all(|v| *v == Verdict::NoChange), "{c:#?}");
+    assert_eq!(c.runs[0].counts.no_change, 5);
+}
+
+#[test]
+fn a_slower_store_is_judged_regressed_with_an_interval_clear_of_no_change() {
+    let (a, b) = (run(1, 2000, 500, 0.02), run(2, 1000, 1000, 0.02));
+    let c = compare(&a, &[b], &CompareOptions::default());
+    for change in &c.runs[0].changes {
+        assert_eq!(change.verdict, Verdict::Regressed, "{change:#?}");
+        let r = change.ratio.unwrap();
+        assert!(r.low <= r.value && r.value <= r.high, "{change:#?}");
+        match change.better {
+            Better::Higher => assert!(r.high < 0.98 && (r.value - 0.5).abs() < 0.02),
+            Better::Lower => assert!(r.low > 1.02 && (r.value - 2.0).abs() < 0.05),
+        }
+    }
+    // And the other way round, improved.
+    let c = compare(
+        &run(2, 1000, 1000, 0.02),
+        &[run(1, 2000, 500, 0.02)],
+        &Default::default(),
+    );
+    assert!(
+        verdicts(&c).values().all(|v| *v == Verdict::Improved),
+        "{c:#?}"
+    );
+}
+
+#[test]
+fn a_change_smaller_than_the_noise_floor_is_no_change_and_a_wider_floor_swallows_more() {
+    // 1.5 % more throughput, measured precisely: real, but within ±2 %.
+    let (a, b) = (run(1, 20_000, 500, 0.0), run(2, 20_300, 500, 0.0));
+    let c = compare(&a, &[b], &CompareOptions::default());
+    let ops = &c.runs[0].changes[0];
+    assert_eq!(ops.metric, "ops_per_sec");
+    assert_eq!(ops.verdict, Verdict::NoChange, "{ops:#?}");
+    assert!(
+        ops.why.contains("within the ±2 % noise floor"),
+        "{}",
+        ops.why
+    );
+    // With a floor of ±1 % it is a change.
+    let strict = CompareOptions {
+        noise_floor: 0.01,
+        ..Default::default()
+    };
+    let c = compare(
+        &run(1, 20_000, 500, 0.0),
+        &[run(2, 20_300, 500, 0.0)],
+        &strict,
+    );
+    assert_eq!(c.runs[0].changes[0].verdict, Verdict::Improved);
+}
+
+#[test]
+fn noisy_seconds_are_inconclusive_and_say_how_many_seconds_would_settle_it() {
+    let (a, b) = (run(1, 2000, 500, 0.9), run(2, 2000, 500, 0.9));
+    let c = compare(&a, &[b], &CompareOptions::default());
+    let ops = &c.runs[0].changes[0];
+    assert_eq!(ops.verdict, Verdict::Inconclusive, "{ops:#?}");
+    assert!(
+        ops.why.contains("measured seconds in each run (now 60)"),
+        "{}",
+        ops.why
+    );
+}
+
+#[test]
+fn too_few_seconds_are_inconclusive_and_say_so() {
+    let mut a = run(1, 2000, 500, 0.0);
+    a.seconds.phases.values_mut().for_each(|s| s.truncate(4));
+    let c = compare(&a, &[run(2, 2000, 500, 0.0)], &CompareOptions::default());
+    let ops = &c.runs[0].changes[0];
+    assert_eq!(ops.verdict, Verdict::Inconclusive);
+    assert_eq!(
+        ops.why,
+        "base: 4 measured seconds; an interval needs at least 10"
+    );
+    assert!(ops.base.is_none() && ops.new.is_some());
+}
+
+#[test]
+fn a_percentile_that_was_mostly_schedule_lag_is_marked_not_judged() {
+    let a = run(1, 2000, 500, 0.0);
+    let mut b = run(2, 1000, 1000, 0.0);
+    let mut lag = b.rows[0].stats.latency_us;
+    (lag.p50, lag.p99) = (100, 800);
+    b.rows[0].stats.schedule_lag_us = Some(lag);
+    let c = compare(&a, &[b], &CompareOptions::default());
+    let v = verdicts(&c);
+    assert_eq!(v["p99"], Verdict::Lag);
+    assert_eq!(
+        v["p50"],
+        Verdict::Regressed,
+        "lag at p50 is 100 of 1000, {c:#?}"
+    );
+    assert_eq!(c.runs[0].counts.not_judged, 2, "p99 and p99.9: {c:#?}");
+}
+
+#[test]
+fn metrics_and_operations_narrow_what_is_judged() {
+    let only_p99 = CompareOptions {
+        metrics: vec!["p99".into()],
+        ..Default::default()
+    };
+    let c = compare(
+        &run(1, 2000, 500, 0.0),
+        &[run(2, 2000, 500, 0.0)],
+        &only_p99,
+    );
+    assert_eq!(verdicts(&c).keys().collect::<Vec<_>>(), ["p99"]);
+    let only_put = CompareOptions {
+        ops: vec![OpKind::Put],
+        ..Default::default()
+    };
+    let c = compare(
+        &run(1, 2000, 500, 0.0),
+        &[run(2, 2000, 500, 0.0)],
+        &only_put,
+    );
+    assert!(c.runs[0].changes.is_empty());
+}
+
+#[test]
+fn tails_from_nothing_to_something_are_judged_from_zero() {
+    let a = run(1, 2000, 500, 0.0);
+    let mut b = run(2, 2000, 500, 0.0);
+    // 16 operations held 45 s in each of 30 seconds: a regression beyond doubt.
+    for s in b.seconds.phases.values_mut().flatten().step_by(2) {
+        s.ops
+            .get_mut(&OpKind::Get)
+            .unwrap()
+            .latency
+            .push((45_000_000, 16));
+    }
+    let c = compare(&a, &[b], &CompareOptions::default());
+    let tail: Vec<&Change> = c.runs[0]
+        .changes
+        .iter()
+        .filter(|c| c.metric.starts_with("over_"))
+        .collect();
+    assert_eq!(tail.len(), 2, "{tail:#?}");
+    assert!(
+        tail.iter()
+            .all(|c| c.verdict == Verdict::Regressed && c.ratio.is_none())
+    );
+    assert_eq!(tail[0].metric, "over_1s");
+    assert!(tail[0].why.starts_with("from 0"), "{}", tail[0].why);
+}
+
+#[test]
+fn changes_read_as_signed_percentages() {
+    assert_eq!(percent(1.123), "+12.3 %");
+    assert_eq!(percent(0.96), "−4.0 %");
+    assert_eq!(percent(2.5), "+150 %");
+    assert_eq!(percent(0.99999), "+0.0 %");
+}
