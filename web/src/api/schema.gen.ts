@@ -697,6 +697,8 @@ export interface components {
         /** @description Runs compared with a base. */
         Comparison: {
             base: components["schemas"]["RunLabel"];
+            /** @description The base's reshards and write stalls. */
+            base_index: components["schemas"]["IndexStory"];
             /**
              * Format: double
              * @description Changes within ± this share are no change.
@@ -981,6 +983,33 @@ export interface components {
             reshards: components["schemas"]["ReshardRecord"][];
             stalls: components["schemas"]["StallRecord"][];
             polling?: null | components["schemas"]["IndexPollingEvent"];
+        };
+        /** @description What a run's bucket index did: reshards and write stalls, counted with their time. */
+        IndexStory: {
+            /** Format: int64 */
+            reshards: number;
+            /**
+             * Format: double
+             * @description Seconds from the poll before each reshard to the one that saw it done, added up.
+             */
+            reshard_s: number;
+            /** Format: int64 */
+            stalls: number;
+            /**
+             * Format: double
+             * @description Seconds of stalled writes, added up.
+             */
+            stall_s: number;
+            /**
+             * Format: int64
+             * @description Writes the stalls held (slower than the stall's latency threshold).
+             */
+            held_writes: number;
+            /**
+             * Format: int64
+             * @description The longest a write waited in a stall (µs).
+             */
+            longest_write_us: number;
         };
         /**
          * @description An object a read found not as written: `corrupt` (a verified GET's body or MD5 ETag
@@ -1707,6 +1736,14 @@ export interface components {
         /** @description One run against the base. */
         RunChanges: {
             run: components["schemas"]["RunLabel"];
+            /**
+             * @description The comparison in one paragraph: each operation's throughput ratio with its
+             *     interval, the reshards and write stalls of both runs, and whether a difference
+             *     recurs round by round.
+             */
+            paragraph: string;
+            /** @description This run's reshards and write stalls. */
+            index: components["schemas"]["IndexStory"];
             counts: components["schemas"]["VerdictCounts"];
             changes: components["schemas"]["Change"][];
             /** @description Phase × operation rows only one side has (`round 3 mixed delete`): not judged. */

@@ -85,6 +85,9 @@ fn run_text(run: &RunChanges) -> String {
         n.inconclusive,
         n.not_judged
     );
+    if !run.paragraph.is_empty() {
+        out.push_str(&format!("{}\n", run.paragraph));
+    }
     let mut real: Vec<&Change> = run
         .changes
         .iter()

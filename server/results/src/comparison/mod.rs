@@ -8,6 +8,7 @@
 
 pub mod judge;
 pub mod metric;
+pub mod story;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ use keystorm_types::OpKind;
 
 pub use judge::{Verdict, percent};
 pub use metric::{Better, METRIC_NAMES, Metric, known_name, mark_words};
+pub use story::IndexStory;
 
 use crate::uncertainty::{self, Draws, Estimate, RunSeconds, TooFew};
 use crate::{ResultStore, ResultsError, Section, SummaryRow};
@@ -159,6 +161,12 @@ pub struct VerdictCounts {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RunChanges {
     pub run: RunLabel,
+    /// The comparison in one paragraph: each operation's throughput ratio with its
+    /// interval, the reshards and write stalls of both runs, and whether a difference
+    /// recurs round by round.
+    pub paragraph: String,
+    /// This run's reshards and write stalls.
+    pub index: IndexStory,
     pub counts: VerdictCounts,
     pub changes: Vec<Change>,
     /// Phase × operation rows only one side has (`round 3 mixed delete`): not judged.
@@ -173,6 +181,8 @@ pub struct RunChanges {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Comparison {
     pub base: RunLabel,
+    /// The base's reshards and write stalls.
+    pub base_index: IndexStory,
     /// Changes within ± this share are no change.
     pub noise_floor: f64,
     /// The intervals' confidence (0.95).
@@ -186,6 +196,7 @@ pub struct RunData {
     pub label: RunLabel,
     pub rows: Vec<SummaryRow>,
     pub seconds: RunSeconds,
+    pub index: IndexStory,
 }
 
 impl RunData {
@@ -201,6 +212,7 @@ impl RunData {
             },
             rows: crate::whole_phase_rows(dir, &summary.rows),
             seconds: uncertainty::seconds::read(dir),
+            index: IndexStory::read(dir),
         })
     }
 }
@@ -312,8 +324,10 @@ pub fn compare(base: &RunData, news: &[RunData], options: &CompareOptions) -> Co
                     Verdict::Lag => counts.not_judged += 1,
                 }
             }
-            RunChanges {
+            let mut run = RunChanges {
                 run: new.label.clone(),
+                paragraph: String::new(),
+                index: new.index,
                 counts,
                 changes,
                 only_in_base: base_keys
@@ -326,11 +340,14 @@ pub fn compare(base: &RunData, news: &[RunData], options: &CompareOptions) -> Co
                     .filter(|k| !base_keys.contains(k))
                     .map(Key::words)
                     .collect(),
-            }
+            };
+            run.paragraph = story::paragraph(base, new, &run, options.noise_floor);
+            run
         })
         .collect();
     Comparison {
         base: base.label.clone(),
+        base_index: base.index,
         noise_floor: options.noise_floor,
         confidence: 0.95,
         tail_marks_us: marks.to_vec(),

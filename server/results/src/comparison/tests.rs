@@ -53,6 +53,7 @@ fn run(seed: u64, ops: u64, latency_us: u64, noise: f64) -> RunData {
         },
         rows: vec![row],
         seconds: RunSeconds::default(),
+        index: IndexStory::default(),
     };
     data.seconds
         .phases

@@ -93,6 +93,7 @@ use super::workloads::{
         keystorm_results::comparison::VerdictCounts,
         keystorm_results::comparison::Verdict,
         keystorm_results::comparison::Better,
+        keystorm_results::comparison::IndexStory,
         keystorm_results::uncertainty::Estimate,
         keystorm_results::uncertainty::RowIntervals,
         StartRunRequest,
