@@ -233,3 +233,23 @@ fn changes_read_as_signed_percentages() {
     assert_eq!(percent(2.5), "+150 %");
     assert_eq!(percent(0.99999), "+0.0 %");
 }
+
+#[test]
+fn reshards_and_stalls_read_as_counts_with_their_time() {
+    assert_eq!(
+        IndexStory::default().words(),
+        "no reshard and no write stall"
+    );
+    let story = IndexStory {
+        reshards: 4,
+        reshard_s: 12.04,
+        stalls: 1,
+        stall_s: 45.2,
+        held_writes: 16,
+        longest_write_us: 45_000_000,
+    };
+    assert_eq!(
+        story.words(),
+        "4 reshards (12.0 s in all) and 1 write stall (45.2 s in all; 16 writes held, the longest 45.00 s)"
+    );
+}
