@@ -326,19 +326,7 @@ fn an_audit_that_finds_objects_lost_prints_them_and_the_run_exits_3() {
         json["integrity"]["audits"][0]["counts"]["missing"].as_u64(),
         Some(missing)
     );
-    let schema: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/summary.schema.json"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
-    let violations: Vec<String> = validator
-        .iter_errors(&json)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(violations.is_empty(), "{violations:#?}");
+    fits_summary_schema(&json);
     let listed = keystorm()
         .args(["ls", "--results"])
         .arg(&results)
@@ -766,13 +754,7 @@ fn operations_slower_than_1_s_are_counted_where_percentiles_hide_them() {
          buckets: { names: [tail] }\nobjects: { size: 10B }\nbefore:\n  - { name: slow, op: put, workers: 4, operations: 4 }\n  \
          - { name: fast, op: get, workers: 4, operations: 400 }\n",
     );
-    let stdout = keystorm()
-        .arg("run")
-        .arg(&f)
-        .args(["--progress", "quiet", "--results"])
-        .arg(&results)
-        .code(0)
-        .stdout();
+    let stdout = run_quietly(&f, &results);
     assert!(
         stdout.contains("before slow put: 4 took 1 s or more\n"),
         "{stdout}"
@@ -781,9 +763,101 @@ fn operations_slower_than_1_s_are_counted_where_percentiles_hide_them() {
     let id = only_run(&results);
     let json = show_json(&results, &id);
     let rows = json["rows"].as_array().unwrap();
-    assert_eq!(rows[0]["latency_us"]["over_1s"], 4, "{json:#}");
-    assert!(rows[0]["latency_us"].get("over_10s").is_none(), "{json:#}");
-    assert!(rows[1]["latency_us"].get("over_1s").is_none(), "{json:#}");
+    fits_summary_schema(&json);
+    let counts = |row: &serde_json::Value| row["latency_us"]["slower_than"].clone();
+    let at = |mark_us: u64, count: u64| serde_json::json!({ "mark_us": mark_us, "count": count });
+    assert_eq!(
+        counts(&rows[0]),
+        serde_json::json!([at(1_000_000, 4), at(10_000_000, 0)]),
+        "{json:#}"
+    );
+    assert_eq!(
+        counts(&rows[1]),
+        serde_json::json!([at(1_000_000, 0), at(10_000_000, 0)])
+    );
+}
+
+#[test]
+fn tails_are_counted_at_the_workloads_marks_and_again_at_any_marks_by_show() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    // 3 PUTs of 300 ms and 60 GETs of 2 ms, counted at 250 ms and 1 s.
+    let f = write(
+        dir.path(),
+        "marks.yaml",
+        "name: marks\ntail_marks: [250ms, 1s]\ntarget:\n  endpoint: embedded\n  \
+         embedded: { storage: size-only, latency: { put: 300ms, get: 2ms } }\n\
+         buckets: { names: [marks] }\nobjects: { size: 10B }\nbefore:\n  \
+         - { name: slow, op: put, workers: 3, operations: 3 }\n  \
+         - { name: fast, op: get, workers: 4, operations: 60 }\n",
+    );
+    let stdout = run_quietly(&f, &results);
+    assert!(
+        stdout.contains("before slow put: 3 took 250 ms or more\n"),
+        "{stdout}"
+    );
+    let id = only_run(&results);
+    let csv = std::fs::read_to_string(results.join(&id).join("summary.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert_eq!(
+        header[header.len() - 3..],
+        ["over_250ms", "over_1s", "endpoint"]
+    );
+
+    // Again from the kept histograms, at marks the run did not count at.
+    let show = |marks: &str| {
+        keystorm()
+            .args(["show", &id, "--tail-marks", marks, "--results"])
+            .arg(&results)
+            .code(0)
+            .stdout()
+    };
+    let text = show("1ms,100ms,2s");
+    assert!(
+        text.contains("before slow put: 3 took 1 ms or more (3 of them 100 ms or more)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("before fast get: 60 took 1 ms or more\n"),
+        "{text}"
+    );
+    assert!(show("2s").contains("no operation took 2 s or more\n"));
+    let json: serde_json::Value = serde_json::from_str(
+        &keystorm()
+            .args([
+                "show",
+                &id,
+                "--json",
+                "--tail-marks",
+                "200ms,400ms",
+                "--results",
+            ])
+            .arg(&results)
+            .code(0)
+            .stdout(),
+    )
+    .unwrap();
+    assert_eq!(
+        json["rows"][0]["latency_us"]["slower_than"],
+        serde_json::json!([{ "mark_us": 200_000, "count": 3 }, { "mark_us": 400_000, "count": 0 }]),
+        "{json:#}"
+    );
+    fits_summary_schema(&json);
+
+    // Marks that cannot be are a usage error.
+    for (marks, says) in [
+        ("1s,100ms", "tail marks go up: 100 ms does not follow 1 s"),
+        ("500us", "under 1ms"),
+        ("1ms,2ms,3ms,4ms,5ms", "give 1 to 4 tail marks, not 5"),
+        ("soon", "\"soon\" is not a duration"),
+    ] {
+        let stderr = keystorm()
+            .args(["show", &id, "--tail-marks", marks, "--results"])
+            .arg(&results)
+            .code(2)
+            .stderr();
+        assert!(stderr.contains(says), "{marks}: {stderr}");
+    }
 }
 
 #[test]
@@ -851,6 +925,31 @@ fn show_gives_each_phases_throughput_and_percentiles_with_95_percent_intervals_o
         .stdout();
     assert!(text.contains("95 % intervals"), "{text}");
     assert!(text.contains("  before read get: "), "{text}");
+}
+
+/// `keystorm run F --progress quiet` into `results`, which completes: its output.
+fn run_quietly(f: &Path, results: &Path) -> String {
+    keystorm()
+        .arg("run")
+        .arg(f)
+        .args(["--progress", "quiet", "--results"])
+        .arg(results)
+        .code(0)
+        .stdout()
+}
+
+/// `show --json` output is what `docs/schema/summary.schema.json` describes.
+fn fits_summary_schema(json: &serde_json::Value) {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schema/summary.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let violations: Vec<String> = validator.iter_errors(json).map(|e| e.to_string()).collect();
+    assert!(violations.is_empty(), "{violations:#?}");
 }
 
 /// `keystorm show ID --json` of the run `id` under `results`.

@@ -146,4 +146,29 @@ fn shards_on_their_own_endpoints_merge_into_one_run_broken_down_by_all_of_them()
     for url in urls {
         assert!(shown.contains(url.as_str()), "{url}:\n{shown}");
     }
+    // Tails counted again at other marks: each endpoint's from its own histograms,
+    // adding up to the row's.
+    let json: serde_json::Value = serde_json::from_str(&run_ok(
+        &[
+            "show",
+            merged.to_str().unwrap(),
+            "--json",
+            "--tail-marks",
+            "1ms,3ms",
+        ],
+        dir.path(),
+    ))
+    .unwrap();
+    for row in json["rows"].as_array().unwrap() {
+        for i in 0..2 {
+            let at = |r: &serde_json::Value| r["latency_us"]["slower_than"][i]["count"].clone();
+            let parts: u64 = row["endpoints"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| at(e).as_u64().unwrap())
+                .sum();
+            assert_eq!(Some(parts), at(row).as_u64(), "{row:#}");
+        }
+    }
 }

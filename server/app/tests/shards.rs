@@ -23,7 +23,7 @@ const MIXED_OPS: u64 = 1_500;
 
 fn writes() -> String {
     format!(
-        "keyspace: {{ seed: 9, prefix: sh/ }}\n\
+        "keyspace: {{ seed: 9, prefix: sh/ }}\ntail_marks: [1ms, 5ms, 50ms]\n\
          before:\n  - {{ name: fill, op: put, concurrency: 8, until_objects: {OBJECTS} }}\n\
          rounds:\n  count: 1\n  phases:\n\
          \x20   - {{ name: mixed, mix: {{ get: 70, put: 20, list: 5, delete: 5 }}, concurrency: 8, operations: {MIXED_OPS} }}\n\
@@ -417,6 +417,16 @@ fn merged_run_is_exact(runs: &[PathBuf], dir: &Path, live: u64) {
             in_parts, ops,
             "{phase} {op}: one latency value per operation"
         );
+        // The tail at each of the workload's marks: the parts' counts add up.
+        for (i, mark_us) in [1_000, 5_000, 50_000].into_iter().enumerate() {
+            let count = |r: &serde_json::Value| {
+                let at = &r["latency_us"]["slower_than"][i];
+                assert_eq!(at["mark_us"], mark_us, "{r:#}");
+                at["count"].as_u64().unwrap()
+            };
+            let of_parts: u64 = of_parts().map(|r| count(&r)).sum();
+            assert_eq!(count(row), of_parts, "{phase} {op} at {mark_us} µs");
+        }
     }
     assert_eq!(
         rows_of(&rows, "fill", "put").next().unwrap()["ops"].as_u64(),

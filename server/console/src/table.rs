@@ -160,12 +160,13 @@ pub fn summary_text(rows: &[SummaryRow]) -> String {
     out
 }
 
-/// The operations slower than a percentile of many shows, per whole-phase row:
-/// `round 2 write put: 16 took 1 s or more (3 of them 10 s or more)`; nothing when none.
+/// The operations slower than a percentile of many shows, per whole-phase row, at the
+/// marks it was counted at: `round 2 write put: 16 took 1 s or more (3 of them 10 s or
+/// more)`; nothing when none.
 pub fn tails_text(rows: &[SummaryRow]) -> String {
     rows.iter()
         .filter_map(|r| {
-            let words = r.stats.latency_us.tail_words()?;
+            let words = r.stats.latency_us.slower_than.words()?;
             Some(format!(
                 "{} {}: {words}\n",
                 keystorm_results::verdict_place(r),

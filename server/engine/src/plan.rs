@@ -50,6 +50,8 @@ pub struct Plan {
     /// Thresholds every phase must meet (`get.p99 < 20ms`), checked when it ends.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<String>,
+    /// Latencies each phase's tail is counted from (1 s and 10 s by default).
+    pub tail_marks: keystorm_results::tail_marks::TailMarks,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]

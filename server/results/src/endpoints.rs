@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::metrics::{IntervalStats, OpSummary};
+use crate::metrics::{IntervalStats, OpSummary, Percentiles};
 use crate::phase_ref::PhaseRef;
+use crate::tail_marks::TailMarks;
 use keystorm_types::OpKind;
 
 /// What one endpoint did of a summary row's operation.
@@ -83,22 +84,26 @@ pub fn endpoint_tag(row_tag: &str, e: usize) -> String {
 }
 
 /// The per-endpoint rows of `op` in `stats` over `elapsed`, named from `urls` (empty
-/// when the run drives one endpoint).
+/// when the run drives one endpoint), their tails counted at `marks`.
 pub fn endpoint_rows(
     stats: &IntervalStats,
     op: OpKind,
     urls: &[String],
     elapsed: Duration,
+    marks: &TailMarks,
 ) -> Vec<EndpointRow> {
     stats
         .endpoints
         .iter()
         .enumerate()
         .filter_map(|(e, s)| {
-            let stats = s.op(op).filter(|s| !s.is_empty())?.summarize(elapsed);
+            let s = s.op(op).filter(|s| !s.is_empty())?;
             Some(EndpointRow {
                 endpoint: name(urls, e),
-                stats,
+                stats: OpSummary {
+                    latency_us: Percentiles::with_tails(&s.latency, marks),
+                    ..s.summarize(elapsed)
+                },
             })
         })
         .collect()
@@ -149,7 +154,13 @@ mod tests {
             }
         }
         let urls: Vec<String> = (0..3).map(|i| format!("http://gw{i}")).collect();
-        let rows = endpoint_rows(&s, OpKind::Get, &urls, Duration::from_secs(1));
+        let rows = endpoint_rows(
+            &s,
+            OpKind::Get,
+            &urls,
+            Duration::from_secs(1),
+            &TailMarks::default(),
+        );
         assert_eq!(rows.len(), 3);
         assert_eq!(rows.iter().map(|r| r.stats.ops).sum::<u64>(), 300);
         assert_eq!(rows.iter().map(|r| r.stats.errors).sum::<u64>(), 43);
@@ -159,11 +170,49 @@ mod tests {
         // Merging keeps the breakdown exact.
         let mut twice = s.clone();
         twice.merge(&s);
-        let rows = endpoint_rows(&twice, OpKind::Get, &urls, Duration::from_secs(1));
+        let rows = endpoint_rows(
+            &twice,
+            OpKind::Get,
+            &urls,
+            Duration::from_secs(1),
+            &TailMarks::default(),
+        );
         assert_eq!(rows.iter().map(|r| r.stats.ops).sum::<u64>(), 600);
-        assert!(endpoint_rows(&s, OpKind::Put, &urls, Duration::from_secs(1)).is_empty());
+        assert!(
+            endpoint_rows(
+                &s,
+                OpKind::Put,
+                &urls,
+                Duration::from_secs(1),
+                &TailMarks::default()
+            )
+            .is_empty()
+        );
         let ops = endpoint_ops(&s, &urls, Duration::from_secs(1));
         assert_eq!(ops.len(), 3);
         assert_eq!(ops[0].ops[&OpKind::Get].ops, 100);
+    }
+
+    #[test]
+    fn each_endpoints_tail_is_counted_and_they_add_up_to_the_rows() {
+        let mut s = IntervalStats::default();
+        for n in 0..90u64 {
+            let d = Duration::from_millis(n * 30);
+            s.op_mut(OpKind::Put).record_ok(d, 0);
+            s.endpoint_op_mut((n % 2) as usize, OpKind::Put)
+                .record_ok(d, 0);
+        }
+        let marks = TailMarks::new(&[1_000_000, 2_000_000]).unwrap();
+        let urls: Vec<String> = (0..2).map(|i| format!("http://gw{i}")).collect();
+        let rows = endpoint_rows(&s, OpKind::Put, &urls, Duration::from_secs(1), &marks);
+        let whole = crate::tail_counts::slower_than(&s.op(OpKind::Put).latency, &marks);
+        for mark in marks.as_us() {
+            let parts: u64 = rows
+                .iter()
+                .map(|r| r.stats.latency_us.slower_than.at(*mark).unwrap())
+                .sum();
+            assert_eq!(Some(parts), whole.at(*mark), "at {mark} µs");
+        }
+        assert_eq!(whole.at(1_000_000), Some(56), "34 of 90 took under 1 s");
     }
 }

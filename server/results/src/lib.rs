@@ -56,6 +56,10 @@ mod step;
 mod store;
 mod student_t;
 mod summary;
+pub mod tail_counts;
+mod tail_csv;
+pub mod tail_marks;
+mod tail_recount;
 pub mod threshold;
 mod timeline;
 mod torn_line;
@@ -125,6 +129,7 @@ pub use store::{ResultStore, cut_logs_to, find_run, list_runs, new_run_id};
 pub use summary::{
     IntervalRecord, OpenLoop, Summary, SummaryRow, TotalRow, class_cell, csv_field, write_csv,
 };
+pub use tail_recount::recount_tails;
 pub use timeline::{
     MAX_TIMELINE_ENTRIES, Timeline, TimelineEntry, TimelineKind, read_timeline, timeline_text,
 };

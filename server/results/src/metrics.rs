@@ -6,7 +6,12 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+use crate::tail_counts::TailCounts;
+use crate::tail_marks::TailMarks;
 use keystorm_types::{ErrorClass, OpKind};
+
+#[path = "legacy_tails.rs"]
+mod legacy_tails;
 
 /// Highest latency a histogram can hold, in microseconds (one hour).
 pub const MAX_LATENCY_US: u64 = 3_600_000_000;
@@ -159,6 +164,7 @@ impl OpStats {
 
 /// Latency percentiles read from a (merged) histogram, in microseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+#[serde(from = "legacy_tails::StoredPercentiles")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Percentiles {
     pub min: u64,
@@ -168,35 +174,21 @@ pub struct Percentiles {
     pub p99: u64,
     pub p999: u64,
     pub max: u64,
-    /// Operations that took 1 s or more: the tail a percentile of many operations
-    /// hides (16 PUTs a reshard held are under p99.9 of 20,000). Absent when none.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub over_1s: u64,
-    /// Operations that took 10 s or more. Absent when none.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub over_10s: u64,
+    /// A phase's latency: how many operations took each of the run's tail marks or
+    /// longer (1 s and 10 s unless the workload's `tail_marks` says), ascending by
+    /// mark, zeros included: the tail a percentile of many operations hides (16 PUTs a
+    /// reshard held are under p99.9 of 20,000). Absent where no tail is counted.
+    #[serde(default, skip_serializing_if = "TailCounts::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<crate::tail_counts::TailCount>))]
+    pub slower_than: TailCounts,
 }
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-/// The marks tails are counted from (µs): 1 s and 10 s.
-pub const SLOW_MARKS_US: [u64; 2] = [1_000_000, 10_000_000];
 
 impl Percentiles {
+    /// The percentiles of `h`; no tail counted (see [`Percentiles::with_tails`]).
     pub fn of(h: &Histogram<u64>) -> Percentiles {
         if h.is_empty() {
             return Percentiles::default();
         }
-        // Values at or above a mark, to the histogram's precision (3 significant digits).
-        let at_least = |mark: u64| {
-            if h.max() < mark {
-                0
-            } else {
-                h.count_between(mark, h.max())
-            }
-        };
         Percentiles {
             min: h.min(),
             mean: (h.mean() * 10.0).round() / 10.0,
@@ -205,17 +197,26 @@ impl Percentiles {
             p99: h.value_at_quantile(0.99),
             p999: h.value_at_quantile(0.999),
             max: h.max(),
-            over_1s: at_least(SLOW_MARKS_US[0]),
-            over_10s: at_least(SLOW_MARKS_US[1]),
+            slower_than: TailCounts::default(),
         }
     }
 
-    /// `16 took 1 s or more (3 of them 10 s or more)`; none when no operation did.
-    pub fn tail_words(&self) -> Option<String> {
-        match (self.over_1s, self.over_10s) {
-            (0, _) => None,
-            (n, 0) => Some(format!("{n} took 1 s or more")),
-            (n, m) => Some(format!("{n} took 1 s or more ({m} of them 10 s or more)")),
+    /// The percentiles of `h` and its tail at `marks`.
+    pub fn with_tails(h: &Histogram<u64>, marks: &TailMarks) -> Percentiles {
+        Percentiles {
+            slower_than: crate::tail_counts::slower_than(h, marks),
+            ..Percentiles::of(h)
+        }
+    }
+
+    /// The percentiles of `h` with its tail counted at the marks `self`'s was (none
+    /// where none was): a row's latency read again from a merge of its histograms
+    /// (nothing where it has none).
+    pub fn remeasured(&self, h: Option<&Histogram<u64>>) -> Percentiles {
+        match (h, self.slower_than.marks()) {
+            (None, _) => Percentiles::default(),
+            (Some(h), Some(marks)) => Percentiles::with_tails(h, &marks),
+            (Some(h), None) => Percentiles::of(h),
         }
     }
 }
@@ -351,32 +352,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_tail_over_1_s_and_10_s_is_counted_that_p99_9_hides() {
-        let mut h = new_histogram();
-        for _ in 0..20_000 {
-            h.record(800).unwrap();
-        }
-        for us in [
-            999_000, 1_000_000, 2_500_000, 9_990_000, 12_000_000, 45_000_000,
-        ] {
-            h.record(us).unwrap();
-        }
-        let p = Percentiles::of(&h);
-        assert_eq!(p.p999, 800, "p99.9 of 20,006 does not see 6");
-        assert_eq!((p.over_1s, p.over_10s), (5, 2));
-        assert_eq!(
-            p.tail_words().as_deref(),
-            Some("5 took 1 s or more (2 of them 10 s or more)")
-        );
-        let fast = Percentiles::of(&{
-            let mut h = new_histogram();
-            h.record(800).unwrap();
-            h
-        });
-        assert_eq!((fast.over_1s, fast.tail_words()), (0, None));
-        // Absent from the JSON when none took that long.
-        let json = serde_json::to_value(fast).unwrap();
-        assert!(json.get("over_1s").is_none(), "{json}");
+    fn a_tail_mark_goes_as_far_as_a_histogram_holds() {
+        assert_eq!(crate::tail_marks::MAX_TAIL_MARK_US, MAX_LATENCY_US);
     }
 
     #[test]

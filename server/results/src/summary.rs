@@ -264,7 +264,8 @@ fn is_one(n: &u64) -> bool {
     *n == 1
 }
 
-const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes,shards_at_start,shards_at_end,part,retries,attempt_error_classes,redone,endpoint";
+/// The columns before the tail counts; `endpoint` follows them, last.
+const CSV_HEADER: &str = "section,round,phase,op,objects_at_start,started_at,duration_s,client_cpu_s,ops,errors,error_rate,ops_per_sec,bytes,mib_per_sec,keys,keys_per_sec,lat_min_us,lat_mean_us,lat_p50_us,lat_p90_us,lat_p99_us,lat_p999_us,lat_max_us,ttfb_p50_us,ttfb_p99_us,error_classes,shards_at_start,shards_at_end,part,retries,attempt_error_classes,redone";
 
 /// A CSV field, quoted when it holds a comma, quote or line break.
 pub fn csv_field(s: &str) -> String {
@@ -286,13 +287,20 @@ pub fn class_cell(counts: &crate::metrics::ErrorCounts) -> String {
 
 /// Writes the summary rows as CSV (`.` decimal separator, one header line). A row of a
 /// run that drove several endpoints is followed by one line per endpoint, its part of
-/// the row (named in the last column, `endpoint`, empty on the row's own line).
+/// the row (named in the last column, `endpoint`, empty on the row's own line). Before
+/// `endpoint`, a column per tail mark the rows were counted at (`over_1s`, `over_10s`:
+/// operations that took the mark or longer), empty where a line has no count.
 pub fn write_csv(rows: &[SummaryRow], out: &mut impl Write) -> std::io::Result<()> {
-    writeln!(out, "{CSV_HEADER}")?;
+    let marks = crate::tail_csv::marks_of(rows.iter().map(|r| &r.stats.latency_us.slower_than));
+    writeln!(
+        out,
+        "{CSV_HEADER}{},endpoint",
+        crate::tail_csv::header(&marks)
+    )?;
     for r in rows {
-        write_csv_line(r, &r.stats, None, out)?;
+        write_csv_line(r, &r.stats, None, &marks, out)?;
         for e in &r.endpoints {
-            write_csv_line(r, &e.stats, Some(&e.endpoint), out)?;
+            write_csv_line(r, &e.stats, Some(&e.endpoint), &marks, out)?;
         }
     }
     Ok(())
@@ -305,6 +313,7 @@ fn write_csv_line(
     r: &SummaryRow,
     s: &OpSummary,
     endpoint: Option<&str>,
+    marks: &[u64],
     out: &mut impl Write,
 ) -> std::io::Result<()> {
     let l = &s.latency_us;
@@ -323,7 +332,7 @@ fn write_csv_line(
     };
     writeln!(
         out,
-        "{},{},{},{},{},{},{:.3},{},{},{},{:.6},{:.3},{},{:.3},{},{:.3},{},{:.1},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        "{},{},{},{},{},{},{:.3},{},{},{},{:.6},{:.3},{},{:.3},{},{:.3},{},{:.1},{},{},{},{},{},{},{},{},{},{},{},{},{},{}{},{}",
         r.section.as_str(),
         r.round.map(|n| n.to_string()).unwrap_or_default(),
         csv_field(&r.phase),
@@ -356,6 +365,7 @@ fn write_csv_line(
         s.retries,
         csv_field(&attempt_classes),
         whole_row(r.redone.to_string()),
+        crate::tail_csv::cells(&l.slower_than, marks),
         csv_field(endpoint.unwrap_or_default()),
     )
 }

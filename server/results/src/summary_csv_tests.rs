@@ -101,3 +101,35 @@ fn a_run_on_one_endpoint_keeps_one_line_per_row() {
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[1].last().map(String::as_str), Some(""));
 }
+
+#[test]
+fn each_tail_mark_has_a_column_before_endpoint() {
+    let marks: crate::tail_marks::TailMarks = "500ms,1s".parse().unwrap();
+    let mut h = crate::metrics::new_histogram();
+    for us in [1_000, 600_000, 1_200_000, 3_000_000] {
+        h.record(us).unwrap();
+    }
+    let mut counted = row(vec![EndpointRow {
+        endpoint: "http://127.0.0.1:9001".into(),
+        stats: stats(300, 3, 3000),
+    }]);
+    counted.stats.latency_us = crate::metrics::Percentiles::with_tails(&h, &marks);
+    let lines = csv(&[counted, row(Vec::new())]);
+    let header = &lines[0];
+    let n = header.len();
+    assert_eq!(header[n - 3..], ["over_500ms", "over_1s", "endpoint"]);
+    assert!(lines.iter().all(|l| l.len() == n), "{lines:?}");
+    assert_eq!(lines[1][n - 3..n - 1], ["3", "2"], "the row's counts");
+    assert_eq!(
+        lines[2][n - 3..n - 1],
+        ["", ""],
+        "an endpoint's line counted at none"
+    );
+    assert_eq!(lines[3][n - 3..n - 1], ["", ""], "a row with none counted");
+    // A run with no counts has no tail columns.
+    let plain = csv(&[row(Vec::new())]);
+    assert!(
+        !plain[0].iter().any(|h| h.starts_with("over_")),
+        "{plain:?}"
+    );
+}

@@ -82,15 +82,15 @@ pub fn whole_phase_rows(dir: &Path, rows: &[SummaryRow]) -> Vec<SummaryRow> {
         for tag in parted {
             let (whole, _) = wholes.get_mut(tag).expect("a tag of the rows");
             let duration_s = whole.duration_s;
+            // The first part's, for the marks its tail was counted at.
+            let recorded = whole.stats.latency_us;
             finish_rates(&mut whole.stats, duration_s);
-            whole.stats.latency_us = merged.get(tag).map(Percentiles::of).unwrap_or_default();
+            whole.stats.latency_us = recorded.remeasured(merged.get(tag));
             for e in &mut whole.endpoints {
                 finish_rates(&mut e.stats, duration_s);
                 let i = urls.iter().position(|u| *u == e.endpoint);
-                e.stats.latency_us = i
-                    .and_then(|i| merged.get(&crate::endpoint_tag(tag, i)))
-                    .map(Percentiles::of)
-                    .unwrap_or_default();
+                e.stats.latency_us =
+                    recorded.remeasured(i.and_then(|i| merged.get(&crate::endpoint_tag(tag, i))));
             }
             whole.wall_s = last
                 .get(tag.as_str())
@@ -261,6 +261,30 @@ mod tests {
         );
         // A phase of one part is its row.
         assert_eq!(whole_phase_rows(dir.path(), &[first.clone()]), vec![first]);
+    }
+
+    #[test]
+    fn a_phase_in_parts_counts_its_tail_at_the_marks_its_parts_were_counted_at() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = ResultStore::open_append(dir.path()).unwrap();
+        let mut first = part(&mut store, 0.0, 2, 30, Duration::from_millis(45));
+        let mut second = part(&mut store, 5.0, 1, 20, Duration::from_millis(150));
+        drop(store);
+        let marks = crate::tail_marks::TailMarks::new(&[40_000, 100_000]).unwrap();
+        // The marks are the parts' (their counts aside: the whole's come from the log).
+        for p in [&mut first, &mut second] {
+            p.stats.latency_us.slower_than =
+                crate::tail_counts::slower_than(&crate::metrics::new_histogram(), &marks);
+        }
+        second.resumed = true;
+        let whole = &whole_phase_rows(dir.path(), &[first, second])[0];
+        let counts = whole.stats.latency_us.slower_than;
+        assert_eq!(counts.at(40_000), Some(80), "both parts' GETs from the log");
+        assert_eq!(
+            counts.at(100_000),
+            Some(20),
+            "the second part's 150 ms ones"
+        );
     }
 }
 

@@ -1577,16 +1577,12 @@ export interface components {
             /** Format: int64 */
             max: number;
             /**
-             * Format: int64
-             * @description Operations that took 1 s or more: the tail a percentile of many operations
-             *     hides (16 PUTs a reshard held are under p99.9 of 20,000). Absent when none.
+             * @description A phase's latency: how many operations took each of the run's tail marks or
+             *     longer (1 s and 10 s unless the workload's `tail_marks` says), ascending by
+             *     mark, zeros included: the tail a percentile of many operations hides (16 PUTs a
+             *     reshard held are under p99.9 of 20,000). Absent where no tail is counted.
              */
-            over_1s?: number;
-            /**
-             * Format: int64
-             * @description Operations that took 10 s or more. Absent when none.
-             */
-            over_10s?: number;
+            slower_than?: components["schemas"]["TailCount"][];
         };
         /** @description How far a phase has got, for progress bars and the live view. */
         PhaseProgress: {
@@ -2355,6 +2351,20 @@ export interface components {
              *     it (empty for one endpoint: the row is its).
              */
             endpoints?: components["schemas"]["EndpointRow"][];
+        };
+        /** @description Operations that took `mark_us` or longer. */
+        TailCount: {
+            /**
+             * Format: int64
+             * @description The mark, in microseconds.
+             */
+            mark_us: number;
+            /**
+             * Format: int64
+             * @description Successful operations that took the mark or longer (to the histogram's 3
+             *     significant digits: one within 0.1 % under the mark may count).
+             */
+            count: number;
         };
         /** @description Objects and their bytes. */
         Tally: {

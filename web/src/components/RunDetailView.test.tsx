@@ -73,14 +73,28 @@ describe("bandwidth column", () => {
   });
 });
 
-describe("tail cell", () => {
-  it("counts the operations of 1 s and 10 s or more that p99.9 hides, only where some were", () => {
-    const held = { ...base, phase: "write", op: "put", latency_us: { ...base.latency_us, over_1s: 16, over_10s: 3 } } as SummaryRow;
-    render(<RoundsPhasesTable rows={[base, held]} />);
+describe("tail columns", () => {
+  const counted = (counts: number[], marks = [500_000, 1_000_000, 10_000_000]) =>
+    ({ ...base.latency_us, slower_than: marks.map((mark_us, i) => ({ mark_us, count: counts[i] })) }) as SummaryRow["latency_us"];
+
+  it("give each of the run's marks a column counting what p99.9 hides, when some phase had any", () => {
+    const fast = { ...base, latency_us: counted([0, 0, 0]) };
+    const held = { ...base, phase: "write", op: "put", latency_us: counted([40, 16, 3]) } as SummaryRow;
+    render(<RoundsPhasesTable rows={[fast, held, base]} />);
+    const heads = screen.getAllByRole("columnheader").map((h) => h.textContent);
+    expect(heads.filter((h) => h?.startsWith("≥"))).toEqual(["≥ 500 ms", "≥ 1 s", "≥ 10 s"]);
     const cells = screen.getAllByTestId("row-slow").map((c) => c.textContent);
-    expect(cells).toEqual(["–", "16 (3 ≥ 10 s)"]);
+    // Counted and none, counted and some, a row counted at no mark (an older run).
+    expect(cells).toEqual(["0", "0", "0", "40", "16", "3", "–", "–", "–"]);
     cleanup();
-    render(<RoundsPhasesTable rows={[base]} />);
+    render(<RoundsPhasesTable rows={[fast, base]} />);
     expect(screen.queryAllByTestId("row-slow")).toHaveLength(0);
+  });
+
+  it("follow the marks the workload chose", () => {
+    const held = { ...base, op: "put", latency_us: counted([5, 1], [250_000, 1_500_000]) } as SummaryRow;
+    render(<RoundsPhasesTable rows={[held]} />);
+    const heads = screen.getAllByRole("columnheader").map((h) => h.textContent);
+    expect(heads.filter((h) => h?.startsWith("≥"))).toEqual(["≥ 250 ms", "≥ 1.5 s"]);
   });
 });

@@ -14,6 +14,7 @@ import { widest } from "../lib/heatmap";
 import { fmtCount, fmtDuration, fmtLatency, fmtOpMiBs, fmtRate, fmtTime, openLoopBehind, openLoopText } from "../lib/format";
 import { mergeByX, phaseSpan, phaseWindows, roundMarkSpecs, roundMarks, roundShardRows } from "../lib/bucket-index";
 import { type PauseSpan, pauseWindows } from "../lib/pauses";
+import { markText, tailCount, tailMarks } from "../lib/tails";
 import { METRICS, objectsAtPhaseStart, partLabel, placeLabel, roundSeriesKeys, roundSeriesLooks, roundsTable, seriesName } from "../lib/rounds";
 
 const PART_HELP =
@@ -113,8 +114,9 @@ export function RunHeader({ detail, extra }: { detail: RunDetail; extra?: React.
 export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
   // Open-loop phases say what they sent of the rate asked, and how late requests left.
   const open = rows.some((r) => r.open_loop);
-  // Operations of 1 s or more: a tail p99.9 of many operations does not show.
-  const slow = rows.some((r) => (r.latency_us.over_1s ?? 0) > 0);
+  // Operations at each tail mark or over (1 s, 10 s unless the workload said): a tail
+  // p99.9 of many operations does not show.
+  const marks = tailMarks(rows);
   return (
     <table className="grid" data-testid="rounds-table">
       <thead>
@@ -130,11 +132,11 @@ export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
           <th className="num">p99</th>
           <th className="num">p99.9</th>
           <th className="num">max</th>
-          {slow && (
-            <th className="num" title="Operations that took 1 s or more (and, in brackets, 10 s or more): a tail the percentiles of many operations hide">
-              ≥ 1 s
+          {marks.map((m) => (
+            <th key={m} className="num" title={`Operations that took ${markText(m)} or more: a tail the percentiles of many operations hide`}>
+              ≥ {markText(m)}
             </th>
-          )}
+          ))}
           <th className="num">Errors</th>
           {open && (
             <>
@@ -169,12 +171,14 @@ export function RoundsPhasesTable({ rows }: { rows: SummaryRow[] }) {
             <td className="num">{fmtLatency(r.latency_us.p99)}</td>
             <td className="num">{fmtLatency(r.latency_us.p999)}</td>
             <td className="num">{fmtLatency(r.latency_us.max)}</td>
-            {slow && (
-              <td className={`num ${r.latency_us.over_1s ? "bad" : ""}`} data-testid="row-slow">
-                {r.latency_us.over_1s ? fmtCount(r.latency_us.over_1s) : "–"}
-                {r.latency_us.over_10s ? <span className="muted"> ({fmtCount(r.latency_us.over_10s)} ≥ 10 s)</span> : null}
-              </td>
-            )}
+            {marks.map((m) => {
+              const n = tailCount(r, m);
+              return (
+                <td key={m} className={`num ${n ? "bad" : ""}`} data-testid="row-slow">
+                  {n == null ? "–" : fmtCount(n)}
+                </td>
+              );
+            })}
             <td className={`num ${r.errors ? "bad" : ""}`} title={errorsTitle(r)}>
               {fmtCount(r.errors)}
               {r.retries ? (

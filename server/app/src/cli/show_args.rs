@@ -1,6 +1,7 @@
 //! The flags of `keystorm show`: which run, and how its summary is cut.
 
 use super::results_args::ResultsArgs;
+use keystorm_results::tail_marks::TailMarks;
 
 /// What `keystorm show --by` breaks rows down by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -28,6 +29,13 @@ pub struct ShowArgs {
     #[arg(long, value_name = "KEYS", value_parser = parse_key_count)]
     pub extrapolate: Option<f64>,
 
+    /// Count each phase's operations that took each of these latencies or longer, from
+    /// the run's kept histograms (exact to their 3 significant digits), in place of the
+    /// marks the run counted at (its workload's `tail_marks`, by default 1s,10s): 1 to
+    /// 4 ascending durations of 1ms or more, e.g. 100ms,1s.
+    #[arg(long, value_name = "MARKS", value_parser = parse_tail_marks)]
+    pub tail_marks: Option<TailMarks>,
+
     #[command(flatten)]
     pub results: ResultsArgs,
 }
@@ -37,4 +45,8 @@ fn parse_key_count(s: &str) -> Result<f64, String> {
         Ok(n) if n.is_finite() && n >= 1.0 => Ok(n),
         _ => Err(format!("{s:?} is not a key count such as 67e9 or 1000000")),
     }
+}
+
+fn parse_tail_marks(s: &str) -> Result<TailMarks, String> {
+    s.parse::<TailMarks>().map_err(|e| e.to_string())
 }

@@ -12,9 +12,16 @@ use keystorm_console::table::Table;
 pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     let dir = super::inputs::run_dir(&args.results.results, &args.run)?;
     let manifest = ResultStore::read_manifest(&dir).map_err(|e| CliError::failed(e.to_string()))?;
-    let summary = ResultStore::read_summary_or_empty(&dir, &manifest.run_id)
+    let mut summary = ResultStore::read_summary_or_empty(&dir, &manifest.run_id)
         .map_err(|e| CliError::failed(e.to_string()))?;
-    let rows = keystorm_results::whole_phase_rows(&dir, &summary.rows);
+    let mut rows = keystorm_results::whole_phase_rows(&dir, &summary.rows);
+    if let Some(marks) = &args.tail_marks {
+        // The parts of a phase run in parts are left uncounted: the log cannot split them.
+        for rows in [&mut rows, &mut summary.rows] {
+            keystorm_results::recount_tails(&dir, rows, marks)
+                .map_err(|e| CliError::failed(e.to_string()))?;
+        }
+    }
     let integrity = keystorm_results::read_integrity(&dir, &rows);
     let verdict = RunVerdict::read(&dir, &manifest, &rows);
     // Judged on the whole-phase rows already at hand, as the API does.
@@ -46,7 +53,7 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     } else {
         stdout!("{}", keystorm_console::table::summary_text(&summary.rows));
         stdout!("{}", keystorm_console::table::paused_phases_text(&rows));
-        stdout!("{}", keystorm_console::table::tails_text(&rows));
+        stdout!("{}", tails_text(&rows, args.tail_marks.as_ref()));
         stdout!("{}", keystorm_console::table::intervals_text(&intervals));
         stdout!("{}", keystorm_console::table::integrity_text(&integrity));
     }
@@ -101,6 +108,22 @@ fn print_json(
     let text = serde_json::to_string_pretty(&value).map_err(failed)?;
     stdoutln!("{text}");
     Ok(exit::OK)
+}
+
+/// The operations at or over each mark, per phase; with marks asked for, that none
+/// took the first of them when none did (else the silence reads as not counted).
+fn tails_text(
+    rows: &[keystorm_results::SummaryRow],
+    asked: Option<&keystorm_results::tail_marks::TailMarks>,
+) -> String {
+    let text = keystorm_console::table::tails_text(rows);
+    match asked {
+        Some(marks) if text.is_empty() => format!(
+            "no operation took {} or more\n",
+            keystorm_results::tail_marks::mark_words(marks.as_us()[0])
+        ),
+        _ => text,
+    }
 }
 
 fn round_of(phase: &keystorm_results::PhaseRef) -> String {

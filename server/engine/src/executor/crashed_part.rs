@@ -56,12 +56,13 @@ impl ClosedPart {
 }
 
 /// Builds the rows of `part` of `scheduled` from the run folder `dir`, unless `summary`
-/// already holds them.
+/// already holds them; their tails counted at `tail_marks`.
 pub(crate) fn close(
     dir: &std::path::Path,
     scheduled: &ScheduledPhase,
     part: &PartStart,
     summary: &Summary,
+    tail_marks: keystorm_results::tail_marks::TailMarks,
 ) -> Result<ClosedPart, ResultsError> {
     let phase = &scheduled.phase_ref;
     let query = IntervalQuery {
@@ -185,6 +186,7 @@ pub(crate) fn close(
                 index_at_end: &index_at_end,
                 interrupted: true,
                 endpoints: &urls,
+                tail_marks,
             },
         );
         // An open-loop part says what it sent of its rate, as a part that ended does
@@ -242,7 +244,7 @@ pub fn close_killed_run(
             .filter(|s| checkpoint.current.as_ref() == Some(&s.phase_ref))
     {
         let mut summary = ResultStore::read_summary_or_empty(dir, &manifest.run_id)?;
-        let closed = close(dir, scheduled, part, &summary)?;
+        let closed = close(dir, scheduled, part, &summary, plan.tail_marks)?;
         if !closed.rows.is_empty() {
             let mut run_totals = super::totals::read(dir)?;
             summary.rows.extend(closed.rows);

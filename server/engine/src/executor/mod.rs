@@ -437,8 +437,15 @@ impl PhaseRunner<'_> {
         let Some(part) = position.open_part.take() else {
             return Ok(());
         };
-        let closed = crashed_part::close(self.ctx.store().dir(), scheduled, &part, self.summary)
-            .map_err(fail(RunStatus::Failed))?;
+        let marks = self.ctx.plan.tail_marks;
+        let closed = crashed_part::close(
+            self.ctx.store().dir(),
+            scheduled,
+            &part,
+            self.summary,
+            marks,
+        )
+        .map_err(fail(RunStatus::Failed))?;
         position.next_interval = position.next_interval.max(closed.next_interval);
         position.operations = part.operations_before + closed.operations;
         position.elapsed_s = part.elapsed_before_s + closed.elapsed_s;

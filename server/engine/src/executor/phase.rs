@@ -19,7 +19,9 @@ use super::sequence::ScheduledPhase;
 use super::stalls::StallDetector;
 use crate::keyset::KeySet;
 use crate::keyspace::WindowState;
-use crate::metrics::{IntervalStats, Recorder, process_cpu_time};
+use crate::metrics::{IntervalStats, OpSummary, Recorder, process_cpu_time};
+use keystorm_results::metrics::Percentiles;
+use keystorm_results::tail_marks::TailMarks;
 use keystorm_results::{IntegrityEvent, PhaseRef, ResultsError, RunEvent};
 use keystorm_results::{OpenLoop, PartStart, PhasePosition, SummaryRow};
 use keystorm_types::OpKind;
@@ -307,6 +309,7 @@ impl Part<'_> {
             index_at_end,
             interrupted,
             endpoints: if ctx.gateways.several() { &urls } else { &[] },
+            tail_marks: ctx.plan.tail_marks,
         };
         let mut rows = summary_rows(&totals, pref, &saver.part, &end_of_part);
         for r in &mut rows {
@@ -337,6 +340,8 @@ pub(crate) struct PartEnd<'a> {
     pub interrupted: bool,
     /// The run's endpoints when it drives several (their shares are broken down).
     pub endpoints: &'a [String],
+    /// Where the rows' tails are counted from (the workload's `tail_marks`).
+    pub tail_marks: TailMarks,
 }
 
 /// The summary rows of one part of a phase: one per operation it ran.
@@ -350,7 +355,13 @@ pub(crate) fn summary_rows(
     totals
         .active()
         .map(|(op, s)| SummaryRow {
-            endpoints: keystorm_results::endpoint_rows(totals, op, end.endpoints, measured),
+            endpoints: keystorm_results::endpoint_rows(
+                totals,
+                op,
+                end.endpoints,
+                measured,
+                &end.tail_marks,
+            ),
             section: phase.section,
             round: phase.round,
             phase: phase.name.clone(),
@@ -359,7 +370,10 @@ pub(crate) fn summary_rows(
             started_at: part.started_at.clone(),
             duration_s: measured.as_secs_f64(),
             client_cpu_s: end.client_cpu_s,
-            stats: s.summarize(measured),
+            stats: OpSummary {
+                latency_us: Percentiles::with_tails(&s.latency, &end.tail_marks),
+                ..s.summarize(measured)
+            },
             index_at_start: part.index_at_start.clone(),
             index_at_end: end.index_at_end.to_vec(),
             interrupted: end.interrupted,

@@ -41,6 +41,8 @@ pub struct RawWorkload {
     pub agents: Option<S<RawAgents>>,
     /// Thresholds every phase must meet (`get.p99 < 20ms`).
     pub expect: Option<S<Vec<S<String>>>>,
+    /// Latencies each phase's tail is counted from (`[500ms, 1s, 10s]`).
+    pub tail_marks: Option<S<Vec<S<RawDuration>>>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::tail_marks::mark_name;
 use crate::uncertainty::Figures;
 
 /// A figure a comparison judges.
@@ -44,7 +45,7 @@ impl Metric {
             Metric::P99 => "p99".into(),
             Metric::P999 => "p99.9".into(),
             Metric::ErrorRate => "error_rate".into(),
-            Metric::Slow { mark_us, .. } => format!("over_{}", mark_words(*mark_us)),
+            Metric::Slow { mark_us, .. } => format!("over_{}", mark_name(*mark_us)),
         }
     }
 
@@ -104,7 +105,11 @@ pub fn known_name(name: &str, marks_us: &[u64]) -> bool {
     .contains(&name)
         || marks_us
             .iter()
-            .any(|m| name == format!("over_{}", mark_words(*m)))
+            .any(|m| name == format!("over_{}", mark_name(*m)))
+        // A run's own marks are known only once it is read: any one mark will do.
+        || name
+            .strip_prefix("over_")
+            .is_some_and(|mark| mark.parse::<crate::tail_marks::TailMarks>().is_ok_and(|m| m.as_us().len() == 1))
 }
 
 /// A percentile the schedule lag is known for.
@@ -113,15 +118,4 @@ pub enum LagQuantile {
     P50,
     P99,
     P999,
-}
-
-/// A tail mark as a name's part: `1s`, `500ms`, `10s`, `250us`.
-pub fn mark_words(us: u64) -> String {
-    if us >= 1_000_000 && us.is_multiple_of(1_000_000) {
-        format!("{}s", us / 1_000_000)
-    } else if us >= 1_000 && us.is_multiple_of(1_000) {
-        format!("{}ms", us / 1_000)
-    } else {
-        format!("{us}us")
-    }
 }

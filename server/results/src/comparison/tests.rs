@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use keystorm_types::OpKind;
 
 use super::*;
-use crate::uncertainty::Second;
 use crate::uncertainty::seconds::OpSecond;
+use crate::uncertainty::{RunSeconds, Second};
 
 /// A second of `ops` GETs of 1 KiB, their latency spread over 10 buckets around
 /// `latency_us` (±10 %), with `noise` (0–1) of random wobble in the count.

@@ -28,6 +28,9 @@ struct RowSum {
     open: Vec<(OpenLoop, f64, usize)>,
     /// The worst part's schedule lag (lag histograms are not logged, so not merged).
     lag: Option<Percentiles>,
+    /// A part's latency summary, for the marks its tail was counted at: the merged
+    /// tail is counted at them from the merged histogram.
+    counted: Percentiles,
     /// Each endpoint's counters, in the merged run's endpoint order.
     endpoints: Vec<(String, OpSummary)>,
     /// When each part's row ran (its start and measured seconds): a handful per part.
@@ -138,6 +141,7 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
                     interrupted: HashMap::new(),
                     open: Vec::new(),
                     lag: None,
+                    counted: r.stats.latency_us,
                     endpoints: urls
                         .iter()
                         .map(|u| (u.clone(), OpSummary::default()))
@@ -198,7 +202,9 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
                 crate::whole_phases::wall_seconds(&sum.row.started_at, start, *seconds)
             });
             finish_rates(&mut sum.row.stats, seconds);
-            sum.row.stats.latency_us = latency(histograms.by_tag.get(&sum.row.log_tag()));
+            sum.row.stats.latency_us = sum
+                .counted
+                .remeasured(histograms.by_tag.get(&sum.row.log_tag()));
             sum.row.stats.schedule_lag_us = sum.lag;
             // Side by side: the shards' rates add up.
             sum.row.open_loop = OpenLoop::side_by_side(&sum.open, |part| {
@@ -212,8 +218,9 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
                 .filter(|(_, s)| s.ops + s.errors + s.retries > 0)
                 .map(|(endpoint, mut stats)| {
                     finish_rates(&mut stats, seconds);
-                    stats.latency_us =
-                        latency(histograms.by_endpoint.get(&(tag.clone(), endpoint.clone())));
+                    stats.latency_us = sum
+                        .counted
+                        .remeasured(histograms.by_endpoint.get(&(tag.clone(), endpoint.clone())));
                     EndpointRow { endpoint, stats }
                 })
                 .collect();

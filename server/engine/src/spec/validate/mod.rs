@@ -16,6 +16,7 @@ mod parallel;
 mod phase;
 mod phases;
 mod select;
+mod tail_marks;
 mod target;
 mod transfer;
 mod values;
@@ -164,6 +165,7 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
         checkpoint_every,
         agents,
         expect: expect::thresholds(raw.expect.as_ref())?,
+        tail_marks: tail_marks::tail_marks(raw.tail_marks.as_ref())?,
     };
     if let (Some(msg), Some(loc)) = (plan.verify_refusal(), first_verify) {
         return at(&loc, msg);
