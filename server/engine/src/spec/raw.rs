@@ -41,6 +41,9 @@ pub struct RawWorkload {
     pub agents: Option<S<RawAgents>>,
     /// Thresholds every phase must meet (`get.p99 < 20ms`).
     pub expect: Option<S<Vec<S<String>>>>,
+    /// Once a phase measured this long, a threshold it missed so far stops the run
+    /// (every phase without its own).
+    pub expect_abort_after: Option<S<RawDuration>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -305,6 +308,8 @@ pub struct RawPhase {
     pub max_error_rate: Option<S<f64>>,
     /// Thresholds this phase must meet (`get.p99 < 20ms`).
     pub expect: Option<S<Vec<S<String>>>>,
+    /// Once this phase measured this long, a threshold it missed so far stops the run.
+    pub expect_abort_after: Option<S<RawDuration>>,
     /// List phases: `serial`, `prefix` or `adaptive`.
     pub mode: Option<S<String>>,
     /// Prefix mode: leading characters per prefix.

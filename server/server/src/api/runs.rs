@@ -164,7 +164,7 @@ pub async fn read(
         .map(|s| keystorm_results::whole_phase_rows(&dir, &s.rows))
         .unwrap_or_default();
     let verdict = RunVerdict::read(&dir, &manifest, &phases);
-    let thresholds = keystorm_results::threshold::judge(&manifest.expect, &phases);
+    let thresholds = keystorm_results::threshold_judge::judge_in(&dir, &manifest.expect, &phases);
     Ok(Json(RunDetail {
         verdict,
         thresholds,
