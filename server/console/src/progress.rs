@@ -13,6 +13,7 @@ use keystorm_results::{IntervalRecord, PhaseProgress, PhaseRef, SHORT_INTERVAL_S
 use crate::gateway_states::GatewayStates;
 use crate::output::Printer;
 use crate::table::latency;
+use crate::threshold_lines::ThresholdLines;
 
 /// How progress shows: bars on a terminal, one plain line a second otherwise (`auto`),
 /// or nothing but warnings (`quiet`).
@@ -34,6 +35,8 @@ pub struct Progress {
     printer: Printer,
     /// The gateways' states, shown on every line of a run that drives several.
     gateways: GatewayStates,
+    /// The running phase's thresholds as last judged, to say when one changes.
+    thresholds: ThresholdLines,
 }
 
 impl Progress {
@@ -49,6 +52,7 @@ impl Progress {
             rounds,
             printer: Printer::current(),
             gateways: GatewayStates::default(),
+            thresholds: ThresholdLines::default(),
         }
     }
 
@@ -149,6 +153,7 @@ impl Observer for Progress {
         match event {
             RunEvent::Started { endpoint, .. } => self.gateways.started(endpoint),
             RunEvent::Endpoint(e) => self.gateways.changed(e),
+            RunEvent::PhaseStarted { .. } => self.thresholds.phase_started(),
             _ => {}
         }
         self.printer.run(|| self.show(event));
@@ -239,6 +244,11 @@ impl Progress {
             }
             (_, RunEvent::Cleanup(c)) => self.show_cleanup(c),
             (_, RunEvent::Step(s)) => self.show_step(s),
+            (_, RunEvent::ThresholdsSoFar(t)) => {
+                for line in self.thresholds.lines(&self.phase_label(&t.phase), t) {
+                    self.say(line);
+                }
+            }
             (_, RunEvent::Finished { .. }) => self.clear_bar(),
             (_, event) => {
                 if let Some(note) = self.note(event) {

@@ -47,7 +47,8 @@ pub struct Plan {
     pub checkpoint_every: Duration,
     /// What a run split over agents does when one is lost.
     pub agents: AgentsPlan,
-    /// Thresholds every phase must meet (`get.p99 < 20ms`), checked when it ends.
+    /// Thresholds every phase must meet (`get.p99 < 20ms`), checked when it ends, and
+    /// while it runs on what it measured so far.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<String>,
     /// Latencies each phase's tail is counted from (1 s and 10 s by default).
@@ -281,9 +282,15 @@ pub struct PhasePlan {
     pub page_size: u32,
     /// Stop the run when the error fraction of this phase exceeds this (checked each interval).
     pub max_error_rate: Option<f64>,
-    /// Thresholds this phase must meet (beside the workload's), checked when it ends.
+    /// Thresholds this phase must meet (beside the workload's), checked when it ends,
+    /// and while it runs on what it measured so far.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<String>,
+    /// Once the phase measured this long, a threshold it missed so far stops the run
+    /// (its own `expect_abort_after`, or else the workload's); `None`: a threshold
+    /// missed while it runs is shown, never acted on.
+    #[serde(with = "humantime_serde_opt", skip_serializing_if = "Option::is_none")]
+    pub expect_abort_after: Option<Duration>,
     /// Check every GET's body (and MD5 ETag) against what keystorm wrote; a difference
     /// is counted as `corrupt`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]

@@ -47,6 +47,26 @@ impl IntegrityReport {
         self.corrupt == 0 && self.missing == 0 && self.audited().clean()
     }
 
+    /// What was found not as written, in words: `reads found 2 corrupt, 141 missing;
+    /// audits found 141 missing, 0 doubled, 3 extra, 0 size mismatches`.
+    pub fn not_as_written_text(&self) -> String {
+        let mut parts = Vec::new();
+        if self.corrupt + self.missing > 0 {
+            parts.push(format!(
+                "reads found {} corrupt, {} missing",
+                self.corrupt, self.missing
+            ));
+        }
+        let a = self.audited();
+        if !a.clean() {
+            parts.push(format!(
+                "audits found {} missing, {} doubled, {} extra, {} size mismatches",
+                a.missing, a.doubled, a.extra, a.size_mismatch
+            ));
+        }
+        parts.join("; ")
+    }
+
     /// Every audit's counts added up.
     pub fn audited(&self) -> AuditCounts {
         let mut total = AuditCounts::default();
@@ -82,17 +102,25 @@ pub fn read_integrity(dir: &Path, rows: &[SummaryRow]) -> IntegrityReport {
             }
         }
     }
-    let verified: BTreeSet<_> = report.verified_phases.iter().map(key).collect();
-    for r in rows {
-        let class = |label: &str| r.stats.error_classes.get(label).copied().unwrap_or(0);
-        report.corrupt += class("corrupt");
-        report.missing += class("missing");
-        let phase = (r.section.as_str().to_string(), r.round, r.phase.clone());
-        if r.op == OpKind::Get && verified.contains(&phase) {
-            report.verified_gets += r.stats.ops + class("corrupt");
+    report.add_rows(rows);
+    report
+}
+
+impl IntegrityReport {
+    /// Adds what `rows` counted: the objects found corrupt or missing, and the GETs of
+    /// the verifying phases among them (each checked).
+    pub fn add_rows<'a>(&mut self, rows: impl IntoIterator<Item = &'a SummaryRow>) {
+        let verified: BTreeSet<_> = self.verified_phases.iter().map(key).collect();
+        for r in rows {
+            let class = |label: &str| r.stats.error_classes.get(label).copied().unwrap_or(0);
+            self.corrupt += class("corrupt");
+            self.missing += class("missing");
+            let phase = (r.section.as_str().to_string(), r.round, r.phase.clone());
+            if r.op == OpKind::Get && verified.contains(&phase) {
+                self.verified_gets += r.stats.ops + class("corrupt");
+            }
         }
     }
-    report
 }
 
 fn key(p: &PhaseRef) -> (String, Option<u32>, String) {

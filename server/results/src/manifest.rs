@@ -67,6 +67,11 @@ pub struct Manifest {
     /// when the run ends.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<crate::threshold::Expectation>,
+    /// The threshold a phase missed on what it measured so far that stopped the run
+    /// (`expect_abort_after`), judged then; the run is `aborted`, and `keystorm run`
+    /// exits 3 as for a threshold missed at a phase's end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_by_threshold: Option<crate::threshold::ThresholdCheck>,
 }
 
 impl Manifest {

@@ -1,6 +1,6 @@
 //! What a run must achieve, stated in its workload (`expect: ["get.p99 < 20ms",
-//! "put.ops_per_sec > 1000", "errors.rate < 0.1%", "open_loop.sent >= 99%"]`), and
-//! whether a phase achieved it. One parser for the workload's validation and for every
+//! "put.ops_per_sec > 1000", "errors.rate < 0.1%", "open_loop.sent >= 99%",
+//! "integrity: as_written"]`), and whether a phase achieved it. One parser for the workload's validation and for every
 //! place that judges a run afterwards (the run's end, a merge of shards, `show`), so a
 //! threshold means the same thing wherever it is read; a threshold is judged on a
 //! phase's whole rows (a resumed phase's parts added up, latency from their merged
@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use keystorm_types::OpKind;
 
-use crate::summary::SummaryRow;
+use crate::metrics::OpSummary;
+use crate::summary::{OpenLoop, SummaryRow};
 
 /// What a threshold is about: one operation, every request of the phase (`errors`), or
 /// an open-loop phase's schedule (`open_loop`).
@@ -85,9 +86,14 @@ pub enum ThresholdError {
     Shape(String),
     #[error(
         "{0:?} is not an operation: use put, get, head, list or delete, errors (every \
-         request of the phase) or open_loop"
+         request of the phase) or open_loop; or write \"integrity: as_written\""
     )]
     Subject(String),
+    #[error(
+        "{0:?} is not an integrity expectation: write \"integrity: as_written\" (the store \
+         kept what the run gave it, proved by a verification or an audit)"
+    )]
+    Integrity(String),
     #[error("{metric:?} is not a metric of {subject}: use {accepted}")]
     Metric {
         subject: String,
@@ -170,6 +176,44 @@ impl std::str::FromStr for Threshold {
     }
 }
 
+/// One entry of an `expect:` list: a bound on a phase's figure, or `integrity:
+/// as_written` (the store kept what the run gave it, proved by a verification or an
+/// audit).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Expected {
+    Bound(Threshold),
+    AsWritten,
+}
+
+/// `integrity: as_written` as it is written back (spacing normalised).
+pub const AS_WRITTEN: &str = "integrity: as_written";
+
+impl Expected {
+    /// As written, spacing normalised.
+    pub fn text(&self) -> &str {
+        match self {
+            Expected::Bound(t) => &t.text,
+            Expected::AsWritten => AS_WRITTEN,
+        }
+    }
+}
+
+impl std::str::FromStr for Expected {
+    type Err = ThresholdError;
+
+    fn from_str(text: &str) -> Result<Expected, ThresholdError> {
+        let Some(rest) = text.trim_start().strip_prefix("integrity") else {
+            return text.parse().map(Expected::Bound);
+        };
+        match rest.trim_start().strip_prefix(':').map(str::trim) {
+            Some("as_written") => Ok(Expected::AsWritten),
+            // `integrity.x < 1`: read as a threshold, whose error names the shape.
+            None if !rest.starts_with([' ', ':']) => text.parse().map(Expected::Bound),
+            _ => Err(ThresholdError::Integrity(text.to_string())),
+        }
+    }
+}
+
 fn op_metric(m: &str) -> Option<Metric> {
     Some(match m {
         "p50" => Metric::Latency(LatencyFigure::P50),
@@ -213,30 +257,52 @@ fn share(s: &str) -> Option<f64> {
     (fraction <= 1.0).then_some(fraction)
 }
 
-/// A threshold judged on one phase.
+/// A threshold judged on one phase (or `integrity: as_written` on the run).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ThresholdCheck {
-    /// `round 3 read`, `before fill`.
+    /// `round 3 read`, `before fill`; `run` for the workload's `integrity: as_written`.
     pub phase: String,
-    /// The threshold as written: `get.p99 < 20ms`.
+    /// The threshold as written: `get.p99 < 20ms`, `integrity: as_written`.
     pub expect: String,
     /// The phase's figure in the threshold's unit (µs, ops/s, MiB/s, a fraction, a
-    /// count).
+    /// count; for `integrity: as_written`, the objects found not as written).
     pub actual: f64,
     /// The figure in words: `31.2 ms`, `1,204 ops/s`, `0.02 %`.
     pub actual_text: String,
     pub passed: bool,
 }
 
+/// What a threshold is judged on: a phase's figures per operation, over its measured
+/// time, and how an open loop kept its schedule — from its rows when it ended, or from
+/// what it measured so far while it runs.
+pub struct PhaseFigures<'a> {
+    pub ops: Vec<(OpKind, &'a OpSummary)>,
+    pub open_loop: Option<OpenLoop>,
+}
+
+impl<'a> PhaseFigures<'a> {
+    /// The figures of a phase's whole rows (one per operation).
+    pub fn of_rows(rows: &[&'a SummaryRow]) -> Self {
+        PhaseFigures {
+            ops: rows.iter().map(|r| (r.op, &r.stats)).collect(),
+            open_loop: rows.iter().find_map(|r| r.open_loop),
+        }
+    }
+}
+
 impl Threshold {
     /// The threshold judged on one phase's whole rows (one per operation); none when it
     /// does not apply (the phase ran no such operation, or was no open loop).
     pub fn check(&self, phase: &str, rows: &[&SummaryRow]) -> Option<ThresholdCheck> {
+        self.check_figures(phase, &PhaseFigures::of_rows(rows))
+    }
+
+    /// The threshold judged on a phase's `figures`; none when it does not apply.
+    pub fn check_figures(&self, phase: &str, figures: &PhaseFigures) -> Option<ThresholdCheck> {
         let actual = match self.subject {
             Subject::Op(op) => {
-                let row = rows.iter().find(|r| r.op == op)?;
-                let s = &row.stats;
+                let (_, s) = figures.ops.iter().find(|(o, _)| *o == op)?;
                 match self.metric {
                     Metric::Latency(f) => latency(&s.latency_us, f),
                     Metric::OpsPerSec => s.ops_per_sec,
@@ -247,9 +313,10 @@ impl Threshold {
                 }
             }
             Subject::Errors => {
-                let (ops, errors) = rows.iter().fold((0u64, 0u64), |(o, e), r| {
-                    (o + r.stats.ops, e + r.stats.errors)
-                });
+                let (ops, errors) = figures
+                    .ops
+                    .iter()
+                    .fold((0u64, 0u64), |(o, e), (_, s)| (o + s.ops, e + s.errors));
                 if ops + errors == 0 {
                     return None;
                 }
@@ -259,7 +326,7 @@ impl Threshold {
                 }
             }
             Subject::OpenLoop => {
-                let o = rows.iter().find_map(|r| r.open_loop.as_ref())?;
+                let o = figures.open_loop.as_ref()?;
                 if o.asked_per_sec <= 0.0 {
                     return None;
                 }
@@ -273,6 +340,16 @@ impl Threshold {
             actual_text: self.words(actual),
             passed: self.comparator.holds(actual, self.bound),
         })
+    }
+
+    /// Whether the figure is of the requests a process sent, so that a shard of a run
+    /// split over processes sees only its share of it (throughput, counts), unlike a
+    /// latency or a share of requests.
+    pub fn scales_with_share(&self) -> bool {
+        matches!(
+            self.metric,
+            Metric::OpsPerSec | Metric::MibPerSec | Metric::ErrorCount
+        )
     }
 
     fn words(&self, v: f64) -> String {
@@ -305,34 +382,6 @@ pub struct Expectation {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub phase: Option<String>,
     pub expect: String,
-}
-
-/// Every threshold of `expectations` judged on every phase of `whole_rows` (a phase's
-/// rows whole, as [`crate::whole_phase_rows`] gives them) it applies to, in the order
-/// of the phases.
-pub fn judge(expectations: &[Expectation], whole_rows: &[SummaryRow]) -> Vec<ThresholdCheck> {
-    let parsed: Vec<(Option<&str>, Threshold)> = expectations
-        .iter()
-        .filter_map(|e| Some((e.phase.as_deref(), e.expect.parse().ok()?)))
-        .collect();
-    let mut checks = Vec::new();
-    let mut start = 0;
-    while start < whole_rows.len() {
-        let first = &whole_rows[start];
-        let same = |r: &SummaryRow| {
-            r.section == first.section && r.round == first.round && r.phase == first.phase
-        };
-        let end = start + whole_rows[start..].iter().take_while(|r| same(r)).count();
-        let rows: Vec<&SummaryRow> = whole_rows[start..end].iter().collect();
-        let place = crate::phase_ref::place_words(first.section, first.round, &first.phase);
-        for (phase, threshold) in &parsed {
-            if phase.is_none_or(|p| p == first.phase) {
-                checks.extend(threshold.check(&place, &rows));
-            }
-        }
-        start = end;
-    }
-    checks
 }
 
 #[cfg(test)]
@@ -374,5 +423,31 @@ mod tests {
         assert!(err("errors.rate < 150%").contains("at most 100%"));
         assert!(err("put.ops_per_sec > fast").contains("a number"));
         assert!(err("open_loop.p99 < 2ms").contains("use sent"));
+    }
+
+    #[test]
+    fn integrity_as_written_is_an_entry_of_its_own() {
+        let read = |s: &str| s.parse::<Expected>();
+        for written in [
+            "integrity: as_written",
+            "integrity:as_written",
+            " integrity :  as_written ",
+        ] {
+            assert_eq!(read(written), Ok(Expected::AsWritten), "{written:?}");
+        }
+        assert_eq!(read("integrity: as_written").unwrap().text(), AS_WRITTEN);
+        let bound = read("get.p99  < 20ms").unwrap();
+        assert_eq!(bound.text(), "get.p99 < 20ms");
+        assert!(matches!(bound, Expected::Bound(_)));
+        let err = |s: &str| read(s).unwrap_err().to_string();
+        for wrong in ["integrity: perfect", "integrity as_written", "integrity:"] {
+            assert!(
+                err(wrong).contains("write \"integrity: as_written\""),
+                "{wrong}: {}",
+                err(wrong)
+            );
+        }
+        // Read as a bound, refused naming both shapes.
+        assert!(err("integrity.rate < 1%").contains("or write \"integrity: as_written\""));
     }
 }

@@ -69,7 +69,7 @@ impl RunVerdict {
         rows: &[SummaryRow],
         integrity: &IntegrityReport,
     ) -> Self {
-        let checks = threshold_checks(dir, manifest, rows);
+        let checks = threshold_checks(dir, manifest, rows, integrity);
         RunVerdict::judged(manifest, rows, integrity, &checks)
     }
 
@@ -85,7 +85,7 @@ impl RunVerdict {
         if !integrity.clean() {
             findings.push(Finding {
                 kind: FindingKind::NotAsWritten,
-                text: not_as_written_text(integrity),
+                text: integrity.not_as_written_text(),
             });
         }
         findings.extend(missed_thresholds(checks));
@@ -217,25 +217,6 @@ impl RunVerdict {
     }
 }
 
-/// `141 missing, 2 corrupt (verified GETs); audits: 141 missing, 3 extra`.
-fn not_as_written_text(r: &IntegrityReport) -> String {
-    let mut parts = Vec::new();
-    if r.corrupt + r.missing > 0 {
-        parts.push(format!(
-            "reads found {} corrupt, {} missing",
-            r.corrupt, r.missing
-        ));
-    }
-    let a = r.audited();
-    if !a.clean() {
-        parts.push(format!(
-            "audits found {} missing, {} doubled, {} extra, {} size mismatches",
-            a.missing, a.doubled, a.extra, a.size_mismatch
-        ));
-    }
-    parts.join("; ")
-}
-
 /// Each open-loop phase that sent fewer requests than it asked for, once per phase,
 /// in the words the run warned with (what it asked and sent, how late requests left).
 fn fell_behind(rows: &[SummaryRow]) -> Vec<Finding> {
@@ -297,16 +278,22 @@ fn plural(n: usize, word: &str) -> String {
 const MAX_MISSED_TOLD: usize = 10;
 
 /// Every threshold of the run's workload judged on every phase it applies to (each
-/// phase's rows whole: a resumed phase's parts added up).
+/// phase's rows whole: a resumed phase's parts added up), and its `integrity:
+/// as_written` on what the run proved about the store (`integrity`).
 pub fn threshold_checks(
     dir: &std::path::Path,
     manifest: &Manifest,
     rows: &[SummaryRow],
+    integrity: &IntegrityReport,
 ) -> Vec<crate::threshold::ThresholdCheck> {
     if manifest.expect.is_empty() {
         return Vec::new();
     }
-    crate::threshold::judge(&manifest.expect, &crate::whole_phase_rows(dir, rows))
+    crate::threshold_judge::judge(
+        &manifest.expect,
+        &crate::whole_phase_rows(dir, rows),
+        integrity,
+    )
 }
 
 /// `round 2 read: get.p99 < 20ms missed (31.2 ms)`, one per missed check, bounded.

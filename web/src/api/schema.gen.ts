@@ -1347,6 +1347,7 @@ export interface components {
              *     when the run ends.
              */
             expect?: components["schemas"]["Expectation"][];
+            stopped_by_threshold?: null | components["schemas"]["ThresholdCheck"];
         };
         /** @description One run a merged run was made of. */
         MergedPart: {
@@ -1916,10 +1917,21 @@ export interface components {
             /** @enum {string} */
             event: "pause";
         } | {
-            /** @description A threshold of the workload (`expect:`) judged on a phase that just ended. */
+            /**
+             * @description A threshold of the workload (`expect:`) judged on a phase that just ended (or,
+             *     `integrity: as_written` of the workload, on the run once it completed).
+             */
             data: components["schemas"]["ThresholdCheck"];
             /** @enum {string} */
             event: "threshold";
+        } | {
+            /**
+             * @description The running phase's thresholds judged on what it measured so far, once an
+             *     interval; the one whose miss stops the run (`expect_abort_after`), if one does.
+             */
+            data: components["schemas"]["ThresholdsSoFar"];
+            /** @enum {string} */
+            event: "thresholds_so_far";
         } | {
             /**
              * @description In a run split over agents: an agent lost or back, a shard taken over, the
@@ -2373,21 +2385,47 @@ export interface components {
             /** Format: int64 */
             bytes: number;
         };
-        /** @description A threshold judged on one phase. */
+        /** @description A threshold judged on one phase (or `integrity: as_written` on the run). */
         ThresholdCheck: {
-            /** @description `round 3 read`, `before fill`. */
+            /** @description `round 3 read`, `before fill`; `run` for the workload's `integrity: as_written`. */
             phase: string;
-            /** @description The threshold as written: `get.p99 < 20ms`. */
+            /** @description The threshold as written: `get.p99 < 20ms`, `integrity: as_written`. */
             expect: string;
             /**
              * Format: double
              * @description The phase's figure in the threshold's unit (µs, ops/s, MiB/s, a fraction, a
-             *     count).
+             *     count; for `integrity: as_written`, the objects found not as written).
              */
             actual: number;
             /** @description The figure in words: `31.2 ms`, `1,204 ops/s`, `0.02 %`. */
             actual_text: string;
             passed: boolean;
+        };
+        /**
+         * @description The running phase's thresholds on its figures so far (the `thresholds_so_far`
+         *     event, once an interval while the phase has any to judge).
+         */
+        ThresholdsSoFar: {
+            phase: components["schemas"]["PhaseRef"];
+            /**
+             * Format: double
+             * @description The time the figures are of: what the phase (this part of it, for a resumed
+             *     phase) measured so far, warm-up left out, in seconds.
+             */
+            measured_s: number;
+            /**
+             * @description Each threshold of the phase (the workload's and its own) that applies to what
+             *     it ran so far, judged on it.
+             */
+            checks: components["schemas"]["ThresholdCheck"][];
+            /**
+             * Format: double
+             * @description The phase's `expect_abort_after` in seconds: once it measured this long, a
+             *     threshold missed so far stops the run.
+             */
+            abort_after_s?: number | null;
+            /** @description The threshold (as written) whose miss stops the run here. */
+            stops_run?: string | null;
         };
         /** @description A run's timeline. */
         Timeline: {
@@ -3853,9 +3891,10 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Of the per-second events (`interval`, `cleanup`) already logged, send only the
-                 *     last `recent` of each kind; every other event is sent. Applies to a stream
-                 *     started without `Last-Event-ID` (a reconnect gets everything after its id).
+                 * @description Of the per-second events (`interval`, `cleanup`, `thresholds_so_far`) already
+                 *     logged, send only the last `recent` of each kind; every other event is sent.
+                 *     Applies to a stream started without `Last-Event-ID` (a reconnect gets everything
+                 *     after its id).
                  */
                 recent?: number;
             };

@@ -53,6 +53,8 @@ export type EndpointRow = S["EndpointRow"];
 export type EndpointOps = S["EndpointOps"];
 export type EndpointEvent = S["EndpointEvent"];
 export type EndpointsReport = S["EndpointsReport"];
+export type ThresholdCheck = S["ThresholdCheck"];
+export type ThresholdsSoFar = S["ThresholdsSoFar"];
 
 /** Every kind of run event the API sends (a `RunEvent`'s `event`). */
 export type EventKind = RunEvent["event"];

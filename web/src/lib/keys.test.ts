@@ -148,6 +148,7 @@ describe("live keys and epochs", () => {
       interval: interval(0, 1).data,
       warning: { message: "slow" },
       threshold: { phase: "round 1 write", expect: "put.p99 < 1ms", actual: 2000, actual_text: "2.0 ms", passed: false },
+      thresholds_so_far: { phase, measured_s: 2, checks: [{ phase: "round 1 write", expect: "put.p99 < 1ms", actual: 2000, actual_text: "2.0 ms", passed: false }] },
       reshard: { bucket: "b", from_shards: 11, to_shards: 23, started_s: 1, ended_s: 2 },
       stall: { bucket: "b", started_s: 1, ended_s: 2 },
       cleanup: { bucket: "b", deleted: 1, failed: 0, done: false },

@@ -15,6 +15,7 @@ import type {
   ReshardEvent,
   RunStatus,
   StallEvent,
+  ThresholdsSoFar,
 } from "../api/types";
 import { shardKey } from "./bucket-index";
 import { fmtDuration } from "./format";
@@ -84,6 +85,9 @@ export interface LiveState {
   /** A long step under way without requests of its own (the keys a phase reads being
    * listed, an audit comparing), as last told; cleared when it is done. */
   step?: EventData<"step">;
+  /** The running phase's thresholds judged on what it measured so far, as last told;
+   * cleared when the next phase starts. */
+  thresholds?: ThresholdsSoFar;
 }
 
 export const MAX_LIVE_POINTS = 7200;
@@ -202,6 +206,7 @@ export const LIVE_FOLDS = {
     next.epoch = undefined;
     next.endpointOps = undefined;
     next.asked = d.rate != null ? { phase: d.phase, rate: d.rate } : undefined;
+    next.thresholds = undefined;
     if (d.index?.length) withIndex(next, d.index);
   },
   interval: foldInterval,
@@ -247,6 +252,10 @@ export const LIVE_FOLDS = {
     if (!d.passed) {
       next.warnings = state.warnings.concat(`${d.phase}: ${d.expect} missed (${d.actual_text})`).slice(-20);
     }
+  },
+  // The running phase's thresholds so far: the latest judgement is the one shown.
+  thresholds_so_far: (next, d) => {
+    next.thresholds = d;
   },
   step: (next, d) => {
     next.step = d.finished ? undefined : d;

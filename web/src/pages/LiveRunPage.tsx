@@ -1,6 +1,6 @@
-// Live run: the current phase, round and progress, per-operation throughput and latency
-// over time, errors by class, and a stop button. Fed by the run's event stream (see
-// useLiveRun); this page lays out what it holds.
+// Live run: the current phase, round and progress, its thresholds so far, per-operation
+// throughput and latency over time, errors by class, and a stop button. Fed by the
+// run's event stream (see useLiveRun); this page lays out what it holds.
 import { useState } from "react";
 import { Link, useParams } from "react-router-dom";
 import { useAccess } from "../api/access";
@@ -11,6 +11,7 @@ import { LiveCards } from "../components/LiveCards";
 import { LiveCharts } from "../components/LiveCharts";
 import { LiveEndpoints } from "../components/LiveEndpoints";
 import { LiveShards } from "../components/LiveShards";
+import { LiveThresholds } from "../components/LiveThresholds";
 import { ErrorBox, StatusBadge } from "../components/states";
 import { VerdictBadges } from "../components/VerdictBadges";
 import { fmtCount } from "../lib/format";
@@ -128,6 +129,7 @@ export function LiveRunPage() {
       <LiveCards state={state} status={status} running={running} />
       <LiveShards runId={id} running={running} />
       <LiveKeys state={state} />
+      <LiveThresholds thresholds={state.thresholds} />
       {state.cleanup && <CleanupLine cleanup={state.cleanup} />}
       {state.index.length > 0 && <LiveIndex state={state} />}
       <LiveEndpoints state={state} />

@@ -110,9 +110,10 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
         stdout!("{}", keystorm_console::table::tails_text(&rows));
         stdout!("{}", keystorm_console::table::integrity_text(&integrity));
     }
-    let verdict = keystorm_results::ResultStore::read_manifest(&outcome.dir)
-        .map(|m| RunVerdict::read(&outcome.dir, &m, &outcome.summary.rows))
-        .ok();
+    let manifest = keystorm_results::ResultStore::read_manifest(&outcome.dir).ok();
+    let verdict = manifest
+        .as_ref()
+        .map(|m| RunVerdict::read(&outcome.dir, m, &outcome.summary.rows));
     stderrln!(
         "run {} {}; results in {}",
         outcome.run_id,
@@ -141,10 +142,13 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
             }
             Ok(exit::INTERRUPTED)
         }
-        _ => Err(CliError::failed(format!(
-            "run {}: {}",
-            outcome.status.as_str(),
-            outcome.error.unwrap_or_default()
-        ))),
+        _ => Err(CliError {
+            code: super::exit_code::not_completed_code(manifest.as_ref()),
+            message: format!(
+                "run {}: {}",
+                outcome.status.as_str(),
+                outcome.error.unwrap_or_default()
+            ),
+        }),
     }
 }

@@ -25,7 +25,7 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
     let integrity = keystorm_results::read_integrity(&dir, &rows);
     let verdict = RunVerdict::read(&dir, &manifest, &rows);
     // Judged on the whole-phase rows already at hand, as the API does.
-    let thresholds = keystorm_results::threshold::judge(&manifest.expect, &rows);
+    let thresholds = keystorm_results::threshold_judge::judge(&manifest.expect, &rows, &integrity);
     let intervals = keystorm_results::uncertainty::row_intervals(&dir, &rows);
     if args.json {
         return print_json(&summary, &verdict, &integrity, &thresholds, &intervals);

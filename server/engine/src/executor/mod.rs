@@ -15,6 +15,7 @@ mod integrity;
 mod key_reads;
 mod kinds;
 mod listing_phase;
+mod live_thresholds;
 mod observer;
 mod op;
 mod opening;
@@ -278,6 +279,12 @@ fn close(
 ) -> Result<(), RunError> {
     manifest.status = status;
     let integrity = keystorm_results::read_integrity(ctx.store().dir(), rows);
+    if status == RunStatus::Completed
+        && let Some(check) =
+            keystorm_results::threshold_judge::judge_run(&manifest.expect, &integrity)
+    {
+        ctx.emit(RunEvent::Threshold(check));
+    }
     let dir = ctx.store().dir().to_path_buf();
     let verdict = keystorm_results::RunVerdict::of(&dir, manifest, rows, &integrity);
     manifest.findings = Some(verdict.findings);
@@ -328,7 +335,10 @@ async fn run_phases(
         if let Some(position) = &mut from {
             runner.close_crashed_part(scheduled, position, resume_window)?;
         }
-        let outcome = runner.run(n, scheduled, from).await?;
+        let mut outcome = runner.run(n, scheduled, from).await?;
+        if let Some(check) = outcome.stopped_by.take() {
+            manifest.stopped_by_threshold = Some(check);
+        }
         if let Some(status) = runner.record(n, scheduled, outcome)? {
             return Ok(status);
         }
@@ -550,7 +560,8 @@ impl PhaseRunner<'_> {
     }
 
     /// Tells how the phase that just ended met the workload's thresholds (`expect:`),
-    /// judged on its whole rows (a resumed phase's parts together).
+    /// judged on its whole rows (a resumed phase's parts together) and, for its
+    /// `integrity: as_written`, on what it verified or audited.
     fn judge_thresholds(&self, phase: &keystorm_results::PhaseRef) {
         let expectations = self.ctx.plan.expectations();
         if expectations.is_empty() {
@@ -565,8 +576,16 @@ impl PhaseRunner<'_> {
             })
             .cloned()
             .collect();
-        let whole = keystorm_results::whole_phase_rows(self.ctx.store().dir(), &rows);
-        for check in keystorm_results::threshold::judge(&expectations, &whole) {
+        let dir = self.ctx.store().dir().to_path_buf();
+        let whole = keystorm_results::whole_phase_rows(&dir, &rows);
+        let integrity = if keystorm_results::threshold_judge::wants_integrity(&expectations) {
+            keystorm_results::read_integrity(&dir, &whole)
+        } else {
+            Default::default()
+        };
+        for check in
+            keystorm_results::threshold_judge::judge_phases(&expectations, &whole, &integrity)
+        {
             self.ctx.emit(RunEvent::Threshold(check));
         }
     }

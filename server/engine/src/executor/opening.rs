@@ -141,6 +141,7 @@ pub(super) fn open(
             manifest.cleanup = None;
             manifest.ended_at = None;
             manifest.error = None;
+            manifest.stopped_by_threshold = None;
             manifest.resumed_at.push(timestamp(started));
             let store = ResultStore::open_append(&dir)?;
             let totals = totals::read(&dir)?;
@@ -175,6 +176,7 @@ pub(super) fn open(
                 merged_from: Vec::new(),
                 findings: None,
                 expect: plan.expectations(),
+                stopped_by_threshold: None,
             };
             let epoch = started
                 .duration_since(SystemTime::UNIX_EPOCH)

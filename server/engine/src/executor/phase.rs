@@ -12,6 +12,7 @@ use tokio::time::MissedTickBehavior;
 
 use super::context::RunContext;
 use super::kinds;
+use super::live_thresholds::{LiveThresholds, ThresholdStop};
 use super::phase_intervals::{Intervals, emit_stall};
 use super::phase_shared::PhaseShared;
 use super::phase_start::{self, PhaseStart};
@@ -43,6 +44,9 @@ pub(crate) struct PhaseOutcome {
     pub totals: IntervalStats,
     pub measured: Duration,
     pub aborted: Option<String>,
+    /// The threshold missed while the phase ran that stopped the run, when one did
+    /// (`expect_abort_after`; `aborted` says it).
+    pub stopped_by: Option<keystorm_results::threshold::ThresholdCheck>,
     /// How far the phase got over all its parts, its rows written (for a checkpoint
     /// of a phase stopped before its end).
     pub position: PhasePosition,
@@ -86,13 +90,24 @@ pub(crate) async fn run(
         shared,
         before,
         recorders,
+        live: LiveThresholds::of(ctx, scheduled),
     };
     let mut intervals = part.intervals();
-    let (aborted, warnings) = part.drive(&mut saver, &mut intervals, &mut workers).await?;
+    let driven = part.drive(&mut saver, &mut intervals, &mut workers).await?;
     let end = Instant::now();
     part.close_last_interval(&mut intervals, end)?;
-    let index_at_end = part.report_end(started, warnings).await;
-    Ok(part.outcome(&saver, intervals, end, &index_at_end, aborted))
+    let index_at_end = part.report_end(started, driven.warnings).await;
+    let mut outcome = part.outcome(&saver, intervals, end, &index_at_end, driven.aborted);
+    outcome.stopped_by = driven.stopped_by;
+    Ok(outcome)
+}
+
+/// How a part's workers ended: why the phase was aborted, if it was (and the threshold
+/// that stopped it, if one did), and the workers' warnings.
+struct Driven {
+    aborted: Option<String>,
+    stopped_by: Option<keystorm_results::threshold::ThresholdCheck>,
+    warnings: Vec<String>,
 }
 
 /// A part of a phase as it runs: what its steps after the start share.
@@ -104,6 +119,8 @@ struct Part<'a> {
     before: PhasePosition,
     /// What the workers report into, drained every interval.
     recorders: Vec<Recorder>,
+    /// The phase's thresholds, judged every interval on what it measured so far.
+    live: Option<LiveThresholds>,
 }
 
 impl Part<'_> {
@@ -125,15 +142,15 @@ impl Part<'_> {
         )
     }
 
-    /// Runs until the workers end, stopping them at the deadline or past the error
-    /// budget, with a tick every second; why the phase was aborted, if it was, and the
-    /// workers' warnings.
+    /// Runs until the workers end, stopping them at the deadline, past the error
+    /// budget or at a threshold missed so far (`expect_abort_after`), with a tick every
+    /// second.
     async fn drive(
         &self,
         saver: &mut ProgressSaver,
         intervals: &mut Intervals,
         workers: &mut JoinSet<Option<String>>,
-    ) -> Result<(Option<String>, Vec<String>), ResultsError> {
+    ) -> Result<Driven, ResultsError> {
         let shared = &self.shared;
         let mut ticker = tokio::time::interval_at(
             tokio::time::Instant::from_std(shared.start + Duration::from_secs(1)),
@@ -152,6 +169,7 @@ impl Part<'_> {
         tokio::pin!(deadline_passed);
         let mut stopped_at_deadline = false;
         let mut aborted = None;
+        let mut stopped_by = None;
         let mut warnings = Vec::new();
 
         loop {
@@ -161,12 +179,17 @@ impl Part<'_> {
                     shared.stop.cancel();
                 }
                 _ = ticker.tick() => {
-                    self.tick(deadline, saver, intervals)?;
+                    let missed = self.tick(deadline, saver, intervals)?;
                     if aborted.is_none()
                         && let Some(msg) =
                             error_budget_exceeded(self.scheduled.plan.max_error_rate, &intervals.all)
                     {
                         aborted = Some(format!("phase {}: {msg}", self.scheduled.phase_ref.name));
+                        shared.stop.cancel();
+                    }
+                    if aborted.is_none() && let Some(stop) = missed {
+                        aborted = Some(stop.message);
+                        stopped_by = Some(stop.check);
                         shared.stop.cancel();
                     }
                 }
@@ -183,20 +206,27 @@ impl Part<'_> {
                 }
             }
         }
-        Ok((aborted, warnings))
+        Ok(Driven {
+            aborted,
+            stopped_by,
+            warnings,
+        })
     }
 
     /// A second's tick: closes the interval (unless the deadline is too near for one
-    /// more), saves the checkpoint when it is due, and reports what was found meanwhile.
+    /// more), judges the thresholds on the phase so far, saves the checkpoint when it is
+    /// due, and reports what was found meanwhile; the threshold missed so far that stops
+    /// the run, if one does.
     fn tick(
         &self,
         deadline: Option<Instant>,
         saver: &mut ProgressSaver,
         intervals: &mut Intervals,
-    ) -> Result<(), ResultsError> {
+    ) -> Result<Option<ThresholdStop>, ResultsError> {
         let (ctx, scheduled, shared) = (self.ctx, self.scheduled, &*self.shared);
         let now = Instant::now();
         let last_stretch = deadline.is_some_and(|at| now + SHORTEST_LAST_INTERVAL > at);
+        let mut missed = None;
         if !last_stretch {
             // Taken before the drain: every write below these marks is in
             // `stats` or an earlier interval.
@@ -206,13 +236,24 @@ impl Part<'_> {
             );
             let stats = drain(&self.recorders);
             intervals.close(ctx, scheduled, shared, &self.before, now, stats)?;
+            if let Some(live) = &self.live {
+                missed = live.judge(ctx, &intervals.totals, self.measured(intervals, now));
+            }
             if saver.due(now) {
                 saver.save(ctx, scheduled, intervals.next, &intervals.all, now, settled)?;
             }
         }
         report_first_findings(ctx, &scheduled.phase_ref, shared);
         report_endpoint_changes(ctx, &scheduled.phase_ref);
-        Ok(())
+        Ok(missed)
+    }
+
+    /// The time this part measured by `now`: its running time less the warm-up left
+    /// for it (what the intervals before it did not cover).
+    fn measured(&self, intervals: &Intervals, now: Instant) -> Duration {
+        let warmup_left = intervals.warmup.saturating_sub(self.before.next_interval);
+        now.duration_since(self.shared.start)
+            .saturating_sub(Duration::from_secs(warmup_left))
     }
 
     /// Closes the last, partial interval (or the only one, however short) at `end`,
@@ -286,9 +327,7 @@ impl Part<'_> {
             .saturating_sub(saver.cpu_at_start)
             .as_secs_f64();
         let elapsed = end.duration_since(shared.start);
-        // Warm-up left for this part: what the intervals before it did not cover.
-        let warmup_left = intervals.warmup.saturating_sub(self.before.next_interval);
-        let measured = elapsed.saturating_sub(Duration::from_secs(warmup_left));
+        let measured = self.measured(&intervals, end);
         let interrupted = ctx.cancel.is_cancelled();
         let Intervals {
             next: interval,
@@ -320,6 +359,7 @@ impl Part<'_> {
             totals,
             measured,
             aborted,
+            stopped_by: None,
             position: saver.position(
                 interval,
                 &all,

@@ -43,6 +43,9 @@ pub struct RawWorkload {
     pub expect: Option<S<Vec<S<String>>>>,
     /// Latencies each phase's tail is counted from (`[500ms, 1s, 10s]`).
     pub tail_marks: Option<S<Vec<S<RawDuration>>>>,
+    /// Once a phase measured this long, a threshold it missed so far stops the run
+    /// (every phase without its own).
+    pub expect_abort_after: Option<S<RawDuration>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -307,6 +310,8 @@ pub struct RawPhase {
     pub max_error_rate: Option<S<f64>>,
     /// Thresholds this phase must meet (`get.p99 < 20ms`).
     pub expect: Option<S<Vec<S<String>>>>,
+    /// Once this phase measured this long, a threshold it missed so far stops the run.
+    pub expect_abort_after: Option<S<RawDuration>>,
     /// List phases: `serial`, `prefix` or `adaptive`.
     pub mode: Option<S<String>>,
     /// Prefix mode: leading characters per prefix.

@@ -188,8 +188,12 @@ pub enum RunEvent {
     /// not run: stopped or killed and resumed, paused while its controller was gone,
     /// waiting to be taken over. Charts break their lines over it.
     Pause(crate::PauseEvent),
-    /// A threshold of the workload (`expect:`) judged on a phase that just ended.
+    /// A threshold of the workload (`expect:`) judged on a phase that just ended (or,
+    /// `integrity: as_written` of the workload, on the run once it completed).
     Threshold(crate::threshold::ThresholdCheck),
+    /// The running phase's thresholds judged on what it measured so far, once an
+    /// interval; the one whose miss stops the run (`expect_abort_after`), if one does.
+    ThresholdsSoFar(crate::threshold_live::ThresholdsSoFar),
     /// In a run split over agents: an agent lost or back, a shard taken over, the
     /// controller cut off or restarted.
     Fleet(crate::FleetEvent),

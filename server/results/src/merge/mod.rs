@@ -122,6 +122,9 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
         merged_from: parts.iter().map(parts::Part::describe).collect(),
         findings: None,
         expect: first.manifest.expect.clone(),
+        stopped_by_threshold: parts
+            .iter()
+            .find_map(|p| p.manifest.stopped_by_threshold.clone()),
     };
     let plan = match &request.plan {
         Some(p) => p.clone(),

@@ -321,6 +321,7 @@ mod tests {
             merged_from: Vec::new(),
             findings: None,
             expect: Vec::new(),
+            stopped_by_threshold: None,
         };
         ResultStore::create(root, &manifest, "name: w", &serde_json::json!({}), 0.0).unwrap();
         root.join(run_id)

@@ -29,9 +29,10 @@ use super::state::AppState;
 #[derive(Debug, Default, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct EventsQuery {
-    /// Of the per-second events (`interval`, `cleanup`) already logged, send only the
-    /// last `recent` of each kind; every other event is sent. Applies to a stream
-    /// started without `Last-Event-ID` (a reconnect gets everything after its id).
+    /// Of the per-second events (`interval`, `cleanup`, `thresholds_so_far`) already
+    /// logged, send only the last `recent` of each kind; every other event is sent.
+    /// Applies to a stream started without `Last-Event-ID` (a reconnect gets everything
+    /// after its id).
     #[param(format = Int64, minimum = 0, maximum = 4294967295_u32)]
     pub recent: Option<u32>,
 }
@@ -148,6 +149,7 @@ enum Replay {
 struct Skip {
     interval: u64,
     cleanup: u64,
+    thresholds_so_far: u64,
 }
 
 impl Skip {
@@ -165,6 +167,7 @@ impl Skip {
         Skip {
             interval: counts.interval.saturating_sub(keep),
             cleanup: counts.cleanup.saturating_sub(keep),
+            thresholds_so_far: counts.thresholds_so_far.saturating_sub(keep),
         }
     }
 
@@ -172,6 +175,7 @@ impl Skip {
         match name {
             "interval" => Some(&mut self.interval),
             "cleanup" => Some(&mut self.cleanup),
+            "thresholds_so_far" => Some(&mut self.thresholds_so_far),
             _ => None,
         }
     }

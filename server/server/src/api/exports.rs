@@ -88,7 +88,7 @@ pub async fn export(
             let data = serde_json::json!({
                 "info": run_info(&dir, &manifest),
                 "verdict": keystorm_results::RunVerdict::read(&dir, &manifest, &phases),
-                "thresholds": keystorm_results::threshold::judge(&manifest.expect, &phases),
+                "thresholds": keystorm_results::threshold_judge::judge_in(&dir, &manifest.expect, &phases),
                 "row_intervals": keystorm_results::uncertainty::row_intervals(&dir, &phases),
                 "phases": phases,
                 "phase_details": report_phases(&dir, summary.as_ref()),

@@ -61,7 +61,7 @@ struct State0 {
     /// (section, round, phase, bucket) → what its audit found.
     audits: BTreeMap<(String, String, String, String), keystorm_results::AuditCounts>,
     /// (phase, threshold) → (met, the phase's figure): one per threshold of the
-    /// workload and phase it was judged on.
+    /// workload and phase it was judged on (so far, while the phase runs).
     thresholds: BTreeMap<(String, String), (bool, f64)>,
 }
 
@@ -106,6 +106,12 @@ impl LiveMetrics {
             RunEvent::Threshold(c) => {
                 s.thresholds
                     .insert((c.phase.clone(), c.expect.clone()), (c.passed, c.actual));
+            }
+            RunEvent::ThresholdsSoFar(t) => {
+                for c in &t.checks {
+                    s.thresholds
+                        .insert((c.phase.clone(), c.expect.clone()), (c.passed, c.actual));
+                }
             }
             RunEvent::Interval { record, .. } => {
                 for b in &record.index {
@@ -241,7 +247,7 @@ impl LiveMetrics {
             }
         }
         if !s.thresholds.is_empty() {
-            out.push_str("# HELP keystorm_threshold_met Whether a phase met a threshold of the workload's expect: (1 met, 0 missed).\n# TYPE keystorm_threshold_met gauge\n# HELP keystorm_threshold_actual The phase's figure a threshold bounds, in the threshold's unit (µs, ops/s, MiB/s, a fraction, a count).\n# TYPE keystorm_threshold_actual gauge\n");
+            out.push_str("# HELP keystorm_threshold_met Whether a phase met a threshold of the workload's expect: (1 met, 0 missed; while the phase runs, on what it measured so far; phase run: the workload's integrity: as_written).\n# TYPE keystorm_threshold_met gauge\n# HELP keystorm_threshold_actual The phase's figure a threshold bounds, in the threshold's unit (µs, ops/s, MiB/s, a fraction, a count; integrity: objects found not as written).\n# TYPE keystorm_threshold_actual gauge\n");
         }
         for ((phase, expect), (met, actual)) in &s.thresholds {
             let labels = format!(
@@ -380,5 +386,38 @@ mod tests {
                 .count(),
             1
         );
+    }
+
+    #[test]
+    fn a_threshold_shows_its_figure_so_far_until_the_phases_end_replaces_it() {
+        let m = LiveMetrics::default();
+        m.observe(&event(serde_json::json!({"event": "started",
+            "data": {"run_id": "r1", "endpoint": "embedded", "phases": 1}})));
+        let check = |actual: f64, passed: bool| {
+            serde_json::json!({"phase": "before read", "expect": "get.p99 < 1ms",
+                "actual": actual, "actual_text": "", "passed": passed})
+        };
+        let labels = "run=\"r1\",phase=\"before read\",expect=\"get.p99 < 1ms\"";
+        let shows = |met: u8, actual: &str| {
+            let text = m.render();
+            for line in [
+                format!("keystorm_threshold_met{{{labels}}} {met}"),
+                format!("keystorm_threshold_actual{{{labels}}} {actual}"),
+            ] {
+                assert!(text.lines().any(|l| l == line), "{line} missing in\n{text}");
+            }
+        };
+        for (actual, passed) in [(800.0, true), (2400.0, false)] {
+            m.observe(&event(
+                serde_json::json!({"event": "thresholds_so_far", "data": {
+                "phase": {"section": "before", "round": null, "index": 0, "name": "read"},
+                "measured_s": 1.0, "checks": [check(actual, passed)]}}),
+            ));
+        }
+        shows(0, "2400");
+        m.observe(&event(
+            serde_json::json!({"event": "threshold", "data": check(900.0, true)}),
+        ));
+        shows(1, "900");
     }
 }

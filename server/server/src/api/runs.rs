@@ -168,7 +168,7 @@ pub async fn read(
         .map(|s| keystorm_results::whole_phase_rows(&dir, &s.rows))
         .unwrap_or_default();
     let verdict = RunVerdict::read(&dir, &manifest, &phases);
-    let thresholds = keystorm_results::threshold::judge(&manifest.expect, &phases);
+    let thresholds = keystorm_results::threshold_judge::judge_in(&dir, &manifest.expect, &phases);
     let intervals = {
         let (dir, phases) = (dir.clone(), phases.clone());
         tokio::task::spawn_blocking(move || {

@@ -98,6 +98,7 @@ impl LiveRun {
             merged_from: Vec::new(),
             findings: None,
             expect: Vec::new(),
+            stopped_by_threshold: None,
         };
         let store = ResultStore::create(
             root,

@@ -139,6 +139,13 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
         .map(|(p, l)| (p, l))
         .collect();
     keys::read_only(&every, &buckets.names, &cleanup, &cleanup_loc)?;
+    let workload_expect = expect::thresholds(raw.expect.as_ref())?;
+    let abort_after = expect::abort_after(raw.expect_abort_after.as_ref())?;
+    expect::refuse_idle_abort_after(
+        &workload_expect,
+        raw.expect_abort_after.as_ref().map(loc_of),
+        &every,
+    )?;
     check_window(keyspace.existing, &before, &rounds, &after)?;
     let first_verify = before
         .iter()
@@ -147,7 +154,7 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
         .find(|(p, _)| p.verify)
         .map(|(_, loc)| *loc);
     let strip = |v: Vec<PhaseAt>| v.into_iter().map(|(p, _)| p).collect();
-    let plan = Plan {
+    let mut plan = Plan {
         name,
         description: raw.description,
         target,
@@ -164,12 +171,13 @@ pub fn validate(raw: RawWorkload, warnings: &mut Vec<SpecWarning>) -> R<Plan> {
         stalls,
         checkpoint_every,
         agents,
-        expect: expect::thresholds(raw.expect.as_ref())?,
+        expect: workload_expect,
         tail_marks: tail_marks::tail_marks(raw.tail_marks.as_ref())?,
     };
     if let (Some(msg), Some(loc)) = (plan.verify_refusal(), first_verify) {
         return at(&loc, msg);
     }
+    expect::inherit_abort_after(&mut plan, abort_after);
     Ok(plan)
 }
 

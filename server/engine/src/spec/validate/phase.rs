@@ -74,6 +74,7 @@ pub(super) fn phase(
             page_size,
             max_error_rate,
             expect: super::expect::thresholds(p.expect.as_ref())?,
+            expect_abort_after: super::expect::abort_after(p.expect_abort_after.as_ref())?,
             verify: p.verify.as_ref().is_some_and(|v| v.value),
             keys,
             allow_writes: p.allow_writes.as_ref().is_some_and(|v| v.value),
