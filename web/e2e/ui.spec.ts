@@ -138,6 +138,8 @@ test.describe.serial("keystorm UI", () => {
     await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveCount(1);
     await expect(page.getByTestId("interval-chart")).toBeVisible();
     await expect(page.getByTestId("rounds-table").locator("tbody tr")).toHaveCount(7);
+    // Each phase row with its 95 % intervals, or why it has none (a short phase).
+    await expectIntervalsOrWhyNot(page);
     // The heatmap of each operation: PUT in the fill and three writes, then GET.
     const heatmap = page.getByTestId("latency-heatmap");
     await expect(heatmap).toHaveAttribute("data-total", "2300");
@@ -186,6 +188,7 @@ test.describe.serial("keystorm UI", () => {
     await expect(reportChart.locator('[data-testid="rounds-point"][data-series="read · get"]').first()).toHaveAttribute("stroke", "#16a34a");
     await expect(page.getByTestId("latency-heatmap").first()).toHaveAttribute("data-total", "2300");
     await expect(page.getByTestId("workload-text")).toContainText("name: e2e-rounds");
+    await expectIntervalsOrWhyNot(page);
     await screenshot(page, "report");
   });
 
@@ -268,6 +271,16 @@ test.describe.serial("keystorm UI", () => {
     await screenshot(page, "workloads");
   });
 });
+
+/** The intervals table has a row per phase row, each with a throughput ±x % and
+ * latencies with their ends, or the reason it has none. */
+async function expectIntervalsOrWhyNot(page: Page): Promise<void> {
+  const rows = page.getByTestId("intervals-table").getByTestId("interval-row");
+  await expect(rows).toHaveCount(7);
+  for (const text of await rows.allTextContents()) {
+    expect(text).toMatch(/ops\/s ±[\d.]+ %.*\(.+–.+\)|no interval: \d+ measured seconds?; an interval needs at least 10/);
+  }
+}
 
 /** The headings of a run's results, in order, and the test ids of its charts. */
 async function sectionsOf(page: Page): Promise<string[]> {

@@ -63,3 +63,5 @@ export type AgentView = S["AgentView"];
 export type FleetRunView = S["FleetRunView"];
 export type ShardView = S["ShardView"];
 export type MergedPart = S["MergedPart"];
+export type Estimate = S["Estimate"];
+export type RowIntervals = S["RowIntervals"];
