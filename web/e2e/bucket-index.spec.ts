@@ -143,6 +143,10 @@ test.describe.serial("bucket index: dynamic vs pre-sharded", () => {
     expect(presharded).toEqual([PRESHARDED, PRESHARDED, PRESHARDED]);
     await expect(chart.locator('[data-testid="round-mark"][data-kind*="reshard"]').first()).toBeVisible();
     await expect(chart.locator('[data-testid="round-mark"]').filter({ hasText: "#2 reshard" })).toHaveCount(0);
+    // The study in words: the dynamic run's reshards, none for the pre-sharded one.
+    const paragraph = page.getByTestId("judged-paragraph");
+    await expect(paragraph).toContainText(new RegExp(`${dynamicId} met \\d+ reshards? \\(`));
+    await expect(paragraph).toContainText(`${preshardedId} met no reshard`);
     await screenshot(page, "compare-rgw");
   });
 });

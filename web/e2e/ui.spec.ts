@@ -138,6 +138,8 @@ test.describe.serial("keystorm UI", () => {
     await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveCount(1);
     await expect(page.getByTestId("interval-chart")).toBeVisible();
     await expect(page.getByTestId("rounds-table").locator("tbody tr")).toHaveCount(7);
+    // Each phase row with its 95 % intervals, or why it has none (a short phase).
+    await expectIntervalsOrWhyNot(page);
     // The heatmap of each operation: PUT in the fill and three writes, then GET.
     const heatmap = page.getByTestId("latency-heatmap");
     await expect(heatmap).toHaveAttribute("data-total", "2300");
@@ -186,10 +188,11 @@ test.describe.serial("keystorm UI", () => {
     await expect(reportChart.locator('[data-testid="rounds-point"][data-series="read · get"]').first()).toHaveAttribute("stroke", "#16a34a");
     await expect(page.getByTestId("latency-heatmap").first()).toHaveAttribute("data-total", "2300");
     await expect(page.getByTestId("workload-text")).toContainText("name: e2e-rounds");
+    await expectIntervalsOrWhyNot(page);
     await screenshot(page, "report");
   });
 
-  test("two runs compare by round with a delta table", async ({ page }) => {
+  test("two runs compare by round with the server's verdicts", async ({ page }) => {
     const second = await startFromEditor(page, "e2e-rounds", "bucket=presharded");
     await expect(page.getByTestId("open-detail")).toBeVisible({ timeout: 90_000 });
     await page.goto(url("/runs"));
@@ -211,14 +214,34 @@ test.describe.serial("keystorm UI", () => {
     const markers = await readPoints.evaluateAll((els) => [...new Set(els.map((e) => e.getAttribute("data-marker")))].sort());
     expect(markers).toEqual(["circle", "square"]);
     await expect(page.getByTestId("distribution-point").first()).toHaveAttribute("stroke", "#2563eb");
-    const delta = page.getByTestId("delta-table");
-    await expect(delta).toContainText("rounds · write · put");
-    await expect(delta).toContainText("%");
-    await expect(delta).toContainText("p99 (worst round)");
-    await page.getByTestId("delta-scope").selectOption("2");
-    await expect(delta).toContainText("p99 (round 2)");
-    await expect(delta).not.toContainText("before · fill · put");
-    await page.getByTestId("delta-scope").selectOption("all");
+    // The server's verdicts lead: the study in one paragraph, the changes beyond the
+    // noise, then every metric — per round by default.
+    const judged = page.getByTestId("judged-run");
+    await expect(judged).toHaveCount(1);
+    await expect(judged.getByTestId("judged-paragraph")).toContainText("Throughput of");
+    await expect(judged.getByTestId("judged-paragraph")).toContainText("round by round");
+    await expect(judged.getByTestId("real-changes").or(judged.getByTestId("no-real-change"))).toBeVisible();
+    const verdicts = judged.getByTestId("verdict-table");
+    await expect(verdicts).toContainText("round 2 write");
+    await expect(verdicts).not.toContainText("(all rounds)");
+    await expect(page.getByTestId("judged-floor")).toContainText("±2 % noise floor");
+    // A round of about a second has too few seconds for an interval: inconclusive, grey,
+    // saying what it needs.
+    const short = verdicts.locator('[data-testid="verdict-row"][data-verdict="inconclusive"]', { hasText: "round 2 write" }).first();
+    await expect(short.getByTestId("verdict-cell")).toHaveClass("muted");
+    await expect(short.getByTestId("verdict-why")).toContainText("an interval needs at least 10");
+    await expectOnlyRealChangesColoured(verdicts);
+    // Each phase's rounds together instead, kept in the address.
+    await page.getByTestId("judged-rounds").selectOption("together");
+    await expect(page).toHaveURL(/rounds=together/);
+    await expect(verdicts).toContainText("write (all rounds)");
+    await expect(verdicts).not.toContainText("round 2 write");
+    await expectOnlyRealChangesColoured(verdicts);
+    // A wider noise floor is kept in the address and judged again by the server.
+    await page.getByTestId("noise-floor").selectOption({ label: "±5 %" });
+    await expect(page).toHaveURL(/floor=5/);
+    await expect(page.getByTestId("judged-floor")).toContainText("±5 % noise floor");
+    await page.getByTestId("judged-rounds").selectOption("each");
     await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveCount(2);
     await screenshot(page, "compare");
     // Normalised to the first run, p99 chosen: the URL holds the view, and opening it
@@ -227,7 +250,7 @@ test.describe.serial("keystorm UI", () => {
     await page.getByRole("combobox", { name: "compare metric" }).selectOption("p99_ms");
     await expect(page).toHaveURL(/normalise=1/);
     await expect(page).toHaveURL(/metric=p99_ms/);
-    await expect(page.getByTestId("compare-page").locator("h2").first()).toContainText("× #1");
+    await expect(page.getByTestId("compare-page").locator("h2", { hasText: "across rounds" })).toContainText("× #1");
     // p99 lines in p99's dash, as on every chart.
     await page.getByTestId("normalise").uncheck();
     await expect(page.getByTestId("compare-panel").first().locator("path.recharts-curve").first()).toHaveAttribute("stroke-dasharray", "6 3");
@@ -252,7 +275,11 @@ test.describe.serial("keystorm UI", () => {
     // Three runs × (write · put, read · get) × three rounds.
     await expect(page.getByTestId("rounds-chart").locator('[data-testid="rounds-point"]')).toHaveCount(18);
     await expect(page.getByTestId("distribution-chart").locator("path.recharts-curve")).toHaveCount(3);
-    await expect(page.getByTestId("delta-table")).toContainText("#3 bucket=third");
+    // Each later run judged against the first, each with its paragraph.
+    const judged = page.getByTestId("judged-run");
+    await expect(judged).toHaveCount(2);
+    await expect(judged.nth(1).locator("h3")).toContainText("#3 bucket=third against #1");
+    await expect(judged.nth(1).getByTestId("judged-paragraph")).toContainText(third);
     await screenshot(page, "compare-3");
   });
 
@@ -268,6 +295,27 @@ test.describe.serial("keystorm UI", () => {
     await screenshot(page, "workloads");
   });
 });
+
+/** The intervals table has a row per phase row, each with a throughput ±x % and
+ * latencies with their ends, or the reason it has none. */
+async function expectIntervalsOrWhyNot(page: Page): Promise<void> {
+  const rows = page.getByTestId("intervals-table").getByTestId("interval-row");
+  await expect(rows).toHaveCount(7);
+  for (const text of await rows.allTextContents()) {
+    expect(text).toMatch(/ops\/s ±[\d.]+ %.*\(.+–.+\)|no interval: \d+ measured seconds?; an interval needs at least 10/);
+  }
+}
+
+/** Every verdict row's verdict is coloured only when it is a real change: green
+ * improved, red regressed, grey the rest. */
+async function expectOnlyRealChangesColoured(table: Locator): Promise<void> {
+  const rows = await table.getByTestId("verdict-row").evaluateAll((els) =>
+    els.map((e) => [e.getAttribute("data-verdict"), e.querySelector('[data-testid="verdict-cell"]')?.className]),
+  );
+  expect(rows.length).toBeGreaterThan(0);
+  const colour = { improved: "better", regressed: "worse" } as Record<string, string>;
+  for (const [verdict, cls] of rows) expect(cls, `${verdict}`).toBe(colour[verdict ?? ""] ?? "muted");
+}
 
 /** The headings of a run's results, in order, and the test ids of its charts. */
 async function sectionsOf(page: Page): Promise<string[]> {

@@ -2,6 +2,7 @@
 // `{error, detail}` turned into an ApiError the pages can show as it is.
 import type {
   AgentsView,
+  Comparison,
   Distribution,
   EndpointsReport,
   Timeline,
@@ -145,6 +146,11 @@ export const api = {
   integrity: (id: string) => call<IntegrityReport>("GET", `/api/runs/${enc(id)}/integrity`),
   endpoints: (id: string) => call<EndpointsReport>("GET", `/api/runs/${enc(id)}/endpoints`),
   timeline: (id: string) => call<Timeline>("GET", `/api/runs/${enc(id)}/timeline`),
+  /** The runs `news` judged against `base`, changes within ± `noiseFloor` (a share) being no change. */
+  compare: (base: string, news: string[], noiseFloor: number) => {
+    const q = new URLSearchParams({ base, new: news.join(","), noise_floor: String(noiseFloor) });
+    return call<Comparison>("GET", `/api/compare?${q}`);
+  },
   exportUrl: (id: string, file: string) => `/api/runs/${enc(id)}/export/${file}`,
   downloadExport: (id: string, file: string) => download(`/api/runs/${enc(id)}/export/${file}`, file),
 };

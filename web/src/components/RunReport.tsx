@@ -10,6 +10,7 @@ import { BucketIndexSection } from "./BucketIndexSection";
 import { EndpointsSection } from "./EndpointsSection";
 import { HeatmapSection } from "./HeatmapSection";
 import { IntegritySection } from "./IntegritySection";
+import { IntervalsSection } from "./IntervalsSection";
 import { KeysSection } from "./KeysSection";
 import { ListingsSection } from "./ListingsSection";
 import { ObjectsTable, type PhaseChoice, PhaseExplorer, RoundsCharts, RoundsPhasesTable, RunHeader, WorkloadBlock } from "./RunDetailView";
@@ -71,6 +72,7 @@ export function RunReport(props: {
           <RoundsCharts rows={wholePhaseRows(detail)} index={index} runStartedAt={detail.manifest.started_at} />
           <h2>Rounds × phases</h2>
           <RoundsPhasesTable rows={rows} />
+          <IntervalsSection rows={detail.intervals} />
           <EndpointsSection rows={rows} phases={wholePhaseRows(detail)} endpoints={detail.manifest.endpoints} report={endpoints} />
           <IntegritySection report={integrity} />
           <ThresholdsSection checks={detail.thresholds} />

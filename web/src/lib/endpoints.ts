@@ -197,8 +197,8 @@ export interface EndpointComparison {
 
 /**
  * Each endpoint's throughput and worst p99 per phase × operation of each run, over all
- * its rounds (as the delta table's "all rounds": total operations / total time, the
- * worst round's percentile), side by side; endpoints matched by URL.
+ * its rounds (total operations / total time, the worst round's percentile), side by
+ * side; endpoints matched by URL.
  */
 export function compareEndpoints(rowsPerRun: SummaryRow[][]): EndpointComparison[] {
   const out = new Map<string, EndpointComparison>();

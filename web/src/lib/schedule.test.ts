@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { IntervalRecord, SummaryRow } from "../api/types";
 import { askedOf } from "../components/RunDetailView";
-import { aggregate, lagNote } from "./compare";
 import { applyEvent, initialLive, intervalPoint, liveSeries } from "./live";
-import { ASKED_KEY, mostlyLag } from "./schedule";
+import { ASKED_KEY } from "./schedule";
 import { summaryRow } from "./test-rows";
 
 const LATENCY = { min: 1, mean: 2, p50: 1_070_000, p90: 1_200_000, p99: 1_400_000, p999: 1_500_000, max: 1_600_000 };
@@ -77,32 +76,5 @@ describe("schedule lag where latency is", () => {
     expect(askedOf(rows, { section: "round", round: 3, phase: "write", op: "put" })).toEqual({ rate: 5000, mixed: false });
     expect(askedOf(rows, { section: "round", round: 3, phase: "mix", op: "get" })).toEqual({ rate: 5000, mixed: true });
     expect(askedOf([row({ phase: "write" })], { section: "round", round: 1, phase: "write", op: "put" })).toBeUndefined();
-  });
-});
-
-describe("compare marks percentiles that were mostly lag", () => {
-  const late = row({ phase: "write", latency_us: LATENCY, schedule_lag_us: LAG });
-
-  it("calls a percentile mostly lag when the lag is at least half of it", () => {
-    expect(mostlyLag(late, "p50")).toBe(true);
-    expect(mostlyLag(row({ phase: "write", schedule_lag_us: { ...LAG, p50: 300 } }), "p50")).toBe(false);
-    expect(mostlyLag(row({ phase: "write" }), "p50")).toBe(false);
-  });
-
-  it("says the worst round's percentile was the client's, not the store's change", () => {
-    const base = aggregate([row({ phase: "write" })]).get("round|write|put")!;
-    // Round 1 on time, round 2 all lag: the worst round's p50 is round 2's.
-    const other = aggregate([row({ phase: "write" }), { ...late, round: 2 }]).get("round|write|put")!;
-    expect(other.worst_p50_us).toBe(1_070_000);
-    expect(other.mostlyLag.worst_p50_us).toBe(true);
-    expect(lagNote(base, other, "worst_p50_us")).toBe("mostly the client's lag");
-    expect(lagNote(other, base, "worst_p50_us")).toBe("the baseline's was mostly the client's lag");
-    expect(lagNote(other, other, "worst_p50_us")).toBe("mostly the client's lag in both runs");
-    expect(lagNote(base, base, "worst_p50_us")).toBeNull();
-    expect(lagNote(base, other, "ops_per_sec")).toBeNull();
-    // A worst round that was on time is the store's, though another round lagged.
-    const slow = row({ phase: "write", round: 3, latency_us: { ...LATENCY, p50: 5_000_000 } });
-    const store = aggregate([{ ...late, round: 2 }, slow]).get("round|write|put")!;
-    expect(store.mostlyLag.worst_p50_us).toBe(false);
   });
 });

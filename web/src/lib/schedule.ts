@@ -1,8 +1,6 @@
 // An open-loop phase's schedule where latency and throughput are drawn: how late its
 // requests left ("sent late" p50 / p99, beside the latency that counts it) and the rate
-// it asked for (beside what it did), and whether a percentile compared between runs was
-// mostly that lateness rather than the store.
-import type { SummaryRow } from "../api/types";
+// it asked for (beside what it did).
 import { ASKED_COLOUR, LAG_DASH, opColour } from "./palette";
 
 /** The lateness percentiles drawn, each under its chart name. */
@@ -35,18 +33,4 @@ export function askedSeries(mixed: boolean) {
 /** Whether any point carries `key`. */
 export function anyHas(points: ReadonlyArray<Record<string, unknown>>, key: string): boolean {
   return points.some((p) => typeof p[key] === "number");
-}
-
-/** A share of a percentile above which it is called mostly the client's lateness. */
-export const MOSTLY_LAG = 0.5;
-
-/**
- * Whether a row's percentile `q` (`p50`, `p99`, `p999`) was mostly how late its requests
- * left: the lateness at `q` is at least half the latency at `q` (open-loop latency counts
- * from the scheduled time, so it holds the lateness).
- */
-export function mostlyLag(r: Pick<SummaryRow, "latency_us" | "schedule_lag_us">, q: "p50" | "p99" | "p999"): boolean {
-  const lag = r.schedule_lag_us?.[q];
-  const latency = r.latency_us[q];
-  return lag != null && latency > 0 && lag >= MOSTLY_LAG * latency;
 }

@@ -1,10 +1,12 @@
 // Compare: two or more runs aligned by section, round, phase and operation (not by wall
 // clock) — throughput across rounds overlaid (or normalised to the first run), latency
-// distributions overlaid, and the % change of every run against the first. The page
+// distributions overlaid, and every run's changes against the first as the server
+// judged them (each with its interval and a verdict against the noise floor). The page
 // for "dynamic vs pre-sharded". The URL holds the whole view (runs, metric,
-// normalisation, log scale, distribution), so a link opens the same page.
-import { useQueries, useQuery } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
+// normalisation, log scale, distribution, noise floor, rounds judged), so a link opens
+// the same page.
+import { keepPreviousData, useQueries, useQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
 import { Link } from "react-router-dom";
 import { api } from "../api/client";
 import type { IntegrityReport, RunDetail } from "../api/types";
@@ -16,8 +18,9 @@ import { MarkerGlyph } from "../components/Marker";
 import { markerOf, opColour } from "../lib/palette";
 import { Empty, ErrorBox, Labels, Loading } from "../components/states";
 import { VerdictBadges } from "../components/VerdictBadges";
-import { DELTA_METRICS, type DeltaScope, type LagMetric, aggregate, fmtChange, lagNote, metricLabel, roundsOf, verdictOf } from "../lib/compare";
-import { fmtLatency, fmtOpMiBs, fmtRate, movesPayload, openLoopBehind, openLoopText } from "../lib/format";
+import { CompareVerdicts, VerdictControls, comparisonHasRounds } from "../components/CompareVerdicts";
+import { openLoopBehind, openLoopText } from "../lib/format";
+import type { RoundsView } from "../lib/verdicts";
 import { ninesOf } from "../lib/nines";
 import { placeLabel, wholePhaseRows } from "../lib/rounds";
 import { useCompareUrl } from "./useCompareUrl";
@@ -29,107 +32,6 @@ function runLabel(d: RunDetail, i: number): string {
     .map(([k, v]) => `${k}=${v}`)
     .join(" ");
   return `#${i + 1} ${labels || d.info.run_id}`;
-}
-
-function fmtMetric(unit: string, v: number, op: string): string {
-  if (unit === "ops/s") return fmtRate(v);
-  if (unit === "MiB/s") return fmtOpMiBs(op, v);
-  if (unit === "µs") return fmtLatency(v);
-  return String(v);
-}
-
-export function DeltaTable({ runs }: { runs: Array<{ label: string; detail: RunDetail }> }) {
-  const rowsPerRun = runs.map((r) => wholePhaseRows(r.detail));
-  const rounds = roundsOf(rowsPerRun);
-  const [scope, setScope] = useState<DeltaScope>("all");
-  const aggs = rowsPerRun.map((rows) => aggregate(rows, scope));
-  const keys = [...aggs[0].keys()];
-  return (
-    <>
-      <div className="title-row">
-        <label className="inline-label">
-          Rounds compared
-          <select
-            value={String(scope)}
-            onChange={(e) => setScope(e.target.value === "all" ? "all" : Number(e.target.value))}
-            aria-label="rounds compared"
-            data-testid="delta-scope"
-          >
-            <option value="all">all rounds together (and the phases outside rounds)</option>
-            {rounds.map((n) => (
-              <option key={n} value={n}>
-                round {n} only (exact values of that round)
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
-      {keys.length === 0 ? (
-        <Empty title="The baseline has no rows here.">Pick another round, or all rounds.</Empty>
-      ) : (
-        <table className="grid" data-testid="delta-table">
-          <thead>
-            <tr>
-              <th>Phase · op</th>
-              <th>Metric</th>
-              <th className="num">{runs[0].label} (baseline)</th>
-              {runs.slice(1).map((r) => (
-                <th className="num" key={r.label}>
-                  {r.label} (change vs baseline)
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {keys.flatMap((k) =>
-              DELTA_METRICS.map((m, j) => {
-                const base = aggs[0].get(k);
-                if (!base) return null;
-                const baseValue = base[m.key] as number;
-                return (
-                  <tr key={`${k}/${m.key}`} className={j === 0 ? "group-start" : ""}>
-                    <td>{j === 0 ? `${base.section === "round" ? "rounds" : base.section} · ${base.phase} · ${base.op}` : ""}</td>
-                    <td>{metricLabel(m, scope, base.section)}</td>
-                    <td className="num">
-                      {fmtMetric(m.unit, baseValue, base.op)}
-                      {base.mostlyLag[m.key as LagMetric] && (
-                        <span className="delta muted" data-testid="delta-lag">
-                          {" "}
-                          (mostly the client's lag)
-                        </span>
-                      )}
-                    </td>
-                    {aggs.slice(1).map((a, i) => {
-                      const other = a.get(k);
-                      if (!other) return <td key={i} className="muted">not in this run</td>;
-                      const value = other[m.key] as number;
-                      // A bandwidth that does not apply (LIST, DELETE) has no change either.
-                      if (m.unit === "MiB/s" && !movesPayload(base.op)) return <td key={i} className="num">–</td>;
-                      const lag = lagNote(base, other, m.key);
-                      if (lag)
-                        return (
-                          <td key={i} className="num" title={`change ${fmtChange(baseValue, value)}: not the store's`}>
-                            {fmtMetric(m.unit, value, base.op)}{" "}
-                            <span className="delta muted" data-testid="delta-lag">
-                              ({lag})
-                            </span>
-                          </td>
-                        );
-                      return (
-                        <td key={i} className={`num ${verdictOf(baseValue, value, m.better)}`}>
-                          {fmtMetric(m.unit, value, base.op)} <span className="delta">({fmtChange(baseValue, value)})</span>
-                        </td>
-                      );
-                    })}
-                  </tr>
-                );
-              }),
-            )}
-          </tbody>
-        </table>
-      )}
-    </>
-  );
 }
 
 function Distributions(props: {
@@ -266,8 +168,48 @@ function ComparedRunsTable({ runs }: { runs: Array<{ label: string; detail: RunD
   );
 }
 
+/** The runs' changes against the first, judged by the server with the noise floor
+ * asked (a new floor asks again; the last answer stays while it comes). */
+function JudgedChanges(props: {
+  runs: Array<{ label: string; detail: RunDetail }>;
+  noiseFloor: number;
+  setNoiseFloor: (floor: number) => void;
+  roundsView: RoundsView;
+  setRoundsView: (view: RoundsView) => void;
+}) {
+  const { runs, noiseFloor } = props;
+  const [base, ...news] = runs.map((r) => r.detail.info.run_id);
+  const judged = useQuery({
+    queryKey: ["compare", base, news, noiseFloor],
+    queryFn: () => api.compare(base, news, noiseFloor),
+    placeholderData: keepPreviousData,
+    retry: false,
+  });
+  const byId = new Map(runs.map((r) => [r.detail.info.run_id, r]));
+  const source = {
+    label: (id: string) => byId.get(id)?.label ?? id,
+    rows: (id: string) => {
+      const run = byId.get(id);
+      return run ? wholePhaseRows(run.detail) : [];
+    },
+  };
+  return (
+    <section data-testid="compare-verdicts" aria-busy={judged.isFetching}>
+      <h2>Changes against {runs[0].label}, judged</h2>
+      <VerdictControls {...props} withRounds={comparisonHasRounds(judged.data)} />
+      {judged.isError ? (
+        <ErrorBox error={judged.error} />
+      ) : judged.data ? (
+        <CompareVerdicts comparison={judged.data} source={source} view={props.roundsView} />
+      ) : (
+        <Loading what="the verdicts" />
+      )}
+    </section>
+  );
+}
+
 export function ComparePage() {
-  const { ids, rounds, pick, setPick } = useCompareUrl();
+  const { ids, rounds, pick, setPick, judged } = useCompareUrl();
   const { runs, loaded, failed, indexById, integrityById } = useComparedRuns(ids);
   if (ids.length < 2) return <PickRuns />;
   if (failed) return <ErrorBox error={failed.error} hint={<Link to="/runs">Back to the runs</Link>} />;
@@ -278,15 +220,9 @@ export function ComparePage() {
       <ComparedRunsTable runs={runs} />
       <BehindNotes runs={runs} />
       <IntegrityNotes runs={runs.map((r) => ({ label: r.label, integrity: integrityById.get(r.detail.info.run_id) }))} />
+      <JudgedChanges runs={runs} {...judged} />
       <CompareRounds runs={runs} indexById={indexById} view={rounds} />
       <Distributions runs={runs} pick={pick} setPick={setPick} />
-      <h2>Change against {runs[0].label}</h2>
-      <p className="muted">
-        All rounds together: throughput is total operations / total measured time and latency is the worst round's
-        (percentiles are never averaged); pick one round for its exact values. Green is better, red is worse; a change
-        from a zero baseline reads "from 0".
-      </p>
-      <DeltaTable runs={runs} />
       <EndpointsComparison runs={runs.map((r) => ({ label: r.label, rows: wholePhaseRows(r.detail) }))} />
     </section>
   );

@@ -6,7 +6,7 @@ import { MemoryRouter, useLocation } from "react-router-dom";
 import type { RunDetail, RunInfo, SummaryRow } from "../api/types";
 import { YamlEditor } from "../components/YamlEditor";
 import { RoundsPhasesTable } from "../components/RunDetailView";
-import { BehindNotes, DeltaTable, IntegrityNotes, compareLegend } from "./ComparePage";
+import { BehindNotes, IntegrityNotes, compareLegend } from "./ComparePage";
 import { comparePanels } from "../lib/compare";
 import { OP_COLOURS } from "../lib/palette";
 import { NoPhaseYet } from "./RunDetailPage";
@@ -167,48 +167,6 @@ describe("a run with no finished phase", () => {
     cleanup();
     render(<NoPhaseYet status="running" />);
     expect(screen.getByText(/Results appear here/)).toBeTruthy();
-  });
-});
-
-describe("compare's change table", () => {
-  const rowOf = (op: "get" | "list", ops_per_sec: number, mib_per_sec: number) =>
-    ({
-      section: "round",
-      round: 1,
-      phase: "mixed",
-      op,
-      objects_at_start: 0,
-      started_at: "2026-11-22T00:00:00Z",
-      duration_s: 10,
-      client_cpu_s: 1,
-      ops: ops_per_sec * 10,
-      errors: 0,
-      error_rate: 0,
-      error_classes: {},
-      ops_per_sec,
-      bytes: mib_per_sec * 10 * 1048576,
-      mib_per_sec,
-      keys: 0,
-      keys_per_sec: 0,
-      latency_us: { min: 1, mean: 2, p50: 100, p90: 200, p99: 1000, p999: 2000, max: 3000 },
-    }) as unknown as SummaryRow;
-  const runOf = (label: string, factor: number) => ({
-    label,
-    detail: {
-      summary: { format_version: 1, run_id: label, rows: [rowOf("get", 100 * factor, 2 * factor), rowOf("list", 10 * factor, 0)], totals: [] },
-    } as unknown as RunDetail,
-  });
-
-  it("gives a LIST no bandwidth and no change in it, and a GET both", () => {
-    render(<DeltaTable runs={[runOf("a", 1), runOf("b", 2)]} />);
-    const cells = (phaseOp: string) => {
-      const rows = screen.getAllByRole("row");
-      const start = rows.findIndex((r) => r.textContent?.startsWith(`rounds · mixed · ${phaseOp}`));
-      const mib = rows.slice(start).find((r) => r.children[1]?.textContent?.startsWith("MiB/s"))!;
-      return [...mib.children].slice(2).map((c) => c.textContent);
-    };
-    expect(cells("list")).toEqual(["–", "–"]);
-    expect(cells("get")[1]).toContain("+100.0 %");
   });
 });
 
