@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SummaryRow } from "../api/types";
-import { markText, tailCount, tailMarks } from "./tails";
+import { markName, markText, tailCount, tailMarks } from "./tails";
 
 const row = (slower_than?: Array<{ mark_us: number; count: number }>) =>
   ({ latency_us: { min: 1, mean: 1, p50: 1, p90: 1, p99: 1, p999: 1, max: 1, slower_than } }) as SummaryRow;
@@ -28,5 +28,13 @@ describe("tail marks", () => {
     expect(markText(1_100_000)).toBe("1.1 s");
     expect(markText(500_000)).toBe("500 ms");
     expect(markText(2_250)).toBe("2.25 ms");
+  });
+});
+
+describe("markName", () => {
+  it("names a mark as the server's metric names do", () => {
+    expect(markName(1_000_000)).toBe("1s");
+    expect(markName(500_000)).toBe("500ms");
+    expect(markName(1_500)).toBe("1500us");
   });
 });

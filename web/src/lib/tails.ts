@@ -23,3 +23,11 @@ export function markText(us: number): string {
   // Rounded to the microsecond so a decimal step never shows (1.1 s, not 1.0999999 s).
   return `${Number((us / per).toFixed(Math.log10(per)))} ${unit}`;
 }
+
+/** A mark as a name's part, as the server writes it (`over_1s`, `over_500ms`): whole
+ * seconds in `s`, whole milliseconds in `ms`, else `us`. */
+export function markName(us: number): string {
+  if (us % 1_000_000 === 0) return `${us / 1_000_000}s`;
+  if (us % 1000 === 0) return `${us / 1000}ms`;
+  return `${us}us`;
+}

@@ -77,7 +77,7 @@ describe("figures and changes in words", () => {
 
   it("shows a tail as a share and the operations it counts, its rounds added up together", () => {
     const rows = [1, 2].map((round) =>
-      summaryRow({ round, phase: "write", op: "put", latency_us: { min: 1, mean: 2, p50: 100, p90: 200, p99: 1000, p999: 2000, max: 45_000_000, over_1s: 8 } }),
+      summaryRow({ round, phase: "write", op: "put", latency_us: { min: 1, mean: 2, p50: 100, p90: 200, p99: 1000, p999: 2000, max: 45_000_000, slower_than: [{ mark_us: 1_000_000, count: 8 }, { mark_us: 10_000_000, count: 8 }] } }),
     );
     const tail = change({ round: 2, metric: "over_1s", verdict: "regressed", better: "lower" });
     expect(fmtSide(tail, { value: 0.0008, low: 0.0004, high: 0.0012 }, rows)).toBe("0.080 % ±50.0 % (8 PUTs)");

@@ -6,6 +6,7 @@
 import type { Change, Estimate, SummaryRow, Verdict } from "../api/types";
 import { fmtWithHalfWidth } from "./estimates";
 import { fmtCount, fmtLatency, fmtMiBs, fmtRate } from "./format";
+import { markName } from "./tails";
 
 /** The noise floor the server judges with unless asked otherwise (±2 %). */
 export const DEFAULT_NOISE_FLOOR = 0.02;
@@ -143,10 +144,10 @@ function rowsAt(c: Change, rows: SummaryRow[]): SummaryRow[] {
  * added up for a round phase's rounds together); undefined for a mark the rows do not
  * count or a place they do not have. */
 export function tailCount(c: Change, rows: SummaryRow[]): number | undefined {
-  const field = c.metric === "over_1s" ? "over_1s" : c.metric === "over_10s" ? "over_10s" : undefined;
-  if (!field) return undefined;
-  const at = rowsAt(c, rows);
-  return at.length ? at.reduce((sum, r) => sum + (r.latency_us[field] ?? 0), 0) : undefined;
+  if (!c.metric.startsWith("over_")) return undefined;
+  const counts = rowsAt(c, rows).map((r) => r.latency_us.slower_than?.find((t) => `over_${markName(t.mark_us)}` === c.metric)?.count);
+  if (!counts.length || counts.some((n) => n == null)) return undefined;
+  return counts.reduce((sum: number, n) => sum + (n ?? 0), 0);
 }
 
 /** The figure a run's row has for a change's metric, where the side has no interval
