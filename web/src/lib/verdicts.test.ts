@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import type { Change } from "../api/types";
 import { fmtLatencyEstimate, fmtWithHalfWidth } from "./estimates";
-import { fmtRate } from "./format";
+import { fmtLatency, fmtRate } from "./format";
 import { summaryRow } from "./test-rows";
 import { changesInView, fmtChange, fmtEstimate, fmtFloor, fmtRatio, fmtSide, placeOf, realChanges, verdictClass, verdictWords } from "./verdicts";
 
@@ -96,5 +96,12 @@ describe("figures and changes in words", () => {
     // Rounds together have no one row's figure; a round the run does not have, none either.
     expect(fmtSide({ ...short, round: null, all_rounds: true }, null, rows)).toBe("–");
     expect(fmtSide({ ...short, round: 3 }, null, rows)).toBe("–");
+  });
+});
+
+describe("fmtEstimate", () => {
+  it("gives an interval wider than its figure as its ends, not as a share", () => {
+    expect(fmtEstimate("p99", { value: 6_700, low: 3_100, high: 5_000_000 })).toBe(`${fmtLatency(6_700)} (${fmtLatency(3_100)}–${fmtLatency(5_000_000)})`);
+    expect(fmtEstimate("p99", { value: 10_000, low: 9_000, high: 11_000 })).toBe(`${fmtLatency(10_000)} ±10.0 %`);
   });
 });

@@ -4,7 +4,7 @@
 // prints them. Nothing here works out a difference: the server judges every change
 // against its interval and the noise floor (docs/intervals.md).
 import type { Change, Estimate, SummaryRow, Verdict } from "../api/types";
-import { fmtWithHalfWidth } from "./estimates";
+import { fmtWithHalfWidth, halfWidthShare } from "./estimates";
 import { fmtCount, fmtLatency, fmtMiBs, fmtRate } from "./format";
 import { markName } from "./tails";
 
@@ -129,7 +129,12 @@ export function fmtChange(c: Pick<Change, "ratio" | "why">): string {
 
 /** A side's figure with the half-width of its interval: `1,367 ops/s ±2.2 %`. */
 export function fmtEstimate(metric: string, e: Estimate | null | undefined): string {
-  return e ? fmtWithHalfWidth(e, fmtFigure(metric, e.value)) : "–";
+  if (!e) return "–";
+  // An interval wider than the figure reads better as its ends than as ±.
+  if (e.value > 0 && halfWidthShare(e) > 0.5) {
+    return `${fmtFigure(metric, e.value)} (${fmtFigure(metric, e.low)}–${fmtFigure(metric, e.high)})`;
+  }
+  return fmtWithHalfWidth(e, fmtFigure(metric, e.value));
 }
 
 /** The run's rows where a change is: its round's, or every round's for a round phase's

@@ -182,8 +182,18 @@ fn value_cell(c: &Change, e: Option<&Estimate>) -> String {
         // Shares: error_rate and the tails.
         _ => format!("{:.3} %", e.value * 100.0),
     };
-    if e.value > 0.0 && e.high > e.low {
-        format!("{value} ±{:.1} %", 100.0 * e.half_width_share())
+    let share = e.half_width_share();
+    if e.value > 0.0 && share > 0.5 {
+        // An interval wider than the figure reads better as its bounds than as ±.
+        let bound = |v: f64| match c.metric.as_str() {
+            "p50" | "p99" | "p99.9" => latency(v as u64),
+            "ops_per_sec" => format!("{v:.1}"),
+            "mib_per_sec" => format!("{v:.2}"),
+            _ => format!("{:.3} %", v * 100.0),
+        };
+        format!("{value} ({}–{})", bound(e.low), bound(e.high))
+    } else if e.value > 0.0 && e.high > e.low {
+        format!("{value} ±{:.1} %", 100.0 * share)
     } else {
         value
     }

@@ -94,14 +94,24 @@ fn round_sentences(base: &RunData, new: &RunData, floor: f64) -> Vec<String> {
         let up = ratios.iter().filter(|x| **x > 1.0 + floor).count();
         let down = ratios.iter().filter(|x| **x < 1.0 - floor).count();
         let each: Vec<String> = ratios.iter().map(|x| percent(*x)).collect();
+        let n = ratios.len();
         let recurs = match (up, down) {
             (0, 0) => "within the noise floor in every round".to_string(),
-            (u, 0) if u == ratios.len() => "higher in every round".to_string(),
-            (0, d) if d == ratios.len() => "lower in every round".to_string(),
-            (u, d) => format!(
-                "higher in {u} and lower in {d} of {} rounds: it does not recur",
-                ratios.len()
-            ),
+            (u, 0) if u == n => "higher in every round".to_string(),
+            (0, d) if d == n => "lower in every round".to_string(),
+            (u, d) => {
+                let mut parts = Vec::new();
+                if u > 0 {
+                    parts.push(format!("higher in {u}"));
+                }
+                if d > 0 {
+                    parts.push(format!("lower in {d}"));
+                }
+                if n - u - d > 0 {
+                    parts.push(format!("within the floor in {}", n - u - d));
+                }
+                format!("{} of {n} rounds: it does not recur", parts.join(", "))
+            }
         };
         out.push(format!(
             "{} {} throughput round by round: {} — {recurs}.",
