@@ -142,9 +142,10 @@ pub fn operations(doc: &Value, run_id: &str) -> Vec<Operation> {
                             &plausible_path_value(name, template, run_id),
                         )
                     }
-                    "query" if p["required"] == true => {
-                        query.push(format!("{name}={}", plausible_query_value(name, template)))
-                    }
+                    "query" if p["required"] == true => query.push(format!(
+                        "{name}={}",
+                        plausible_query_value(name, template, run_id)
+                    )),
                     _ => {}
                 }
             }
@@ -198,11 +199,13 @@ fn plausible_path_value(name: &str, template: &str, run_id: &str) -> String {
     }
 }
 
-fn plausible_query_value(name: &str, template: &str) -> &'static str {
+fn plausible_query_value(name: &str, template: &str, run_id: &str) -> String {
     match name {
-        "section" => "before",
-        "phase" => "fill",
-        "op" => "put",
+        "section" => "before".to_string(),
+        "phase" => "fill".to_string(),
+        "op" => "put".to_string(),
+        // A comparison of the run with itself.
+        "base" | "new" => run_id.to_string(),
         other => panic!("no plausible value for query `{other}` of {template}: add one here"),
     }
 }
