@@ -1,7 +1,7 @@
 //! `keystorm compare` as a pipeline runs it, on runs of real targets (`keystorm sim`
 //! processes): the same workload run twice at once (an A/A pair: both see the same
-//! machine) is never judged to have changed (no change where its intervals are narrow,
-//! inconclusive where the machine's load widened them), and the same workload against a
+//! machine) is never judged to have changed in throughput or median (no change where
+//! its intervals are narrow, inconclusive where the machine's load widened them), and the same workload against a
 //! target taking 2 ms per GET and one taking 4 ms (an A/B pair) is judged regressed on
 //! GET latency and throughput, with intervals clear of no change, and fails the
 //! pipeline with `--fail-on regressed`. Bad input exits 2 with a message that says what
@@ -102,14 +102,13 @@ fn an_a_a_pair_is_no_change_and_an_a_b_pair_is_regressed_beyond_its_interval() {
         16,
     ))
     .unwrap();
-    // A/A: nothing improved or regressed. Where an interval is narrow enough (the
-    // median, on a machine not flooded) it is no change; where the machine's load
-    // widened it past the floor, inconclusive, saying what would settle it — never a
-    // change.
-    let out = compare(
-        &[&a, &a_again, "--json", "--fail-on", "regressed"],
-        dir.path(),
-    );
+    // A/A: throughput and the median, known closely, are never called a change: no
+    // change where the interval is narrow, inconclusive (saying what would settle it)
+    // where the machine's load widened it. p99.9 of some 12,000 GETs rests on a dozen
+    // operations and is not judged. (p99 is judged, and a 95 % interval misses one time
+    // in twenty: its false-alarm rate is what scripts/bench_repeatability.sh measures,
+    // not something a test can assert without failing by chance.)
+    let out = compare(&[&a, &a_again, "--json"], dir.path());
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -124,25 +123,24 @@ fn an_a_a_pair_is_no_change_and_an_a_b_pair_is_regressed_beyond_its_interval() {
         5,
         "ops/s, MiB/s, p50, p99, p99.9: {changes:#?}"
     );
-    for c in json["runs"][0]["changes"].as_array().unwrap() {
+    for metric in ["ops_per_sec", "mib_per_sec", "p50"] {
+        let c = change(&changes, metric);
+        let why = c["why"].as_str().unwrap();
         match c["verdict"].as_str().unwrap() {
-            "no_change" => assert!(
-                c["why"]
-                    .as_str()
-                    .unwrap()
-                    .contains("within the ±2 % noise floor"),
-                "{c:#}"
-            ),
-            "inconclusive" => {
-                let why = c["why"].as_str().unwrap();
-                assert!(
-                    why.contains("in each run (now ") || why.contains("an interval needs"),
-                    "{c:#}"
-                );
-            }
+            "no_change" => assert!(why.contains("within the ±2 % noise floor"), "{c:#}"),
+            "inconclusive" => assert!(why.contains("in each run (now "), "{c:#}"),
             _ => panic!("a false alarm: {c:#}"),
         }
     }
+    let p999 = change(&changes, "p99.9");
+    assert_eq!(p999["verdict"], "inconclusive", "{p999:#}");
+    assert!(
+        p999["why"]
+            .as_str()
+            .unwrap()
+            .contains(" slowest; judging it needs at least 50000 operations"),
+        "{p999:#}"
+    );
 
     // A/B: the same workload at once against a target, and against one with 2 ms more
     // per GET: slower and less throughput, the intervals clear of no change. Few

@@ -119,3 +119,14 @@ pub enum LagQuantile {
     P99,
     P999,
 }
+
+impl LagQuantile {
+    /// The share of operations at or below it.
+    pub fn share(self) -> f64 {
+        match self {
+            LagQuantile::P50 => 0.5,
+            LagQuantile::P99 => 0.99,
+            LagQuantile::P999 => 0.999,
+        }
+    }
+}

@@ -253,3 +253,26 @@ fn reshards_and_stalls_read_as_counts_with_their_time() {
         "4 reshards (12.0 s in all) and 1 write stall (45.2 s in all; 16 writes held, the longest 45.00 s)"
     );
 }
+
+#[test]
+fn a_percentile_with_few_operations_beyond_it_is_not_judged() {
+    // 6,000 GETs a run: p99 rests on 60, p99.9 on 6; even a doubled latency is not
+    // called a change at p99.9.
+    let c = compare(
+        &run(1, 100, 500, 0.0),
+        &[run(2, 100, 1000, 0.0)],
+        &CompareOptions::default(),
+    );
+    let v = verdicts(&c);
+    assert_eq!(v["p99"], Verdict::Regressed, "{c:#?}");
+    assert_eq!(v["p99.9"], Verdict::Inconclusive, "{c:#?}");
+    let p999 = c.runs[0]
+        .changes
+        .iter()
+        .find(|c| c.metric == "p99.9")
+        .unwrap();
+    assert_eq!(
+        p999.why,
+        "p99.9 of 6000 operations rests on its 6 slowest; judging it needs at least 50000 operations in each run"
+    );
+}

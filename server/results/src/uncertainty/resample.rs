@@ -58,6 +58,8 @@ pub struct Draws {
     /// Seconds (points) the figures come from, in all rounds.
     pub seconds: usize,
     pub rounds: usize,
+    /// Operations timed (in the latency histograms), in all rounds.
+    pub timed: u64,
 }
 
 /// Sums of drawn seconds, with their latency counts on the phase's own value scale.
@@ -214,6 +216,7 @@ pub fn draws(
         return Err(TooFew::Nothing);
     }
     let estimate = totals.figures(marks);
+    let timed = totals.counts.iter().sum();
     let mut rng = fastrand::Rng::with_seed(seed);
     let resamples = (0..RESAMPLES)
         .map(|_| {
@@ -236,6 +239,7 @@ pub fn draws(
         resamples,
         seconds,
         rounds: rounds.len(),
+        timed,
     })
 }
 
