@@ -66,7 +66,9 @@ test("a run reading its bucket's listing in epochs: keys, epochs and the bucket 
     await expect(page.getByTestId(chart)).toContainText("epoch 2");
     await expect(page.getByTestId(chart)).toContainText("epoch 3");
   }
-  // A point's tooltip names its epoch.
+  // A point's tooltip names its epoch (the chart in view first: the mouse moves in the
+  // viewport, and the tables above it can push it below the fold).
+  await page.getByTestId("interval-chart").scrollIntoViewIfNeeded();
   const plot = (await page.getByTestId("interval-chart").locator(".recharts-cartesian-grid").boundingBox())!;
   await page.mouse.move(plot.x + plot.width - 4, plot.y + plot.height / 2);
   await expect(page.getByTestId("interval-chart").locator(".recharts-tooltip-wrapper")).toContainText("epoch 3");
