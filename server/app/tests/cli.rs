@@ -9,15 +9,9 @@ mod in_process;
 use std::path::Path;
 
 use assert_cmd::Command;
-use cli_support::only_run;
+use cli_support::{only_run, write};
 use in_process::keystorm;
 use predicates::prelude::*;
-
-fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
 
 const SMALL: &str = "name: cli-small
 target: { endpoint: embedded }

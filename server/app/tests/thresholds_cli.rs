@@ -11,14 +11,8 @@ mod process_support;
 
 use std::path::Path;
 
-use cli_support::only_run;
+use cli_support::{only_run, write};
 use in_process::keystorm;
-
-fn write(dir: &Path, name: &str, text: &str) -> std::path::PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
 
 fn show_json(results: &Path, id: &str) -> serde_json::Value {
     let shown = keystorm()

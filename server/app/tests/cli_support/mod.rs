@@ -84,3 +84,10 @@ pub fn only_run(results: &std::path::Path) -> String {
     );
     run.file_name().into_string().unwrap()
 }
+
+/// Writes `text` as `name` in `dir`; its path.
+pub fn write(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
