@@ -3,7 +3,7 @@
 // pre-sharded to 211 shards, started through the API; then the run-detail page of each
 // (shard step line, reshard marks and windows) and the compare page with both.
 import { type Page, expect, test } from "@playwright/test";
-import { screenshot, screenshotOf, startRun, url, waitFinished } from "./support";
+import { openComparisonReport, screenshot, screenshotOf, startRun, url, waitFinished } from "./support";
 
 const PRESHARDED = 211;
 
@@ -148,6 +148,25 @@ test.describe.serial("bucket index: dynamic vs pre-sharded", () => {
     await expect(paragraph).toContainText(new RegExp(`${dynamicId} met \\d+ reshards? \\(`));
     await expect(paragraph).toContainText(`${preshardedId} met no reshard`);
     await screenshot(page, "compare-rgw");
+  });
+
+  test("the comparison's offline report draws what the compare page does", async ({ page }) => {
+    await openComparisonReport(page, [dynamicId, preshardedId], ["--noise-floor", "5%"]);
+    await expect(page.getByTestId("compare-run")).toHaveCount(2);
+    // Judged once, with the floor asked: shown, not a control.
+    await expect(page.getByTestId("noise-floor-fixed")).toHaveText("Noise floor ±5 %");
+    await expect(page.getByTestId("noise-floor")).toHaveCount(0);
+    const paragraph = page.getByTestId("judged-paragraph");
+    await expect(paragraph).toContainText(new RegExp(`${dynamicId} met \\d+ reshards? \\(`));
+    await expect(paragraph).toContainText(`${preshardedId} met no reshard`);
+    const chart = page.getByTestId("rounds-chart").first();
+    await expect(chart.locator('[data-testid="shard-point"]')).toHaveCount(6);
+    expect(await shardValues(page, "rounds-chart", "index=presharded")).toEqual([PRESHARDED, PRESHARDED, PRESHARDED]);
+    // The distributions are in the file: the overlay draws one line per run.
+    const distribution = page.getByTestId("distribution-chart");
+    await distribution.scrollIntoViewIfNeeded();
+    await expect(distribution.locator("path.recharts-curve")).toHaveCount(2);
+    await screenshot(page, "compare-rgw-report");
   });
 });
 

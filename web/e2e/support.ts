@@ -1,7 +1,7 @@
 // Helpers for the browser tests: the server's address, starting a run and waiting for
 // it through the API, and screenshots of each page.
 import { type APIRequestContext, type Locator, type Page, expect, test } from "@playwright/test";
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,6 +32,17 @@ export async function openReport(page: Page, request: APIRequestContext, id: str
   expect(resp.status()).toBe(200);
   const file = test.info().outputPath(`report-${id}.html`);
   writeFileSync(file, await resp.text());
+  await page.goto(`file://${file}`);
+}
+
+/** Opens the offline report of runs compared with the first (`keystorm report BASE
+ * NEW…`, written by the CLI from the server's results folder into the test's own
+ * output folder), from file:// as a reader would. */
+export async function openComparisonReport(page: Page, ids: string[], extra: string[] = []): Promise<void> {
+  const { root } = JSON.parse(readFileSync(STATE_FILE, "utf8")) as { root: string };
+  const bin = process.env.KEYSTORM_BIN ?? join(here, "../../target/debug/keystorm");
+  const file = test.info().outputPath(`compare-${ids.join("-")}.html`);
+  execFileSync(bin, ["report", ...ids, "--results", join(root, "results"), "--output", file, ...extra], { stdio: "pipe" });
   await page.goto(`file://${file}`);
 }
 

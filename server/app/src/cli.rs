@@ -8,10 +8,12 @@ use clap::{Parser, Subcommand};
 mod agent_args;
 mod compare_args;
 mod diff_args;
+mod judge_args;
 mod keys_args;
 mod list_args;
 mod merge_args;
 mod renamed;
+mod report_args;
 mod results_args;
 mod run_args;
 mod serve_args;
@@ -26,10 +28,12 @@ mod values;
 pub use agent_args::AgentArgs;
 pub use compare_args::{CompareArgs, FailOn};
 pub use diff_args::DiffArgs;
+pub use judge_args::JudgeArgs;
 pub use keys_args::{ConvertArgs, KeysArgs, KeysCommand};
 pub use list_args::ListArgs;
 pub use merge_args::MergeArgs;
 pub use renamed::renamed_flags;
+pub use report_args::{MAX_REPORTED_RUNS, ReportArgs};
 pub use results_args::ResultsArgs;
 pub use run_args::{ClientArg, RunArgs};
 pub use serve_args::ServeArgs;
@@ -85,6 +89,9 @@ pub enum Command {
     /// verdict (improved, regressed, no change, inconclusive); `--fail-on regressed`
     /// exits 1 on a regression.
     Compare(CompareArgs),
+    /// Write an offline HTML report (one file, no server needed): of one run, or of
+    /// runs compared with the first, verdicts included.
+    Report(ReportArgs),
     /// Count (or walk) every key of a bucket: serially, by prefix or adaptively.
     List(ListArgs),
     /// Compare two listings key by key (buckets, prefixes, endpoints or a saved key

@@ -185,6 +185,58 @@ fn an_a_a_pair_is_no_change_and_an_a_b_pair_is_regressed_beyond_its_interval() {
         "{text}"
     );
     assert!(!text.contains("ops_per_sec"), "{text}");
+
+    // The same comparison as an offline page: the verdicts as judged here, each run's
+    // data and its distributions, in one file named after the runs.
+    let out = keystorm(&["report", &a, &b], dir.path())
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let id = |run: &str| {
+        Path::new(run)
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    let file = dir.path().join(format!("{}-vs-{}.html", id(&a), id(&b)));
+    let data = report_data(&file);
+    assert_eq!(data["kind"], "comparison");
+    assert_eq!(data["noise_floor"], 0.02);
+    let p50 = change(&read_changes(&data["comparison"]), "p50").clone();
+    assert_eq!(p50["verdict"], "regressed", "{p50:#}");
+    assert_eq!(data["runs"][0]["detail"]["info"]["run_id"], id(&a));
+    assert_eq!(data["runs"][1]["detail"]["info"]["run_id"], id(&b));
+    for run in data["runs"].as_array().unwrap() {
+        let reads = &run["distributions"]["before||read|get"];
+        assert!(reads["count"].as_u64().unwrap() > 0, "{reads:#}");
+    }
+    // One run: its run page, offline.
+    let single = dir.path().join("one.html");
+    let out = keystorm(&["report", &a, "-o", single.to_str().unwrap()], dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let data = report_data(&single);
+    assert_eq!(data["info"]["run_id"], id(&a));
+    assert!(
+        data["row_intervals"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty())
+    );
+}
+
+/// The data a report file carries inline.
+fn report_data(file: &Path) -> serde_json::Value {
+    let html = std::fs::read_to_string(file).unwrap();
+    let start = html
+        .find(r#"<script id="report-data" type="application/json">"#)
+        .expect("the report's data");
+    let rest = &html[start..];
+    let json = &rest[rest.find('>').unwrap() + 1..rest.find("</script>").unwrap()];
+    serde_json::from_str(json).unwrap()
 }
 
 #[test]
@@ -198,6 +250,13 @@ fn bad_input_exits_2_saying_what_to_write() {
         "{out:?}"
     );
     let folder = dir.path().to_str().unwrap();
+    // A report of runs that are not there writes nothing.
+    let out = keystorm(&["report", "nosuch", "-o", "x.html"], &results)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!dir.path().join("x.html").exists());
     for (flag, value, said) in [
         ("--metrics", "p42", "is not a metric: use ops_per_sec"),
         ("--ops", "copy", "is not an operation: use put"),

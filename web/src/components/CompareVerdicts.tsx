@@ -32,29 +32,32 @@ export interface JudgedRunSource {
  * whether their rows are shown per round or together. */
 export function VerdictControls(props: {
   noiseFloor: number;
-  setNoiseFloor: (floor: number) => void;
+  /** Absent where the floor was fixed when judged (an offline report): shown, not chosen. */
+  setNoiseFloor?: (floor: number) => void;
   roundsView: RoundsView;
   setRoundsView: (view: RoundsView) => void;
   withRounds: boolean;
 }) {
   const floors = NOISE_FLOORS.includes(props.noiseFloor) ? NOISE_FLOORS : [...NOISE_FLOORS, props.noiseFloor].sort((a, b) => a - b);
+  const setFloor = props.setNoiseFloor;
   return (
     <div className="title-row">
-      <label className="inline-label">
-        Noise floor
-        <select
-          value={String(props.noiseFloor)}
-          onChange={(e) => props.setNoiseFloor(Number(e.target.value))}
-          aria-label="noise floor"
-          data-testid="noise-floor"
-        >
-          {floors.map((f) => (
-            <option key={f} value={String(f)}>
-              {fmtFloor(f)}
-            </option>
-          ))}
-        </select>
-      </label>
+      {setFloor ? (
+        <label className="inline-label">
+          Noise floor
+          <select value={String(props.noiseFloor)} onChange={(e) => setFloor(Number(e.target.value))} aria-label="noise floor" data-testid="noise-floor">
+            {floors.map((f) => (
+              <option key={f} value={String(f)}>
+                {fmtFloor(f)}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : (
+        <span className="inline-label" data-testid="noise-floor-fixed">
+          Noise floor {fmtFloor(props.noiseFloor)}
+        </span>
+      )}
       {props.withRounds && (
         <label className="inline-label">
           Rounds

@@ -1,12 +1,14 @@
-// Entry of the offline report: one HTML file with the run's data inlined by the server
-// (`/api/runs/{id}/export/report.html`); no network at all. Drawn by the component tree
-// the run page uses.
+// Entry of the offline report: one HTML file with its data inlined by the server; no
+// network at all. A run's report (`/api/runs/{id}/export/report.html`, `keystorm report
+// RUN`) is drawn by the component tree the run page uses; a comparison's (`keystorm
+// report BASE NEW…`) by the compare page's.
 import { StrictMode, useCallback } from "react";
 import { createRoot } from "react-dom/client";
 import type { Distribution, EndpointsReport, Heatmap, IndexReport, IntegrityReport, IntervalRecord, ListingsReport, RunDetail, Timeline } from "../api/types";
 import type { PhaseChoice } from "../components/RunDetailView";
 import { RunReport } from "../components/RunReport";
 import { Empty } from "../components/states";
+import { CompareReport, type ComparisonReportData, isComparison } from "./CompareReport";
 import "../styles.css";
 
 interface ReportData {
@@ -48,10 +50,10 @@ function phaseKey(c: PhaseChoice): string {
   return `${c.section}|${c.round ?? ""}|${c.phase}|${c.op}`;
 }
 
-function readData(): ReportData | null {
+function readData(): ReportData | ComparisonReportData | null {
   const text = document.getElementById("report-data")?.textContent ?? "";
   try {
-    return JSON.parse(text) as ReportData;
+    return JSON.parse(text) as ReportData | ComparisonReportData;
   } catch {
     return null;
   }
@@ -95,8 +97,7 @@ function Report({ data }: { data: ReportData }) {
     [data],
   );
   return (
-    <main>
-      <p className="muted">keystorm report, generated {new Date().toISOString().slice(0, 10)}</p>
+    <>
       <RunReport
         data={{ detail, index: data.index, listings: data.listings, integrity: data.integrity, endpoints: data.endpoints, timeline: data.timeline }}
         loadIntervals={loadIntervals}
@@ -105,11 +106,20 @@ function Report({ data }: { data: ReportData }) {
         loadHeatmap={data.heatmaps ? loadHeatmap : undefined}
         empty={<Empty title="This run recorded no finished phase." />}
       />
-    </main>
+    </>
   );
 }
 
 const data = readData();
 createRoot(document.getElementById("root")!).render(
-  <StrictMode>{data ? <Report data={data} /> : <Empty title="This report holds no data." />}</StrictMode>,
+  <StrictMode>
+    {data ? (
+      <main>
+        <p className="muted">keystorm report, generated {new Date().toISOString().slice(0, 10)}</p>
+        {isComparison(data) ? <CompareReport data={data} /> : <Report data={data} />}
+      </main>
+    ) : (
+      <Empty title="This report holds no data." />
+    )}
+  </StrictMode>,
 );

@@ -11,10 +11,10 @@ use keystorm_results::comparison::{
 use keystorm_results::uncertainty::Estimate;
 
 use crate::CliError;
-use crate::cli::{CompareArgs, FailOn};
+use crate::cli::{CompareArgs, FailOn, JudgeArgs};
 
 pub fn compare(args: &CompareArgs) -> Result<u8, CliError> {
-    let options = options_of(args)?;
+    let options = options_of(&args.judge)?;
     let base = super::inputs::run_dir(&args.results.results, &args.base)?;
     let news = args
         .new
@@ -43,8 +43,8 @@ pub fn compare(args: &CompareArgs) -> Result<u8, CliError> {
 }
 
 /// The options the flags ask for, every name checked.
-fn options_of(args: &CompareArgs) -> Result<CompareOptions, CliError> {
-    CompareOptions::from_names(args.noise_floor, &args.metrics, &args.ops).map_err(|e| {
+pub(super) fn options_of(judge: &JudgeArgs) -> Result<CompareOptions, CliError> {
+    CompareOptions::from_names(judge.noise_floor, &judge.metrics, &judge.ops).map_err(|e| {
         let flag = match e {
             comparison::OptionError::Metric(_) => "--metrics",
             comparison::OptionError::Op(_) => "--ops",

@@ -12,6 +12,7 @@ mod list_report;
 mod ls;
 mod merge;
 mod remote_run;
+mod report;
 mod run;
 mod serve;
 mod serve_tls;
@@ -38,6 +39,7 @@ pub async fn dispatch(cli: Cli) -> Result<u8, CliError> {
         Command::Upload(args) => transfer::upload(&args).await,
         Command::Show(args) => show::show(&args),
         Command::Compare(args) => compare::compare(&args),
+        Command::Report(args) => report::report(&args),
         Command::Merge(args) => merge::merge(&args, cli.command_line),
         Command::Sim(args) => sim::sim(&args).await,
         Command::Serve(args) => serve::serve(args).await,

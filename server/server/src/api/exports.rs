@@ -8,14 +8,13 @@ use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use keystorm_results::{
-    HLOG_FILE, IntervalQuery, IntervalRecord, ResultStore, SUMMARY_CSV_FILE, class_cell, csv_field,
-    for_each_folded_interval, read_intervals, shards_cell,
+    HLOG_FILE, IntervalQuery, IntervalRecord, SUMMARY_CSV_FILE, class_cell, csv_field,
+    for_each_folded_interval, shards_cell,
 };
 
 use super::error::{ApiError, ApiPath, ApiResult, ErrorBody};
 use super::params::RunIdParam;
-use super::run_files::{read_summary, run_dir, run_info};
-use super::runs::DEFAULT_MAX_POINTS;
+use super::run_files::run_dir;
 use super::state::AppState;
 use super::streamed;
 use utoipa::ToSchema;
@@ -78,40 +77,10 @@ pub async fn export(
                 })
             }),
         ),
-        ExportFile::ReportHtml => {
-            let manifest = ResultStore::read_manifest(&dir)?;
-            let summary = read_summary(&dir);
-            let phases = summary
-                .as_ref()
-                .map(|s| keystorm_results::whole_phase_rows(&dir, &s.rows))
-                .unwrap_or_default();
-            let data = serde_json::json!({
-                "info": run_info(&dir, &manifest),
-                "verdict": keystorm_results::RunVerdict::read(&dir, &manifest, &phases),
-                "thresholds": keystorm_results::threshold_judge::judge_in(&dir, &manifest.expect, &phases),
-                "row_intervals": keystorm_results::uncertainty::row_intervals(&dir, &phases),
-                "phases": phases,
-                "phase_details": report_phases(&dir, summary.as_ref()),
-                "summary": summary,
-                // A chart's worth of points per phase, as the run page shows them.
-                "intervals": read_intervals(&dir, &IntervalQuery {
-                    max_points: Some(DEFAULT_MAX_POINTS),
-                    ..IntervalQuery::default()
-                }),
-                "index": super::index::read_index(&dir),
-                "listings": keystorm_results::read_listings(&dir),
-                "integrity": super::integrity::report_of(&dir),
-                "endpoints": keystorm_results::read_endpoint_events(&dir),
-                "timeline": keystorm_results::read_timeline(&dir),
-                "workload_text": super::runs::workload_text(&dir),
-                "heatmaps": report_heatmaps(&dir),
-                "manifest": manifest,
-            });
-            (
-                "text/html; charset=utf-8",
-                Body::from(super::ui::report(&data)?),
-            )
-        }
+        ExportFile::ReportHtml => (
+            "text/html; charset=utf-8",
+            Body::from(super::reports::run_report_html(&dir)?),
+        ),
     };
     let disposition = format!("attachment; filename=\"{id}-{file}\"");
     let mut response = (
@@ -131,83 +100,6 @@ pub async fn export(
         );
     }
     Ok(response)
-}
-
-/// Columns of each heatmap a report carries: enough for a screen, whatever the run's
-/// length.
-const REPORT_HEATMAP_COLUMNS: u32 = 1_200;
-
-/// Each operation's latency heatmap over the whole run, for the offline report.
-fn report_heatmaps(dir: &std::path::Path) -> serde_json::Map<String, serde_json::Value> {
-    let path = dir.join(HLOG_FILE);
-    keystorm_types::OpKind::ALL
-        .into_iter()
-        .filter_map(|op| {
-            let heat = super::heatmap::read_heatmap(
-                &path,
-                op,
-                &super::heatmap::HeatmapFilter::default(),
-                REPORT_HEATMAP_COLUMNS,
-            )
-            .ok()
-            .flatten()?;
-            Some((op.as_str().to_string(), serde_json::to_value(heat).ok()?))
-        })
-        .collect()
-}
-
-/// Columns of each phase's heatmap in a report.
-const REPORT_PHASE_HEATMAP_COLUMNS: u32 = 600;
-
-/// What the run page's "one phase in detail" loads, for every phase × round × operation
-/// of the summary, keyed `section|round|phase|op` (round empty outside rounds): its
-/// latency distribution and its heatmap, so the offline report shows what the page
-/// does. Distributions come from one pass over the histogram log; each heatmap reads
-/// the log again (a report is made once, and a run has tens of rows, not millions).
-fn report_phases(
-    dir: &std::path::Path,
-    summary: Option<&keystorm_results::Summary>,
-) -> serde_json::Map<String, serde_json::Value> {
-    use keystorm_results::{hlog_tag, read_merged_tags};
-    let Some(summary) = summary else {
-        return serde_json::Map::new();
-    };
-    let path = dir.join(HLOG_FILE);
-    let tags = summary.rows.iter().map(|r| r.log_tag()).collect();
-    let merged = read_merged_tags(&path, &tags).unwrap_or_default();
-    let mut out = serde_json::Map::new();
-    for r in &summary.rows {
-        let key = format!(
-            "{}|{}|{}|{}",
-            r.section.as_str(),
-            r.round.map(|n| n.to_string()).unwrap_or_default(),
-            r.phase,
-            r.op.as_str()
-        );
-        if out.contains_key(&key) {
-            continue;
-        }
-        let distribution = merged.get(&r.log_tag()).filter(|h| !h.is_empty()).map(|h| {
-            super::distribution::Distribution {
-                count: h.len(),
-                points: super::distribution::points(h),
-            }
-        });
-        let filter = super::heatmap::HeatmapFilter {
-            section: Some(r.section.as_str().to_string()),
-            round: Some(r.round.map_or_else(|| "-".to_string(), |n| n.to_string())),
-            phase: Some(hlog_tag(&[&r.phase])),
-        };
-        let heatmap =
-            super::heatmap::read_heatmap(&path, r.op, &filter, REPORT_PHASE_HEATMAP_COLUMNS)
-                .ok()
-                .flatten();
-        out.insert(
-            key,
-            serde_json::json!({ "distribution": distribution, "heatmap": heatmap }),
-        );
-    }
-    out
 }
 
 /// A file of the run, streamed from disk.

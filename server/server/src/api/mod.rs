@@ -31,6 +31,7 @@ mod openapi_errors;
 mod openapi_security;
 mod params;
 mod prometheus;
+pub mod reports;
 mod run_files;
 mod runs;
 mod security;

@@ -161,32 +161,31 @@ pub async fn read(
     ApiPath(RunIdParam { id }): ApiPath<RunIdParam>,
 ) -> ApiResult<Json<RunDetail>> {
     let dir = run_dir(&state.config.results_dir, &id)?;
-    let manifest = ResultStore::read_manifest(&dir)?;
-    let summary = read_summary(&dir);
+    let detail = tokio::task::spawn_blocking(move || detail_of(&dir))
+        .await
+        .map_err(|e| ApiError::internal(e.to_string()))??;
+    Ok(Json(detail))
+}
+
+/// Everything the run page shows of the run in `dir` first (the intervals are a
+/// bootstrap: blocking work).
+pub fn detail_of(dir: &std::path::Path) -> ApiResult<RunDetail> {
+    let manifest = ResultStore::read_manifest(dir)?;
+    let summary = read_summary(dir);
     let phases = summary
         .as_ref()
-        .map(|s| keystorm_results::whole_phase_rows(&dir, &s.rows))
+        .map(|s| keystorm_results::whole_phase_rows(dir, &s.rows))
         .unwrap_or_default();
-    let verdict = RunVerdict::read(&dir, &manifest, &phases);
-    let thresholds = keystorm_results::threshold_judge::judge_in(&dir, &manifest.expect, &phases);
-    let intervals = {
-        let (dir, phases) = (dir.clone(), phases.clone());
-        tokio::task::spawn_blocking(move || {
-            keystorm_results::uncertainty::row_intervals(&dir, &phases)
-        })
-        .await
-        .map_err(|e| ApiError::internal(e.to_string()))?
-    };
-    Ok(Json(RunDetail {
-        verdict,
-        thresholds,
-        intervals,
-        info: run_info(&dir, &manifest),
+    Ok(RunDetail {
+        verdict: RunVerdict::read(dir, &manifest, &phases),
+        thresholds: keystorm_results::threshold_judge::judge_in(dir, &manifest.expect, &phases),
+        intervals: keystorm_results::uncertainty::row_intervals(dir, &phases),
+        info: run_info(dir, &manifest),
         summary,
-        workload_text: workload_text(&dir),
+        workload_text: workload_text(dir),
         manifest,
         phases,
-    }))
+    })
 }
 
 /// The run's workload as it ran, secrets left out: stored redacted by the engine, and

@@ -1,0 +1,95 @@
+//! `keystorm report RUN [NEW…]`: an offline HTML report written to a file — a run's
+//! page, or runs compared with the first (verdicts, the study's paragraph, rounds and
+//! distributions) — made by the server crate from the same data its pages draw.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use keystorm_console::exit;
+use keystorm_server::api::ApiError;
+use keystorm_server::api::reports::{comparison_report_html, run_report_html};
+
+use crate::CliError;
+use crate::cli::{MAX_REPORTED_RUNS, ReportArgs};
+
+pub fn report(args: &ReportArgs) -> Result<u8, CliError> {
+    if 1 + args.new.len() > MAX_REPORTED_RUNS {
+        return Err(CliError::bad_input(format!(
+            "{} runs: a report compares at most {MAX_REPORTED_RUNS} (the base among them)",
+            1 + args.new.len()
+        )));
+    }
+    let options = super::compare::options_of(&args.judge)?;
+    let root = &args.results.results;
+    let base = super::inputs::run_dir(root, &args.run)?;
+    let news = args
+        .new
+        .iter()
+        .map(|n| super::inputs::run_dir(root, n))
+        .collect::<Result<Vec<_>, _>>()?;
+    let html = if news.is_empty() {
+        run_report_html(&base)
+    } else {
+        comparison_report_html(&base, &news, &options)
+    }
+    .map_err(cli_error)?;
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| default_name(&base, &news));
+    if output == Path::new("-") {
+        stdout!("{html}");
+        return Ok(exit::OK);
+    }
+    write_whole(&output, html.as_bytes())
+        .map_err(|e| CliError::failed(format!("cannot write {}: {e}", output.display())))?;
+    stderrln!(
+        "wrote {} ({} KiB): open it in a browser",
+        output.display(),
+        html.len().div_ceil(1024)
+    );
+    Ok(exit::OK)
+}
+
+/// A run that cannot be read is bad input; a build without the report page, or a
+/// failure while reading, is a failure.
+fn cli_error(e: ApiError) -> CliError {
+    if e.status.is_client_error() && e.body.error != "report_not_built" {
+        CliError::bad_input(e.body.detail)
+    } else {
+        CliError::failed(e.body.detail)
+    }
+}
+
+/// `RUN-report.html`, or `BASE-vs-NEW.html` (`-and-N-more` for more runs), in the
+/// current folder.
+fn default_name(base: &Path, news: &[PathBuf]) -> PathBuf {
+    let id = |dir: &Path| {
+        dir.file_name()
+            .map_or_else(|| "run".to_string(), |n| n.to_string_lossy().into_owned())
+    };
+    PathBuf::from(match news {
+        [] => format!("{}-report.html", id(base)),
+        [new] => format!("{}-vs-{}.html", id(base), id(new)),
+        [new, rest @ ..] => format!("{}-vs-{}-and-{}-more.html", id(base), id(new), rest.len()),
+    })
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it, so a report is either
+/// whole or not there.
+fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut tmp_name = path.as_os_str().to_owned();
+    tmp_name.push(".partial");
+    let tmp = PathBuf::from(tmp_name);
+    let written = std::fs::File::create(&tmp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    match written.and_then(|()| std::fs::rename(&tmp, path)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
