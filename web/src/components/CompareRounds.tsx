@@ -86,6 +86,8 @@ export function CompareRounds(props: {
   ).map((p) => ({ ...p, overlay: normalised ? normaliseOverlay(p.overlay) : p.overlay }));
   const index = runsIndexOverlay(runs.map((r) => ({ ...r, index: indexById.get(r.detail.info.run_id) })));
   const marks = new Map(panels.map((p) => [p.phase, index.marksOf(p.phase)]));
+  // Runs without rounds have nothing to draw across them: no heading over nothing.
+  if (!panels.length) return null;
   return (
     <>
       <div className="title-row">

@@ -8,6 +8,7 @@ import { YamlEditor } from "../components/YamlEditor";
 import { RoundsPhasesTable } from "../components/RunDetailView";
 import { compareLegend } from "./ComparePage";
 import { BehindNotes, IntegrityNotes } from "../components/CompareView";
+import { CompareRounds } from "../components/CompareRounds";
 import { comparePanels } from "../lib/compare";
 import { OP_COLOURS } from "../lib/palette";
 import { NoPhaseYet } from "./RunDetailPage";
@@ -195,6 +196,24 @@ describe("compare's charts", () => {
     expect(mixed.overlay.data).toHaveLength(2);
     expect(mixed.overlay.data[0]["#2 · mixed · put"]).toBe(800);
     expect(panels[0].overlay.data[0]).toEqual({ round: 1, "#1 · write · put": 100, "#2 · write · put": 200 });
+  });
+
+  it("draws no heading over nothing when the runs have no rounds", () => {
+    const before = (id: string) =>
+      ({
+        info: { run_id: id, labels: {}, started_at: "2026-11-29T00:00:00Z" },
+        manifest: { started_at: "2026-11-29T00:00:00Z" },
+        summary: { rows: [{ ...row("fill", "put", 1, 100), section: "before", round: null }] },
+        phases: [{ ...row("fill", "put", 1, 100), section: "before", round: null }],
+      }) as unknown as RunDetail;
+    const view = { metric: "ops_per_sec", setMetric: () => {}, normalised: false, setNormalised: () => {}, latencyLog: true, setLatencyLog: () => {} };
+    const runs = [{ label: "#1", detail: before("a") }, { label: "#2", detail: before("b") }];
+    const { container } = render(<CompareRounds runs={runs} indexById={new Map()} view={view} />);
+    expect(container.textContent).toBe("");
+    cleanup();
+    const withRounds = runs.map((r) => ({ ...r, detail: { ...r.detail, phases: runRows(1) } as RunDetail }));
+    render(<CompareRounds runs={withRounds} indexById={new Map()} view={view} />);
+    expect(screen.getAllByTestId("compare-panel")).toHaveLength(3);
   });
 
   it("lists each operation and each run once, each standing for its lines", () => {
