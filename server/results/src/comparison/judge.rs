@@ -105,40 +105,65 @@ pub fn judge(metric: Metric, base: &Draws, new: &Draws, floor: f64) -> Judged {
         low: quantile(&mut ratios, 0.025),
         high: quantile(&mut ratios, 0.975),
     };
-    let shown = format!(
-        "{} ({} to {})",
-        percent(ratio.value),
-        percent(ratio.low),
-        percent(ratio.high)
-    );
-    let floor_words = format!("±{} %", trim(floor * 100.0));
-    let (verdict, why) = if ratio.low > 1.0 || ratio.high < 1.0 {
-        if (ratio.value - 1.0).abs() > floor {
-            (
-                change(ratio.value > 1.0),
-                format!("{shown}, beyond the {floor_words} noise floor"),
-            )
-        } else {
-            (
-                Verdict::NoChange,
-                format!("{shown}: real, but within the {floor_words} noise floor"),
-            )
-        }
-    } else if ratio.low >= 1.0 - floor && ratio.high <= 1.0 + floor {
-        (
-            Verdict::NoChange,
-            format!("{shown}, within the {floor_words} noise floor"),
-        )
-    } else {
-        (
+    let (verdict, why) = match verdict_of(ratio, metric.better(), floor) {
+        Some(judged) => judged,
+        None => (
             Verdict::Inconclusive,
-            inconclusive_words(&shown, &floor_words, ratio, floor, base, new),
-        )
+            inconclusive_words(&shown(ratio), &floor_words(floor), ratio, floor, base, new),
+        ),
     };
     Judged {
         ratio: Some(ratio),
         verdict,
         why,
+    }
+}
+
+/// A ratio with its interval in words: `+12.3 % (+4.0 % to +21.0 %)`.
+pub fn shown(ratio: Estimate) -> String {
+    format!(
+        "{} ({} to {})",
+        percent(ratio.value),
+        percent(ratio.low),
+        percent(ratio.high)
+    )
+}
+
+/// The noise floor in words: `±2 %`.
+pub fn floor_words(floor: f64) -> String {
+    format!("±{} %", trim(floor * 100.0))
+}
+
+/// The verdict a ratio's interval allows against the floor, with why — improved or
+/// regressed where the interval leaves 1 and the change is beyond the floor, no change
+/// where the interval lies within it (or a real change is smaller) — or none where it
+/// reaches past the floor on both sides (inconclusive: what would settle it is the
+/// caller's to say).
+pub fn verdict_of(ratio: Estimate, better: Better, floor: f64) -> Option<(Verdict, String)> {
+    let (shown, floor_words) = (shown(ratio), floor_words(floor));
+    if ratio.low > 1.0 || ratio.high < 1.0 {
+        if (ratio.value - 1.0).abs() <= floor {
+            return Some((
+                Verdict::NoChange,
+                format!("{shown}: real, but within the {floor_words} noise floor"),
+            ));
+        }
+        let verdict = if (ratio.value > 1.0) == (better == Better::Higher) {
+            Verdict::Improved
+        } else {
+            Verdict::Regressed
+        };
+        Some((
+            verdict,
+            format!("{shown}, beyond the {floor_words} noise floor"),
+        ))
+    } else if ratio.low >= 1.0 - floor && ratio.high <= 1.0 + floor {
+        Some((
+            Verdict::NoChange,
+            format!("{shown}, within the {floor_words} noise floor"),
+        ))
+    } else {
+        None
     }
 }
 

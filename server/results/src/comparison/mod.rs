@@ -3,12 +3,15 @@
 //! together), throughput, bandwidth, latency percentiles, error and tail shares, each
 //! as a ratio new ÷ base with its 95 % interval and a verdict against a noise floor
 //! ([`judge`]). The intervals come from each run's own seconds ([`crate::uncertainty`]);
-//! a percentile that was mostly an open loop's schedule lag is marked and not judged.
+//! a round's change is judged against the spread between rounds too
+//! ([`round_spread`]); a percentile that was mostly an open loop's schedule lag is
+//! marked and not judged.
 //! One implementation for `keystorm compare`, the API and the compare page.
 
 mod index_story;
 pub mod judge;
 pub mod metric;
+pub mod round_spread;
 pub mod story;
 mod types;
 
@@ -209,6 +212,7 @@ pub fn compare(base: &RunData, news: &[RunData], options: &CompareOptions) -> Co
                 let n = draws_of(new, key, marks, uncertainty::SEED + 1 + i as u64);
                 changes.extend(judge_key(key, b, &n, base, new, marks, options));
             }
+            round_spread::widen_rounds(&mut changes, options.noise_floor);
             let mut counts = VerdictCounts::default();
             for c in &changes {
                 match c.verdict {
