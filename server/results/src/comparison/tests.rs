@@ -276,3 +276,60 @@ fn a_percentile_with_few_operations_beyond_it_is_not_judged() {
         "p99.9 of 6000 operations rests on its 6 slowest; judging it needs at least 50000 operations in each run"
     );
 }
+
+/// A run of a 4-round GET phase, `ops[k]` GETs a second in round k + 1 (20 seconds
+/// each, 2 % wobble).
+fn rounds_run(seed: u64, ops: [u64; 4]) -> RunData {
+    let mut data = run(seed, 1, 500, 0.0);
+    let template = data.rows.remove(0);
+    data.seconds.phases.clear();
+    let mut rng = fastrand::Rng::with_seed(seed);
+    for (k, &per_sec) in ops.iter().enumerate() {
+        let round = Some(k as u32 + 1);
+        let mut row = template.clone();
+        row.section = Section::Round;
+        row.round = round;
+        data.rows.push(row);
+        let seconds = (0..20)
+            .map(|_| second(&mut rng, per_sec, 500, 0.02))
+            .collect();
+        data.seconds
+            .phases
+            .insert((Section::Round, round, "read".into()), seconds);
+    }
+    data
+}
+
+/// The per-round verdicts of one metric, round 1 first.
+fn round_verdicts(c: &Comparison, metric: &str) -> Vec<Verdict> {
+    let mut by_round: Vec<(u32, Verdict)> = c.runs[0]
+        .changes
+        .iter()
+        .filter(|c| c.metric == metric && !c.all_rounds)
+        .map(|c| (c.round.unwrap(), c.verdict))
+        .collect();
+    by_round.sort_by_key(|(r, _)| *r);
+    by_round.into_iter().map(|(_, v)| v).collect()
+}
+
+#[test]
+fn a_round_change_that_comes_and_goes_is_inconclusive_and_one_that_recurs_is_judged() {
+    let base = rounds_run(1, [2000; 4]);
+    // The same store run again later: each round's seconds are tight (±1 %), the rounds
+    // disagree (−27 %, −22 %, +26 %, −26 %), as one Ceph layout run twice did.
+    let wandering = rounds_run(2, [1460, 1560, 2520, 1480]);
+    let c = compare(&base, &[wandering], &CompareOptions::default());
+    assert_eq!(
+        round_verdicts(&c, "ops_per_sec"),
+        [Verdict::Inconclusive; 4],
+        "{c:#?}"
+    );
+    // Half the throughput in every round: a change, round by round.
+    let slower = rounds_run(3, [1000; 4]);
+    let c = compare(&base, &[slower], &CompareOptions::default());
+    assert_eq!(
+        round_verdicts(&c, "ops_per_sec"),
+        [Verdict::Regressed; 4],
+        "{c:#?}"
+    );
+}
