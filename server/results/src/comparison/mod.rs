@@ -374,6 +374,10 @@ fn judge_key(
                     change.ratio = judged.ratio;
                     change.verdict = judged.verdict;
                     change.why = judged.why;
+                    let rounds = b.rounds.min(n.rounds);
+                    if key.all_rounds && rounds >= uncertainty::MIN_ROUNDS {
+                        round_spread::widen_few_rounds(&mut change, rounds, options.noise_floor);
+                    }
                 }
                 (Err(e), _) => change.why = format!("base: {e}"),
                 (_, Err(e)) => change.why = format!("new: {e}"),
