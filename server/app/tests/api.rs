@@ -1622,7 +1622,11 @@ async fn compare_judges_each_change_and_refuses_what_it_cannot_read() {
         paragraph.contains("read get throughput round by round: −"),
         "{paragraph}"
     );
-    assert!(paragraph.contains("lower in every round."), "{paragraph}");
+    // Each round alone too short to judge: lower every time, judged in none.
+    assert!(
+        paragraph.contains("lower in every round; judged a change in 0 of 3."),
+        "{paragraph}"
+    );
     // Narrowed to one metric.
     let narrowed = s
         .get(&format!(

@@ -4,7 +4,7 @@
 //! rests on one round.
 
 use super::index_story::IndexStory;
-use super::judge::percent;
+use super::judge::{Verdict, percent};
 use super::types::{Change, RunChanges, RunData};
 use crate::Section;
 
@@ -35,7 +35,7 @@ pub fn paragraph(base: &RunData, new: &RunData, changes: &RunChanges, floor: f64
             new.index.words()
         ));
     }
-    sentences.extend(round_sentences(base, new, floor));
+    sentences.extend(round_sentences(base, new, changes, floor));
     sentences.join(" ")
 }
 
@@ -65,8 +65,10 @@ fn ratio_words(c: &Change) -> String {
 }
 
 /// For each round phase and operation both runs ran in several rounds: the change
-/// round by round, and in how many rounds it went past the floor the same way.
-fn round_sentences(base: &RunData, new: &RunData, floor: f64) -> Vec<String> {
+/// round by round, in how many rounds it went past the floor the same way, and in how
+/// many of them it was judged a change (a round may go past the floor and still lie
+/// within its interval).
+fn round_sentences(base: &RunData, new: &RunData, changes: &RunChanges, floor: f64) -> Vec<String> {
     let mut out = Vec::new();
     let mut seen: Vec<(&str, keystorm_types::OpKind)> = Vec::new();
     for r in base.rows.iter().filter(|r| r.section == Section::Round) {
@@ -113,11 +115,27 @@ fn round_sentences(base: &RunData, new: &RunData, floor: f64) -> Vec<String> {
                 format!("{} of {n} rounds: it does not recur", parts.join(", "))
             }
         };
+        let rounds_judged: Vec<&Change> = changes
+            .changes
+            .iter()
+            .filter(|c| {
+                c.section == Section::Round
+                    && !c.all_rounds
+                    && c.phase == r.phase
+                    && c.op == r.op
+                    && c.metric == "ops_per_sec"
+            })
+            .collect();
+        let judged = rounds_judged
+            .iter()
+            .filter(|c| matches!(c.verdict, Verdict::Improved | Verdict::Regressed))
+            .count();
         out.push(format!(
-            "{} {} throughput round by round: {} — {recurs}.",
+            "{} {} throughput round by round: {} — {recurs}; judged a change in {judged} of {}.",
             r.phase,
             r.op.as_str(),
-            each.join(", ")
+            each.join(", "),
+            rounds_judged.len()
         ));
     }
     out
