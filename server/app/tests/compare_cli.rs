@@ -215,10 +215,20 @@ fn an_a_a_pair_is_no_change_and_an_a_b_pair_is_regressed_beyond_its_interval() {
     }
     // One run: its run page, offline.
     let single = dir.path().join("one.html");
-    let out = keystorm(&["report", &a, "-o", single.to_str().unwrap()], dir.path())
-        .output()
-        .unwrap();
+    let out = keystorm(
+        &["report", &a, "-o", single.to_str().unwrap(), "--ops", "get"],
+        dir.path(),
+    )
+    .output()
+    .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // Nothing is judged in one run's report: a judging flag is said to be ignored.
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(
+            "warning: ignored with one run (they say how a comparison is judged): --ops;"
+        ),
+        "{out:?}"
+    );
     let data = report_data(&single);
     assert_eq!(data["info"]["run_id"], id(&a));
     assert!(

@@ -6,6 +6,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use keystorm_console::exit;
+use keystorm_results::comparison;
 use keystorm_server::api::ApiError;
 use keystorm_server::api::reports::{comparison_report_html, run_report_html};
 
@@ -27,6 +28,9 @@ pub fn report(args: &ReportArgs) -> Result<u8, CliError> {
         .iter()
         .map(|n| super::inputs::run_dir(root, n))
         .collect::<Result<Vec<_>, _>>()?;
+    if news.is_empty() {
+        warn_unjudged(args);
+    }
     let html = if news.is_empty() {
         run_report_html(&base)
     } else {
@@ -49,6 +53,29 @@ pub fn report(args: &ReportArgs) -> Result<u8, CliError> {
         html.len().div_ceil(1024)
     );
     Ok(exit::OK)
+}
+
+/// One run is not judged: the flags that say how changes are judged say nothing then.
+fn warn_unjudged(args: &ReportArgs) {
+    let judge = &args.judge;
+    let given: Vec<&str> = [
+        (
+            "--noise-floor",
+            judge.noise_floor != comparison::DEFAULT_NOISE_FLOOR,
+        ),
+        ("--metrics", !judge.metrics.is_empty()),
+        ("--ops", !judge.ops.is_empty()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, given)| given.then_some(flag))
+    .collect();
+    if !given.is_empty() {
+        stderrln!(
+            "warning: ignored with one run (they say how a comparison is judged): {}; give \
+             the runs to compare with it (`keystorm report BASE NEW`)",
+            given.join(", ")
+        );
+    }
 }
 
 /// A run that cannot be read is bad input; a build without the report page, or a
