@@ -128,7 +128,7 @@ pub use shard::{Shard, ShardError};
 pub use space_report::{ReportBuilder, SpaceReport};
 pub use stall_text::latency_text;
 pub use step::{StepEvent, StepKind};
-pub use store::{ResultStore, cut_logs_to, find_run, list_runs, new_run_id};
+pub use store::{ResultStore, cut_logs_to, find_run, list_runs, new_run_id, write_atomic};
 pub use summary::{
     IntervalRecord, OpenLoop, Summary, SummaryRow, TotalRow, class_cell, csv_field, write_csv,
 };

@@ -332,7 +332,7 @@ fn pretty_json(path: &Path, value: &impl Serialize) -> Result<Vec<u8>, ResultsEr
 
 /// Writes to a temporary file beside `path`, syncs it and renames it over, so readers
 /// (and a crash, of the process or of the machine) never see a half-written file.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
     let tmp = path.with_extension("tmp");
     let mut file = File::create(&tmp).map_err(io_err(&tmp))?;
     file.write_all(bytes).map_err(io_err(&tmp))?;

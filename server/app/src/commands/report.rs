@@ -2,7 +2,6 @@
 //! page, or runs compared with the first (verdicts, the study's paragraph, rounds and
 //! distributions) — made by the server crate from the same data its pages draw.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use keystorm_console::exit;
@@ -45,7 +44,8 @@ pub fn report(args: &ReportArgs) -> Result<u8, CliError> {
         stdout!("{html}");
         return Ok(exit::OK);
     }
-    write_whole(&output, html.as_bytes())
+    // Whole or not at all: through a temporary file beside it.
+    keystorm_results::write_atomic(&output, html.as_bytes())
         .map_err(|e| CliError::failed(format!("cannot write {}: {e}", output.display())))?;
     stderrln!(
         "wrote {} ({} KiB): open it in a browser",
@@ -100,23 +100,4 @@ fn default_name(base: &Path, news: &[PathBuf]) -> PathBuf {
         [new] => format!("{}-vs-{}.html", id(base), id(new)),
         [new, rest @ ..] => format!("{}-vs-{}-and-{}-more.html", id(base), id(new), rest.len()),
     })
-}
-
-/// Writes `bytes` to `path` through a temporary file beside it, so a report is either
-/// whole or not there.
-fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut tmp_name = path.as_os_str().to_owned();
-    tmp_name.push(".partial");
-    let tmp = PathBuf::from(tmp_name);
-    let written = std::fs::File::create(&tmp).and_then(|mut f| {
-        f.write_all(bytes)?;
-        f.sync_all()
-    });
-    match written.and_then(|()| std::fs::rename(&tmp, path)) {
-        Ok(()) => Ok(()),
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
-    }
 }

@@ -3,7 +3,8 @@
 //! more than either run's seconds show (the machine, caches, when the store happened to
 //! reshard), and that shows as per-round ratios that disagree with each other beyond
 //! their own intervals: −27 %, −22 %, +26 %, −26 % for one layout run twice. Where a
-//! phase has at least [`MIN_ROUNDS`] judged rounds, the spread between the rounds'
+//! phase has at least [`MIN_ROUNDS`] judged rounds (as many as an interval drawn over
+//! rounds needs; fewer: each round stands on its own seconds), the spread between the rounds'
 //! ratios beyond what their intervals explain (the between-round variance τ², estimated
 //! as DerSimonian and Laird do for studies that disagree, on the ratios' logarithms,
 //! and counted with Student's t since a few rounds estimate it loosely) is added to
@@ -17,11 +18,7 @@ use std::collections::BTreeMap;
 use super::judge::{self, Verdict};
 use super::types::Change;
 use crate::Section;
-use crate::uncertainty::Estimate;
-
-/// Rounds needed to estimate the spread between them (fewer: each round stands on its
-/// own seconds).
-pub const MIN_ROUNDS: usize = 3;
+use crate::uncertainty::{Estimate, MIN_ROUNDS};
 
 /// The 97.5 % point of the normal distribution: a 95 % interval is ±this many standard
 /// errors.
@@ -138,19 +135,27 @@ fn rejudge(change: &mut Change, extra: f64, floor: f64) {
         high: (log.value + log.above.hypot(extra)).exp(),
     };
     let spread = format!("±{:.0} %", (extra.exp() - 1.0) * 100.0);
-    let (verdict, why) = match judge::verdict_of(widened, change.better, floor) {
-        Some((verdict, why)) => (
-            verdict,
-            format!(
-                "{why} (the interval takes in the {spread} the change varies by from round to round)"
-            ),
+    judge_again(
+        change,
+        widened,
+        floor,
+        &format!(
+            "the change varies by {spread} from round to round, more than each round's \
+             seconds explain"
         ),
+        "more rounds, or runs made again, would settle it",
+    );
+}
+
+/// Gives `change` its `widened` ratio and the verdict that allows, saying what widened
+/// it (`widened_by`) and, where it is inconclusive, what would `settle` it.
+fn judge_again(change: &mut Change, widened: Estimate, floor: f64, widened_by: &str, settle: &str) {
+    let (verdict, why) = match judge::verdict_of(widened, change.better, floor) {
+        Some((verdict, why)) => (verdict, format!("{why} ({widened_by})")),
         None => (
             Verdict::Inconclusive,
             format!(
-                "{} reaches past the {} noise floor: the change varies by {spread} from \
-                 round to round, more than each round's seconds explain; more rounds, or \
-                 runs made again, would settle it",
+                "{} reaches past the {} noise floor: {widened_by}; {settle}",
                 judge::shown(widened),
                 judge::floor_words(floor)
             ),
@@ -184,20 +189,13 @@ pub fn widen_few_rounds(change: &mut Change, rounds: usize, floor: f64) {
     for side in [&mut change.base, &mut change.new].into_iter().flatten() {
         *side = widen_side(*side, factor);
     }
-    let (verdict, why) = judge::verdict_of(widened, change.better, floor).unwrap_or_else(|| {
-        (
-            Verdict::Inconclusive,
-            format!(
-                "{} reaches past the {} noise floor: drawn from {rounds} rounds in each \
-                 run; more rounds would narrow it",
-                judge::shown(widened),
-                judge::floor_words(floor)
-            ),
-        )
-    });
-    change.ratio = Some(widened);
-    change.verdict = verdict;
-    change.why = why;
+    judge_again(
+        change,
+        widened,
+        floor,
+        &format!("drawn from {rounds} rounds in each run"),
+        "more rounds would narrow it",
+    );
 }
 
 /// One side's interval `factor` times as wide about its figure (on a log scale where
