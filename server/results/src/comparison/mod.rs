@@ -138,9 +138,55 @@ struct Key {
     all_rounds: bool,
     phase: String,
     op: OpKind,
+    /// For the rounds together of two runs: the rounds both finished (empty until
+    /// [`Key::spanning`] says).
+    rounds: Vec<u32>,
 }
 
 impl Key {
+    /// The key as judged between `base` and `new`: the rounds together only over the
+    /// rounds both runs finished (a run stopped in round 2 is not set against another's
+    /// four rounds), and not at all where they share fewer than 2 (their rounds are
+    /// judged one by one).
+    fn spanning(&self, base: &RunData, new: &RunData) -> Option<Key> {
+        if !self.all_rounds {
+            return Some(self.clone());
+        }
+        let theirs = self.rounds_in(new);
+        let rounds: Vec<u32> = self
+            .rounds_in(base)
+            .into_iter()
+            .filter(|r| theirs.contains(r))
+            .collect();
+        (rounds.len() >= 2).then(|| Key {
+            rounds,
+            ..self.clone()
+        })
+    }
+
+    /// The rounds in which `run` finished this phase × operation (a round cut short by
+    /// a kill has seconds but no row).
+    fn rounds_in(&self, run: &RunData) -> Vec<u32> {
+        let mut rounds: Vec<u32> = run
+            .rows
+            .iter()
+            .filter(|r| r.section == Section::Round && r.phase == self.phase && r.op == self.op)
+            .filter_map(|r| r.round)
+            .collect();
+        rounds.sort_unstable();
+        rounds.dedup();
+        rounds
+    }
+
+    /// For rounds together spanning fewer rounds than a run measured, which rounds
+    /// they are: `over rounds 1–2, the rounds both runs finished`.
+    fn spanned_words(&self, base: &RunData, new: &RunData) -> Option<String> {
+        let all = |run: &RunData| self.rounds_in(run).len();
+        let (first, last) = (self.rounds.first()?, self.rounds.last()?);
+        (self.all_rounds && (self.rounds.len() < all(base) || self.rounds.len() < all(new)))
+            .then(|| format!("over rounds {first}–{last}, the rounds both runs finished"))
+    }
+
     fn words(&self) -> String {
         let place = if self.all_rounds {
             format!("{} (all rounds)", self.phase)
@@ -163,6 +209,7 @@ fn keys_of(rows: &[SummaryRow]) -> Vec<Key> {
             all_rounds: false,
             phase: r.phase.clone(),
             op: r.op,
+            rounds: Vec::new(),
         };
         if r.section == Section::Round {
             let all = Key {
@@ -205,12 +252,21 @@ pub fn compare(base: &RunData, news: &[RunData], options: &CompareOptions) -> Co
                 .filter(|k| wanted_op(&k.op))
                 .collect();
             let mut changes = Vec::new();
-            for key in base_keys.iter().filter(|k| new_keys.contains(k)) {
+            let shared = base_keys.iter().filter(|k| new_keys.contains(k));
+            for key in shared.filter_map(|k| k.spanning(base, new)) {
+                let key = &key;
                 let b = base_draws
                     .entry(key.clone())
                     .or_insert_with(|| draws_of(base, key, marks, uncertainty::SEED));
                 let n = draws_of(new, key, marks, uncertainty::SEED + 1 + i as u64);
-                changes.extend(judge_key(key, b, &n, base, new, marks, options));
+                let judged = judge_key(key, b, &n, base, new, marks, options);
+                let said = key.spanned_words(base, new);
+                changes.extend(judged.into_iter().map(|mut c| {
+                    if let Some(said) = &said {
+                        c.why = format!("{} ({said})", c.why);
+                    }
+                    c
+                }));
             }
             round_spread::widen_rounds(&mut changes, options.noise_floor);
             let mut counts = VerdictCounts::default();
@@ -254,14 +310,14 @@ pub fn compare(base: &RunData, news: &[RunData], options: &CompareOptions) -> Co
     }
 }
 
-/// A key's draws in one run: a round's or a phase's seconds, or every round's.
+/// A key's draws in one run: a round's or a phase's seconds, or those of the rounds the
+/// key spans.
 fn draws_of(run: &RunData, key: &Key, marks: &[u64], seed: u64) -> Result<Draws, TooFew> {
     if key.all_rounds {
-        let rounds: Vec<&[uncertainty::Second]> = run
-            .seconds
-            .rounds_of(&key.phase)
-            .into_iter()
-            .map(|r| run.seconds.of(Section::Round, Some(r), &key.phase))
+        let rounds: Vec<&[uncertainty::Second]> = key
+            .rounds
+            .iter()
+            .map(|&r| run.seconds.of(Section::Round, Some(r), &key.phase))
             .collect();
         uncertainty::draws(&rounds, key.op, marks, seed)
     } else {
@@ -270,13 +326,17 @@ fn draws_of(run: &RunData, key: &Key, marks: &[u64], seed: u64) -> Result<Draws,
     }
 }
 
-/// The rows a key stands for in a run (a round phase's every round for `all_rounds`).
+/// The rows a key stands for in a run (for `all_rounds`, those of the rounds it spans).
 fn rows_of<'a>(run: &'a RunData, key: &'a Key) -> impl Iterator<Item = &'a SummaryRow> {
     run.rows.iter().filter(move |r| {
         r.section == key.section
             && r.phase == key.phase
             && r.op == key.op
-            && (key.all_rounds || r.round == key.round)
+            && if key.all_rounds {
+                r.round.is_some_and(|n| key.rounds.contains(&n))
+            } else {
+                r.round == key.round
+            }
     })
 }
 

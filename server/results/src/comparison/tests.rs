@@ -333,3 +333,31 @@ fn a_round_change_that_comes_and_goes_is_inconclusive_and_one_that_recurs_is_jud
         "{c:#?}"
     );
 }
+
+#[test]
+fn rounds_together_span_only_the_rounds_both_runs_finished() {
+    let base = rounds_run(1, [2000; 4]);
+    // Killed in round 3: its seconds were recorded, its row never written.
+    let killed_in = |last: u32| {
+        let mut run = rounds_run(2, [1000; 4]);
+        run.rows.retain(|r| r.round.is_some_and(|n| n <= last));
+        run
+    };
+    let c = compare(&base, &[killed_in(2)], &CompareOptions::default());
+    let together: Vec<&Change> = c.runs[0].changes.iter().filter(|c| c.all_rounds).collect();
+    assert!(!together.is_empty(), "{c:#?}");
+    for t in &together {
+        assert!(
+            t.why
+                .ends_with("(over rounds 1–2, the rounds both runs finished)"),
+            "{t:#?}"
+        );
+    }
+    let ops = together.iter().find(|t| t.metric == "ops_per_sec").unwrap();
+    // Drawn from rounds 1 and 2 of both: half, not the base's four rounds against two.
+    assert!((ops.ratio.unwrap().value - 0.5).abs() < 0.05, "{ops:#?}");
+    // One round in common: nothing to put together; round 1 is judged on its own.
+    let c = compare(&base, &[killed_in(1)], &CompareOptions::default());
+    assert!(c.runs[0].changes.iter().all(|c| !c.all_rounds), "{c:#?}");
+    assert!(c.runs[0].changes.iter().any(|c| c.round == Some(1)));
+}

@@ -51,18 +51,6 @@ impl RunSeconds {
             .get(&(section, round, phase.to_string()))
             .map_or(&[], Vec::as_slice)
     }
-
-    /// The rounds a round phase ran, ascending.
-    pub fn rounds_of(&self, phase: &str) -> Vec<u32> {
-        let mut rounds: Vec<u32> = self
-            .phases
-            .keys()
-            .filter(|(s, _, p)| *s == Section::Round && p == phase)
-            .filter_map(|(_, r, _)| *r)
-            .collect();
-        rounds.sort_unstable();
-        rounds
-    }
 }
 
 /// A histogram as (value, count) pairs, ascending.
