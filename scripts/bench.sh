@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Client benchmark (not a test): both S3 clients side by side in one run against the
-# embedded target running as its own process on loopback, then client memory after
-# filling 100k vs 2M keys. Prints a table; pass --quick for a short run.
+# The client benchmark (not a test): one table of keystorm's client CPU per operation
+# (both S3 clients), the open loop, listing, big objects, key-file picks, verify, client
+# RSS and sim memory, printed and written as JSON. --quick for a short run, --baseline
+# REV to measure another revision side by side. How to read it: docs/benchmarks.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --locked -p keystorm
-exec python3 scripts/bench_clients.py "$@"
+case " $* " in
+  *" -h "* | *" --help "*) ;;
+  *) cargo build --release --locked -p keystorm ;;
+esac
+exec python3 scripts/bench_table.py "$@"

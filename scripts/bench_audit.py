@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-from bench_common import BIN, ENV, start_sim
+from bench_common import BIN, ENV, SIM_KEYS, start_sim
 
 
 def workload(endpoint, bucket, existing, phase):
@@ -69,8 +69,7 @@ def main():
     ap.add_argument("--listers", type=int, default=32, help="listers of the audit")
     args = ap.parse_args()
 
-    sim, endpoint = start_sim("--storage", "size-only", "--access-key", "bench",
-                              "--secret-key", "bench-secret")
+    sim, endpoint = start_sim("--storage", "size-only", *SIM_KEYS)
     rows = []
     try:
         with tempfile.TemporaryDirectory() as results:

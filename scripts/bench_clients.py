@@ -14,10 +14,13 @@ peak RSS for each: it must not grow with the key count.
 import argparse
 import tempfile
 
-from bench_common import run, start_sim
+from bench_common import BIN, run, start_sim
 
 
-def client_workload(endpoint, client, conc, n_ops, n_pages, seed):
+def client_workload(endpoint, client, conc, n_ops, n_pages, seed, delete=False):
+    """PUT, GET, HEAD and LIST pages of 1 KiB objects; with `delete`, then as many
+    DELETEs as PUTs (of the keys written, so the keyspace ends as it was prefilled)."""
+    delete_phase = f"\n    - {{ name: delete, op: delete, workers: {conc}, operations: {n_ops} }}" if delete else ""
     return f"""name: bench-{client}-c{conc}
 target:
   endpoint: "{endpoint}"
@@ -33,33 +36,42 @@ rounds:
     - {{ name: put, op: put, workers: {conc}, operations: {n_ops} }}
     - {{ name: get, op: get, workers: {conc}, operations: {n_ops} }}
     - {{ name: head, op: head, workers: {conc}, operations: {n_ops} }}
-    - {{ name: list, op: list, workers: {conc}, operations: {n_pages}, page_size: 1000 }}
+    - {{ name: list, op: list, workers: {conc}, operations: {n_pages}, page_size: 1000 }}{delete_phase}
 """
 
 
-def verify_workload(endpoint, seed, n_ops):
-    """GETs of 1 MiB objects, plain then verified, in one run: the first verified phase
-    computes the MD5 of each of the 256 bodies once (for their ETags), the second finds
-    them computed, as a long run does."""
+def client_rows(endpoint, results, client, conc, n_ops, n_pages, seed, delete=False, bin=BIN):
+    """Runs `client_workload` with `bin`; its round rows by op."""
+    _, summary = run(client_workload(endpoint, client, conc, n_ops, n_pages, seed, delete),
+                     results, f"{client}-c{conc}-{seed}", bin=bin)
+    return {r["op"]: r for r in summary["rows"] if r["section"] == "round"}
+
+
+def verify_workload(endpoint, seed, n_ops, size="1MiB", objects=256, workers=8):
+    """GETs of `objects` objects of `size` (1 MiB: 256), plain then verified, in one
+    run: the first verified phase computes the MD5 of each body once (for their ETags),
+    the second finds them computed, as a long run does."""
     return f"""name: bench-verify
 target: {{ endpoint: "{endpoint}" }}
 buckets: {{ names: [bench] }}
 keyspace: {{ seed: {seed}, prefix: "v{seed}/" }}
-objects: {{ size: 1MiB }}
+objects: {{ size: {size} }}
 before:
-  - {{ name: prefill, op: put, workers: 16, until_objects: 256 }}
+  - {{ name: prefill, op: put, workers: 16, until_objects: {objects} }}
 rounds:
   count: 1
   phases:
-    - {{ name: plain, op: get, workers: 8, operations: {n_ops} }}
-    - {{ name: verified, op: get, workers: 8, operations: {n_ops}, verify: true }}
-    - {{ name: verified-again, op: get, workers: 8, operations: {n_ops}, verify: true }}
+    - {{ name: plain, op: get, workers: {workers}, operations: {n_ops} }}
+    - {{ name: verified, op: get, workers: {workers}, operations: {n_ops}, verify: true }}
+    - {{ name: verified-again, op: get, workers: {workers}, operations: {n_ops}, verify: true }}
 """
 
 
-def verification_rows(endpoint, results, n_ops):
-    """The `plain` and `verified` rows of one run of 1 MiB GETs."""
-    _, summary = run(verify_workload(endpoint, 99, n_ops), results, "verify")
+def verification_rows(endpoint, results, n_ops, seed=99, size="1MiB", objects=256, workers=8, bin=BIN):
+    """The `plain`, `verified` and `verified-again` rows of one run of GETs (by default
+    of 1 MiB objects, 8 at a time) with `bin`."""
+    _, summary = run(verify_workload(endpoint, seed, n_ops, size, objects, workers), results,
+                     f"verify-{size}-{seed}", bin=bin)
     return {r["phase"]: r for r in summary["rows"] if r["section"] == "round"}
 
 
@@ -113,14 +125,7 @@ def main():
         for conc in (1, 64):
             for client in ("fast", "sdk"):
                 seed += 1
-                label = f"{client}-c{conc}"
-                _, summary = run(
-                    client_workload(endpoint, client, conc, n_ops[conc], n_pages[conc], seed),
-                    results, label,
-                )
-                for r in summary["rows"]:
-                    if r["section"] != "round":
-                        continue
+                for r in client_rows(endpoint, results, client, conc, n_ops[conc], n_pages[conc], seed).values():
                     ops = r["ops"]
                     cpu_us = r["client_cpu_s"] * 1e6
                     per_key = cpu_us / r["keys"] if r["op"] == "list" and r["keys"] else None

@@ -23,10 +23,10 @@ import subprocess
 import sys
 import tempfile
 
-from bench_common import BIN, ENV, run, start_sim
+from bench_common import BIN, ENV, SIM_KEYS, run, start_sim
 
 
-def fill(endpoint, bucket, keys, results):
+def fill(endpoint, bucket, keys, results, bin=BIN):
     text = f"""name: keys-{bucket}
 target: {{ endpoint: "{endpoint}" }}
 buckets: {{ names: [{bucket}], create: true }}
@@ -39,7 +39,7 @@ before:
         f.write(text)
         path = f.name
     try:
-        out = subprocess.run([BIN, "run", path, "--progress", "quiet", "--results", results],
+        out = subprocess.run([bin, "run", path, "--progress", "quiet", "--results", results],
                              env=ENV, capture_output=True, text=True)
     finally:
         os.unlink(path)
@@ -47,10 +47,10 @@ before:
         sys.exit(f"fill {bucket} failed:\n{out.stderr}")
 
 
-def list_keys(endpoint, bucket, path, listers):
+def list_keys(endpoint, bucket, path, listers, bin=BIN):
     """`keystorm list --keys PATH --json` in a process of its own; its report and usage."""
     p = subprocess.Popen(
-        [BIN, "list", bucket, "--endpoint", endpoint, "--prefix", "k/", "--mode", "prefix",
+        [bin, "list", bucket, "--endpoint", endpoint, "--prefix", "k/", "--mode", "prefix",
          "--listers", str(listers), "--keys", path, "--json"],
         env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
@@ -62,7 +62,7 @@ def list_keys(endpoint, bucket, path, listers):
     return json.loads(out), usage
 
 
-def read(endpoint, bucket, keys, source, gets, workers, results):
+def read(endpoint, bucket, keys, source, gets, workers, results, bin=BIN):
     """A `get` phase of `gets` GETs: from `source` (a key file) or the keyspace."""
     if source:
         phase = f"keys: {{ file: {json.dumps(source)} }}"
@@ -78,7 +78,7 @@ before:
   - {{ name: read, op: get, workers: {workers}, operations: {gets}, {phase} }}
 """
     label = f"{bucket}-{'file' if source else 'keyspace'}"
-    manifest, summary = run(text, results, label)
+    manifest, summary = run(text, results, label, bin=bin)
     row = next(r for r in summary["rows"] if r["op"] == "get")
     return manifest["peak_rss_kib"] / 1024, row
 
@@ -92,8 +92,7 @@ def main():
     ap.add_argument("--workers", type=int, default=32, help="GET workers of each read")
     args = ap.parse_args()
 
-    sim, endpoint = start_sim("--storage", "size-only", "--access-key", "bench",
-                              "--secret-key", "bench-secret")
+    sim, endpoint = start_sim("--storage", "size-only", *SIM_KEYS)
     rows = []
     reads = []
     try:

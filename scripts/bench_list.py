@@ -18,10 +18,10 @@ import subprocess
 import sys
 import tempfile
 
-from bench_common import BIN, ENV, start_sim
+from bench_common import BIN, ENV, SIM_KEYS, start_sim
 
 
-def fill(endpoint, prefix, n, seed, results, metadata=False):
+def fill(endpoint, prefix, n, seed, results, metadata=False, bin=BIN):
     meta = ', metadata: { team: "team-{i%8}", serial: "{i}" }' if metadata else ""
     text = f"""name: fill-{seed}
 target: {{ endpoint: "{endpoint}" }}
@@ -36,7 +36,7 @@ before:
         path = f.name
     try:
         out = subprocess.run(
-            [BIN, "run", path, "--progress", "quiet", "--results", results],
+            [bin, "run", path, "--progress", "quiet", "--results", results],
             env=ENV, capture_output=True, text=True,
         )
     finally:
@@ -52,8 +52,9 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def list_keys(endpoint, prefix, mode, listers, extra=()):
-    args = [BIN, "list", "bench", "--endpoint", endpoint, "--prefix", prefix,
+def list_keys(endpoint, prefix, mode, listers, extra=(), bin=BIN):
+    """`keystorm list` (of `bin`) of bucket `bench` under `prefix`; its JSON report."""
+    args = [bin, "list", "bench", "--endpoint", endpoint, "--prefix", prefix,
             "--mode", mode, "--listers", str(listers), "--json", *extra]
     if mode == "adaptive":
         args += ["--delimiter", ""]
@@ -73,7 +74,7 @@ def main():
     args = ap.parse_args()
 
     sim, endpoint = start_sim(
-        "--storage", "size-only", "--access-key", "bench", "--secret-key", "bench-secret",
+        "--storage", "size-only", *SIM_KEYS,
         "--latency", f"list={args.latency}",
     )
     try:

@@ -73,17 +73,21 @@ def target_delays(endpoint):
     return next((d for d in doc if d["kind"] == "get"), None)
 
 
+def open_rows(bin, endpoint, results, tag, rates, conc, seconds, closed_ops):
+    """GET rows of `bin` against `endpoint`: "closed c1" (closed loop, concurrency 1,
+    `closed_ops` GETs), then "open R/s" for each rate R (`conc` workers, R * `seconds`
+    GETs)."""
+    rows = {"closed c1": get_row(bin, workload(endpoint, "closed-c1", 1, closed_ops), results, f"{tag}-closed")}
+    for rate in rates:
+        text = workload(endpoint, f"open-{rate}", conc, round(rate * seconds), rate)
+        rows[f"open {rate}/s"] = get_row(bin, text, results, f"{tag}-open-{rate}")
+    return rows
+
+
 def open_loop(bin, results, tag, quick):
     sim, endpoint = start_sim("--storage", "memory", bin=bin)
-    seconds = 2 if quick else 5
     try:
-        rows = {}
-        r = get_row(bin, workload(endpoint, "closed-c1", 1, 2_000 if quick else 5_000), results, f"{tag}-closed")
-        rows["closed c1"] = r
-        for rate in OPEN_RATES:
-            r = get_row(bin, workload(endpoint, f"open-{rate}", 8, rate * seconds, rate), results, f"{tag}-open-{rate}")
-            rows[f"open {rate}/s"] = r
-        return rows
+        return open_rows(bin, endpoint, results, tag, OPEN_RATES, 8, 2 if quick else 5, 2_000 if quick else 5_000)
     finally:
         sim.kill()
         sim.wait()
