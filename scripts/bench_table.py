@@ -51,7 +51,7 @@ def settings(quick, work):
         quick=q, sim_bin=BIN, fill_results=os.path.join(work, "fills"),
         ops=20_000 if q else 100_000, pages=1_000 if q else 5_000,
         open_seconds=2 if q else 5, closed_c1_ops=2_000 if q else 5_000,
-        list_keys=200_000 if q else 1_000_000, big_ops=256 if q else 1_024,
+        list_keys=200_000 if q else 1_000_000, big_ops=256 if q else 512,
         pick_keys=20_000 if q else 100_000, pick_gets=50_000 if q else 300_000,
         verify_ops=20_000 if q else 100_000, verify_mib_ops=2_000 if q else 10_000,
         fills=FILLS_QUICK if q else FILLS_FULL, sim_objects=100_000 if q else 300_000,
