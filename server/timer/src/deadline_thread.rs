@@ -5,77 +5,15 @@
 //! before its deadline stays queued until then (at most a few milliseconds: only the
 //! last stretch of a sleep waits here) but wakes nobody.
 
-use std::cmp::Ordering as Order;
-use std::collections::BinaryHeap;
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::task::{Context, Poll, Waker};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::Thread;
 use std::time::Instant;
 
-/// One sleep in flight: whether its deadline passed, and whom to wake then.
-#[derive(Default)]
-struct Sleeper {
-    fired: AtomicBool,
-    waker: Mutex<Option<Waker>>,
-}
-
-impl Sleeper {
-    fn waker(&self) -> MutexGuard<'_, Option<Waker>> {
-        self.waker.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn fire(&self) {
-        self.fired.store(true, Ordering::Release);
-        if let Some(w) = self.waker().take() {
-            w.wake();
-        }
-    }
-}
-
-/// A queued sleeper, ordered so the heap's top is the earliest deadline (the first
-/// queued among equal ones).
-struct Entry {
-    deadline: Instant,
-    seq: u64,
-    sleeper: Arc<Sleeper>,
-}
-
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Order {
-        (other.deadline, other.seq).cmp(&(self.deadline, self.seq))
-    }
-}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Order> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Order::Equal
-    }
-}
-
-impl Eq for Entry {}
-
-#[derive(Default)]
-struct Queue {
-    heap: BinaryHeap<Entry>,
-    seq: u64,
-}
+use crate::sleepers::{Queue, SleepOn, Sleeper, Wakes, lock};
 
 struct DeadlineThread {
     queue: Arc<Mutex<Queue>>,
     thread: Thread,
-}
-
-fn lock(queue: &Mutex<Queue>) -> MutexGuard<'_, Queue> {
-    queue.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// The thread, started on first use; `None` if the system would not start one (the
@@ -105,13 +43,8 @@ fn serve(queue: &Mutex<Queue>) {
     loop {
         let next = {
             let mut q = lock(queue);
-            let now = Instant::now();
-            while q.heap.peek().is_some_and(|e| e.deadline <= now) {
-                if let Some(e) = q.heap.pop() {
-                    due.push(e.sleeper);
-                }
-            }
-            q.heap.peek().map(|e| e.deadline)
+            q.take_due(Instant::now(), &mut due);
+            q.next()
         };
         for sleeper in due.drain(..) {
             sleeper.fire();
@@ -142,74 +75,15 @@ fn lower_timer_slack() {
 /// Waits on the deadline thread until `deadline`.
 pub(crate) async fn wait_until(deadline: Instant) {
     match deadline_thread() {
-        Some(thread) => {
-            WaitUntil {
-                deadline,
-                thread,
-                sleeper: None,
-            }
-            .await
-        }
+        Some(thread) => SleepOn::new(deadline, thread).await,
         None => tokio::time::sleep_until(deadline.into()).await,
     }
 }
 
-struct WaitUntil {
-    deadline: Instant,
-    thread: &'static DeadlineThread,
-    sleeper: Option<Arc<Sleeper>>,
-}
-
-impl Future for WaitUntil {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        if Instant::now() >= self.deadline {
-            return Poll::Ready(());
-        }
-        match &self.sleeper {
-            Some(sleeper) => {
-                // The waker first, then the flag: a deadline thread firing in between
-                // finds this waker; one that fired before is seen here.
-                {
-                    let mut waker = sleeper.waker();
-                    if !waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                        *waker = Some(cx.waker().clone());
-                    }
-                }
-                if sleeper.fired.load(Ordering::Acquire) {
-                    return Poll::Ready(());
-                }
-            }
-            None => {
-                let sleeper = Arc::new(Sleeper::default());
-                *sleeper.waker() = Some(cx.waker().clone());
-                let earliest = {
-                    let mut q = lock(&self.thread.queue);
-                    q.seq += 1;
-                    let seq = q.seq;
-                    let earliest = q.heap.peek().is_none_or(|e| self.deadline < e.deadline);
-                    q.heap.push(Entry {
-                        deadline: self.deadline,
-                        seq,
-                        sleeper: sleeper.clone(),
-                    });
-                    earliest
-                };
-                if earliest {
-                    self.thread.thread.unpark();
-                }
-                self.sleeper = Some(sleeper);
-            }
-        }
-        Poll::Pending
-    }
-}
-
-impl Drop for WaitUntil {
-    fn drop(&mut self) {
-        if let Some(sleeper) = &self.sleeper {
-            sleeper.waker().take();
+impl Wakes for DeadlineThread {
+    fn enqueue(&self, deadline: Instant, sleeper: Arc<Sleeper>) {
+        if lock(&self.queue).push(deadline, sleeper) {
+            self.thread.unpark();
         }
     }
 }

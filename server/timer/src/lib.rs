@@ -9,15 +9,20 @@
 //! bulk of a long sleep on tokio's wheel, the last stretch on one thread of this
 //! crate that waits with the kernel's high-resolution timers and wakes each sleeper
 //! at its deadline. The thread holds one entry per sleeper in flight, never more.
-//! Waking the runtime's own sleeping thread takes tens of microseconds more on an idle
-//! machine; [`sleep_until_awake`] spends the last stretch awake on the caller's thread
-//! instead, for schedules slow enough that the threads sleep between sleeps.
+//! Waking the runtime's own sleeping thread from there takes tens of microseconds more
+//! on an idle machine: [`Alarms`] serve an open-loop schedule with one timerfd in the
+//! runtime's own poll instead, so the kernel wakes the thread that runs the task.
 
+mod alarms;
 mod deadline_thread;
+mod sleepers;
+mod timerfd;
 #[cfg(feature = "wheel-reference")]
 pub mod wheel_reference;
 
 use std::time::{Duration, Instant};
+
+pub use alarms::Alarms;
 
 /// Sleeps this close to the deadline or closer wait on the deadline thread from the
 /// start; longer ones sleep on tokio's wheel until this far before it (the wheel may
@@ -38,25 +43,6 @@ pub async fn sleep_until(deadline: Instant) {
     deadline_thread::wait_until(deadline).await;
 }
 
-/// How early [`sleep_until_awake`] wakes to keep its thread busy until the deadline.
-const AWAKE_MARGIN: Duration = Duration::from_micros(100);
-
-/// As [`sleep_until`], but the last stretch is spent awake on the caller's own thread
-/// (yielding to other tasks), so the task needs no wake-up at the deadline: on an idle
-/// machine waking a runtime's sleeping thread takes tens of microseconds, which a
-/// request sent on a schedule would carry as lateness. Costs up to [`AWAKE_MARGIN`] of
-/// that thread's time per sleep: for schedules of a few thousand sleeps a second or
-/// fewer, where the threads go idle between them.
-pub async fn sleep_until_awake(deadline: Instant) {
-    let now = Instant::now();
-    if deadline > now + AWAKE_MARGIN {
-        sleep_until(deadline - AWAKE_MARGIN).await;
-    }
-    while Instant::now() < deadline {
-        tokio::task::yield_now().await;
-    }
-}
-
 /// [`sleep_until`] `now + duration`.
 pub async fn sleep(duration: Duration) {
     sleep_until(Instant::now() + duration).await;
@@ -73,9 +59,6 @@ mod tests {
             let started = Instant::now();
             sleep(asked).await;
             assert!(started.elapsed() >= asked, "{micros} µs");
-            let started = Instant::now();
-            sleep_until_awake(started + asked).await;
-            assert!(started.elapsed() >= asked, "awake, {micros} µs");
         }
     }
 

@@ -18,6 +18,8 @@ pub(crate) struct PhaseShared {
     pub run_for: Option<Duration>,
     /// Open-loop schedule slots handed out.
     pub slots: AtomicU64,
+    /// An open-loop phase's workers wait for their slots on these.
+    pub alarms: Option<keystorm_timer::Alarms>,
     pub stop: CancellationToken,
     pub start: Instant,
     /// Set once a worker found nothing to read, so the warning is given once.

@@ -92,6 +92,7 @@ impl PhaseStart {
                 _ => None,
             },
             slots: AtomicU64::new(0),
+            alarms: p.rate.map(|_| keystorm_timer::Alarms::new()),
             step: Arc::default(),
             stop: ctx.cancel.child_token(),
             start: Instant::now(),

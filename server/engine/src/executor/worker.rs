@@ -16,9 +16,6 @@ use crate::metrics::Recorder;
 use crate::plan::{PhaseEnd, PhasePlan, PhaseWork};
 use keystorm_types::OpKind;
 
-/// Open-loop rates (a second, the whole phase's) at or below which a request waits the
-/// last stretch before its slot awake: a tenth of a core at most.
-const AWAKE_BELOW_RATE: f64 = 1_000.0;
 /// How long a fill worker waits before looking again for failed puts to redo.
 const RETRY_POLL: Duration = Duration::from_millis(2);
 
@@ -204,10 +201,10 @@ impl Worker {
         Next::Go(op, draw, pick)
     }
 
-    /// Open loop: waits for this operation's slot (on a timer that ends within tens of
-    /// microseconds of it, not at tokio's next millisecond tick, so a request is not
-    /// charged the client's own timer slop) and returns its intended start (from which
-    /// latency is measured). Closed loop: returns `Some(None)` at once. `None` when
+    /// Open loop: waits for this operation's slot (on the phase's alarms, which end
+    /// within microseconds of it without a thread waiting awake, not at tokio's next
+    /// millisecond tick, so a request is not charged the client's own timer slop) and
+    /// returns its intended start (from which latency is measured). Closed loop: returns `Some(None)` at once. `None` when
     /// the phase ended while waiting.
     async fn pace(&mut self) -> Option<Option<Instant>> {
         let Some(rate) = self.plan.rate else {
@@ -221,14 +218,10 @@ impl Worker {
             return None;
         }
         if intended > Instant::now() {
-            // At a low rate the runtime's threads sleep between requests, and waking one
-            // at the slot takes tens of microseconds: the last stretch is waited awake.
-            // At a high rate they stay awake, and waiting awake would only cost CPU.
             let slot = async {
-                if rate <= AWAKE_BELOW_RATE {
-                    keystorm_timer::sleep_until_awake(intended).await
-                } else {
-                    keystorm_timer::sleep_until(intended).await
+                match &self.shared.alarms {
+                    Some(alarms) => alarms.sleep_until(intended).await,
+                    None => keystorm_timer::sleep_until(intended).await,
                 }
             };
             tokio::select! {
