@@ -127,6 +127,8 @@ test("a metadata scan's HEADs and metadata on the run page", async ({ page, requ
   await page.getByTestId("scans-and-transfers").scrollIntoViewIfNeeded();
   await screenshot(page, "metadata-scan");
 
+  // The fast client's latencies end at the kernel's stamp of each response.
+  await expect(page.getByTestId("latency-clock")).toHaveText(/^ · latencies end as responses reached the socket \(kernel stamps\)/);
   // Cleanup ran after the scan: one DeleteObjects batch for the 400 objects.
   await expect(page.getByTestId("cleanup-fact")).toHaveText(/^deleted 400 of 400 objects in 1 request · \d+\.\d s$/);
   await page.goto(url(`/runs/${id}/live`));

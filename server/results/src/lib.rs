@@ -30,6 +30,7 @@ mod index_layout;
 mod integrity;
 mod interval_points;
 mod key_source;
+mod latency_clock;
 mod list_outcome;
 mod listings;
 mod manifest;
@@ -108,6 +109,7 @@ pub use interval_points::{
     IntervalQuery, SHORT_INTERVAL_S, for_each_folded_interval, for_each_interval, read_intervals,
 };
 pub use key_source::{KeySourceKind, KeysEvent};
+pub use latency_clock::{ClockSource, LatencyClock};
 pub use list_outcome::{BASE62_ALPHABET, ListMode, ListOutcome};
 pub use listings::{
     ListingRecord, ListingsReport, MetadataScanRecord, ScalingLine, TransferRecord, read_listings,

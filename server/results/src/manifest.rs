@@ -72,6 +72,10 @@ pub struct Manifest {
     /// exits 3 as for a threshold missed at a phase's end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_by_threshold: Option<crate::threshold::ThresholdCheck>,
+    /// Where the run's latencies end (the kernel's receive time or the client's own
+    /// clock); absent in runs recorded before it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_clock: Option<crate::LatencyClock>,
 }
 
 impl Manifest {

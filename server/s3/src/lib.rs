@@ -13,6 +13,7 @@
 //! retries are keystorm's own (`retry`), so they behave and count the same whichever
 //! client runs.
 
+pub mod arrival;
 mod backend;
 mod classify;
 pub mod config;
@@ -79,6 +80,12 @@ impl S3Client {
             backend,
             retries: config.retries,
         })
+    }
+
+    /// Whether calls inside [`arrival::timed`] learn when their responses reached the
+    /// socket: the `fast` client, where the kernel stamps received data.
+    pub fn times_arrival(&self) -> bool {
+        matches!(self.backend, Backend::Fast(_)) && arrival::kernel_stamps()
     }
 
     pub fn kind(&self) -> ClientKind {

@@ -694,6 +694,11 @@ export interface components {
             /** @description The final event of the cleanup. */
             done: boolean;
         };
+        /**
+         * @description The clock a run's latencies end on.
+         * @enum {string}
+         */
+        ClockSource: "socket" | "user";
         /** @description Runs compared with a base. */
         Comparison: {
             base: components["schemas"]["RunLabel"];
@@ -1147,6 +1152,16 @@ export interface components {
              */
             epochs?: number | null;
         };
+        /** @description How a run timed its operations. */
+        LatencyClock: {
+            source: components["schemas"]["ClockSource"];
+            /**
+             * Format: int64
+             * @description With `socket`: operations whose response the kernel did not stamp (or whose
+             *     connection had moved on when it was read), timed by the client's clock instead.
+             */
+            user_timed?: number;
+        };
         /** @description `seconds = intercept_s + slope_s_per_key × keys`, fitted by least squares. */
         LinearFit: {
             /** Format: double */
@@ -1348,6 +1363,7 @@ export interface components {
              */
             expect?: components["schemas"]["Expectation"][];
             stopped_by_threshold?: null | components["schemas"]["ThresholdCheck"];
+            latency_clock?: null | components["schemas"]["LatencyClock"];
         };
         /** @description One run a merged run was made of. */
         MergedPart: {

@@ -11,7 +11,7 @@ import { VerdictBadges, VerdictFindings } from "./VerdictBadges";
 import { cleanupText } from "./CleanupLine";
 import { LatencyHeatmap } from "./LatencyHeatmap";
 import { widest } from "../lib/heatmap";
-import { fmtCount, fmtDuration, fmtLatency, fmtOpMiBs, fmtRate, fmtTime, openLoopBehind, openLoopText } from "../lib/format";
+import { fmtCount, fmtDuration, fmtLatency, fmtOpMiBs, fmtRate, fmtTime, latencyClockText, openLoopBehind, openLoopText } from "../lib/format";
 import { mergeByX, phaseSpan, phaseWindows, roundMarkSpecs, roundMarks, roundShardRows } from "../lib/bucket-index";
 import { type PauseSpan, pauseWindows } from "../lib/pauses";
 import { markText, tailCount, tailMarks } from "../lib/tails";
@@ -83,7 +83,15 @@ export function RunHeader({ detail, extra }: { detail: RunDetail; extra?: React.
           </>
         )}
         <dt>Client</dt>
-        <dd>{m.client}</dd>
+        <dd>
+          {m.client}
+          {m.latency_clock && (
+            <span className="muted" data-testid="latency-clock">
+              {" · "}
+              {latencyClockText(m.latency_clock)}
+            </span>
+          )}
+        </dd>
         <dt>Started</dt>
         <dd>{fmtTime(m.started_at)}</dd>
         <dt>Duration</dt>

@@ -127,3 +127,17 @@ export function openLoopText(o: OpenLoopOutcome): string {
   const never = o.backlog ? `, ${fmtCount(o.backlog)} never sent` : "";
   return `${fmtRate(o.sent_per_sec).replace(" ops/s", "")} of ${fmtRate(o.asked_per_sec)}${never}`;
 }
+
+/** Where a run's latencies end (its manifest's `latency_clock`), in words. */
+export interface LatencyClockFact {
+  source: "socket" | "user";
+  user_timed?: number;
+}
+
+export function latencyClockText(c: LatencyClockFact): string {
+  if (c.source === "user") return "latencies end when the client saw each response";
+  const fallbacks = c.user_timed
+    ? ` (${fmtCount(c.user_timed)} not stamped, timed by the client's clock)`
+    : "";
+  return `latencies end as responses reached the socket (kernel stamps)${fallbacks}`;
+}

@@ -1,7 +1,7 @@
 // Chart units fitted to their range, and how the rounds chart tells series apart.
 import { describe, expect, it } from "vitest";
 import { MIN_LIVE_SPAN_S, liveDomain } from "./live";
-import { fmtMiBs } from "./format";
+import { fmtMiBs, latencyClockText } from "./format";
 import { type Heatmap, labelRows, niceTimeEnd, timeLabel, timeTicks, widest } from "./heatmap";
 import { DASHES, OP_COLOURS, PERCENTILE_DASH } from "./palette";
 import { METRICS, roundSeriesLooks } from "./rounds";
@@ -138,5 +138,19 @@ describe("dash patterns", () => {
       }
     }
     expect(new Set(DASHES).size).toBe(DASHES.length);
+  });
+});
+
+describe("latency clock", () => {
+  it("says which clock a run's latencies end on, and what it could not stamp", () => {
+    expect(latencyClockText({ source: "user", user_timed: 0 })).toBe(
+      "latencies end when the client saw each response",
+    );
+    expect(latencyClockText({ source: "socket", user_timed: 0 })).toBe(
+      "latencies end as responses reached the socket (kernel stamps)",
+    );
+    expect(latencyClockText({ source: "socket", user_timed: 1200 })).toBe(
+      "latencies end as responses reached the socket (kernel stamps) (1,200 not stamped, timed by the client's clock)",
+    );
   });
 });

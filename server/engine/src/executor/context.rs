@@ -45,6 +45,9 @@ pub(crate) struct RunContext {
     pub gate: Option<Arc<dyn super::gate::PhaseGate>>,
     /// The run resumed a lost process's folder (see `RunOptions::taken_over`).
     pub taken_over: bool,
+    /// Operations the client could not time by the kernel's stamps (when it times by
+    /// them), since this process began the run.
+    pub user_timed: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl RunContext {

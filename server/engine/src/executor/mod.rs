@@ -46,7 +46,7 @@ pub use crashed_part::close_killed_run;
 pub use embedded::{EmbeddedTarget, EmbeddedTargets, StartError, Starting};
 pub use error::RunError;
 pub use gate::{GateError, GateFuture, PhaseGate};
-use keystorm_results::RunEvent;
+use keystorm_results::{ClockSource, LatencyClock, RunEvent};
 pub use observer::{NoObserver, Observer};
 pub use options::{RunOptions, RunOutcome};
 pub use sequence::{ScheduledPhase, schedule};
@@ -163,6 +163,7 @@ async fn run_with_secrets(
     if target.gateways.several() {
         manifest.endpoints = target.endpoints.clone();
     }
+    manifest.latency_clock = Some(latency_clock(&target.client, &manifest));
     let dir = store.dir().to_path_buf();
     let ctx = RunContext {
         client: target.client.clone(),
@@ -179,6 +180,7 @@ async fn run_with_secrets(
         first_errors: Arc::default(),
         integrity: Arc::default(),
         md5s: Arc::default(),
+        user_timed: Arc::default(),
         start_at: options.start_at,
         gate: options.gate.clone(),
         taken_over: options.taken_over && options.resume.is_some(),
@@ -291,9 +293,25 @@ fn close(
     manifest.error = error.clone();
     manifest.ended_at = Some(timestamp(SystemTime::now()));
     manifest.peak_rss_kib = Some(crate::metrics::peak_rss_kib());
+    if let Some(clock) = &mut manifest.latency_clock {
+        clock.user_timed += ctx.user_timed.load(std::sync::atomic::Ordering::Relaxed);
+    }
     ctx.store().write_manifest(manifest)?;
     ctx.emit(RunEvent::Finished { status, error });
     Ok(())
+}
+
+/// The clock this process times the run's operations by, with the fallbacks its
+/// earlier parts counted (a resumed run).
+fn latency_clock(client: &keystorm_s3::S3Client, manifest: &Manifest) -> LatencyClock {
+    LatencyClock {
+        source: if client.times_arrival() {
+            ClockSource::Socket
+        } else {
+            ClockSource::User
+        },
+        user_timed: manifest.latency_clock.map_or(0, |c| c.user_timed),
+    }
 }
 
 /// Why the phases stopped early.

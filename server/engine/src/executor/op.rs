@@ -4,6 +4,7 @@
 //! window right, and shaping the result for recording.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::context::RunContext;
@@ -16,6 +17,7 @@ use crate::keyspace::{Keyspace, Window};
 use crate::metrics::{IntervalStats, OpStats, micros};
 use crate::plan::{PhaseEnd, PhasePlan, PhaseWork, Selection};
 use keystorm_s3::ListRequest;
+use keystorm_s3::arrival::Arrival;
 use keystorm_types::{ErrorClass, OpError, OpKind};
 
 /// What a finished operation produced.
@@ -57,6 +59,18 @@ impl OpResult {
     /// The object found corrupt or missing, if the operation found one.
     pub fn finding(&self) -> Option<&Finding> {
         self.finding.as_deref()
+    }
+
+    /// The response arrived at `arrival.last` (between the request's start and when
+    /// it was seen): the operation finished then. Whether it did.
+    fn arrived(&mut self, arrival: Option<Arrival>, started: Instant) -> bool {
+        match arrival {
+            Some(a) if a.last >= started && a.last <= self.finished => {
+                self.finished = a.last;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Records `op` into `stats`, latency measured from `start`: the operation with its
@@ -127,6 +141,9 @@ pub(crate) struct OpRunner {
     md5s: Arc<Md5Table>,
     /// Reads take their keys here when the phase reads a key file or a listing.
     keys: Option<KeyReader>,
+    /// Where the client times responses by the kernel's stamps: the run's count of
+    /// those it could not, timed by the client's clock instead.
+    user_timed: Option<Arc<AtomicU64>>,
 }
 
 impl OpRunner {
@@ -156,6 +173,7 @@ impl OpRunner {
             verify: plan.verify,
             md5s: ctx.md5s.clone(),
             keys,
+            user_timed: ctx.client.times_arrival().then(|| ctx.user_timed.clone()),
         }
     }
 
@@ -173,8 +191,32 @@ impl OpRunner {
         }
     }
 
-    /// Runs `op`; an epochs phase's read reads `pick`.
+    /// Runs `op`; an epochs phase's read reads `pick`. Its latency ends when the
+    /// response reached the socket, where the client can tell (see
+    /// [`keystorm_s3::arrival`]), not when this task ran again to see it.
     pub async fn run(
+        &mut self,
+        op: OpKind,
+        draw: &mut OpDraw,
+        selection: Selection,
+        pick: Option<EpochPick>,
+    ) -> Outcome {
+        let (mut outcome, arrival) =
+            keystorm_s3::arrival::timed(self.run_op(op, draw, selection, pick)).await;
+        if let Outcome::Done {
+            latency_from,
+            result,
+        } = &mut outcome
+            && !result.arrived(arrival, *latency_from)
+            && result.outcome.is_ok()
+            && let Some(count) = &self.user_timed
+        {
+            count.fetch_add(1, Ordering::Relaxed);
+        }
+        outcome
+    }
+
+    async fn run_op(
         &mut self,
         op: OpKind,
         draw: &mut OpDraw,

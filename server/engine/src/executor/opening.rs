@@ -177,6 +177,7 @@ pub(super) fn open(
                 findings: None,
                 expect: plan.expectations(),
                 stopped_by_threshold: None,
+                latency_clock: None,
             };
             let epoch = started
                 .duration_since(SystemTime::UNIX_EPOCH)

@@ -6,7 +6,7 @@
 use super::index_story::IndexStory;
 use super::judge::{Verdict, percent};
 use super::types::{Change, RunChanges, RunData};
-use crate::Section;
+use crate::{ClockSource, Section};
 
 /// The paragraph of one run against the base.
 pub fn paragraph(base: &RunData, new: &RunData, changes: &RunChanges, floor: f64) -> String {
@@ -36,7 +36,25 @@ pub fn paragraph(base: &RunData, new: &RunData, changes: &RunChanges, floor: f64
         ));
     }
     sentences.extend(round_sentences(base, new, changes, floor));
+    if base.clock != new.clock {
+        sentences.push(format!(
+            "Their latencies end on different clocks ({}: {}; {}: {}): latencies differ by \
+             how long the client took to see each response as well, tens of microseconds \
+             on an idle or busy client, besides any change of the store.",
+            base.label.run_id,
+            clock_words(base.clock),
+            new.label.run_id,
+            clock_words(new.clock)
+        ));
+    }
     sentences.join(" ")
+}
+
+fn clock_words(clock: ClockSource) -> &'static str {
+    match clock {
+        ClockSource::Socket => "when the response reached the socket",
+        ClockSource::User => "when the client saw the response",
+    }
 }
 
 /// `round write put ×2.41 (×2.10 to ×2.80), improved`.

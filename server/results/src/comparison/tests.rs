@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use keystorm_types::OpKind;
 
 use super::*;
+use crate::ClockSource;
 use crate::uncertainty::seconds::OpSecond;
 use crate::uncertainty::{RunSeconds, Second};
 
@@ -54,6 +55,7 @@ fn run(seed: u64, ops: u64, latency_us: u64, noise: f64) -> RunData {
         rows: vec![row],
         seconds: RunSeconds::default(),
         index: IndexStory::default(),
+        clock: ClockSource::Socket,
     };
     data.seconds
         .phases
@@ -360,4 +362,22 @@ fn rounds_together_span_only_the_rounds_both_runs_finished() {
     let c = compare(&base, &[killed_in(1)], &CompareOptions::default());
     assert!(c.runs[0].changes.iter().all(|c| !c.all_rounds), "{c:#?}");
     assert!(c.runs[0].changes.iter().any(|c| c.round == Some(1)));
+}
+
+#[test]
+fn runs_timed_by_different_clocks_say_so() {
+    let base = run(1, 1_000, 500, 0.02);
+    let mut new = run(2, 1_000, 500, 0.02);
+    let options = CompareOptions::default();
+    let same = compare(&base, std::slice::from_ref(&new), &options);
+    let words = story::paragraph(&base, &new, &same.runs[0], options.noise_floor);
+    assert!(!words.contains("different clocks"), "{words}");
+    // A run recorded before responses were stamped ended its latencies on the client's
+    // clock: tens of microseconds later than the socket, for the same store.
+    new.clock = ClockSource::User;
+    let words = story::paragraph(&base, &new, &same.runs[0], options.noise_floor);
+    assert!(
+        words.contains("different clocks (run-1: when the response reached the socket; run-2: when the client saw the response)"),
+        "{words}"
+    );
 }

@@ -12,7 +12,7 @@ use super::index_story::IndexStory;
 use super::judge::Verdict;
 use super::metric::Better;
 use crate::uncertainty::{self, Estimate, RunSeconds};
-use crate::{ResultStore, ResultsError, Section, SummaryRow};
+use crate::{ClockSource, ResultStore, ResultsError, Section, SummaryRow};
 
 /// Which run a side is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -119,6 +119,9 @@ pub struct RunData {
     pub rows: Vec<SummaryRow>,
     pub seconds: RunSeconds,
     pub index: IndexStory,
+    /// Where its latencies end; runs recorded before it was kept ended on the
+    /// client's clock.
+    pub clock: ClockSource,
 }
 
 impl RunData {
@@ -135,6 +138,9 @@ impl RunData {
             rows: crate::whole_phase_rows(dir, &summary.rows),
             seconds: uncertainty::seconds::read(dir),
             index: IndexStory::read(dir),
+            clock: manifest
+                .latency_clock
+                .map_or(ClockSource::User, |c| c.source),
         })
     }
 }

@@ -125,6 +125,9 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
         stopped_by_threshold: parts
             .iter()
             .find_map(|p| p.manifest.stopped_by_threshold.clone()),
+        latency_clock: crate::LatencyClock::merged(
+            parts.iter().map(|p| p.manifest.latency_clock.as_ref()),
+        ),
     };
     let plan = match &request.plan {
         Some(p) => p.clone(),

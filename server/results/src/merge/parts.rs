@@ -322,6 +322,7 @@ mod tests {
             findings: None,
             expect: Vec::new(),
             stopped_by_threshold: None,
+            latency_clock: None,
         };
         ResultStore::create(root, &manifest, "name: w", &serde_json::json!({}), 0.0).unwrap();
         root.join(run_id)

@@ -4,6 +4,7 @@
 
 mod multipart;
 pub mod sign;
+pub(crate) mod stamped;
 mod tls;
 mod uri;
 mod xml;
@@ -27,10 +28,11 @@ use super::{
 use crate::backend::ObjectCalls;
 use keystorm_types::{ErrorClass, OpError};
 
-pub type Http = Client<HttpsConnector<HttpConnector>, Full<Bytes>>;
+pub type Http = Client<HttpsConnector<stamped::StampingConnector>, Full<Bytes>>;
 
 /// A pooled HTTP/1.1 client over plain TCP (no Nagle) or TLS, keeping up to `pool_size`
-/// idle connections per host.
+/// idle connections per host; the kernel stamps when responses arrive (see
+/// [`crate::arrival`]).
 pub fn http_client(tls_config: &super::TlsConfig, pool_size: usize) -> Result<Http, tls::TlsError> {
     let tls = tls::client_config(tls_config)?;
     let mut http = HttpConnector::new();
@@ -40,7 +42,7 @@ pub fn http_client(tls_config: &super::TlsConfig, pool_size: usize) -> Result<Ht
         .with_tls_config(tls)
         .https_or_http()
         .enable_http1()
-        .wrap_connector(http);
+        .wrap_connector(stamped::StampingConnector(http));
     Ok(Client::builder(TokioExecutor::new())
         .pool_max_idle_per_host(pool_size.max(1))
         .pool_idle_timeout(Duration::from_secs(90))
@@ -165,7 +167,9 @@ impl FastClient {
             })?,
             None => send.await,
         };
-        result.map_err(|e| classify::transport(&e, what))
+        let response = result.map_err(|e| classify::transport(&e, what))?;
+        crate::arrival::note(response.extensions());
+        Ok(response)
     }
 
     /// Turns a non-success response into an error, with S3's code from the body.
@@ -288,11 +292,12 @@ impl ObjectCalls for FastClient {
                 })??,
             None => stream.await?,
         }
-        Ok(GetOutcome {
-            bytes,
-            ttfb: ttfb.unwrap_or(headers_at),
-            md5,
-        })
+        // The first bytes as the kernel received them, where it stamped them.
+        let ttfb = match crate::arrival::so_far() {
+            Some(a) => a.first.saturating_duration_since(start),
+            None => ttfb.unwrap_or(headers_at),
+        };
+        Ok(GetOutcome { bytes, ttfb, md5 })
     }
 
     async fn get_object_bytes(&self, bucket: &str, key: &str) -> Result<Bytes, OpError> {

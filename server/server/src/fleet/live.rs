@@ -99,6 +99,7 @@ impl LiveRun {
             findings: None,
             expect: Vec::new(),
             stopped_by_threshold: None,
+            latency_clock: None,
         };
         let store = ResultStore::create(
             root,

@@ -1,0 +1,82 @@
+//! When a response arrived, for the caller that times it.
+//!
+//! A call's latency ends when its response reached the client's socket, not when the
+//! task that reads it ran again. The `fast` client's connections know the first (see
+//! `fast::stamped`); a call run inside [`timed`] hands them back, with the instants the
+//! kernel received the response's first and last bytes. Calls that cannot tell (the
+//! `sdk` client, a kernel that would not stamp, a connection that moved on) give
+//! `None`, and the caller keeps its own clock.
+
+use std::cell::Cell;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::fast::stamped::{ConnectionStamps, Slot};
+
+/// When a response's first and last bytes reached the socket, by the kernel's stamps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrival {
+    pub first: Instant,
+    pub last: Instant,
+}
+
+/// The connection and exchange of the last response a call inside [`timed`] got.
+type Noted = Option<(Arc<Slot>, u64)>;
+
+tokio::task_local! {
+    static LAST_RESPONSE: Cell<Noted>;
+}
+
+/// Runs `call`; returns what it returned and when its last response arrived, if its
+/// client could tell.
+pub async fn timed<F: Future>(call: F) -> (F::Output, Option<Arrival>) {
+    LAST_RESPONSE
+        .scope(Cell::new(None), async {
+            let out = call.await;
+            (out, so_far())
+        })
+        .await
+}
+
+/// When the last response of the call under way arrived, as far as it has been read.
+pub(crate) fn so_far() -> Option<Arrival> {
+    LAST_RESPONSE
+        .try_with(|noted| {
+            let n = noted.take();
+            let arrival = n
+                .as_ref()
+                .and_then(|(slot, exchange)| slot.arrival(*exchange))
+                .map(|(first, last)| Arrival { first, last });
+            noted.set(n);
+            arrival
+        })
+        .ok()
+        .flatten()
+}
+
+/// A response's headers arrived over the connection whose stamps `extensions` carry:
+/// it is the call's latest.
+pub(crate) fn note(extensions: &http::Extensions) {
+    if let Some(ConnectionStamps(slot)) = extensions.get::<ConnectionStamps>() {
+        let exchange = slot.exchange();
+        let _ = LAST_RESPONSE.try_with(|noted| noted.set(Some((slot.clone(), exchange))));
+    }
+}
+
+/// Whether this system's kernel stamps received data (asked once, on a socket of its
+/// own).
+pub(crate) fn kernel_stamps() -> bool {
+    static STAMPS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *STAMPS.get_or_init(|| {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        // SAFETY: socket takes three integers and returns a new descriptor or -1.
+        let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+        if fd < 0 {
+            return false;
+        }
+        // SAFETY: `fd` was just returned to us and is owned by nobody else.
+        let probe = unsafe { OwnedFd::from_raw_fd(fd) };
+        crate::fast::stamped::ask_for_stamps(probe.as_raw_fd()).is_ok()
+    })
+}
