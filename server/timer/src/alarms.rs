@@ -10,8 +10,9 @@
 //! (the machine's wake latency) is learnt as it goes: the timer is set that much early,
 //! the median of what wake-ups took, so about half of them arrive a little before
 //! their alarm and wait out the rest (a few microseconds) awake, the other half a
-//! little after. At high rates the runtime is busy between alarms: every alarm due
-//! when it looks is fired at once, a batch per wake-up.
+//! little after. An alarm closer than that gets the timer at its own time: at high
+//! rates the runtime is busy between alarms anyway, no thread waits awake, and every
+//! alarm due when it looks is fired at once, a batch per wake-up.
 //!
 //! Where timerfds are not available (not Linux, or no runtime with I/O), the alarms
 //! are ordinary [`crate::sleep_until`] sleeps.
@@ -131,14 +132,27 @@ impl Wakes for Inner {
 enum Then {
     /// Wait for the timer (set, or to be set by the next sleeper).
     Wait,
-    /// The next alarm is closer than the timer is set ahead: stay awake for it.
+    /// The timer woke it ahead of the next alarm, as asked: stay awake for it.
     StayAwake,
 }
 
-/// The serving task: fire every alarm due, then wait for the timer or stay awake.
+/// When to set the timer for an alarm at `deadline`: ahead by the wake-up estimate,
+/// or at the alarm itself when that is too close to now (at high rates the runtime
+/// is awake anyway, and waiting awake for every alarm would keep a thread spinning).
+fn timer_for(deadline: Instant, early: Duration, now: Instant) -> Instant {
+    match deadline.checked_sub(early) {
+        Some(at) if at > now => at,
+        _ => deadline,
+    }
+}
+
+/// The serving task: fire every alarm due, then wait for the timer, or, woken by it
+/// ahead of an alarm, stay awake until that alarm.
 async fn serve(inner: Arc<Inner>) {
     let Some(fd) = &inner.fd else { return };
     let mut due = Vec::new();
+    // The alarm the timer woke this task ahead of.
+    let mut awake_for: Option<Instant> = None;
     loop {
         let then = {
             let mut state = lock(&inner.state);
@@ -146,16 +160,13 @@ async fn serve(inner: Arc<Inner>) {
             state.queue.take_due(now, &mut due);
             match state.queue.next() {
                 None => Then::Wait,
+                Some(deadline) if awake_for == Some(deadline) => Then::StayAwake,
                 Some(deadline) => {
-                    let at = deadline.checked_sub(state.early).unwrap_or(deadline);
-                    if at <= now {
-                        Then::StayAwake
-                    } else {
-                        if state.armed != Some(at) {
-                            inner.arm(&mut state, at);
-                        }
-                        Then::Wait
+                    let at = timer_for(deadline, state.early, now);
+                    if state.armed != Some(at) {
+                        inner.arm(&mut state, at);
                     }
+                    Then::Wait
                 }
             }
         };
@@ -174,6 +185,12 @@ async fn serve(inner: Arc<Inner>) {
                 if let Some(armed) = state.armed.take() {
                     learn(&mut state, now.saturating_duration_since(armed));
                 }
+                // Woken ahead of the next alarm (by at most the estimate): wait it out
+                // awake, rather than sleep again for a few microseconds.
+                awake_for = state
+                    .queue
+                    .next()
+                    .filter(|&d| d > now && d - now <= state.early);
             }
         }
     }
@@ -269,6 +286,19 @@ mod tests {
         let deadline = Instant::now() + Duration::from_micros(500);
         rt.block_on(alarms.sleep_until(deadline));
         assert!(Instant::now() >= deadline);
+    }
+
+    #[test]
+    fn the_timer_is_set_ahead_only_where_there_is_time_to_be() {
+        let now = Instant::now();
+        let early = Duration::from_micros(20);
+        let far = now + Duration::from_millis(1);
+        assert_eq!(timer_for(far, early, now), far - early);
+        // An alarm closer than the estimate: the timer is set for the alarm itself, so
+        // nobody waits awake for it.
+        let near = now + Duration::from_micros(15);
+        assert_eq!(timer_for(near, early, now), near);
+        assert_eq!(timer_for(now, early, now), now);
     }
 
     #[test]
