@@ -353,7 +353,6 @@ impl OpRunner {
         let mut mismatch = None;
         let (r, endpoint) = if op == OpKind::Get && self.verify {
             let (expected, id) = self.keyspace.body_with_id(i);
-            let expected = &expected;
             let (r, endpoint) = self
                 .gateways
                 .run(&mut self.seat, &mut retried, |client| async move {

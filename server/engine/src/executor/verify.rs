@@ -3,18 +3,21 @@
 //! slice of the shared content buffer, so nothing is held per object), its length with
 //! the object's size, and an MD5 ETag with the MD5 of those bytes. The MD5 of each
 //! distinct body is computed once and kept in a fixed table: object bodies are slices
-//! of one buffer at a few thousand offsets, so with fixed sizes the table holds every
-//! one of them and an ETag check costs a lookup.
+//! of one buffer at a few thousand offsets, so for each of the first few object sizes
+//! the table holds the MD5 of the body at every offset, and an ETag check costs a
+//! lookup without a lock.
 
-use std::sync::Mutex;
+use std::sync::OnceLock;
 
 use md5::{Digest, Md5};
 
+use crate::keyspace::OFFSET_SPAN;
 use keystorm_s3::GetOutcome;
 
-/// Slots of the MD5 table: at least the content buffer's distinct offsets, so that one
-/// object size never evicts itself.
-const MD5_SLOTS: usize = 8192;
+/// Object sizes whose MD5s the table keeps, a row of [`OFFSET_SPAN`] for each: fixed
+/// sizes use one, a few weighted sizes a few; bodies of any further size (a uniform
+/// size distribution has thousands) are hashed each time they are verified.
+const SIZES: usize = 8;
 
 /// Where a body first differed from what was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,43 +94,47 @@ impl<'a> BodyCheck<'a> {
     }
 }
 
-/// The MD5s of the bodies verified, one slot per (offset, size) hash: a bounded table
-/// shared by a run's workers, whatever the number of keys.
+/// The MD5s of the bodies verified: for each of the first [`SIZES`] object sizes seen,
+/// one MD5 per offset of the content buffer, each computed the first time it is needed.
+/// Shared by a run's workers and bounded whatever the number of keys (at most
+/// `SIZES * OFFSET_SPAN` MD5s, about 80 KiB a size); a lookup takes no lock and writes
+/// nothing once the MD5 is known.
+#[derive(Default)]
 pub(crate) struct Md5Table {
-    slots: Vec<Mutex<Option<Held>>>,
+    rows: [OnceLock<Row>; SIZES],
 }
 
-/// A slot's body and its MD5.
-type Held = (BodyId, [u8; 16]);
+/// The MD5s of the bodies of one size, by offset.
+struct Row {
+    size: u64,
+    md5s: Box<[OnceLock<[u8; 16]>]>,
+}
 
 /// Which body: where it starts in the content buffer and how long it is.
 pub(crate) type BodyId = (u64, u64);
 
-impl Default for Md5Table {
-    fn default() -> Md5Table {
-        Md5Table {
-            slots: (0..MD5_SLOTS).map(|_| Mutex::new(None)).collect(),
-        }
-    }
-}
-
 impl Md5Table {
-    /// The MD5 of `body` (identified by `id`), computed once per slot.
-    pub fn md5(&self, id: BodyId, body: &[u8]) -> [u8; 16] {
-        let slot = &self.slots[slot_of(id)];
-        if let Some((held, md5)) = *slot.lock().unwrap_or_else(|p| p.into_inner())
-            && held == id
-        {
-            return md5;
+    /// The MD5 of `body` (identified by `id`), computed once per id while the table has
+    /// a row for its size.
+    pub fn md5(&self, (offset, size): BodyId, body: &[u8]) -> [u8; 16] {
+        let digest = || -> [u8; 16] { Md5::digest(body).into() };
+        let Ok(offset) = usize::try_from(offset) else {
+            return digest();
+        };
+        for row in &self.rows {
+            let row = row.get_or_init(|| Row {
+                size,
+                md5s: (0..OFFSET_SPAN).map(|_| OnceLock::new()).collect(),
+            });
+            if row.size == size {
+                return match row.md5s.get(offset) {
+                    Some(md5) => *md5.get_or_init(digest),
+                    None => digest(),
+                };
+            }
         }
-        let md5: [u8; 16] = Md5::digest(body).into();
-        *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((id, md5));
-        md5
+        digest()
     }
-}
-
-fn slot_of((offset, size): BodyId) -> usize {
-    (crate::keyspace::mix64(offset, size) % MD5_SLOTS as u64) as usize
 }
 
 /// The verdict on a GET: the body's first difference, else an ETag that states another
@@ -232,9 +239,33 @@ mod tests {
             verdict(None, &outcome(Some([0; 16])), (3, 5), &body, &table),
             Some(Mismatch::Etag)
         );
-        // The table answers from the slot: a different body under the same id is not
+        // The table answers from its row: a different body under the same id is not
         // hashed again (ids name bodies uniquely).
         assert_eq!(table.md5((3, 5), b"other"), right);
         assert_ne!(table.md5((4, 5), b"other"), right);
+    }
+
+    #[test]
+    fn every_offset_of_a_size_is_kept_and_sizes_past_the_rows_are_still_right() {
+        let table = Md5Table::default();
+        let body = |offset: u64, size: u64| format!("{offset}/{size}").into_bytes();
+        let md5 = |b: &[u8]| -> [u8; 16] { Md5::digest(b).into() };
+        for offset in 0..OFFSET_SPAN {
+            assert_eq!(
+                table.md5((offset, 7), &body(offset, 7)),
+                md5(&body(offset, 7))
+            );
+        }
+        // Every one of them answered from the table, none evicted by another.
+        for offset in 0..OFFSET_SPAN {
+            assert_eq!(table.md5((offset, 7), b"not hashed"), md5(&body(offset, 7)));
+        }
+        // More sizes than rows: each still gets its own body's MD5, never another's.
+        for size in 0..3 * SIZES as u64 {
+            for offset in [0, 1, OFFSET_SPAN - 1, OFFSET_SPAN, u64::MAX] {
+                let b = body(offset, size);
+                assert_eq!(table.md5((offset, size), &b), md5(&b), "{offset}/{size}");
+            }
+        }
     }
 }

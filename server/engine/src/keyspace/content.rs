@@ -6,8 +6,9 @@ use bytes::Bytes;
 
 use crate::plan::Content;
 
-/// Extra bytes past the largest object, so offsets vary the content between objects.
-const OFFSET_SPAN: u64 = 4096;
+/// Extra bytes past the largest object, so offsets vary the content between objects:
+/// a body starts at one of this many offsets.
+pub const OFFSET_SPAN: u64 = 4096;
 
 #[derive(Debug, Clone)]
 pub struct ContentPool {
@@ -38,8 +39,18 @@ impl ContentPool {
 
     /// `size` bytes starting at an offset chosen by `hash`.
     pub fn slice(&self, hash: u64, size: u64) -> Bytes {
+        self.buf.slice(self.range(hash, size))
+    }
+
+    /// The same bytes borrowed, for a reader comparing what it got with them (no
+    /// reference count touched, which every worker would share).
+    pub fn bytes(&self, hash: u64, size: u64) -> &[u8] {
+        &self.buf[self.range(hash, size)]
+    }
+
+    fn range(&self, hash: u64, size: u64) -> std::ops::Range<usize> {
         let offset = ContentPool::offset(hash) as usize;
         let end = (offset + size as usize).min(self.buf.len());
-        self.buf.slice(offset.min(end)..end)
+        offset.min(end)..end
     }
 }

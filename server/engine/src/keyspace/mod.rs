@@ -15,7 +15,7 @@ mod hash;
 mod names;
 mod window;
 
-pub use content::ContentPool;
+pub use content::{ContentPool, OFFSET_SPAN};
 pub use hash::mix64;
 pub use window::Window;
 pub(crate) use window::WindowState;
@@ -127,18 +127,22 @@ impl Keyspace {
 
     /// The body of object `i`: a slice of the shared pre-generated buffer (no copy).
     pub fn body(&self, i: u64) -> Bytes {
-        self.body_with_id(i).0
+        self.content.slice(self.body_hash(i), self.size(i))
     }
 
-    /// The body of object `i` and which body it is (its offset in the buffer and its
-    /// size): objects with the same id have the same bytes.
-    pub fn body_with_id(&self, i: u64) -> (Bytes, (u64, u64)) {
+    /// The body of object `i`, borrowed, and which body it is (its offset in the buffer
+    /// and its size): objects with the same id have the same bytes.
+    pub fn body_with_id(&self, i: u64) -> (&[u8], (u64, u64)) {
         let size = self.size(i);
-        let hash = mix64(self.seed ^ SALT_OFFSET, self.global(i));
+        let hash = self.body_hash(i);
         (
-            self.content.slice(hash, size),
+            self.content.bytes(hash, size),
             (ContentPool::offset(hash), size),
         )
+    }
+
+    fn body_hash(&self, i: u64) -> u64 {
+        mix64(self.seed ^ SALT_OFFSET, self.global(i))
     }
 
     /// The user metadata of object `i` (names without `x-amz-meta-`).
