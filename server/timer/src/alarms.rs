@@ -50,6 +50,10 @@ struct State {
     queue: Queue,
     /// When the timer is set to expire, if it is.
     armed: Option<Instant>,
+    /// Whether it was set ahead of a far alarm by the estimate (only such wake-ups
+    /// teach it: one for a close alarm, at a high rate, mostly waited for a busy
+    /// runtime, and waking earlier for it would only spin).
+    armed_ahead: bool,
     /// How far ahead of the earliest alarm the timer is set.
     early: Duration,
 }
@@ -103,8 +107,9 @@ impl Drop for Alarms {
 }
 
 impl Inner {
-    /// Sets the timer to expire at `at` (now if that passed).
-    fn arm(&self, state: &mut State, at: Instant) {
+    /// Sets the timer to expire at `at` (now if that passed), `ahead` of its alarm or
+    /// not.
+    fn arm(&self, state: &mut State, (at, ahead): (Instant, bool)) {
         if let Some(fd) = &self.fd
             && fd
                 .get_ref()
@@ -112,6 +117,7 @@ impl Inner {
                 .is_ok()
         {
             state.armed = Some(at);
+            state.armed_ahead = ahead;
         }
     }
 }
@@ -120,9 +126,9 @@ impl Wakes for Inner {
     fn enqueue(&self, deadline: Instant, sleeper: Arc<Sleeper>) {
         let mut state = lock(&self.state);
         if state.queue.push(deadline, sleeper) {
-            let at = deadline.checked_sub(state.early).unwrap_or(deadline);
-            if state.armed.is_none_or(|armed| at < armed) {
-                self.arm(&mut state, at);
+            let timer = timer_for(deadline, state.early, Instant::now());
+            if state.armed.is_none_or(|armed| timer.0 < armed) {
+                self.arm(&mut state, timer);
             }
         }
     }
@@ -136,13 +142,18 @@ enum Then {
     StayAwake,
 }
 
-/// When to set the timer for an alarm at `deadline`: ahead by the wake-up estimate,
-/// or at the alarm itself when that is too close to now (at high rates the runtime
-/// is awake anyway, and waiting awake for every alarm would keep a thread spinning).
-fn timer_for(deadline: Instant, early: Duration, now: Instant) -> Instant {
+/// Alarms at least this far off get the timer ahead of them: the runtime's threads
+/// likely sleep until then, and waking one takes time. Closer ones (rates of
+/// thousands a second) get it at their own time: the runtime is busy between them,
+/// and waiting awake for each would keep a thread spinning.
+const AHEAD_ONLY_BEYOND: Duration = Duration::from_micros(250);
+
+/// When to set the timer for an alarm at `deadline`, and whether it is set ahead of it
+/// by the estimate (so its wake-up says how long wake-ups take).
+fn timer_for(deadline: Instant, early: Duration, now: Instant) -> (Instant, bool) {
     match deadline.checked_sub(early) {
-        Some(at) if at > now => at,
-        _ => deadline,
+        Some(at) if deadline.saturating_duration_since(now) >= AHEAD_ONLY_BEYOND => (at, true),
+        _ => (deadline, false),
     }
 }
 
@@ -162,9 +173,9 @@ async fn serve(inner: Arc<Inner>) {
                 None => Then::Wait,
                 Some(deadline) if awake_for == Some(deadline) => Then::StayAwake,
                 Some(deadline) => {
-                    let at = timer_for(deadline, state.early, now);
-                    if state.armed != Some(at) {
-                        inner.arm(&mut state, at);
+                    let timer = timer_for(deadline, state.early, now);
+                    if state.armed != Some(timer.0) {
+                        inner.arm(&mut state, timer);
                     }
                     Then::Wait
                 }
@@ -182,7 +193,9 @@ async fn serve(inner: Arc<Inner>) {
                 }
                 let now = Instant::now();
                 let mut state = lock(&inner.state);
-                if let Some(armed) = state.armed.take() {
+                if let Some(armed) = state.armed.take()
+                    && state.armed_ahead
+                {
                     learn(&mut state, now.saturating_duration_since(armed));
                 }
                 // Woken ahead of the next alarm (by at most the estimate): wait it out
@@ -289,16 +302,20 @@ mod tests {
     }
 
     #[test]
-    fn the_timer_is_set_ahead_only_where_there_is_time_to_be() {
+    fn the_timer_is_set_ahead_only_of_alarms_far_enough_off() {
         let now = Instant::now();
         let early = Duration::from_micros(20);
         let far = now + Duration::from_millis(1);
-        assert_eq!(timer_for(far, early, now), far - early);
-        // An alarm closer than the estimate: the timer is set for the alarm itself, so
-        // nobody waits awake for it.
+        assert_eq!(timer_for(far, early, now), (far - early, true));
+        // With nothing learnt yet, at the alarm, but as one whose wake-up teaches.
+        assert_eq!(timer_for(far, Duration::ZERO, now), (far, true));
+        // Alarms close together (a high rate), or closer than the estimate: the timer
+        // is set for the alarm itself, so nobody waits awake for it.
+        let close = now + AHEAD_ONLY_BEYOND - Duration::from_micros(1);
+        assert_eq!(timer_for(close, early, now), (close, false));
         let near = now + Duration::from_micros(15);
-        assert_eq!(timer_for(near, early, now), near);
-        assert_eq!(timer_for(now, early, now), now);
+        assert_eq!(timer_for(near, early, now), (near, false));
+        assert_eq!(timer_for(now, early, now), (now, false));
     }
 
     #[test]
