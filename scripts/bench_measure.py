@@ -12,6 +12,7 @@ import os
 import sys
 from contextlib import contextmanager
 
+import bench_big
 from bench_clients import client_rows, fill_workload, verification_rows
 from bench_common import SIM_KEYS, run, start_sim
 from bench_keys import fill as keys_fill, list_keys as keys_list, read as keys_read
@@ -108,32 +109,12 @@ def listing(s, endpoint, _seeds, bin, results):
     return out
 
 
-def big_workload(endpoint, n, seed, signed):
-    """`n` PUTs of 16 MiB objects, then (unless `signed`) `n` GETs, 8 at a time; with
-    `signed`, each PUT body's SHA-256 is signed (`payload_signing`)."""
-    signing = ", payload_signing: true" if signed else ""
-    get = "" if signed else f", {{ name: get, op: get, workers: 8, operations: {n} }}"
-    return f"""name: big-{seed}
-target: {{ endpoint: "{endpoint}"{signing} }}
-buckets: {{ names: [big] }}
-keyspace: {{ seed: {seed}, prefix: "g{seed}/" }}
-objects: {{ size: 16MiB }}
-rounds: {{ count: 1, phases: [{{ name: put, op: put, workers: 8, operations: {n} }}{get}] }}
-"""
-
-
 @against_sim("size-only")
 def big_objects(s, endpoint, seeds, bin, results):
-    out, rows = {}, []
-    for signed in (False, True):
-        seed = next(seeds)
-        _, summary = run(big_workload(endpoint, s.big_ops, seed, signed), results, f"big-{seed}", bin=bin)
-        for r in (r for r in summary["rows"] if r["section"] == "round"):
-            name = f"{r['op']}_signed" if signed else r["op"]
-            out[f"big.{name}.cpu_s_per_gib"] = per_mib(r) * 1024 / 1e6
-            out[f"big.{name}.gib_per_s"] = r["mib_per_sec"] / 1024
-            rows.append(r)
-    return out | errors(*rows)
+    out, rows = bench_big.measure(endpoint, seeds, bin, results, s.big_gib)
+    if not hasattr(s, "curl"):
+        s.curl = bench_big.curl(endpoint, s.big_gib)
+    return out | s.curl | errors(*rows)
 
 
 @against_sim("size-only", *SIM_KEYS,

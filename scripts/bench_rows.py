@@ -6,9 +6,11 @@ return (scripts/bench_measure.py) and in the JSON; `ratio` is false for differen
 shares, where new/baseline means nothing.
 """
 
+from bench_big import CONFIGS as BIG_CONFIGS, ROWS as BIG_ROWS
 from bench_measure import CLIENTS, LIST_MODES, OPEN_RATES, OPS
 
 DASH = "—"
+BIG_OPS = {c[0]: c[4] for c in BIG_CONFIGS}
 
 
 def sections(s):
@@ -28,9 +30,11 @@ def sections(s):
             (f"open.{rate}.minus_closed_us", f"{at}: open − closed p50", "µs", False),
         ]
     listed = [(f"list.{m}.cpu_us_per_key", f"{m}: client CPU", "µs/key", True) for m in LIST_MODES]
-    big = [row for op, name in (("get", "GET"), ("put", "PUT"), ("put_signed", "PUT payload_signing"))
-           for row in ((f"big.{op}.cpu_s_per_gib", f"{name}: client CPU", "s/GiB", True),
-                       (f"big.{op}.gib_per_s", f"{name}: rate", "GiB/s", True))]
+    big = [row for key, label in BIG_ROWS for op in BIG_OPS[key] for row in (
+        (f"big.{key}.{op}.cpu_s_per_gib", f"{op.upper()} {label}: CPU", "s/GiB", True),
+        (f"big.{key}.{op}.gib_per_s", f"{op.upper()} {label}: rate", "GiB/s", True))]
+    big += [(f"big.curl.{op}.cpu_s_per_gib", f"curl {op.upper()} 256 MiB, one stream: CPU", "s/GiB", True)
+            for op in ("put", "get")]
     picks = [("keys.file.cpu_us", "GET picked from a key file: client CPU", "µs/op", True),
              ("keys.keyspace.cpu_us", "GET of keystorm's keyspace: client CPU", "µs/op", True),
              ("keys.difference_us", "key file − keyspace", "µs/op", False)]
@@ -47,7 +51,7 @@ def sections(s):
         ("Closed loop, 1 KiB objects (LIST: 1000-key pages), concurrency 64", closed),
         ("Open loop, fast client, GET 1 KiB, 64 workers (closed loop: GET fast above, p50 at concurrency 1)", opened),
         (f"keystorm list of {s.list_keys:,} keys (64 listers where parallel, 2 ms per page)", listed),
-        ("16 MiB objects, fast client, concurrency 8", big),
+        ("Big objects, size-only target, fast client unless said (16 MiB: 8 workers; larger: 4, parts 16 MiB, 4 at once)", big),
         (f"Key picks: GETs of 6-byte objects, {s.pick_keys:,} keys, 32 workers", picks),
         ("verify: true, fast client (1, 4 KiB: concurrency 64; 1 MiB: 8), the MD5s known", verify),
         ("Client peak RSS (VmHWM) after a fill, size-only target, 6-byte objects, concurrency 64", rss),
@@ -82,7 +86,7 @@ def fmt(v, signed=False):
 
 def table(s, values, tags):
     """The table's lines; `values`: {tag: {key: value}}, `tags` in column order."""
-    width = 48
+    width = 52
     two = len(tags) == 2
     head = f"{'':{width}} {'unit':>8} " + " ".join(f"{t:>10}" for t in tags)
     lines = [head + (f" {tags[0] + '/' + tags[1]:>13}" if two else "")]

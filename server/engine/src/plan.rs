@@ -303,9 +303,45 @@ pub struct PhasePlan {
     /// file (`allow_writes: true`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub allow_writes: bool,
+    /// How its PUTs and GETs move objects larger than `parts_above`.
+    #[serde(skip_serializing_if = "PartPlan::is_default")]
+    pub parts: PartPlan,
     /// What the phase does (in plan.json: `kind`, with its `listing` or `transfer`).
     #[serde(flatten)]
     pub kind: PhaseKind,
+}
+
+/// How an operations phase moves an object larger than `parts_above`: a PUT is a
+/// multipart upload and a GET is ranged GETs, in parts of `part_size` with
+/// `parts_in_flight` of them at once; the object is one operation, timed from its
+/// first request to its last response. The names and defaults are the transfers'.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PartPlan {
+    pub part_size: u64,
+    pub parts_above: u64,
+    pub parts_in_flight: u32,
+}
+
+impl Default for PartPlan {
+    fn default() -> Self {
+        let t = crate::transfer::TransferSettings::default();
+        PartPlan {
+            part_size: t.part_size,
+            parts_above: t.parts_above,
+            parts_in_flight: t.parts_in_flight,
+        }
+    }
+}
+
+impl PartPlan {
+    pub fn is_default(&self) -> bool {
+        *self == PartPlan::default()
+    }
+
+    /// Whether an object of `size` bytes moves in parts.
+    pub fn splits(&self, size: u64) -> bool {
+        size > self.parts_above
+    }
 }
 
 impl Plan {

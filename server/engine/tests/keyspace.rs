@@ -147,7 +147,7 @@ fn sizes_follow_the_distribution() {
         assert!((1024..=4096).contains(&s));
         lo = lo.min(s);
         hi = hi.max(s);
-        assert_eq!(uni.body(i).len() as u64, s);
+        assert_eq!(uni.body(i).len(), s);
     }
     assert!(lo < 1100 && hi > 4000);
 
@@ -161,6 +161,35 @@ fn sizes_follow_the_distribution() {
     let big = (0..20_000).filter(|&i| weighted.size(i) == 1 << 20).count();
     let share = big as f64 / 20_000.0;
     assert!((share - 0.30).abs() < 0.02, "share {share}");
+}
+
+#[test]
+fn bodies_past_the_content_buffer_repeat_it_and_smaller_ones_are_one_slice() {
+    let cap = keystorm_engine::keyspace::POOL_CAP;
+    let span = keystorm_engine::keyspace::OFFSET_SPAN;
+    let big = Keyspace::new(
+        &keyspace_plan(KeyLayout::Random, 16),
+        &objects(SizeDist::Fixed { bytes: 3 * cap }),
+        3,
+    );
+    let body = big.body(7).to_bytes();
+    assert_eq!(body.len() as u64, 3 * cap);
+    // The buffer holds `cap + span` bytes: the body goes on from its beginning.
+    let period = (cap + span) as usize;
+    assert_eq!(body[..period], body[period..2 * period]);
+    assert_ne!(
+        body[..span as usize],
+        body[1..1 + span as usize],
+        "random content"
+    );
+    let small = Keyspace::new(
+        &keyspace_plan(KeyLayout::Random, 16),
+        &objects(SizeDist::Fixed { bytes: cap }),
+        3,
+    );
+    for i in 0..50 {
+        assert_eq!(small.body(i).chunks().count(), 1, "object {i} in one slice");
+    }
 }
 
 #[test]

@@ -1063,6 +1063,38 @@ fn download_and_upload_phases_are_read_and_checked() {
         35,
         "`dir` applies to",
     );
+    // PUTs and GETs move big objects in parts with the same settings, under the same
+    // limits; a phase that moves no bodies refuses them.
+    let (plan, _) = keystorm_engine::spec::parse_workload(
+        &format!(
+            "{HEAD}after:\n  - {{ op: put, duration: 1s, part_size: 8MiB, parts_above: 32MiB, parts_in_flight: 6 }}\n  - {{ op: get, duration: 1s }}\n"
+        ),
+        "t.yaml",
+    )
+    .unwrap();
+    let parts = |i: usize| plan.after[i].parts;
+    assert_eq!(
+        (
+            parts(0).part_size,
+            parts(0).parts_above,
+            parts(0).parts_in_flight
+        ),
+        (8 << 20, 32 << 20, 6)
+    );
+    assert_eq!(parts(1), keystorm_engine::plan::PartPlan::default());
+    assert_eq!(parts(1).parts_above, 64 << 20);
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: get, duration: 1s, part_size: 1MiB }}\n"),
+        4,
+        41,
+        "at least 5MiB",
+    );
+    expect_error(
+        &format!("{HEAD}after:\n  - {{ op: head, duration: 1s, parts_above: 1GiB }}\n"),
+        4,
+        44,
+        "`parts_above` applies to phases that PUT or GET",
+    );
     expect_error(
         "name: e\nbuckets: { names: [aaa, bbb] }\nafter:\n  - { op: download, dir: d }\n",
         4,

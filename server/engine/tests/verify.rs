@@ -14,23 +14,7 @@ use keystorm_results::{IntegrityEvent, RunEvent, RunStatus, SummaryRow, read_int
 use keystorm_s3::ListRequest;
 
 async fn start(storage: keystorm_sim::Storage, corrupt: f64) -> keystorm_sim::SimHandle {
-    let config = keystorm_sim::SimConfig {
-        storage,
-        credentials: Some((
-            common::ACCESS_KEY.to_string(),
-            common::SECRET_KEY.to_string(),
-        )),
-        faults: keystorm_sim::FaultConfig {
-            corrupt,
-            seed: 11,
-            ops: vec![keystorm_sim::ObjectOp::Get],
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    keystorm_sim::start("127.0.0.1:0".parse().unwrap(), config)
-        .await
-        .expect("sim starts")
+    common::start_corrupting(storage, corrupt, 11).await
 }
 
 /// The integrity events of a run.

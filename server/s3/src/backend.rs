@@ -8,6 +8,7 @@ use std::future::Future;
 
 use bytes::Bytes;
 
+use super::payload::Payload;
 use super::types::{DeleteManyOutcome, GetOutcome, HeadOutcome, ListPage, ListRequest};
 use keystorm_types::OpError;
 
@@ -18,7 +19,7 @@ pub trait ObjectCalls: Send + Sync {
         &self,
         bucket: &str,
         key: &str,
-        body: Bytes,
+        body: Payload,
         metadata: &[(String, String)],
     ) -> impl Future<Output = Result<(), OpError>> + Send;
 
@@ -105,7 +106,7 @@ pub trait MultipartCalls: Send + Sync {
         key: &str,
         upload_id: &str,
         number: u32,
-        body: Bytes,
+        body: Payload,
     ) -> impl Future<Output = Result<String, OpError>> + Send;
 
     /// CompleteMultipartUpload from (part number, ETag) in ascending order; returns the

@@ -20,6 +20,7 @@ pub mod config;
 mod credential_source;
 pub mod credentials;
 pub mod fast;
+pub mod payload;
 pub mod retry;
 pub mod sdk;
 mod types;
@@ -28,6 +29,7 @@ use bytes::Bytes;
 
 pub use config::{ClientConfig, TlsConfig};
 pub use credential_source::CredentialSource;
+pub use payload::Payload;
 pub use types::{DeleteManyOutcome, GetOutcome, HeadOutcome, ListPage, ListRequest, md5_of_etag};
 
 use backend::{MultipartCalls, ObjectCalls};
@@ -114,10 +116,10 @@ impl S3Client {
         &self,
         bucket: &str,
         key: &str,
-        body: Bytes,
+        body: impl Into<Payload>,
         metadata: &[(String, String)],
     ) -> Result<(), OpError> {
-        let body = &body;
+        let body = &body.into();
         retried!(self, c => c.put_object(bucket, key, body.clone(), metadata))
     }
 
@@ -173,9 +175,9 @@ impl S3Client {
         key: &str,
         upload_id: &str,
         number: u32,
-        body: Bytes,
+        body: impl Into<Payload>,
     ) -> Result<String, OpError> {
-        let body = &body;
+        let body = &body.into();
         retried!(self, c => c.upload_part(bucket, key, upload_id, number, body.clone()))
     }
 

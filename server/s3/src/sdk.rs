@@ -26,6 +26,7 @@ use aws_smithy_runtime_api::client::orchestrator::HttpResponse;
 use bytes::Bytes;
 
 use super::backend::{MultipartCalls, ObjectCalls};
+use super::payload::Payload;
 use super::{
     ClientConfig, DeleteManyOutcome, GetOutcome, HeadOutcome, ListPage, ListRequest, classify,
     md5_of_etag,
@@ -172,12 +173,25 @@ impl SdkClient {
     }
 }
 
+/// A body for the SDK: one slice of the pool where the body lies in one, else streamed
+/// slice by slice (and read again for a retry or a payload hash), never copied whole.
+fn byte_stream(body: Payload) -> ByteStream {
+    let mut chunks = body.chunks();
+    match (chunks.next(), chunks.next()) {
+        (None, _) => ByteStream::from(Bytes::new()),
+        (Some(one), None) => ByteStream::from(one),
+        _ => ByteStream::new(aws_smithy_types::body::SdkBody::retryable(move || {
+            aws_smithy_types::body::SdkBody::from_body_1_x(body.clone().into_body())
+        })),
+    }
+}
+
 impl ObjectCalls for SdkClient {
     async fn put_object(
         &self,
         bucket: &str,
         key: &str,
-        body: Bytes,
+        body: Payload,
         metadata: &[(String, String)],
     ) -> Result<(), OpError> {
         let meta: Option<HashMap<String, String>> =
@@ -187,7 +201,7 @@ impl ObjectCalls for SdkClient {
             .put_object()
             .bucket(bucket)
             .key(key)
-            .body(ByteStream::from(body))
+            .body(byte_stream(body))
             .set_metadata(meta);
         let r = if self.payload_signing {
             req.send().await
@@ -461,7 +475,7 @@ impl MultipartCalls for SdkClient {
         key: &str,
         upload_id: &str,
         number: u32,
-        body: Bytes,
+        body: Payload,
     ) -> Result<String, OpError> {
         let req = self
             .client
@@ -470,7 +484,7 @@ impl MultipartCalls for SdkClient {
             .key(key)
             .upload_id(upload_id)
             .part_number(number as i32)
-            .body(ByteStream::from(body));
+            .body(byte_stream(body));
         let r = if self.payload_signing {
             req.send().await
         } else {

@@ -21,6 +21,7 @@ mod op;
 mod opening;
 mod ops_phase;
 mod options;
+mod parted;
 mod pass_recorders;
 mod phase;
 mod phase_intervals;

@@ -10,12 +10,13 @@ use std::time::{Duration, Instant};
 use super::context::RunContext;
 use super::draws::OpDraw;
 use super::integrity::Finding;
+use super::parted::Parted;
 use super::verify::{self, BodyCheck, Md5Table, Mismatch};
 use crate::gateways::{Gateways, Retried, Seat};
 use crate::keyset::{EpochPick, KeyReader};
 use crate::keyspace::{Keyspace, Window};
 use crate::metrics::{IntervalStats, OpStats, micros};
-use crate::plan::{PhaseEnd, PhasePlan, PhaseWork, Selection};
+use crate::plan::{PartPlan, PhaseEnd, PhasePlan, PhaseWork, Selection};
 use keystorm_s3::ListRequest;
 use keystorm_s3::arrival::Arrival;
 use keystorm_types::{ErrorClass, OpError, OpKind};
@@ -35,6 +36,9 @@ pub(crate) struct OpResult {
     settle: Option<Settle>,
     /// A read that found its object corrupt or missing: which and why.
     finding: Option<Box<Finding>>,
+    /// When its responses arrived, where it timed them itself (a GET in ranges, each
+    /// range in a scope of its own).
+    own_arrival: Option<Arrival>,
 }
 
 /// A write the window learns of after its result is recorded.
@@ -144,6 +148,8 @@ pub(crate) struct OpRunner {
     /// Where the client times responses by the kernel's stamps: the run's count of
     /// those it could not, timed by the client's clock instead.
     user_timed: Option<Arc<AtomicU64>>,
+    /// How PUTs and GETs of big objects go in parts.
+    parts: PartPlan,
 }
 
 impl OpRunner {
@@ -174,6 +180,7 @@ impl OpRunner {
             md5s: ctx.md5s.clone(),
             keys,
             user_timed: ctx.client.times_arrival().then(|| ctx.user_timed.clone()),
+            parts: plan.parts,
         }
     }
 
@@ -207,7 +214,7 @@ impl OpRunner {
             latency_from,
             result,
         } = &mut outcome
-            && !result.arrived(arrival, *latency_from)
+            && !result.arrived(result.own_arrival.or(arrival), *latency_from)
             && result.outcome.is_ok()
             && let Some(count) = &self.user_timed
         {
@@ -319,17 +326,28 @@ impl OpRunner {
         self.keyspace.key_into(i, &mut self.key);
         let bucket = &self.buckets[self.keyspace.bucket_index(i)];
         let body = self.keyspace.body(i);
-        let bytes = body.len() as u64;
+        let bytes = body.len();
         let metadata = self.keyspace.metadata(i);
         let key = self.key.as_str();
         let mut retried = Vec::new();
         let start = Instant::now();
-        let (r, endpoint) = self
-            .gateways
-            .run(&mut self.seat, &mut retried, |client| {
-                client.put_object(bucket, key, body.clone(), &metadata)
-            })
-            .await;
+        let (r, endpoint) = if self.parts.splits(bytes) {
+            let parted = Parted {
+                gateways: &self.gateways,
+                parts: self.parts,
+                bucket,
+                key,
+            };
+            parted
+                .put(&mut self.seat, &mut retried, &body, &metadata)
+                .await
+        } else {
+            self.gateways
+                .run(&mut self.seat, &mut retried, |client| {
+                    client.put_object(bucket, key, body.clone(), &metadata)
+                })
+                .await
+        };
         let settle = Settle::Put {
             index: i,
             ok: r.is_ok(),
@@ -351,7 +369,37 @@ impl OpRunner {
         let mut retried = Vec::new();
         let start = Instant::now();
         let mut mismatch = None;
-        let (r, endpoint) = if op == OpKind::Get && self.verify {
+        let mut own_arrival = None;
+        let size = self.keyspace.size(i);
+        let (r, endpoint) = if op == OpKind::Get && self.parts.splits(size) {
+            let expected = self.verify.then(|| self.keyspace.body_with_id(i));
+            let parted = Parted {
+                gateways: &self.gateways,
+                parts: self.parts,
+                bucket,
+                key,
+            };
+            let (r, endpoint) = parted
+                .get(&mut self.seat, &mut retried, size, expected.map(|(w, _)| w))
+                .await;
+            let r = r.map(|got| {
+                if let Some((expected, id)) = expected {
+                    let outcome = keystorm_s3::GetOutcome {
+                        bytes: got.bytes,
+                        ttfb: got.ttfb,
+                        md5: got.md5,
+                    };
+                    mismatch = verify::verdict(got.mismatch, &outcome, id, expected, &self.md5s);
+                }
+                own_arrival = got.arrival;
+                Moved {
+                    bytes: got.bytes,
+                    keys: 0,
+                    ttfb: Some(got.ttfb),
+                }
+            });
+            (r, endpoint)
+        } else if op == OpKind::Get && self.verify {
             let (expected, id) = self.keyspace.body_with_id(i);
             let (r, endpoint) = self
                 .gateways
@@ -389,8 +437,9 @@ impl OpRunner {
         self.window.finish_read(i);
         let (r, finding) = judge(r, mismatch, op, bucket, key, Listed::No);
         let mut outcome = done(start, finished, r, retried, endpoint);
-        if let (Some(f), Outcome::Done { result, .. }) = (finding, &mut outcome) {
-            result.finding = Some(Box::new(f));
+        if let Outcome::Done { result, .. } = &mut outcome {
+            result.finding = finding.map(Box::new);
+            result.own_arrival = own_arrival;
         }
         outcome
     }
@@ -548,6 +597,7 @@ fn done(
             endpoint,
             settle: None,
             finding: None,
+            own_arrival: None,
         },
     }
 }

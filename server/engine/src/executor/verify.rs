@@ -13,6 +13,7 @@ use md5::{Digest, Md5};
 
 use crate::keyspace::OFFSET_SPAN;
 use keystorm_s3::GetOutcome;
+use keystorm_s3::payload::Wrapped;
 
 /// Object sizes whose MD5s the table keeps, a row of [`OFFSET_SPAN`] for each: fixed
 /// sizes use one, a few weighted sizes a few; bodies of any further size (a uniform
@@ -49,16 +50,26 @@ impl Mismatch {
 
 /// Compares a body, chunk by chunk, with the bytes written.
 pub(crate) struct BodyCheck<'a> {
-    expected: &'a [u8],
+    expected: Wrapped<'a>,
+    /// Where the body starts in the object (a ranged GET's first byte), so a
+    /// difference is reported at its offset in the object.
+    base: u64,
     /// Bytes seen so far.
     at: u64,
     first: Option<Mismatch>,
 }
 
 impl<'a> BodyCheck<'a> {
-    pub fn new(expected: &'a [u8]) -> BodyCheck<'a> {
+    pub fn new(expected: impl Into<Wrapped<'a>>) -> BodyCheck<'a> {
+        BodyCheck::range(expected.into(), 0)
+    }
+
+    /// A check of the bytes of an object from `base` on (a ranged GET): `expected` is
+    /// those bytes.
+    pub fn range(expected: Wrapped<'a>, base: u64) -> BodyCheck<'a> {
         BodyCheck {
             expected,
+            base,
             at: 0,
             first: None,
         }
@@ -67,17 +78,28 @@ impl<'a> BodyCheck<'a> {
     /// Takes the next chunk; after the first difference the rest is only counted.
     pub fn feed(&mut self, chunk: &[u8]) {
         if self.first.is_none() {
-            let from = (self.at as usize).min(self.expected.len());
-            let want = &self.expected[from..(from + chunk.len()).min(self.expected.len())];
-            // One memcmp in the common case; the byte is looked for only once it differs.
-            if want != &chunk[..want.len()]
-                && let Some(i) = want.iter().zip(chunk).position(|(w, g)| w != g)
-            {
-                self.first = Some(Mismatch::Byte {
-                    offset: self.at + i as u64,
-                    got: chunk[i],
-                    expected: want[i],
-                });
+            let mut rest = chunk;
+            let mut at = self.at;
+            for want in self.expected.segments_from(self.at) {
+                if rest.is_empty() {
+                    break;
+                }
+                let n = want.len().min(rest.len());
+                let (want, got) = (&want[..n], &rest[..n]);
+                // One memcmp in the common case; the byte is looked for only once it
+                // differs.
+                if want != got
+                    && let Some(i) = want.iter().zip(got).position(|(w, g)| w != g)
+                {
+                    self.first = Some(Mismatch::Byte {
+                        offset: self.base + at + i as u64,
+                        got: got[i],
+                        expected: want[i],
+                    });
+                    break;
+                }
+                rest = &rest[n..];
+                at += n as u64;
             }
         }
         self.at += chunk.len() as u64;
@@ -85,7 +107,7 @@ impl<'a> BodyCheck<'a> {
 
     /// The first difference of the whole body, its length included.
     pub fn finish(self) -> Option<Mismatch> {
-        let expected = self.expected.len() as u64;
+        let expected = self.expected.len();
         self.first
             .or((self.at != expected).then_some(Mismatch::Length {
                 got: self.at,
@@ -116,8 +138,15 @@ pub(crate) type BodyId = (u64, u64);
 impl Md5Table {
     /// The MD5 of `body` (identified by `id`), computed once per id while the table has
     /// a row for its size.
-    pub fn md5(&self, (offset, size): BodyId, body: &[u8]) -> [u8; 16] {
-        let digest = || -> [u8; 16] { Md5::digest(body).into() };
+    pub fn md5<'b>(&self, (offset, size): BodyId, body: impl Into<Wrapped<'b>>) -> [u8; 16] {
+        let body = body.into();
+        let digest = || -> [u8; 16] {
+            let mut md5 = Md5::new();
+            for segment in body.segments() {
+                md5.update(segment);
+            }
+            md5.finalize().into()
+        };
         let Ok(offset) = usize::try_from(offset) else {
             return digest();
         };
@@ -143,7 +172,7 @@ pub(crate) fn verdict(
     body: Option<Mismatch>,
     outcome: &GetOutcome,
     id: BodyId,
-    expected: &[u8],
+    expected: Wrapped<'_>,
     md5s: &Md5Table,
 ) -> Option<Mismatch> {
     body.or_else(|| {
@@ -176,6 +205,33 @@ mod tests {
             None
         );
         assert_eq!(check(&[], &[]), None);
+    }
+
+    #[test]
+    fn a_range_of_a_body_that_wraps_is_checked_at_its_offsets_in_the_object() {
+        let pool: Vec<u8> = (0..100u8).collect();
+        // An object of 250 bytes from offset 30 of the pool, wrapping round it.
+        let object = Wrapped::new(&pool, 30, 250);
+        let bytes: Vec<u8> = object.segments().flatten().copied().collect();
+        let (from, len) = (60, 120);
+        let mut got = bytes[from..from + len].to_vec();
+        let check = |got: &[u8]| {
+            let mut c = BodyCheck::range(object.part(from as u64, len as u64), from as u64);
+            for chunk in got.chunks(37) {
+                c.feed(chunk);
+            }
+            c.finish()
+        };
+        assert_eq!(check(&got), None);
+        got[90] ^= 0x80;
+        assert_eq!(
+            check(&got),
+            Some(Mismatch::Byte {
+                offset: 150,
+                got: bytes[150] ^ 0x80,
+                expected: bytes[150],
+            })
+        );
     }
 
     #[test]
@@ -231,18 +287,27 @@ mod tests {
             md5,
         };
         assert_eq!(
-            verdict(None, &outcome(Some(right)), (3, 5), &body, &table),
+            verdict(None, &outcome(Some(right)), (3, 5), body[..].into(), &table),
             None
         );
-        assert_eq!(verdict(None, &outcome(None), (3, 5), &body, &table), None);
         assert_eq!(
-            verdict(None, &outcome(Some([0; 16])), (3, 5), &body, &table),
+            verdict(None, &outcome(None), (3, 5), body[..].into(), &table),
+            None
+        );
+        assert_eq!(
+            verdict(
+                None,
+                &outcome(Some([0; 16])),
+                (3, 5),
+                body[..].into(),
+                &table
+            ),
             Some(Mismatch::Etag)
         );
         // The table answers from its row: a different body under the same id is not
         // hashed again (ids name bodies uniquely).
-        assert_eq!(table.md5((3, 5), b"other"), right);
-        assert_ne!(table.md5((4, 5), b"other"), right);
+        assert_eq!(table.md5((3, 5), &b"other"[..]), right);
+        assert_ne!(table.md5((4, 5), &b"other"[..]), right);
     }
 
     #[test]
@@ -252,19 +317,26 @@ mod tests {
         let md5 = |b: &[u8]| -> [u8; 16] { Md5::digest(b).into() };
         for offset in 0..OFFSET_SPAN {
             assert_eq!(
-                table.md5((offset, 7), &body(offset, 7)),
+                table.md5((offset, 7), &body(offset, 7)[..]),
                 md5(&body(offset, 7))
             );
         }
         // Every one of them answered from the table, none evicted by another.
         for offset in 0..OFFSET_SPAN {
-            assert_eq!(table.md5((offset, 7), b"not hashed"), md5(&body(offset, 7)));
+            assert_eq!(
+                table.md5((offset, 7), &b"not hashed"[..]),
+                md5(&body(offset, 7))
+            );
         }
         // More sizes than rows: each still gets its own body's MD5, never another's.
         for size in 0..3 * SIZES as u64 {
             for offset in [0, 1, OFFSET_SPAN - 1, OFFSET_SPAN, u64::MAX] {
                 let b = body(offset, size);
-                assert_eq!(table.md5((offset, size), &b), md5(&b), "{offset}/{size}");
+                assert_eq!(
+                    table.md5((offset, size), &b[..]),
+                    md5(&b),
+                    "{offset}/{size}"
+                );
             }
         }
     }

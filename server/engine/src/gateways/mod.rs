@@ -53,6 +53,15 @@ impl Seat {
             turn: 0,
         }
     }
+
+    /// The seat of part `n` of this worker's operation on a big object: the spread
+    /// goes on from the worker's turn, so its parts spread like consecutive requests.
+    pub fn part(&self, n: u32) -> Seat {
+        Seat {
+            worker: self.worker,
+            turn: self.turn.wrapping_add(n as usize),
+        }
+    }
 }
 
 /// Where one attempt goes: the endpoint, and whether it is the probe of a down one.

@@ -15,12 +15,13 @@ mod hash;
 mod names;
 mod window;
 
-pub use content::{ContentPool, OFFSET_SPAN};
+pub use content::{ContentPool, OFFSET_SPAN, POOL_CAP};
 pub use hash::mix64;
 pub use window::Window;
 pub(crate) use window::WindowState;
 
-use bytes::Bytes;
+use keystorm_s3::Payload;
+use keystorm_s3::payload::Wrapped;
 
 use crate::plan::{KeyLayout, KeyspacePlan, MetaPart, MetaTemplate, ObjectsPlan, SizeDist};
 
@@ -125,14 +126,14 @@ impl Keyspace {
         }
     }
 
-    /// The body of object `i`: a slice of the shared pre-generated buffer (no copy).
-    pub fn body(&self, i: u64) -> Bytes {
+    /// The body of object `i`: read from the shared pre-generated buffer (no copy).
+    pub fn body(&self, i: u64) -> Payload {
         self.content.slice(self.body_hash(i), self.size(i))
     }
 
     /// The body of object `i`, borrowed, and which body it is (its offset in the buffer
     /// and its size): objects with the same id have the same bytes.
-    pub fn body_with_id(&self, i: u64) -> (&[u8], (u64, u64)) {
+    pub fn body_with_id(&self, i: u64) -> (Wrapped<'_>, (u64, u64)) {
         let size = self.size(i);
         let hash = self.body_hash(i);
         (

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Method, Request, StatusCode};
-use http_body_util::{BodyExt, Full};
+use http_body_util::BodyExt;
 use serde::Deserialize;
 
 use keystorm_s3::TlsConfig;
@@ -145,10 +145,10 @@ impl AdminClient {
         let mut request = Request::builder()
             .method(method)
             .uri(format!("{endpoint}{path_and_query}"))
-            .body(Full::new(Bytes::new()))
+            .body(keystorm_s3::Payload::default().into_body())
             .map_err(|e| transport(e.to_string()))?;
         self.signer
-            .sign(&mut request, &[])
+            .sign(&mut request, None)
             .map_err(|e| transport(e.to_string()))?;
         let response = tokio::time::timeout(ADMIN_TIMEOUT, async {
             let response = self

@@ -18,6 +18,7 @@ mod upload;
 mod walk;
 
 pub use download::{DownloadJob, download};
+pub(crate) use settings::ranges;
 pub use settings::{PARTIAL_SUFFIX, TransferSettings};
 pub(crate) use tally::TransferOutcome;
 pub use tally::{RequestEvent, TransferError, TransferObserver};

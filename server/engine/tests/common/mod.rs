@@ -14,6 +14,29 @@ use tokio_util::sync::CancellationToken;
 pub const ACCESS_KEY: &str = "test-access";
 pub const SECRET_KEY: &str = "test-secret";
 
+/// A target of our own keeping objects in `storage`, flipping a bit in that share of
+/// GET bodies (`corrupt`, drawn from `seed`).
+pub async fn start_corrupting(
+    storage: keystorm_sim::Storage,
+    corrupt: f64,
+    seed: u64,
+) -> keystorm_sim::SimHandle {
+    let config = keystorm_sim::SimConfig {
+        storage,
+        credentials: Some((ACCESS_KEY.to_string(), SECRET_KEY.to_string())),
+        faults: keystorm_sim::FaultConfig {
+            corrupt,
+            seed,
+            ops: vec![keystorm_sim::ObjectOp::Get],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    keystorm_sim::start("127.0.0.1:0".parse().unwrap(), config)
+        .await
+        .expect("sim starts")
+}
+
 /// A target of our own (so the test can inspect it after the run).
 pub async fn start_sim() -> keystorm_sim::SimHandle {
     let config = keystorm_sim::SimConfig {

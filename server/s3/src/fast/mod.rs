@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::{Method, Request, StatusCode, header};
-use http_body_util::{BodyExt, Full};
+use http_body_util::BodyExt;
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -26,9 +26,10 @@ use super::{
     md5_of_etag,
 };
 use crate::backend::ObjectCalls;
+use crate::payload::{Payload, PayloadBody};
 use keystorm_types::{ErrorClass, OpError};
 
-pub type Http = Client<HttpsConnector<stamped::StampingConnector>, Full<Bytes>>;
+pub type Http = Client<HttpsConnector<stamped::StampingConnector>, PayloadBody>;
 
 /// A pooled HTTP/1.1 client over plain TCP (no Nagle) or TLS, keeping up to `pool_size`
 /// idle connections per host; the kernel stamps when responses arrive (see
@@ -66,7 +67,7 @@ struct Req<'a> {
     key: &'a str,
     query: &'a [(&'a str, &'a str)],
     headers: &'a [(&'a str, &'a str)],
-    body: Bytes,
+    body: Payload,
     what: &'a str,
 }
 
@@ -139,7 +140,7 @@ impl FastClient {
         method: &Method,
         uri: &str,
         headers: &[(&str, &str)],
-        body: Bytes,
+        body: Payload,
         what: &str,
     ) -> Result<Response, OpError> {
         let mut builder = Request::builder().method(method.clone()).uri(uri);
@@ -151,11 +152,12 @@ impl FastClient {
         if body.is_empty() && (method == Method::PUT || method == Method::POST) {
             builder = builder.header(header::CONTENT_LENGTH, "0");
         }
+        let signed = self.signer.payload_hash(&body);
         let mut request = builder
-            .body(Full::new(body.clone()))
+            .body(body.into_body())
             .map_err(|e| OpError::new(ErrorClass::Other, format!("{what}: bad request: {e}")))?;
         self.signer
-            .sign(&mut request, &body)
+            .sign(&mut request, signed)
             .map_err(|m| OpError::new(ErrorClass::Other, format!("{what}: {m}")))?;
         let send = self.http.request(request);
         let result = match self.timeout {
@@ -212,7 +214,7 @@ impl ObjectCalls for FastClient {
         &self,
         bucket: &str,
         key: &str,
-        body: Bytes,
+        body: Payload,
         metadata: &[(String, String)],
     ) -> Result<(), OpError> {
         let names = meta_names(metadata);
@@ -254,7 +256,7 @@ impl ObjectCalls for FastClient {
                 key,
                 query: &[],
                 headers: &headers,
-                body: Bytes::new(),
+                body: Payload::default(),
                 what: "GET",
             })
             .await?;
@@ -308,7 +310,7 @@ impl ObjectCalls for FastClient {
                 key,
                 query: &[],
                 headers: &[],
-                body: Bytes::new(),
+                body: Payload::default(),
                 what: "GET",
             })
             .await?;
@@ -324,7 +326,7 @@ impl ObjectCalls for FastClient {
                 key,
                 query: &[],
                 headers: &[],
-                body: Bytes::new(),
+                body: Payload::default(),
                 what: "HEAD",
             })
             .await?;
@@ -363,7 +365,7 @@ impl ObjectCalls for FastClient {
                 key,
                 query: &[],
                 headers: &[],
-                body: Bytes::new(),
+                body: Payload::default(),
                 what: "DELETE",
             })
             .await?;
@@ -399,7 +401,7 @@ impl ObjectCalls for FastClient {
                     ("content-md5", md5.as_str()),
                     ("content-type", "application/xml"),
                 ],
-                body: Bytes::from(doc),
+                body: Payload::from(Bytes::from(doc)),
                 what: "DeleteObjects",
             })
             .await?;
@@ -442,7 +444,7 @@ impl ObjectCalls for FastClient {
                 key: "",
                 query: &query,
                 headers: &[],
-                body: Bytes::new(),
+                body: Payload::default(),
                 what: "LIST",
             })
             .await?;
@@ -468,7 +470,7 @@ impl ObjectCalls for FastClient {
                 key: "",
                 query: &[],
                 headers: &[],
-                body,
+                body: Payload::from(body),
                 what: "CreateBucket",
             })
             .await?;
@@ -491,7 +493,7 @@ impl ObjectCalls for FastClient {
                 key: "",
                 query: &[],
                 headers: &[],
-                body: Bytes::new(),
+                body: Payload::default(),
                 what: "HeadBucket",
             })
             .await?;
@@ -510,7 +512,7 @@ impl ObjectCalls for FastClient {
                 key: "",
                 query: &[],
                 headers: &[],
-                body: Bytes::new(),
+                body: Payload::default(),
                 what: "DeleteBucket",
             })
             .await?;

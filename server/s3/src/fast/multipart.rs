@@ -7,6 +7,7 @@ use http::Method;
 use super::{FastClient, Req, meta_headers, meta_names, xml};
 use crate::backend::MultipartCalls;
 use crate::classify;
+use crate::payload::Payload;
 use keystorm_types::{ErrorClass, OpError};
 
 impl MultipartCalls for FastClient {
@@ -26,7 +27,7 @@ impl MultipartCalls for FastClient {
                 key,
                 query: &[("uploads", "")],
                 headers: &headers,
-                body: Bytes::new(),
+                body: Payload::default(),
                 what,
             })
             .await?;
@@ -44,7 +45,7 @@ impl MultipartCalls for FastClient {
         key: &str,
         upload_id: &str,
         number: u32,
-        body: Bytes,
+        body: Payload,
     ) -> Result<String, OpError> {
         let n = number.to_string();
         let what = "UploadPart";
@@ -96,7 +97,7 @@ impl MultipartCalls for FastClient {
                 key,
                 query: &[("uploadId", upload_id)],
                 headers: &[("content-type", "application/xml")],
-                body: Bytes::from(doc),
+                body: Payload::from(Bytes::from(doc)),
                 what,
             })
             .await?;
@@ -129,7 +130,7 @@ impl MultipartCalls for FastClient {
                 key,
                 query: &[("uploadId", upload_id)],
                 headers: &[],
-                body: Bytes::new(),
+                body: Payload::default(),
                 what,
             })
             .await?;

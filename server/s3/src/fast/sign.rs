@@ -12,6 +12,8 @@ use aws_sigv4::sign::v4;
 use aws_smithy_runtime_api::client::identity::Identity;
 use sha2::{Digest, Sha256};
 
+use crate::payload::Payload;
+
 pub struct Signer {
     identity: Identity,
     region: String,
@@ -44,14 +46,28 @@ impl Signer {
         }
     }
 
-    /// Adds the signature headers to `request`.
-    pub fn sign<B>(&self, request: &mut http::Request<B>, body: &[u8]) -> Result<(), SignError> {
-        let hash;
-        let signable_body = if self.payload_signing {
-            hash = hex::encode(Sha256::digest(body));
-            SignableBody::Precomputed(hash)
-        } else {
-            SignableBody::UnsignedPayload
+    /// The SHA-256 of `body` in hex where payloads are signed (read slice by slice,
+    /// never whole), for [`Signer::sign`].
+    pub fn payload_hash(&self, body: &Payload) -> Option<String> {
+        self.payload_signing.then(|| {
+            let mut sha = Sha256::new();
+            for segment in body.view().segments() {
+                sha.update(segment);
+            }
+            hex::encode(sha.finalize())
+        })
+    }
+
+    /// Adds the signature headers to `request`, whose body has the SHA-256
+    /// `payload_hash` (from [`Signer::payload_hash`]; `None`: unsigned).
+    pub fn sign<B>(
+        &self,
+        request: &mut http::Request<B>,
+        payload_hash: Option<String>,
+    ) -> Result<(), SignError> {
+        let signable_body = match payload_hash {
+            Some(hash) => SignableBody::Precomputed(hash),
+            None => SignableBody::UnsignedPayload,
         };
         let params = v4::SigningParams::builder()
             .identity(&self.identity)

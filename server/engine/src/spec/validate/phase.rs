@@ -61,6 +61,7 @@ pub(super) fn phase(
     if !matches!(kind, PhaseKind::Audit { .. }) {
         refuse_audit_settings(&p)?;
     }
+    let parts = parts(&p, &kind, &work)?;
     let named = NamedPhase {
         name: name.clone(),
         name_given,
@@ -78,11 +79,34 @@ pub(super) fn phase(
             verify: p.verify.as_ref().is_some_and(|v| v.value),
             keys,
             allow_writes: p.allow_writes.as_ref().is_some_and(|v| v.value),
+            parts,
             kind,
         },
     };
     check_verify(&p, &named.plan)?;
     Ok(named)
+}
+
+/// How the phase's PUTs and GETs move big objects; part settings on a phase that moves
+/// no bodies are refused (a transfer keeps its own in its plan).
+fn parts(p: &RawPhase, kind: &PhaseKind, work: &PhaseWork) -> R<PartPlan> {
+    let moves_bodies = work
+        .ops()
+        .iter()
+        .any(|k| matches!(k, OpKind::Put | OpKind::Get));
+    match kind {
+        PhaseKind::Operations { .. } if moves_bodies => super::transfer::parts(p),
+        PhaseKind::Transfer(_) => Ok(PartPlan::default()),
+        _ => match super::transfer::part_fields_given(p) {
+            Some((field, l)) => at(
+                l,
+                format!(
+                    "`{field}` applies to phases that PUT or GET, and to downloads and uploads"
+                ),
+            ),
+            None => Ok(PartPlan::default()),
+        },
+    }
 }
 
 /// The phase's name and whether it was given; a default one names what the phase does.

@@ -5,9 +5,11 @@
 use std::path::PathBuf;
 
 use super::parallel::listers;
+use serde_saphyr::Location;
+
 use super::values::{R, at, in_range, loc_of};
-use crate::plan::{TransferDirection, TransferPlan};
-use crate::spec::raw::RawPhase;
+use crate::plan::{PartPlan, TransferDirection, TransferPlan};
+use crate::spec::raw::{RawPhase, S};
 use crate::transfer::TransferSettings;
 
 /// The transfer of a download or upload phase; `None` for any other phase, which may
@@ -20,9 +22,6 @@ pub(super) fn plan(p: &RawPhase, in_flight: u32) -> R<Option<TransferPlan>> {
         _ => {
             let given = [
                 ("dir", p.dir.as_ref().map(loc_of)),
-                ("part_size", p.part_size.as_ref().map(loc_of)),
-                ("parts_above", p.parts_above.as_ref().map(loc_of)),
-                (p.written.parts, p.counts.parts.as_ref().map(loc_of)),
                 ("overwrite", p.overwrite.as_ref().map(loc_of)),
             ];
             if let Some((field, Some(l))) = given.into_iter().find(|(_, l)| l.is_some()) {
@@ -68,12 +67,29 @@ pub(super) fn plan(p: &RawPhase, in_flight: u32) -> R<Option<TransferPlan>> {
             ),
         );
     }
-    let defaults = TransferSettings::default();
-    let size = |field: &str,
-                v: &Option<crate::spec::raw::S<String>>,
-                default: u64,
-                min: u64|
-     -> R<u64> {
+    let parts = parts(p)?;
+    let settings = TransferSettings {
+        in_flight,
+        part_size: parts.part_size,
+        parts_above: parts.parts_above,
+        parts_in_flight: parts.parts_in_flight,
+        resume: !p.overwrite.as_ref().is_some_and(|o| o.value),
+    };
+    Ok(Some(TransferPlan {
+        direction,
+        dir: PathBuf::from(dir.value.trim()),
+        prefix: p.prefix.as_ref().map(|x| x.value.clone()),
+        settings,
+        listers: listers(p)?,
+    }))
+}
+
+/// `part_size`, `parts_above` and `parts_in_flight`, each its default where not given:
+/// the same names, defaults and limits for transfers and for the PUTs and GETs of
+/// operations phases.
+pub(super) fn parts(p: &RawPhase) -> R<PartPlan> {
+    let defaults = PartPlan::default();
+    let size = |field: &str, v: &Option<S<String>>, default: u64, min: u64| -> R<u64> {
         match v {
             None => Ok(default),
             Some(s) => match crate::size::parse_size(&s.value) {
@@ -88,21 +104,24 @@ pub(super) fn plan(p: &RawPhase, in_flight: u32) -> R<Option<TransferPlan>> {
             },
         }
     };
-    let settings = TransferSettings {
-        in_flight,
+    Ok(PartPlan {
         part_size: size("part_size", &p.part_size, defaults.part_size, 5 << 20)?,
         parts_above: size("parts_above", &p.parts_above, defaults.parts_above, 0)?,
         parts_in_flight: match &p.counts.parts {
             Some(c) => in_range(c, p.written.parts, 1, 256)? as u32,
             None => defaults.parts_in_flight,
         },
-        resume: !p.overwrite.as_ref().is_some_and(|o| o.value),
-    };
-    Ok(Some(TransferPlan {
-        direction,
-        dir: PathBuf::from(dir.value.trim()),
-        prefix: p.prefix.as_ref().map(|x| x.value.clone()),
-        settings,
-        listers: listers(p)?,
-    }))
+    })
+}
+
+/// Where part settings were written on a phase that moves no object bodies, the first
+/// of them (to refuse).
+pub(super) fn part_fields_given(p: &RawPhase) -> Option<(&'static str, &Location)> {
+    [
+        ("part_size", p.part_size.as_ref().map(loc_of)),
+        ("parts_above", p.parts_above.as_ref().map(loc_of)),
+        (p.written.parts, p.counts.parts.as_ref().map(loc_of)),
+    ]
+    .into_iter()
+    .find_map(|(f, l)| Some((f, l?)))
 }
