@@ -1,7 +1,8 @@
 """Big objects: client CPU per GiB moved, for PUT and GET of 16 MiB to 1 GiB objects in
 one request and in parts (multipart uploads, ranged GETs, 4 parts of 16 MiB at once),
 and what payload signing, the SDK's request checksums and `verify` each add; beside
-them, plain `curl` moving the same bytes one stream at a time.
+them, plain `curl` moving the same bytes one stream at a time, and the floor: a bare
+loopback socket sending and receiving with nothing else to do.
 
 The target is `keystorm sim --storage size-only` in its own process (it keeps sizes and
 MD5s, and answers GETs with zeros), so the CPU counted is the client's alone. A build
@@ -20,7 +21,8 @@ from bench_common import run
 MIB = 2**20
 GIB = 2**30
 
-# (key, object size in MiB, target fields, phase fields, which ops, content)
+# (key, object size in MiB, target fields, phase fields, which ops, content); a GET
+# phase also gets the fields of GET_ONLY.
 CONFIGS = (
     ("16MiB", 16, "", "parts_above: 1GiB", ("put", "get"), "random"),
     ("256MiB", 256, "", "parts_above: 1GiB", ("put", "get"), "random"),
@@ -33,8 +35,9 @@ CONFIGS = (
     ("16MiB.sdk.checksums", 16, ", client: sdk, checksums: true", "parts_above: 1GiB", ("put",), "random"),
     # The target answers zeros: zeros are what was written, so every GET verifies.
     ("16MiB.zero", 16, "", "parts_above: 1GiB", ("put", "get"), "zero"),
-    ("16MiB.verify", 16, "", "parts_above: 1GiB, verify: true", ("put", "get"), "zero"),
+    ("16MiB.verify", 16, "", "parts_above: 1GiB", ("put", "get"), "zero"),
 )
+GET_ONLY = {"16MiB.verify": ", verify: true"}
 
 # (key, label) of the rows, in the table's order.
 ROWS = (
@@ -51,10 +54,11 @@ ROWS = (
 )
 
 
-def workload(endpoint, seed, size_mib, target, phase, ops, content, count):
+def workload(endpoint, seed, size_mib, target, phase, ops, content, count, get_only=""):
     workers = min(8 if size_mib <= 16 else 4, count)
     phases = ", ".join(
-        f"{{ name: {op}, op: {op}, workers: {workers}, operations: {count}, {phase} }}"
+        f"{{ name: {op}, op: {op}, workers: {workers}, operations: {count}, {phase}"
+        f"{get_only if op == 'get' else ''} }}"
         for op in ops
     )
     return f"""name: big-{seed}
@@ -73,7 +77,7 @@ def measure(endpoint, seeds, bin, results, total_gib):
     for key, size_mib, target, phase, ops, content in CONFIGS:
         count = max(2, total_gib * 1024 // size_mib)
         seed = next(seeds)
-        text = workload(endpoint, seed, size_mib, target, phase, ops, content, count)
+        text = workload(endpoint, seed, size_mib, target, phase, ops, content, count, GET_ONLY.get(key, ""))
         try:
             _, summary = run(text, results, f"big-{seed}", bin=bin)
         except SystemExit as e:
@@ -110,3 +114,43 @@ def curl(endpoint, total_gib):
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             out[f"big.curl.{op}.cpu_s_per_gib"] = cpu / (count * size / GIB)
     return out
+
+
+def floor(total_gib):
+    """CPU per GiB of a bare loopback TCP stream, nothing else done with the bytes: the
+    receiver reading 1 MiB at a time (this process's thread), the sender writing 16 MiB
+    at a time (a child process). What the kernel's copies and TCP cost on this machine,
+    below which no client goes: {big.floor.receive.cpu_s_per_gib, big.floor.send...}."""
+    import socket
+    import time
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    address = listener.getsockname()
+    total = total_gib * GIB
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            listener.close()
+            s = socket.create_connection(address)
+            buf = memoryview(bytearray(16 * MIB))
+            left = total
+            while left:
+                left -= s.send(buf[:min(len(buf), left)])
+            s.close()
+        finally:
+            os._exit(0)
+    conn, _ = listener.accept()
+    buf = memoryview(bytearray(MIB))
+    started, got = time.thread_time(), 0
+    while n := conn.recv_into(buf):
+        got += n
+    receive = time.thread_time() - started
+    os.waitpid(pid, 0)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    send = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    conn.close()
+    listener.close()
+    return {"big.floor.receive.cpu_s_per_gib": receive / (got / GIB),
+            "big.floor.send.cpu_s_per_gib": send / (got / GIB)}

@@ -112,9 +112,9 @@ def listing(s, endpoint, _seeds, bin, results):
 @against_sim("size-only")
 def big_objects(s, endpoint, seeds, bin, results):
     out, rows = bench_big.measure(endpoint, seeds, bin, results, s.big_gib)
-    if not hasattr(s, "curl"):
-        s.curl = bench_big.curl(endpoint, s.big_gib)
-    return out | s.curl | errors(*rows)
+    if not hasattr(s, "beside"):
+        s.beside = bench_big.curl(endpoint, s.big_gib) | bench_big.floor(s.big_gib)
+    return out | s.beside | errors(*rows)
 
 
 @against_sim("size-only", *SIM_KEYS,

@@ -35,6 +35,8 @@ def sections(s):
         (f"big.{key}.{op}.gib_per_s", f"{op.upper()} {label}: rate", "GiB/s", True))]
     big += [(f"big.curl.{op}.cpu_s_per_gib", f"curl {op.upper()} 256 MiB, one stream: CPU", "s/GiB", True)
             for op in ("put", "get")]
+    big += [("big.floor.send.cpu_s_per_gib", "bare loopback socket, send (16 MiB writes): CPU", "s/GiB", True),
+            ("big.floor.receive.cpu_s_per_gib", "bare loopback socket, receive (1 MiB reads): CPU", "s/GiB", True)]
     picks = [("keys.file.cpu_us", "GET picked from a key file: client CPU", "µs/op", True),
              ("keys.keyspace.cpu_us", "GET of keystorm's keyspace: client CPU", "µs/op", True),
              ("keys.difference_us", "key file − keyspace", "µs/op", False)]
