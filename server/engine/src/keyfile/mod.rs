@@ -22,16 +22,21 @@
 //! An MD5 ETag does not compress, so its 16 bytes rather than 32 hex digits take a
 //! file of such keys from 48.7 to 34.1 bytes a key (`key_picks` bench).
 //!
-//! Every block but the last holds exactly E entries, so key number `i` is in block
-//! `i / E` without a search: a random pick reads its block's index entry and the block
-//! and decodes entries up to `i`, a pass reads each block once, and a reader holds one
-//! decompressed block whatever the key count (the index is read where needed). The writer takes keys in any order (a parallel listing's) and sorts
-//! them through runs on disk ([`writer`]), so its memory does not grow either.
+//! Every block but the last holds exactly E entries (32 as written now; any E is
+//! read), so key number `i` is in block `i / E` without a search: a random pick finds
+//! its block's index entry and the block in the file mapped into memory
+//! ([`KeyFile::mapped`]), decompresses the block and walks its entries up to `i`,
+//! making strings only for `i`; a pass reads each block once; and a reader holds one
+//! decompressed block whatever the key count (the index is read where needed). The
+//! writer takes keys in any order (a parallel listing's) and sorts them through runs
+//! on disk ([`writer`]), keeping the index in a file of its own until the end, so its
+//! memory does not grow either.
 
 mod entry;
 mod error;
 mod format;
 mod listed;
+mod mapped;
 mod reader;
 mod runs;
 mod writer;

@@ -1,7 +1,8 @@
 //! Writing a key file from keys in any order: a bounded buffer sorted into runs on disk,
 //! the runs merged (a few dozen at a time, in passes when there are more) into
-//! front-coded LZ4 blocks, then the index and the footer. Memory is the buffer and one
-//! read-ahead per run merged, whatever the key count. The file appears under its name
+//! front-coded LZ4 blocks, then the index (kept in a file of its own until the blocks
+//! are written) and the footer. Memory is the buffer and one read-ahead per run merged,
+//! whatever the key count. The file appears under its name
 //! only once complete (written beside it, then renamed); a key listed twice is kept
 //! once.
 //!
@@ -15,7 +16,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 
 use super::entry::KeyEntry;
@@ -41,6 +42,8 @@ pub struct KeyFileWriter {
     run_bytes: usize,
     /// The format version the file is written in.
     version: u32,
+    /// Entries in every block but the last.
+    per_block: u32,
 }
 
 /// Where a writer keeps its runs.
@@ -110,6 +113,7 @@ impl KeyFileWriter {
             made: 0,
             run_bytes,
             version: VERSION,
+            per_block: ENTRIES_PER_BLOCK,
         })
     }
 
@@ -143,6 +147,7 @@ impl KeyFileWriter {
             made: keep,
             run_bytes: RUN_BYTES,
             version: VERSION,
+            per_block: ENTRIES_PER_BLOCK,
         }))
     }
 
@@ -150,6 +155,14 @@ impl KeyFileWriter {
     #[cfg(test)]
     pub(super) fn writing_version(mut self, version: u32) -> KeyFileWriter {
         self.version = version;
+        self
+    }
+
+    /// This writer writing blocks of `per_block` entries (another size than its own,
+    /// for tests that read files written so).
+    #[cfg(test)]
+    pub(super) fn writing_blocks_of(mut self, per_block: u32) -> KeyFileWriter {
+        self.per_block = per_block;
         self
     }
 
@@ -215,7 +228,8 @@ impl KeyFileWriter {
         let partial = partial_path(&self.path);
         let io = |e| KeyFileError::io(&partial, e);
         let file = File::create(&partial).map_err(io)?;
-        let mut out = Blocks::new(file, self.version).map_err(io)?;
+        let index = tempfile::tempfile_in(self.spill.path()).map_err(io)?;
+        let mut out = Blocks::new(file, index, self.version, self.per_block).map_err(io)?;
         let mut merge = Merge::open(&self.runs)?;
         let mut repeated = 0;
         let mut object_bytes = 0u64;
@@ -310,33 +324,38 @@ fn partial_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Entries cut into blocks, compressed and written, with the index kept for the end.
+/// Entries cut into blocks, compressed and written, with the index kept in a file of
+/// its own for the end (not in memory: it grows with the keys).
 struct Blocks {
     out: BufWriter<File>,
     version: u32,
+    per_block: u32,
     offset: u64,
     raw: Vec<u8>,
     previous: String,
     in_block: u32,
     keys: u64,
-    index: Vec<u8>,
+    index: BufWriter<File>,
+    blocks: u64,
 }
 
 impl Blocks {
-    fn new(file: File, version: u32) -> std::io::Result<Blocks> {
+    fn new(file: File, index: File, version: u32, per_block: u32) -> std::io::Result<Blocks> {
         let mut out = BufWriter::with_capacity(1 << 20, file);
         out.write_all(MAGIC)?;
         out.write_all(&version.to_le_bytes())?;
-        out.write_all(&ENTRIES_PER_BLOCK.to_le_bytes())?;
+        out.write_all(&per_block.to_le_bytes())?;
         Ok(Blocks {
             out,
             version,
+            per_block,
             offset: super::format::HEADER_LEN,
             raw: Vec::new(),
             previous: String::new(),
             in_block: 0,
             keys: 0,
-            index: Vec::new(),
+            index: BufWriter::with_capacity(64 << 10, index),
+            blocks: 0,
         })
     }
 
@@ -346,7 +365,7 @@ impl Blocks {
         self.previous.push_str(&entry.key);
         self.in_block += 1;
         self.keys += 1;
-        if self.in_block == ENTRIES_PER_BLOCK {
+        if self.in_block == self.per_block {
             self.block()?;
         }
         Ok(())
@@ -355,9 +374,10 @@ impl Blocks {
     fn block(&mut self) -> std::io::Result<()> {
         let compressed = lz4_flex::block::compress_prepend_size(&self.raw);
         self.out.write_all(&compressed)?;
-        self.index.extend_from_slice(&self.offset.to_le_bytes());
+        self.index.write_all(&self.offset.to_le_bytes())?;
         self.index
-            .extend_from_slice(&(compressed.len() as u32).to_le_bytes());
+            .write_all(&(compressed.len() as u32).to_le_bytes())?;
+        self.blocks += 1;
         self.offset += compressed.len() as u64;
         self.raw.clear();
         self.previous.clear();
@@ -370,9 +390,17 @@ impl Blocks {
         if self.in_block > 0 {
             self.block()?;
         }
-        let blocks = (self.index.len() / 12) as u64;
+        let blocks = self.blocks;
         let index_offset = self.offset;
-        self.out.write_all(&self.index)?;
+        let mut index = self
+            .index
+            .into_inner()
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        index.rewind()?;
+        let index_len = std::io::copy(&mut index, &mut self.out)?;
+        if index_len != blocks * super::format::INDEX_ENTRY_LEN {
+            return Err(std::io::Error::other("the index was not written whole"));
+        }
         self.out.write_all(&index_offset.to_le_bytes())?;
         self.out.write_all(&blocks.to_le_bytes())?;
         self.out.write_all(&self.keys.to_le_bytes())?;
@@ -382,7 +410,7 @@ impl Blocks {
             .into_inner()
             .map_err(|e| std::io::Error::other(e.to_string()))?;
         file.sync_all()?;
-        let bytes = index_offset + self.index.len() as u64 + super::format::FOOTER_LEN;
+        let bytes = index_offset + index_len + super::format::FOOTER_LEN;
         Ok((self.keys, bytes))
     }
 }

@@ -1,10 +1,11 @@
 //! Reading keys keystorm did not write: a key file (made earlier, or by listing the
 //! bucket at a phase's start) opened as the set of keys a phase picks from. A run reads
 //! its shard's part of the file (positions `I, I + N, I + 2N, …` under `--shard I/N`),
-//! each worker through a reader of its own that holds one block; picks are uniform,
-//! Zipf over a keyed shuffle of the positions (hot keys spread over the key space, not
-//! clustered by name), or epochs: every position exactly N times, each epoch in an
-//! order of its own, with no per-key state (see [`permutation`] and [`epochs`]).
+//! mapped into memory once and shared, each worker through a reader of its own that
+//! holds one block; picks are uniform, Zipf over a keyed shuffle of the positions (hot
+//! keys spread over the key space, not clustered by name), or epochs: every position
+//! exactly N times, each epoch in an order of its own, with no per-key state (see
+//! [`permutation`] and [`epochs`]).
 
 mod epochs;
 mod permutation;
@@ -43,7 +44,13 @@ impl KeySet {
         shard: Shard,
         seed: u64,
     ) -> Result<KeySet, KeyFileError> {
-        let file = KeyFile::open(path)?;
+        let opened = KeyFile::open(path)?;
+        // Mapped, picks read without a system call; where the file cannot be mapped,
+        // they read it.
+        let file = opened.mapped().unwrap_or_else(|e| {
+            tracing::warn!("{e}: picking keys by reading the file instead");
+            opened
+        });
         let part = shard.share_of(file.keys());
         Ok(KeySet {
             bucket: bucket.to_string(),
@@ -92,7 +99,7 @@ impl KeySet {
     }
 }
 
-/// One worker's way into a key set: a file handle and one decoded block.
+/// One worker's way into a key set: one decoded block of the shared mapping.
 pub struct KeyReader {
     set: Arc<KeySet>,
     cursor: Cursor,
