@@ -1,10 +1,11 @@
 //! Picks from a key file, without S3: what a worker pays to find the key of its next
 //! read in a file of 100,000 keys and in one of 5,000,000 — a uniform pick, a Zipf pick
 //! (a rank shuffled over the positions), an epoch's pick (a keyed permutation) and a
-//! sequential pass. A random pick reads and decodes one block; a pass decodes each
-//! block once. Each file's size is printed first, in bytes per key: its ETags are real
-//! MD5s (of each object's content, as S3 gives a single-part PUT), which do not
-//! compress, so the figure is what a listing of such a bucket takes.
+//! sequential pass. A random pick finds one block in the mapped file, decompresses it
+//! and walks it to the key; a pass decodes each block once. Each file's size is printed
+//! first, in bytes per key: its ETags are real MD5s (of each object's content, as S3
+//! gives a single-part PUT), which do not compress, so the figure is what a listing of
+//! such a bucket takes.
 
 use std::hint::black_box;
 use std::path::Path;
