@@ -32,6 +32,7 @@
 //! on disk ([`writer`]), keeping the index in a file of its own until the end, so its
 //! memory does not grow either.
 
+mod cursor;
 mod entry;
 mod error;
 mod format;
@@ -39,11 +40,14 @@ mod listed;
 mod mapped;
 mod reader;
 mod runs;
+#[cfg(test)]
+mod test_files;
 mod writer;
 
+pub use cursor::Cursor;
 pub use entry::KeyEntry;
 pub use error::KeyFileError;
 pub use format::{ENTRIES_PER_BLOCK, VERSION};
 pub use listed::{ListedError, entry_of, list_into, list_into_resumable};
-pub use reader::{Cursor, KeyFile};
+pub use reader::KeyFile;
 pub use writer::{KeyFileWriter, KeysCut, Written, runs_dir};

@@ -1,42 +1,34 @@
-//! Reading a key file: the header and footer checked at open, and the index checked
-//! once without being kept; then cursors (one per worker) that each hold one block
-//! decompressed and decode its entries only as far as the one asked for, into one
-//! reused entry (the entries before it only as far as their keys, which the next key's
-//! front coding needs). Key number `i` costs its block's index entry and the block
-//! unless its block is the one at hand: from the file mapped into memory
-//! ([`KeyFile::mapped`], what picks use), or by a read of each (passes); a pass decodes
-//! each entry once.
+//! Opening a key file: the header and footer checked, and the index checked once
+//! without being kept, so a file that is cut short or not a key file is refused before
+//! a phase starts. Reading keys by number is the cursors' (`KeyFile::cursor`, beside
+//! them): they read the file where needed, or the same file mapped into memory once
+//! ([`KeyFile::mapped`], what a run's picks use).
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::entry::KeyEntry;
 use super::error::KeyFileError;
-use super::format::{
-    FOOTER_LEN, HEADER_LEN, INDEX_ENTRY_LEN, MAGIC, OLDEST_VERSION, VERSION, next_entry, skip_entry,
-};
+use super::format::{FOOTER_LEN, HEADER_LEN, INDEX_ENTRY_LEN, MAGIC, OLDEST_VERSION, VERSION};
 use super::mapped::Mapped;
 
 /// Index entries checked at a time when a file is opened.
 const INDEX_CHUNK: u64 = 4096;
-/// A block larger than this decompressed is refused (the writer's are a few KiB).
-const MAX_BLOCK: usize = 64 << 20;
 
 /// An open key file: where its index is, shared by its cursors.
 #[derive(Debug, Clone)]
 pub struct KeyFile {
-    path: PathBuf,
+    pub(super) path: PathBuf,
     /// The format version its entries are in.
-    version: u32,
-    keys: u64,
-    entries_per_block: u32,
-    blocks: u64,
-    index_offset: u64,
+    pub(super) version: u32,
+    pub(super) keys: u64,
+    pub(super) entries_per_block: u32,
+    pub(super) blocks: u64,
+    pub(super) index_offset: u64,
     /// The whole file in memory, shared by the cursors, once [`KeyFile::mapped`].
-    map: Option<Arc<Mapped>>,
+    pub(super) map: Option<Arc<Mapped>>,
 }
 
 impl KeyFile {
@@ -160,216 +152,21 @@ impl KeyFile {
             ..self.clone()
         })
     }
-
-    /// A reader of its own (one decompressed block, and a file handle unless the file
-    /// is mapped).
-    pub fn cursor(&self) -> Result<Cursor, KeyFileError> {
-        let source = match &self.map {
-            Some(map) => Source::Mapped(map.clone()),
-            None => Source::File {
-                file: File::open(&self.path).map_err(|e| KeyFileError::io(&self.path, e))?,
-                read: Vec::new(),
-            },
-        };
-        Ok(Cursor {
-            source,
-            keys: self.clone(),
-            block: None,
-            raw: Vec::new(),
-            at: 0,
-            next: 0,
-            key: Vec::new(),
-            entry: KeyEntry::default(),
-        })
-    }
 }
 
 /// (offset, compressed length) of an index entry.
-fn index_entry(c: &[u8]) -> (u64, u32) {
+pub(super) fn index_entry(c: &[u8]) -> (u64, u32) {
     (
         u64::from_le_bytes(c[..8].try_into().unwrap_or_default()),
         u32::from_le_bytes(c[8..12].try_into().unwrap_or_default()),
     )
 }
 
-/// Where a cursor's bytes come from: the file read where needed, into a buffer of its
-/// own, or the file mapped into memory.
-enum Source {
-    File { file: File, read: Vec<u8> },
-    Mapped(Arc<Mapped>),
-}
-
-impl Source {
-    /// `len` bytes of the file at `offset`.
-    fn bytes(&mut self, offset: u64, len: usize) -> io::Result<&[u8]> {
-        match self {
-            Source::File { file, read } => {
-                read.resize(len, 0);
-                file.read_exact_at(read, offset)?;
-                Ok(read)
-            }
-            Source::Mapped(map) => usize::try_from(offset)
-                .ok()
-                .and_then(|at| map.bytes().get(at..at.checked_add(len)?))
-                .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "past the end")),
-        }
-    }
-}
-
-/// Reads keys by number, one block at hand, decoded only as far as asked.
-pub struct Cursor {
-    source: Source,
-    keys: KeyFile,
-    block: Option<u64>,
-    /// The block at hand, decompressed.
-    raw: Vec<u8>,
-    /// Where in `raw` the next entry starts, and its number in the block.
-    at: usize,
-    next: u64,
-    /// The key of the entry before `at`.
-    key: Vec<u8>,
-    /// The last entry decoded whole: number `next - 1`, once `get` returned it.
-    entry: KeyEntry,
-}
-
-impl Cursor {
-    /// Key number `i` (in key order), or `None` past the last.
-    pub fn get(&mut self, i: u64) -> Result<Option<&KeyEntry>, KeyFileError> {
-        if i >= self.keys.keys {
-            return Ok(None);
-        }
-        let per = u64::from(self.keys.entries_per_block);
-        let (block, number) = (i / per, i % per);
-        if self.block != Some(block) {
-            self.load(block)?;
-        } else if number + 1 < self.next {
-            // Behind the walk: from the block's start again.
-            self.restart();
-        }
-        if number + 1 == self.next {
-            return Ok(Some(&self.entry));
-        }
-        if let Err(e) = self.walk_to(block, number) {
-            // Whatever was decoded is not to be trusted: the block is read again.
-            self.block = None;
-            return Err(e);
-        }
-        Ok(Some(&self.entry))
-    }
-
-    /// Walks the block at hand to its entry `number` (at or after the next), decoding
-    /// only the keys of the entries before it and then that entry whole.
-    fn walk_to(&mut self, block: u64, number: u64) -> Result<(), KeyFileError> {
-        let version = self.keys.version;
-        let bad =
-            |e: io::Error| KeyFileError::format(&self.keys.path, format!("block {block}: {e}"));
-        let short = || {
-            KeyFileError::format(
-                &self.keys.path,
-                format!("block {block} holds fewer keys than its place says"),
-            )
-        };
-        while self.next < number {
-            if self.at >= self.raw.len() {
-                return Err(short());
-            }
-            skip_entry(&self.raw, &mut self.at, &mut self.key, version).map_err(bad)?;
-            self.next += 1;
-        }
-        if self.at >= self.raw.len() {
-            return Err(short());
-        }
-        next_entry(
-            &self.raw,
-            &mut self.at,
-            &mut self.key,
-            &mut self.entry,
-            version,
-        )
-        .map_err(bad)?;
-        self.next += 1;
-        Ok(())
-    }
-
-    fn restart(&mut self) {
-        self.at = 0;
-        self.next = 0;
-        self.key.clear();
-    }
-
-    fn load(&mut self, block: u64) -> Result<(), KeyFileError> {
-        let path = &self.keys.path;
-        let io = |e| KeyFileError::io(path, e);
-        self.block = None;
-        if block >= self.keys.blocks {
-            return Err(KeyFileError::format(path, format!("no block {block}")));
-        }
-        let (offset, len) = index_entry(
-            self.source
-                .bytes(
-                    self.keys.index_offset + block * INDEX_ENTRY_LEN,
-                    INDEX_ENTRY_LEN as usize,
-                )
-                .map_err(io)?,
-        );
-        if offset < HEADER_LEN || offset.saturating_add(u64::from(len)) > self.keys.index_offset {
-            return Err(KeyFileError::format(path, "a block lies outside the file"));
-        }
-        let compressed = self.source.bytes(offset, len as usize).map_err(io)?;
-        let bad = |m: String| KeyFileError::format(path, format!("block {block}: {m}"));
-        let size = compressed
-            .get(..4)
-            .map(|b| u32::from_le_bytes(b.try_into().unwrap_or_default()) as usize)
-            .ok_or_else(|| bad("cut short".into()))?;
-        if size > MAX_BLOCK {
-            return Err(bad(format!(
-                "{size} bytes decompressed is more than a block holds"
-            )));
-        }
-        self.raw.resize(size, 0);
-        let got = lz4_flex::block::decompress_into(&compressed[4..], &mut self.raw)
-            .map_err(|e| bad(e.to_string()))?;
-        self.raw.truncate(got);
-        self.restart();
-        self.block = Some(block);
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::KeyFileWriter;
+    use super::super::test_files::{entry, sorted, written, written_in_runs_of};
     use super::*;
-
-    fn entry(i: u64) -> KeyEntry {
-        KeyEntry {
-            key: format!("d{:02}/{:016x}", i % 13, crate::keyspace::mix64(2, i)),
-            size: i % 5000,
-            etag: (!i.is_multiple_of(3)).then(|| format!("{:032x}", i)),
-            last_modified_ms: (!i.is_multiple_of(7)).then_some(1_790_000_000_000 + i),
-        }
-    }
-
-    /// `n` keys given shuffled (and the first hundred twice).
-    fn written(n: u64) -> (tempfile::TempDir, PathBuf, super::super::Written) {
-        written_in_runs_of(n, 8 << 20)
-    }
-
-    fn written_in_runs_of(
-        n: u64,
-        run_bytes: usize,
-    ) -> (tempfile::TempDir, PathBuf, super::super::Written) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("k.keys");
-        let mut w = KeyFileWriter::with_run_bytes(&path, dir.path(), run_bytes).unwrap();
-        let mut order: Vec<u64> = (0..n).chain(0..n.min(100)).collect();
-        fastrand::Rng::with_seed(4).shuffle(&mut order);
-        for i in order {
-            w.push(entry(i)).unwrap();
-        }
-        let done = w.finish().unwrap();
-        (dir, path, done)
-    }
 
     #[test]
     fn every_key_comes_back_once_in_key_order_by_number() {
@@ -379,8 +176,7 @@ mod tests {
         assert_eq!(done.bytes, std::fs::metadata(&path).unwrap().len());
         let file = KeyFile::open(&path).unwrap();
         assert_eq!(file.keys(), n);
-        let mut sorted: Vec<KeyEntry> = (0..n).map(entry).collect();
-        sorted.sort_by(|a, b| a.key.cmp(&b.key));
+        let sorted = sorted(n);
         let mut c = file.cursor().unwrap();
         for (i, want) in sorted.iter().enumerate() {
             assert_eq!(c.get(i as u64).unwrap(), Some(want), "key {i}");
@@ -555,54 +351,6 @@ mod tests {
     }
 
     #[test]
-    fn a_mapped_file_gives_the_same_keys_in_any_order_whatever_its_block_size() {
-        let n = 5_000;
-        let mut sorted: Vec<KeyEntry> = (0..n).map(entry).collect();
-        sorted.sort_by(|a, b| a.key.cmp(&b.key));
-        let dir = tempfile::tempdir().unwrap();
-        // The size written now, and those of files written before (128, 1,024).
-        for per_block in [super::super::ENTRIES_PER_BLOCK, 128, 1024, 1] {
-            let path = dir.path().join(format!("{per_block}.keys"));
-            let mut w = KeyFileWriter::create(&path, dir.path())
-                .unwrap()
-                .writing_blocks_of(per_block);
-            for i in (0..n).rev() {
-                w.push(entry(i)).unwrap();
-            }
-            assert_eq!(w.finish().unwrap().keys, n);
-            let file = KeyFile::open(&path).unwrap();
-            assert_eq!(file.entries_per_block, per_block);
-            let mapped = file.mapped().unwrap();
-            let (mut read, mut map) = (file.cursor().unwrap(), mapped.cursor().unwrap());
-            let mut rng = fastrand::Rng::with_seed(per_block.into());
-            // In order, then at random, then back and forth inside one block.
-            let picks = (0..n).chain((0..3 * n).map(|_| rng.u64(0..n))).chain([
-                40,
-                39,
-                38,
-                0,
-                1,
-                0,
-                41,
-                31,
-                32,
-                33,
-                32,
-                n - 1,
-                n - 2,
-            ]);
-            for i in picks {
-                let want = Some(&sorted[i as usize]);
-                assert_eq!(map.get(i).unwrap(), want, "{per_block}: key {i}");
-                assert_eq!(read.get(i).unwrap(), want, "{per_block}: key {i}");
-            }
-            assert_eq!(map.get(n).unwrap(), None);
-        }
-        // Nothing but the key files is left.
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 4);
-    }
-
-    #[test]
     fn a_file_whose_length_changed_since_it_was_opened_is_not_mapped() {
         let (_dir, path, _) = written(1000);
         let file = KeyFile::open(&path).unwrap();
@@ -611,28 +359,5 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let e = file.mapped().unwrap_err().to_string();
         assert!(e.contains("its length changed since it was opened"), "{e}");
-    }
-
-    #[test]
-    fn a_corrupt_block_is_an_error_from_a_mapped_file_too() {
-        let (dir, path, _) = written(3000);
-        let mut bytes = std::fs::read(&path).unwrap();
-        // The second block's stated length, past anything a block holds.
-        let index = u64::from_le_bytes(bytes[bytes.len() - 32..][..8].try_into().unwrap());
-        let second =
-            u64::from_le_bytes(bytes[index as usize + 12..][..8].try_into().unwrap()) as usize;
-        bytes[second..second + 4].copy_from_slice(&u32::MAX.to_le_bytes());
-        let bad = dir.path().join("bad.keys");
-        std::fs::write(&bad, &bytes).unwrap();
-        let file = KeyFile::open(&bad).unwrap().mapped().unwrap();
-        let mut c = file.cursor().unwrap();
-        let per = u64::from(file.entries_per_block);
-        assert!(c.get(0).unwrap().is_some());
-        let e = c.get(per).unwrap_err().to_string();
-        assert!(e.contains("block 1:"), "{e}");
-        // Asked again, never an entry left from before.
-        assert!(c.get(per).is_err());
-        assert!(c.get(per + 1).is_err());
-        assert!(c.get(2 * per).unwrap().is_some());
     }
 }
