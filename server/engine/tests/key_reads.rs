@@ -5,7 +5,8 @@
 //! the target's own count, with no 404 and exactly the listed bytes; a later run reads
 //! the key file the first one left; uniform and Zipf picks spread over the file; the
 //! shards of one workload read disjoint parts that add up to every key once per epoch;
-//! a phase stopped mid-epoch and resumed reads no key fewer times.
+//! a phase stopped mid-epoch and resumed reads no key fewer times; the manifest gives
+//! the anonymous part of the peak RSS beside it.
 
 mod common;
 
@@ -165,6 +166,14 @@ async fn a_bucket_another_client_filled_is_read_twice_from_its_listing() {
     );
     assert_eq!(k.object_bytes, Some(total_bytes));
     assert_eq!(k.epochs, Some(2));
+    // The manifest gives the peak RSS, which counts the mapped key file's pages, and
+    // the anonymous part beside it, which does not.
+    let manifest = keystorm_results::ResultStore::read_manifest(&out.dir).unwrap();
+    let (peak, anon) = (manifest.peak_rss_kib, manifest.peak_rss_anon_kib);
+    assert!(
+        matches!((peak, anon), (Some(p), Some(a)) if 0 < a && a <= p),
+        "{peak:?} {anon:?}"
+    );
     // Its intervals say which epoch they ended in: the first and last are 1 and 2.
     let intervals = read_intervals(
         &out.dir,

@@ -46,9 +46,16 @@ pub struct Manifest {
     #[serde(default, skip_serializing_if = "super::RunOverrides::is_empty")]
     pub overrides: super::RunOverrides,
     /// Peak resident memory of the keystorm process, in KiB (with `embedded`, the
-    /// target's memory is included).
+    /// target's memory is included). It counts the pages of files the process maps,
+    /// which are the page cache's: those of a key file that a phase picks keys from.
     #[serde(default)]
     pub peak_rss_kib: Option<u64>,
+    /// The anonymous part of that memory (RssAnon: heap and stacks, no file pages; with
+    /// `embedded`, the target's too), its highest sample (4 a second while the phases
+    /// ran, and at the end), in KiB; absent where the kernel does not say, and in runs
+    /// recorded before it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_anon_kib: Option<u64>,
     /// The process running the run (this host's pid and start time), when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub process: Option<super::ProcessId>,

@@ -1342,9 +1342,18 @@ export interface components {
             /**
              * Format: int64
              * @description Peak resident memory of the keystorm process, in KiB (with `embedded`, the
-             *     target's memory is included).
+             *     target's memory is included). It counts the pages of files the process maps,
+             *     which are the page cache's: those of a key file that a phase picks keys from.
              */
             peak_rss_kib?: number | null;
+            /**
+             * Format: int64
+             * @description The anonymous part of that memory (RssAnon: heap and stacks, no file pages; with
+             *     `embedded`, the target's too), its highest sample (4 a second while the phases
+             *     ran, and at the end), in KiB; absent where the kernel does not say, and in runs
+             *     recorded before it was.
+             */
+            peak_rss_anon_kib?: number | null;
             process?: null | components["schemas"]["ProcessId"];
             cleanup?: null | components["schemas"]["CleanupEvent"];
             /**

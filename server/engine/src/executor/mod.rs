@@ -57,6 +57,7 @@ use context::RunContext;
 use opening::{Opened, Settled};
 
 use crate::keyspace::{Keyspace, Window};
+use crate::metrics::AnonPeak;
 use crate::plan::{KeySource, Plan};
 use keystorm_results::{
     Checkpoint, Manifest, ResultsError, RunStatus, Summary, secrets, timestamp,
@@ -204,6 +205,7 @@ async fn run_with_secrets(
     for message in std::mem::take(&mut target.notes) {
         ctx.emit(RunEvent::Warning { message });
     }
+    let anon = AnonPeak::default();
     let (status, error) = drive(
         &ctx,
         &mut manifest,
@@ -211,11 +213,14 @@ async fn run_with_secrets(
         totals,
         checkpoint,
         embedded,
+        &anon,
     )
     .await;
     if status == RunStatus::Completed {
         clean_up(&ctx, &mut manifest).await;
     }
+    anon.sample();
+    manifest.peak_rss_anon_kib = anon.peak_kib();
     close(&ctx, &mut manifest, status, error.clone(), &summary.rows)?;
     target.shutdown().await;
     Ok(RunOutcome {
@@ -229,7 +234,8 @@ async fn run_with_secrets(
     })
 }
 
-/// Runs the phases, with the shard tracker polling beside them; how they ended.
+/// Runs the phases, with the shard tracker polling beside them and the process's
+/// anonymous memory sampled into `anon`; how they ended.
 async fn drive(
     ctx: &RunContext,
     manifest: &mut Manifest,
@@ -237,9 +243,10 @@ async fn drive(
     totals: totals::RunTotals,
     checkpoint: Checkpoint,
     embedded: bool,
+    anon: &AnonPeak,
 ) -> (RunStatus, Option<String>) {
     let stop_tracking = CancellationToken::new();
-    let (result, ()) = tokio::join!(
+    let (result, (), ()) = tokio::join!(
         async {
             let r = run_phases(ctx, manifest, summary, totals, checkpoint, embedded).await;
             stop_tracking.cancel();
@@ -249,7 +256,8 @@ async fn drive(
             if let Some(t) = &ctx.tracker {
                 t.run(ctx, stop_tracking.clone()).await;
             }
-        }
+        },
+        anon.watch(stop_tracking.clone())
     );
     if let Some(t) = &ctx.tracker {
         ctx.emit(t.cost_event());

@@ -171,6 +171,7 @@ pub(super) fn open(
                 command_line: options.command_line.clone(),
                 overrides: overrides.clone(),
                 peak_rss_kib: None,
+                peak_rss_anon_kib: None,
                 process: keystorm_results::ProcessId::current(),
                 cleanup: None,
                 merged_from: Vec::new(),

@@ -17,18 +17,6 @@ pub fn process_cpu_time() -> Duration {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
-/// Peak resident set size of this process, in KiB.
-pub fn peak_rss_kib() -> u64 {
-    // SAFETY: as above.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
-    if rc != 0 {
-        0
-    } else {
-        usage.ru_maxrss.max(0) as u64
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,6 +31,5 @@ mod tests {
         }
         std::hint::black_box(x);
         assert!(process_cpu_time() > before);
-        assert!(peak_rss_kib() > 0);
     }
 }

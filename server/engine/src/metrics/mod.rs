@@ -6,10 +6,12 @@
 //! histogram bounds and the number of workers, never by the number of operations.
 
 mod cpu;
+mod memory;
 mod recorder;
 
-pub use cpu::{peak_rss_kib, process_cpu_time};
+pub use cpu::process_cpu_time;
 pub(crate) use keystorm_results::metrics::{
     IntervalStats, OpStats, OpSummary, micros, new_histogram,
 };
+pub use memory::{AnonPeak, peak_rss_kib};
 pub use recorder::Recorder;

@@ -117,6 +117,10 @@ pub fn merge_runs(request: &MergeRequest<'_>) -> Result<Merged, MergeError> {
             ..first.manifest.run_overrides()
         },
         peak_rss_kib: parts.iter().filter_map(|p| p.manifest.peak_rss_kib).max(),
+        peak_rss_anon_kib: parts
+            .iter()
+            .filter_map(|p| p.manifest.peak_rss_anon_kib)
+            .max(),
         process: None,
         cleanup: None,
         merged_from: parts.iter().map(parts::Part::describe).collect(),

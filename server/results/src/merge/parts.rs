@@ -316,6 +316,7 @@ mod tests {
             command_line: Vec::new(),
             overrides: Default::default(),
             peak_rss_kib: None,
+            peak_rss_anon_kib: None,
             process: None,
             cleanup: None,
             merged_from: Vec::new(),

@@ -92,6 +92,7 @@ impl LiveRun {
             command_line: spec.command_line.clone(),
             overrides: Default::default(),
             peak_rss_kib: None,
+            peak_rss_anon_kib: None,
             // The controller's: if it dies, the run shows as killed.
             process: ProcessId::current(),
             cleanup: None,
