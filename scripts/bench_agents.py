@@ -11,7 +11,7 @@ import tempfile
 import time
 import urllib.request
 
-from bench_common import BIN, ENV, start_sim
+from bench_common import BIN, ENV, anon_mib, mib_cell, start_sim
 
 
 def start_controller(results):
@@ -53,7 +53,7 @@ def cpu_seconds(pid):
 def memory_per_size(counts, tmp):
     sim, endpoint = start_sim("--storage", "size-only")
     controller, url = start_controller(os.path.join(tmp, "controller"))
-    print(f"{'keys':>12} {'agent peak RSS':>15} {'fill s':>8} {'PUT/s':>9}")
+    print(f"{'keys':>12} {'agent peak RSS':>15} {'anon MiB':>9} {'fill s':>8} {'PUT/s':>9}")
     peaks = []
     try:
         for i, n in enumerate(counts):
@@ -72,9 +72,11 @@ def memory_per_size(counts, tmp):
             shards = os.path.join(tmp, "controller", run, "shards")
             part = os.listdir(shards)[0]
             with open(os.path.join(shards, part, "manifest.json")) as f:
-                peak_kib = json.load(f)["peak_rss_kib"]
+                manifest = json.load(f)
+            peak_kib = manifest["peak_rss_kib"]
             peaks.append(peak_kib)
-            print(f"{n:>12,} {peak_kib / 1024:>11.1f} MiB {took:>8.1f} {n / took:>9,.0f}")
+            print(f"{n:>12,} {peak_kib / 1024:>11.1f} MiB {mib_cell(anon_mib(manifest), 9)} "
+                  f"{took:>8.1f} {n / took:>9,.0f}")
             agent.terminate()
             agent.wait()
     finally:

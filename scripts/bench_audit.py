@@ -4,9 +4,10 @@
 Starts `keystorm sim` as its own process (size-only storage), fills one bucket with a
 small and one with a large number of keys, then audits each with a workload of its own
 (`keyspace.existing` = the keys filled, one `op: audit` phase) in a `keystorm run`
-process of its own, and reports that process's peak RSS, the audit's listing and
-comparison speed and the client CPU per 1000 keys. The audit spills both sides to disk
-and compares one partition at a time, so the peak RSS should not grow with the keys.
+process of its own, and reports that process's peak RSS and its anonymous part (the
+run's `peak_rss_anon_kib`), the audit's listing and comparison speed and the client CPU
+per 1000 keys. The audit spills both sides to disk and compares one partition at a
+time, so neither should grow with the keys.
 """
 
 import argparse
@@ -16,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from bench_common import BIN, ENV, SIM_KEYS, start_sim
+from bench_common import BIN, ENV, SIM_KEYS, anon_mib, mib_cell, start_sim
 
 
 def workload(endpoint, bucket, existing, phase):
@@ -51,6 +52,7 @@ def run(text, results):
 
 
 def audit_event(results, bucket):
+    """The audit of `bucket`, and the manifest of the run that made it."""
     for d in sorted(os.listdir(results)):
         events = os.path.join(results, d, "events.jsonl")
         if not os.path.isfile(events):
@@ -58,7 +60,8 @@ def audit_event(results, bucket):
         for line in open(events):
             e = json.loads(line)
             if e["event"] == "audit" and e["data"]["bucket"] == bucket:
-                return e["data"]
+                with open(os.path.join(results, d, "manifest.json")) as f:
+                    return e["data"], json.load(f)
     sys.exit(f"no audit of {bucket}")
 
 
@@ -81,28 +84,31 @@ def main():
                 print(f"auditing {bucket}", file=sys.stderr)
                 phase = f"{{ name: audit, op: audit, mode: prefix, listers: {args.listers} }}"
                 usage = run(workload(endpoint, bucket, keys, phase), results)
-                a = audit_event(results, bucket)
+                a, manifest = audit_event(results, bucket)
                 c = a["counts"]
                 if c["expected"] != keys or c["listed"] != keys or any(
                         c[k] for k in ("missing", "doubled", "extra", "size_mismatch")):
                     sys.exit(f"{bucket}: the audit is not clean: {c}")
                 cpu = usage.ru_utime + usage.ru_stime
-                rows.append((keys, usage.ru_maxrss / 1024, a, cpu))
+                rows.append((keys, usage.ru_maxrss / 1024, anon_mib(manifest), a, cpu))
     finally:
         sim.terminate()
         sim.wait()
 
     print(f"\nAudit benchmark: prefix listing with {args.listers} listers, size-only target "
           f"on loopback, {os.cpu_count()} cores shared by client and target\n")
-    print(f"{'keys':>11} {'peak RSS MiB':>13} {'list s':>8} {'listed keys/s':>14} "
+    print(f"{'keys':>11} {'peak RSS MiB':>13} {'anon MiB':>9} {'list s':>8} {'listed keys/s':>14} "
           f"{'compare s':>10} {'compared keys/s':>16} {'audit keys/s':>13} {'client CPU µs/1000 keys':>24}")
-    for keys, rss, a, cpu in rows:
+    for keys, rss, anon, a, cpu in rows:
         total = a["list_seconds"] + a["compare_seconds"]
-        print(f"{keys:>11,} {rss:>13.1f} {a['list_seconds']:>8.1f} {keys / a['list_seconds']:>14,.0f} "
+        print(f"{keys:>11,} {rss:>13.1f} {mib_cell(anon, 9)} {a['list_seconds']:>8.1f} {keys / a['list_seconds']:>14,.0f} "
               f"{a['compare_seconds']:>10.1f} {keys / a['compare_seconds']:>16,.0f} "
               f"{keys / total:>13,.0f} {cpu * 1e9 / keys:>24,.0f}")
     small, large = rows
     print(f"\npeak RSS at {large[0]:,} keys / at {small[0]:,} keys: {large[1] / small[1]:.2f}×")
+    if small[2] and large[2]:
+        print(f"anonymous part at {large[0]:,} keys / at {small[0]:,} keys: "
+              f"{large[2] / small[2]:.2f}×")
 
 
 if __name__ == "__main__":

@@ -8,13 +8,13 @@ reads ops/s and client CPU per operation from the run's summary (`client_cpu_s`)
 GETs of 1 MiB objects without and with `verify`, for the client CPU per MiB that
 checking every body adds.
 Then fills a size-only target with 100k and with 2M keys and reports keystorm's
-peak RSS for each: it must not grow with the key count.
+peak RSS for each, and its anonymous part: neither must grow with the key count.
 """
 
 import argparse
 import tempfile
 
-from bench_common import BIN, run, start_sim
+from bench_common import BIN, anon_mib, mib_cell, run, start_sim
 
 
 def client_workload(endpoint, client, conc, n_ops, n_pages, seed, delete=False):
@@ -161,7 +161,9 @@ def main():
             manifest, summary = run(fill_workload(endpoint, n), results, f"fill-{n}")
             put = summary["rows"][0]
             rss.append(manifest["peak_rss_kib"])
-            print(f"  {n:>9} keys: peak RSS {manifest['peak_rss_kib'] / 1024:.1f} MiB, {put['ops_per_sec']:.0f} PUT/s")
+            anon = mib_cell(anon_mib(manifest), 0)
+            print(f"  {n:>9} keys: peak RSS {manifest['peak_rss_kib'] / 1024:.1f} MiB (anonymous {anon}), "
+                  f"{put['ops_per_sec']:.0f} PUT/s")
         print(f"  ratio {fills[1] // fills[0]}x keys -> {rss[1] / rss[0]:.2f}x RSS")
     finally:
         sim.kill()

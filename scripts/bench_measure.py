@@ -14,7 +14,7 @@ from contextlib import contextmanager
 
 import bench_big
 from bench_clients import client_rows, fill_workload, verification_rows
-from bench_common import SIM_KEYS, run, start_sim
+from bench_common import SIM_KEYS, anon_mib, run, start_sim
 from bench_keys import fill as keys_fill, list_keys as keys_list, read as keys_read
 from bench_list import fill as list_fill, list_keys
 from bench_sim_memory import measure as sim_measure
@@ -121,11 +121,11 @@ def big_objects(s, endpoint, seeds, bin, results):
              setup=lambda s, endpoint: keys_fill(endpoint, "picks", s.pick_keys, s.fill_results, bin=s.sim_bin))
 def key_picks(s, endpoint, _seeds, bin, results):
     path = os.path.join(results, "picks.keys")
-    report, _ = keys_list(endpoint, "picks", path, 32, bin=bin)
+    report, _, _ = keys_list(endpoint, "picks", path, 32, bin=bin)
     if report["key_file"]["keys"] != s.pick_keys:
         sys.exit(f"key file: {report['key_file']['keys']} keys, expected {s.pick_keys}")
-    _, file_row = keys_read(endpoint, "picks", s.pick_keys, path, s.pick_gets, 32, results, bin=bin)
-    _, space_row = keys_read(endpoint, "picks", s.pick_keys, None, s.pick_gets, 32, results, bin=bin)
+    _, _, file_row = keys_read(endpoint, "picks", s.pick_keys, path, s.pick_gets, 32, results, bin=bin)
+    _, _, space_row = keys_read(endpoint, "picks", s.pick_keys, None, s.pick_gets, 32, results, bin=bin)
     picked, own = per_op(file_row), per_op(space_row)
     return {"keys.file.cpu_us": picked, "keys.keyspace.cpu_us": own,
             "keys.difference_us": picked - own} | errors(file_row, space_row)
@@ -148,13 +148,17 @@ def verify(s, endpoint, seeds, bin, results):
 
 
 def rss_after_fill(n):
-    """Peak RSS of `keystorm run` filling a fresh size-only target with `n` keys."""
+    """Peak RSS of `keystorm run` filling a fresh size-only target with `n` keys, and
+    its anonymous part (from a build that records it)."""
     @contextmanager
     def measurement(s):
         def one(bin, results):
             with sim(s, "size-only") as endpoint:
                 manifest, summary = run(fill_workload(endpoint, n), results, f"fill-{n}", bin=bin)
-            return {f"rss.{n}.peak_mib": manifest["peak_rss_kib"] / 1024} | errors(*summary["rows"])
+            anon = anon_mib(manifest)
+            return ({f"rss.{n}.peak_mib": manifest["peak_rss_kib"] / 1024}
+                    | ({f"rss.{n}.anon_mib": anon} if anon is not None else {})
+                    | errors(*summary["rows"]))
         yield one
     return measurement
 

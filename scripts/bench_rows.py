@@ -47,7 +47,9 @@ def sections(s):
     verify += [("verify.1MiB.plain_us_per_mib", "GET 1 MiB: client CPU", "µs/MiB", True),
                ("verify.1MiB.verified_us_per_mib", "GET 1 MiB verify: client CPU", "µs/MiB", True),
                ("verify.1MiB.added_pct", "GET 1 MiB: verify adds", "%", False)]
-    rss = [(f"rss.{n}.peak_mib", f"after filling {n:,} keys", "MiB", True) for n in s.fills]
+    rss = [row for n in s.fills for row in (
+        (f"rss.{n}.peak_mib", f"after filling {n:,} keys", "MiB", True),
+        (f"rss.{n}.anon_mib", f"after filling {n:,} keys: anonymous", "MiB", True))]
     sim = [(f"sim.{m}.bytes_per_object", f"{m} storage", "B/object", True) for m in ("memory", "size-only")]
     return [
         ("Closed loop, 1 KiB objects (LIST: 1000-key pages), concurrency 64", closed),
@@ -56,7 +58,7 @@ def sections(s):
         ("Big objects, size-only target, fast client unless said (16 MiB: 8 workers; larger: 4, parts 16 MiB, 4 at once)", big),
         (f"Key picks: GETs of 6-byte objects, {s.pick_keys:,} keys, 32 workers", picks),
         ("verify: true, fast client (1, 4 KiB: concurrency 64; 1 MiB: 8), the MD5s known", verify),
-        ("Client peak RSS (VmHWM) after a fill, size-only target, 6-byte objects, concurrency 64", rss),
+        ("Client peak RSS (VmHWM) and its anonymous part (RssAnon) after a fill, size-only target, 6-byte objects, concurrency 64", rss),
         (f"keystorm sim memory, {s.sim_objects:,} PUTs of 1 KiB", sim),
     ]
 
