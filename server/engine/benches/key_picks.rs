@@ -1,8 +1,10 @@
 //! Picks from a key file, without S3: what a worker pays to find the key of its next
 //! read in a file of 100,000 keys and in one of 5,000,000 — a uniform pick, a Zipf pick
 //! (a rank shuffled over the positions), an epoch's pick (a keyed permutation) and a
-//! sequential pass. A random pick finds one block in the mapped file, decompresses it
-//! and walks it to the key; a pass decodes each block once. Each file's size is printed
+//! sequential pass. A random pick finds one block, decompresses it and walks it to the
+//! key; a pass decodes each block once. Each is measured two ways side by side: the
+//! block found in the file mapped into memory (what a run's picks do), and read with a
+//! `pread` of its index entry and one of the block. Each file's size is printed
 //! first, in bytes per key: its ETags are real MD5s (of each object's content, as S3
 //! gives a single-part PUT), which do not compress, so the figure is what a listing of
 //! such a bucket takes.
@@ -12,7 +14,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use keystorm_engine::keyfile::{KeyEntry, KeyFileWriter};
+use keystorm_engine::keyfile::{Cursor, KeyEntry, KeyFile, KeyFileWriter};
 use keystorm_engine::keyset::{EpochPicks, KeySet};
 use keystorm_results::Shard;
 use md5::{Digest, Md5};
@@ -47,34 +49,58 @@ fn picks(c: &mut Criterion) {
     for n in [100_000u64, 5_000_000] {
         let path = key_file(dir.path(), n);
         let set = Arc::new(KeySet::open(&path, "b", None, Shard::WHOLE, 1).unwrap());
-        let mut reader = set.reader().unwrap();
+        let file = KeyFile::open(&path).unwrap();
+        // The same picks side by side: blocks found in the mapped file, and blocks read
+        // with a pread of the index entry and one of the block.
+        let mut cursors = [
+            ("mapped", file.mapped().unwrap().cursor().unwrap()),
+            ("pread", file.cursor().unwrap()),
+        ];
         let mut rng = fastrand::Rng::with_seed(3);
-        c.bench_function(&format!("uniform pick of {n} keys"), |b| {
-            b.iter(|| black_box(reader.at(rng.u64(0..n)).unwrap().key.len()))
-        });
-        c.bench_function(&format!("zipf rank pick of {n} keys"), |b| {
-            b.iter(|| {
-                let rank = rng.u64(0..n);
-                black_box(reader.at(set.hot(rank)).unwrap().key.len())
-            })
-        });
+        let mut group = c.benchmark_group(format!("uniform pick of {n} keys"));
+        for (name, cursor) in &mut cursors {
+            group.bench_function(*name, |b| {
+                b.iter(|| black_box(key_len(cursor, rng.u64(0..n))))
+            });
+        }
+        group.finish();
+        let mut group = c.benchmark_group(format!("zipf rank pick of {n} keys"));
+        for (name, cursor) in &mut cursors {
+            group.bench_function(*name, |b| {
+                b.iter(|| black_box(key_len(cursor, set.hot(rng.u64(0..n)))))
+            });
+        }
+        group.finish();
         let epochs = EpochPicks::new(n, u32::MAX, 9, 0);
-        c.bench_function(&format!("epoch pick of {n} keys"), |b| {
-            b.iter(|| {
-                let p = epochs.begin().unwrap();
-                let len = reader.at(p.position).unwrap().key.len();
-                epochs.finish(p.number);
-                black_box(len)
-            })
-        });
-        let mut next = 0;
-        c.bench_function(&format!("sequential pass over {n} keys"), |b| {
-            b.iter(|| {
-                next = (next + 1) % n;
-                black_box(reader.at(next).unwrap().key.len())
-            })
-        });
+        let mut group = c.benchmark_group(format!("epoch pick of {n} keys"));
+        for (name, cursor) in &mut cursors {
+            group.bench_function(*name, |b| {
+                b.iter(|| {
+                    let p = epochs.begin().unwrap();
+                    let len = key_len(cursor, p.position);
+                    epochs.finish(p.number);
+                    black_box(len)
+                })
+            });
+        }
+        group.finish();
+        let mut group = c.benchmark_group(format!("sequential pass over {n} keys"));
+        for (name, cursor) in &mut cursors {
+            let mut next = 0;
+            group.bench_function(*name, |b| {
+                b.iter(|| {
+                    next = (next + 1) % n;
+                    black_box(key_len(cursor, next))
+                })
+            });
+        }
+        group.finish();
     }
+}
+
+/// The length of key number `i`, read through `cursor`.
+fn key_len(cursor: &mut Cursor, i: u64) -> usize {
+    cursor.get(i).unwrap().unwrap().key.len()
 }
 
 criterion_group!(benches, picks);
