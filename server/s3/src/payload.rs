@@ -42,13 +42,10 @@ impl Payload {
     /// `len` bytes from `from` of this body (clamped to it): a multipart part, sharing
     /// the pool.
     pub fn part(&self, from: u64, len: u64) -> Payload {
-        let from = from.min(self.len);
-        let len = len.min(self.len - from);
+        let Wrapped { start, len, .. } = self.view().part(from, len);
         if len == 0 {
             return Payload::default();
         }
-        let pool_len = self.pool.len() as u64;
-        let start = ((self.start as u64 + from % pool_len) % pool_len) as usize;
         Payload {
             pool: self.pool.clone(),
             start,

@@ -43,24 +43,23 @@ pub(super) struct RangedGet {
     pub arrival: Option<Arrival>,
 }
 
-/// Runs `make(n)` for n in `0..count`, at most `at_once` at a time, handing each result
-/// to `take` as it comes; after the first one `take` refuses (returns false) no more
-/// are started, and those running are waited for.
-async fn at_most<T, Fut>(
-    count: usize,
+/// Runs `make(item)` for each of `items`, at most `at_once` at a time, handing each
+/// result to `take` as it comes; after the first one `take` refuses (returns false) no
+/// more are started, and those running are waited for.
+async fn at_most<I, T, Fut>(
+    mut items: impl Iterator<Item = I>,
     at_once: u32,
-    mut make: impl FnMut(usize) -> Fut,
+    mut make: impl FnMut(I) -> Fut,
     mut take: impl FnMut(T) -> bool,
 ) where
     Fut: Future<Output = T>,
 {
     let mut running = FuturesUnordered::new();
-    let mut next = 0;
     let mut refused = false;
     loop {
-        while !refused && next < count && running.len() < at_once.max(1) as usize {
-            running.push(make(next));
-            next += 1;
+        while !refused && running.len() < at_once.max(1) as usize {
+            let Some(item) = items.next() else { break };
+            running.push(make(item));
         }
         match running.next().await {
             Some(out) => refused |= !take(out),
@@ -90,15 +89,14 @@ impl Parted<'_> {
             Ok(id) => id,
             Err(e) => return (Err(e), endpoint),
         };
-        let ranges: Vec<(u64, u64)> = ranges(body.len(), self.parts.part_size).collect();
-        let mut etags = Vec::with_capacity(ranges.len());
+        let parts = body.len().div_ceil(self.parts.part_size.max(1));
+        let mut etags = Vec::with_capacity(parts as usize);
         let mut failed = None;
         let base = &*seat;
         at_most(
-            ranges.len(),
+            ranges(body.len(), self.parts.part_size).enumerate(),
             self.parts.parts_in_flight,
-            |n| {
-                let (a, b) = ranges[n];
+            |(n, (a, b))| {
                 let number = n as u32 + 1;
                 let part = body.part(a, b - a + 1);
                 let mut seat = base.part(number);
@@ -156,7 +154,6 @@ impl Parted<'_> {
         expected: Option<Wrapped<'_>>,
     ) -> (Result<RangedGet, OpError>, usize) {
         let (bucket, key) = (self.bucket, self.key);
-        let ranges: Vec<(u64, u64)> = ranges(size, self.parts.part_size).collect();
         let start = Instant::now();
         let mut got = RangedGet {
             bytes: 0,
@@ -170,10 +167,9 @@ impl Parted<'_> {
         let mut last_endpoint = 0;
         let base = &*seat;
         at_most(
-            ranges.len(),
+            ranges(size, self.parts.part_size).enumerate(),
             self.parts.parts_in_flight,
-            |n| {
-                let (a, b) = ranges[n];
+            |(n, (a, b))| {
                 let mut seat = base.part(n as u32);
                 let expected = expected.map(|w| w.part(a, b - a + 1));
                 // Each range in its own scope: its arrival is its own, not another's.
@@ -264,7 +260,7 @@ mod tests {
         let most = std::cell::Cell::new(0u32);
         let mut seen = Vec::new();
         at_most(
-            10,
+            0..10,
             3,
             |n| {
                 running.set(running.get() + 1);
