@@ -36,8 +36,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "dynamic|SHARDS", value_parser = parse_index)]
     pub index: Option<keystorm_results::IndexLayout>,
 
-    /// S3 client instead of the workload's `target.client`: `fast` (hyper + aws-sigv4)
-    /// or `sdk` (aws-sdk-s3).
+    /// S3 client instead of the workload's `target.client`: `fast` (hyper and a SigV4
+    /// signer of its own) or `sdk` (aws-sdk-s3).
     #[arg(long, value_enum, value_name = "fast|sdk")]
     pub client: Option<ClientArg>,
 

@@ -1,4 +1,4 @@
-//! The `fast` client: a pooled hyper client, AWS's `aws-sigv4` signer and a streaming
+//! The `fast` client: a pooled hyper client, a SigV4 signer of its own and a streaming
 //! XML parser, for the hot operations. It spends a fraction of the SDK's client CPU per
 //! request, so the numbers measure the target rather than the load generator.
 

@@ -4,7 +4,7 @@
 use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
 /// RFC 3986 unreserved characters stay as they are.
-const STRICT: &AsciiSet = &NON_ALPHANUMERIC
+pub(crate) const STRICT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
     .remove(b'_')
     .remove(b'.')
