@@ -68,6 +68,7 @@ pub fn sim_config(plan: &EmbeddedPlan) -> SimConfig {
         latency: sim_latency(&plan.latency),
         faults: sim_faults(&plan.faults),
         max_memory: plan.max_memory,
+        max_inflight: plan.max_inflight,
         ..Default::default()
     }
 }

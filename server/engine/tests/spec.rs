@@ -867,6 +867,16 @@ fn rgw_mistakes_are_reported_with_positions() {
         17,
         "`embedded.max_memory` is one size",
     );
+    for (n, column) in [("0", 19), ("1000001", 19), ("-3", 19)] {
+        expect_error(
+            &format!(
+                "name: e\ntarget:\n  embedded:\n    max_inflight: {n}\nbuckets: {{ name: bkt }}\n{put}"
+            ),
+            4,
+            column,
+            "`embedded.max_inflight` must be between 1 and 1000000",
+        );
+    }
     expect_error(
         &format!("name: e\nbuckets: {{ name: bkt }}\nstalls: {{ throughput_below: 1.5 }}\n{put}"),
         3,

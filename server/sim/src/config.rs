@@ -28,6 +28,12 @@ pub struct SimConfig {
     /// InsufficientStorage; `None`: half of the machine's memory (or of the cgroup's
     /// limit).
     pub max_memory: Option<u64>,
+    /// Requests the target serves at once, like a gateway's pool of worker threads: a
+    /// request past them waits its turn (first come, first served) before its latency
+    /// and its work, and holds its place until its answer's headers are sent. With a
+    /// fixed latency L the target serves at most `max_inflight` ÷ L requests a second.
+    /// `None`: no limit. Admin calls never wait.
+    pub max_inflight: Option<u32>,
     /// Count GET and HEAD requests per key (`SimHandle::key_requests`), for tests that
     /// check from the target's side how often each key was read. It holds an entry per
     /// key read: off unless asked for.

@@ -31,10 +31,14 @@ pub enum DelayKind {
     /// The latency a port adds to the requests it receives (`SimHandle::listen_also`),
     /// every operation's together, after the target's own.
     Port,
+    /// A request's wait for one of the target's `max_inflight` places (drawn and
+    /// applied are both the wait), every request counted, those that found a place
+    /// free with 0.
+    Queue,
 }
 
 impl DelayKind {
-    pub const ALL: [DelayKind; 9] = [
+    pub const ALL: [DelayKind; 10] = [
         DelayKind::Put,
         DelayKind::Get,
         DelayKind::Head,
@@ -44,6 +48,7 @@ impl DelayKind {
         DelayKind::Reshard,
         DelayKind::ReshardRetry,
         DelayKind::Port,
+        DelayKind::Queue,
     ];
 
     pub fn name(self) -> &'static str {
@@ -57,6 +62,7 @@ impl DelayKind {
             DelayKind::Reshard => "reshard",
             DelayKind::ReshardRetry => "reshard_retry",
             DelayKind::Port => "port",
+            DelayKind::Queue => "queue",
         }
     }
 }
@@ -184,6 +190,14 @@ impl DelayRecord {
         h.applied.saturating_record(micros(applied));
         h.late
             .saturating_record(micros(applied.saturating_sub(drawn)));
+    }
+
+    /// Records a wait that was no sleep of the target's own (a queue's).
+    pub fn record_wait(&self, kind: DelayKind, waited: Duration) {
+        let mut h = self.of(kind);
+        h.drawn.saturating_record(micros(waited));
+        h.applied.saturating_record(micros(waited));
+        h.late.saturating_record(0);
     }
 
     /// Every kind of delay applied at least once.

@@ -71,6 +71,19 @@ pub(crate) async fn handle(port: &Port, req: http::Request<Incoming>) -> Result<
         };
         return Ok(crate::admin::handle(state, call).await);
     }
+    // A gateway's worker threads: past `max_inflight` requests, the rest wait in turn.
+    let _place = match &state.inflight {
+        Some(places) => {
+            let asked = std::time::Instant::now();
+            let place = places.acquire().await.ok();
+            state
+                .store
+                .delays
+                .record_wait(DelayKind::Queue, asked.elapsed());
+            place
+        }
+        None => None,
+    };
     state.requests[ctx.parsed.op as usize].fetch_add(1, Ordering::Relaxed);
     port.count(ctx.parsed.op);
     if let Some(tally) = &state.key_tally

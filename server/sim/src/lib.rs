@@ -233,6 +233,9 @@ pub async fn start(addr: SocketAddr, config: SimConfig) -> std::io::Result<SimHa
         requests: Default::default(),
         key_tally: config.tally_keys.then(tally::KeyTally::default),
         ports: Default::default(),
+        inflight: config
+            .max_inflight
+            .map(|n| tokio::sync::Semaphore::new(n as usize)),
     });
     tokio::spawn(reshard::reshard_thread(
         store.clone(),

@@ -25,6 +25,8 @@ pub(crate) struct State {
     pub key_tally: Option<crate::tally::KeyTally>,
     /// Every port the target listens on, for the admin API.
     pub ports: crate::port_list::PortList,
+    /// The places of `SimConfig::max_inflight` (fair: waiters are served in order).
+    pub inflight: Option<tokio::sync::Semaphore>,
 }
 
 /// What the requests arriving on one port share beyond the target's state.

@@ -42,6 +42,13 @@ pub struct SimArgs {
     #[arg(long, value_name = "SIZE", value_parser = parse_max_memory)]
     pub max_memory: Option<u64>,
 
+    /// Requests served at once, like a gateway's pool of worker threads: the rest wait
+    /// their turn, first come first served, so with a fixed latency L the target serves
+    /// at most N ÷ L requests a second (a known knee for rate sweeps and searches)
+    /// [default: no limit].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(keystorm_engine::plan::MAX_INFLIGHT)))]
+    pub max_inflight: Option<u32>,
+
     /// Access key to verify request signatures with (with --secret-key).
     #[arg(
         long,

@@ -38,6 +38,7 @@ fn plan(args: &SimArgs) -> Result<EmbeddedPlan, CliError> {
         latency: latency(args.latency.iter().map(|(op, delay)| (*op, delay))),
         faults,
         max_memory: args.max_memory,
+        max_inflight: args.max_inflight,
     })
 }
 
@@ -262,6 +263,7 @@ mod tests {
         "--fault-seed=9",
         "--fault-ops=get,list,delete",
         "--max-memory=1GiB",
+        "--max-inflight=8",
     ];
     const EVERY_SETTING_WORKLOAD: &str = "name: r
 target:
@@ -271,6 +273,7 @@ target:
     latency: { put: 2ms, get: 1ms..3ms, head: \"lognormal:1ms,10ms\", list: exp:2ms, delete: 4ms }
     faults: { slow_down: 0.01, internal_error: 0.02, reset: 0.03, stall: 0.04, key_error: 0.05, corrupt: 0.06, lose_on_reshard: 0.07, list_twice: 0.08, stall_time: 6s, seed: 9, ops: [get, list, delete] }
     max_memory: 1GiB
+    max_inflight: 8
 buckets: { name: bkt }
 before:
   - { op: put, operations: 10 }
@@ -284,8 +287,8 @@ before:
         let workload = keystorm_embedded::sim_config(&plan.target.embedded);
         let shared = |c: &keystorm_sim::SimConfig| {
             format!(
-                "{:?} {:?} {:?} {:?}",
-                c.index, c.latency, c.faults, c.max_memory
+                "{:?} {:?} {:?} {:?} {:?}",
+                c.index, c.latency, c.faults, c.max_memory, c.max_inflight
             )
         };
         assert_eq!(shared(&flags), shared(&workload));
@@ -349,6 +352,7 @@ before:
         assert_ne!(seed, d.faults.seed);
         assert_eq!(ops.len(), 3);
         assert_ne!(flags.max_memory, d.max_memory);
+        assert_ne!(flags.max_inflight, d.max_inflight);
     }
 
     fn parse(args: &[&str]) -> Result<keystorm_sim::SimConfig, Refused> {

@@ -89,7 +89,14 @@ pub struct EmbeddedPlan {
     pub faults: FaultsPlan,
     /// Memory budget in bytes (`None`: the target's default, half the machine's).
     pub max_memory: Option<u64>,
+    /// Requests served at once, the rest queued (`None`: no limit); at most
+    /// [`MAX_INFLIGHT`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_inflight: Option<u32>,
 }
+
+/// The most `max_inflight` may be, in a workload and on `keystorm sim`.
+pub const MAX_INFLIGHT: u32 = 1_000_000;
 
 /// The embedded target's imitation of an RGW bucket index.
 #[derive(Debug, Clone, Serialize)]

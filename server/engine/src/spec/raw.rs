@@ -132,6 +132,8 @@ pub struct RawEmbedded {
     pub faults: Option<S<RawFaults>>,
     /// Memory budget (`512MiB`, `4GiB`): writes past it get 507 InsufficientStorage.
     pub max_memory: Option<S<RawSize>>,
+    /// Requests served at once; the rest wait their turn (a gateway's thread pool).
+    pub max_inflight: Option<S<i64>>,
 }
 
 #[derive(Debug, Deserialize)]

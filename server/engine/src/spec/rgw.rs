@@ -141,6 +141,10 @@ pub fn embedded(raw: Option<&Spanned<RawEmbedded>>, index_set: bool) -> R<Embedd
     if let Some(m) = &e.max_memory {
         plan.max_memory = Some(max_memory(m)?);
     }
+    if let Some(n) = &e.max_inflight {
+        let most = i64::from(crate::plan::MAX_INFLIGHT);
+        plan.max_inflight = Some(in_range(n, "embedded.max_inflight", 1, most)? as u32);
+    }
     Ok(plan)
 }
 
