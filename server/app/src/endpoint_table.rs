@@ -80,6 +80,7 @@ mod tests {
             taken_over: false,
             wall_s: None,
             open_loop: None,
+            sweep: None,
             endpoints: ["http://a:1", "http://b:2"]
                 .into_iter()
                 .zip([10, 20])

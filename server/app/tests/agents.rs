@@ -61,6 +61,19 @@ fn follow_events(url: &str, run_id: &str) -> Vec<(String, serde_json::Value)> {
     events
 }
 
+/// `n` agents, `agent-0` … , each with its results under `dir`.
+fn start_agents(controller: &str, dir: &Path, n: usize) -> Vec<Agent> {
+    (0..n)
+        .map(|i| {
+            start_agent(
+                controller,
+                &format!("agent-{i}"),
+                &dir.join(format!("agent-{i}")),
+            )
+        })
+        .collect()
+}
+
 /// `keystorm run W --controller URL --agents N` started in the background.
 fn start_split_run(wl: &Path, controller: &str, agents: u32, results: &Path) -> Child {
     start_split_run_with(wl, controller, agents, results, &[])
@@ -108,15 +121,7 @@ async fn four_agents_fill_400_000_keys_and_their_merged_run_counts_each_request_
     let dir = tempfile::tempdir().unwrap();
     let controller_results = dir.path().join("controller");
     let controller = start_controller(&controller_results);
-    let _agents: Vec<Agent> = (0..4)
-        .map(|i| {
-            start_agent(
-                &controller.url,
-                &format!("agent-{i}"),
-                &dir.path().join(format!("agent-{i}")),
-            )
-        })
-        .collect();
+    let _agents = start_agents(&controller.url, dir.path(), 4);
     let wl = fill_workload(dir.path(), "fleet", &sim.endpoint, 4, FOUR_AGENTS_KEYS);
     let run = start_split_run(&wl, &controller.url, 4, &dir.path().join("cli"));
     // Watched live as a run of one process is: the controller's stream of the run.
@@ -1057,4 +1062,68 @@ async fn a_shard_that_waits_at_a_barrier_for_a_slower_one_has_the_wait_on_the_me
         waited[0]["to_t_s"].as_f64().unwrap(),
     );
     assert!(to - from >= 1.0, "{waited:#?}");
+}
+
+#[tokio::test]
+async fn a_sweep_over_three_agents_asks_each_step_of_them_together_and_finds_the_one_knee() {
+    // 8 requests served at once, 20 ms each: the store answers at most 400 PUTs a
+    // second, whoever sends them.
+    let sim = start_sim(&[
+        "--storage",
+        "size-only",
+        "--max-inflight",
+        "8",
+        "--latency",
+        "put=20ms",
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let controller_results = dir.path().join("controller");
+    let controller = start_controller(&controller_results);
+    let _agents = start_agents(&controller.url, dir.path(), 3);
+    let text = workload(
+        "swept",
+        &sim.endpoint,
+        "size: 1KiB",
+        "rounds:\n  count: 1\n  phases:\n    - { op: put, workers: 32, rates: [150, 300, 1200], duration: 2s }\n",
+    );
+    let wl = write_workload(dir.path(), "swept", &text);
+    let run = start_split_run(&wl, &controller.url, 3, &dir.path().join("cli"));
+    let out = run.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The merged run says where the store stopped keeping up, as one process would.
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("sweep put, round 1, put: kept up to 300 ops/s"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let merged = merged_run(&controller_results);
+    let rows = summary_rows(&merged);
+    let steps: Vec<(&str, f64, f64)> = rows
+        .iter()
+        .filter(|r| r["section"] == "round")
+        .map(|r| {
+            assert_eq!(r["sweep"], "put", "{r}");
+            (
+                r["phase"].as_str().unwrap(),
+                r["open_loop"]["asked_per_sec"].as_f64().unwrap(),
+                r["open_loop"]["sent_per_sec"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let names: Vec<&str> = steps.iter().map(|s| s.0).collect();
+    assert_eq!(names, ["put@150", "put@300", "put@1200"]);
+    // Each agent asked a third of each step; the merged step asked all of it.
+    for ((_, asked, sent), whole) in steps.iter().zip([150.0, 300.0, 1200.0]) {
+        assert!((asked - whole).abs() < 1e-6, "{steps:?}");
+        if whole < 400.0 {
+            assert!(*sent > 0.95 * whole, "{steps:?}");
+        } else {
+            assert!(*sent < 0.4 * whole, "{steps:?}");
+        }
+    }
 }

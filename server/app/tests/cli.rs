@@ -955,3 +955,40 @@ fn show_json(results: &Path, id: &str) -> serde_json::Value {
         .stdout();
     serde_json::from_str(&shown).unwrap()
 }
+
+#[test]
+fn a_sweeps_knee_is_on_the_screen_and_in_show_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    // 8 PUTs served at once, 20 ms each: at most 400 a second.
+    let f = write(
+        dir.path(),
+        "sweep.yaml",
+        "name: sweep\ntarget:\n  endpoint: embedded\n  embedded: { storage: size-only, latency: { put: 20ms }, max_inflight: 8 }\n\
+         buckets: { names: [sweep] }\nobjects: { size: 1KiB }\nrounds:\n  count: 1\n  phases:\n    \
+         - { op: put, workers: 32, rates: [100, 200, 800], duration: 1500ms }\n",
+    );
+    let stdout = run_quietly(&f, &results);
+    assert!(
+        stdout.contains("sweep put, round 1, put: kept up to 200 ops/s (p50 "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("; behind from 800 ops/s (sent "),
+        "{stdout}"
+    );
+    let json = show_json(&results, &only_run(&results));
+    fits_summary_schema(&json);
+    let sweeps = json["sweeps"].as_array().unwrap();
+    assert_eq!(sweeps.len(), 1, "{json}");
+    assert_eq!(sweeps[0]["sweep"], "put");
+    assert_eq!(sweeps[0]["kept_up_to_per_sec"], 200.0);
+    assert_eq!(sweeps[0]["behind_from_per_sec"], 800.0);
+    let phases: Vec<&str> = sweeps[0]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["phase"].as_str().unwrap())
+        .collect();
+    assert_eq!(phases, ["put@100", "put@200", "put@800"]);
+}

@@ -156,8 +156,44 @@ pub fn summary_text(rows: &[SummaryRow]) -> String {
             o.describe()
         ));
     }
+    for curve in keystorm_results::sweep_curves(rows) {
+        out.push('\n');
+        out.push_str(&sweep_line(&curve));
+    }
     out.push('\n');
     out
+}
+
+/// `sweep put, round 1, put: kept up to 2000 ops/s (p50 2.4 ms, p99 5.6 ms); behind
+/// from 4000 ops/s (sent 90 %, p99 211.3 ms)`.
+fn sweep_line(c: &keystorm_results::SweepCurve) -> String {
+    let place = c
+        .round
+        .map_or_else(|| c.section.as_str().to_string(), |n| format!("round {n}"));
+    let head = format!("sweep {}, {place}, {}: ", c.sweep, c.op);
+    let behind = c.first_behind().map(|b| {
+        format!(
+            "{:.0} ops/s (sent {:.0} %, p99 {})",
+            b.asked_per_sec,
+            100.0 * b.sent_per_sec / b.asked_per_sec,
+            latency(b.p99_us)
+        )
+    });
+    let kept = c.knee().map(|k| {
+        format!(
+            "kept up to {:.0} ops/s (p50 {}, p99 {})",
+            k.asked_per_sec,
+            latency(k.p50_us),
+            latency(k.p99_us)
+        )
+    });
+    let (kept, behind) = match (kept, behind) {
+        (Some(k), Some(b)) => (k, format!("; behind from {b}")),
+        (Some(k), None) => (k, "; kept up at every step".to_string()),
+        (None, Some(b)) => (String::new(), format!("behind from its first step, {b}")),
+        (None, None) => (String::new(), "no step measured".to_string()),
+    };
+    format!("{head}{kept}{behind}")
 }
 
 /// The operations slower than a percentile of many shows, per whole-phase row, at the
@@ -401,20 +437,90 @@ mod tests {
         assert_eq!(lines[2], "x          12345");
     }
 
-    #[test]
-    fn an_open_loop_phase_that_fell_behind_says_so_under_the_table() {
-        use keystorm_results::metrics::{OpSummary, Percentiles};
-        use keystorm_results::{OpenLoop, Section};
-        let row = SummaryRow {
-            section: Section::Round,
-            round: Some(2),
-            phase: "write".into(),
+    /// A PUT row of an open-loop phase of round `round` with these stats.
+    fn open_loop_row(
+        round: u32,
+        phase: &str,
+        stats: keystorm_results::metrics::OpSummary,
+        open_loop: keystorm_results::OpenLoop,
+    ) -> SummaryRow {
+        SummaryRow {
+            section: keystorm_results::Section::Round,
+            round: Some(round),
+            phase: phase.into(),
             op: keystorm_types::OpKind::Put,
             objects_at_start: 0,
             started_at: String::new(),
             duration_s: 10.0,
             client_cpu_s: 0.0,
-            stats: OpSummary {
+            stats,
+            index_at_start: Vec::new(),
+            index_at_end: Vec::new(),
+            interrupted: false,
+            resumed: false,
+            redone: 0,
+            taken_over: false,
+            wall_s: None,
+            open_loop: Some(open_loop),
+            sweep: None,
+            endpoints: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_sweep_says_up_to_which_step_it_kept_up_and_where_it_fell_behind() {
+        use keystorm_results::OpenLoop;
+        use keystorm_results::metrics::{OpSummary, Percentiles};
+        let step = |asked: f64, sent: f64, p99: u64| SummaryRow {
+            sweep: Some("put".into()),
+            ..open_loop_row(
+                1,
+                &format!("put@{asked}"),
+                OpSummary {
+                    latency_us: Percentiles {
+                        p50: p99 / 2,
+                        p99,
+                        ..Percentiles::default()
+                    },
+                    ..OpSummary::default()
+                },
+                OpenLoop {
+                    asked_per_sec: asked,
+                    sent_per_sec: sent,
+                    backlog: 0,
+                },
+            )
+        };
+        // Out of order, and a step past the knee that kept up again: the knee is the
+        // last step kept before the first that fell behind.
+        let rows = [
+            step(2000.0, 1995.0, 5_600),
+            step(1000.0, 1000.0, 2_700),
+            step(8000.0, 7990.0, 900_000),
+            step(4000.0, 3590.0, 211_300),
+        ];
+        let text = summary_text(&rows);
+        assert_eq!(
+            text.lines().last().unwrap(),
+            "sweep put, round 1, put: kept up to 2000 ops/s (p50 2.8 ms, p99 5.6 ms); behind \
+             from 4000 ops/s (sent 90 %, p99 211.3 ms)"
+        );
+        let behind_at_once = summary_text(&[step(500.0, 100.0, 9_000)]);
+        assert_eq!(
+            behind_at_once.lines().last().unwrap(),
+            "sweep put, round 1, put: behind from its first step, 500 ops/s (sent 20 %, p99 9.0 \
+             ms)"
+        );
+    }
+
+    #[test]
+    fn an_open_loop_phase_that_fell_behind_says_so_under_the_table() {
+        use keystorm_results::OpenLoop;
+        use keystorm_results::metrics::{OpSummary, Percentiles};
+        let row = open_loop_row(
+            2,
+            "write",
+            OpSummary {
                 ops: 23_160,
                 schedule_lag_us: Some(Percentiles {
                     p50: 812_000,
@@ -423,20 +529,12 @@ mod tests {
                 }),
                 ..OpSummary::default()
             },
-            index_at_start: Vec::new(),
-            index_at_end: Vec::new(),
-            interrupted: false,
-            resumed: false,
-            redone: 0,
-            taken_over: false,
-            wall_s: None,
-            open_loop: Some(OpenLoop {
+            OpenLoop {
                 asked_per_sec: 6000.0,
                 sent_per_sec: 2316.0,
                 backlog: 36_840,
-            }),
-            endpoints: Vec::new(),
-        };
+            },
+        );
         let text = summary_text(&[row]);
         let last = text.lines().last().unwrap();
         assert_eq!(

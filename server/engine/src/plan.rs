@@ -306,6 +306,10 @@ pub struct PhasePlan {
     /// How its PUTs and GETs move objects larger than `parts_above`.
     #[serde(skip_serializing_if = "PartPlan::is_default")]
     pub parts: PartPlan,
+    /// The rate sweep this phase is a step of (`rates`): the phase's name as written,
+    /// shared by every step; the step's own name adds its rate (`put@1000`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<String>,
     /// What the phase does (in plan.json: `kind`, with its `listing` or `transfer`).
     #[serde(flatten)]
     pub kind: PhaseKind,

@@ -1354,3 +1354,133 @@ fn names_with_invisible_or_control_characters_are_refused_at_the_name() {
     let text = format!("{HEAD}before:\n  - {{ name: \"füllen-写入\", op: put, operations: 1 }}\n");
     assert!(parse_workload(&text, "w.yaml").is_ok());
 }
+
+#[test]
+fn a_sweep_becomes_one_phase_per_rate() {
+    let (plan, _) = parse_workload(
+        &format!(
+            "{HEAD}rounds:\n  count: 1\n  phases:\n    - {{ op: put, rates: {{ from: 500, to: 8000, steps: 5 }}, warmup: 1s, duration: 3s }}\n    - {{ name: mixed, mix: {{ get: 70, put: 30 }}, rates: {{ from: 100, to: 400, steps: 4, scale: linear }}, operations: 50 }}\n    - {{ op: get, rates: [12.5, 4], duration: 1s }}\n"
+        ),
+        "w.yaml",
+    )
+    .unwrap();
+    let steps: Vec<(&str, Option<f64>, Option<&str>)> = plan
+        .rounds
+        .phases
+        .iter()
+        .map(|p| (p.name.as_str(), p.rate, p.sweep.as_deref()))
+        .collect();
+    assert_eq!(
+        steps,
+        [
+            ("put@500", Some(500.0), Some("put")),
+            ("put@1000", Some(1000.0), Some("put")),
+            ("put@2000", Some(2000.0), Some("put")),
+            ("put@4000", Some(4000.0), Some("put")),
+            ("put@8000", Some(8000.0), Some("put")),
+            ("mixed@100", Some(100.0), Some("mixed")),
+            ("mixed@200", Some(200.0), Some("mixed")),
+            ("mixed@300", Some(300.0), Some("mixed")),
+            ("mixed@400", Some(400.0), Some("mixed")),
+            ("get@4", Some(4.0), Some("get")),
+            ("get@12.5", Some(12.5), Some("get")),
+        ]
+    );
+    // Every step has the phase's warm-up and end.
+    let first = &plan.rounds.phases[0];
+    assert_eq!(first.warmup, Duration::from_secs(1));
+    assert_eq!(first.end, PhaseEnd::Duration(Duration::from_secs(3)));
+    // A log scale rounds its inner steps to 3 significant digits.
+    let (plan, _) = parse_workload(
+        &format!("{HEAD}before:\n  - {{ op: put, rates: {{ from: 100, to: 1000, steps: 4 }}, duration: 1s }}\n"),
+        "w.yaml",
+    )
+    .unwrap();
+    let rates: Vec<f64> = plan.before.iter().filter_map(|p| p.rate).collect();
+    assert_eq!(rates, [100.0, 215.0, 464.0, 1000.0]);
+}
+
+#[test]
+fn sweeps_are_checked() {
+    let cases: &[(&str, usize, usize, &str)] = &[
+        (
+            "{ op: put, rate: 100, rates: [200], duration: 1s }",
+            4,
+            22,
+            "not both",
+        ),
+        (
+            "{ op: put, rates: [], duration: 1s }",
+            4,
+            23,
+            "at least one rate",
+        ),
+        (
+            "{ op: put, rates: [100, 0], duration: 1s }",
+            4,
+            23,
+            "positive number",
+        ),
+        (
+            "{ op: put, rates: [100, 100.0], duration: 1s }",
+            4,
+            23,
+            "holds 100 twice",
+        ),
+        (
+            "{ op: put, rates: 100, duration: 1s }",
+            4,
+            23,
+            "`rates` is a list",
+        ),
+        (
+            "{ op: put, rates: { from: 10, to: 5, steps: 3 }, duration: 1s }",
+            4,
+            23,
+            "must be above",
+        ),
+        (
+            "{ op: put, rates: { from: 1, to: 5, steps: 1 }, duration: 1s }",
+            4,
+            23,
+            "between 2 and 100",
+        ),
+        (
+            "{ op: put, rates: { from: 1, to: 5, steps: 3, scale: cubic }, duration: 1s }",
+            4,
+            23,
+            "`log` or `linear`",
+        ),
+        (
+            "{ op: put, rates: { from: 1, to: 1.001, steps: 9 }, duration: 1s }",
+            4,
+            23,
+            "repeats a rate",
+        ),
+        (
+            "{ op: put, rates: [100], until_objects: 10 }",
+            4,
+            23,
+            "`duration` (or `operations`)",
+        ),
+        ("{ op: list, rates: [100] }", 4, 24, "phases of operations"),
+    ];
+    for (phase, line, column, message) in cases {
+        expect_error(
+            &format!("{HEAD}before:\n  - {phase}\n"),
+            *line,
+            *column,
+            message,
+        );
+    }
+    let too_many: Vec<String> = (1..=101).map(|n| n.to_string()).collect();
+    expect_error(
+        &format!(
+            "{HEAD}before:\n  - {{ op: put, rates: [{}], duration: 1s }}\n",
+            too_many.join(", ")
+        ),
+        4,
+        23,
+        "at most 100",
+    );
+}

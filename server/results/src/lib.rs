@@ -57,6 +57,7 @@ mod step;
 mod store;
 mod student_t;
 mod summary;
+mod sweep;
 pub mod tail_counts;
 mod tail_csv;
 pub mod tail_marks;
@@ -134,6 +135,7 @@ pub use store::{ResultStore, cut_logs_to, find_run, list_runs, new_run_id, write
 pub use summary::{
     IntervalRecord, OpenLoop, Summary, SummaryRow, TotalRow, class_cell, csv_field, write_csv,
 };
+pub use sweep::{SweepCurve, SweepStep, sweep_curves};
 pub use tail_recount::recount_tails;
 pub use timeline::{
     MAX_TIMELINE_ENTRIES, Timeline, TimelineEntry, TimelineKind, read_timeline, timeline_text,

@@ -57,6 +57,11 @@ pub struct SummaryRow {
     /// what it never sent. The same on every row of the phase (it is the phase's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_loop: Option<OpenLoop>,
+    /// A step of a rate sweep (`rates`): the sweep's name, the phase as written, shared
+    /// by its steps (each row's `phase` is the step's own, `put@1000`). Its steps' rows,
+    /// rate asked against latency, make the sweep's curve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<String>,
     /// A run that drives several endpoints: what each took of the row, adding up to
     /// it (empty for one endpoint: the row is its).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

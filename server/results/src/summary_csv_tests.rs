@@ -33,6 +33,7 @@ fn row(endpoints: Vec<EndpointRow>) -> SummaryRow {
         taken_over: false,
         wall_s: None,
         open_loop: None,
+        sweep: None,
         endpoints,
     }
 }

@@ -222,6 +222,7 @@ mod tests {
             taken_over: false,
             wall_s: None,
             open_loop: None,
+            sweep: None,
             endpoints: Vec::new(),
         }
     }

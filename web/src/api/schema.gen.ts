@@ -2384,6 +2384,12 @@ export interface components {
             wall_s?: number | null;
             open_loop?: null | components["schemas"]["OpenLoop"];
             /**
+             * @description A step of a rate sweep (`rates`): the sweep's name, the phase as written, shared
+             *     by its steps (each row's `phase` is the step's own, `put@1000`). Its steps' rows,
+             *     rate asked against latency, make the sweep's curve.
+             */
+            sweep?: string | null;
+            /**
              * @description A run that drives several endpoints: what each took of the row, adding up to
              *     it (empty for one endpoint: the row is its).
              */

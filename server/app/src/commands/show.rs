@@ -104,6 +104,10 @@ fn print_json(
             "intervals".into(),
             serde_json::to_value(intervals).map_err(failed)?,
         );
+        object.insert(
+            "sweeps".into(),
+            serde_json::to_value(keystorm_results::sweep_curves(&summary.rows)).map_err(failed)?,
+        );
     }
     let text = serde_json::to_string_pretty(&value).map_err(failed)?;
     stdoutln!("{text}");

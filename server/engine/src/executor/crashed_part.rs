@@ -203,6 +203,7 @@ pub(crate) fn close(
         });
         for r in &mut closed.rows {
             r.open_loop = open_loop;
+            r.sweep = scheduled.plan.sweep.clone();
         }
     }
     if written || closed.rows.is_empty() {

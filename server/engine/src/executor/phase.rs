@@ -353,6 +353,7 @@ impl Part<'_> {
         let mut rows = summary_rows(&totals, pref, &saver.part, &end_of_part);
         for r in &mut rows {
             r.open_loop = open_loop;
+            r.sweep = p.sweep.clone();
         }
         PhaseOutcome {
             rows,
@@ -422,6 +423,7 @@ pub(crate) fn summary_rows(
             taken_over: part.taken_over,
             wall_s: None,
             open_loop: None,
+            sweep: None,
         })
         .collect()
 }

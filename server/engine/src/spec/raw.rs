@@ -302,6 +302,9 @@ pub struct RawPhase {
     /// the phase's kind runs (still read, with a warning naming the new one).
     pub concurrency: Option<S<i64>>,
     pub rate: Option<S<f64>>,
+    /// A rate sweep: one open-loop step per rate, `[500, 1000, 2000]` or
+    /// `{from: 500, to: 8000, steps: 5, scale: log}`.
+    pub rates: Option<S<RawRates>>,
     pub warmup: Option<S<RawDuration>>,
     pub duration: Option<S<RawDuration>>,
     pub operations: Option<S<i64>>,
@@ -420,6 +423,29 @@ pub struct RawKeySource {
     pub prefix: Option<String>,
     /// Listings: `serial`, `prefix` or `adaptive` (the default).
     pub mode: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "`rates` is a list of operations per second, e.g. `[500, 1000, 2000]`, or a range, e.g. `{from: 500, to: 8000, steps: 5, scale: log}`"
+)]
+pub enum RawRates {
+    List(Vec<f64>),
+    Range(RawRateRange),
+}
+
+/// `{from, to, steps, scale}`: `steps` rates from `from` to `to`, both included.
+/// (Inside an untagged enum values have no position of their own: errors point at
+/// `rates`.)
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRateRange {
+    pub from: f64,
+    pub to: f64,
+    pub steps: i64,
+    /// `log` (the default: each step the same factor above the last) or `linear`.
+    pub scale: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

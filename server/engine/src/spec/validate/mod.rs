@@ -16,6 +16,7 @@ mod parallel;
 mod phase;
 mod phases;
 mod select;
+mod sweep;
 mod tail_marks;
 mod target;
 mod transfer;

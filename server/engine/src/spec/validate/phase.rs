@@ -62,9 +62,11 @@ pub(super) fn phase(
         refuse_audit_settings(&p)?;
     }
     let parts = parts(&p, &kind, &work)?;
+    let rates = super::sweep::rates(&p, &kind, &end)?;
     let named = NamedPhase {
         name: name.clone(),
         name_given,
+        rates,
         plan: PhasePlan {
             name,
             work,
@@ -80,6 +82,7 @@ pub(super) fn phase(
             keys,
             allow_writes: p.allow_writes.as_ref().is_some_and(|v| v.value),
             parts,
+            sweep: None,
             kind,
         },
     };
@@ -177,6 +180,8 @@ fn max_error_rate(p: &RawPhase) -> R<Option<f64>> {
 pub(super) struct NamedPhase {
     pub(super) name: String,
     pub(super) name_given: bool,
+    /// A sweep's rates, lowest first (empty: one phase, no sweep).
+    pub(super) rates: Vec<f64>,
     pub(super) plan: PhasePlan,
 }
 

@@ -24,7 +24,7 @@ pub(super) fn phases(
     let mut names: HashSet<String> = HashSet::new();
     for p in raw {
         let loc = *loc_of(&p);
-        let plan = phase(p, section, buckets, warnings)?;
+        let mut plan = phase(p, section, buckets, warnings)?;
         let mut name = plan.name.clone();
         if names.contains(&name) {
             if plan.name_given {
@@ -40,9 +40,30 @@ pub(super) fn phases(
             name = format!("{name}-{n}");
         }
         names.insert(name.clone());
+        let rates = std::mem::take(&mut plan.rates);
         let mut plan = plan.plan;
-        plan.name = name;
-        out.push((plan, loc));
+        plan.name = name.clone();
+        if rates.is_empty() {
+            out.push((plan, loc));
+            continue;
+        }
+        // A sweep: one phase per rate, lowest first, each its own rows.
+        for rate in rates {
+            let step = super::sweep::step_name(&name, rate);
+            if !names.insert(step.clone()) {
+                return at(
+                    &loc,
+                    format!(
+                        "phase name {step:?} (a step of the sweep {name:?}) is used twice in `{section}`"
+                    ),
+                );
+            }
+            let mut plan = plan.clone();
+            plan.name = step;
+            plan.rate = Some(rate);
+            plan.sweep = Some(name.clone());
+            out.push((plan, loc));
+        }
     }
     Ok(out)
 }

@@ -1,0 +1,81 @@
+//! A rate sweep (`rates:`) runs one open-loop step per rate, each a phase of its own
+//! with its own rows, named after its rate and tagged with the sweep. Tested against a
+//! target with a known knee (8 requests served at once, 20 ms each: at most 400 a
+//! second): below it every step sends what it asks at the target's latency, past it
+//! requests queue, the step sends at most the target's capacity and latency climbs.
+
+mod common;
+
+use std::time::Duration;
+
+use keystorm_results::{RunStatus, Section, SummaryRow};
+use keystorm_types::OpKind;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sweep_steps_through_its_rates_and_latency_climbs_past_the_knee() {
+    let config = keystorm_sim::SimConfig {
+        credentials: Some((common::ACCESS_KEY.into(), common::SECRET_KEY.into())),
+        storage: keystorm_sim::Storage::SizeOnly,
+        latency: keystorm_sim::LatencyConfig {
+            put: Some(keystorm_types::Delay::Fixed(Duration::from_millis(20))),
+            ..Default::default()
+        },
+        max_inflight: Some(8),
+        ..Default::default()
+    };
+    let sim = keystorm_sim::start("127.0.0.1:0".parse().unwrap(), config)
+        .await
+        .expect("sim starts");
+    let results = tempfile::tempdir().unwrap();
+    let body = "buckets:\n  names: [knee]\nobjects:\n  size: 1KiB\nrounds:\n  count: 1\n  phases:\n    - { op: put, workers: 64, rates: [800, 100, 200], duration: 1500ms }\n";
+    let text = common::workload(&sim.endpoint(), body);
+    let outcome = common::run(&text, results.path()).await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+
+    let rows: Vec<&SummaryRow> = outcome
+        .summary
+        .rows
+        .iter()
+        .filter(|r| r.section == Section::Round && r.op == OpKind::Put)
+        .collect();
+    let names: Vec<&str> = rows.iter().map(|r| r.phase.as_str()).collect();
+    assert_eq!(
+        names,
+        ["put@100", "put@200", "put@800"],
+        "lowest rate first"
+    );
+    for (row, asked) in rows.iter().zip([100.0, 200.0, 800.0]) {
+        assert_eq!(row.sweep.as_deref(), Some("put"), "{row:?}");
+        let open = row.open_loop.expect("every step is open loop");
+        assert_eq!(open.asked_per_sec, asked);
+    }
+    let sent = |r: &SummaryRow| {
+        let o = r.open_loop.unwrap();
+        o.sent_per_sec / o.asked_per_sec
+    };
+    // Below the knee every request leaves and the target answers in about 20 ms.
+    for below in &rows[..2] {
+        assert!(sent(below) > 0.95, "{below:?}");
+        assert!(below.stats.latency_us.p50 < 60_000, "{below:?}");
+    }
+    // Past it: the target serves at most 400 a second, so 64 requests in flight wait
+    // about 64 / 400 s each (Little's law) and the step sends half of what it asks.
+    let past = rows[2];
+    assert!(sent(past) < 0.55, "{past:?}");
+    assert!(past.stats.latency_us.p50 >= 100_000, "{past:?}");
+    assert!(
+        past.stats.latency_us.p99 > rows[1].stats.latency_us.p99,
+        "p99 rises past the knee: {past:?}"
+    );
+    // The curve: one, for the PUTs, its knee the last step below the first behind.
+    let curves = keystorm_results::sweep_curves(&outcome.summary.rows);
+    assert_eq!(curves.len(), 1, "{curves:?}");
+    let curve = &curves[0];
+    assert_eq!((curve.sweep.as_str(), curve.op), ("put", OpKind::Put));
+    assert_eq!(curve.knee().map(|s| s.phase.as_str()), Some("put@200"));
+    assert_eq!(
+        curve.first_behind().map(|s| s.phase.as_str()),
+        Some("put@800")
+    );
+    sim.shutdown().await;
+}
