@@ -22,8 +22,8 @@ use fleet_support::{
 };
 use process_support::{
     BIN, admin_post, count_objects, events_named, intervals, keystorm, kill_9, read_json,
-    sim_ports, sim_requests, spawn_announcing, start_sim, summary_rows, wait_for, workload,
-    write_workload,
+    sim_ports, sim_requests, spawn_announcing, start_sim, start_sim_with_knee_at_400, summary_rows,
+    wait_for, workload, write_workload,
 };
 
 fn start_agent(controller: &str, name: &str, results: &Path) -> Agent {
@@ -1066,16 +1066,7 @@ async fn a_shard_that_waits_at_a_barrier_for_a_slower_one_has_the_wait_on_the_me
 
 #[tokio::test]
 async fn a_sweep_over_three_agents_asks_each_step_of_them_together_and_finds_the_one_knee() {
-    // 8 requests served at once, 20 ms each: the store answers at most 400 PUTs a
-    // second, whoever sends them.
-    let sim = start_sim(&[
-        "--storage",
-        "size-only",
-        "--max-inflight",
-        "8",
-        "--latency",
-        "put=20ms",
-    ]);
+    let sim = start_sim_with_knee_at_400();
     let dir = tempfile::tempdir().unwrap();
     let controller_results = dir.path().join("controller");
     let controller = start_controller(&controller_results);

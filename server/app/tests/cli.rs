@@ -992,3 +992,42 @@ fn a_sweeps_knee_is_on_the_screen_and_in_show_json() {
         .collect();
     assert_eq!(phases, ["put@100", "put@200", "put@800"]);
 }
+
+#[test]
+fn a_searchs_sustainable_rate_is_on_the_screen_and_in_show_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    // 8 PUTs served at once, 20 ms each: at most 400 a second. A budget of 5 s holds
+    // two steps of 2 s (100 and 200, both passing); the third would overrun it.
+    let f = write(
+        dir.path(),
+        "search.yaml",
+        "name: search\ntarget:\n  endpoint: embedded\n  embedded: { storage: size-only, latency: { put: 20ms }, max_inflight: 8 }\n\
+         buckets: { names: [search] }\nobjects: { size: 1KiB }\nrounds:\n  count: 1\n  phases:\n    \
+         - { op: put, workers: 32, search: { slo: \"put.p99 < 150ms\", from: 100, to: 1600, budget: 5s }, duration: 2s }\n",
+    );
+    let stdout = run_quietly(&f, &results);
+    assert!(
+        stdout.contains(
+            "search put, round 1: sustainable 200 ops/s at put.p99 < 150ms (every step passed, \
+             up to 200 ops/s, the time budget ran out before it was done; 2 steps)"
+        ),
+        "{stdout}"
+    );
+    let json = show_json(&results, &only_run(&results));
+    fits_summary_schema(&json);
+    let search = &json["searches"][0];
+    assert_eq!(search["phase"], "put");
+    assert_eq!(search["sustainable_rate"], 200.0);
+    assert_eq!(search["bracket"], serde_json::json!([200.0, null]));
+    assert_eq!(search["budget_ran_out"], true);
+    assert_eq!(search["confirmed"], false);
+    let steps: Vec<&str> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["sweep"] == "put")
+        .map(|r| r["phase"].as_str().unwrap())
+        .collect();
+    assert_eq!(steps, ["put@100", "put@200"]);
+}

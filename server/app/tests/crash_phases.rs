@@ -10,7 +10,8 @@ use std::process::{Child, Stdio};
 
 use process_support::{
     count_objects, interrupt, keystorm, kill_9, last_event, read_json, resume, start_sim,
-    summary_rows, the_run, wait_for, wait_for_checkpoint, workload, write_workload,
+    start_sim_with_knee_at_400, summary_rows, the_run, wait_for, wait_for_checkpoint, workload,
+    write_workload,
 };
 
 /// Starts `keystorm run` on `text`; returns the process, the results root and the run.
@@ -469,4 +470,54 @@ async fn a_metadata_scan_killed_mid_phase_heads_only_what_it_had_not() {
             "every object counted once: {teams:#}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_search_killed_between_its_steps_resumes_on_the_same_path_and_ends_once() {
+    let sim = start_sim_with_knee_at_400();
+    let dir = tempfile::tempdir().unwrap();
+    let text = workload(
+        "searched",
+        &sim.endpoint,
+        "size: 1KiB",
+        "rounds:\n  count: 1\n  phases:\n    - { op: put, workers: 64, search: { slo: \"put.p99 < 150ms\", from: 100, to: 1600 }, duration: 1500ms }\n",
+    );
+    let (mut child, results, run) = start(dir.path(), &text);
+    // Three steps on record (100, 200, 400): the fourth is under way.
+    let steps = |run: &std::path::Path| -> Vec<String> {
+        read_json(&run.join("summary.json")).map_or_else(Vec::new, |s| {
+            s["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r["sweep"] == "put")
+                .map(|r| r["phase"].as_str().unwrap().to_string())
+                .collect()
+        })
+    };
+    let before = wait_for("three steps of the search", || {
+        Some(steps(&run)).filter(|s| s.len() >= 3)
+    });
+    kill_9(&mut child);
+    assert_eq!(&before[..3], ["put@100", "put@200", "put@400"]);
+    resumed_ok(&run, &results);
+
+    // The steps before the kill are kept as they were, the search went on from them,
+    // no step is on record twice and none is a part: the one under way ran again whole.
+    let after = steps(&run);
+    assert_eq!(&after[..before.len()], &before[..], "{after:?}");
+    let mut unique = after.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), after.len(), "{after:?}");
+    let summary = read_json(&run.join("summary.json")).unwrap();
+    let rows = summary["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["interrupted"].is_null()), "{rows:?}");
+    let searches = summary["searches"].as_array().unwrap();
+    assert_eq!(searches.len(), 1, "one result: {searches:?}");
+    let found = &searches[0];
+    assert_eq!(found["steps"].as_u64().unwrap() as usize, after.len());
+    let rate = found["sustainable_rate"].as_f64().unwrap();
+    assert!((360.0..=440.0).contains(&rate), "{found}");
+    assert_eq!(found["confirmed"], true, "{found}");
 }

@@ -156,12 +156,28 @@ pub fn summary_text(rows: &[SummaryRow]) -> String {
             o.describe()
         ));
     }
-    for curve in keystorm_results::sweep_curves(rows) {
-        out.push('\n');
-        out.push_str(&sweep_line(&curve));
-    }
     out.push('\n');
     out
+}
+
+/// Where each rate sweep stopped keeping up and where each search for a sustainable
+/// rate ended, a line each (a search's steps are judged by its SLOs, not as a sweep's);
+/// nothing when neither ran.
+pub fn curves_text(summary: &keystorm_results::Summary) -> String {
+    let searched = |c: &keystorm_results::SweepCurve| {
+        summary.searches.iter().any(|s| {
+            (s.section, s.round, s.phase.as_str()) == (c.section, c.round, c.sweep.as_str())
+        })
+    };
+    let sweeps = keystorm_results::sweep_curves(&summary.rows)
+        .into_iter()
+        .filter(|c| !searched(c))
+        .map(|c| format!("{}\n", sweep_line(&c)));
+    let searches = summary
+        .searches
+        .iter()
+        .map(|s| format!("{}\n", s.describe()));
+    sweeps.chain(searches).collect()
 }
 
 /// `sweep put, round 1, put: kept up to 2000 ops/s (p50 2.4 ms, p99 5.6 ms); behind
@@ -499,15 +515,22 @@ mod tests {
             step(8000.0, 7990.0, 900_000),
             step(4000.0, 3590.0, 211_300),
         ];
-        let text = summary_text(&rows);
+        let summary = |rows: Vec<SummaryRow>| keystorm_results::Summary {
+            format_version: 1,
+            run_id: "r".into(),
+            rows,
+            totals: Vec::new(),
+            searches: Vec::new(),
+        };
+        let text = curves_text(&summary(rows.to_vec()));
         assert_eq!(
-            text.lines().last().unwrap(),
+            text.trim_end(),
             "sweep put, round 1, put: kept up to 2000 ops/s (p50 2.8 ms, p99 5.6 ms); behind \
              from 4000 ops/s (sent 90 %, p99 211.3 ms)"
         );
-        let behind_at_once = summary_text(&[step(500.0, 100.0, 9_000)]);
+        let behind_at_once = curves_text(&summary(vec![step(500.0, 100.0, 9_000)]));
         assert_eq!(
-            behind_at_once.lines().last().unwrap(),
+            behind_at_once.trim_end(),
             "sweep put, round 1, put: behind from its first step, 500 ops/s (sent 20 %, p99 9.0 \
              ms)"
         );

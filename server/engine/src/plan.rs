@@ -310,9 +310,50 @@ pub struct PhasePlan {
     /// shared by every step; the step's own name adds its rate (`put@1000`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sweep: Option<String>,
+    /// A search for the highest rate at which the SLOs hold: the phase runs open-loop
+    /// steps whose rates it chooses as it goes (`search`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchPlan>,
     /// What the phase does (in plan.json: `kind`, with its `listing` or `transfer`).
     #[serde(flatten)]
     pub kind: PhaseKind,
+}
+
+/// The name of a step of the sweep or search `phase` at `rate`, run for the
+/// `repeat`th time: `put@1000`, `put@12.5`, a repeat `put@1000#2`.
+pub fn step_name(phase: &str, rate: f64, repeat: u32) -> String {
+    let rate = if rate.fract() == 0.0 {
+        format!("{rate:.0}")
+    } else {
+        format!("{rate:.3}").trim_end_matches('0').to_string()
+    };
+    match repeat {
+        0 | 1 => format!("{phase}@{rate}"),
+        n => format!("{phase}@{rate}#{n}"),
+    }
+}
+
+/// A step's rate rounded to 3 significant digits, as sweeps and searches choose them.
+pub fn step_rate(rate: f64) -> f64 {
+    let scale = 10f64.powi(2 - rate.log10().floor() as i32);
+    (rate * scale).round() / scale
+}
+
+/// How a phase searches for its sustainable rate: steps up from `from` by doubling
+/// until a step misses an SLO (or sends under 99 % of its rate), then halves the
+/// bracket (in ratio) until its ends are within `resolution` of each other, repeating
+/// the last passing and the first failing step to confirm them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchPlan {
+    /// `OP.METRIC < BOUND` as written; every one must hold.
+    pub slo: Vec<String>,
+    pub from: f64,
+    pub to: f64,
+    /// The bracket's ends at most this fraction apart (0.05: 5 %).
+    pub resolution: f64,
+    /// The most time the search takes; it says so when it ran out.
+    #[serde(with = "humantime_serde_opt", skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Duration>,
 }
 
 /// How an operations phase moves an object larger than `parts_above`: a PUT is a

@@ -1,8 +1,10 @@
 //! A rate sweep (`rates:`) runs one open-loop step per rate, each a phase of its own
-//! with its own rows, named after its rate and tagged with the sweep. Tested against a
-//! target with a known knee (8 requests served at once, 20 ms each: at most 400 a
-//! second): below it every step sends what it asks at the target's latency, past it
-//! requests queue, the step sends at most the target's capacity and latency climbs.
+//! with its own rows, named after its rate and tagged with the sweep; a search
+//! (`search:`) chooses its steps' rates until it has the highest one that keeps its
+//! SLO. Tested against a target with a known knee (8 requests served at once, 20 ms
+//! each: at most 400 a second): below it every step sends what it asks at the
+//! target's latency, past it requests queue, the step sends at most the target's
+//! capacity and latency climbs; the search finds the knee.
 
 mod common;
 
@@ -11,8 +13,8 @@ use std::time::Duration;
 use keystorm_results::{RunStatus, Section, SummaryRow};
 use keystorm_types::OpKind;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_sweep_steps_through_its_rates_and_latency_climbs_past_the_knee() {
+/// A target serving 8 PUTs at once, each 20 ms: at most 400 a second.
+async fn knee_at_400() -> keystorm_sim::SimHandle {
     let config = keystorm_sim::SimConfig {
         credentials: Some((common::ACCESS_KEY.into(), common::SECRET_KEY.into())),
         storage: keystorm_sim::Storage::SizeOnly,
@@ -23,9 +25,14 @@ async fn a_sweep_steps_through_its_rates_and_latency_climbs_past_the_knee() {
         max_inflight: Some(8),
         ..Default::default()
     };
-    let sim = keystorm_sim::start("127.0.0.1:0".parse().unwrap(), config)
+    keystorm_sim::start("127.0.0.1:0".parse().unwrap(), config)
         .await
-        .expect("sim starts");
+        .expect("sim starts")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sweep_steps_through_its_rates_and_latency_climbs_past_the_knee() {
+    let sim = knee_at_400().await;
     let results = tempfile::tempdir().unwrap();
     let body = "buckets:\n  names: [knee]\nobjects:\n  size: 1KiB\nrounds:\n  count: 1\n  phases:\n    - { op: put, workers: 64, rates: [800, 100, 200], duration: 1500ms }\n";
     let text = common::workload(&sim.endpoint(), body);
@@ -77,5 +84,59 @@ async fn a_sweep_steps_through_its_rates_and_latency_climbs_past_the_knee() {
         curve.first_behind().map(|s| s.phase.as_str()),
         Some("put@800")
     );
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_finds_the_rate_the_target_can_serve_within_its_slo() {
+    let sim = knee_at_400().await;
+    let results = tempfile::tempdir().unwrap();
+    let body = "buckets:\n  names: [knee]\nobjects:\n  size: 1KiB\nrounds:\n  count: 1\n  phases:\n    - { op: put, workers: 64, search: { slo: \"put.p99 < 150ms\", from: 50, to: 1600 }, warmup: 500ms, duration: 2500ms }\n";
+    let text = common::workload(&sim.endpoint(), body);
+    let outcome = common::run(&text, results.path()).await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let searches = &outcome.summary.searches;
+    assert_eq!(searches.len(), 1, "{searches:?}");
+    let found = &searches[0];
+    let rate = found.sustainable_rate.expect("a sustainable rate");
+    // Within 10 % of what 8 places of 20 ms serve (a step a little past it can still
+    // keep its SLO while the queue grows for 3 s; the resolution is 5 %).
+    assert!((360.0..=440.0).contains(&rate), "{found:?}");
+    let (low, high) = found.bracket;
+    let high = high.expect("a rate that failed");
+    assert_eq!(low, rate);
+    assert!(high > low && high / low <= 1.051, "{found:?}");
+    assert!(found.confirmed && !found.budget_ran_out, "{found:?}");
+    // Every step is on the record, tagged with the search, the ends run twice.
+    let steps: Vec<&str> = outcome
+        .summary
+        .rows
+        .iter()
+        .filter(|r| r.sweep.as_deref() == Some("put"))
+        .map(|r| r.phase.as_str())
+        .collect();
+    assert_eq!(steps.len() as u32, found.steps, "{steps:?}");
+    assert_eq!(&steps[..4], ["put@50", "put@100", "put@200", "put@400"]);
+    assert!(
+        steps.iter().filter(|s| s.ends_with("#2")).count() == 2,
+        "{steps:?}"
+    );
+    sim.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_stops_at_its_budget_and_says_so() {
+    let sim = knee_at_400().await;
+    let results = tempfile::tempdir().unwrap();
+    // Steps of 1.5 s in a budget of 4 s: two steps, then the budget is spent.
+    let body = "buckets:\n  names: [knee]\nobjects:\n  size: 1KiB\nrounds:\n  count: 1\n  phases:\n    - { op: put, workers: 64, search: { slo: \"put.p99 < 150ms\", from: 50, to: 1600, budget: 4s }, duration: 1500ms }\n";
+    let text = common::workload(&sim.endpoint(), body);
+    let outcome = common::run(&text, results.path()).await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let found = &outcome.summary.searches[0];
+    assert!(found.budget_ran_out && !found.confirmed, "{found:?}");
+    assert_eq!(found.steps, 2, "{found:?}");
+    assert_eq!(found.sustainable_rate, Some(100.0), "{found:?}");
+    assert_eq!(found.bracket, (100.0, None), "{found:?}");
     sim.shutdown().await;
 }

@@ -1484,3 +1484,98 @@ fn sweeps_are_checked() {
         "at most 100",
     );
 }
+
+#[test]
+fn searches_are_read_and_checked() {
+    let (plan, _) = parse_workload(
+        &format!(
+            "{HEAD}before:\n  - {{ op: put, search: {{ slo: [\"put.p99 < 50ms\", \"errors.rate < 1%\"], from: 100, to: 1000, resolution: 2%, budget: 10m }}, duration: 1s }}\n"
+        ),
+        "w.yaml",
+    )
+    .unwrap();
+    let phase = &plan.before[0];
+    assert_eq!(phase.name, "put");
+    assert_eq!(
+        phase.sweep.as_deref(),
+        Some("put"),
+        "its steps make a curve"
+    );
+    assert_eq!(phase.rate, None);
+    assert_eq!(
+        phase.search,
+        Some(SearchPlan {
+            slo: vec!["put.p99 < 50ms".into(), "errors.rate < 1%".into()],
+            from: 100.0,
+            to: 1000.0,
+            resolution: 0.02,
+            budget: Some(Duration::from_secs(600)),
+        })
+    );
+    let slo = "slo: \"put.p99 < 50ms\"";
+    let cases: &[(&str, usize, &str)] = &[
+        (
+            "{ op: put, rate: 5, search: { SLO, from: 1, to: 9 }, duration: 1s }",
+            22,
+            "drop `rate`",
+        ),
+        (
+            "{ op: put, rates: [5], search: { SLO, from: 1, to: 9 }, duration: 1s }",
+            36,
+            "not both",
+        ),
+        (
+            "{ op: put, search: { from: 1, to: 9 }, duration: 1s }",
+            24,
+            "needs `slo`",
+        ),
+        (
+            "{ op: put, search: { slo: \"get.p99 < 50ms\", from: 1, to: 9 }, duration: 1s }",
+            31,
+            "which this phase does not run",
+        ),
+        (
+            "{ op: put, search: { slo: \"put.p99 << 5ms\", from: 1, to: 9 }, duration: 1s }",
+            31,
+            "not a comparator",
+        ),
+        (
+            "{ op: put, search: { SLO, from: 10, to: 9 }, duration: 1s }",
+            63,
+            "must be above",
+        ),
+        (
+            "{ op: put, search: { SLO, from: 1, to: 9, resolution: 70% }, duration: 1s }",
+            77,
+            "between 0.1% and 50%",
+        ),
+        (
+            "{ op: put, search: { SLO, from: 1, to: 9, budget: 0s }, duration: 1s }",
+            73,
+            "at least 1s",
+        ),
+        (
+            "{ op: put, search: { SLO, to: 9 }, duration: 1s }",
+            24,
+            "needs `from`",
+        ),
+        (
+            "{ op: put, search: { SLO, from: 1, to: 9 }, until_objects: 5 }",
+            24,
+            "`duration` (or `operations`)",
+        ),
+        (
+            "{ op: list, search: { slo: \"list.p99 < 5ms\", from: 1, to: 9 } }",
+            25,
+            "phases of operations",
+        ),
+    ];
+    for (phase, column, message) in cases {
+        expect_error(
+            &format!("{HEAD}before:\n  - {}\n", phase.replace("SLO", slo)),
+            4,
+            *column,
+            message,
+        );
+    }
+}

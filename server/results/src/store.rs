@@ -225,6 +225,7 @@ impl ResultStore {
                     run_id: run_id.to_string(),
                     rows: Vec::new(),
                     totals: Vec::new(),
+                    searches: Vec::new(),
                 })
             }
             r => r,

@@ -213,6 +213,9 @@ pub struct Summary {
     pub rows: Vec<SummaryRow>,
     /// Whole-run numbers per operation, from the merged histograms of all phases.
     pub totals: Vec<TotalRow>,
+    /// Where each search for a sustainable rate (`search`) ended.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub searches: Vec<crate::SearchResult>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

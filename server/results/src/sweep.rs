@@ -62,6 +62,10 @@ pub fn sweep_curves(rows: &[SummaryRow]) -> Vec<SweepCurve> {
         let (Some(sweep), Some(open)) = (&r.sweep, r.open_loop) else {
             continue;
         };
+        // A step stopped before its end is run again whole (a search's) or resumed.
+        if r.interrupted {
+            continue;
+        }
         let key = |c: &SweepCurve| {
             c.sweep == *sweep && c.section == r.section && c.round == r.round && c.op == r.op
         };

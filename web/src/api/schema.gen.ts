@@ -2065,6 +2065,38 @@ export interface components {
             /** Format: double */
             seconds: number;
         };
+        SearchResult: {
+            section: components["schemas"]["Section"];
+            /** Format: int32 */
+            round?: number | null;
+            /** @description The search's phase as written; its steps are `put@1000`, a repeat `put@1000#2`. */
+            phase: string;
+            /** @description The SLOs every step had to keep, as written. */
+            slo: string[];
+            /**
+             * Format: double
+             * @description Operations per second: the highest rate that passed; `None`: the first step
+             *     (`from`) failed.
+             */
+            sustainable_rate?: number | null;
+            /**
+             * @description The highest rate that passed (0 if none) and the lowest that failed (`None`:
+             *     none failed up to `to`).
+             */
+            bracket: [
+                number,
+                number | null
+            ];
+            /** @description Both ends of the bracket were run twice and held. */
+            confirmed: boolean;
+            /** @description The search stopped at its time budget before it was done. */
+            budget_ran_out?: boolean;
+            /**
+             * Format: int32
+             * @description Steps run.
+             */
+            steps: number;
+        };
         /**
          * @description Where a phase sits in the workload.
          * @enum {string}
@@ -2326,6 +2358,8 @@ export interface components {
             rows: components["schemas"]["SummaryRow"][];
             /** @description Whole-run numbers per operation, from the merged histograms of all phases. */
             totals: components["schemas"]["TotalRow"][];
+            /** @description Where each search for a sustainable rate (`search`) ended. */
+            searches?: components["schemas"]["SearchResult"][];
         };
         /** @description One operation of one phase of one round. */
         SummaryRow: components["schemas"]["OpSummary"] & {

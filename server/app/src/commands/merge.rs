@@ -38,6 +38,7 @@ pub fn merge(args: &MergeArgs, command_line: Vec<String>) -> Result<u8, CliError
             "{}",
             keystorm_console::table::summary_text(&merged.summary.rows)
         );
+        stdout!("{}", keystorm_console::table::curves_text(&merged.summary));
         stdout!("\n{}", per_shard_table(&merged.manifest.merged_from));
     }
     stderrln!(

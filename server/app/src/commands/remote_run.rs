@@ -91,6 +91,7 @@ pub async fn run(args: RunArgs) -> Result<u8, CliError> {
         .map_err(|e| CliError::failed(e.to_string()))?;
     if let Some(summary) = detail.summary.filter(|s| !s.rows.is_empty()) {
         stdout!("{}", keystorm_console::table::summary_text(&summary.rows));
+        stdout!("{}", keystorm_console::table::curves_text(&summary));
         stdout!(
             "\n{}",
             super::merge::per_shard_table(&detail.manifest.merged_from)

@@ -104,6 +104,7 @@ pub async fn run(args: RunArgs, command_line: Vec<String>) -> Result<u8, CliErro
             "{}",
             keystorm_console::table::summary_text(&outcome.summary.rows)
         );
+        stdout!("{}", keystorm_console::table::curves_text(&outcome.summary));
         let rows = keystorm_results::whole_phase_rows(&outcome.dir, &outcome.summary.rows);
         let integrity = keystorm_results::read_integrity(&outcome.dir, &rows);
         stdout!("{}", keystorm_console::table::paused_phases_text(&rows));

@@ -52,6 +52,7 @@ pub fn show(args: &ShowArgs) -> Result<u8, CliError> {
         return Ok(exit::OK);
     } else {
         stdout!("{}", keystorm_console::table::summary_text(&summary.rows));
+        stdout!("{}", keystorm_console::table::curves_text(&summary));
         stdout!("{}", keystorm_console::table::paused_phases_text(&rows));
         stdout!("{}", tails_text(&rows, args.tail_marks.as_ref()));
         stdout!("{}", keystorm_console::table::intervals_text(&intervals));

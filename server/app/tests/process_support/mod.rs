@@ -32,6 +32,19 @@ impl Drop for Sim {
     }
 }
 
+/// A size-only `keystorm sim` with a known knee: 8 PUTs served at once, 20 ms each,
+/// so at most 400 a second, whoever sends them.
+pub fn start_sim_with_knee_at_400() -> Sim {
+    start_sim(&[
+        "--storage",
+        "size-only",
+        "--max-inflight",
+        "8",
+        "--latency",
+        "put=20ms",
+    ])
+}
+
 /// `keystorm sim --port 0 ARGS...`, once it says where it listens.
 pub fn start_sim(args: &[&str]) -> Sim {
     let mut command = Command::new(BIN);

@@ -28,6 +28,8 @@ mod phase_intervals;
 mod phase_shared;
 mod phase_start;
 mod reshard_wait;
+mod search;
+mod search_phase;
 mod sequence;
 mod stall_joining;
 mod stalls;
@@ -357,6 +359,14 @@ async fn run_phases(
     for (n, scheduled) in phases.iter().enumerate().skip(completed) {
         if ctx.cancel.is_cancelled() || !pass_gate(ctx, n, scheduled).await? {
             return Ok(RunStatus::Interrupted);
+        }
+        if let Some(search) = &scheduled.plan.search {
+            // A search's steps are chosen from its rows: it starts over its next step.
+            resume = None;
+            if let Some(status) = runner.search(n, scheduled, search).await? {
+                return Ok(status);
+            }
+            continue;
         }
         let mut from = resume.take();
         if let Some(position) = &mut from {

@@ -196,6 +196,7 @@ pub(super) fn open(
                 run_id,
                 rows: Vec::new(),
                 totals: Vec::new(),
+                searches: Vec::new(),
             };
             let checkpoint = Checkpoint {
                 format_version: FORMAT_VERSION,

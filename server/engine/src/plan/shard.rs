@@ -31,6 +31,12 @@ pub enum ShardPlanError {
          the others do: leave it out of a sharded workload (`cleanup: objects` is fine)"
     )]
     CleanupBuckets,
+    #[error(
+        "phase {phase} searches for its sustainable rate, choosing each step from the one \
+         before, and runs in one process: leave --shard and agents out, or sweep rates you \
+         choose (`rates:`), which agents split"
+    )]
+    Search { phase: String },
 }
 
 impl Plan {
@@ -44,6 +50,11 @@ impl Plan {
             return Err(ShardPlanError::CleanupBuckets);
         }
         for phase in self.phases_mut() {
+            if phase.search.is_some() {
+                return Err(ShardPlanError::Search {
+                    phase: phase.name.clone(),
+                });
+            }
             if let PhaseKind::Audit { .. } = &phase.kind {
                 return Err(ShardPlanError::Audit {
                     phase: phase.name.clone(),
@@ -158,5 +169,17 @@ after:
             e.to_string().starts_with("phase get-all is a download"),
             "{e}"
         );
+        let mut search = plan(&WORKLOAD.replace(
+            "rate: 900",
+            "search: { slo: \"put.p99 < 50ms\", from: 100, to: 1000 }",
+        ));
+        assert_eq!(
+            search.for_shard(shard),
+            Err(ShardPlanError::Search {
+                phase: "write".into()
+            })
+        );
+        // One process runs it.
+        search.for_shard(Shard::WHOLE).unwrap();
     }
 }

@@ -305,6 +305,8 @@ pub struct RawPhase {
     /// A rate sweep: one open-loop step per rate, `[500, 1000, 2000]` or
     /// `{from: 500, to: 8000, steps: 5, scale: log}`.
     pub rates: Option<S<RawRates>>,
+    /// A search for the highest rate that keeps an SLO.
+    pub search: Option<S<RawSearch>>,
     pub warmup: Option<S<RawDuration>>,
     pub duration: Option<S<RawDuration>>,
     pub operations: Option<S<i64>>,
@@ -433,6 +435,39 @@ pub struct RawKeySource {
 pub enum RawRates {
     List(Vec<f64>),
     Range(RawRateRange),
+}
+
+/// `search: {slo: "put.p99 < 50ms", from: 100, to: 100000}`: the highest rate at
+/// which every SLO holds.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSearch {
+    /// One SLO or a list of them, each `OP.METRIC < BOUND`.
+    pub slo: Option<S<RawSlo>>,
+    pub from: Option<S<f64>>,
+    pub to: Option<S<f64>>,
+    /// How close the bracket gets: `5%` (the default) or `0.05`.
+    pub resolution: Option<S<RawShare>>,
+    /// The most time the search may take (`30m`); none: no bound.
+    pub budget: Option<S<RawDuration>>,
+}
+
+/// A share: `5%` or `0.05`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged, expecting = "a share, e.g. `5%` or `0.05`")]
+pub enum RawShare {
+    Number(f64),
+    Text(String),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(
+    untagged,
+    expecting = "`slo` is one threshold, e.g. \"put.p99 < 50ms\", or a list of them"
+)]
+pub enum RawSlo {
+    One(String),
+    Many(Vec<String>),
 }
 
 /// `{from, to, steps, scale}`: `steps` rates from `from` to `to`, both included.

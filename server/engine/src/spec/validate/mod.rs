@@ -15,6 +15,7 @@ mod objects;
 mod parallel;
 mod phase;
 mod phases;
+mod search;
 mod select;
 mod sweep;
 mod tail_marks;

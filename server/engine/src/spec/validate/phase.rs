@@ -63,6 +63,7 @@ pub(super) fn phase(
     }
     let parts = parts(&p, &kind, &work)?;
     let rates = super::sweep::rates(&p, &kind, &end)?;
+    let search = super::search::search(&p, &kind, &end, &work.ops())?;
     let named = NamedPhase {
         name: name.clone(),
         name_given,
@@ -83,6 +84,7 @@ pub(super) fn phase(
             allow_writes: p.allow_writes.as_ref().is_some_and(|v| v.value),
             parts,
             sweep: None,
+            search,
             kind,
         },
     };

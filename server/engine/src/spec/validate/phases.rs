@@ -43,13 +43,17 @@ pub(super) fn phases(
         let rates = std::mem::take(&mut plan.rates);
         let mut plan = plan.plan;
         plan.name = name.clone();
+        if plan.search.is_some() {
+            // A search's steps are named and tagged as a sweep's are.
+            plan.sweep = Some(name.clone());
+        }
         if rates.is_empty() {
             out.push((plan, loc));
             continue;
         }
         // A sweep: one phase per rate, lowest first, each its own rows.
         for rate in rates {
-            let step = super::sweep::step_name(&name, rate);
+            let step = crate::plan::step_name(&name, rate, 1);
             if !names.insert(step.clone()) {
                 return at(
                     &loc,

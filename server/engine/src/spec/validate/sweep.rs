@@ -6,7 +6,7 @@
 use serde_saphyr::Location;
 
 use super::values::{R, at, loc_of};
-use crate::plan::{PhaseEnd, PhaseKind};
+use crate::plan::{PhaseEnd, PhaseKind, step_name, step_rate};
 use crate::spec::raw::{RawPhase, RawRateRange, RawRates};
 
 /// The most steps one sweep may have.
@@ -26,26 +26,22 @@ pub(super) fn rates(p: &RawPhase, kind: &PhaseKind, end: &PhaseEnd) -> R<Vec<f64
             "give `rate` (one open-loop rate) or `rates` (a sweep of several), not both",
         );
     }
-    if !matches!(kind, PhaseKind::Operations { .. }) {
+    if let Some(s) = &p.search {
         return at(
-            loc,
-            "`rates` sweeps phases of operations (`op` or `mix`); a listing, scan, audit, \
-             download or upload runs once",
+            loc_of(s),
+            "give `rates` (a sweep of rates you choose) or `search` (rates it chooses), not both",
         );
     }
-    if !matches!(end, PhaseEnd::Duration(_) | PhaseEnd::Operations(_)) {
-        return at(
-            loc,
-            "each step of a sweep runs for the phase's `duration` (or `operations`): give \
-             one of them",
-        );
-    }
+    steps_allowed(kind, end, loc, "`rates` sweeps", "a sweep")?;
     let mut rates = match &raw.value {
         RawRates::List(list) => listed(list, loc)?,
         RawRates::Range(range) => ranged(range, loc)?,
     };
     rates.sort_by(f64::total_cmp);
-    if let Some(w) = rates.windows(2).find(|w| name_of(w[0]) == name_of(w[1])) {
+    if let Some(w) = rates
+        .windows(2)
+        .find(|w| step_name("", w[0], 1) == step_name("", w[1], 1))
+    {
         return at(
             loc,
             format!(
@@ -57,19 +53,35 @@ pub(super) fn rates(p: &RawPhase, kind: &PhaseKind, end: &PhaseEnd) -> R<Vec<f64
     Ok(rates)
 }
 
-/// The name of the step of `phase` at `rate`: `put@1000`.
-pub(super) fn step_name(phase: &str, rate: f64) -> String {
-    format!("{phase}@{}", name_of(rate))
-}
-
-/// A rate as a step's name shows it: whole numbers bare, others to 3 decimals.
-fn name_of(rate: f64) -> String {
-    if rate.fract() == 0.0 {
-        format!("{rate:.0}")
-    } else {
-        let text = format!("{rate:.3}");
-        text.trim_end_matches('0').to_string()
+/// Refuses steps (a sweep's or a search's, `what` and `whose` name them) on a phase
+/// that runs no operations of its own, or whose steps could not each run to its end:
+/// that is a time or a count of operations, not a fill level or a key file's passes.
+pub(super) fn steps_allowed(
+    kind: &PhaseKind,
+    end: &PhaseEnd,
+    loc: &Location,
+    what: &str,
+    whose: &str,
+) -> R<()> {
+    if !matches!(kind, PhaseKind::Operations { .. }) {
+        return at(
+            loc,
+            format!(
+                "{what} phases of operations (`op` or `mix`); a listing, scan, audit, \
+                 download or upload runs once"
+            ),
+        );
     }
+    if !matches!(end, PhaseEnd::Duration(_) | PhaseEnd::Operations(_)) {
+        return at(
+            loc,
+            format!(
+                "each step of {whose} runs for the phase's `duration` (or `operations`): give \
+                 one of them"
+            ),
+        );
+    }
+    Ok(())
 }
 
 fn positive_rate(rate: f64, what: &str, loc: &Location) -> R<f64> {
@@ -137,12 +149,15 @@ fn ranged(range: &RawRateRange, loc: &Location) -> R<Vec<f64>> {
             match i {
                 0 => from,
                 i if i == steps - 1 => to,
-                _ if log => significant(from * (to / from).powf(at)),
-                _ => significant(from + (to - from) * at),
+                _ if log => step_rate(from * (to / from).powf(at)),
+                _ => step_rate(from + (to - from) * at),
             }
         })
         .collect();
-    if rates.windows(2).any(|w| name_of(w[0]) == name_of(w[1])) {
+    if rates
+        .windows(2)
+        .any(|w| step_name("", w[0], 1) == step_name("", w[1], 1))
+    {
         return at(
             loc,
             format!(
@@ -154,27 +169,22 @@ fn ranged(range: &RawRateRange, loc: &Location) -> R<Vec<f64>> {
     Ok(rates)
 }
 
-/// `x` rounded to 3 significant digits.
-fn significant(x: f64) -> f64 {
-    let scale = 10f64.powi(2 - x.log10().floor() as i32);
-    (x * scale).round() / scale
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn names_show_whole_rates_bare() {
-        assert_eq!(step_name("put", 1000.0), "put@1000");
-        assert_eq!(step_name("mix", 12.5), "mix@12.5");
-        assert_eq!(step_name("get", 0.125), "get@0.125");
+        assert_eq!(step_name("put", 1000.0, 1), "put@1000");
+        assert_eq!(step_name("mix", 12.5, 1), "mix@12.5");
+        assert_eq!(step_name("get", 0.125, 1), "get@0.125");
+        assert_eq!(step_name("put", 1000.0, 2), "put@1000#2");
     }
 
     #[test]
     fn rounding_keeps_three_digits() {
-        assert_eq!(significant(1259.921), 1260.0);
-        assert_eq!(significant(31.748), 31.7);
-        assert_eq!(significant(0.01234), 0.0123);
+        assert_eq!(step_rate(1259.921), 1260.0);
+        assert_eq!(step_rate(31.748), 31.7);
+        assert_eq!(step_rate(0.01234), 0.0123);
     }
 }

@@ -1,0 +1,233 @@
+//! The choices of a search for the sustainable rate, as a function of the steps run so
+//! far: step up from `from` by doubling until a step fails, halve the bracket (in
+//! ratio) until its ends are within the resolution, then repeat the last passing and
+//! the first failing step to confirm them; a repeat that disagrees moves the bracket
+//! and the search goes on. Pure, so a resumed run takes the same path from its rows.
+
+use serde::Serialize;
+
+use crate::plan::{SearchPlan, step_rate};
+
+/// A step already run: its rate and whether it kept every SLO and sent its rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tried {
+    pub rate: f64,
+    pub passed: bool,
+}
+
+/// What the search does next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Next {
+    /// Run a step at `rate`; `repeat` is its how-manieth run at that rate (1: first).
+    Run {
+        rate: f64,
+        repeat: u32,
+    },
+    Done(Found),
+}
+
+/// Where the search ended.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Found {
+    /// The highest rate that passed (and, once confirmed, passed again); `None`: the
+    /// first step, `from`, failed.
+    pub sustainable_rate: Option<f64>,
+    /// The rates the sustainable one lies between: the highest that passed (0 if none)
+    /// and the lowest that failed (`None`: none failed up to `to`).
+    pub bracket: (f64, Option<f64>),
+    /// Both ends were repeated and held.
+    pub confirmed: bool,
+}
+
+/// The most steps a search runs, whatever its budget: a flapping store must not keep
+/// it going for ever.
+pub const MAX_STEPS: usize = 40;
+
+/// The last result at each rate tried, and how often it was tried.
+fn last_at(tried: &[Tried], rate: f64) -> Option<(bool, u32)> {
+    let runs: Vec<&Tried> = tried.iter().filter(|t| t.rate == rate).collect();
+    runs.last().map(|t| (t.passed, runs.len() as u32))
+}
+
+/// The bracket the steps so far make: the lowest rate whose last step failed, and the
+/// highest below it whose last step passed.
+fn bracket(tried: &[Tried]) -> (Option<f64>, Option<f64>) {
+    let mut rates: Vec<f64> = tried.iter().map(|t| t.rate).collect();
+    rates.sort_by(f64::total_cmp);
+    rates.dedup();
+    let passed = |r: f64| last_at(tried, r).is_some_and(|(p, _)| p);
+    let hi = rates.iter().copied().find(|&r| !passed(r));
+    let lo = rates
+        .iter()
+        .copied()
+        .rfind(|&r| passed(r) && hi.is_none_or(|h| r < h));
+    (lo, hi)
+}
+
+/// What to do after the steps `tried`.
+pub fn next(plan: &SearchPlan, tried: &[Tried]) -> Next {
+    let found = |confirmed| {
+        let (lo, hi) = bracket(tried);
+        Next::Done(Found {
+            sustainable_rate: lo,
+            bracket: (lo.unwrap_or(0.0), hi),
+            confirmed,
+        })
+    };
+    if tried.is_empty() {
+        return Next::Run {
+            rate: plan.from,
+            repeat: 1,
+        };
+    }
+    if tried.len() >= MAX_STEPS {
+        return found(false);
+    }
+    let run = |rate: f64| Next::Run {
+        rate,
+        repeat: last_at(tried, rate).map_or(1, |(_, n)| n + 1),
+    };
+    match bracket(tried) {
+        // Nothing failed yet: climb, doubling, up to `to`.
+        (Some(lo), None) if lo >= plan.to => found(true),
+        (Some(lo), None) => run(step_rate(lo * 2.0).min(plan.to)),
+        // The first rate failed: nothing is sustainable from `from` on.
+        (None, Some(_)) => found(false),
+        (None, None) => found(false),
+        (Some(lo), Some(hi)) => {
+            if hi / lo > 1.0 + plan.resolution {
+                let mid = step_rate((lo * hi).sqrt());
+                if mid > lo && mid < hi {
+                    return run(mid);
+                }
+            }
+            // Narrow enough: each end holds on a second run, or the bracket moves.
+            for end in [lo, hi] {
+                if last_at(tried, end).is_some_and(|(_, n)| n < 2) {
+                    return run(end);
+                }
+            }
+            found(true)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> SearchPlan {
+        SearchPlan {
+            slo: vec!["put.p99 < 10ms".into()],
+            from: 100.0,
+            to: 100_000.0,
+            resolution: 0.05,
+            budget: None,
+        }
+    }
+
+    /// Runs the search against a store that passes every step up to `capacity`
+    /// (`flaky` rates fail their first run only); the rates it ran and where it ended.
+    fn search(capacity: f64, flaky: &[f64]) -> (Vec<f64>, Found) {
+        let plan = plan();
+        let mut tried = Vec::new();
+        loop {
+            match next(&plan, &tried) {
+                Next::Run { rate, repeat } => {
+                    let passed = rate <= capacity && !(flaky.contains(&rate) && repeat == 1);
+                    tried.push(Tried { rate, passed });
+                }
+                Next::Done(found) => {
+                    return (tried.iter().map(|t| t.rate).collect(), found);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn it_climbs_then_narrows_then_confirms_both_ends() {
+        let (rates, found) = search(4000.0, &[]);
+        // Doubling from 100 until 6400 fails.
+        assert_eq!(
+            &rates[..7],
+            &[100.0, 200.0, 400.0, 800.0, 1600.0, 3200.0, 6400.0]
+        );
+        let lo = found.sustainable_rate.unwrap();
+        let hi = found.bracket.1.unwrap();
+        assert!(lo <= 4000.0 && hi > 4000.0, "{found:?}");
+        assert!(hi / lo <= 1.05, "{found:?}");
+        assert!(found.confirmed);
+        // The ends were each run twice, the last two steps.
+        let n = rates.len();
+        assert_eq!(
+            rates[n - 2..]
+                .iter()
+                .filter(|r| **r == lo || **r == hi)
+                .count(),
+            2
+        );
+        assert!(n < 20, "{rates:?}");
+    }
+
+    #[test]
+    fn a_repeat_that_fails_moves_the_bracket_down() {
+        // 3600 passes at first (noise) but fails on its repeat: the search goes on below.
+        let plan = plan();
+        let mut tried = vec![];
+        let truth = |rate: f64, repeat: u32| rate <= 3400.0 || (rate == 3600.0 && repeat == 1);
+        let found = loop {
+            match next(&plan, &tried) {
+                Next::Run { rate, repeat } => tried.push(Tried {
+                    rate,
+                    passed: truth(rate, repeat),
+                }),
+                Next::Done(f) => break f,
+            }
+        };
+        let lo = found.sustainable_rate.unwrap();
+        assert!(lo <= 3400.0, "{found:?} after {tried:?}");
+        assert!(found.confirmed);
+    }
+
+    #[test]
+    fn a_flaky_first_failure_that_passes_again_moves_the_bracket_up() {
+        let (_, found) = search(8000.0, &[6400.0]);
+        // 6400 failed once then passed: the search climbs past it to the real limit.
+        let lo = found.sustainable_rate.unwrap();
+        assert!((7600.0..=8000.0).contains(&lo), "{found:?}");
+        assert!(found.confirmed);
+    }
+
+    #[test]
+    fn the_ends_of_the_range() {
+        let (rates, found) = search(50.0, &[]);
+        assert_eq!(rates, [100.0]);
+        assert_eq!(found.sustainable_rate, None);
+        assert_eq!(found.bracket, (0.0, Some(100.0)));
+        let (rates, found) = search(1e9, &[]);
+        assert_eq!(*rates.last().unwrap(), 100_000.0);
+        assert_eq!(found.sustainable_rate, Some(100_000.0));
+        assert_eq!(found.bracket, (100_000.0, None));
+    }
+
+    #[test]
+    fn a_store_that_flaps_stops_at_the_step_limit() {
+        let plan = plan();
+        let mut tried = vec![];
+        let mut flip = false;
+        let found = loop {
+            match next(&plan, &tried) {
+                Next::Run { rate, .. } => {
+                    flip = !flip;
+                    tried.push(Tried {
+                        rate,
+                        passed: flip || rate < 1000.0,
+                    });
+                }
+                Next::Done(f) => break f,
+            }
+        };
+        assert!(tried.len() <= MAX_STEPS, "{}", tried.len());
+        assert!(!found.confirmed || tried.len() < MAX_STEPS, "{found:?}");
+    }
+}

@@ -1,0 +1,69 @@
+//! Where a search for the sustainable rate ended: the highest rate at which every SLO
+//! held (and sent ≥ 99 % of its rate), the bracket it lies in, whether both ends were
+//! confirmed by a second run, and whether the time budget ran out first. Kept in the
+//! summary beside the rows of the search's steps (tagged `sweep` with its name).
+
+use serde::{Deserialize, Serialize};
+
+use crate::phase_ref::Section;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SearchResult {
+    pub section: Section,
+    pub round: Option<u32>,
+    /// The search's phase as written; its steps are `put@1000`, a repeat `put@1000#2`.
+    pub phase: String,
+    /// The SLOs every step had to keep, as written.
+    pub slo: Vec<String>,
+    /// Operations per second: the highest rate that passed; `None`: the first step
+    /// (`from`) failed.
+    pub sustainable_rate: Option<f64>,
+    /// The highest rate that passed (0 if none) and the lowest that failed (`None`:
+    /// none failed up to `to`).
+    pub bracket: (f64, Option<f64>),
+    /// Both ends of the bracket were run twice and held.
+    pub confirmed: bool,
+    /// The search stopped at its time budget before it was done.
+    #[serde(default)]
+    pub budget_ran_out: bool,
+    /// Steps run.
+    pub steps: u32,
+}
+
+impl SearchResult {
+    /// `search put, round 1: sustainable 3,980 ops/s at put.p99 < 10ms (between 3980 and
+    /// 4150 ops/s, both ends confirmed; 11 steps)`.
+    pub fn describe(&self) -> String {
+        let place = self.round.map_or_else(
+            || self.section.as_str().to_string(),
+            |n| format!("round {n}"),
+        );
+        let slo = self.slo.join(", ");
+        let found = match self.sustainable_rate {
+            Some(r) => format!("sustainable {r:.0} ops/s at {slo}"),
+            None => format!(
+                "no rate sustainable at {slo} from {:.0} ops/s",
+                self.bracket.1.unwrap_or(0.0)
+            ),
+        };
+        let bracket = match self.bracket {
+            (lo, Some(hi)) if self.sustainable_rate.is_some() => {
+                format!("between {lo:.0} and {hi:.0} ops/s")
+            }
+            (_, Some(_)) => "its first step failed".to_string(),
+            (lo, None) => format!("every step passed, up to {lo:.0} ops/s"),
+        };
+        let how = if self.budget_ran_out {
+            "the time budget ran out before it was done"
+        } else if self.confirmed {
+            "both ends confirmed"
+        } else {
+            "not confirmed"
+        };
+        format!(
+            "search {}, {place}: {found} ({bracket}, {how}; {} steps)",
+            self.phase, self.steps
+        )
+    }
+}
