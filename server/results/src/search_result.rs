@@ -16,8 +16,8 @@ pub struct SearchResult {
     pub phase: String,
     /// The SLOs every step had to keep, as written.
     pub slo: Vec<String>,
-    /// Operations per second: the highest rate that passed; `None`: the first step
-    /// (`from`) failed.
+    /// Operations per second: the highest rate that passed; `None`: `from` failed, run
+    /// twice.
     pub sustainable_rate: Option<f64>,
     /// The highest rate that passed (0 if none) and the lowest that failed (`None`:
     /// none failed up to `to`).

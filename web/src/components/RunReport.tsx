@@ -5,6 +5,7 @@ import type { ReactNode } from "react";
 import type { Distribution, EndpointsReport, Heatmap, IndexReport, IntegrityReport, IntervalRecord, ListingsReport, RunDetail, Timeline } from "../api/types";
 import { pausesOf } from "../lib/pauses";
 import { ThresholdsSection } from "./ThresholdsSection";
+import { SweepsSection } from "./SweepsSection";
 import { TimelineSection } from "./TimelineSection";
 import { BucketIndexSection } from "./BucketIndexSection";
 import { EndpointsSection } from "./EndpointsSection";
@@ -76,6 +77,7 @@ export function RunReport(props: {
           <EndpointsSection rows={rows} phases={wholePhaseRows(detail)} endpoints={detail.manifest.endpoints} report={endpoints} />
           <IntegritySection report={integrity} />
           <ThresholdsSection checks={detail.thresholds} />
+          <SweepsSection rows={rows} searches={detail.summary?.searches ?? []} />
           <TimelineSection timeline={timeline} />
           <PhaseExplorer
             pauses={pauses}

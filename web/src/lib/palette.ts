@@ -44,6 +44,12 @@ export const LAG_DASH: Record<"p50" | "p99", string> = { p50: "12 3 3 3", p99: "
 /** The rate an open-loop phase asked for, on throughput charts: no operation's colour. */
 export const ASKED_COLOUR = "#111827";
 
+/** An SLO's latency bound across a sweep's or search's chart (styles.css `--bad`). */
+export const SLO_COLOUR = "#b91c1c";
+
+/** The rate a search found sustainable, marked on its chart (styles.css `--good`). */
+export const SUSTAINABLE_COLOUR = "#15803d";
+
 /** Index shard lines (right-hand axis). */
 export const SHARD_COLOUR = "#6b7280";
 

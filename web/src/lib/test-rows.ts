@@ -23,3 +23,18 @@ export function summaryRow(p: Partial<SummaryRow> & { phase: string; op: Summary
     ...p,
   } as SummaryRow;
 }
+
+/** A PUT row of a step of the sweep or search `sweep`: 10 s asking `asked` a second and
+ * sending (and answering) `sent`, p50 half of `p99` and p99.9 twice it. */
+export function sweepStepRow(phase: string, sweep: string, asked: number, sent: number, p99: number, p: Partial<SummaryRow> = {}): SummaryRow {
+  return summaryRow({
+    phase,
+    op: "put",
+    ops: Math.round(sent * 10),
+    ops_per_sec: sent,
+    latency_us: { min: 0, mean: 0, p50: p99 / 2, p90: p99, p99, p999: p99 * 2, max: p99 * 2 },
+    open_loop: { asked_per_sec: asked, sent_per_sec: sent, backlog: 0 },
+    sweep,
+    ...p,
+  });
+}

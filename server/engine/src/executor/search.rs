@@ -29,8 +29,8 @@ pub enum Next {
 /// Where the search ended.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Found {
-    /// The highest rate that passed (and, once confirmed, passed again); `None`: the
-    /// first step, `from`, failed.
+    /// The highest rate that passed (and, once confirmed, passed again); `None`: `from`
+    /// failed twice.
     pub sustainable_rate: Option<f64>,
     /// The rates the sustainable one lies between: the highest that passed (0 if none)
     /// and the lowest that failed (`None`: none failed up to `to`).
@@ -88,11 +88,17 @@ pub fn next(plan: &SearchPlan, tried: &[Tried]) -> Next {
         repeat: last_at(tried, rate).map_or(1, |(_, n)| n + 1),
     };
     match bracket(tried) {
-        // Nothing failed yet: climb, doubling, up to `to`.
-        (Some(lo), None) if lo >= plan.to => found(true),
+        // Nothing failed yet: climb, doubling, up to `to`, which holds on a second run.
+        (Some(lo), None) if lo >= plan.to => match last_at(tried, lo) {
+            Some((_, n)) if n < 2 => run(lo),
+            _ => found(true),
+        },
         (Some(lo), None) => run(step_rate(lo * 2.0).min(plan.to)),
-        // The first rate failed: nothing is sustainable from `from` on.
-        (None, Some(_)) => found(false),
+        // The first rate failed: nothing is sustainable from `from` on, if it fails again.
+        (None, Some(hi)) => match last_at(tried, hi) {
+            Some((_, n)) if n < 2 => run(hi),
+            _ => found(true),
+        },
         (None, None) => found(false),
         (Some(lo), Some(hi)) => {
             if hi / lo > 1.0 + plan.resolution {
@@ -201,11 +207,20 @@ mod tests {
     #[test]
     fn the_ends_of_the_range() {
         let (rates, found) = search(50.0, &[]);
-        assert_eq!(rates, [100.0]);
+        assert_eq!(rates, [100.0, 100.0]);
         assert_eq!(found.sustainable_rate, None);
+        assert!(found.confirmed);
         assert_eq!(found.bracket, (0.0, Some(100.0)));
+        // A first step that failed once only (a stall) does not end the search.
+        let (rates, found) = search(4000.0, &[100.0]);
+        assert_eq!(&rates[..3], [100.0, 100.0, 200.0]);
+        assert!(
+            found.sustainable_rate.is_some_and(|r| r >= 3800.0),
+            "{found:?}"
+        );
         let (rates, found) = search(1e9, &[]);
-        assert_eq!(*rates.last().unwrap(), 100_000.0);
+        assert_eq!(&rates[rates.len() - 2..], [100_000.0, 100_000.0]);
+        assert!(found.confirmed);
         assert_eq!(found.sustainable_rate, Some(100_000.0));
         assert_eq!(found.bracket, (100_000.0, None));
     }

@@ -1,0 +1,55 @@
+// A rate sweep and a search for the sustainable rate against an embedded target with a
+// known knee (8 PUTs served at once, 20 ms each: at most 400 a second): the run page
+// draws each step's latency against the rate it achieved, with the sweep's knee, the
+// search's SLO bound and the rate it found marked, lists every step, and the offline
+// report shows the same.
+import { expect, test } from "@playwright/test";
+import { openReport, screenshotOf, startRun, url, waitFinished } from "./support";
+
+const WORKLOAD = `name: e2e-knee
+target:
+  endpoint: embedded
+  embedded: { storage: size-only, latency: { put: 20ms }, max_inflight: 8 }
+buckets: { names: [e2e-knee] }
+objects: { size: 1KiB }
+rounds:
+  count: 1
+  phases:
+    - { name: sweep, op: put, workers: 32, rates: [100, 200, 800], duration: 1500ms }
+    - { name: search, op: put, workers: 64, search: { slo: "put.p99 < 150ms", from: 100, to: 1600 }, duration: 1500ms }
+`;
+
+test("a sweep's knee and a search's sustainable rate are drawn against the load", async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const id = await startRun(request, WORKLOAD, { knee: "400" });
+  expect(await waitFinished(request, id)).toBe("completed");
+  const detail = (await (await request.get(url(`/api/runs/${id}`))).json()) as {
+    summary: { searches: Array<{ sustainable_rate: number; confirmed: boolean; steps: number }> };
+  };
+  const found = detail.summary.searches[0];
+  expect(found.sustainable_rate).toBeGreaterThanOrEqual(360);
+  expect(found.sustainable_rate).toBeLessThanOrEqual(440);
+
+  await page.goto(url(`/runs/${id}`));
+  const section = page.getByTestId("sweeps");
+  await expect(section.getByTestId("sweep-knee")).toContainText("sweep sweep, round 1, put: kept up to 200 ops/s");
+  await expect(section.getByTestId("sweep-knee")).toContainText("behind from 800 ops/s");
+  await expect(section.getByTestId("search-result")).toContainText(`sustainable ${found.sustainable_rate} ops/s at put.p99 < 150ms`);
+  await expect(section.getByTestId("search-result")).toContainText(`both ends confirmed; ${found.steps} steps`);
+  const charts = section.getByTestId("sweep-chart");
+  await expect(charts).toHaveCount(2);
+  await expect(charts.nth(0)).toContainText("knee 200 ops/s");
+  await expect(charts.nth(1)).toContainText("SLO put.p99 < 150ms");
+  await expect(charts.nth(1)).toContainText(`sustainable ${found.sustainable_rate} ops/s`);
+  // Three percentiles a chart, each a line with a point per step.
+  await expect(charts.nth(0).locator(".recharts-line")).toHaveCount(3);
+  const steps = section.getByTestId("sweep-steps");
+  await expect(steps.nth(0).locator("tbody tr")).toHaveCount(3);
+  await expect(steps.nth(1).locator("tbody tr")).toHaveCount(found.steps);
+  await section.scrollIntoViewIfNeeded();
+  await screenshotOf(section, "sweeps");
+
+  await openReport(page, request, id);
+  await expect(page.getByTestId("sweep-knee")).toContainText("kept up to 200 ops/s");
+  await expect(page.getByTestId("search-result")).toContainText(`sustainable ${found.sustainable_rate} ops/s`);
+});

@@ -1,0 +1,40 @@
+// Sweeps and searches on the run page: the sentence that says where a sweep stopped
+// keeping up or what rate a search found, and every step in a table.
+import { cleanup, render, screen } from "@testing-library/react";
+import { afterEach, describe, expect, it } from "vitest";
+import { sweepStepRow } from "../lib/test-rows";
+import { SweepsSection } from "./SweepsSection";
+
+afterEach(cleanup);
+
+
+describe("sweeps and searches", () => {
+  it("says a sweep's knee and a search's rate, with every step", () => {
+    const rows = [
+      sweepStepRow("put@1000", "put", 1000, 1000, 2700),
+      sweepStepRow("put@2000", "put", 2000, 1995, 5600),
+      sweepStepRow("put@4000", "put", 4000, 3590, 211_300),
+      sweepStepRow("find@100", "find", 100, 100, 20_500),
+      sweepStepRow("find@400", "find", 400, 391, 41_700),
+      sweepStepRow("find@418", "find", 418, 391, 107_500),
+    ];
+    const searches = [
+      { section: "round" as const, round: 1, phase: "find", slo: ["put.p99 < 50ms"], sustainable_rate: 400, bracket: [400, 418] as [number, number], confirmed: true, steps: 3 },
+    ];
+    render(<SweepsSection rows={rows} searches={searches} />);
+    expect(screen.getByTestId("sweep-knee").textContent).toBe("sweep put, round 1, put: kept up to 2,000 ops/s (p50 2.80 ms, p99 5.60 ms); behind from 4,000 ops/s (sent 90 %, p99 211.3 ms)");
+    expect(screen.getByTestId("search-result").textContent).toBe(
+      "search find, round 1: sustainable 400 ops/s at put.p99 < 50ms (between 400 ops/s and 418 ops/s, both ends confirmed; 3 steps)",
+    );
+    const tables = screen.getAllByTestId("sweep-steps");
+    expect(tables).toHaveLength(2);
+    const kept = [...tables[0].querySelectorAll("tbody tr")].map((r) => r.lastElementChild?.textContent);
+    expect(kept).toEqual(["yes", "yes", "fell behind"]);
+    expect(screen.getAllByTestId("sweep-chart")).toHaveLength(2);
+  });
+
+  it("shows nothing for a run without sweeps", () => {
+    const { container } = render(<SweepsSection rows={[sweepStepRow("put", "", 10, 10, 1)].map((r) => ({ ...r, sweep: null }))} />);
+    expect(container.textContent).toBe("");
+  });
+});
