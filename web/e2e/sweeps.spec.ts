@@ -24,7 +24,7 @@ test("a sweep's knee and a search's sustainable rate are drawn against the load"
   const id = await startRun(request, WORKLOAD, { knee: "400" });
   expect(await waitFinished(request, id)).toBe("completed");
   const detail = (await (await request.get(url(`/api/runs/${id}`))).json()) as {
-    summary: { searches: Array<{ sustainable_rate: number; confirmed: boolean; steps: number }> };
+    summary: { searches: Array<{ sustainable_rate: number; confirmed: boolean; steps: number; judged: Array<{ passed: boolean }> }> };
   };
   const found = detail.summary.searches[0];
   expect(found.sustainable_rate).toBeGreaterThanOrEqual(360);
@@ -46,10 +46,56 @@ test("a sweep's knee and a search's sustainable rate are drawn against the load"
   const steps = section.getByTestId("sweep-steps");
   await expect(steps.nth(0).locator("tbody tr")).toHaveCount(3);
   await expect(steps.nth(1).locator("tbody tr")).toHaveCount(found.steps);
+  // The search's steps as it judged them.
+  const passes = found.judged.filter((j) => j.passed).length;
+  await expect(steps.nth(1).locator("tbody td.good")).toHaveCount(passes);
+  await expect(steps.nth(1).locator("tbody td.bad")).toHaveCount(found.steps - passes);
   await section.scrollIntoViewIfNeeded();
   await screenshotOf(section, "sweeps");
 
   await openReport(page, request, id);
   await expect(page.getByTestId("sweep-knee")).toContainText("kept up to 200 ops/s");
   await expect(page.getByTestId("search-result")).toContainText(`sustainable ${found.sustainable_rate} ops/s`);
+});
+
+const layout = (places: number) => `name: e2e-knee-${places}
+target:
+  endpoint: embedded
+  embedded: { storage: size-only, latency: { put: 20ms }, max_inflight: ${places} }
+buckets: { names: [e2e-knee] }
+objects: { size: 1KiB }
+rounds:
+  count: 1
+  phases:
+    - { name: search, op: put, workers: 64, search: { slo: "put.p99 < 150ms", from: 200, to: 1600, resolution: 10% }, duration: 1500ms }
+`;
+
+test("two runs' searches compared: each sustainable rate with its bracket, the curves overlaid", async ({ page, request }) => {
+  test.setTimeout(180_000);
+  // 8 and 16 PUTs of 20 ms served at once: knees at 400 and 800 a second.
+  const ids: string[] = [];
+  for (const places of [8, 16]) {
+    const id = await startRun(request, layout(places), { places: String(places) });
+    expect(await waitFinished(request, id)).toBe("completed");
+    ids.push(id);
+  }
+  const found: number[] = [];
+  for (const id of ids) {
+    const detail = (await (await request.get(url(`/api/runs/${id}`))).json()) as { summary: { searches: Array<{ sustainable_rate: number }> } };
+    found.push(detail.summary.searches[0].sustainable_rate);
+  }
+  expect(found[1]).toBeGreaterThan(found[0] * 1.5);
+
+  await page.goto(url(`/compare?runs=${ids.join(",")}`));
+  const section = page.getByTestId("compare-sweeps");
+  const outcomes = section.getByTestId("compare-sweep-outcome");
+  await expect(outcomes).toHaveCount(2);
+  await expect(outcomes.nth(0)).toContainText(`sustainable ${found[0].toLocaleString("en-US")} ops/s (between ${found[0].toLocaleString("en-US")} and`);
+  await expect(outcomes.nth(1)).toContainText(`sustainable ${found[1].toLocaleString("en-US")} ops/s`);
+  const chart = section.getByTestId("compare-sweep-chart");
+  await expect(chart).toContainText("SLO put.p99 < 150ms");
+  // Each run's p50 and p99.
+  await expect(chart.locator(".recharts-line")).toHaveCount(4);
+  await section.scrollIntoViewIfNeeded();
+  await screenshotOf(section, "sweeps-compare");
 });

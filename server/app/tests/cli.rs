@@ -1022,6 +1022,13 @@ fn a_searchs_sustainable_rate_is_on_the_screen_and_in_show_json() {
     assert_eq!(search["bracket"], serde_json::json!([200.0, null]));
     assert_eq!(search["budget_ran_out"], true);
     assert_eq!(search["confirmed"], false);
+    assert_eq!(
+        search["judged"],
+        serde_json::json!([
+            { "phase": "put@100", "passed": true },
+            { "phase": "put@200", "passed": true },
+        ])
+    );
     let steps: Vec<&str> = json["rows"]
         .as_array()
         .unwrap()

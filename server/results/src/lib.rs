@@ -128,7 +128,7 @@ pub use renamed::{HeadWorkersCount, ListersCount};
 pub use resume_pause::pause_before_resume;
 pub use run_status::RunStatus;
 pub use schedule_note::{LagAtMedian, duration_us, schedule_note};
-pub use search_result::SearchResult;
+pub use search_result::{JudgedStep, SearchResult};
 pub use shard::{Shard, ShardError};
 pub use space_report::{ReportBuilder, SpaceReport};
 pub use stall_text::latency_text;

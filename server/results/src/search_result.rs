@@ -29,6 +29,19 @@ pub struct SearchResult {
     pub budget_ran_out: bool,
     /// Steps run.
     pub steps: u32,
+    /// Each step as the search judged it, in the order they ran (at most 40).
+    #[serde(default)]
+    pub judged: Vec<JudgedStep>,
+}
+
+/// One step of a search and whether it passed: every SLO held, the client sent its
+/// rate and the store answered it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct JudgedStep {
+    /// The step's phase (`put@1000`).
+    pub phase: String,
+    pub passed: bool,
 }
 
 impl SearchResult {

@@ -1109,6 +1109,15 @@ export interface components {
             asked_per_sec?: number | null;
         };
         /**
+         * @description One step of a search and whether it passed: every SLO held, the client sent its
+         *     rate and the store answered it.
+         */
+        JudgedStep: {
+            /** @description The step's phase (`put@1000`). */
+            phase: string;
+            passed: boolean;
+        };
+        /**
          * @description How the key file of a phase came to be.
          * @enum {string}
          */
@@ -2075,8 +2084,8 @@ export interface components {
             slo: string[];
             /**
              * Format: double
-             * @description Operations per second: the highest rate that passed; `None`: the first step
-             *     (`from`) failed.
+             * @description Operations per second: the highest rate that passed; `None`: `from` failed, run
+             *     twice.
              */
             sustainable_rate?: number | null;
             /**
@@ -2096,6 +2105,8 @@ export interface components {
              * @description Steps run.
              */
             steps: number;
+            /** @description Each step as the search judged it, in the order they ran (at most 40). */
+            judged?: components["schemas"]["JudgedStep"][];
         };
         /**
          * @description Where a phase sits in the workload.

@@ -1,8 +1,8 @@
 // Runs compared, drawn from data however it came: the compare page fetches it from the
 // API, the offline report of a comparison (`keystorm report BASE NEW…`) reads it from
 // its own file — one component tree, so the two cannot drift apart. The runs table,
-// open-loop and integrity notes, the judged changes, throughput across rounds, latency
-// distributions overlaid and endpoints side by side.
+// open-loop and integrity notes, the judged changes, throughput across rounds, sweeps'
+// and searches' curves overlaid, latency distributions overlaid and endpoints side by side.
 import { useQueries } from "@tanstack/react-query";
 import type { ReactNode } from "react";
 import type { Comparison, Distribution, IndexReport, IntegrityReport, RunDetail } from "../api/types";
@@ -16,6 +16,7 @@ import { DistributionChart } from "./charts";
 import { CompareRounds } from "./CompareRounds";
 import { CompareVerdicts, VerdictControls, comparisonHasRounds } from "./CompareVerdicts";
 import { EndpointsComparison } from "./EndpointsComparison";
+import { SweepsComparison } from "./SweepsComparison";
 import { MarkerGlyph } from "./Marker";
 import { ErrorBox, Labels, Loading } from "./states";
 import { VerdictBadges } from "./VerdictBadges";
@@ -197,6 +198,7 @@ export function CompareView(props: {
       <IntegrityNotes runs={runs.map((r) => ({ label: r.label, integrity: props.integrityById.get(r.detail.info.run_id) }))} />
       <JudgedChanges runs={runs} judged={props.judged} view={props.judgedView} />
       <CompareRounds runs={runs} indexById={props.indexById} view={props.roundsView} />
+      <SweepsComparison runs={runs} />
       <Distributions runs={runs} pick={props.pick} setPick={props.setPick} load={props.loadDistribution} />
       <EndpointsComparison runs={runs.map((r) => ({ label: r.label, rows: wholePhaseRows(r.detail) }))} />
     </section>

@@ -19,7 +19,21 @@ describe("sweeps and searches", () => {
       sweepStepRow("find@418", "find", 418, 391, 107_500),
     ];
     const searches = [
-      { section: "round" as const, round: 1, phase: "find", slo: ["put.p99 < 50ms"], sustainable_rate: 400, bracket: [400, 418] as [number, number], confirmed: true, steps: 3 },
+      {
+        section: "round" as const,
+        round: 1,
+        phase: "find",
+        slo: ["put.p99 < 50ms"],
+        sustainable_rate: 400,
+        bracket: [400, 418] as [number, number],
+        confirmed: true,
+        steps: 3,
+        judged: [
+          { phase: "find@100", passed: true },
+          { phase: "find@400", passed: true },
+          { phase: "find@418", passed: false },
+        ],
+      },
     ];
     render(<SweepsSection rows={rows} searches={searches} />);
     expect(screen.getByTestId("sweep-knee").textContent).toBe("sweep put, round 1, put: kept up to 2,000 ops/s (p50 2.80 ms, p99 5.60 ms); behind from 4,000 ops/s (sent 90 %, p99 211.3 ms)");
@@ -30,6 +44,9 @@ describe("sweeps and searches", () => {
     expect(tables).toHaveLength(2);
     const kept = [...tables[0].querySelectorAll("tbody tr")].map((r) => r.lastElementChild?.textContent);
     expect(kept).toEqual(["yes", "yes", "fell behind"]);
+    // A search's steps as the search judged them (its SLO, the rate sent and answered).
+    const passed = [...tables[1].querySelectorAll("tbody tr")].map((r) => r.lastElementChild?.textContent);
+    expect(passed).toEqual(["passed", "passed", "failed"]);
     expect(screen.getAllByTestId("sweep-chart")).toHaveLength(2);
   });
 

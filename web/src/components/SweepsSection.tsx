@@ -125,6 +125,9 @@ function CurveChart({ curve }: { curve: SweepCurve }) {
 }
 
 function StepsTable({ curve }: { curve: SweepCurve }) {
+  // A search's steps as it judged them (SLOs, rate sent and answered); a sweep's, whether
+  // each sent its rate.
+  const judged = curve.search ? new Map((curve.search.judged ?? []).map((j) => [j.phase, j.passed])) : undefined;
   return (
     <table className="grid compact" data-testid="sweep-steps">
       <thead>
@@ -135,11 +138,14 @@ function StepsTable({ curve }: { curve: SweepCurve }) {
           <th className="num">p50</th>
           <th className="num">p99</th>
           <th className="num">p99.9</th>
-          <th>Kept up</th>
+          <th>{judged ? "Passed" : "Kept up"}</th>
         </tr>
       </thead>
       <tbody>
-        {curve.points.map((p) => (
+        {curve.points.map((p) => {
+          const good = judged ? judged.get(p.phase) : p.keptUp;
+          const said = judged ? (good == null ? "–" : good ? "passed" : "failed") : good ? "yes" : "fell behind";
+          return (
           <tr key={p.phase}>
             <td className="mono">{p.phase}</td>
             <td className="num">{fmtRate(p.asked)}</td>
@@ -147,9 +153,10 @@ function StepsTable({ curve }: { curve: SweepCurve }) {
             <td className="num">{fmtLatency(p.p50)}</td>
             <td className="num">{fmtLatency(p.p99)}</td>
             <td className="num">{fmtLatency(p.p999)}</td>
-            <td className={p.keptUp ? "good" : "bad"}>{p.keptUp ? "yes" : "fell behind"}</td>
+            <td className={good == null ? "" : good ? "good" : "bad"}>{said}</td>
           </tr>
-        ))}
+          );
+        })}
       </tbody>
     </table>
   );

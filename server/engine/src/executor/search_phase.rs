@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use keystorm_results::threshold::Threshold;
-use keystorm_results::{RunEvent, RunStatus, SearchResult, SummaryRow};
+use keystorm_results::{JudgedStep, RunEvent, RunStatus, SearchResult, SummaryRow};
 
 use super::checkpoint::save_checkpoint;
 use super::search::{Found, Next, Tried, next};
@@ -37,17 +37,17 @@ impl PhaseRunner<'_> {
         plan: &SearchPlan,
     ) -> Result<Option<RunStatus>, PhaseFailure> {
         let slos: Vec<Threshold> = plan.slo.iter().filter_map(|t| t.parse().ok()).collect();
-        let (found, ran_out, steps) = loop {
-            let (tried, spent) = self.steps_so_far(scheduled, &slos);
+        let (found, ran_out, judged) = loop {
+            let (tried, judged, spent) = self.steps_so_far(scheduled, &slos);
             let (rate, repeat) = match next(plan, &tried) {
-                Next::Done(found) => break (found, false, tried.len()),
+                Next::Done(found) => break (found, false, judged),
                 Next::Run { rate, repeat } => (rate, repeat),
             };
             if plan
                 .budget
                 .is_some_and(|b| spent + step_length(scheduled) > b)
             {
-                break (so_far(&tried), true, tried.len());
+                break (so_far(&tried), true, judged);
             }
             let step = step_of(scheduled, rate, repeat);
             let outcome = self.run(n, &step, None).await?;
@@ -79,7 +79,8 @@ impl PhaseRunner<'_> {
             bracket: found.bracket,
             confirmed: found.confirmed && !ran_out,
             budget_ran_out: ran_out,
-            steps: steps as u32,
+            steps: judged.len() as u32,
+            judged,
         };
         self.summary.searches.push(result);
         self.add_rows(&[], &Default::default(), Duration::ZERO)?;
@@ -88,13 +89,13 @@ impl PhaseRunner<'_> {
         Ok(None)
     }
 
-    /// The search's steps recorded so far, in order, each judged; and the time they
-    /// took (warm-ups and measured time).
+    /// The search's steps recorded so far, in order, each judged (by rate, and by name);
+    /// and the time they took (warm-ups and measured time).
     fn steps_so_far(
         &self,
         scheduled: &ScheduledPhase,
         slos: &[Threshold],
-    ) -> (Vec<Tried>, Duration) {
+    ) -> (Vec<Tried>, Vec<JudgedStep>, Duration) {
         let phase = &scheduled.phase_ref;
         let mine: Vec<&SummaryRow> = self
             .summary
@@ -114,7 +115,7 @@ impl PhaseRunner<'_> {
             }
         }
         let mut spent = Duration::ZERO;
-        let tried = names
+        let tried: Vec<(Tried, JudgedStep)> = names
             .iter()
             .filter_map(|name| {
                 let rows: Vec<&SummaryRow> =
@@ -123,15 +124,23 @@ impl PhaseRunner<'_> {
                 spent += scheduled.plan.warmup
                     + Duration::from_secs_f64(rows.first().map_or(0.0, |r| r.duration_s));
                 let timed = matches!(scheduled.plan.end, PhaseEnd::Duration(_));
-                Some(Tried {
-                    rate: open.asked_per_sec,
-                    passed: sent_its_rate(&rows, open, timed)
-                        && answered_its_rate(&rows, open)
-                        && keeps(slos, name, &rows),
-                })
+                let passed = sent_its_rate(&rows, open, timed)
+                    && answered_its_rate(&rows, open)
+                    && keeps(slos, name, &rows);
+                Some((
+                    Tried {
+                        rate: open.asked_per_sec,
+                        passed,
+                    },
+                    JudgedStep {
+                        phase: name.to_string(),
+                        passed,
+                    },
+                ))
             })
             .collect();
-        (tried, spent)
+        let (tried, judged) = tried.into_iter().unzip();
+        (tried, judged, spent)
     }
 }
 
