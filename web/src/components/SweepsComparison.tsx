@@ -3,11 +3,12 @@
 // run by run in its marker, with the SLO's bound; beside the chart each run's knee or
 // sustainable rate with the bracket it lies in, so "pre-sharded sustains 1,150 PUT/s,
 // dynamic 640" reads off one table.
-import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { CartesianGrid, Line, LineChart, ResponsiveContainer } from "recharts";
 import type { RunDetail } from "../api/types";
-import { fmtAxis, fmtRate } from "../lib/format";
+import { fmtRate } from "../lib/format";
 import { logAxis } from "../lib/log-axis";
-import { GRID_COLOUR, PERCENTILE_DASH, RUN_PALETTE, SLO_COLOUR, markerOf } from "../lib/palette";
+import { GRID_COLOUR, PERCENTILE_DASH, RUN_PALETTE, markerOf } from "../lib/palette";
+import { achievedAxis, latencyAxis, latencyTooltip, sloLine } from "./sweepChartParts";
 import { wholePhaseRows } from "../lib/rounds";
 import { type SweepCurve, curvePlace, knee, latencyBounds, sweepCurves } from "../lib/sweeps";
 import { fitUnit } from "../lib/units";
@@ -63,36 +64,10 @@ function Overlay({ runs, at }: { runs: RunCurves[]; at: string }) {
       <ResponsiveContainer width="100%" height={300}>
         <LineChart margin={{ top: 16, right: 16, bottom: 4, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke={GRID_COLOUR} />
-          <XAxis
-            dataKey="achieved"
-            type="number"
-            domain={[0, "auto"]}
-            allowDuplicatedCategory={false}
-            tickFormatter={fmtAxis}
-            fontSize={12}
-            label={{ value: "achieved ops/s", position: "insideBottomRight", offset: -2, fontSize: 12 }}
-          />
-          <YAxis
-            dataKey="v"
-            fontSize={12}
-            scale="log"
-            domain={axis.domain}
-            ticks={axis.ticks}
-            allowDataOverflow
-            tickFormatter={fmtAxis}
-            label={{ value: fit.unit, angle: -90, position: "insideLeft", fontSize: 12 }}
-          />
-          <Tooltip formatter={(v: unknown, name: unknown) => [`${fmtAxis(Number(v))} ${fit.unit}`, String(name)]} labelFormatter={(v: unknown) => fmtRate(Number(v))} />
-          {bars.map((b) => (
-            <ReferenceLine
-              key={b.text}
-              y={b.y}
-              stroke={SLO_COLOUR}
-              strokeDasharray="6 3"
-              ifOverflow="extendDomain"
-              label={{ value: `SLO ${b.text}`, position: "insideTopLeft", fontSize: 11, fill: SLO_COLOUR }}
-            />
-          ))}
+          {achievedAxis()}
+          {latencyAxis(axis, fit.unit, "v")}
+          {latencyTooltip(fit.unit)}
+          {bars.map(sloLine)}
           {lines.map((l) => (
             <Line
               key={l.key}

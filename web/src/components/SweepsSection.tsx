@@ -2,12 +2,13 @@
 // so the knee shows where the line turns up; the SLO's bound drawn across, a sweep's knee
 // or a search's sustainable rate marked, and every step in a table with the rate it
 // asked, what it sent and whether it kept up. The run page and the report show it.
-import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer } from "recharts";
 import type { SummaryRow } from "../api/types";
-import { fmtAxis, fmtLatency, fmtRate } from "../lib/format";
+import { fmtLatency, fmtRate } from "../lib/format";
 import { fitUnit, scaleRows } from "../lib/units";
 import { logAxis } from "../lib/log-axis";
-import { GRID_COLOUR, LABEL_COLOUR, PERCENTILE_DASH, SLO_COLOUR, SUSTAINABLE_COLOUR, opColour } from "../lib/palette";
+import { GRID_COLOUR, LABEL_COLOUR, PERCENTILE_DASH, SUSTAINABLE_COLOUR, opColour } from "../lib/palette";
+import { achievedAxis, latencyAxis, latencyTooltip, sloLine } from "./sweepChartParts";
 import { type SearchResult, type SweepCurve, curvePlace, knee, latencyBounds, sweepCurves } from "../lib/sweeps";
 import { SeriesLegend, useHiddenSeries } from "./SeriesLegend";
 
@@ -57,37 +58,10 @@ function CurveChart({ curve }: { curve: SweepCurve }) {
       <ResponsiveContainer width="100%" height={280}>
         <LineChart data={data} margin={{ top: 16, right: 16, bottom: 4, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke={GRID_COLOUR} />
-          <XAxis
-            dataKey="achieved"
-            type="number"
-            domain={[0, "auto"]}
-            tickFormatter={fmtAxis}
-            fontSize={12}
-            label={{ value: "achieved ops/s", position: "insideBottomRight", offset: -2, fontSize: 12 }}
-          />
-          <YAxis
-            fontSize={12}
-            scale="log"
-            domain={axis.domain}
-            ticks={axis.ticks}
-            allowDataOverflow
-            tickFormatter={fmtAxis}
-            label={{ value: fit.unit, angle: -90, position: "insideLeft", fontSize: 12 }}
-          />
-          <Tooltip
-            formatter={(v: unknown, name: unknown) => [`${fmtAxis(Number(v))} ${fit.unit}`, String(name)]}
-            labelFormatter={(v: unknown) => fmtRate(Number(v))}
-          />
-          {lines.map((b) => (
-            <ReferenceLine
-              key={b.text}
-              y={b.y}
-              stroke={SLO_COLOUR}
-              strokeDasharray="6 3"
-              ifOverflow="extendDomain"
-              label={{ value: `SLO ${b.text}`, position: "insideTopLeft", fontSize: 11, fill: SLO_COLOUR }}
-            />
-          ))}
+          {achievedAxis()}
+          {latencyAxis(axis, fit.unit)}
+          {latencyTooltip(fit.unit)}
+          {lines.map(sloLine)}
           {kneePoint && (
             <ReferenceLine
               x={kneePoint.achieved}
