@@ -18,9 +18,12 @@ fn memory_does_not_grow_with_the_size_of_the_objects() {
     let sim = start_sim(&["--storage", "size-only"]);
     let smaller = peak_rss_mib(&sim.endpoint, 24);
     let larger = peak_rss_mib(&sim.endpoint, 96);
-    // Holding one object whole, or a buffer the size of one, would add 72 MiB.
+    // Holding one object whole, or a buffer the size of one, would add 72 MiB (an
+    // uncapped content buffer measured 186 against 112). Bounded, the two differ by
+    // 4-15 MiB on an idle machine and by up to 26 MiB with both cores kept busy (more
+    // of the parts' data in flight at once): half an object's 72 MiB tells them apart.
     assert!(
-        larger < smaller + 24,
+        larger < smaller + 36,
         "peak RSS {smaller} MiB with objects of 24 MiB, {larger} MiB with 96 MiB"
     );
 }
