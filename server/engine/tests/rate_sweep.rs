@@ -117,10 +117,12 @@ async fn a_search_finds_the_rate_the_target_can_serve_within_its_slo() {
         .collect();
     assert_eq!(steps.len() as u32, found.steps, "{steps:?}");
     assert_eq!(&steps[..4], ["put@50", "put@100", "put@200", "put@400"]);
-    assert!(
-        steps.iter().filter(|s| s.ends_with("#2")).count() == 2,
-        "{steps:?}"
-    );
+    // Both ends of the final bracket were run twice (a repeat that disagreed earlier
+    // may have moved the bracket, with repeats of its own).
+    for end in [low, high] {
+        let again = keystorm_engine::plan::step_name("put", end, 2);
+        assert!(steps.contains(&again.as_str()), "{again} in {steps:?}");
+    }
     sim.shutdown().await;
 }
 
