@@ -1,6 +1,7 @@
 //! A search phase at run time: each step is an open-loop run of the phase at the rate
 //! the search chose (`put@1000`, a repeat `put@1000#2`), recorded as any phase is,
-//! judged on its rows against the SLOs and on sending ≥ 99 % of its rate; the next
+//! judged on its rows against the SLOs, on the client sending ≥ 99 % of its rate and
+//! on the store answering ≥ 97 % of it; the next
 //! rate is chosen from the steps recorded so far, so a resumed run takes the same path
 //! (a step stopped before its end is run again whole). The checkpoint stays on the
 //! search until it ends; its result goes into the summary.
