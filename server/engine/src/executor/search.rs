@@ -64,14 +64,22 @@ fn bracket(tried: &[Tried]) -> (Option<f64>, Option<f64>) {
     (lo, hi)
 }
 
+/// Where a search stopped early stands: the bracket of the steps so far, unconfirmed.
+pub fn so_far(tried: &[Tried]) -> Found {
+    let (lo, hi) = bracket(tried);
+    Found {
+        sustainable_rate: lo,
+        bracket: (lo.unwrap_or(0.0), hi),
+        confirmed: false,
+    }
+}
+
 /// What to do after the steps `tried`.
 pub fn next(plan: &SearchPlan, tried: &[Tried]) -> Next {
     let found = |confirmed| {
-        let (lo, hi) = bracket(tried);
         Next::Done(Found {
-            sustainable_rate: lo,
-            bracket: (lo.unwrap_or(0.0), hi),
             confirmed,
+            ..so_far(tried)
         })
     };
     if tried.is_empty() {

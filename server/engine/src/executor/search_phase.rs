@@ -12,7 +12,7 @@ use keystorm_results::threshold::Threshold;
 use keystorm_results::{JudgedStep, RunEvent, RunStatus, SearchResult, SummaryRow};
 
 use super::checkpoint::save_checkpoint;
-use super::search::{Found, Next, Tried, next};
+use super::search::{Next, Tried, next, so_far};
 use super::sequence::ScheduledPhase;
 use super::{PhaseFailure, PhaseRunner, fail};
 use crate::plan::{PhaseEnd, SearchPlan};
@@ -174,22 +174,6 @@ fn answered_its_rate(rows: &[&SummaryRow], open: keystorm_results::OpenLoop) -> 
 fn keeps(slos: &[Threshold], name: &str, rows: &[&SummaryRow]) -> bool {
     slos.iter()
         .all(|t| t.check(name, rows).is_none_or(|c| c.passed))
-}
-
-/// Where a search stopped early stands: the bracket of the steps so far, unconfirmed.
-fn so_far(tried: &[Tried]) -> Found {
-    let passed = |t: &&Tried| t.passed;
-    let lo = tried.iter().filter(passed).map(|t| t.rate).reduce(f64::max);
-    let hi = tried
-        .iter()
-        .filter(|t| !t.passed && lo.is_none_or(|l| t.rate > l))
-        .map(|t| t.rate)
-        .reduce(f64::min);
-    Found {
-        sustainable_rate: lo,
-        bracket: (lo.unwrap_or(0.0), hi),
-        confirmed: false,
-    }
 }
 
 /// How long one step takes: its warm-up and, for a `duration` phase, its duration.

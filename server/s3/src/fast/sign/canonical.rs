@@ -99,7 +99,14 @@ fn host_of(uri: &Uri) -> Cow<'_, str> {
         (Some("http"), Some("80")) | (Some("https"), Some("443")) | (_, None) => {
             Cow::Borrowed(host)
         }
-        (_, Some(port)) => Cow::Owned(format!("{host}:{port}")),
+        // The authority is `host:port` as written, unless it carries user info.
+        (_, Some(_)) => match uri.authority().map(|a| a.as_str()) {
+            Some(authority) if !authority.contains('@') => Cow::Borrowed(authority),
+            _ => Cow::Owned(format!(
+                "{host}:{}",
+                port.as_ref().map_or("", |p| p.as_str())
+            )),
+        },
     }
 }
 
