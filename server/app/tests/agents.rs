@@ -1118,3 +1118,148 @@ async fn a_sweep_over_three_agents_asks_each_step_of_them_together_and_finds_the
         }
     }
 }
+
+/// A search for `put.p99 < 150ms` from 50 to 1,600 PUT/s, in steps of 2.5 s, split
+/// over three agents of `controller`, started in the background.
+fn start_search_over_three(endpoint: &str, controller: &str, dir: &Path) -> Child {
+    let text = workload(
+        "searched",
+        endpoint,
+        "size: 1KiB",
+        "rounds:\n  count: 1\n  phases:\n    - { op: put, workers: 32, search: { slo: \"put.p99 < 150ms\", from: 50, to: 1600 }, warmup: 500ms, duration: 2500ms }\n",
+    );
+    let wl = write_workload(dir, "searched", &text);
+    start_split_run(&wl, controller, 3, &dir.join("cli"))
+}
+
+#[tokio::test]
+async fn a_search_over_three_agents_is_chosen_on_their_merged_steps_and_finds_the_one_knee() {
+    let sim = start_sim_with_knee_at_400();
+    let dir = tempfile::tempdir().unwrap();
+    let controller_results = dir.path().join("controller");
+    let controller = start_controller(&controller_results);
+    let _agents = start_agents(&controller.url, dir.path(), 3);
+    let run = start_search_over_three(&sim.endpoint, &controller.url, dir.path());
+    let out = run.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("search put, round 1: sustainable "),
+        "{stdout}"
+    );
+    let merged = merged_run(&controller_results);
+    let summary = read_json(&merged.join("summary.json")).unwrap();
+    let found = &summary["searches"][0];
+    // The same knee one process finds: each agent sent a third of each step, and the
+    // controller judged the steps on the three merged.
+    let rate = found["sustainable_rate"]
+        .as_f64()
+        .expect("a sustainable rate");
+    assert!((360.0..=440.0).contains(&rate), "{found}");
+    let high = found["bracket"][1].as_f64().expect("a rate that failed");
+    assert_eq!(found["bracket"][0].as_f64(), Some(rate));
+    assert!(high > rate && high / rate <= 1.051, "{found}");
+    assert_eq!(found["confirmed"], true, "{found}");
+    // Every step the controller judged is a merged step that asked its whole rate.
+    let rows = summary_rows(&merged);
+    let judged = found["judged"].as_array().unwrap();
+    assert_eq!(judged.len() as u64, found["steps"].as_u64().unwrap());
+    for step in judged {
+        let name = step["phase"].as_str().unwrap();
+        let row = rows
+            .iter()
+            .find(|r| r["phase"] == name)
+            .unwrap_or_else(|| panic!("{name} in {rows:#?}"));
+        assert_eq!(row["sweep"], "put", "{row}");
+        let whole: f64 = name
+            .trim_start_matches("put@")
+            .split('#')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let asked = row["open_loop"]["asked_per_sec"].as_f64().unwrap();
+        assert!((asked - whole).abs() < 1e-6, "{row}");
+    }
+    // Every agent ran every step and holds the controller's result.
+    let parts: Vec<PathBuf> = std::fs::read_dir(merged.join("shards"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(parts.len(), 3, "{parts:?}");
+    for part in &parts {
+        let own = read_json(&part.join("summary.json")).unwrap();
+        assert_eq!(&own["searches"][0], found, "{}", part.display());
+        let steps = summary_rows(part)
+            .iter()
+            .filter(|r| r["sweep"] == "put")
+            .count();
+        assert_eq!(steps, judged.len(), "{}", part.display());
+    }
+}
+
+#[tokio::test]
+async fn a_search_step_an_agent_was_killed_in_is_run_again_by_all_and_not_judged() {
+    let sim = start_sim_with_knee_at_400();
+    let dir = tempfile::tempdir().unwrap();
+    let controller_results = dir.path().join("controller");
+    let controller = start_controller(&controller_results);
+    let agent_dir = |i: u32| dir.path().join(format!("agent-{i}"));
+    let mut agents: Vec<Agent> = (0..3)
+        .map(|i| start_agent(&controller.url, &format!("agent-{i}"), &agent_dir(i)))
+        .collect();
+    let run = start_search_over_three(&sim.endpoint, &controller.url, dir.path());
+    // Shard 1 in the middle of the search's third step, the others running it too.
+    wait_for("shard 1 into step put@200", || {
+        let view = get_json(&controller.url, "/api/agents");
+        let shard = &view["run"]["shards"][1];
+        (shard["phase"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("put@200"))
+            && shard["operations"].as_u64().unwrap_or(0) >= 50)
+            .then_some(())
+    });
+    kill_9(&mut agents[1].0);
+    wait_for("the controller to mark shard 1 lost", || {
+        let view = get_json(&controller.url, "/api/agents");
+        (view["run"]["shards"][1]["state"] == "lost").then_some(())
+    });
+    agents[1] = start_agent(&controller.url, "agent-1", &agent_dir(1));
+    let out = run.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("and put@200 run again: a shard restarted in the middle of it"),
+        "{stdout}"
+    );
+    let merged = merged_run(&controller_results);
+    let found = &read_json(&merged.join("summary.json")).unwrap()["searches"][0];
+    // The step was voided, not judged on two shards and a third's restart, and all
+    // three ran it again together; the search found the knee all the same.
+    assert_eq!(found["voided"], serde_json::json!(["put@200"]), "{found}");
+    let judged: Vec<&str> = found["judged"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["phase"].as_str().unwrap())
+        .collect();
+    assert_eq!(&judged[..3], ["put@50", "put@100", "put@200#2"], "{found}");
+    let rate = found["sustainable_rate"]
+        .as_f64()
+        .expect("a sustainable rate");
+    assert!((360.0..=440.0).contains(&rate), "{found}");
+    let rerun = summary_rows(&merged)
+        .into_iter()
+        .find(|r| r["phase"] == "put@200#2")
+        .unwrap();
+    let asked = rerun["open_loop"]["asked_per_sec"].as_f64().unwrap();
+    assert!((asked - 200.0).abs() < 1e-6, "{rerun}");
+}

@@ -298,6 +298,44 @@ fn a_shard_that_cannot_be_is_refused_with_a_reason() {
 }
 
 #[test]
+fn a_shard_alone_refuses_a_search_a_controller_would_choose_the_steps_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = dir.path().join("results");
+    let wl = write_workload(
+        dir.path(),
+        "searching",
+        &workload(
+            "searching",
+            "embedded",
+            "size: 6B",
+            "rounds:\n  count: 1\n  phases:\n    - { op: put, search: { slo: \"put.p99 < 50ms\", from: 100, to: 1000 }, duration: 2s }\n",
+        ),
+    );
+    let out = keystorm(
+        &[
+            "run",
+            wl.to_str().unwrap(),
+            "--progress",
+            "quiet",
+            "--shard",
+            "1/2",
+            "--endpoint",
+            "http://127.0.0.1:9",
+        ],
+        &results,
+    )
+    .output()
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("phase put searches for its sustainable rate")
+            && stderr.contains("a controller does that for its agents"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn a_run_told_when_to_start_begins_its_phases_no_earlier() {
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results");

@@ -6,7 +6,9 @@
 //! agent clips its own texts ([`clip`]) to the same bounds before it sends them.
 
 use crate::own_names::{CONTROLLER_NAMES, reserved};
-use crate::protocol::{MAX_NEWS_PER_BEAT, RegisterRequest, ShardDone, ShardNews, ShardReport};
+use crate::protocol::{
+    MAX_NEWS_PER_BEAT, RegisterRequest, SearchStepRequest, ShardDone, ShardNews, ShardReport,
+};
 use keystorm_types::text::is_invisible;
 
 /// What an agent said that is out of bounds: the controller refuses the call with it.
@@ -37,6 +39,9 @@ pub const MAX_NEWS_TEXT_CHARS: usize = 64 << 10;
 pub const MAX_PLAIN_NAME_CHARS: usize = 128;
 /// Longest endpoint an agent says it uses in place of the run's.
 pub const MAX_ENDPOINT_CHARS: usize = 2048;
+
+/// Most rows in a search step's report: one per operation.
+pub const MAX_STEP_ROWS: usize = keystorm_types::OpKind::ALL.len();
 
 /// How much of a refused value an error message shows.
 const SHOWN_CHARS: usize = 60;
@@ -206,6 +211,34 @@ pub fn check_report(report: &ShardReport) -> Result<(), BoundsError> {
 }
 
 /// A shard's end: its run, its folder, and its error.
+/// A search's ask: its run id plain, its report of a step at most a row and a
+/// histogram per operation, each histogram no longer than news may carry. (The
+/// controller keeps none of the report's text: it judges the step on it.)
+pub fn check_search_step(request: &SearchStepRequest) -> Result<(), BoundsError> {
+    check_run_id(&request.run_id)?;
+    let Some(report) = &request.report else {
+        return Ok(());
+    };
+    if report.rows.len() > MAX_STEP_ROWS || report.histograms.len() > MAX_STEP_ROWS {
+        return Err(BoundsError::BadField(format!(
+            "a step's report has at most {MAX_STEP_ROWS} rows and histograms (one per \
+             operation), got {} and {}",
+            report.rows.len(),
+            report.histograms.len()
+        )));
+    }
+    if let Some((op, _)) = report
+        .histograms
+        .iter()
+        .find(|(_, h)| h.len() > MAX_NEWS_TEXT_CHARS)
+    {
+        return Err(BoundsError::BadField(format!(
+            "the step's {op} histogram is longer than {MAX_NEWS_TEXT_CHARS} characters"
+        )));
+    }
+    Ok(())
+}
+
 pub fn check_done(done: &ShardDone) -> Result<(), BoundsError> {
     check_shard_names(&done.run_id, done.local_run_id.as_ref())?;
     match &done.error {

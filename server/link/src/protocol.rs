@@ -250,6 +250,64 @@ pub struct BarrierReply {
     pub abort: Option<String>,
 }
 
+/// A shard's search asks for its next step: the controller chooses every step of a
+/// search run over agents, on all the shards' measures of the steps before merged.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SearchStepRequest {
+    #[schema(pattern = r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}$")]
+    pub run_id: String,
+    /// The search phase's number in the run's schedule (0-based).
+    #[serde(deserialize_with = "crate::whole_number::deserialize")]
+    #[schema(format = Int64, maximum = 4294967295.0)]
+    pub phase: u32,
+    /// How many steps of the search the shard has run whole (its rows hold them).
+    #[serde(deserialize_with = "crate::whole_number::deserialize")]
+    #[schema(format = Int64, maximum = 4294967295.0)]
+    pub step: u32,
+    /// What it measured of the step it ran since it last asked, if it ran one.
+    #[serde(default)]
+    pub report: Option<SentStep>,
+}
+
+/// One shard's measure of one step of a search.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SentStep {
+    /// The step's number, as the controller gave it.
+    #[serde(deserialize_with = "crate::whole_number::deserialize")]
+    #[schema(format = Int64, maximum = 4294967295.0)]
+    pub step: u32,
+    /// The shard's summary rows of the step, one per operation.
+    #[schema(max_items = 5)]
+    pub rows: Vec<keystorm_results::SummaryRow>,
+    /// Per operation, its latency histogram (µs, warm-up left out) in HdrHistogram's
+    /// compressed encoding, base64.
+    pub histograms: BTreeMap<keystorm_types::OpKind, String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct SearchStepReply {
+    /// What the shard does next; none: the step before is not judged yet (some shard
+    /// has not reported it): ask again.
+    pub order: Option<SearchStepOrder>,
+    /// The run was stopped or aborted: do not run another step.
+    pub abort: Option<String>,
+}
+
+/// A search's next step, or its end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SearchStepOrder {
+    /// Run step `step` at `rate` operations a second (the whole run's: each of N shards
+    /// sends a Nth), its `repeat`-th run at that rate.
+    Run { step: u32, rate: f64, repeat: u32 },
+    /// The search ended: its result, for the shard's summary.
+    Done {
+        result: keystorm_results::SearchResult,
+    },
+}
+
 /// A shard ended and its files were sent.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

@@ -32,6 +32,11 @@ pub struct SearchResult {
     /// Each step as the search judged it, in the order they ran (at most 40).
     #[serde(default)]
     pub judged: Vec<JudgedStep>,
+    /// Steps of a search over agents that were not judged, and ran again: a shard's
+    /// agent restarted (or another took its shard over) in the middle of them, so
+    /// the shards did not run them together. Their rows are on the record.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub voided: Vec<String>,
 }
 
 /// One step of a search and whether it passed: every SLO held, the client sent its
@@ -74,8 +79,16 @@ impl SearchResult {
         } else {
             "not confirmed"
         };
+        let voided = match self.voided.len() {
+            0 => String::new(),
+            1 => format!(
+                ", and {} run again: a shard restarted in the middle of it",
+                self.voided[0]
+            ),
+            n => format!(", and {n} run again: a shard restarted in the middle of them"),
+        };
         format!(
-            "search {}, {place}: {found} ({bracket}, {how}; {} steps)",
+            "search {}, {place}: {found} ({bracket}, {how}; {} steps{voided})",
             self.phase, self.steps
         )
     }

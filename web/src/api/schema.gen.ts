@@ -132,6 +132,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents/{id}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["agent_search_step"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/compare": {
         parameters: {
             query?: never;
@@ -2107,12 +2123,73 @@ export interface components {
             steps: number;
             /** @description Each step as the search judged it, in the order they ran (at most 40). */
             judged?: components["schemas"]["JudgedStep"][];
+            /**
+             * @description Steps of a search over agents that were not judged, and ran again: a shard's
+             *     agent restarted (or another took its shard over) in the middle of them, so
+             *     the shards did not run them together. Their rows are on the record.
+             */
+            voided?: string[];
+        };
+        /** @description A search's next step, or its end. */
+        SearchStepOrder: {
+            /** Format: int32 */
+            step: number;
+            /** Format: double */
+            rate: number;
+            /** Format: int32 */
+            repeat: number;
+            /** @enum {string} */
+            kind: "run";
+        } | {
+            result: components["schemas"]["SearchResult"];
+            /** @enum {string} */
+            kind: "done";
+        };
+        SearchStepReply: {
+            order?: null | components["schemas"]["SearchStepOrder"];
+            /** @description The run was stopped or aborted: do not run another step. */
+            abort?: string | null;
+        };
+        /**
+         * @description A shard's search asks for its next step: the controller chooses every step of a
+         *     search run over agents, on all the shards' measures of the steps before merged.
+         */
+        SearchStepRequest: {
+            run_id: string;
+            /**
+             * Format: int64
+             * @description The search phase's number in the run's schedule (0-based).
+             */
+            phase: number;
+            /**
+             * Format: int64
+             * @description How many steps of the search the shard has run whole (its rows hold them).
+             */
+            step: number;
+            report?: null | components["schemas"]["SentStep"];
         };
         /**
          * @description Where a phase sits in the workload.
          * @enum {string}
          */
         Section: "before" | "round" | "after";
+        /** @description One shard's measure of one step of a search. */
+        SentStep: {
+            /**
+             * Format: int64
+             * @description The step's number, as the controller gave it.
+             */
+            step: number;
+            /** @description The shard's summary rows of the step, one per operation. */
+            rows: components["schemas"]["SummaryRow"][];
+            /**
+             * @description Per operation, its latency histogram (µs, warm-up left out) in HdrHistogram's
+             *     compressed encoding, base64.
+             */
+            histograms: {
+                [key: string]: string;
+            };
+        };
         /** @description Shard `index` of `count` (`0 <= index < count`). */
         Shard: {
             /** Format: int32 */
@@ -3347,6 +3424,102 @@ export interface operations {
                 };
             };
             /** @description past the controller's cap of a file (`file_over_cap`, `serve --max-shard-file-size`) or of a run's copies (`run_over_cap`, `serve --max-run-copy-size`), or a piece of a log over 8 MiB: nothing was written */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is not `Content-Type: application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the request's `Host` is not a name this server answers to (see `serve --allowed-host`) */
+            421: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description JSON of the wrong shape (a missing or unknown field, a wrong type), or a workload that does not validate */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    agent_search_step: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id the controller gave the agent when it registered. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchStepRequest"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchStepReply"];
+                };
+            };
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the server has a token and the call did not bring it (or a token of this server) as `Authorization: Bearer <token>` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the read-only token (the agent link needs the server's full token); the agent's key missing (`agent_key_required`) or not agent `{id}`'s (`wrong_agent_key`); on a part route, a folder that is not the copy of the shard the agent holds (`not_shard_folder`); or a cross-site browser request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description the body is over 1 MiB */
             413: {
                 headers: {
                     [name: string]: unknown;

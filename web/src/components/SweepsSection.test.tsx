@@ -50,6 +50,35 @@ describe("sweeps and searches", () => {
     expect(screen.getAllByTestId("sweep-chart")).toHaveLength(2);
   });
 
+  it("says which steps of a search over agents were run again, not judged", () => {
+    const rows = [
+      sweepStepRow("find@100", "find", 100, 100, 20_500),
+      sweepStepRow("find@200", "find", 200, 150, 20_900),
+      sweepStepRow("find@200#2", "find", 200, 200, 21_000),
+    ];
+    const searches = [
+      {
+        section: "round" as const,
+        round: 1,
+        phase: "find",
+        slo: ["put.p99 < 50ms"],
+        sustainable_rate: 200,
+        bracket: [200, null] as [number, number | null],
+        confirmed: false,
+        steps: 2,
+        judged: [
+          { phase: "find@100", passed: true },
+          { phase: "find@200#2", passed: true },
+        ],
+        voided: ["find@200"],
+      },
+    ];
+    render(<SweepsSection rows={rows} searches={searches} />);
+    expect(screen.getByTestId("search-result").textContent).toContain("2 steps, and find@200 run again: a shard restarted in the middle of it)");
+    const said = [...screen.getByTestId("sweep-steps").querySelectorAll("tbody tr")].map((r) => r.lastElementChild?.textContent);
+    expect(said).toEqual(["passed", "not judged: run again", "passed"]);
+  });
+
   it("shows nothing for a run without sweeps", () => {
     const { container } = render(<SweepsSection rows={[sweepStepRow("put", "", 10, 10, 1)].map((r) => ({ ...r, sweep: null }))} />);
     expect(container.textContent).toBe("");

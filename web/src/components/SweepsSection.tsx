@@ -26,7 +26,14 @@ export function searchText(s: SearchResult): string {
   const bracket =
     s.sustainable_rate == null ? "its first step failed" : hi != null ? `between ${fmtRate(lo)} and ${fmtRate(hi)}` : `every step passed, up to ${fmtRate(lo)}`;
   const how = s.budget_ran_out ? "the time budget ran out before it was done" : s.confirmed ? "both ends confirmed" : "not confirmed";
-  return `${found} (${bracket}, ${how}; ${s.steps} steps)`;
+  const voided = s.voided ?? [];
+  const again =
+    voided.length === 1
+      ? `, and ${voided[0]} run again: a shard restarted in the middle of it`
+      : voided.length > 1
+        ? `, and ${voided.length} run again: a shard restarted in the middle of them`
+        : "";
+  return `${found} (${bracket}, ${how}; ${s.steps} steps${again})`;
 }
 
 /** Where a sweep stopped keeping up, as `keystorm show` says it. */
@@ -102,6 +109,8 @@ function StepsTable({ curve }: { curve: SweepCurve }) {
   // A search's steps as it judged them (SLOs, rate sent and answered); a sweep's, whether
   // each sent its rate.
   const judged = curve.search ? new Map((curve.search.judged ?? []).map((j) => [j.phase, j.passed])) : undefined;
+  // Steps of a search over agents that a shard restarted in: not judged, run again.
+  const voided = new Set(curve.search?.voided ?? []);
   return (
     <table className="grid compact" data-testid="sweep-steps">
       <thead>
@@ -118,7 +127,17 @@ function StepsTable({ curve }: { curve: SweepCurve }) {
       <tbody>
         {curve.points.map((p) => {
           const good = judged ? judged.get(p.phase) : p.keptUp;
-          const said = judged ? (good == null ? "–" : good ? "passed" : "failed") : good ? "yes" : "fell behind";
+          const said = voided.has(p.phase)
+            ? "not judged: run again"
+            : judged
+              ? good == null
+                ? "–"
+                : good
+                  ? "passed"
+                  : "failed"
+              : good
+                ? "yes"
+                : "fell behind";
           return (
           <tr key={p.phase}>
             <td className="mono">{p.phase}</td>

@@ -28,7 +28,7 @@ mod phase_intervals;
 mod phase_shared;
 mod phase_start;
 mod reshard_wait;
-mod search;
+pub mod search;
 mod search_phase;
 mod sequence;
 mod stall_joining;
@@ -48,7 +48,9 @@ use tokio_util::sync::CancellationToken;
 pub use crashed_part::close_killed_run;
 pub use embedded::{EmbeddedTarget, EmbeddedTargets, StartError, Starting};
 pub use error::RunError;
-pub use gate::{GateError, GateFuture, PhaseGate};
+pub use gate::{
+    GateError, GateFuture, PhaseGate, SearchAsk, SearchFuture, SearchOrder, StepReport,
+};
 use keystorm_results::{ClockSource, LatencyClock, RunEvent};
 pub use observer::{NoObserver, Observer};
 pub use options::{RunOptions, RunOutcome};

@@ -43,6 +43,13 @@ pub(super) fn settle(plan: &mut Plan, options: &RunOptions) -> Result<Settled, R
     };
     plan.apply_overrides(&overrides)
         .map_err(|e| RunError::BadInput(e.to_string()))?;
+    // A shard's search steps are chosen on every shard's measure, by its gate's keeper.
+    if overrides.shard.is_some_and(|s| !s.is_whole())
+        && options.gate.is_none()
+        && let Some(refusal) = plan.search_without_controller()
+    {
+        return Err(RunError::BadInput(refusal.to_string()));
+    }
     // A key file named by the workload is checked now, not when its phase comes.
     let file = options.workload_file.as_deref().unwrap_or("workload");
     crate::spec::check_key_files(plan, file).map_err(|e| RunError::BadInput(e.to_string()))?;

@@ -4,9 +4,12 @@
 //! the first failing step to confirm them; a repeat that disagrees moves the bracket
 //! and the search goes on. Pure, so a resumed run takes the same path from its rows.
 
+use std::time::Duration;
+
+use keystorm_results::{JudgedStep, PhaseRef, SearchResult};
 use serde::Serialize;
 
-use crate::plan::{SearchPlan, step_rate};
+use crate::plan::{PhaseEnd, PhasePlan, SearchPlan, step_rate};
 
 /// A step already run: its rate and whether it kept every SLO and sent its rate.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -37,6 +40,71 @@ pub struct Found {
     pub bracket: (f64, Option<f64>),
     /// Both ends were repeated and held.
     pub confirmed: bool,
+}
+
+/// What a search does next with its time budget counted: a step, or its end.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    Run { rate: f64, repeat: u32 },
+    Done { found: Found, ran_out: bool },
+}
+
+/// [`next`] within the budget: a step that would end past it (the steps so far took
+/// `spent`, a step takes `step_length`) is not run, and the search ends where it
+/// stands, unconfirmed.
+pub fn decide(
+    plan: &SearchPlan,
+    tried: &[Tried],
+    spent: Duration,
+    step_length: Duration,
+) -> Decision {
+    match next(plan, tried) {
+        Next::Done(found) => Decision::Done {
+            found,
+            ran_out: false,
+        },
+        Next::Run { .. } if plan.budget.is_some_and(|b| spent + step_length > b) => {
+            Decision::Done {
+                found: so_far(tried),
+                ran_out: true,
+            }
+        }
+        Next::Run { rate, repeat } => Decision::Run { rate, repeat },
+    }
+}
+
+/// How long one step of `phase` takes: its warm-up and, for a `duration` phase, its
+/// duration.
+pub fn step_length(phase: &PhasePlan) -> Duration {
+    phase.warmup
+        + match phase.end {
+            PhaseEnd::Duration(d) => d,
+            _ => Duration::ZERO,
+        }
+}
+
+/// The summary's record of the search of phase `phase` that ended at `found`, its
+/// steps `judged` in the order they ran.
+pub fn result_of(
+    phase: &PhaseRef,
+    plan: &SearchPlan,
+    found: Found,
+    ran_out: bool,
+    judged: Vec<JudgedStep>,
+) -> SearchResult {
+    SearchResult {
+        section: phase.section,
+        round: phase.round,
+        phase: phase.name.clone(),
+        slo: plan.slo.clone(),
+        sustainable_rate: found.sustainable_rate,
+        bracket: found.bracket,
+        confirmed: found.confirmed && !ran_out,
+        budget_ran_out: ran_out,
+        steps: judged.len() as u32,
+        judged,
+        voided: Vec::new(),
+    }
 }
 
 /// The most steps a search runs, whatever its budget: a flapping store must not keep

@@ -32,14 +32,26 @@ pub enum ShardPlanError {
     )]
     CleanupBuckets,
     #[error(
-        "phase {phase} searches for its sustainable rate, choosing each step from the one \
-         before, and runs in one process: leave --shard and agents out, or sweep rates you \
-         choose (`rates:`), which agents split"
+        "phase {phase} searches for its sustainable rate, choosing each step on what every \
+         shard measured of the one before: a controller does that for its agents (`keystorm \
+         run --controller URL --agents N`), and a shard run on its own (`--shard`) cannot. \
+         Leave --shard out, run the workload over agents, or sweep rates you choose \
+         (`rates:`)"
     )]
     Search { phase: String },
 }
 
 impl Plan {
+    /// Why this plan cannot run as a shard without a controller choosing its search's
+    /// steps (`--shard` alone), if it cannot.
+    pub fn search_without_controller(&self) -> Option<ShardPlanError> {
+        self.phases()
+            .find(|p| p.search.is_some())
+            .map(|p| ShardPlanError::Search {
+                phase: p.name.clone(),
+            })
+    }
+
     /// Turns the plan of the whole workload into the plan of `shard` (a whole run's plan
     /// is left as it is).
     pub fn for_shard(&mut self, shard: Shard) -> Result<(), ShardPlanError> {
@@ -50,11 +62,6 @@ impl Plan {
             return Err(ShardPlanError::CleanupBuckets);
         }
         for phase in self.phases_mut() {
-            if phase.search.is_some() {
-                return Err(ShardPlanError::Search {
-                    phase: phase.name.clone(),
-                });
-            }
             if let PhaseKind::Audit { .. } = &phase.kind {
                 return Err(ShardPlanError::Audit {
                     phase: phase.name.clone(),
@@ -174,12 +181,19 @@ after:
             "search: { slo: \"put.p99 < 50ms\", from: 100, to: 1000 }",
         ));
         assert_eq!(
-            search.for_shard(shard),
-            Err(ShardPlanError::Search {
+            search.search_without_controller(),
+            Some(ShardPlanError::Search {
                 phase: "write".into()
             })
         );
-        // One process runs it.
-        search.for_shard(Shard::WHOLE).unwrap();
+        // A controller chooses the steps of its agents' shards: the split leaves the
+        // search whole (its rates are the run's, split at each step).
+        let whole = search.clone();
+        search.for_shard(shard).unwrap();
+        assert_eq!(
+            search.rounds.phases[0].search,
+            whole.rounds.phases[0].search
+        );
+        assert_eq!(search.rounds.phases[0].rate, None);
     }
 }

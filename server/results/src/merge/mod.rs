@@ -14,6 +14,7 @@ mod parts;
 mod rows;
 mod seconds;
 mod shard_warnings;
+mod step;
 mod timeline;
 
 use std::path::{Path, PathBuf};
@@ -28,6 +29,7 @@ use crate::summary::Summary;
 pub use crate::merged_part::MergedPart;
 pub use live::{LiveInterval, LiveMerge};
 pub use parts::MergeError;
+pub use step::{StepPart, merge_step};
 
 /// What to merge, and where to.
 pub struct MergeRequest<'a> {

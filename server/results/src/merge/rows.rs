@@ -233,8 +233,14 @@ pub(super) fn merge(parts: &[Part], run_id: &str) -> Result<Summary, MergeError>
         run_id: run_id.to_string(),
         rows,
         totals,
-        // A search runs in one process (a sharded plan refuses it).
-        searches: Vec::new(),
+        // A search over agents was chosen by their controller, which told every shard
+        // the same result: the first part that has it says it.
+        searches: parts
+            .iter()
+            .map(|p| &p.summary.searches)
+            .find(|s| !s.is_empty())
+            .cloned()
+            .unwrap_or_default(),
     })
 }
 

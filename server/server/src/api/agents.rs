@@ -20,7 +20,7 @@ use super::state::AppState;
 use crate::fleet::{AgentsView, FleetError};
 use keystorm_link::protocol::{
     BarrierReply, BarrierRequest, Heartbeat, HeartbeatReply, PartFileLength, PartListing,
-    RegisterRequest, Registered, ShardDone,
+    RegisterRequest, Registered, SearchStepReply, SearchStepRequest, ShardDone,
 };
 
 /// How long a barrier call waits before the agent asks again.
@@ -109,6 +109,23 @@ pub async fn barrier(
         state
             .fleet
             .barrier(&id, &request.run_id, request.phase, BARRIER_WAIT)
+            .await?,
+    ))
+}
+
+#[utoipa::path(post, path = "/api/agents/{id}/search", operation_id = "agent_search_step", tag = "agents",
+    params(AgentIdParam), request_body = SearchStepRequest,
+    responses((status = 200, body = SearchStepReply), (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody)))]
+pub async fn search_step(
+    State(state): State<AppState>,
+    ApiPath(AgentIdParam { id }): ApiPath<AgentIdParam>,
+    ApiJson(request): ApiJson<SearchStepRequest>,
+) -> ApiResult<Json<SearchStepReply>> {
+    Ok(Json(
+        state
+            .fleet
+            .search_step(&id, request, crate::fleet::SEARCH_WAIT)
             .await?,
     ))
 }

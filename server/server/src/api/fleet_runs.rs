@@ -91,6 +91,9 @@ pub fn start(state: &AppState, split: Split) -> ApiResult<String> {
         client: format!("{:?}", plan.target.client).to_lowercase(),
         seed: plan.keyspace.seed,
         phases: keystorm_engine::executor::schedule(&plan).len(),
+        searches: crate::fleet::SearchSpec::of_schedule(&keystorm_engine::executor::schedule(
+            &plan,
+        )),
         abort_on_loss: plan.agents.on_loss == OnAgentLoss::Abort,
         buckets: plan.bucket_names(),
     };

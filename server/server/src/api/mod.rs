@@ -64,6 +64,7 @@ pub fn router(state: AppState) -> Router {
     let agents_own_calls = Router::new()
         .route("/agents/{id}/heartbeat", post(agents::heartbeat))
         .route("/agents/{id}/barrier", post(agents::barrier))
+        .route("/agents/{id}/search", post(agents::search_step))
         .route("/agents/{id}/done", post(agents::done))
         .route("/agents/{id}/leave", post(agents::leave))
         .route(

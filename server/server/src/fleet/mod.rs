@@ -29,6 +29,7 @@ mod pick_up;
 mod registry;
 mod run_record;
 mod saved_run;
+mod search;
 mod shard_folders;
 mod shards;
 mod silence;
@@ -41,6 +42,7 @@ pub use copies::PartUpload;
 pub use error::FleetError;
 pub use keys_stay_home::inline_keys_refusal;
 pub use new_run::NewFleetRun;
+pub use search::{SEARCH_WAIT, SearchSpec};
 pub use state::Fleet;
 pub use takeover::waited_words;
 pub use views::{AgentView, AgentsView, FleetRunView, ShardView};
@@ -53,5 +55,7 @@ mod live_tests;
 mod pick_up_tests;
 #[cfg(test)]
 mod scope_tests;
+#[cfg(test)]
+mod search_tests;
 #[cfg(test)]
 mod tests;

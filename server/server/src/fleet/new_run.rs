@@ -29,4 +29,7 @@ pub struct NewFleetRun {
     pub abort_on_loss: bool,
     /// The buckets the run works on (for the manifest).
     pub buckets: Vec<String>,
+    /// Its searches for the sustainable rate, whose steps the controller chooses.
+    #[serde(default)]
+    pub searches: Vec<super::search::SearchSpec>,
 }

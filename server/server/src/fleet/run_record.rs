@@ -77,6 +77,8 @@ pub struct FleetRun {
     /// What happened to the run's hosts (the first [`MAX_FLEET_EVENTS`]), their seconds
     /// counted from `started_at`: carried into the merged run.
     pub events: Vec<FleetEvent>,
+    /// Its searches so far, by the phase's number in the schedule.
+    pub searches: std::collections::BTreeMap<u32, super::search::FleetSearch>,
 }
 
 impl FleetRun {

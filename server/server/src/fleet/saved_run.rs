@@ -40,6 +40,9 @@ pub struct SavedRun {
     /// What happened to the run's hosts so far (bounded), so a restart keeps it.
     #[serde(default)]
     pub events: Vec<keystorm_results::FleetEvent>,
+    /// The steps its searches chose and how each was judged, by phase.
+    #[serde(default)]
+    pub searches: std::collections::BTreeMap<u32, super::search::FleetSearch>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -83,6 +86,7 @@ impl SavedRun {
                 })
                 .collect(),
             events: run.events.clone(),
+            searches: run.searches.clone(),
         }
     }
 
@@ -114,6 +118,7 @@ impl SavedRun {
             warnings: self.warnings,
             live: None,
             events: self.events,
+            searches: self.searches,
         }
     }
 }

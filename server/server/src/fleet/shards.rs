@@ -75,6 +75,7 @@ impl Fleet {
             warnings,
             live,
             events: Vec::new(),
+            searches: Default::default(),
         };
         for (index, &i) in idle.iter().enumerate() {
             inner.agents[i].pending = Some(Order::Run(run.assignment(index)));
@@ -96,17 +97,9 @@ impl Fleet {
         at_most: Duration,
     ) -> Result<BarrierReply, FleetError> {
         check_run_id(run_id)?;
-        let deadline = tokio::time::Instant::now() + at_most;
         {
             let mut inner = self.lock();
-            if !inner.knows(agent) {
-                return Err(FleetError::UnknownAgent(agent.to_string()));
-            }
-            let run = inner
-                .run
-                .as_mut()
-                .filter(|r| r.run_id == run_id)
-                .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))?;
+            let run = inner.agents_run(agent, run_id)?;
             let shard = run
                 .shard_of(agent)
                 .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))?;
@@ -117,23 +110,13 @@ impl Fleet {
             }
         }
         self.notify();
-        loop {
-            let notified = self.changed.notified();
-            if let Some(reply) = self.barrier_state(run_id, phase)? {
-                return Ok(reply);
-            }
-            let now = tokio::time::Instant::now();
-            if now >= deadline {
-                return Ok(BarrierReply {
-                    open: false,
-                    abort: None,
-                });
-            }
-            // Lost agents are noticed by time, not by an event: look again soon.
-            let _ =
-                tokio::time::timeout((deadline - now).min(Duration::from_millis(250)), notified)
-                    .await;
-        }
+        let reply = self
+            .answer_within(at_most, || self.barrier_state(run_id, phase))
+            .await?;
+        Ok(reply.unwrap_or(BarrierReply {
+            open: false,
+            abort: None,
+        }))
     }
 
     fn barrier_state(&self, run_id: &str, phase: u32) -> Result<Option<BarrierReply>, FleetError> {

@@ -69,6 +69,29 @@ impl Fleet {
         self.changed.notify_waiters();
     }
 
+    /// `answer`'s answer once it has one, looking again on every change and at least
+    /// every 250 ms (lost agents are noticed by time, not by an event); none after
+    /// `at_most`.
+    pub(super) async fn answer_within<T>(
+        &self,
+        at_most: std::time::Duration,
+        mut answer: impl FnMut() -> Result<Option<T>, super::error::FleetError>,
+    ) -> Result<Option<T>, super::error::FleetError> {
+        let deadline = tokio::time::Instant::now() + at_most;
+        loop {
+            let notified = self.changed.notified();
+            if let Some(found) = answer()? {
+                return Ok(Some(found));
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            let look_again = (deadline - now).min(std::time::Duration::from_millis(250));
+            let _ = tokio::time::timeout(look_again, notified).await;
+        }
+    }
+
     /// The controller's folder of run `run_id`: its record, and the parts it receives
     /// (see [`super::incoming`]).
     pub(super) fn incoming(&self, run_id: &str) -> PathBuf {
@@ -77,6 +100,22 @@ impl Fleet {
 }
 
 impl Inner {
+    /// Run `run_id`, called about by agent `agent`, which must be registered.
+    pub fn agents_run(
+        &mut self,
+        agent: &str,
+        run_id: &str,
+    ) -> Result<&mut FleetRun, super::error::FleetError> {
+        use super::error::FleetError;
+        if !self.knows(agent) {
+            return Err(FleetError::UnknownAgent(agent.to_string()));
+        }
+        self.run
+            .as_mut()
+            .filter(|r| r.run_id == run_id)
+            .ok_or_else(|| FleetError::UnknownRun(run_id.to_string()))
+    }
+
     /// The shards of the run still sending: not ended, their agent not lost.
     pub fn sending_shards(&self) -> Vec<usize> {
         let Some(run) = self.run.as_ref() else {

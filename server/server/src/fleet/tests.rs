@@ -55,6 +55,7 @@ pub(super) fn split(agents: u32) -> NewFleetRun {
         phases: 2,
         abort_on_loss: false,
         buckets: Vec::new(),
+        searches: Vec::new(),
     }
 }
 
@@ -74,19 +75,20 @@ pub(super) fn make_lost(fleet: &Fleet, agent: &str) {
 pub(super) fn two_agents_running(
     abort: bool,
 ) -> (Arc<Fleet>, tempfile::TempDir, String, String, String) {
+    two_agents_running_with(NewFleetRun {
+        abort_on_loss: abort,
+        ..split(2)
+    })
+}
+
+/// Agents a and b running shards 0 and 1 of the run `spec` of two shards.
+pub(super) fn two_agents_running_with(
+    spec: NewFleetRun,
+) -> (Arc<Fleet>, tempfile::TempDir, String, String, String) {
     let (fleet, dir) = fleet();
     let a = register(&fleet, "a");
     let b = register(&fleet, "b");
-    let run = fleet
-        .start(
-            NewFleetRun {
-                abort_on_loss: abort,
-                buckets: Vec::new(),
-                ..split(2)
-            },
-            Arc::new(NoObserver),
-        )
-        .unwrap();
+    let run = fleet.start(spec, Arc::new(NoObserver)).unwrap();
     order(&fleet, &a);
     order(&fleet, &b);
     (fleet, dir, a, b, run)
