@@ -70,7 +70,7 @@ rounds:
     - { name: search, op: put, workers: 64, search: { slo: "put.p99 < 150ms", from: 200, to: 1600, resolution: 10% }, duration: 1500ms }
 `;
 
-test("two runs' searches compared: each sustainable rate with its bracket, the curves overlaid", async ({ page, request }) => {
+test("two runs' searches compared: each sustainable rate with its bracket, the curves overlaid, the verdict", async ({ page, request }) => {
   test.setTimeout(180_000);
   // 8 and 16 PUTs of 20 ms served at once: knees at 400 and 800 a second.
   const ids: string[] = [];
@@ -98,4 +98,9 @@ test("two runs' searches compared: each sustainable rate with its bracket, the c
   await expect(chart.locator(".recharts-line")).toHaveCount(4);
   await section.scrollIntoViewIfNeeded();
   await screenshotOf(section, "sweeps-compare");
+  // The verdicts judge the sustainable rates from their brackets: the second passed at
+  // rates the first failed at.
+  const verdict = page.locator('[data-testid="verdict-row"][data-metric="sustainable_rate"]').first();
+  await expect(verdict).toHaveAttribute("data-verdict", "improved");
+  await expect(verdict).toContainText("ops/s");
 });

@@ -4,8 +4,9 @@
 //! its intervals are narrow, inconclusive where the machine's load widened them), and the same workload against a
 //! target taking 2 ms per GET and one taking 4 ms (an A/B pair) is judged regressed on
 //! GET latency and throughput, with intervals clear of no change, and fails the
-//! pipeline with `--fail-on regressed`. Bad input exits 2 with a message that says what
-//! to write.
+//! pipeline with `--fail-on regressed`. Two searches against targets with knees at
+//! 400 and 800 PUT/s are judged on their sustainable rates, from their brackets. Bad
+//! input exits 2 with a message that says what to write.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -247,6 +248,88 @@ fn report_data(file: &Path) -> serde_json::Value {
     let rest = &html[start..];
     let json = &rest[rest.find('>').unwrap() + 1..rest.find("</script>").unwrap()];
     serde_json::from_str(json).unwrap()
+}
+
+/// A search for `put.p99 < 150ms` against the embedded target serving `places` PUTs
+/// of 20 ms at once (a knee at 50 × `places` a second), run to its end; its folder.
+fn search_at_knee(dir: &Path, places: u32) -> String {
+    let name = format!("knee-{places}");
+    let text = format!(
+        "name: {name}\ntarget:\n  endpoint: embedded\n  embedded: {{ storage: size-only, latency: {{ put: 20ms }}, max_inflight: {places} }}\n\
+         buckets: {{ names: [{name}] }}\nobjects: {{ size: 1KiB }}\nrounds:\n  count: 1\n  phases:\n    \
+         - {{ name: find, op: put, workers: 64, search: {{ slo: \"put.p99 < 150ms\", from: 200, to: 1600, resolution: 10% }}, duration: 1500ms }}\n"
+    );
+    let results = dir.join(&name);
+    let file = write_workload(dir, &name, &text);
+    let out = keystorm(
+        &["run", file.to_str().unwrap(), "--progress", "quiet"],
+        &results,
+    )
+    .output()
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    the_run(&results).to_str().unwrap().to_string()
+}
+
+#[test]
+fn two_searches_are_judged_on_their_sustainable_rates_from_their_brackets() {
+    let dir = tempfile::tempdir().unwrap();
+    let (slow, fast) = (
+        search_at_knee(dir.path(), 8),
+        search_at_knee(dir.path(), 16),
+    );
+    let sustainable = |out: &Output| {
+        let json = json_of(out);
+        json["runs"][0]["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["metric"] == "sustainable_rate")
+            .cloned()
+            .unwrap_or_else(|| panic!("{json:#}"))
+    };
+    // The faster store passed at rates the slower one failed at: improved, its
+    // interval clear of no change.
+    let out = compare(
+        &[&slow, &fast, "--json", "--fail-on", "regressed"],
+        dir.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c = sustainable(&out);
+    assert_eq!(c["verdict"], "improved", "{c:#}");
+    assert_eq!(c["phase"], "find");
+    assert_eq!(c["op"], "put");
+    assert!(c["ratio"]["low"].as_f64().unwrap() > 1.0, "{c:#}");
+    // The other way round it fails a pipeline that gates on regressions.
+    let out = compare(
+        &[&fast, &slow, "--json", "--fail-on", "regressed"],
+        dir.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(sustainable(&out)["verdict"], "regressed");
+    // On the screen, with each search's bracket.
+    let out = compare(&[&slow, &fast], dir.path());
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("sustainable_rate") && l.contains("improved")),
+        "{screen}"
+    );
 }
 
 #[test]

@@ -664,7 +664,9 @@ export interface components {
             op: components["schemas"]["OpKind"];
             /**
              * @description `ops_per_sec`, `mib_per_sec`, `p50`, `p99`, `p99.9` (µs), `error_rate` (a
-             *     share), `over_1s`… (the share of timed operations at or over the mark).
+             *     share), `over_1s`… (the share of timed operations at or over the mark), or
+             *     `sustainable_rate` (a search's, ops/s; its interval is the bracket its search
+             *     ended in, and `phase` the search's phase).
              */
             metric: string;
             better: components["schemas"]["Better"];

@@ -73,6 +73,8 @@ describe("figures and changes in words", () => {
     expect(fmtLatencyEstimate({ value: 8800, low: 8000, high: 9800 })).toBe("8.80 ms (8.00–9.80)");
     expect(fmtLatencyEstimate({ value: 980, low: 850, high: 1200 })).toBe("980 µs (850 µs–1.20 ms)");
     expect(fmtFloor(0.02)).toBe("±2 %");
+    // A sustainable rate with the bracket its search ended in.
+    expect(fmtEstimate("sustainable_rate", { value: 1680, low: 1680, high: 1750 })).toBe("1,680 ops/s (1,680 ops/s–1,750 ops/s)");
   });
 
   it("shows a tail as a share and the operations it counts, its rounds added up together", () => {

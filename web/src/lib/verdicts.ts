@@ -96,6 +96,7 @@ export function fmtShare(share: number): string {
 export function fmtFigure(metric: string, value: number): string {
   switch (metric) {
     case "ops_per_sec":
+    case "sustainable_rate":
       return fmtRate(value);
     case "mib_per_sec":
       return fmtMiBs(value);
@@ -130,8 +131,9 @@ export function fmtChange(c: Pick<Change, "ratio" | "why">): string {
 /** A side's figure with the half-width of its interval: `1,367 ops/s ±2.2 %`. */
 export function fmtEstimate(metric: string, e: Estimate | null | undefined): string {
   if (!e) return "–";
-  // An interval wider than the figure reads better as its ends than as ±.
-  if (e.value > 0 && halfWidthShare(e) > 0.5) {
+  // An interval wider than the figure reads better as its ends than as ±; a
+  // sustainable rate's is the bracket its search ended in, the rate at its low end.
+  if ((e.value > 0 && halfWidthShare(e) > 0.5) || metric === "sustainable_rate") {
     return `${fmtFigure(metric, e.value)} (${fmtFigure(metric, e.low)}–${fmtFigure(metric, e.high)})`;
   }
   return fmtWithHalfWidth(e, fmtFigure(metric, e.value));

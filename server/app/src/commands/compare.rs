@@ -177,17 +177,20 @@ fn value_cell(c: &Change, e: Option<&Estimate>) -> String {
     };
     let value = match c.metric.as_str() {
         "ops_per_sec" => format!("{:.1}/s", e.value),
+        "sustainable_rate" => format!("{:.0}/s", e.value),
         "mib_per_sec" => format!("{:.2} MiB/s", e.value),
         "p50" | "p99" | "p99.9" => latency(e.value as u64),
         // Shares: error_rate and the tails.
         _ => format!("{:.3} %", e.value * 100.0),
     };
     let share = e.half_width_share();
-    if e.value > 0.0 && share > 0.5 {
+    // A sustainable rate's interval is its search's bracket, the rate at its low end.
+    if (e.value > 0.0 && share > 0.5) || c.metric == "sustainable_rate" {
         // An interval wider than the figure reads better as its bounds than as ±.
         let bound = |v: f64| match c.metric.as_str() {
             "p50" | "p99" | "p99.9" => latency(v as u64),
             "ops_per_sec" => format!("{v:.1}"),
+            "sustainable_rate" => format!("{v:.0}"),
             "mib_per_sec" => format!("{v:.2}"),
             _ => format!("{:.3} %", v * 100.0),
         };

@@ -34,7 +34,8 @@ pub enum Better {
 
 /// The metric names `--metrics` accepts (tail marks as `over_1s`, `over_500ms`…, or
 /// `tails` for all of them).
-pub const METRIC_NAMES: &str = "ops_per_sec, mib_per_sec, p50, p99, p99.9, error_rate, tails";
+pub const METRIC_NAMES: &str =
+    "ops_per_sec, mib_per_sec, p50, p99, p99.9, error_rate, tails, sustainable_rate";
 
 impl Metric {
     pub fn name(&self) -> String {
@@ -101,6 +102,7 @@ pub fn known_name(name: &str, marks_us: &[u64]) -> bool {
         "p999",
         "error_rate",
         "tails",
+        super::SUSTAINABLE_RATE,
     ]
     .contains(&name)
         || marks_us

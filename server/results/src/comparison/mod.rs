@@ -12,6 +12,7 @@ mod index_story;
 pub mod judge;
 pub mod metric;
 pub mod round_spread;
+mod searches;
 pub mod story;
 mod types;
 
@@ -23,6 +24,7 @@ use keystorm_types::OpKind;
 pub use index_story::IndexStory;
 pub use judge::{Verdict, percent};
 pub use metric::{Better, METRIC_NAMES, Metric, known_name};
+pub use searches::SUSTAINABLE_RATE;
 pub use types::{Change, Comparison, RunChanges, RunData, RunLabel, VerdictCounts};
 
 use crate::uncertainty::{self, Draws, Estimate, TooFew};
@@ -269,6 +271,13 @@ pub fn compare(base: &RunData, news: &[RunData], options: &CompareOptions) -> Co
                 }));
             }
             round_spread::widen_rounds(&mut changes, options.noise_floor);
+            if options.metrics.is_empty() || options.metrics.iter().any(|m| m == SUSTAINABLE_RATE) {
+                changes.extend(
+                    searches::search_changes(base, new, options.noise_floor)
+                        .into_iter()
+                        .filter(|c| wanted_op(&c.op)),
+                );
+            }
             let mut counts = VerdictCounts::default();
             for c in &changes {
                 match c.verdict {

@@ -56,6 +56,7 @@ fn run(seed: u64, ops: u64, latency_us: u64, noise: f64) -> RunData {
         seconds: RunSeconds::default(),
         index: IndexStory::default(),
         clock: ClockSource::Socket,
+        searches: Vec::new(),
     };
     data.seconds
         .phases
@@ -379,5 +380,94 @@ fn runs_timed_by_different_clocks_say_so() {
     assert!(
         words.contains("different clocks (run-1: when the response reached the socket; run-2: when the client saw the response)"),
         "{words}"
+    );
+}
+
+/// A run of one 60-second GET phase whose search `find` (round 1) ended at `rate` in
+/// `bracket`, confirmed or not.
+fn searched(seed: u64, rate: Option<f64>, bracket: (f64, Option<f64>), confirmed: bool) -> RunData {
+    let mut data = run(seed, 100, 500, 0.02);
+    data.searches = vec![crate::SearchResult {
+        section: Section::Round,
+        round: Some(1),
+        phase: "find".into(),
+        slo: vec!["put.p99 < 50ms".into()],
+        sustainable_rate: rate,
+        bracket,
+        confirmed,
+        budget_ran_out: !confirmed,
+        steps: 10,
+        judged: Vec::new(),
+        voided: Vec::new(),
+    }];
+    data
+}
+
+fn sustainable(base: &RunData, new: &RunData, floor: f64) -> Change {
+    let options = CompareOptions {
+        noise_floor: floor,
+        ..CompareOptions::default()
+    };
+    compare(base, std::slice::from_ref(new), &options).runs[0]
+        .changes
+        .iter()
+        .find(|c| c.metric == "sustainable_rate")
+        .cloned()
+        .expect("the searches judged")
+}
+
+#[test]
+fn a_rate_the_base_failed_at_and_the_new_run_passed_is_a_real_improvement() {
+    let base = searched(1, Some(383.0), (383.0, Some(400.0)), true);
+    let new = searched(2, Some(1680.0), (1680.0, Some(1750.0)), true);
+    let c = sustainable(&base, &new, 0.02);
+    assert_eq!(c.verdict, Verdict::Improved, "{c:?}");
+    let ratio = c.ratio.unwrap();
+    // The new bracket's low end over the base's high end, and the other way round.
+    assert!((ratio.low - 1680.0 / 400.0).abs() < 1e-9, "{ratio:?}");
+    assert!((ratio.high - 1750.0 / 383.0).abs() < 1e-9, "{ratio:?}");
+    assert_eq!(c.base.unwrap().high, 400.0);
+    // The other way round it is a regression.
+    assert_eq!(sustainable(&new, &base, 0.02).verdict, Verdict::Regressed);
+}
+
+#[test]
+fn overlapping_brackets_settle_nothing_past_the_floor_and_no_change_within_it() {
+    let base = searched(1, Some(400.0), (400.0, Some(418.0)), true);
+    let same = searched(2, Some(400.0), (400.0, Some(418.0)), true);
+    // A 5 % bracket cannot tell a ±2 % change.
+    let c = sustainable(&base, &same, 0.02);
+    assert_eq!(c.verdict, Verdict::Inconclusive, "{c:?}");
+    assert!(c.why.contains("the brackets overlap"), "{}", c.why);
+    // Within a ±5 % floor it is no change.
+    assert_eq!(sustainable(&base, &same, 0.05).verdict, Verdict::NoChange);
+    let near = searched(3, Some(410.0), (410.0, Some(430.0)), true);
+    assert_eq!(
+        sustainable(&base, &near, 0.02).verdict,
+        Verdict::Inconclusive
+    );
+}
+
+#[test]
+fn searches_that_found_no_rate_or_were_not_confirmed_say_so() {
+    let base = searched(1, Some(400.0), (400.0, Some(418.0)), true);
+    let none = searched(2, None, (0.0, Some(50.0)), true);
+    let c = sustainable(&base, &none, 0.02);
+    assert_eq!(c.verdict, Verdict::Regressed, "{c:?}");
+    assert!(c.ratio.is_none() && c.new.is_none());
+    // Every step passed up to `to`: no upper end, yet a clear improvement.
+    let open = searched(3, Some(1600.0), (1600.0, None), false);
+    let c = sustainable(&base, &open, 0.02);
+    assert_eq!(c.verdict, Verdict::Improved, "{c:?}");
+    assert!(c.ratio.is_none(), "JSON holds no infinite bound: {c:?}");
+    assert!(c.why.contains("not confirmed"), "{}", c.why);
+    // Asked for other metrics only, the searches are left out.
+    let options = CompareOptions::from_names(0.02, &["p99".into()], &[]).unwrap();
+    let judged = compare(&base, std::slice::from_ref(&open), &options);
+    assert!(
+        judged.runs[0]
+            .changes
+            .iter()
+            .all(|c| c.metric != "sustainable_rate")
     );
 }

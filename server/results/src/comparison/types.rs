@@ -37,7 +37,9 @@ pub struct Change {
     pub phase: String,
     pub op: OpKind,
     /// `ops_per_sec`, `mib_per_sec`, `p50`, `p99`, `p99.9` (µs), `error_rate` (a
-    /// share), `over_1s`… (the share of timed operations at or over the mark).
+    /// share), `over_1s`… (the share of timed operations at or over the mark), or
+    /// `sustainable_rate` (a search's, ops/s; its interval is the bracket its search
+    /// ended in, and `phase` the search's phase).
     pub metric: String,
     pub better: Better,
     /// Each side's figure with its 95 % interval; absent where it has none.
@@ -122,6 +124,8 @@ pub struct RunData {
     /// Where its latencies end; runs recorded before it was kept ended on the
     /// client's clock.
     pub clock: ClockSource,
+    /// Where its searches for the sustainable rate ended.
+    pub searches: Vec<crate::SearchResult>,
 }
 
 impl RunData {
@@ -141,6 +145,7 @@ impl RunData {
             clock: manifest
                 .latency_clock
                 .map_or(ClockSource::User, |c| c.source),
+            searches: summary.searches,
         })
     }
 }
