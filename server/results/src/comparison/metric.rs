@@ -32,6 +32,10 @@ pub enum Better {
     Lower,
 }
 
+/// The name of a search's sustainable rate judged as a metric (see
+/// [`super::searches`]).
+pub const SUSTAINABLE_RATE: &str = "sustainable_rate";
+
 /// The metric names `--metrics` accepts (tail marks as `over_1s`, `over_500ms`…, or
 /// `tails` for all of them).
 pub const METRIC_NAMES: &str =
@@ -102,7 +106,7 @@ pub fn known_name(name: &str, marks_us: &[u64]) -> bool {
         "p999",
         "error_rate",
         "tails",
-        super::SUSTAINABLE_RATE,
+        SUSTAINABLE_RATE,
     ]
     .contains(&name)
         || marks_us

@@ -23,8 +23,7 @@ use keystorm_types::OpKind;
 
 pub use index_story::IndexStory;
 pub use judge::{Verdict, percent};
-pub use metric::{Better, METRIC_NAMES, Metric, known_name};
-pub use searches::SUSTAINABLE_RATE;
+pub use metric::{Better, METRIC_NAMES, Metric, SUSTAINABLE_RATE, known_name};
 pub use types::{Change, Comparison, RunChanges, RunData, RunLabel, VerdictCounts};
 
 use crate::uncertainty::{self, Draws, Estimate, TooFew};

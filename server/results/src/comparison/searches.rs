@@ -11,13 +11,10 @@ use keystorm_types::OpKind;
 
 use super::Verdict;
 use super::judge::verdict_of;
-use super::metric::Better;
+use super::metric::{Better, SUSTAINABLE_RATE};
 use super::types::{Change, RunData};
 use crate::SearchResult;
 use crate::uncertainty::Estimate;
-
-/// The metric's name.
-pub const SUSTAINABLE_RATE: &str = "sustainable_rate";
 
 /// Every search of `new` that `base` ran too (same place and phase), judged.
 pub(super) fn search_changes(base: &RunData, new: &RunData, floor: f64) -> Vec<Change> {

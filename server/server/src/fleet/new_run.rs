@@ -31,5 +31,5 @@ pub struct NewFleetRun {
     pub buckets: Vec<String>,
     /// Its searches for the sustainable rate, whose steps the controller chooses.
     #[serde(default)]
-    pub searches: Vec<super::search::SearchSpec>,
+    pub searches: Vec<super::search_record::SearchSpec>,
 }

@@ -78,7 +78,7 @@ pub struct FleetRun {
     /// counted from `started_at`: carried into the merged run.
     pub events: Vec<FleetEvent>,
     /// Its searches so far, by the phase's number in the schedule.
-    pub searches: std::collections::BTreeMap<u32, super::search::FleetSearch>,
+    pub searches: std::collections::BTreeMap<u32, super::search_record::FleetSearch>,
 }
 
 impl FleetRun {

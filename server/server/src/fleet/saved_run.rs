@@ -42,7 +42,7 @@ pub struct SavedRun {
     pub events: Vec<keystorm_results::FleetEvent>,
     /// The steps its searches chose and how each was judged, by phase.
     #[serde(default)]
-    pub searches: std::collections::BTreeMap<u32, super::search::FleetSearch>,
+    pub searches: std::collections::BTreeMap<u32, super::search_record::FleetSearch>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

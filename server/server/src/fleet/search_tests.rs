@@ -14,7 +14,7 @@ use keystorm_types::OpKind;
 
 use super::error::FleetError;
 use super::new_run::NewFleetRun;
-use super::search::SearchSpec;
+use super::search_record::SearchSpec;
 use super::state::Fleet;
 use super::tests::{register, split, two_agents_running_with};
 
