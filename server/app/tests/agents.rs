@@ -1119,14 +1119,14 @@ async fn a_sweep_over_three_agents_asks_each_step_of_them_together_and_finds_the
     }
 }
 
-/// A search for `put.p99 < 150ms` from 50 to 1,600 PUT/s, in steps of 2.5 s, split
+/// A search for `put.p99 < 150ms` from 50 to 1,600 PUT/s, in steps of 5 s, split
 /// over three agents of `controller`, started in the background.
 fn start_search_over_three(endpoint: &str, controller: &str, dir: &Path) -> Child {
     let text = workload(
         "searched",
         endpoint,
         "size: 1KiB",
-        "rounds:\n  count: 1\n  phases:\n    - { op: put, workers: 32, search: { slo: \"put.p99 < 150ms\", from: 50, to: 1600 }, warmup: 500ms, duration: 2500ms }\n",
+        "rounds:\n  count: 1\n  phases:\n    - { op: put, workers: 32, search: { slo: \"put.p99 < 150ms\", from: 50, to: 1600 }, warmup: 1s, duration: 5s }\n",
     );
     let wl = write_workload(dir, "searched", &text);
     start_split_run(&wl, controller, 3, &dir.join("cli"))
