@@ -31,10 +31,12 @@ impl PhaseRunner<'_> {
     ) -> Result<Option<RunStatus>, PhaseFailure> {
         let slos: Vec<Threshold> = plan.slo.iter().filter_map(|t| t.parse().ok()).collect();
         let shard = self.ctx.plan.keyspace.shard;
+        // A shard's steps are chosen by its run's gate, on every shard's measure.
+        let keeper = self.ctx.gate.clone().filter(|_| !shard.is_whole());
         let mut report: Option<StepReport> = None;
         let result = loop {
             let (tried, judged, spent) = self.steps_so_far(scheduled, &slos);
-            let order = match self.ctx.gate.as_ref().filter(|_| !shard.is_whole()) {
+            let order = match &keeper {
                 // A shard runs the steps its run's gate chooses on every shard's measure.
                 Some(gate) => {
                     let ask = SearchAsk {
@@ -77,7 +79,8 @@ impl PhaseRunner<'_> {
             // The search stays current: a resume chooses its next step from the rows.
             save_checkpoint(self.ctx, self.ctx.window.checkpoint_state(), n, None)
                 .map_err(fail(RunStatus::Failed))?;
-            report = Some(StepReport {
+            // Only a keeper is told what the step measured.
+            report = keeper.is_some().then(|| StepReport {
                 step: index,
                 part: StepPart {
                     rows: outcome.rows.clone(),

@@ -40,11 +40,11 @@ impl Fleet {
     pub async fn search_step(
         &self,
         agent: &str,
-        request: SearchStepRequest,
+        mut request: SearchStepRequest,
         at_most: Duration,
     ) -> Result<SearchStepReply, FleetError> {
         check_search_step(&request)?;
-        let report = match &request.report {
+        let report = match request.report.take() {
             Some(sent) => Some((sent.step, read_report(sent)?)),
             None => None,
         };
@@ -147,9 +147,13 @@ impl Fleet {
             at += 1;
         }
         if let Some(step) = search.steps.get_mut(at) {
-            step.given.insert(shard);
+            // The record is written when a shard is first given the step, not on every
+            // ask of it.
+            let first = step.given.insert(shard);
             let reply = run_step(at, step);
-            self.save(&inner);
+            if first {
+                self.save(&inner);
+            }
             return Ok(Some(reply));
         }
         if let Some(result) = &search.result {
@@ -186,7 +190,7 @@ fn bad(message: String) -> FleetError {
 }
 
 /// A report's rows with its histograms read.
-fn read_report(sent: &keystorm_link::protocol::SentStep) -> Result<StepPart, FleetError> {
+fn read_report(sent: keystorm_link::protocol::SentStep) -> Result<StepPart, FleetError> {
     let mut histograms = BTreeMap::new();
     for (op, text) in &sent.histograms {
         let h = decode_histogram(text)
@@ -194,7 +198,7 @@ fn read_report(sent: &keystorm_link::protocol::SentStep) -> Result<StepPart, Fle
         histograms.insert(*op, h);
     }
     Ok(StepPart {
-        rows: sent.rows.clone(),
+        rows: sent.rows,
         histograms,
     })
 }
