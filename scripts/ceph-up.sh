@@ -165,7 +165,10 @@ wait_for() {
   until "$@" >/dev/null 2>&1; do
     if ! daemon_alive "$name"; then
       show_tails "$log" "$dir/log/$name.out"
-      die "$name exited while waiting for $what; see $log and $dir/log/$name.out"
+      # A daemon that dies without a word has most often met a full disk.
+      local free_now
+      free_now="$(df -Pm "$dir" | awk 'NR == 2 { print $4 " MiB free (" 100 - $5 "%)" }')"
+      die "$name exited while waiting for $what (disk holding $dir: $free_now); see $log and $dir/log/$name.out"
     fi
     if [ "$SECONDS" -ge "$deadline" ]; then
       show_tails "$log"
