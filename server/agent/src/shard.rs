@@ -212,7 +212,7 @@ const NEWS_DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
 #[derive(Debug, thiserror::Error)]
 enum ShardRunError {
     #[error(transparent)]
-    Workload(#[from] keystorm_engine::spec::SpecError),
+    Workload(#[from] keystorm_workload::spec::SpecError),
     #[error(transparent)]
     Seed(#[from] super::seed::SeedError),
     #[error(transparent)]
@@ -230,7 +230,7 @@ async fn execute(
     watch: &Watch,
 ) -> Result<(PathBuf, Option<Replica>, RunStatus), ShardRunError> {
     let file = a.workload_file.as_deref().unwrap_or("workload.yaml");
-    let (mut plan, _warnings) = keystorm_engine::spec::parse_workload(&a.workload, file)?;
+    let (mut plan, _warnings) = keystorm_workload::spec::parse_workload(&a.workload, file)?;
     // A checkpoint with every interval, so the copy the controller holds is never more
     // than a second behind what the agent measured: a takeover redoes at most that.
     plan.checkpoint_every = CHECKPOINT_EVERY;
@@ -275,8 +275,8 @@ async fn execute(
         .as_deref()
         .and_then(first)
         .or_else(|| match &plan.target.endpoint {
-            keystorm_engine::plan::Endpoint::Urls(urls) => urls.first().cloned(),
-            keystorm_engine::plan::Endpoint::Embedded { .. } => None,
+            keystorm_workload::plan::Endpoint::Urls(urls) => urls.first().cloned(),
+            keystorm_workload::plan::Endpoint::Embedded { .. } => None,
         })
     {
         let status = status.clone();

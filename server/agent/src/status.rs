@@ -11,11 +11,11 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::Notify;
 
-use keystorm_engine::executor::Observer;
 use keystorm_results::RunEvent;
 use keystorm_results::metrics::IntervalStats;
 use keystorm_results::{IntervalRecord, PhaseRef, encode_histogram};
 use keystorm_types::OpKind;
+use keystorm_workload::observer::Observer;
 
 use keystorm_console::progress::Progress;
 use keystorm_link::bounds::{MAX_PHASE_CHARS, clip};

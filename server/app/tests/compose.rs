@@ -161,8 +161,12 @@ fn the_stores_default_keys_are_in_no_name_of_the_shipped_workloads() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "yaml") {
             let text = std::fs::read_to_string(&path).unwrap();
-            keystorm_engine::spec::check_secret_places(&text, &path.display().to_string(), &known)
-                .unwrap_or_else(|e| panic!("{e}"));
+            keystorm_workload::spec::check_secret_places(
+                &text,
+                &path.display().to_string(),
+                &known,
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
             checked += 1;
         }
     }

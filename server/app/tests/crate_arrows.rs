@@ -1,11 +1,14 @@
 //! The workspace's crates depend on each other one way, in layers: the precise timer and
 //! the shared vocabulary (operation kinds, error classes) at the bottom, the S3 clients
-//! and the results model on the vocabulary, the engine on those, the simulator beside
-//! them (on the timer); then the programs: what they print (console), the link between
-//! a controller and its agents, the API and controller (server) and the agent, each of
-//! the two on the link and neither on the other, and the command line on top. The results model must stay readable without the
-//! engine or an S3 client (a controller merging agents' runs reads results, it drives no
-//! phases and needs no AWS SDK), and the engine must not carry the test simulator.
+//! and the results model on the vocabulary, the workload model (format, validation,
+//! plan) on the results model, the engine on those, the simulator beside them (on the
+//! timer); then the programs: what they print (console), the link between a controller
+//! and its agents, the API and controller (server) and the agent, each of the two on the
+//! link and neither on the other, and the command line on top. The results model and
+//! the workload model must stay readable without the engine or an S3 client (a
+//! controller merging agents' runs reads results, it drives no phases and needs no AWS
+//! SDK), what prints and what carries the agent link build without them too, and the
+//! engine must not carry the test simulator.
 //!
 //! The graph checked is cargo's own (`cargo metadata`), and it is the real one: each
 //! crate names in its code exactly the crates it declares, and no crate passes another
@@ -20,9 +23,9 @@ use std::process::Command;
 
 use rust_text::{code_only, rust_files};
 
-const CRATES: [&str; 12] = [
-    "timer", "types", "s3", "results", "engine", "sim", "embedded", "console", "link", "server",
-    "agent", "app",
+const CRATES: [&str; 13] = [
+    "timer", "types", "s3", "results", "workload", "engine", "sim", "embedded", "console", "link",
+    "server", "agent", "app",
 ];
 
 type Graph = BTreeMap<String, BTreeSet<String>>;
@@ -130,26 +133,30 @@ fn each_crate_depends_only_on_the_layers_below_it() {
         ("types", &[][..]),
         ("s3", &["types"][..]),
         ("results", &["types"][..]),
-        ("engine", &["results", "s3", "timer", "types"][..]),
+        ("workload", &["results", "types"][..]),
+        (
+            "engine",
+            &["results", "s3", "timer", "types", "workload"][..],
+        ),
         ("sim", &["timer", "types"][..]),
-        ("embedded", &["engine", "sim", "types"][..]),
-        ("console", &["engine", "results", "types"][..]),
+        ("embedded", &["sim", "types", "workload"][..]),
+        ("console", &["results", "types", "workload"][..]),
         ("link", &["console", "results", "types"][..]),
         (
             "server",
             &[
-                "console", "embedded", "engine", "link", "results", "s3", "types",
+                "console", "embedded", "engine", "link", "results", "types", "workload",
             ][..],
         ),
         (
             "agent",
-            &["console", "engine", "link", "results", "types"][..],
+            &["console", "engine", "link", "results", "types", "workload"][..],
         ),
         (
             "app",
             &[
                 "agent", "console", "embedded", "engine", "link", "results", "s3", "server", "sim",
-                "types",
+                "types", "workload",
             ][..],
         ),
     ]);
@@ -174,6 +181,12 @@ fn each_crate_depends_only_on_the_layers_below_it() {
         !reaches(&graph, "results", "s3"),
         "results builds an S3 client"
     );
+    for light in ["workload", "console", "link"] {
+        assert!(
+            !reaches(&graph, light, "engine") && !reaches(&graph, light, "s3"),
+            "keystorm-{light} needs the engine or an S3 client"
+        );
+    }
     assert!(
         !reaches(&graph, "engine", "sim"),
         "the engine carries the simulator"
@@ -240,24 +253,50 @@ fn the_source_reader_sees_paths_and_only_whole_names() {
     );
 }
 
-#[test]
-fn the_results_model_builds_without_the_aws_sdk() {
-    // What `cargo build -p keystorm-results` compiles: no AWS SDK, no HTTP client.
-    let tree = cargo(&[
-        "tree",
-        "-p",
-        "keystorm-results",
-        "-e",
-        "normal",
-        "--prefix",
-        "none",
-    ]);
+/// The packages `cargo build -p PACKAGE` compiles that belong to an S3 client or an
+/// HTTP stack (the AWS SDK, hyper, rustls), first few only.
+fn heavy_packages(package: &str) -> Vec<String> {
+    let tree = cargo(&["tree", "-p", package, "-e", "normal", "--prefix", "none"]);
     assert!(tree.contains("keystorm-types"), "{tree}");
-    let heavy: Vec<&str> = tree
-        .lines()
+    tree.lines()
         .filter(|l| l.starts_with("aws-") || l.starts_with("hyper") || l.starts_with("rustls"))
         .filter(|l| !l.ends_with("(*)"))
         .take(5)
-        .collect();
-    assert!(heavy.is_empty(), "keystorm-results builds {heavy:?}");
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_results_and_workload_models_build_without_the_aws_sdk() {
+    // A controller merging agents' runs, and anything that reads or checks a workload,
+    // compiles no AWS SDK and no HTTP client.
+    for package in ["keystorm-results", "keystorm-workload"] {
+        let heavy = heavy_packages(package);
+        assert!(heavy.is_empty(), "{package} builds {heavy:?}");
+    }
+}
+
+#[test]
+fn what_prints_and_the_agent_link_build_without_the_s3_sdk() {
+    // The link carries HTTP(S) of its own (hyper, rustls on aws-lc-rs), but neither it
+    // nor the console may pull in the AWS SDK or an S3 client through the engine.
+    for package in ["keystorm-console", "keystorm-link"] {
+        let tree = cargo(&["tree", "-p", package, "-e", "normal", "--prefix", "none"]);
+        let sdk: Vec<&str> = tree
+            .lines()
+            .filter(|l| {
+                [
+                    "aws-sdk",
+                    "aws-smithy",
+                    "aws-config",
+                    "keystorm-engine",
+                    "keystorm-s3",
+                ]
+                .iter()
+                .any(|p| l.starts_with(p))
+            })
+            .take(5)
+            .collect();
+        assert!(sdk.is_empty(), "{package} builds {sdk:?}");
+    }
 }

@@ -171,7 +171,7 @@ async fn the_shards_of_a_workload_write_each_key_once_and_list_each_once() {
     // What is in the bucket is exactly what the single-process keyspace names for the
     // objects that are live: the shards' windows, mapped to the workload's indices.
     let bucket = all_keys(&sim.endpoint, "shards").await;
-    let (plan, _) = keystorm_engine::spec::parse_workload(&text, "shards.yaml").unwrap();
+    let (plan, _) = keystorm_workload::spec::parse_workload(&text, "shards.yaml").unwrap();
     let mut expected = BTreeSet::new();
     for (i, run) in runs.iter().enumerate() {
         let mut shard_plan = plan.keyspace.clone();

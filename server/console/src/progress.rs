@@ -5,10 +5,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use keystorm_engine::executor::Observer;
 use keystorm_results::PhaseEnd;
 use keystorm_results::RunEvent;
 use keystorm_results::{IntervalRecord, PhaseProgress, PhaseRef, SHORT_INTERVAL_S, SummaryRow};
+use keystorm_workload::observer::Observer;
 
 use crate::gateway_states::GatewayStates;
 use crate::output::Printer;

@@ -1,16 +1,15 @@
 //! The simulator wired in as the embedded target of runs. The engine is a client of
-//! stores and knows the embedded target only through its
-//! [`EmbeddedTargets`](keystorm_engine::executor::EmbeddedTargets) trait; the simulator
-//! knows nothing of workloads. This crate is the one place that knows both: it turns a
+//! stores and knows the embedded target only through the workload model's
+//! [`EmbeddedTargets`] trait; the simulator knows nothing of workloads. This crate is the one place that knows both: it turns a
 //! plan's `target.embedded` section (index imitation, latency, faults, memory budget)
 //! into a [`SimConfig`] and starts the simulator with it.
 
-use keystorm_engine::executor::{EmbeddedTarget, EmbeddedTargets, Starting};
+use keystorm_workload::embedded_target::{EmbeddedTarget, EmbeddedTargets, Starting};
 use std::collections::BTreeMap;
 
-use keystorm_engine::plan::{DelayPlan, EmbeddedPlan, EmbeddedStorage, FaultsPlan};
 use keystorm_sim::{FaultConfig, IndexConfig, LatencyConfig, ObjectOp, SimConfig, SimHandle};
 use keystorm_types::OpKind;
+use keystorm_workload::plan::{DelayPlan, EmbeddedPlan, EmbeddedStorage, FaultsPlan};
 
 /// Starts the simulator for runs whose workload says `endpoint: embedded`.
 #[derive(Debug, Default, Clone, Copy)]

@@ -46,7 +46,7 @@ async fn start(storage: Storage, faults: FaultConfig) -> SimHandle {
 #[derive(Default)]
 struct Audits(Mutex<Vec<AuditEvent>>);
 
-impl keystorm_engine::executor::Observer for Audits {
+impl keystorm_workload::observer::Observer for Audits {
     fn event(&self, _id: u64, event: &RunEvent) {
         if let RunEvent::Audit(a) = event {
             self.0.lock().unwrap().push(a.clone());

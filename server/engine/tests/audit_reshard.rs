@@ -14,9 +14,10 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use keystorm_engine::executor::{self, GateFuture, Observer, PhaseGate, RunOptions};
+use keystorm_engine::executor::{self, GateFuture, PhaseGate, RunOptions};
 use keystorm_results::{AuditEvent, PhaseRef, RunEvent, RunStatus};
 use keystorm_sim::{IndexConfig, SimConfig, SimHandle, Storage, Store};
+use keystorm_workload::observer::Observer;
 use tokio_util::sync::CancellationToken;
 
 const BUCKET: &str = "moving";

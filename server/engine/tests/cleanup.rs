@@ -6,10 +6,10 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use keystorm_engine::executor::Observer;
 use keystorm_results::RunStatus;
 use keystorm_results::{CleanupEvent, RunEvent};
 use keystorm_sim::Op;
+use keystorm_workload::observer::Observer;
 
 async fn start(no_multi_delete: bool) -> keystorm_sim::SimHandle {
     start_with(keystorm_sim::SimConfig {

@@ -9,13 +9,14 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use keystorm_engine::executor::{Observer, RunOutcome};
+use keystorm_engine::executor::RunOutcome;
 use keystorm_results::RunEvent;
 use keystorm_results::metrics::OpSummary;
 use keystorm_results::{EndpointEvent, EndpointState, RunStatus, SummaryRow};
 use keystorm_sim::{LatencyConfig, Op, PortHandle, SimHandle};
 use keystorm_types::Delay;
 use keystorm_types::OpKind;
+use keystorm_workload::observer::Observer;
 use tokio_util::sync::CancellationToken;
 
 fn target_op(op: OpKind) -> Op {

@@ -159,7 +159,7 @@ async fn every_object_is_headed_once_with_the_metadata_written() {
 #[derive(Default)]
 struct Scans(Mutex<Vec<keystorm_results::MetadataScanEvent>>);
 
-impl keystorm_engine::executor::Observer for Scans {
+impl keystorm_workload::observer::Observer for Scans {
     fn event(&self, _id: u64, event: &keystorm_results::RunEvent) {
         if let keystorm_results::RunEvent::MetadataScan(s) = event {
             self.0.lock().unwrap().push(s.clone());

@@ -14,13 +14,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
-use keystorm_engine::executor::{NoObserver, Observer};
 use keystorm_results::Shard;
 use keystorm_results::{
     IntervalQuery, KeySourceKind, KeysEvent, RunEvent, RunStatus, read_intervals,
 };
 use keystorm_sim::{Op, SimConfig, SimHandle};
 use keystorm_types::OpKind;
+use keystorm_workload::observer::{NoObserver, Observer};
 use tokio_util::sync::CancellationToken;
 
 const BUCKET: &str = "foreign";
@@ -123,7 +123,7 @@ async fn a_bucket_another_client_filled_is_read_twice_from_its_listing() {
     );
     // `list_concurrency` is a phase field, not one of the map's.
     assert!(
-        keystorm_engine::spec::parse_workload(&text, "w.yaml").is_err(),
+        keystorm_workload::spec::parse_workload(&text, "w.yaml").is_err(),
         "list_concurrency inside keys"
     );
     let text = workload(

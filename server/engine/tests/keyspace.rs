@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use keystorm_engine::keyspace::{Keyspace, render};
-use keystorm_engine::plan::{
+use keystorm_workload::plan::{
     Content, KeyLayout, KeyspacePlan, MetaPart, MetaTemplate, ObjectsPlan, SizeDist,
 };
 

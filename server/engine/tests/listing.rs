@@ -339,7 +339,7 @@ async fn list_once(client: &S3Client, prefix: &str, mode: ListMode) -> ListOutco
 #[derive(Default)]
 struct Listings(Mutex<Vec<(String, ListOutcome)>>);
 
-impl keystorm_engine::executor::Observer for Listings {
+impl keystorm_workload::observer::Observer for Listings {
     fn event(&self, _id: u64, event: &keystorm_results::RunEvent) {
         if let keystorm_results::RunEvent::Listing { phase, outcome } = event {
             self.0

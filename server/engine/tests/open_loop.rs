@@ -50,7 +50,7 @@ async fn open_loop_latency_is_the_closed_loop_latency_not_the_timer_tick() {
 #[derive(Default)]
 struct Warnings(std::sync::Mutex<Vec<String>>);
 
-impl keystorm_engine::executor::Observer for Warnings {
+impl keystorm_workload::observer::Observer for Warnings {
     fn event(&self, _id: u64, event: &keystorm_results::RunEvent) {
         if let keystorm_results::RunEvent::Warning { message } = event {
             self.0.lock().unwrap().push(message.clone());

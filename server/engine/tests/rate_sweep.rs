@@ -120,7 +120,7 @@ async fn a_search_finds_the_rate_the_target_can_serve_within_its_slo() {
     // Both ends of the final bracket were run twice (a repeat that disagreed earlier
     // may have moved the bracket, with repeats of its own).
     for end in [low, high] {
-        let again = keystorm_engine::plan::step_name("put", end, 2);
+        let again = keystorm_workload::plan::step_name("put", end, 2);
         assert!(steps.contains(&again.as_str()), "{again} in {steps:?}");
     }
     sim.shutdown().await;

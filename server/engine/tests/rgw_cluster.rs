@@ -12,9 +12,9 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use keystorm_engine::executor::Observer;
 use keystorm_results::RunEvent;
 use keystorm_results::RunStatus;
+use keystorm_workload::observer::Observer;
 
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| {

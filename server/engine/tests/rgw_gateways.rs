@@ -13,10 +13,10 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use keystorm_engine::executor::Observer;
 use keystorm_results::RunEvent;
 use keystorm_results::metrics::OpSummary;
 use keystorm_results::{EndpointState, IndexPollingEvent, RunStatus};
+use keystorm_workload::observer::Observer;
 use tokio_util::sync::CancellationToken;
 
 use common::rgw_env;

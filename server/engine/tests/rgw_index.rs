@@ -8,11 +8,11 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use keystorm_engine::executor::Observer;
 use keystorm_results::RunEvent;
 use keystorm_results::{
     BucketIndex, INTERVALS_FILE, IntervalRecord, ReshardEvent, RunStatus, StallEvent,
 };
+use keystorm_workload::observer::Observer;
 
 /// Keeps every event of a run (test-sized runs only).
 #[derive(Default)]

@@ -92,7 +92,7 @@ async fn a_bucket_filled_by_another_client_is_read_twice_from_its_listing() {
          - {{ name: read, op: head, epochs: 1, keys: {{ from: listing }} }}\n  \
          - {{ name: scribble, op: put, operations: 1 }}\n"
     );
-    let refused = keystorm_engine::spec::parse_workload(&writes, "w.yaml")
+    let refused = keystorm_workload::spec::parse_workload(&writes, "w.yaml")
         .expect_err("a write into a listed bucket")
         .to_string();
     assert!(

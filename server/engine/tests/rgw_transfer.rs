@@ -12,8 +12,9 @@ mod common;
 use std::sync::Arc;
 
 use keystorm_engine::listing::ListJob;
-use keystorm_engine::transfer::{self, DownloadJob, TransferSettings, UploadJob};
+use keystorm_engine::transfer::{self, DownloadJob, UploadJob};
 use keystorm_results::ListMode;
+use keystorm_workload::plan::TransferSettings;
 use tokio_util::sync::CancellationToken;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

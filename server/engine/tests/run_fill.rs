@@ -7,11 +7,11 @@ mod common;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use keystorm_engine::executor::Observer;
 use keystorm_engine::keyspace::Keyspace;
 use keystorm_results::RunEvent;
 use keystorm_results::RunStatus;
 use keystorm_types::OpKind;
+use keystorm_workload::observer::Observer;
 use tokio_util::sync::CancellationToken;
 
 const FILL: &str = "buckets:\n  names: [fill-a, fill-b]\nkeyspace:\n  seed: 9\n  prefix: f/\nobjects:\n  size: 6B\n  metadata:\n    team: \"team-{i%8}\"\nbefore:\n  - name: fill\n    op: put\n    concurrency: 24\n    until_objects: 3000\n";
@@ -109,7 +109,7 @@ async fn an_interrupted_fill_resumes_with_nothing_skipped() {
     let second = common::run_with(
         &text,
         results.path(),
-        Arc::new(keystorm_engine::executor::NoObserver),
+        Arc::new(keystorm_workload::observer::NoObserver),
         CancellationToken::new(),
         Some(first.dir.clone()),
     )

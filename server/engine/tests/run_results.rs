@@ -208,7 +208,7 @@ async fn an_embedded_workload_needs_a_program_that_provides_the_embedded_target(
         common::plan(WORKLOAD),
         WORKLOAD,
         options,
-        std::sync::Arc::new(keystorm_engine::executor::NoObserver),
+        std::sync::Arc::new(keystorm_workload::observer::NoObserver),
         tokio_util::sync::CancellationToken::new(),
     )
     .await

@@ -12,11 +12,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use keystorm_engine::listing::ListJob;
-use keystorm_engine::transfer::{
-    self, DownloadJob, RequestEvent, TransferObserver, TransferSettings, UploadJob,
-};
+use keystorm_engine::transfer::{self, DownloadJob, RequestEvent, TransferObserver, UploadJob};
 use keystorm_results::ListMode;
 use keystorm_types::OpKind;
+use keystorm_workload::plan::TransferSettings;
 use tokio_util::sync::CancellationToken;
 
 /// Counts requests by operation.
@@ -239,7 +238,7 @@ async fn keys_cannot_escape_the_download_folder() {
 #[derive(Default)]
 struct Transfers(std::sync::Mutex<Vec<(String, keystorm_results::TransferOutcome)>>);
 
-impl keystorm_engine::executor::Observer for Transfers {
+impl keystorm_workload::observer::Observer for Transfers {
     fn event(&self, _id: u64, event: &keystorm_results::RunEvent) {
         if let keystorm_results::RunEvent::Transfer { phase, outcome } = event {
             self.0

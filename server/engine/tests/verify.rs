@@ -9,9 +9,9 @@ mod common;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
-use keystorm_engine::executor::Observer;
 use keystorm_results::{IntegrityEvent, RunEvent, RunStatus, SummaryRow, read_integrity};
 use keystorm_s3::ListRequest;
+use keystorm_workload::observer::Observer;
 
 async fn start(storage: keystorm_sim::Storage, corrupt: f64) -> keystorm_sim::SimHandle {
     common::start_corrupting(storage, corrupt, 11).await
@@ -151,7 +151,7 @@ async fn live_keys_deleted_behind_keystorms_back_are_missing() {
 fn verify_is_refused_where_it_cannot_check() {
     let refused = |body: &str| {
         let text = common::workload("embedded", &format!("buckets: {{ names: [vrf] }}\n{body}"));
-        keystorm_engine::spec::parse_workload(&text, "w.yaml")
+        keystorm_workload::spec::parse_workload(&text, "w.yaml")
             .err()
             .unwrap_or_else(|| panic!("accepted:\n{text}"))
             .to_string()
@@ -168,7 +168,7 @@ fn verify_is_refused_where_it_cannot_check() {
     let text = format!(
         "name: t\n{size_only}buckets: {{ names: [vrf] }}\nbefore:\n  - {{ op: put, operations: 10 }}\n  - {{ op: get, operations: 10, verify: true }}\n"
     );
-    let e = keystorm_engine::spec::parse_workload(&text, "w.yaml")
+    let e = keystorm_workload::spec::parse_workload(&text, "w.yaml")
         .expect_err("refused")
         .to_string();
     assert!(
@@ -177,11 +177,12 @@ fn verify_is_refused_where_it_cannot_check() {
     );
     // The same with zeros, and a mix with GETs, are accepted.
     let zeros = text.replace("before:", "objects: { content: zero }\nbefore:");
-    keystorm_engine::spec::parse_workload(&zeros, "w.yaml").expect("zeros verify");
+    keystorm_workload::spec::parse_workload(&zeros, "w.yaml").expect("zeros verify");
     let mix = common::workload(
         "embedded",
         "buckets: { names: [vrf] }\nbefore:\n  - { mix: { get: 70, put: 30 }, operations: 10, verify: true }\n",
     );
-    let (plan, _) = keystorm_engine::spec::parse_workload(&mix, "w.yaml").expect("a mix verifies");
+    let (plan, _) =
+        keystorm_workload::spec::parse_workload(&mix, "w.yaml").expect("a mix verifies");
     assert!(plan.before[0].verify);
 }

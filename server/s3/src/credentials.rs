@@ -8,7 +8,7 @@
 use aws_config::profile::ProfileFileCredentialsProvider;
 use aws_credential_types::provider::ProvideCredentials;
 
-use crate::CredentialSource;
+use keystorm_types::CredentialSource;
 use keystorm_types::Credentials;
 
 /// Why credentials could not be resolved; the message names what to set.

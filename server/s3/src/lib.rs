@@ -1,6 +1,6 @@
 //! keystorm's S3 clients: S3 access behind one small interface with two
 //! implementations, counting failures by the error classes of `keystorm-types`, and
-//! where credentials come from ([`CredentialSource`], resolved by
+//! where credentials come from (`keystorm_types::CredentialSource`, resolved by
 //! [`credentials`]). A crate of its own so that whatever talks to stores (the engine
 //! that drives phases, the command line's listing and transfers) shares one client,
 //! and nothing here knows about workloads or runs.
@@ -17,7 +17,6 @@ pub mod arrival;
 mod backend;
 mod classify;
 pub mod config;
-mod credential_source;
 pub mod credentials;
 pub mod fast;
 pub mod payload;
@@ -28,7 +27,6 @@ mod types;
 use bytes::Bytes;
 
 pub use config::{ClientConfig, TlsConfig};
-pub use credential_source::CredentialSource;
 pub use payload::Payload;
 pub use types::{DeleteManyOutcome, GetOutcome, HeadOutcome, ListPage, ListRequest, md5_of_etag};
 

@@ -2,7 +2,7 @@
 //! index and memory.
 
 use clap::ValueEnum;
-use keystorm_engine::plan::DelayPlan;
+use keystorm_workload::plan::DelayPlan;
 
 use super::values::{parse_byte_size, parse_duration, parse_positive_duration};
 
@@ -46,7 +46,7 @@ pub struct SimArgs {
     /// their turn, first come first served, so with a fixed latency L the target serves
     /// at most N ÷ L requests a second (a known knee for rate sweeps and searches)
     /// [default: no limit].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(keystorm_engine::plan::MAX_INFLIGHT)))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(keystorm_workload::plan::MAX_INFLIGHT)))]
     pub max_inflight: Option<u32>,
 
     /// Access key to verify request signatures with (with --secret-key).

@@ -42,5 +42,5 @@ pub(super) fn parse_positive_duration(s: &str) -> Result<std::time::Duration, St
 }
 
 pub(super) fn parse_byte_size(s: &str) -> Result<u64, String> {
-    keystorm_engine::size::parse_size(s).map_err(|e| e.to_string())
+    keystorm_workload::size::parse_size(s).map_err(|e| e.to_string())
 }

@@ -6,8 +6,8 @@ use crate::CliError;
 /// Loads and validates a workload, printing its warnings; errors are exit code 2.
 pub(crate) fn load(
     path: &std::path::Path,
-) -> Result<(keystorm_engine::plan::Plan, String), CliError> {
-    let (plan, warnings, text) = keystorm_engine::spec::load_workload(path)
+) -> Result<(keystorm_workload::plan::Plan, String), CliError> {
+    let (plan, warnings, text) = keystorm_workload::spec::load_workload(path)
         .map_err(|e| CliError::bad_input(e.to_string()))?;
     for w in warnings {
         stderrln!(

@@ -56,7 +56,7 @@ pub fn merge(args: &MergeArgs, command_line: Vec<String>) -> Result<u8, CliError
 fn whole_plan(run: &std::path::Path) -> Option<serde_json::Value> {
     let text = std::fs::read_to_string(run.join(keystorm_results::WORKLOAD_FILE)).ok()?;
     let manifest = ResultStore::read_manifest(run).ok()?;
-    let (mut plan, _) = keystorm_engine::spec::parse_workload(&text, "workload.yaml").ok()?;
+    let (mut plan, _) = keystorm_workload::spec::parse_workload(&text, "workload.yaml").ok()?;
     plan.apply_overrides(&RunOverrides {
         shard: None,
         ..manifest.run_overrides()

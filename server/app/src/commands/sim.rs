@@ -9,8 +9,8 @@
 
 use std::collections::BTreeMap;
 
-use keystorm_engine::plan::{DelayPlan, EmbeddedIndexPlan, EmbeddedPlan, FaultsPlan};
 use keystorm_types::OpKind;
+use keystorm_workload::plan::{DelayPlan, EmbeddedIndexPlan, EmbeddedPlan, FaultsPlan};
 
 use crate::CliError;
 use crate::cli::{SimArgs, SimFault, SimOp, SimStorage};
@@ -283,7 +283,7 @@ before:
     fn every_flag_and_its_workload_field_give_the_simulator_the_same_setting() {
         let flags = parse(EVERY_SETTING_FLAGS).unwrap();
         let (plan, _) =
-            keystorm_engine::spec::parse_workload(EVERY_SETTING_WORKLOAD, "w.yaml").unwrap();
+            keystorm_workload::spec::parse_workload(EVERY_SETTING_WORKLOAD, "w.yaml").unwrap();
         let workload = keystorm_embedded::sim_config(&plan.target.embedded);
         let shared = |c: &keystorm_sim::SimConfig| {
             format!(

@@ -3,9 +3,9 @@
 //! or a profile, checked before anything is sent.
 
 use keystorm_results::secrets::Redactor;
-use keystorm_s3::CredentialSource;
 use keystorm_s3::{ClientConfig, S3Client, TlsConfig};
 use keystorm_types::ClientKind;
+use keystorm_types::CredentialSource;
 use keystorm_types::ErrorClass;
 
 use crate::CliError;

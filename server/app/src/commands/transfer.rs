@@ -8,10 +8,11 @@ use std::time::{Duration, Instant};
 
 use keystorm_engine::listing::ListJob;
 use keystorm_engine::transfer::{
-    self, DownloadJob, RequestEvent, TransferError, TransferObserver, TransferSettings, UploadJob,
+    self, DownloadJob, RequestEvent, TransferError, TransferObserver, UploadJob,
 };
 use keystorm_results::ListMode;
 use keystorm_results::TransferOutcome;
+use keystorm_workload::plan::TransferSettings;
 use tokio_util::sync::CancellationToken;
 
 use crate::CliError;

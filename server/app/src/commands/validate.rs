@@ -7,7 +7,7 @@ use crate::CliError;
 use crate::cli::ValidateArgs;
 use keystorm_console::exit;
 use keystorm_engine::executor::schedule;
-use keystorm_engine::plan::Endpoint;
+use keystorm_workload::plan::Endpoint;
 
 pub fn validate(args: &ValidateArgs) -> Result<u8, CliError> {
     let mut failed = 0;
@@ -31,7 +31,7 @@ pub fn validate(args: &ValidateArgs) -> Result<u8, CliError> {
 fn one(path: &Path) -> Result<String, CliError> {
     let (plan, _) = super::inputs::load(path)?;
     // A run here reads its key files from this disk: a wrong one is refused now too.
-    keystorm_engine::spec::check_key_files(&plan, &path.display().to_string())
+    keystorm_engine::keyfile::check_key_files(&plan, &path.display().to_string())
         .map_err(|e| CliError::bad_input(e.to_string()))?;
     let phases = schedule(&plan);
     let endpoint = match &plan.target.endpoint {

@@ -8,11 +8,11 @@ use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::first_errors;
-use super::observer::Observer;
 use crate::keyspace::{Keyspace, Window};
 use crate::plan::Plan;
 use crate::rgw::tracker::RunLog;
 use keystorm_results::{EventPosition, PhaseRef, ResultStore, RunEvent};
+use keystorm_workload::observer::Observer;
 
 /// Everything phases share.
 pub(crate) struct RunContext {

@@ -17,7 +17,9 @@ use super::context::RunContext;
 use crate::keyfile::{self, KeyFile, KeyFileError, ListedError};
 use crate::keyset::KeySet;
 use crate::listing::{CheckpointError, Checkpointing, ListCheckpoint, ListJob};
-use crate::plan::{KeySource, PhaseEnd, PhasePlan, Shard};
+use crate::plan::{KeySource, PhasePlan};
+use keystorm_results::PhaseEnd;
+use keystorm_results::Shard;
 use keystorm_results::{KeySourceKind, KeysEvent, PhaseRef, RunEvent};
 
 /// Why a phase's keys could not be made ready.

@@ -56,7 +56,7 @@ pub(crate) struct ListingTask {
     page_size: u32,
     retries: u32,
     /// The part of each bucket this run lists (all of it unless the run is a shard).
-    shard: crate::plan::Shard,
+    shard: keystorm_results::Shard,
     observer: Arc<PassRecorders>,
     stop: CancellationToken,
     progress: ListingProgress,

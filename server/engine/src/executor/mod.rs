@@ -7,7 +7,6 @@ mod cleanup;
 mod context;
 mod crashed_part;
 mod draws;
-mod embedded;
 mod error;
 mod first_errors;
 mod gate;
@@ -16,7 +15,6 @@ mod key_reads;
 mod kinds;
 mod listing_phase;
 mod live_thresholds;
-mod observer;
 mod op;
 mod opening;
 mod ops_phase;
@@ -46,13 +44,12 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio_util::sync::CancellationToken;
 
 pub use crashed_part::close_killed_run;
-pub use embedded::{EmbeddedTarget, EmbeddedTargets, StartError, Starting};
 pub use error::RunError;
 pub use gate::{
     GateError, GateFuture, PhaseGate, SearchAsk, SearchFuture, SearchOrder, StepReport,
 };
 use keystorm_results::{ClockSource, LatencyClock, RunEvent};
-pub use observer::{NoObserver, Observer};
+pub(crate) use keystorm_workload::observer::Observer;
 pub use options::{RunOptions, RunOutcome};
 pub use sequence::{ScheduledPhase, schedule};
 

@@ -52,7 +52,7 @@ pub(super) fn settle(plan: &mut Plan, options: &RunOptions) -> Result<Settled, R
     }
     // A key file named by the workload is checked now, not when its phase comes.
     let file = options.workload_file.as_deref().unwrap_or("workload");
-    crate::spec::check_key_files(plan, file).map_err(|e| RunError::BadInput(e.to_string()))?;
+    crate::keyfile::check_key_files(plan, file).map_err(|e| RunError::BadInput(e.to_string()))?;
     if overrides.verify && !plan.verifies() {
         return Err(RunError::BadInput(
             "--verify checks what GETs read, and the workload has no phase that GETs keys \

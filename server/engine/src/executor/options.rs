@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use super::embedded::EmbeddedTargets;
 use super::gate::PhaseGate;
 use crate::keyspace::WindowState;
 use keystorm_results::{RunOverrides, RunStatus, Summary};
+use keystorm_workload::embedded_target::EmbeddedTargets;
 
 /// How to run, beyond what the workload says.
 #[derive(Debug, Clone, Default)]

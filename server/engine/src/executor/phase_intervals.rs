@@ -9,7 +9,8 @@ use super::phase_shared::PhaseShared;
 use super::sequence::ScheduledPhase;
 use super::stalls::StallDetector;
 use crate::metrics::IntervalStats;
-use crate::plan::{PhaseEnd, PhaseWork};
+use crate::plan::PhaseWork;
+use keystorm_results::PhaseEnd;
 use keystorm_results::{
     IntervalRecord, PhasePosition, PhaseProgress, ResultsError, RunEvent, SHORT_INTERVAL_S,
     StallEvent,

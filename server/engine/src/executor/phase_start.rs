@@ -13,7 +13,7 @@ use super::sequence::ScheduledPhase;
 use crate::keyset::{EpochPicks, KeySet};
 use crate::keyspace::mix64;
 use crate::metrics::process_cpu_time;
-use crate::plan::PhaseEnd;
+use keystorm_results::PhaseEnd;
 use keystorm_results::{BucketIndex, PartStart, PhasePosition, RunEvent, timestamp};
 
 /// Salt of the orders an `epochs` phase reads its keys in.

@@ -9,7 +9,8 @@ use std::time::Duration;
 use keystorm_results::{JudgedStep, PhaseRef, SearchResult};
 use serde::Serialize;
 
-use crate::plan::{PhaseEnd, PhasePlan, SearchPlan, step_rate};
+use crate::plan::{PhasePlan, SearchPlan, step_rate};
+use keystorm_results::PhaseEnd;
 
 /// A step already run: its rate and whether it kept every SLO and sent its rate.
 #[derive(Debug, Clone, Copy, PartialEq)]

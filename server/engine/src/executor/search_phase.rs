@@ -19,7 +19,8 @@ use super::gate::{SearchAsk, SearchOrder, StepReport};
 use super::search::{Decision, Tried, decide, result_of, step_length};
 use super::sequence::ScheduledPhase;
 use super::{PhaseFailure, PhaseRunner, fail};
-use crate::plan::{PhaseEnd, SearchPlan};
+use crate::plan::SearchPlan;
+use keystorm_results::PhaseEnd;
 
 impl PhaseRunner<'_> {
     /// Runs search phase `n` to its end; how the run ends here, if it does.

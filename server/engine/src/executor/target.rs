@@ -5,12 +5,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::context::RunContext;
-use super::embedded::{EmbeddedTarget, EmbeddedTargets};
 use super::error::RunError;
 use crate::gateways::Gateways;
-use crate::plan::{CredentialSource, Endpoint, IndexLayout, Plan};
+use crate::plan::{Endpoint, Plan};
+use keystorm_results::IndexLayout;
 use keystorm_results::secrets::{Redactor, Registration};
 use keystorm_s3::{ClientConfig, S3Client, TlsConfig};
+use keystorm_types::CredentialSource;
+use keystorm_workload::embedded_target::{EmbeddedTarget, EmbeddedTargets};
 
 /// Access keys the embedded target is started with (it verifies signatures).
 pub const EMBEDDED_ACCESS_KEY: &str = "keystorm";
@@ -439,7 +441,7 @@ fn is_redacted(source: &CredentialSource) -> bool {
             ..
         } => [access_key_id, secret_access_key]
             .iter()
-            .any(|k| k.contains(crate::spec::REDACTED)),
+            .any(|k| k.contains(keystorm_results::secrets::REDACTED)),
         _ => false,
     }
 }

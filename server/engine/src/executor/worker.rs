@@ -13,7 +13,8 @@ use super::op::{OpRunner, Outcome};
 use super::phase_shared::PhaseShared;
 use crate::keyset::EpochPick;
 use crate::metrics::Recorder;
-use crate::plan::{PhaseEnd, PhasePlan, PhaseWork};
+use crate::plan::{PhasePlan, PhaseWork};
+use keystorm_results::PhaseEnd;
 use keystorm_types::OpKind;
 
 /// How long a fill worker waits before looking again for failed puts to redo.

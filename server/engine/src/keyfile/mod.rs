@@ -39,6 +39,7 @@ mod error;
 mod format;
 mod listed;
 mod mapped;
+mod plan_files;
 mod reader;
 mod runs;
 #[cfg(test)]
@@ -50,5 +51,6 @@ pub use entry::KeyEntry;
 pub use error::KeyFileError;
 pub use format::{ENTRIES_PER_BLOCK, VERSION};
 pub use listed::{ListedError, entry_of, list_into, list_into_resumable};
+pub use plan_files::check_key_files;
 pub use reader::KeyFile;
 pub use writer::{KeyFileWriter, KeysCut, Written, runs_dir};

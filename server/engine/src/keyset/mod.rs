@@ -18,7 +18,7 @@ pub use permutation::Permutation;
 
 use crate::keyfile::{Cursor, KeyEntry, KeyFile, KeyFileError};
 use crate::keyspace::mix64;
-use crate::plan::Shard;
+use keystorm_results::Shard;
 
 /// Salt of the shuffle that spreads Zipf's hot ranks over the positions.
 const SALT_HOT: u64 = 0x4b45_5953_484f_5400;

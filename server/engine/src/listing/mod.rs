@@ -30,5 +30,4 @@ pub use job::ListJob;
 pub(crate) use job::{ListMode, ListOutcome};
 pub use lister::list;
 pub use outputs::{KeySink, ListOutputs, PageEvent, PageObserver};
-pub(crate) use prefix_cells::BASE62_ALPHABET;
 pub use quiesce::{ConsumerCut, Quiesce};

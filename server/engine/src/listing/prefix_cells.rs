@@ -18,8 +18,6 @@ use super::range::{KeyRange, RangeEnd};
 /// except the ones that continue with it, which the gap skips.
 const MAX_CHAR: char = '\u{10FFFF}';
 
-pub(crate) use keystorm_results::BASE62_ALPHABET;
-
 /// A lazy sequence of the cells for `prefix`, `alphabet` and `depth`.
 pub struct PrefixCells {
     prefix: String,
@@ -201,6 +199,7 @@ impl Iterator for PrefixCells {
 mod tests {
     use super::*;
     use crate::listing::range::Verdict;
+    use keystorm_results::BASE62_ALPHABET;
 
     fn owners(cells: &[KeyRange], key: &str) -> usize {
         cells

@@ -274,7 +274,7 @@ mod tests {
 
     fn base62() -> CharSet {
         let mut chars = CharSet::default();
-        crate::listing::prefix_cells::BASE62_ALPHABET
+        keystorm_results::BASE62_ALPHABET
             .chars()
             .for_each(|c| chars.add(c));
         chars

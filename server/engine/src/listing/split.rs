@@ -123,7 +123,7 @@ mod tests {
 
     #[test]
     fn cuts_base62_keys_in_the_middle_of_what_is_left() {
-        let b62 = set(crate::listing::prefix_cells::BASE62_ALPHABET);
+        let b62 = set(keystorm_results::BASE62_ALPHABET);
         assert_eq!(check("p/", "p/0abc", None, &b62), "p/V");
         assert_eq!(check("p/", "p/0abc", Some("p/V"), &b62), "p/G");
     }

@@ -13,10 +13,11 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::object_error::ObjectError;
-use super::settings::{PARTIAL_SUFFIX, QUEUE_PER_WORKER, TransferSettings, ranges};
+use super::settings::{PARTIAL_SUFFIX, QUEUE_PER_WORKER, ranges};
 use super::tally::{RequestEvent, Tally, TransferError, TransferObserver, TransferOutcome};
 use super::{etag, paths};
 use crate::listing::{self, ListJob, ListOutputs, PageObserver};
+use crate::plan::TransferSettings;
 use crate::pool::{QueueWorker, spawn_pool};
 use keystorm_s3::S3Client;
 use keystorm_types::ListEntry;

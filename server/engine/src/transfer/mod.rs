@@ -18,8 +18,8 @@ mod upload;
 mod walk;
 
 pub use download::{DownloadJob, download};
+pub use settings::PARTIAL_SUFFIX;
 pub(crate) use settings::ranges;
-pub use settings::{PARTIAL_SUFFIX, TransferSettings};
 pub(crate) use tally::TransferOutcome;
 pub use tally::{RequestEvent, TransferError, TransferObserver};
 pub use upload::{UploadJob, upload};

@@ -13,9 +13,10 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::object_error::ObjectError;
-use super::settings::{QUEUE_PER_WORKER, TransferSettings, ranges};
+use super::settings::{QUEUE_PER_WORKER, ranges};
 use super::tally::{RequestEvent, Tally, TransferError, TransferObserver, TransferOutcome};
 use super::{etag, paths, walk};
+use crate::plan::TransferSettings;
 use crate::pool::{QueueWorker, spawn_pool};
 use keystorm_s3::S3Client;
 use keystorm_types::{ErrorClass, OpKind};

@@ -5,10 +5,11 @@
 
 use std::sync::Arc;
 
-use keystorm_engine::executor::{self, NoObserver, Observer, RunOptions, RunOutcome};
-use keystorm_engine::plan::Plan;
+use keystorm_engine::executor::{self, RunOptions, RunOutcome};
 use keystorm_s3::{ClientConfig, ListRequest, S3Client, TlsConfig};
 use keystorm_types::{ClientKind, Credentials};
+use keystorm_workload::observer::{NoObserver, Observer};
+use keystorm_workload::plan::Plan;
 use tokio_util::sync::CancellationToken;
 
 pub const ACCESS_KEY: &str = "test-access";
@@ -56,7 +57,7 @@ pub fn workload(endpoint: &str, body: &str) -> String {
 }
 
 pub fn plan(text: &str) -> Plan {
-    match keystorm_engine::spec::parse_workload(text, "test.yaml") {
+    match keystorm_workload::spec::parse_workload(text, "test.yaml") {
         Ok((plan, _warnings)) => plan,
         Err(e) => panic!("test workload invalid: {e}\n{text}"),
     }

@@ -6,9 +6,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use keystorm_engine::executor::{self, Observer, RunOptions};
-use keystorm_engine::plan::Plan;
+use keystorm_engine::executor::{self, RunOptions};
 use keystorm_results::RunEvent;
+use keystorm_workload::observer::Observer;
+use keystorm_workload::plan::Plan;
 use tokio::sync::{oneshot, watch};
 use tokio_util::sync::CancellationToken;
 

@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use keystorm_engine::plan::{Endpoint, OnAgentLoss, Plan};
 use keystorm_results::{RunOverrides, Shard};
+use keystorm_workload::plan::{Endpoint, OnAgentLoss, Plan};
 
 use super::error::{ApiError, ApiResult};
 use super::state::AppState;
@@ -80,7 +80,7 @@ pub fn start(state: &AppState, split: Split) -> ApiResult<String> {
     let spec = NewFleetRun {
         workload: plan.name.clone(),
         // What the agents are sent and the controller keeps: nothing a secret could be.
-        text: keystorm_engine::spec::redact_secrets(&text),
+        text: keystorm_workload::spec::redact_secrets(&text),
         workload_file: file,
         endpoint,
         labels,

@@ -7,11 +7,11 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use keystorm_engine::executor::RunOptions;
-use keystorm_engine::spec::{SpecError, parse_workload};
 use keystorm_results::{
     IntervalQuery, IntervalRecord, Manifest, ResultStore, RunVerdict, Section, Summary, SummaryRow,
     WORKLOAD_FILE, list_runs, read_intervals,
 };
+use keystorm_workload::spec::{SpecError, parse_workload};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -191,7 +191,7 @@ pub fn detail_of(dir: &std::path::Path) -> ApiResult<RunDetail> {
 /// The run's workload as it ran, secrets left out: stored redacted by the engine, and
 /// redacted again for folders from elsewhere.
 pub fn workload_text(dir: &std::path::Path) -> String {
-    keystorm_engine::spec::redact_secrets(
+    keystorm_workload::spec::redact_secrets(
         &std::fs::read_to_string(dir.join(WORKLOAD_FILE)).unwrap_or_default(),
     )
 }
@@ -244,7 +244,7 @@ pub async fn start_run(
     let (plan, _warnings) = parse_workload(&text, shown).map_err(invalid)?;
     // A run here reads its key files from this server's disk (on agents, from theirs).
     if req.agents.is_none() {
-        keystorm_engine::spec::check_key_files(&plan, shown).map_err(invalid)?;
+        keystorm_engine::keyfile::check_key_files(&plan, shown).map_err(invalid)?;
     }
     // A download or upload reads or writes any folder the server's user can: that is
     // for the command line, not for whoever can reach the API.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use keystorm_engine::spec::{SpecError, parse_workload, redact_secrets};
+use keystorm_workload::spec::{SpecError, parse_workload, redact_secrets};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -216,7 +216,7 @@ pub fn validation(text: &str) -> ValidateResponse {
 /// The outline's names, which a YAML alias can make show a secret of the text.
 fn outline_redacted(mut response: ValidateResponse, text: &str) -> ValidateResponse {
     if let Some(outline) = &mut response.outline {
-        let redactor = keystorm_engine::spec::workload_redactor(text);
+        let redactor = keystorm_workload::spec::workload_redactor(text);
         redactor.redact_in_place(&mut outline.name);
         for phase in &mut outline.phases {
             redactor.redact_in_place(&mut phase.name);
@@ -312,9 +312,9 @@ pub fn leading_comment(text: &str) -> Option<String> {
     (!joined.is_empty()).then_some(joined)
 }
 
-fn work_label(work: &keystorm_engine::plan::PhaseWork) -> String {
+fn work_label(work: &keystorm_workload::plan::PhaseWork) -> String {
     match work {
-        keystorm_engine::plan::PhaseWork::Single(op) => op.as_str().to_string(),
-        keystorm_engine::plan::PhaseWork::Mix(_) => "mix".to_string(),
+        keystorm_workload::plan::PhaseWork::Single(op) => op.as_str().to_string(),
+        keystorm_workload::plan::PhaseWork::Mix(_) => "mix".to_string(),
     }
 }

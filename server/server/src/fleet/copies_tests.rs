@@ -7,8 +7,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use keystorm_engine::executor::NoObserver;
 use keystorm_link::bounds::BoundsError;
+use keystorm_workload::observer::NoObserver;
 
 use super::caps::PartCaps;
 use super::error::FleetError;

@@ -1,9 +1,9 @@
 //! Why the controller refuses an agent's or a user's request.
 
 use super::shard_folders::FolderRefusal;
-use keystorm_engine::size::format_size;
 use keystorm_link::bounds::BoundsError;
 use keystorm_link::protocol::AGENT_KEY_HEADER;
+use keystorm_workload::size::format_size;
 
 /// A refused request; the API turns each into a JSON error with a 4xx.
 #[derive(Debug, thiserror::Error)]

@@ -157,7 +157,8 @@ fn close_lost(text: &str, file: Option<&str>, lost: &[PathBuf]) -> Vec<String> {
     if lost.is_empty() {
         return Vec::new();
     }
-    let plan = match keystorm_engine::spec::parse_workload(text, file.unwrap_or("workload.yaml")) {
+    let plan = match keystorm_workload::spec::parse_workload(text, file.unwrap_or("workload.yaml"))
+    {
         Ok((plan, _)) => plan,
         Err(e) => return vec![format!("cannot close the lost shards' parts: {e}")],
     };

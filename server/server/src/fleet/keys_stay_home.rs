@@ -5,8 +5,8 @@
 //! controller before it splits a run, and by `keystorm run --controller` before the
 //! text leaves the machine.
 
-use keystorm_engine::plan::Plan;
-use keystorm_s3::CredentialSource;
+use keystorm_types::CredentialSource;
+use keystorm_workload::plan::Plan;
 
 /// Why `plan` cannot run on agents because it holds keys; `None` when it holds none.
 pub fn inline_keys_refusal(plan: &Plan) -> Option<String> {

@@ -15,13 +15,13 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use keystorm_engine::executor::Observer;
 use keystorm_results::merge::{LiveInterval, LiveMerge};
 use keystorm_results::{
     FORMAT_VERSION, IntervalRecord, Manifest, PhaseRef, ProcessId, ResultStore, ResultsError,
     RunStatus, Section, decode_histogram, timestamp,
 };
 use keystorm_results::{PhaseProgress, RunEvent};
+use keystorm_workload::observer::Observer;
 
 use super::new_run::NewFleetRun;
 use keystorm_link::bounds::{MAX_ERROR_CHARS, clip, news_fits};
@@ -105,7 +105,7 @@ impl LiveRun {
         let store = ResultStore::create(
             root,
             &manifest,
-            &keystorm_engine::spec::redact_secrets(&spec.text),
+            &keystorm_workload::spec::redact_secrets(&spec.text),
             &spec.plan,
             start_ms as f64 / 1000.0,
         )?;

@@ -5,7 +5,6 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use keystorm_engine::executor::Observer;
 use keystorm_results::metrics::{OpSummary, new_histogram};
 use keystorm_results::{
     IntervalRecord, PhaseEnd, PhaseRef, ResultStore, RunStatus, Section, WindowState,
@@ -13,6 +12,7 @@ use keystorm_results::{
 };
 use keystorm_results::{PhaseProgress, RunEvent};
 use keystorm_types::OpKind;
+use keystorm_workload::observer::Observer;
 
 use super::state::Fleet;
 use super::tests::split;

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::SystemTime;
 
-use keystorm_engine::executor::Observer;
 use keystorm_results::{FleetEventKind, ProcessId, ResultStore, RunStatus, timestamp};
+use keystorm_workload::observer::Observer;
 
 use super::agent_record::Agent;
 use super::incoming::tidy_for_pick_up;

@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use keystorm_engine::executor::NoObserver;
 use keystorm_results::{ResultStore, RunStatus};
+use keystorm_workload::observer::NoObserver;
 
 use super::run_record::RunState;
 use super::saved_run::{self, UNREADABLE_SUFFIX};

@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use keystorm_engine::executor::NoObserver;
+use keystorm_workload::observer::NoObserver;
 
 use super::error::FleetError;
 use super::state::Fleet;

@@ -257,7 +257,7 @@ fn choose(search: &mut FleetSearch, spec: &SearchSpec, shard: usize) -> SearchSt
             // Named after every run at the rate, voided ones too, so no name repeats.
             let repeat = search.steps.iter().filter(|s| s.rate == rate).count() as u32 + 1;
             let step = ChosenStep {
-                name: keystorm_engine::plan::step_name(&spec.phase.name, rate, repeat),
+                name: keystorm_workload::plan::step_name(&spec.phase.name, rate, repeat),
                 rate,
                 repeat,
                 passed: None,

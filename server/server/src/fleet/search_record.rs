@@ -5,9 +5,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
-use keystorm_engine::plan::SearchPlan;
 use keystorm_results::merge::StepPart;
 use keystorm_results::{PhaseEnd, PhaseRef, SearchResult};
+use keystorm_workload::plan::SearchPlan;
 use serde::{Deserialize, Serialize};
 
 /// A search phase of a run over agents, as the controller needs it to choose steps.

@@ -164,7 +164,7 @@ async fn passing_steps_climb_and_the_end_is_the_same_result_for_every_shard() {
             }) => {
                 assert_eq!(n, step);
                 rates.push(rate);
-                let name = keystorm_engine::plan::step_name("put", rate, repeat);
+                let name = keystorm_workload::plan::step_name("put", rate, repeat);
                 let latency = if rate <= 500.0 { 20 } else { 80 };
                 reported(&fleet, &a, &run, step, &name, rate, latency).await;
                 order = reported(&fleet, &b, &run, step, &name, rate, latency)
@@ -258,7 +258,7 @@ async fn a_restarted_controller_goes_on_with_the_steps_it_chose() {
     drop(fleet);
     let again = Fleet::new(dir.path().to_path_buf());
     again
-        .pick_up(std::sync::Arc::new(keystorm_engine::executor::NoObserver))
+        .pick_up(std::sync::Arc::new(keystorm_workload::observer::NoObserver))
         .unwrap();
     let a = register(&again, "a");
     let b = register(&again, "b");

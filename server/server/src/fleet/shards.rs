@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use keystorm_engine::executor::Observer;
+use keystorm_workload::observer::Observer;
 
 use super::error::FleetError;
 use super::live::LiveRun;

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use keystorm_engine::executor::NoObserver;
 use keystorm_link::bounds::BoundsError;
+use keystorm_workload::observer::NoObserver;
 
 use super::error::FleetError;
 use super::new_run::NewFleetRun;

@@ -3,8 +3,8 @@
 //! parts of one object. The old names still work for one release: each gives the same
 //! plan as its new name, with a warning at its line and column that names the new one.
 
-use keystorm_engine::plan::{PhaseKind, PhasePlan};
-use keystorm_engine::spec::parse_workload;
+use keystorm_workload::plan::{PhaseKind, PhasePlan};
+use keystorm_workload::spec::parse_workload;
 
 mod spec_support;
 use spec_support::{HEAD, expect_error};

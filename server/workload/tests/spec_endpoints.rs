@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use keystorm_engine::plan::*;
-use keystorm_engine::spec::parse_workload;
+use keystorm_workload::plan::*;
+use keystorm_workload::spec::parse_workload;
 
 mod spec_support;
 use spec_support::{HEAD, expect_error};

@@ -4,9 +4,9 @@
 use serde_saphyr::Spanned;
 
 use super::values::{R, at, loc_of};
-use crate::plan::CredentialSource;
 use crate::spec::SpecWarning;
 use crate::spec::raw::RawCredentials;
+use keystorm_types::CredentialSource;
 
 pub(in crate::spec) fn endpoint_url(e: &Spanned<String>) -> R<String> {
     use keystorm_types::EndpointUrlError;

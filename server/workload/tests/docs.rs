@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use keystorm_engine::spec::parse_workload;
+use keystorm_workload::spec::parse_workload;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -104,7 +104,7 @@ fn every_yaml_block_in_the_docs_is_a_valid_workload_or_fragment() {
             if let Err(e) = parse_workload(&as_workload(&block), "block") {
                 // Line L of the block is line block.line + L - 1 of the document.
                 let (line, message) = match &e {
-                    keystorm_engine::spec::SpecError::Invalid { line, message, .. } => {
+                    keystorm_workload::spec::SpecError::Invalid { line, message, .. } => {
                         (block.line + line - 1, message.clone())
                     }
                     other => (block.line, other.to_string()),

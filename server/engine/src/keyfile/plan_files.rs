@@ -1,36 +1,36 @@
 //! The key files a workload reads (`keys: {file: PATH}`), checked on the disk of the
 //! machine that runs it. Validation reads no file, because the same text is checked by
 //! a controller whose agents hold the files; `validate` and a run starting here call
-//! this so that a missing, empty, cut or foreign file is refused at its line and column
-//! before anything is sent.
+//! [`check_key_files`] so that a missing, empty, cut or foreign file is refused at its
+//! line and column before anything is sent.
 
-use crate::keyfile::KeyFile;
-use crate::plan::{KeySource, Plan};
+use keystorm_workload::plan::{KeySource, Plan};
+use keystorm_workload::spec::SpecError;
 
-/// A key file that cannot be read as one, at the `keys` that names it.
-pub(super) struct Unreadable {
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
+use super::KeyFile;
 
-/// Opens every key file `plan` names; the first that cannot be read as one.
-pub(super) fn unreadable_key_file(plan: &Plan) -> Option<Unreadable> {
-    plan.phases().find_map(|phase| {
-        let Some(KeySource::File { path, at, .. }) = &phase.keys else {
-            return None;
-        };
-        let e = KeyFile::open(path).err()?;
-        Some(Unreadable {
-            line: at.line.max(1),
-            column: at.column.max(1),
-            message: format!(
-                "phase {:?} reads `keys: {{file}}`: {e}; a key file is written by \
-                 `keystorm list BUCKET --keys FILE.keys`",
-                phase.name
-            ),
+/// Opens every key file `plan` reads (`keys: {file}`) on this machine's disk; the first
+/// that is missing, empty, cut or of another kind is an error at the `keys` that names
+/// it (`file` names the workload).
+pub fn check_key_files(plan: &Plan, file: &str) -> Result<(), SpecError> {
+    plan.phases()
+        .find_map(|phase| {
+            let Some(KeySource::File { path, at, .. }) = &phase.keys else {
+                return None;
+            };
+            let e = KeyFile::open(path).err()?;
+            Some(SpecError::Invalid {
+                file: file.to_string(),
+                line: at.line.max(1),
+                column: at.column.max(1),
+                message: format!(
+                    "phase {:?} reads `keys: {{file}}`: {e}; a key file is written by \
+                     `keystorm list BUCKET --keys FILE.keys`",
+                    phase.name
+                ),
+            })
         })
-    })
+        .map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
@@ -45,9 +45,9 @@ mod tests {
         )
     }
 
-    fn checked(path: &std::path::Path) -> Result<(), crate::spec::SpecError> {
-        let (plan, _) = crate::spec::parse_workload(&workload(path), "w.yaml").unwrap();
-        crate::spec::check_key_files(&plan, "w.yaml")
+    fn checked(path: &std::path::Path) -> Result<(), keystorm_workload::spec::SpecError> {
+        let (plan, _) = keystorm_workload::spec::parse_workload(&workload(path), "w.yaml").unwrap();
+        super::check_key_files(&plan, "w.yaml")
     }
 
     #[test]

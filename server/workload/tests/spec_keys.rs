@@ -3,9 +3,9 @@
 //! refused where it stands — above all a write or a cleanup in a bucket whose keys come
 //! from a listing or a key file, unless the writing phase says `allow_writes: true`.
 
-use keystorm_engine::plan::*;
-use keystorm_engine::spec::parse_workload;
 use keystorm_results::{ListMode, PhaseEnd};
+use keystorm_workload::plan::*;
+use keystorm_workload::spec::parse_workload;
 
 mod spec_support;
 use spec_support::{HEAD, expect_error};

@@ -3,7 +3,6 @@
 //! secret's value anywhere but under `credentials` is an error too
 //! ([`check_secret_places`]).
 
-mod key_files;
 mod raw;
 mod redact;
 mod rgw;
@@ -86,21 +85,6 @@ pub fn check_secret_places(
             line: out.line,
             column: out.column,
             message: out.message,
-        }),
-        None => Ok(()),
-    }
-}
-
-/// Opens every key file `plan` reads (`keys: {file}`) on this machine's disk; the first
-/// that is missing, empty, cut or of another kind is an error at the `keys` that names
-/// it (`file` names the workload). Validation itself reads no file: see `key_files`.
-pub fn check_key_files(plan: &Plan, file: &str) -> Result<(), SpecError> {
-    match key_files::unreadable_key_file(plan) {
-        Some(bad) => Err(SpecError::Invalid {
-            file: file.to_string(),
-            line: bad.line,
-            column: bad.column,
-            message: bad.message,
         }),
         None => Ok(()),
     }

@@ -1,8 +1,8 @@
 //! The embedded target: a store started in this process for a run whose workload says
 //! `endpoint: embedded`. The engine is a client of stores and knows only this
-//! interface; the program that runs workloads provides it in
-//! [`RunOptions::embedded`](super::RunOptions) (keystorm wires in its simulator). A run
-//! of an embedded workload without one is refused with a clear message.
+//! interface; the program that runs workloads provides it in the engine's run options
+//! (keystorm wires in its simulator, which needs no engine to do so). A run of an
+//! embedded workload without one is refused with a clear message.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use keystorm_engine::spec::{SpecError, parse_workload};
+use keystorm_workload::spec::{SpecError, parse_workload};
 
 pub fn expect_error(text: &str, line: usize, column: usize, needle: &str) {
     match parse_workload(text, "w.yaml") {

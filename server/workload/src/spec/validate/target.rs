@@ -1,5 +1,6 @@
 //! The `target` section: endpoint, region, credentials, client and its timeouts.
 
+use keystorm_types::CredentialSource;
 use std::time::Duration;
 
 use serde_saphyr::Spanned;

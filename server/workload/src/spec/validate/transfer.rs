@@ -8,9 +8,9 @@ use super::parallel::listers;
 use serde_saphyr::Location;
 
 use super::values::{R, at, in_range, loc_of};
+use crate::plan::TransferSettings;
 use crate::plan::{PartPlan, TransferDirection, TransferPlan};
 use crate::spec::raw::{RawPhase, S};
-use crate::transfer::TransferSettings;
 
 /// The transfer of a download or upload phase; `None` for any other phase, which may
 /// not carry transfer fields. `in_flight` is the phase's, already checked: the objects

@@ -3,12 +3,12 @@
 
 use std::time::Duration;
 
-use keystorm_engine::plan::*;
-use keystorm_engine::spec::parse_workload;
 use keystorm_results::{IndexLayout, PhaseEnd};
-use keystorm_s3::CredentialSource;
 use keystorm_types::ClientKind;
+use keystorm_types::CredentialSource;
 use keystorm_types::OpKind;
+use keystorm_workload::plan::*;
+use keystorm_workload::spec::parse_workload;
 
 mod spec_support;
 use spec_support::{HEAD, expect_error};
@@ -580,7 +580,7 @@ fn the_example_workloads_are_valid() {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "yaml") {
-            let (plan, _, text) = keystorm_engine::spec::load_workload(&path).unwrap();
+            let (plan, _, text) = keystorm_workload::spec::load_workload(&path).unwrap();
             assert!(
                 text.starts_with('#'),
                 "{} opens with a comment",
@@ -1021,7 +1021,7 @@ fn download_and_upload_phases_are_read_and_checked() {
     )
     .expect("valid")
     .0;
-    use keystorm_engine::plan::TransferDirection;
+    use keystorm_workload::plan::TransferDirection;
     let (down, up) = (&plan.after[0], &plan.after[1]);
     assert_eq!(down.name, "download");
     assert_eq!(down.end, PhaseEnd::ListOnce);
@@ -1075,7 +1075,7 @@ fn download_and_upload_phases_are_read_and_checked() {
     );
     // PUTs and GETs move big objects in parts with the same settings, under the same
     // limits; a phase that moves no bodies refuses them.
-    let (plan, _) = keystorm_engine::spec::parse_workload(
+    let (plan, _) = keystorm_workload::spec::parse_workload(
         &format!(
             "{HEAD}after:\n  - {{ op: put, duration: 1s, part_size: 8MiB, parts_above: 32MiB, parts_in_flight: 6 }}\n  - {{ op: get, duration: 1s }}\n"
         ),
@@ -1091,7 +1091,7 @@ fn download_and_upload_phases_are_read_and_checked() {
         ),
         (8 << 20, 32 << 20, 6)
     );
-    assert_eq!(parts(1), keystorm_engine::plan::PartPlan::default());
+    assert_eq!(parts(1), keystorm_workload::plan::PartPlan::default());
     assert_eq!(parts(1).parts_above, 64 << 20);
     expect_error(
         &format!("{HEAD}after:\n  - {{ op: get, duration: 1s, part_size: 1MiB }}\n"),

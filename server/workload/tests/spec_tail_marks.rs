@@ -2,7 +2,7 @@
 //! at least 1 ms when given, and every mistake refused at the line and column of the
 //! mark at fault (of the list, when its length is).
 
-use keystorm_engine::spec::parse_workload;
+use keystorm_workload::spec::parse_workload;
 
 mod spec_support;
 use spec_support::{HEAD, expect_error};

@@ -7,9 +7,9 @@ use serde_saphyr::Location;
 
 use super::parallel::listers;
 use super::values::{R, at, in_range, loc_of};
-use crate::listing::{BASE62_ALPHABET, ListMode};
 use crate::plan::{CleanupPlan, KeySource, PhasePlan, PhaseWork, TransferDirection, WrittenAt};
 use crate::spec::raw::{RawKeySource, RawKeys, RawPhase};
+use keystorm_results::{BASE62_ALPHABET, ListMode};
 use keystorm_types::OpKind;
 
 /// Epochs a phase may ask for at most.

@@ -6,9 +6,9 @@ use serde_saphyr::Location;
 
 use super::parallel::listers;
 use super::values::{R, at, in_range, loc_of};
-use crate::listing::ListMode;
 use crate::plan::*;
 use crate::spec::raw::*;
+use keystorm_results::ListMode;
 
 /// The listing settings of a complete-listing or scan phase; an error where they are
 /// given to any other phase.
@@ -92,7 +92,7 @@ pub(super) fn listing_plan(
                     return at(loc_of(a), "`alphabet` must not be empty");
                 }
                 Some(a) => a.value.clone(),
-                None => crate::listing::BASE62_ALPHABET.to_string(),
+                None => keystorm_results::BASE62_ALPHABET.to_string(),
             };
             ListMode::Prefix { depth, alphabet }
         }

@@ -18,13 +18,15 @@ mod humantime_serde_opt;
 mod overrides;
 mod rgw;
 pub mod shard;
+mod transfer_settings;
 pub(crate) mod verify;
 
 pub use gateways::{GatewaysPlan, OnEndpointDown, Spread};
 use keystorm_results::humantime_serde_dur;
 pub(crate) use keystorm_results::{PhaseEnd, Shard};
-pub(crate) use keystorm_s3::CredentialSource;
+use keystorm_types::CredentialSource;
 pub use rgw::*;
+pub use transfer_settings::TransferSettings;
 
 /// A whole workload, ready to run.
 #[derive(Debug, Clone, Serialize)]
@@ -369,7 +371,7 @@ pub struct PartPlan {
 
 impl Default for PartPlan {
     fn default() -> Self {
-        let t = crate::transfer::TransferSettings::default();
+        let t = TransferSettings::default();
         PartPlan {
             part_size: t.part_size,
             parts_above: t.parts_above,
@@ -428,7 +430,7 @@ impl PhasePlan {
     /// lister whatever its `listers`.
     pub fn at_once(&self) -> AtOnce {
         let listers = |l: &ListingPlan| match l.mode {
-            crate::listing::ListMode::Serial => 1,
+            keystorm_results::ListMode::Serial => 1,
             _ => l.listers,
         };
         match &self.kind {
@@ -475,7 +477,7 @@ pub enum KeySource {
     Listing {
         bucket: String,
         prefix: Option<String>,
-        mode: crate::listing::ListMode,
+        mode: keystorm_results::ListMode,
         listers: u32,
     },
 }
@@ -605,7 +607,7 @@ pub struct TransferPlan {
     /// Listing prefix (download) or key prefix (upload); `None`: the keyspace's.
     pub prefix: Option<String>,
     /// Objects and parts in flight, part size, resume.
-    pub settings: crate::transfer::TransferSettings,
+    pub settings: TransferSettings,
     /// Listers feeding a download (an upload walks its folder).
     pub listers: u32,
 }
@@ -614,7 +616,7 @@ pub struct TransferPlan {
 /// bucket (and for a metadata scan HEADs each one).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ListingPlan {
-    pub mode: crate::listing::ListMode,
+    pub mode: keystorm_results::ListMode,
     /// Listers: a listing's or an audit's own (a serial listing runs one), or those
     /// feeding a scan's HEAD workers.
     pub listers: u32,

@@ -1,7 +1,7 @@
 //! Who watches a run: the progress line of the CLI, the live page of the server, tests.
 //! Every event the run logs is handed to its observer with its id in the event log.
 
-use crate::metrics::IntervalStats;
+use keystorm_results::metrics::IntervalStats;
 use keystorm_results::{IntervalRecord, RunEvent};
 
 /// Receives run events with their id in the run's event log (0, 1, 2, ...); called from

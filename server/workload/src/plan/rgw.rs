@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use keystorm_results::humantime_serde_dur;
-use keystorm_s3::CredentialSource;
+use keystorm_types::CredentialSource;
 use keystorm_types::OpKind;
 
 pub(crate) use keystorm_results::IndexLayout;
