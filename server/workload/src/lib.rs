@@ -7,6 +7,7 @@
 //! without an S3 client. The interfaces a run is handed live here too: the [`observer`]
 //! that watches it and the [`embedded_target`] it may start.
 
+pub mod counts;
 pub mod embedded_target;
 pub mod observer;
 pub mod plan;

@@ -2,8 +2,10 @@
 //! accepts: every ```yaml block in README.md and docs/*.md validates — a whole workload
 //! as written, a fragment (a few top-level sections) on top of a minimal workload — and
 //! the README's demo is exactly workloads/demo.yaml (outlines that are not YAML are
-//! fenced as `text`, another program's YAML as ```yaml FILE, e.g. `yaml prometheus.yml`). Every table has its header, so none renders as stray text, and
-//! the phase table lists every operation keystorm accepts.
+//! fenced as `text`, another program's YAML as ```yaml FILE, e.g. `yaml
+//! prometheus.yml`). Every table has its header, so none renders as stray text, the
+//! phase table lists every operation keystorm accepts, and each count's row gives the
+//! default and the limit the workload model defines for it.
 
 use std::path::{Path, PathBuf};
 
@@ -330,5 +332,22 @@ fn the_docs_list_each_workload_field_once() {
             text.contains(&format!("`{old}`")),
             "the renamed `{old}` is not mentioned"
         );
+    }
+}
+
+#[test]
+fn each_counts_row_gives_its_default_and_its_limit() {
+    let text = std::fs::read_to_string(repo().join("docs/workload-format.md")).unwrap();
+    for count in keystorm_workload::counts::ALL {
+        let start = format!("| `{}` |", count.name);
+        let row = text
+            .lines()
+            .find(|l| l.starts_with(&start))
+            .unwrap_or_else(|| panic!("docs/workload-format.md has no row for {}", count.name));
+        assert!(
+            row.starts_with(&format!("{start} `{}` |", count.default)),
+            "{row}"
+        );
+        assert!(row.contains(&format!("(1-{})", count.max)), "{row}");
     }
 }

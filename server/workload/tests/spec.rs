@@ -1,6 +1,7 @@
 //! Workload parsing and validation: a full workload becomes the exact plan, defaults
 //! are filled in, and every mistake is reported at its line and column.
 
+use keystorm_workload::counts::{self, Count};
 use std::time::Duration;
 
 use keystorm_results::{IndexLayout, PhaseEnd};
@@ -974,13 +975,17 @@ fn metadata_scans_are_head_phases_over_the_bucket() {
     else {
         panic!("a scan: {:?}", p.kind)
     };
-    assert_eq!(l.listers, 4);
+    assert_eq!(l.listers, counts::LISTERS.default);
     assert_eq!(*head_workers, 64);
     // plan.json names each count as the workload does.
     let json = serde_json::to_value(p).unwrap();
     assert_eq!(json["kind"], "scan");
     assert_eq!(json["head_workers"], 64, "{json}");
-    assert_eq!(json["listing"]["listers"], 4, "{json}");
+    assert_eq!(
+        json["listing"]["listers"],
+        counts::LISTERS.default,
+        "{json}"
+    );
     assert!(json.get("concurrency").is_none(), "{json}");
     assert!(json["listing"].get("scan_listers").is_none(), "{json}");
     assert_eq!(l.prefix.as_deref(), Some(""));
@@ -1041,7 +1046,11 @@ fn download_and_upload_phases_are_read_and_checked() {
     let json = serde_json::to_value(down).unwrap();
     assert_eq!(json["transfer"]["settings"]["in_flight"], 8, "{json}");
     assert_eq!(json["transfer"]["settings"]["parts_in_flight"], 4, "{json}");
-    assert_eq!(json["transfer"]["listers"], 4, "{json}");
+    assert_eq!(
+        json["transfer"]["listers"],
+        counts::LISTERS.default,
+        "{json}"
+    );
     assert!(json.get("concurrency").is_none(), "{json}");
     let t = up.kind.transfer().unwrap();
     assert_eq!(t.direction, TransferDirection::Upload);
@@ -1114,27 +1123,29 @@ fn download_and_upload_phases_are_read_and_checked() {
 }
 
 /// One phase of each kind, its settings after a `concurrency` given first.
-const EVERY_PHASE_KIND: [&str; 6] = [
-    "op: put, operations: 1",
-    "mix: { get: 1, put: 1 }, operations: 1",
-    "op: list",
-    "op: head, keys: bucket",
-    "op: download, dir: ./restore",
-    "op: upload, dir: ./data",
+/// Every kind of phase, with the count its old `concurrency` stands for.
+const EVERY_PHASE_KIND: [(&str, Count); 6] = [
+    ("op: put, operations: 1", counts::WORKERS),
+    ("mix: { get: 1, put: 1 }, operations: 1", counts::WORKERS),
+    ("op: list", counts::LISTERS),
+    ("op: head, keys: bucket", counts::HEAD_WORKERS),
+    ("op: download, dir: ./restore", counts::IN_FLIGHT),
+    ("op: upload, dir: ./data", counts::IN_FLIGHT),
 ];
 
 #[test]
-fn concurrency_has_one_limit_for_every_phase_kind() {
-    for kind in EVERY_PHASE_KIND {
-        for bad in [0, 100_001] {
+fn concurrency_has_the_limit_of_the_count_it_stands_for() {
+    for (kind, count) in EVERY_PHASE_KIND {
+        let max = count.max;
+        for bad in [0, max + 1] {
             expect_error(
                 &format!("{HEAD}after:\n  - {{ concurrency: {bad}, {kind} }}\n"),
                 4,
                 20,
-                &format!("`concurrency` must be between 1 and 100000, not {bad}"),
+                &format!("`concurrency` must be between 1 and {max}, not {bad}"),
             );
         }
-        for good in [1, 100_000] {
+        for good in [1, max] {
             let text = format!("{HEAD}after:\n  - {{ concurrency: {good}, {kind} }}\n");
             let plan = parse_workload(&text, "w.yaml")
                 .unwrap_or_else(|e| panic!("{kind}: {e}"))
@@ -1159,7 +1170,10 @@ fn list_concurrency_has_one_limit_for_scans_and_downloads() {
                 &format!("`list_concurrency` must be between 1 and 4096, not {bad}"),
             );
         }
-        for (given, listers) in [("list_concurrency: 4096, ", 4096), ("", 4)] {
+        for (given, listers) in [
+            ("list_concurrency: 4096, ", 4096),
+            ("", counts::LISTERS.default),
+        ] {
             let text = format!("{HEAD}after:\n  - {{ {given}{kind} }}\n");
             let plan = parse_workload(&text, "w.yaml")
                 .unwrap_or_else(|e| panic!("{kind}: {e}"))

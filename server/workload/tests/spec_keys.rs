@@ -64,7 +64,7 @@ fn key_files_and_listings_become_the_phases_key_source() {
             delimiter: Some("/".into())
         }
     );
-    assert_eq!(*listers, 4);
+    assert_eq!(*listers, keystorm_workload::counts::LISTERS.default);
     assert_eq!(c.selection, Selection::Zipf { exponent: 1.1 });
     // A read of another bucket puts nothing in the keyspace's way: no window rule
     // refuses reading before anything was put.

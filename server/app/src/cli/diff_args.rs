@@ -1,5 +1,6 @@
 //! The flags of `keystorm diff A B`.
 
+use keystorm_workload::counts;
 use std::path::PathBuf;
 
 use super::values::{ListModeArg, parse_positive_duration};
@@ -63,7 +64,7 @@ pub struct DiffArgs {
     pub mode: ListModeArg,
 
     /// Listers per bucket (requests in flight) for prefix and adaptive modes.
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    #[arg(long, default_value_t = counts::LISTERS.default, value_parser = clap::value_parser!(u32).range(counts::LISTERS.range()))]
     pub listers: u32,
 
     /// Keys per page (max-keys).

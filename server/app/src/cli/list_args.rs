@@ -1,6 +1,7 @@
 //! The flags of `keystorm list`: how a bucket is listed, what is written, and the
 //! HEADs of a scan.
 
+use keystorm_workload::counts;
 use std::path::PathBuf;
 
 use super::target_args::TargetArgs;
@@ -26,7 +27,7 @@ pub struct ListArgs {
     pub mode: ListModeArg,
 
     /// Listers (requests in flight) for prefix and adaptive modes.
-    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    #[arg(long, default_value_t = counts::LISTERS.default, value_parser = clap::value_parser!(u32).range(counts::LISTERS.range()))]
     pub listers: u32,
 
     /// Prefix mode: leading characters per prefix (1 = 62 prefixes for base-62 keys).
@@ -91,7 +92,7 @@ pub struct ListArgs {
     pub head: bool,
 
     /// HEAD workers (requests in flight) with --head.
-    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=4096), requires = "head")]
+    #[arg(long, default_value_t = counts::HEAD_WORKERS.default, value_parser = clap::value_parser!(u32).range(counts::HEAD_WORKERS.range()), requires = "head")]
     pub head_workers: u32,
 
     /// Print the outcome as JSON.

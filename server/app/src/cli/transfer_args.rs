@@ -1,6 +1,7 @@
 //! The flags of `keystorm download` and `keystorm upload`: what moves, how many
 //! objects and parts are in flight, and where.
 
+use keystorm_workload::counts;
 use std::path::PathBuf;
 
 use super::target_args::TargetArgs;
@@ -10,7 +11,7 @@ use super::values::parse_byte_size;
 #[derive(Debug, clap::Args)]
 pub struct TransferArgs {
     /// Objects (files) moving at once.
-    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    #[arg(long, default_value_t = counts::IN_FLIGHT.default, value_parser = clap::value_parser!(u32).range(counts::IN_FLIGHT.range()))]
     pub in_flight: u32,
 
     /// Objects larger than this move in parts: ranged GETs down, multipart up.
@@ -22,7 +23,7 @@ pub struct TransferArgs {
     pub part_size: u64,
 
     /// Parts of one object moving at once.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=256))]
+    #[arg(long, default_value_t = counts::PARTS_IN_FLIGHT.default, value_parser = clap::value_parser!(u32).range(counts::PARTS_IN_FLIGHT.range()))]
     pub parts_in_flight: u32,
 
     /// Move everything again, even what is already complete at the other end (same
@@ -54,7 +55,7 @@ pub struct DownloadArgs {
     pub prefix: String,
 
     /// Listers finding the keys (adaptive listing).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    #[arg(long, default_value_t = counts::LISTERS.default, value_parser = clap::value_parser!(u32).range(counts::LISTERS.range()))]
     pub listers: u32,
 
     #[command(flatten)]

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::counts;
+
 /// How hard to push, for both directions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TransferSettings {
@@ -21,10 +23,10 @@ pub struct TransferSettings {
 impl Default for TransferSettings {
     fn default() -> Self {
         TransferSettings {
-            in_flight: 16,
+            in_flight: counts::IN_FLIGHT.default,
             part_size: 16 << 20,
             parts_above: 64 << 20,
-            parts_in_flight: 4,
+            parts_in_flight: counts::PARTS_IN_FLIGHT.default,
             resume: true,
         }
     }

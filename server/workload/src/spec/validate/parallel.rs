@@ -13,13 +13,9 @@
 use serde_saphyr::Spanned;
 
 use super::values::{R, at, in_range, loc_of};
+use crate::counts::{self, Count};
 use crate::spec::SpecWarning;
 use crate::spec::raw::{RawKeys, RawPhase};
-
-const DEFAULT_OWN: u32 = 16;
-const MAX_OWN: i64 = 100_000;
-const DEFAULT_LISTERS: u32 = 4;
-const MAX_LISTERS: i64 = 4096;
 
 /// What a phase does, as far as the name of what it runs at once goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,14 +48,19 @@ impl Kind {
         }
     }
 
+    /// What this kind of phase runs at once.
+    fn count(self) -> Count {
+        match self {
+            Kind::Operations => counts::WORKERS,
+            Kind::Listing => counts::LISTERS,
+            Kind::Scan => counts::HEAD_WORKERS,
+            Kind::Transfer => counts::IN_FLIGHT,
+        }
+    }
+
     /// The name of what this kind of phase runs at once.
     fn own(self) -> &'static str {
-        match self {
-            Kind::Operations => "workers",
-            Kind::Listing => "listers",
-            Kind::Scan => "head_workers",
-            Kind::Transfer => "in_flight",
-        }
+        self.count().name
     }
 
     fn describe(self) -> &'static str {
@@ -72,13 +73,13 @@ impl Kind {
     }
 }
 
-type Count = Option<Spanned<i64>>;
+type Given = Option<Spanned<i64>>;
 
 /// The one of a new name and its old one that was written; both is an error, the old
 /// one alone a warning naming the new.
 fn one_of(
-    new: (&'static str, Count),
-    old: (&'static str, Count),
+    new: (&'static str, Given),
+    old: (&'static str, Given),
     warnings: &mut Vec<SpecWarning>,
 ) -> R<Option<(&'static str, Spanned<i64>)>> {
     match (new, old) {
@@ -161,18 +162,25 @@ pub(super) fn resolve(p: &mut RawPhase, warnings: &mut Vec<SpecWarning>) -> R<()
 }
 
 /// The count the phase's kind runs at once (its `workers`, `listers`, `head_workers` or
-/// `in_flight`), with one limit for every kind.
+/// `in_flight`), with that name's default and limit.
 pub(super) fn own_count(p: &RawPhase) -> R<u32> {
-    match &p.counts.own {
-        Some(c) => Ok(in_range(c, p.written.own, 1, MAX_OWN)? as u32),
-        None => Ok(DEFAULT_OWN),
-    }
+    counted(&p.counts.own, p.written.own, Kind::of(p).count())
 }
 
 /// The listers feeding a scan, a download or reads from a listing.
 pub(super) fn listers(p: &RawPhase) -> R<u32> {
-    match &p.counts.listers {
-        Some(n) => Ok(in_range(n, p.written.listers, 1, MAX_LISTERS)? as u32),
-        None => Ok(DEFAULT_LISTERS),
+    counted(&p.counts.listers, p.written.listers, counts::LISTERS)
+}
+
+/// The parts of one object moving at once.
+pub(super) fn parts_in_flight(p: &RawPhase) -> R<u32> {
+    counted(&p.counts.parts, p.written.parts, counts::PARTS_IN_FLIGHT)
+}
+
+/// `given` (written as `written`) within `count`'s limit, or its default.
+fn counted(given: &Given, written: &str, count: Count) -> R<u32> {
+    match given {
+        Some(c) => Ok(in_range(c, written, 1, count.max as i64)? as u32),
+        None => Ok(count.default),
     }
 }

@@ -4,10 +4,10 @@
 
 use std::path::PathBuf;
 
-use super::parallel::listers;
+use super::parallel::{listers, parts_in_flight};
 use serde_saphyr::Location;
 
-use super::values::{R, at, in_range, loc_of};
+use super::values::{R, at, loc_of};
 use crate::plan::TransferSettings;
 use crate::plan::{PartPlan, TransferDirection, TransferPlan};
 use crate::spec::raw::{RawPhase, S};
@@ -107,10 +107,7 @@ pub(super) fn parts(p: &RawPhase) -> R<PartPlan> {
     Ok(PartPlan {
         part_size: size("part_size", &p.part_size, defaults.part_size, 5 << 20)?,
         parts_above: size("parts_above", &p.parts_above, defaults.parts_above, 0)?,
-        parts_in_flight: match &p.counts.parts {
-            Some(c) => in_range(c, p.written.parts, 1, 256)? as u32,
-            None => defaults.parts_in_flight,
-        },
+        parts_in_flight: parts_in_flight(p)?,
     })
 }
 
