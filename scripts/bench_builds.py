@@ -22,7 +22,7 @@ OPS = ("put", "get", "head")
 def workload(endpoint, conc, n, seed):
     # `concurrency` is read by every build (newer ones warn that it is `workers` now).
     phases = "\n".join(
-        f"    - {{ name: {op}, op: {op}, concurrency: {conc}, operations: {n} }}" for op in OPS
+        f"    - {{ name: {op}, op: {op}, workers: {conc}, operations: {n} }}" for op in OPS
     )
     return f"""name: bench-builds
 target:

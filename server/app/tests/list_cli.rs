@@ -102,10 +102,11 @@ fn every_mode_counts_the_prefix_and_writes_each_key_once() {
             assert!(!stderr.contains("warning"), "{stderr}");
         } else {
             assert!(
-                stderr.contains(
+                stderr.contains(&format!(
                     "warning: `keystorm list --concurrency` is now `--listers`; the old name \
-                     works until the next release"
-                ),
+                     works until release {}",
+                    keystorm_types::old_names::DROPPED_IN
+                )),
                 "{stderr}"
             );
         }

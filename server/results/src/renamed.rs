@@ -3,9 +3,9 @@
 //! metadata scan's HEAD workers; they are now `listers` and `head_workers`, the names
 //! the workload gives them.
 //!
-//! Until the next release each is written under both names (the old one deprecated),
-//! so a reader of the old name keeps working, and read under either, so runs recorded
-//! before read as they were. A field using this is `#[serde(flatten, with = ...)]`:
+//! While old names are taken (`keystorm_types::old_names`, which lists these) each is
+//! written under both names (the old one deprecated), so a reader of the old name keeps
+//! working, and read under either, so runs recorded before read as they were. A field using this is `#[serde(flatten, with = ...)]`:
 //! the two keys sit in the record beside its other fields. Once the old name is no
 //! longer written, the reader still takes it: runs of this release carry both.
 
@@ -13,16 +13,21 @@ use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserializer, Serializer};
 
-/// Writes `value` under `new` and, deprecated, under `old`.
+use keystorm_types::old_names::{self, Place};
+
+/// Writes `value` under `new` and, deprecated, under `old` while old names are taken.
 fn write_both<S: Serializer>(
     value: u32,
     new: &'static str,
     old: &'static str,
     s: S,
 ) -> Result<S::Ok, S::Error> {
-    let mut map = s.serialize_map(Some(2))?;
+    let old = old_names::taken(Place::Results, old, new).map(|r| r.old);
+    let mut map = s.serialize_map(Some(1 + usize::from(old.is_some())))?;
     map.serialize_entry(new, &value)?;
-    map.serialize_entry(old, &value)?;
+    if let Some(old) = old {
+        map.serialize_entry(old, &value)?;
+    }
     map.end()
 }
 
@@ -64,8 +69,10 @@ fn read_either<'de, D: Deserializer<'de>>(
 
 /// A listing's `listers`, once `concurrency`.
 pub mod listers {
-    pub const NEW: &str = "listers";
-    pub const OLD: &str = "concurrency";
+    use keystorm_types::old_names::RESULTS_RENAMED;
+
+    pub const NEW: &str = RESULTS_RENAMED[0].new;
+    pub const OLD: &str = RESULTS_RENAMED[0].old;
 
     pub fn serialize<S: serde::Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
         crate::renamed::write_both(*v, NEW, OLD, s)
@@ -78,8 +85,10 @@ pub mod listers {
 
 /// A metadata scan's `head_workers`, once `head_concurrency`.
 pub mod head_workers {
-    pub const NEW: &str = "head_workers";
-    pub const OLD: &str = "head_concurrency";
+    use keystorm_types::old_names::RESULTS_RENAMED;
+
+    pub const NEW: &str = RESULTS_RENAMED[1].new;
+    pub const OLD: &str = RESULTS_RENAMED[1].old;
 
     pub fn serialize<S: serde::Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
         crate::renamed::write_both(*v, NEW, OLD, s)

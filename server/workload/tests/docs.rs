@@ -351,3 +351,64 @@ fn each_counts_row_gives_its_default_and_its_limit() {
         assert!(row.contains(&format!("(1-{})", count.max)), "{row}");
     }
 }
+
+/// Every file keystorm ships for people to copy: the README, the docs, the example
+/// workloads, the deploy files and the scripts.
+fn shipped_files() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = documents();
+    for dir in ["workloads", "deploy", "scripts"] {
+        walk(&repo().join(dir), &mut files);
+    }
+    files
+}
+
+/// Where `word` stands in `text` as a whole name: not inside a longer one.
+fn stands_alone(text: &str, word: &str) -> Option<usize> {
+    let is_name = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    text.match_indices(word).map(|(at, _)| at).find(|&at| {
+        !text[..at].chars().next_back().is_some_and(is_name)
+            && !text[at + word.len()..].chars().next().is_some_and(is_name)
+    })
+}
+
+#[test]
+fn nothing_shipped_uses_an_old_name() {
+    use keystorm_types::old_names::{Place, RENAMED};
+    let mut found = Vec::new();
+    for file in shipped_files() {
+        let Ok(text) = std::fs::read_to_string(&file) else {
+            continue;
+        };
+        for (n, line) in text.lines().enumerate() {
+            for r in RENAMED {
+                // A workload field as YAML writes it, a flag as a command line does.
+                let used = match r.place {
+                    Place::Workload => stands_alone(line, &format!("{}:", r.old)).is_some(),
+                    Place::Flag(_) => stands_alone(line, r.old).is_some(),
+                    _ => false,
+                };
+                if used {
+                    found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    found.dedup();
+    assert!(found.is_empty(), "old names shipped:\n{}", found.join("\n"));
+    assert_eq!(
+        stands_alone("  - { concurrency: 4 }", "concurrency:"),
+        Some(6)
+    );
+    assert_eq!(stands_alone("list_concurrency: 4", "concurrency:"), None);
+    assert_eq!(stands_alone("--head-concurrency 8", "--concurrency"), None);
+}

@@ -110,7 +110,8 @@ fn each_old_name_gives_the_plan_of_its_new_one_with_a_warning_naming_it() {
             old_warnings,
             vec![format!(
                 "4:{column}: `{old_name}` is now `{new_name}` here; the old name works until \
-                 the next release"
+                 release {}",
+                keystorm_types::old_names::DROPPED_IN
             )],
             "{old}"
         );

@@ -1,21 +1,23 @@
 //! Flags renamed so that the command line says what the workload says: `--listers`,
 //! `--head-workers`, `--in-flight` and `--parts-in-flight` rather than the several
-//! meanings `--concurrency` had. The old names still work for one release: they are
-//! read as the new ones, with a warning naming the new one.
+//! meanings `--concurrency` had. While old names are taken
+//! (`keystorm_types::old_names`), they are read as the new ones, with a warning naming
+//! the new one; after that clap refuses them as unknown.
 
 use std::ffi::OsString;
 
-/// (command, old flag, new flag).
-const RENAMED: [(&str, &str, &str); 8] = [
-    ("list", "--concurrency", "--listers"),
-    ("list", "--head-concurrency", "--head-workers"),
-    ("diff", "--concurrency", "--listers"),
-    ("download", "--concurrency", "--in-flight"),
-    ("download", "--part-concurrency", "--parts-in-flight"),
-    ("download", "--list-concurrency", "--listers"),
-    ("upload", "--concurrency", "--in-flight"),
-    ("upload", "--part-concurrency", "--parts-in-flight"),
-];
+use keystorm_types::old_names::{Place, RENAMED, works_until};
+
+/// (command, old flag, new flag) of every renamed flag still taken.
+fn renamed() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
+    RENAMED
+        .iter()
+        .filter(|r| keystorm_types::old_names::taken(r.place, r.old, r.new).is_some())
+        .filter_map(|r| match r.place {
+            Place::Flag(command) => Some((command, r.old, r.new)),
+            _ => None,
+        })
+}
 
 /// The command line with old flag names replaced by the new ones (`--old V` and
 /// `--old=V` alike, up to a `--` that ends the options), and a warning for each.
@@ -36,17 +38,17 @@ pub fn renamed_flags(words: Vec<OsString>) -> (Vec<OsString>, Vec<String>) {
     for word in words {
         let text = word.to_str().unwrap_or_default();
         options_ended |= text == "--";
-        let renamed = RENAMED
-            .iter()
+        let renamed = renamed()
             .filter(|(c, _, _)| *c == command && !options_ended)
             .find_map(|(_, old, new)| {
                 let rest = text.strip_prefix(old)?;
-                (rest.is_empty() || rest.starts_with('=')).then_some((*old, *new, rest))
+                (rest.is_empty() || rest.starts_with('=')).then_some((old, new, rest))
             });
         match renamed {
             Some((old, new, rest)) => {
                 warnings.push(format!(
-                    "`keystorm {command} {old}` is now `{new}`; the old name works until the next release"
+                    "`keystorm {command} {old}` is now `{new}`; {}",
+                    works_until()
                 ));
                 out.push(OsString::from(format!("{new}{rest}")));
             }
@@ -66,7 +68,9 @@ mod tests {
 
     #[test]
     fn each_old_flag_becomes_its_new_one_with_a_warning() {
-        for (command, old, new) in RENAMED {
+        let flags: Vec<_> = renamed().collect();
+        assert_eq!(flags.len(), 8, "{flags:?}");
+        for (command, old, new) in flags {
             for (given, expected) in [
                 (
                     format!("keystorm -v {command} {old} 8 b"),

@@ -57,9 +57,10 @@ pub(super) struct HeadReport {
     pub missing: u64,
     /// HEAD workers (HEAD requests in flight at most).
     pub head_workers: u32,
-    /// Deprecated: `head_workers` under its name before this release; printed until the
-    /// next release.
-    pub concurrency: u32,
+    /// Deprecated: `head_workers` under its name before, printed while old names are
+    /// taken (`keystorm_types::old_names`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<u32>,
     pub heads_per_sec: f64,
     pub latency_us: Percentiles,
     pub metadata: MetadataSummary,

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use keystorm_types::old_names;
 use serde::{Deserialize, Serialize};
 
 use crate::phase_end::PhaseEnd;
@@ -59,7 +60,12 @@ impl AtOnce {
     /// These counts with the deprecated `concurrency` they replace: a scan's HEAD
     /// workers, a transfer's objects in flight, an ops phase's workers, or else a
     /// listing's listers.
+    /// Nothing is added once old names are no longer taken.
     pub fn with_concurrency(self) -> AtOnce {
+        let [.., any_count] = old_names::RESULTS_RENAMED;
+        if old_names::taken(any_count.place, any_count.old, any_count.new).is_none() {
+            return self;
+        }
         AtOnce {
             concurrency: self
                 .head_workers

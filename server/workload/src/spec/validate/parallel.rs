@@ -16,6 +16,7 @@ use super::values::{R, at, in_range, loc_of};
 use crate::counts::{self, Count};
 use crate::spec::SpecWarning;
 use crate::spec::raw::{RawKeys, RawPhase};
+use keystorm_types::old_names::{self, DROPPED_IN, Place};
 
 /// What a phase does, as far as the name of what it runs at once goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,12 +90,18 @@ fn one_of(
         ),
         ((new, None), (old, Some(o))) => {
             let l = loc_of(&o);
+            if old_names::taken(Place::Workload, old, new).is_none() {
+                return at(
+                    l,
+                    format!(
+                        "`{old}` was the old name of `{new}`, dropped in release {DROPPED_IN}: write `{new}`"
+                    ),
+                );
+            }
             warnings.push(SpecWarning {
                 line: l.line() as usize,
                 column: l.column() as usize,
-                message: format!(
-                    "`{old}` is now `{new}` here; the old name works until the next release"
-                ),
+                message: format!("`{old}` is now `{new}` here; {}", old_names::works_until()),
             });
             Ok(Some((old, o)))
         }
