@@ -38,7 +38,7 @@ pub use results_args::ResultsArgs;
 pub use run_args::{ClientArg, RunArgs};
 pub use serve_args::ServeArgs;
 pub use show_args::{ShowArgs, ShowBy};
-pub use sim_args::{SimArgs, SimFault, SimOp, SimStorage};
+pub use sim_args::{SimArgs, SimFault, SimStorage};
 pub use target_args::{TargetArgs, endpoints_given};
 pub use tls_args::{LinkTlsArgs, ServeTlsArgs};
 pub use transfer_args::{DownloadArgs, TransferArgs, UploadArgs};

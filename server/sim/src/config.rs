@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use keystorm_types::Delay;
+use keystorm_types::{Delay, rgw_index};
 
 /// How the target behaves.
 #[derive(Debug, Clone, Default)]
@@ -68,13 +68,13 @@ pub struct IndexConfig {
 impl Default for IndexConfig {
     fn default() -> Self {
         IndexConfig {
-            default_shards: 11,
+            default_shards: rgw_index::DEFAULT_SHARDS,
             dynamic: false,
-            max_objs_per_shard: 100_000,
-            check_interval: Duration::from_secs(1),
-            reshard_time_per_object: Duration::from_micros(10),
-            retry_step: Duration::from_secs(5),
-            list_time_per_shard: Duration::ZERO,
+            max_objs_per_shard: rgw_index::DEFAULT_MAX_OBJS_PER_SHARD,
+            check_interval: rgw_index::DEFAULT_CHECK_INTERVAL,
+            reshard_time_per_object: rgw_index::DEFAULT_RESHARD_TIME_PER_OBJECT,
+            retry_step: rgw_index::DEFAULT_RETRY_STEP,
+            list_time_per_shard: rgw_index::DEFAULT_LIST_TIME_PER_SHARD,
         }
     }
 }

@@ -11,7 +11,7 @@ use std::time::SystemTime;
 /// Reshards remembered by the target.
 const RESHARD_LOG: usize = 1000;
 /// RGW's limit on index shards.
-pub const MAX_SHARDS: u32 = 65521;
+pub(crate) use keystorm_types::rgw_index::MAX_SHARDS;
 
 /// A reshard the target did.
 #[derive(Debug, Clone, PartialEq, Eq)]

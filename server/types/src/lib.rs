@@ -4,7 +4,8 @@
 //! holds ([`ListEntry`]), and the latency distributions a simulated target draws from
 //! ([`Delay`]), what an endpoint URL may be ([`check_endpoint_url`]), what a run's label
 //! may be ([`check_label`]), and which characters a text shown to people may hold
-//! ([`text`]), and every [`old_names`] still taken, with the release that drops them.
+//! ([`text`]), every [`old_names`] still taken, with the release that drops them, and
+//! the limits and defaults of an RGW bucket index ([`rgw_index`]).
 //!
 //! A crate of its own, below both the S3 clients and the results model, so that reading
 //! and merging runs (a controller, `keystorm show`) does not build an S3 client and the
@@ -18,6 +19,7 @@ mod label;
 mod list;
 pub mod old_names;
 mod ops;
+pub mod rgw_index;
 pub mod text;
 
 pub use client::{ClientKind, Credentials};

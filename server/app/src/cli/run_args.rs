@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 use keystorm_console::progress::ProgressMode;
+use keystorm_types::rgw_index::MAX_SHARDS;
 
 use super::results_args::ResultsArgs;
 use super::tls_args::LinkTlsArgs;
@@ -152,9 +153,9 @@ fn parse_index(s: &str) -> Result<keystorm_results::IndexLayout, String> {
     match s.trim() {
         "dynamic" => Ok(IndexLayout::Dynamic),
         n => match n.parse::<u32>() {
-            Ok(n) if (1..=65521).contains(&n) => Ok(IndexLayout::Shards(n)),
+            Ok(n) if (1..=MAX_SHARDS).contains(&n) => Ok(IndexLayout::Shards(n)),
             _ => Err(format!(
-                "{s:?} is neither `dynamic` nor a shard count between 1 and 65521"
+                "{s:?} is neither `dynamic` nor a shard count between 1 and {MAX_SHARDS}"
             )),
         },
     }

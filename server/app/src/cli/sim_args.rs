@@ -1,10 +1,9 @@
 //! The flags of `keystorm sim`: the simulated store's storage, latencies, faults,
-//! index and memory.
+//! index and memory. What the store is set to is only parsed here (numbers, `OP=DIST`,
+//! `KIND=RATE`); its checks and limits are a workload's `target.embedded`, which the
+//! flags become (see `commands::sim_section`).
 
 use clap::ValueEnum;
-use keystorm_workload::plan::DelayPlan;
-
-use super::values::{parse_byte_size, parse_duration, parse_positive_duration};
 
 #[derive(Debug, clap::Args)]
 pub struct SimArgs {
@@ -39,15 +38,15 @@ pub struct SimArgs {
     /// per object, by its own count) before writes get 507 InsufficientStorage; reads,
     /// lists and deletes go on, and deletes make room [default: half of the machine's
     /// memory, or of the cgroup's limit].
-    #[arg(long, value_name = "SIZE", value_parser = parse_max_memory)]
-    pub max_memory: Option<u64>,
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<String>,
 
     /// Requests served at once, like a gateway's pool of worker threads: the rest wait
     /// their turn, first come first served, so with a fixed latency L the target serves
     /// at most N ÷ L requests a second (a known knee for rate sweeps and searches)
     /// [default: no limit].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=i64::from(keystorm_workload::plan::MAX_INFLIGHT)))]
-    pub max_inflight: Option<u32>,
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub max_inflight: Option<i64>,
 
     /// Access key to verify request signatures with (with --secret-key).
     #[arg(
@@ -69,8 +68,13 @@ pub struct SimArgs {
 
     /// Index shards of a new bucket, like RGW's `rgw_override_bucket_index_max_shards`
     /// [default: 11].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=65521), help_heading = "Bucket index (RGW-like)")]
-    pub index_shards: Option<u32>,
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        help_heading = "Bucket index (RGW-like)"
+    )]
+    pub index_shards: Option<i64>,
 
     /// Reshard buckets that outgrow their shards (`rgw_dynamic_resharding`): past
     /// shards × max-objs-per-shard objects, to the next prime ≥ 2 × objects / max.
@@ -79,39 +83,44 @@ pub struct SimArgs {
 
     /// Objects per shard before a bucket needs resharding (`rgw_max_objs_per_shard`)
     /// [default: 100000].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help_heading = "Bucket index (RGW-like)")]
-    pub max_objs_per_shard: Option<u64>,
+    #[arg(
+        long,
+        value_name = "N",
+        allow_negative_numbers = true,
+        help_heading = "Bucket index (RGW-like)"
+    )]
+    pub max_objs_per_shard: Option<i64>,
 
     /// How often the reshard thread looks at the buckets [default: 1s].
-    #[arg(long, value_name = "DUR", value_parser = parse_positive_duration, help_heading = "Bucket index (RGW-like)")]
-    pub reshard_check_interval: Option<std::time::Duration>,
+    #[arg(long, value_name = "DUR", help_heading = "Bucket index (RGW-like)")]
+    pub reshard_check_interval: Option<String>,
 
     /// Time a reshard takes per object it moves; the bucket's writes block meanwhile
     /// [default: 10us].
-    #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Bucket index (RGW-like)")]
-    pub reshard_time_per_object: Option<std::time::Duration>,
+    #[arg(long, value_name = "DUR", help_heading = "Bucket index (RGW-like)")]
+    pub reshard_time_per_object: Option<String>,
 
     /// Writers blocked by a reshard complete at the first multiple of this after it
     /// ended (RGW backs off in 5 s steps) [default: 5s].
-    #[arg(long, value_name = "DUR", value_parser = parse_positive_duration, help_heading = "Bucket index (RGW-like)")]
-    pub reshard_retry_step: Option<std::time::Duration>,
+    #[arg(long, value_name = "DUR", help_heading = "Bucket index (RGW-like)")]
+    pub reshard_retry_step: Option<String>,
 
     /// Added time per index shard of every ordered listing page (RGW merges all
     /// shards per page) [default: 0s].
-    #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Bucket index (RGW-like)")]
-    pub list_time_per_shard: Option<std::time::Duration>,
+    #[arg(long, value_name = "DUR", help_heading = "Bucket index (RGW-like)")]
+    pub list_time_per_shard: Option<String>,
 
     /// Added latency of an operation (repeatable). OP: put, get, head, list (per
     /// page) or delete; DIST: `2ms` fixed, `1ms..3ms` uniform, `exp:2ms` exponential
     /// with that mean, `lognormal:2ms,20ms` log-normal with that median and p99.
     #[arg(long = "latency", value_name = "OP=DIST", value_parser = parse_latency, help_heading = "Injection (object operations only)")]
-    pub latency: Vec<(SimOp, DelayPlan)>,
+    pub latency: Vec<(String, String)>,
 
     /// Latency added to the object requests arriving on one port, after the target's
     /// own --latency (repeatable), e.g. `9001:get=200ms`. PORT: one of --ports (or
     /// --port); OP and DIST as for --latency.
     #[arg(long = "port-latency", value_name = "PORT:OP=DIST", value_parser = parse_port_latency, help_heading = "Injection (object operations only)")]
-    pub port_latency: Vec<(u16, SimOp, DelayPlan)>,
+    pub port_latency: Vec<(u16, String, String)>,
 
     /// Inject a fault into this fraction of object requests (repeatable), e.g.
     /// `slow-down=0.01` or `reset=0.5%`. KIND: slow-down (503 SlowDown),
@@ -132,26 +141,29 @@ pub struct SimArgs {
     /// `--fault-ops delete` to fail deletes while writes go through.
     #[arg(
         long,
-        value_enum,
         value_delimiter = ',',
         value_name = "OPS",
         help_heading = "Injection (object operations only)"
     )]
-    pub fault_ops: Vec<SimOp>,
+    pub fault_ops: Vec<String>,
 
-    /// How long a stalled answer is held before the connection is closed.
-    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_positive_duration, help_heading = "Injection (object operations only)")]
-    pub stall_time: std::time::Duration,
+    /// How long a stalled answer is held before the connection is closed [default: 5s].
+    #[arg(
+        long,
+        value_name = "DUR",
+        help_heading = "Injection (object operations only)"
+    )]
+    pub stall_time: Option<String>,
 
     /// Seed of the fault draws; 0 seeds from the clock. A fixed seed gives the same
     /// faults to the same sequence of requests.
     #[arg(
         long,
         value_name = "N",
-        default_value_t = 0,
+        allow_negative_numbers = true,
         help_heading = "Injection (object operations only)"
     )]
-    pub fault_seed: u64,
+    pub fault_seed: Option<i64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -160,31 +172,6 @@ pub enum SimStorage {
     SizeOnly,
 }
 
-/// The operations `keystorm sim --latency` and `--fault-ops` name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SimOp {
-    Put,
-    Get,
-    Head,
-    List,
-    Delete,
-}
-
-impl SimOp {
-    /// The operation as workloads and results name it.
-    pub fn kind(self) -> keystorm_types::OpKind {
-        use keystorm_types::OpKind;
-        match self {
-            SimOp::Put => OpKind::Put,
-            SimOp::Get => OpKind::Get,
-            SimOp::Head => OpKind::Head,
-            SimOp::List => OpKind::List,
-            SimOp::Delete => OpKind::Delete,
-        }
-    }
-}
-
-/// The faults `keystorm sim --fault` injects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum SimFault {
     SlowDown,
@@ -195,6 +182,16 @@ pub enum SimFault {
     Corrupt,
     LoseOnReshard,
     ListTwice,
+}
+
+impl SimFault {
+    /// The field of a workload's `target.embedded.faults` it sets (`slow-down` is
+    /// `slow_down`).
+    pub fn field(self) -> String {
+        self.to_possible_value()
+            .map(|v| v.get_name().replace('-', "_"))
+            .unwrap_or_default()
+    }
 }
 
 /// Why a flag's value is not `KEY=VALUE` with a known KEY.
@@ -223,15 +220,17 @@ fn parse_keyed<T: ValueEnum>(s: &str, what: &'static str) -> Result<(T, String),
     Ok((key, v.trim().to_string()))
 }
 
-fn parse_latency(s: &str) -> Result<(SimOp, DelayPlan), String> {
-    let (op, text) = parse_keyed::<SimOp>(s, "OP=DIST").map_err(|e| e.to_string())?;
-    let delay = text.parse::<keystorm_types::Delay>().map_err(|e| {
-        format!("{e}; write e.g. `2ms`, `1ms..3ms`, `exp:2ms` or `lognormal:2ms,20ms`")
-    })?;
-    Ok((op, DelayPlan { text, delay }))
+/// `OP=DIST`, split: the operation and the distribution are the workload's to check.
+fn parse_latency(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((op, dist)) if !op.trim().is_empty() => {
+            Ok((op.trim().to_string(), dist.trim().to_string()))
+        }
+        _ => Err(format!("{s:?} is not OP=DIST, e.g. `get=2ms`")),
+    }
 }
 
-fn parse_port_latency(s: &str) -> Result<(u16, SimOp, DelayPlan), String> {
+fn parse_port_latency(s: &str) -> Result<(u16, String, String), String> {
     let (port, latency) = s
         .split_once(':')
         .ok_or_else(|| format!("{s:?} is not PORT:OP=DIST, e.g. `9001:get=200ms`"))?;
@@ -243,7 +242,6 @@ fn parse_port_latency(s: &str) -> Result<(u16, SimOp, DelayPlan), String> {
     ))
 }
 
-/// A port a flag names: 1 to 65535.
 fn port_number(text: &str) -> Option<u16> {
     text.trim().parse::<u16>().ok().filter(|p| *p != 0)
 }
@@ -252,6 +250,8 @@ fn not_a_port(text: &str) -> String {
     format!("{:?} is not a port number between 1 and 65535", text.trim())
 }
 
+/// `[PORT:]KIND=RATE`, the rate a number or a percentage; whether it is a fraction
+/// between 0 and 1 is the workload's to check.
 fn parse_fault(s: &str) -> Result<(Option<u16>, SimFault, f64), String> {
     let (port, s) = match s.split_once(':') {
         Some((port, fault)) if !port.contains('=') => (
@@ -266,16 +266,9 @@ fn parse_fault(s: &str) -> Result<(Option<u16>, SimFault, f64), String> {
         None => rate.parse::<f64>(),
     };
     match value {
-        Ok(r) if (0.0..=1.0).contains(&r) => Ok((port, kind, r)),
+        Ok(r) if r.is_finite() => Ok((port, kind, r)),
         _ => Err(format!(
             "{rate:?} is not a fraction between 0 and 1 (or 0% to 100%)"
         )),
-    }
-}
-
-fn parse_max_memory(s: &str) -> Result<u64, String> {
-    match parse_byte_size(s)? {
-        n if n < 64 << 10 => Err(format!("{s:?} is below 64KiB, too little to hold anything")),
-        n => Ok(n),
     }
 }

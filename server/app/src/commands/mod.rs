@@ -19,6 +19,7 @@ mod serve_tls;
 mod show;
 mod signals;
 mod sim;
+mod sim_section;
 mod target;
 mod token_source;
 mod transfer;

@@ -2,81 +2,19 @@
 //! its RGW-like bucket index, its latency and fault injection and its memory budget
 //! set from flags — on one port, or on several serving the one store (`--ports`), like
 //! gateways in front of one cluster, each with a latency and request faults of its own
-//! added (`--port-latency`, `--fault PORT:KIND=RATE`). The flags become the same
-//! embedded-target settings a workload's `target.embedded` gives, checked by the same
-//! rule and translated for the simulator by the same function, so a setting has one
-//! definition.
-
-use std::collections::BTreeMap;
-
-use keystorm_types::OpKind;
-use keystorm_workload::plan::{DelayPlan, EmbeddedIndexPlan, EmbeddedPlan, FaultsPlan};
+//! added (`--port-latency`, `--fault PORT:KIND=RATE`). The flags become the
+//! `target.embedded` section a workload would write ([`super::sim_section`]), checked
+//! by the workload's validator and translated for the simulator by the same function,
+//! so a setting has one definition, one limit and one message.
 
 use crate::CliError;
-use crate::cli::{SimArgs, SimFault, SimOp, SimStorage};
+use crate::cli::{SimArgs, SimStorage};
 use keystorm_console::exit;
 
-/// The embedded target's settings from the flags, as a workload's `target.embedded`
-/// would give them; rates that add up past 1 are bad input.
-fn plan(args: &SimArgs) -> Result<EmbeddedPlan, CliError> {
-    let d = EmbeddedIndexPlan::default();
-    let index = EmbeddedIndexPlan {
-        shards: args.index_shards.unwrap_or(d.shards),
-        dynamic: args.dynamic_resharding,
-        max_objs_per_shard: args.max_objs_per_shard.unwrap_or(d.max_objs_per_shard),
-        check_interval: args.reshard_check_interval.unwrap_or(d.check_interval),
-        reshard_time_per_object: args
-            .reshard_time_per_object
-            .unwrap_or(d.reshard_time_per_object),
-        retry_step: args.reshard_retry_step.unwrap_or(d.retry_step),
-        list_time_per_shard: args.list_time_per_shard.unwrap_or(d.list_time_per_shard),
-    };
-    let faults = faults(args, None)?;
-    Ok(EmbeddedPlan {
-        rgw_like: false,
-        index,
-        latency: latency(args.latency.iter().map(|(op, delay)| (*op, delay))),
-        faults,
-        max_memory: args.max_memory,
-        max_inflight: args.max_inflight,
-    })
-}
+use super::sim_section::{port_section, target_section};
 
-/// The faults of --fault flags for `port` (`None`: the target's own), with the
-/// --stall-time, --fault-seed and --fault-ops they share; rates that add up past 1 are
-/// bad input.
-fn faults(args: &SimArgs, port: Option<u16>) -> Result<FaultsPlan, CliError> {
-    let mut faults = FaultsPlan {
-        stall_time: args.stall_time,
-        seed: args.fault_seed,
-        ops: args.fault_ops.iter().map(|op| op.kind()).collect(),
-        ..Default::default()
-    };
-    for (_, kind, rate) in args.faults.iter().filter(|(p, _, _)| *p == port) {
-        let slot = match kind {
-            SimFault::SlowDown => &mut faults.slow_down,
-            SimFault::InternalError => &mut faults.internal_error,
-            SimFault::Reset => &mut faults.reset,
-            SimFault::Stall => &mut faults.stall,
-            SimFault::KeyError => &mut faults.key_error,
-            SimFault::Corrupt => &mut faults.corrupt,
-            SimFault::LoseOnReshard => &mut faults.lose_on_reshard,
-            SimFault::ListTwice => &mut faults.list_twice,
-        };
-        *slot = *rate;
-    }
-    let total = faults.request_rates();
-    if total > 1.0 {
-        let whose = port.map_or(String::new(), |p| format!(" of port {p}"));
-        return Err(CliError::bad_input(format!(
-            "the --fault rates{whose} add up to {total}; together they must not exceed 1"
-        )));
-    }
-    Ok(faults)
-}
-
-/// The target's configuration from the flags, through the same translation a
-/// workload's embedded target takes.
+/// The target's configuration from the flags, through the same validation and
+/// translation a workload's embedded target takes.
 fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
     Ok(keystorm_sim::SimConfig {
         storage: match args.storage {
@@ -85,18 +23,8 @@ fn config(args: &SimArgs) -> Result<keystorm_sim::SimConfig, CliError> {
         },
         credentials: args.access_key.clone().zip(args.secret_key.clone()),
         no_multi_delete: args.no_multi_delete,
-        ..keystorm_embedded::sim_config(&plan(args)?)
+        ..keystorm_embedded::sim_config(&target_section(args).plan()?)
     })
-}
-
-/// Latency per operation from `OP=DIST` flags; a later flag for an operation wins.
-fn latency<'a>(
-    flags: impl IntoIterator<Item = (SimOp, &'a DelayPlan)>,
-) -> BTreeMap<OpKind, DelayPlan> {
-    flags
-        .into_iter()
-        .map(|(op, delay)| (op.kind(), delay.clone()))
-        .collect()
 }
 
 /// One port to listen on, with what it adds to the target's own injection.
@@ -144,16 +72,15 @@ fn ports(args: &SimArgs) -> Result<Vec<PortSetting>, CliError> {
     ports
         .iter()
         .map(|&port| {
-            let flags = args.port_latency.iter().filter(|(p, _, _)| *p == port);
-            let written = latency(flags.map(|(_, op, delay)| (*op, delay)));
-            let own = args.faults.iter().any(|(p, _, _)| *p == Some(port));
-            let faults = match own {
-                true => Some(port_faults(args, port)?),
+            let own = port_section(args, port).plan()?;
+            let faulty = args.faults.iter().any(|(p, _, _)| *p == Some(port));
+            let faults = match faulty {
+                true => Some(port_faults(&own.faults, port)?),
                 false => None,
             };
             Ok(PortSetting {
                 port,
-                latency: keystorm_embedded::sim_latency(&written),
+                latency: keystorm_embedded::sim_latency(&own.latency),
                 faults,
             })
         })
@@ -161,12 +88,16 @@ fn ports(args: &SimArgs) -> Result<Vec<PortSetting>, CliError> {
 }
 
 /// The request faults of --fault PORT:KIND=RATE flags, as the simulator takes them.
-fn port_faults(args: &SimArgs, port: u16) -> Result<keystorm_sim::FaultConfig, CliError> {
-    let config = keystorm_embedded::sim_faults(&faults(args, Some(port))?);
+fn port_faults(
+    faults: &keystorm_workload::plan::FaultsPlan,
+    port: u16,
+) -> Result<keystorm_sim::FaultConfig, CliError> {
+    let config = keystorm_embedded::sim_faults(faults);
     keystorm_sim::check_port_faults(&config).map_err(|e| {
         CliError::bad_input(match e {
             keystorm_sim::PortFaultsError::StoreFault(name) => format!(
-                "--fault {port}:{}: it fails the bucket index, which is the store's whichever                  port a request came through; give it without a port",
+                "--fault {port}:{}: it fails the bucket index, which is the store's whichever \
+                 port a request came through; give it without a port",
                 name.replace('_', "-")
             ),
             e => format!("--fault {port}: {e}"),
@@ -469,7 +400,7 @@ before:
             (&["--port-latency", "70000:get=1ms"], "between 1 and 65535"),
             (
                 &["--port-latency", "9000:copy=1ms"],
-                "put, get, head, list, delete",
+                "--port-latency: unknown operation \"copy\" in `latency`; use put, get, head, list or delete",
             ),
             (&["--port-latency", "9000:get=3ms..1ms"], "upper bound"),
             (&["--port-latency", "9000:get"], "OP=DIST"),
@@ -483,7 +414,7 @@ before:
             ),
             (
                 &["--fault", "9000:reset=0.6", "--fault", "9000:stall=0.6"],
-                "rates of port 9000 add up to 1.2",
+                "--fault: the fault rates add up to 1.2; together they must not exceed 1",
             ),
             (&["--fault", "x:reset=1"], "\"x\" is not a port number"),
         ];
@@ -621,39 +552,94 @@ before:
     }
 
     #[test]
-    fn bad_values_are_clear_errors() {
+    fn bad_syntax_is_a_clear_error() {
         let cases: &[(&[&str], &str)] = &[
-            (&["--index-shards", "0"], "--index-shards"),
-            (&["--index-shards", "65522"], "65522"),
-            (&["--max-objs-per-shard", "0"], "--max-objs-per-shard"),
-            (&["--reshard-check-interval", "soon"], "not a duration"),
-            (&["--reshard-retry-step", "0s"], "longer than zero"),
+            (&["--index-shards", "many"], "--index-shards"),
             (&["--latency", "put"], "OP=DIST"),
-            (&["--latency", "copy=2ms"], "put, get, head, list, delete"),
-            (&["--latency", "get=3ms..1ms"], "upper bound"),
-            (&["--latency", "get=lognormal:2ms"], "lognormal:MEDIAN,P99"),
             (&["--fault", "reset"], "KIND=RATE"),
             (
                 &["--fault", "boom=0.1"],
                 "slow-down, internal-error, reset, stall",
             ),
-            (&["--fault", "reset=1.5"], "between 0 and 1"),
             (&["--fault", "reset=lots"], "between 0 and 1"),
             (&["--fault", "reset=NaN"], "between 0 and 1"),
-            (
-                &["--fault", "reset=0.6", "--fault", "stall=0.6"],
-                "must not exceed 1",
-            ),
-            (&["--fault", "lose-on-reshard=2"], "between 0 and 1"),
-            (&["--fault", "list-twice=-1%"], "between 0 and 1"),
-            (&["--stall-time", "0ms"], "longer than zero"),
-            (&["--fault-seed=-1"], "--fault-seed"),
-            (&["--max-memory", "lots"], "not a size"),
-            (&["--max-memory", "1KiB"], "below 64KiB"),
         ];
         for (args, expected) in cases {
             let e = parse(args).unwrap_err().to_string();
             assert!(e.contains(expected), "{args:?}: {e}");
+        }
+    }
+
+    /// A workload whose `target.embedded` is `section`.
+    fn twin(section: &str) -> String {
+        format!(
+            "name: r\ntarget:\n  endpoint: embedded\n  embedded:\n    {section}\n\
+             buckets: {{ name: bkt }}\nbefore:\n  - {{ op: put, operations: 10 }}\n"
+        )
+    }
+
+    #[test]
+    fn each_bad_flag_is_refused_as_its_workload_twin_is_with_the_same_message() {
+        let cases: &[(&[&str], &str)] = &[
+            (&["--index-shards", "0"], "index: { shards: 0 }"),
+            (&["--index-shards", "65522"], "index: { shards: 65522 }"),
+            (
+                &["--max-objs-per-shard", "0"],
+                "index: { max_objs_per_shard: 0 }",
+            ),
+            (
+                &["--reshard-check-interval", "5ms"],
+                "index: { check_interval: 5ms }",
+            ),
+            (
+                &["--reshard-check-interval", "soon"],
+                "index: { check_interval: soon }",
+            ),
+            (&["--reshard-retry-step", "0s"], "index: { retry_step: 0s }"),
+            (&["--latency", "copy=2ms"], "latency: { copy: 2ms }"),
+            (&["--latency", "get=3ms..1ms"], "latency: { get: 3ms..1ms }"),
+            (
+                &["--latency", "get=lognormal:2ms"],
+                "latency: { get: \"lognormal:2ms\" }",
+            ),
+            (&["--fault", "reset=1.5"], "faults: { reset: 1.5 }"),
+            (
+                &["--fault", "reset=0.6", "--fault", "stall=0.6"],
+                "faults: { reset: 0.6, stall: 0.6 }",
+            ),
+            (
+                &["--fault", "lose-on-reshard=2"],
+                "faults: { lose_on_reshard: 2 }",
+            ),
+            (
+                &["--fault", "list-twice=-1%"],
+                "faults: { list_twice: -0.01 }",
+            ),
+            (
+                &["--fault", "stall=0.1", "--stall-time", "0ms"],
+                "faults: { stall: 0.1, stall_time: 0ms }",
+            ),
+            (&["--fault-seed=-1"], "faults: { seed: -1 }"),
+            (&["--fault-ops", "copy"], "faults: { ops: [copy] }"),
+            (&["--max-memory", "lots"], "max_memory: lots"),
+            (&["--max-memory", "1KiB"], "max_memory: 1KiB"),
+            (&["--max-inflight", "0"], "max_inflight: 0"),
+        ];
+        for (args, section) in cases {
+            let text = twin(section);
+            let Err(keystorm_workload::spec::SpecError::Invalid { message, .. }) =
+                keystorm_workload::spec::parse_workload(&text, "w.yaml")
+            else {
+                panic!("{section} is accepted in a workload")
+            };
+            // The flag named is the one whose line is at fault: the first given here.
+            let flag = args[0].split('=').next().unwrap();
+            let e = parse(args).unwrap_err().to_string();
+            assert_eq!(
+                e,
+                format!("{flag}: {message}"),
+                "{args:?} against {section}"
+            );
         }
     }
 }

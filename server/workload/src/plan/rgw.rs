@@ -9,8 +9,8 @@ use std::time::Duration;
 use serde::Serialize;
 
 use keystorm_results::humantime_serde_dur;
-use keystorm_types::CredentialSource;
 use keystorm_types::OpKind;
+use keystorm_types::{CredentialSource, rgw_index};
 
 pub(crate) use keystorm_results::IndexLayout;
 
@@ -119,13 +119,13 @@ impl Default for EmbeddedIndexPlan {
         // RGW's own defaults (`rgw_override_bucket_index_max_shards` 11,
         // `rgw_max_objs_per_shard` 100000); the embedded target starts with the same.
         EmbeddedIndexPlan {
-            shards: 11,
+            shards: rgw_index::DEFAULT_SHARDS,
             dynamic: false,
-            max_objs_per_shard: 100_000,
-            check_interval: Duration::from_secs(1),
-            reshard_time_per_object: Duration::from_micros(10),
-            retry_step: Duration::from_secs(5),
-            list_time_per_shard: Duration::ZERO,
+            max_objs_per_shard: rgw_index::DEFAULT_MAX_OBJS_PER_SHARD,
+            check_interval: rgw_index::DEFAULT_CHECK_INTERVAL,
+            reshard_time_per_object: rgw_index::DEFAULT_RESHARD_TIME_PER_OBJECT,
+            retry_step: rgw_index::DEFAULT_RETRY_STEP,
+            list_time_per_shard: rgw_index::DEFAULT_LIST_TIME_PER_SHARD,
         }
     }
 }
@@ -138,7 +138,7 @@ pub struct DelayPlan {
     pub delay: keystorm_types::Delay,
 }
 
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct FaultsPlan {
     pub slow_down: f64,
     pub internal_error: f64,
@@ -160,6 +160,25 @@ pub struct FaultsPlan {
     /// Only these operations get faults (all when empty).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ops: Vec<OpKind>,
+}
+
+impl Default for FaultsPlan {
+    /// No faults; a stall, once asked for, holds its answer 5 s.
+    fn default() -> Self {
+        FaultsPlan {
+            slow_down: 0.0,
+            internal_error: 0.0,
+            reset: 0.0,
+            stall: 0.0,
+            key_error: 0.0,
+            corrupt: 0.0,
+            lose_on_reshard: 0.0,
+            list_twice: 0.0,
+            stall_time: Duration::from_secs(5),
+            seed: 0,
+            ops: Vec::new(),
+        }
+    }
 }
 
 impl FaultsPlan {

@@ -16,7 +16,7 @@ mod yaml_error;
 
 use std::path::Path;
 
-use crate::plan::Plan;
+use crate::plan::{EmbeddedPlan, Plan};
 
 pub(crate) use redact::REDACTED;
 pub use redact::{redact_secrets, workload_redactor};
@@ -69,6 +69,27 @@ pub fn parse_workload(text: &str, file: &str) -> Result<(Plan, Vec<SpecWarning>)
         }
     }
     Ok((plan, warnings))
+}
+
+/// Validates `text` as a workload's `target.embedded` section on its own (the
+/// simulator's settings, as `keystorm sim`'s flags give them): the same checks, limits
+/// and messages as in a workload. `file` is used in messages only.
+pub fn parse_embedded(text: &str, file: &str) -> Result<EmbeddedPlan, SpecError> {
+    let invalid = |line: usize, column: usize, message: String| SpecError::Invalid {
+        file: file.to_string(),
+        line: line.max(1),
+        column: column.max(1),
+        message,
+    };
+    if text.trim().is_empty() {
+        return rgw::embedded(None, false).map_err(|l| invalid(l.line, l.column, l.message));
+    }
+    let raw: serde_saphyr::Spanned<raw::RawEmbedded> =
+        serde_saphyr::from_str(text).map_err(|e| {
+            let (line, column, message) = yaml_error::describe(&e, text);
+            invalid(line, column, message)
+        })?;
+    rgw::embedded(Some(&raw), false).map_err(|l| invalid(l.line, l.column, l.message))
 }
 
 /// Refuses `text` (named `file` in the message) if a value outside `credentials` holds a

@@ -11,10 +11,10 @@ use super::SpecWarning;
 use super::raw::*;
 use super::validate::{R, at, credentials, duration, endpoint_url, in_range, loc_of, positive};
 use crate::plan::*;
-use keystorm_types::OpKind;
+use keystorm_types::{OpKind, rgw_index};
 
 /// Most index shards RGW accepts.
-const MAX_SHARDS: i64 = 65521;
+const MAX_SHARDS: i64 = rgw_index::MAX_SHARDS as i64;
 
 pub fn bucket_index(raw: &Option<Spanned<RawIndex>>) -> R<Option<IndexLayout>> {
     let Some(raw) = raw else { return Ok(None) };
@@ -115,8 +115,14 @@ pub fn embedded(raw: Option<&Spanned<RawEmbedded>>, index_set: bool) -> R<Embedd
         }
         if let Some(d) = &v.check_interval {
             p.check_interval = duration(d, "embedded.index.check_interval")?;
-            if p.check_interval < Duration::from_millis(10) {
-                return at(loc_of(d), "`check_interval` must be at least 10ms");
+            if p.check_interval < rgw_index::MIN_CHECK_INTERVAL {
+                return at(
+                    loc_of(d),
+                    format!(
+                        "`check_interval` must be at least {}",
+                        humantime::format_duration(rgw_index::MIN_CHECK_INTERVAL)
+                    ),
+                );
             }
         }
         if let Some(d) = &v.reshard_time_per_object {
@@ -258,7 +264,7 @@ fn faults(raw: &Spanned<RawFaults>) -> R<FaultsPlan> {
         list_twice: fraction(&f.list_twice, "list_twice", "the continued listing pages")?,
         stall_time: match &f.stall_time {
             Some(d) => duration(d, "faults.stall_time")?,
-            None => Duration::from_secs(5),
+            None => FaultsPlan::default().stall_time,
         },
         seed: match &f.seed {
             Some(s) => in_range(s, "faults.seed", 0, i64::MAX)? as u64,
