@@ -16,7 +16,7 @@ use keystorm_link::protocol::{Heartbeat, HeartbeatReply, now_ms};
 use crate::clock::offset_ms;
 use crate::contact::HEARTBEAT_TIMEOUT;
 use crate::orders::{Here, Shards};
-use crate::pause;
+use crate::pause::pause;
 use crate::session::AsRegistered;
 
 /// Why a registration's heartbeats ended.

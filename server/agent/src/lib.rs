@@ -20,9 +20,11 @@ extern crate keystorm_console;
 mod clock;
 mod config;
 mod contact;
+mod error;
 mod gate;
 mod heartbeat;
 mod orders;
+mod pause;
 mod registration;
 mod replica;
 mod seed;
@@ -32,29 +34,19 @@ mod status;
 mod target_clock;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
 pub use config::AgentConfig;
+pub use error::AgentError;
 
 use contact::Contact;
 use heartbeat::{Ended, beat_until_ended};
-use keystorm_link::client::{Link, LinkError};
+use keystorm_link::client::Link;
 use orders::{Here, Shards};
 use registration::Registrations;
 use session::Session;
 use status::ShardStatus;
-
-/// Why an agent gave up.
-#[derive(Debug, thiserror::Error)]
-pub enum AgentError {
-    #[error("the controller refused this agent: {0}")]
-    Refused(LinkError),
-    /// It cannot be reached as asked (its certificate is not trusted).
-    #[error("{0}")]
-    Link(LinkError),
-}
 
 /// Serves the controller until `stop`: registers, heartbeats and obeys, and registers
 /// again whenever the controller forgets it. A shard running at `stop` is stopped,
@@ -93,13 +85,6 @@ pub async fn serve(
     shards.stop().await;
     registrations.leave(&session).await;
     Ok(())
-}
-
-async fn pause(stop: &CancellationToken, d: Duration) {
-    tokio::select! {
-        _ = tokio::time::sleep(d) => {}
-        _ = stop.cancelled() => {}
-    }
 }
 
 /// This machine's host name (an agent's default name, and the host it reports).

@@ -13,8 +13,9 @@ use keystorm_link::client::Link;
 use keystorm_link::protocol::{RegisterRequest, Registered};
 
 use crate::config::AgentConfig;
+use crate::error::AgentError;
+use crate::pause::pause;
 use crate::session::{AsRegistered, Session};
-use crate::{AgentError, pause};
 
 /// How long to wait before registering again.
 const TRY_EVERY: Duration = Duration::from_secs(1);

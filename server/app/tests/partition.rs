@@ -56,6 +56,7 @@ struct Hosts {
 
 impl Hosts {
     fn new(agents: usize) -> Hosts {
+        remove_stale_hosts();
         let prefix = format!("ks{}", std::process::id() % 100_000);
         let hosts = Hosts { prefix, agents };
         hosts.remove();
@@ -161,6 +162,39 @@ impl Hosts {
                 .stderr(Stdio::null())
                 .status();
         }
+    }
+}
+
+/// Removes the namespaces a test that was killed (its process gone) left behind, with
+/// whatever still runs in them: their links hold the same addresses as this test's, and
+/// the host would route to the dead ones.
+fn remove_stale_hosts() {
+    let Ok(out) = Command::new("ip").args(["netns", "list"]).output() else {
+        return;
+    };
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Some(ns) = line.split_whitespace().next() else {
+            continue;
+        };
+        let Some(pid) = ns
+            .strip_prefix("ks")
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if Path::new(&format!("/proc/{pid}")).exists() {
+            continue;
+        }
+        if let Ok(pids) = Command::new("ip").args(["netns", "pids", ns]).output() {
+            for pid in String::from_utf8_lossy(&pids.stdout).split_whitespace() {
+                let _ = Command::new("kill").args(["-9", pid]).status();
+            }
+        }
+        let _ = Command::new("ip")
+            .args(["netns", "del", ns])
+            .stderr(Stdio::null())
+            .status();
     }
 }
 
