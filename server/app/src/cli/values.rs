@@ -29,15 +29,11 @@ pub enum InventoryFormatArg {
     Jsonl,
 }
 
-pub(super) fn parse_duration(s: &str) -> Result<std::time::Duration, String> {
-    humantime::parse_duration(s.trim())
-        .map_err(|e| format!("{s:?} is not a duration like 5s or 250ms ({e})"))
-}
-
 pub(super) fn parse_positive_duration(s: &str) -> Result<std::time::Duration, String> {
-    match parse_duration(s)? {
-        d if d.is_zero() => Err(format!("{s:?}: must be longer than zero")),
-        d => Ok(d),
+    match humantime::parse_duration(s.trim()) {
+        Err(e) => Err(format!("{s:?} is not a duration like 5s or 250ms ({e})")),
+        Ok(d) if d.is_zero() => Err(format!("{s:?}: must be longer than zero")),
+        Ok(d) => Ok(d),
     }
 }
 
