@@ -61,8 +61,12 @@ pub const RENAMED: [Renamed; 15] = [
         "--part-concurrency",
         "--parts-in-flight",
     ),
-    renamed(Place::ListJson, "concurrency", "head_workers"),
+    LIST_JSON_HEAD_CONCURRENCY,
 ];
+
+/// `keystorm list --json`'s `head.concurrency`, now `head.head_workers`.
+pub const LIST_JSON_HEAD_CONCURRENCY: Renamed =
+    renamed(Place::ListJson, "concurrency", "head_workers");
 
 /// The old names the results write beside the new ones (and read either way): a
 /// listing's `listers`, a scan's `head_workers`, and an event's one count before it
@@ -70,12 +74,15 @@ pub const RENAMED: [Renamed; 15] = [
 pub const RESULTS_RENAMED: [Renamed; 3] = [
     renamed(Place::Results, "concurrency", "listers"),
     renamed(Place::Results, "head_concurrency", "head_workers"),
-    renamed(
-        Place::Results,
-        "concurrency",
-        "workers, listers, head_workers or in_flight",
-    ),
+    EVENT_CONCURRENCY,
 ];
+
+/// An event's one count before it had several.
+pub const EVENT_CONCURRENCY: Renamed = renamed(
+    Place::Results,
+    "concurrency",
+    "workers, listers, head_workers or in_flight",
+);
 
 const fn renamed(place: Place, old: &'static str, new: &'static str) -> Renamed {
     Renamed { place, old, new }
@@ -89,6 +96,13 @@ pub fn taken(place: Place, old: &str, new: &str) -> Option<&'static Renamed> {
         .chain(&RESULTS_RENAMED)
         .find(|r| r.place == place && r.old == old && r.new == new)
         .filter(|_| OLD_NAMES_TAKEN)
+}
+
+impl Renamed {
+    /// Its old name, while old names are taken.
+    pub fn old_if_taken(&self) -> Option<&'static str> {
+        OLD_NAMES_TAKEN.then_some(self.old)
+    }
 }
 
 /// What a warning about an old name adds: until when it works.

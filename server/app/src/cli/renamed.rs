@@ -10,13 +10,10 @@ use keystorm_types::old_names::{Place, RENAMED, works_until};
 
 /// (command, old flag, new flag) of every renamed flag still taken.
 fn renamed() -> impl Iterator<Item = (&'static str, &'static str, &'static str)> {
-    RENAMED
-        .iter()
-        .filter(|r| keystorm_types::old_names::taken(r.place, r.old, r.new).is_some())
-        .filter_map(|r| match r.place {
-            Place::Flag(command) => Some((command, r.old, r.new)),
-            _ => None,
-        })
+    RENAMED.iter().filter_map(|r| match r.place {
+        Place::Flag(command) => Some((command, r.old_if_taken()?, r.new)),
+        _ => None,
+    })
 }
 
 /// The command line with old flag names replaced by the new ones (`--old V` and

@@ -4,7 +4,7 @@
 //! user metadata as the listing streams. `--keys FILE` writes every key as JSON lines,
 //! a key file or a Parquet or CSV inventory.
 
-use keystorm_types::old_names::{self, Place};
+use keystorm_types::old_names;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -354,7 +354,8 @@ fn report(
         errors: s.head_errors,
         missing: s.missing,
         head_workers: s.head_workers,
-        concurrency: old_names::taken(Place::ListJson, "concurrency", "head_workers")
+        concurrency: old_names::LIST_JSON_HEAD_CONCURRENCY
+            .old_if_taken()
             .map(|_| s.head_workers),
         heads_per_sec: s.heads_per_sec(),
         latency_us: Percentiles::of(

@@ -62,8 +62,7 @@ impl AtOnce {
     /// listing's listers.
     /// Nothing is added once old names are no longer taken.
     pub fn with_concurrency(self) -> AtOnce {
-        let [.., any_count] = old_names::RESULTS_RENAMED;
-        if old_names::taken(any_count.place, any_count.old, any_count.new).is_none() {
+        if old_names::EVENT_CONCURRENCY.old_if_taken().is_none() {
             return self;
         }
         AtOnce {
