@@ -12,23 +12,19 @@ mod process_support;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use fleet_support::{
     Agent, Controller, controller_copy, fill_workload, get_json, lost_agents_puts, merged_run,
-    put_ops, puts_per_interval, start_agent_with, start_controller, start_serving,
-    start_split_run_with, taken_over_fill,
+    put_ops, puts_per_interval, start_agent, start_agent_with, start_agents, start_controller,
+    start_serving, start_split_run, taken_over_fill,
 };
 use process_support::{
     BIN, admin_post, count_objects, events_named, intervals, keystorm, kill_9, read_json,
-    sim_ports, sim_requests, spawn_announcing, start_sim, start_sim_with_knee_at_400, summary_rows,
-    wait_for, workload, write_workload,
+    sim_ports, sim_requests, spawn_announcing, start_sim, summary_rows, wait_for, workload,
+    write_workload,
 };
-
-fn start_agent(controller: &str, name: &str, results: &Path) -> Agent {
-    start_agent_to(controller, name, results, Stdio::null())
-}
 
 /// An agent whose terminal output goes to `stderr`.
 fn start_agent_to(controller: &str, name: &str, results: &Path, stderr: Stdio) -> Agent {
@@ -59,24 +55,6 @@ fn follow_events(url: &str, run_id: &str) -> Vec<(String, serde_json::Value)> {
         }
     }
     events
-}
-
-/// `n` agents, `agent-0` … , each with its results under `dir`.
-fn start_agents(controller: &str, dir: &Path, n: usize) -> Vec<Agent> {
-    (0..n)
-        .map(|i| {
-            start_agent(
-                controller,
-                &format!("agent-{i}"),
-                &dir.join(format!("agent-{i}")),
-            )
-        })
-        .collect()
-}
-
-/// `keystorm run W --controller URL --agents N` started in the background.
-fn start_split_run(wl: &Path, controller: &str, agents: u32, results: &Path) -> Child {
-    start_split_run_with(wl, controller, agents, results, &[])
 }
 
 /// Requests the histogram log of a run holds, over all its lines.
@@ -1062,211 +1040,4 @@ async fn a_shard_that_waits_at_a_barrier_for_a_slower_one_has_the_wait_on_the_me
         waited[0]["to_t_s"].as_f64().unwrap(),
     );
     assert!(to - from >= 1.0, "{waited:#?}");
-}
-
-#[tokio::test]
-async fn a_sweep_over_three_agents_asks_each_step_of_them_together_and_finds_the_one_knee() {
-    let sim = start_sim_with_knee_at_400();
-    let dir = tempfile::tempdir().unwrap();
-    let controller_results = dir.path().join("controller");
-    let controller = start_controller(&controller_results);
-    let _agents = start_agents(&controller.url, dir.path(), 3);
-    let text = workload(
-        "swept",
-        &sim.endpoint,
-        "size: 1KiB",
-        "rounds:\n  count: 1\n  phases:\n    - { op: put, workers: 32, rates: [150, 300, 1200], duration: 2s }\n",
-    );
-    let wl = write_workload(dir.path(), "swept", &text);
-    let run = start_split_run(&wl, &controller.url, 3, &dir.path().join("cli"));
-    let out = run.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // The merged run says where the store stopped keeping up, as one process would.
-    assert!(
-        String::from_utf8_lossy(&out.stdout)
-            .contains("sweep put, round 1, put: kept up to 300 ops/s"),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let merged = merged_run(&controller_results);
-    let rows = summary_rows(&merged);
-    let steps: Vec<(&str, f64, f64)> = rows
-        .iter()
-        .filter(|r| r["section"] == "round")
-        .map(|r| {
-            assert_eq!(r["sweep"], "put", "{r}");
-            (
-                r["phase"].as_str().unwrap(),
-                r["open_loop"]["asked_per_sec"].as_f64().unwrap(),
-                r["open_loop"]["sent_per_sec"].as_f64().unwrap(),
-            )
-        })
-        .collect();
-    let names: Vec<&str> = steps.iter().map(|s| s.0).collect();
-    assert_eq!(names, ["put@150", "put@300", "put@1200"]);
-    // Each agent asked a third of each step; the merged step asked all of it.
-    for ((_, asked, sent), whole) in steps.iter().zip([150.0, 300.0, 1200.0]) {
-        assert!((asked - whole).abs() < 1e-6, "{steps:?}");
-        if whole < 400.0 {
-            assert!(*sent > 0.95 * whole, "{steps:?}");
-        } else {
-            assert!(*sent < 0.4 * whole, "{steps:?}");
-        }
-    }
-}
-
-/// A search for `put.p99 < 150ms` from 50 to 1,600 PUT/s, in steps of 5 s, split
-/// over three agents of `controller`, started in the background.
-fn start_search_over_three(endpoint: &str, controller: &str, dir: &Path) -> Child {
-    let text = workload(
-        "searched",
-        endpoint,
-        "size: 1KiB",
-        "rounds:\n  count: 1\n  phases:\n    - { op: put, workers: 32, search: { slo: \"put.p99 < 150ms\", from: 50, to: 1600 }, warmup: 1s, duration: 5s }\n",
-    );
-    let wl = write_workload(dir, "searched", &text);
-    start_split_run(&wl, controller, 3, &dir.join("cli"))
-}
-
-#[tokio::test]
-async fn a_search_over_three_agents_is_chosen_on_their_merged_steps_and_finds_the_one_knee() {
-    let sim = start_sim_with_knee_at_400();
-    let dir = tempfile::tempdir().unwrap();
-    let controller_results = dir.path().join("controller");
-    let controller = start_controller(&controller_results);
-    let _agents = start_agents(&controller.url, dir.path(), 3);
-    let run = start_search_over_three(&sim.endpoint, &controller.url, dir.path());
-    let out = run.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        stdout.contains("search put, round 1: sustainable "),
-        "{stdout}"
-    );
-    let merged = merged_run(&controller_results);
-    let summary = read_json(&merged.join("summary.json")).unwrap();
-    let found = &summary["searches"][0];
-    // The knee one process finds: each agent sent a third of each step, and the
-    // controller judged the steps on the three merged. (Quiet, it finds 383 in
-    // 383–400; with both cores kept busy beside the suite, three debug agents fall
-    // behind a little earlier, 351 in 351–367: within 20 % below the knee, never past
-    // it by more than the 10 % a queue of 3 s can hide.)
-    let rate = found["sustainable_rate"]
-        .as_f64()
-        .expect("a sustainable rate");
-    assert!((320.0..=440.0).contains(&rate), "{found}");
-    let high = found["bracket"][1].as_f64().expect("a rate that failed");
-    assert_eq!(found["bracket"][0].as_f64(), Some(rate));
-    assert!(high > rate && high / rate <= 1.051, "{found}");
-    assert_eq!(found["confirmed"], true, "{found}");
-    // Every step the controller judged is a merged step that asked its whole rate.
-    let rows = summary_rows(&merged);
-    let judged = found["judged"].as_array().unwrap();
-    assert_eq!(judged.len() as u64, found["steps"].as_u64().unwrap());
-    for step in judged {
-        let name = step["phase"].as_str().unwrap();
-        let row = rows
-            .iter()
-            .find(|r| r["phase"] == name)
-            .unwrap_or_else(|| panic!("{name} in {rows:#?}"));
-        assert_eq!(row["sweep"], "put", "{row}");
-        let whole: f64 = name
-            .trim_start_matches("put@")
-            .split('#')
-            .next()
-            .unwrap()
-            .parse()
-            .unwrap();
-        let asked = row["open_loop"]["asked_per_sec"].as_f64().unwrap();
-        assert!((asked - whole).abs() < 1e-6, "{row}");
-    }
-    // Every agent ran every step and holds the controller's result.
-    let parts: Vec<PathBuf> = std::fs::read_dir(merged.join("shards"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert_eq!(parts.len(), 3, "{parts:?}");
-    for part in &parts {
-        let own = read_json(&part.join("summary.json")).unwrap();
-        assert_eq!(&own["searches"][0], found, "{}", part.display());
-        let steps = summary_rows(part)
-            .iter()
-            .filter(|r| r["sweep"] == "put")
-            .count();
-        assert_eq!(steps, judged.len(), "{}", part.display());
-    }
-}
-
-#[tokio::test]
-async fn a_search_step_an_agent_was_killed_in_is_run_again_by_all_and_not_judged() {
-    let sim = start_sim_with_knee_at_400();
-    let dir = tempfile::tempdir().unwrap();
-    let controller_results = dir.path().join("controller");
-    let controller = start_controller(&controller_results);
-    let agent_dir = |i: u32| dir.path().join(format!("agent-{i}"));
-    let mut agents: Vec<Agent> = (0..3)
-        .map(|i| start_agent(&controller.url, &format!("agent-{i}"), &agent_dir(i)))
-        .collect();
-    let run = start_search_over_three(&sim.endpoint, &controller.url, dir.path());
-    // Shard 1 in the middle of the search's third step, the others running it too.
-    wait_for("shard 1 into step put@200", || {
-        let view = get_json(&controller.url, "/api/agents");
-        let shard = &view["run"]["shards"][1];
-        (shard["phase"]
-            .as_str()
-            .is_some_and(|p| p.ends_with("put@200"))
-            && shard["operations"].as_u64().unwrap_or(0) >= 50)
-            .then_some(())
-    });
-    kill_9(&mut agents[1].0);
-    wait_for("the controller to mark shard 1 lost", || {
-        let view = get_json(&controller.url, "/api/agents");
-        (view["run"]["shards"][1]["state"] == "lost").then_some(())
-    });
-    agents[1] = start_agent(&controller.url, "agent-1", &agent_dir(1));
-    let out = run.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        stdout.contains("and put@200 run again: a shard restarted in the middle of it"),
-        "{stdout}"
-    );
-    let merged = merged_run(&controller_results);
-    let found = &read_json(&merged.join("summary.json")).unwrap()["searches"][0];
-    // The step was voided, not judged on two shards and a third's restart, and all
-    // three ran it again together.
-    assert_eq!(found["voided"], serde_json::json!(["put@200"]), "{found}");
-    let judged: Vec<&str> = found["judged"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["phase"].as_str().unwrap())
-        .collect();
-    assert_eq!(&judged[..3], ["put@50", "put@100", "put@200#2"], "{found}");
-    // The search went on past the voided step to a confirmed bracket at or below the
-    // knee (a busy machine's client may fall behind a little below it: the search
-    // without a kill holds the knee itself within 10 %).
-    let rate = found["sustainable_rate"]
-        .as_f64()
-        .expect("a sustainable rate");
-    assert!(rate > 200.0 && rate <= 440.0, "{found}");
-    assert_eq!(found["confirmed"], true, "{found}");
-    let rerun = summary_rows(&merged)
-        .into_iter()
-        .find(|r| r["phase"] == "put@200#2")
-        .unwrap();
-    let asked = rerun["open_loop"]["asked_per_sec"].as_f64().unwrap();
-    assert!((asked - 200.0).abs() < 1e-6, "{rerun}");
 }

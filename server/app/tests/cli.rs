@@ -998,18 +998,20 @@ fn a_searchs_sustainable_rate_is_on_the_screen_and_in_show_json() {
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results");
     // 8 PUTs served at once, 20 ms each: at most 400 a second. A budget of 5 s holds
-    // two steps of 2 s (100 and 200, both passing); the third would overrun it.
+    // two steps of 2 s (100 and 200, both passing); the third would overrun it. The
+    // bound is loose (a second, fifty times the service time): what is asserted is the
+    // budget, and a client starved beside the suite still holds it below the knee.
     let f = write(
         dir.path(),
         "search.yaml",
         "name: search\ntarget:\n  endpoint: embedded\n  embedded: { storage: size-only, latency: { put: 20ms }, max_inflight: 8 }\n\
          buckets: { names: [search] }\nobjects: { size: 1KiB }\nrounds:\n  count: 1\n  phases:\n    \
-         - { op: put, workers: 32, search: { slo: \"put.p99 < 150ms\", from: 100, to: 1600, budget: 5s }, duration: 2s }\n",
+         - { op: put, workers: 32, search: { slo: \"put.p99 < 1s\", from: 100, to: 1600, budget: 5s }, duration: 2s }\n",
     );
     let stdout = run_quietly(&f, &results);
     assert!(
         stdout.contains(
-            "search put, round 1: sustainable 200 ops/s at put.p99 < 150ms (every step passed, \
+            "search put, round 1: sustainable 200 ops/s at put.p99 < 1s (every step passed, \
              up to 200 ops/s, the time budget ran out before it was done; 2 steps)"
         ),
         "{stdout}"

@@ -149,6 +149,30 @@ pub fn start_agent_with(
     )
 }
 
+/// An agent named `name` of `controller`, its results under `results`, its terminal
+/// output dropped.
+pub fn start_agent(controller: &str, name: &str, results: &Path) -> Agent {
+    start_agent_with(controller, name, results, &[], Stdio::null())
+}
+
+/// `n` agents, `agent-0` … , each with its results under `dir`.
+pub fn start_agents(controller: &str, dir: &Path, n: usize) -> Vec<Agent> {
+    (0..n)
+        .map(|i| {
+            start_agent(
+                controller,
+                &format!("agent-{i}"),
+                &dir.join(format!("agent-{i}")),
+            )
+        })
+        .collect()
+}
+
+/// `keystorm run W --controller URL --agents N` started in the background.
+pub fn start_split_run(wl: &Path, controller: &str, agents: u32, results: &Path) -> Child {
+    start_split_run_with(wl, controller, agents, results, &[])
+}
+
 /// `keystorm run W --controller URL --agents N EXTRA...` started in the background.
 pub fn start_split_run_with(
     wl: &Path,
