@@ -20,7 +20,7 @@ OPS = ("put", "get", "head")
 
 
 def workload(endpoint, conc, n, seed):
-    # `concurrency` is read by every build (newer ones warn that it is `workers` now).
+    # `workers` is read by every build this compares against (0.1 and later).
     phases = "\n".join(
         f"    - {{ name: {op}, op: {op}, workers: {conc}, operations: {n} }}" for op in OPS
     )

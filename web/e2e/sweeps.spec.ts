@@ -67,14 +67,15 @@ objects: { size: 1KiB }
 rounds:
   count: 1
   phases:
-    - { name: search, op: put, workers: 64, search: { slo: "put.p99 < 150ms", from: 200, to: 1600, resolution: 10% }, duration: 1500ms }
+    - { name: search, op: put, workers: 64, search: { slo: "put.p99 < 150ms", from: 50, to: 800, resolution: 10% }, duration: 1500ms }
 `;
 
 test("two runs' searches compared: each sustainable rate with its bracket, the curves overlaid, the verdict", async ({ page, request }) => {
   test.setTimeout(180_000);
-  // 8 and 16 PUTs of 20 ms served at once: knees at 400 and 800 a second.
+  // 2 and 8 PUTs of 20 ms served at once: knees at 100 and 400 a second, both well
+  // inside what the debug server's own client sends on a starved machine.
   const ids: string[] = [];
-  for (const places of [8, 16]) {
+  for (const places of [2, 8]) {
     const id = await startRun(request, layout(places), { places: String(places) });
     expect(await waitFinished(request, id)).toBe("completed");
     ids.push(id);

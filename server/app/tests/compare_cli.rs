@@ -250,14 +250,15 @@ fn report_data(file: &Path) -> serde_json::Value {
     serde_json::from_str(json).unwrap()
 }
 
-/// A search for `put.p99 < 150ms` against the embedded target serving `places` PUTs
-/// of 20 ms at once (a knee at 50 × `places` a second), run to its end; its folder.
+/// A search for `put.p99 < 150ms` from 50 to 800 PUT/s against the embedded target
+/// serving `places` PUTs of 20 ms at once (a knee at 50 × `places` a second), run to
+/// its end; its folder.
 fn search_at_knee(dir: &Path, places: u32) -> String {
     let name = format!("knee-{places}");
     let text = format!(
         "name: {name}\ntarget:\n  endpoint: embedded\n  embedded: {{ storage: size-only, latency: {{ put: 20ms }}, max_inflight: {places} }}\n\
          buckets: {{ names: [{name}] }}\nobjects: {{ size: 1KiB }}\nrounds:\n  count: 1\n  phases:\n    \
-         - {{ name: find, op: put, workers: 64, search: {{ slo: \"put.p99 < 150ms\", from: 200, to: 1600, resolution: 10% }}, duration: 1500ms }}\n"
+         - {{ name: find, op: put, workers: 64, search: {{ slo: \"put.p99 < 150ms\", from: 50, to: 800, resolution: 10% }}, duration: 1500ms }}\n"
     );
     let results = dir.join(&name);
     let file = write_workload(dir, &name, &text);
@@ -278,9 +279,11 @@ fn search_at_knee(dir: &Path, places: u32) -> String {
 #[test]
 fn two_searches_are_judged_on_their_sustainable_rates_from_their_brackets() {
     let dir = tempfile::tempdir().unwrap();
+    // Knees at 100 and 400 a second, both well inside what a debug client in the
+    // same process sends on a starved machine (at 800 it fell behind at 340 there).
     let (slow, fast) = (
+        search_at_knee(dir.path(), 2),
         search_at_knee(dir.path(), 8),
-        search_at_knee(dir.path(), 16),
     );
     let sustainable = |out: &Output| {
         let json = json_of(out);
