@@ -281,10 +281,7 @@ fn two_searches_are_judged_on_their_sustainable_rates_from_their_brackets() {
     let dir = tempfile::tempdir().unwrap();
     // Knees at 100 and 400 a second, both well inside what a debug client in the
     // same process sends on a starved machine (at 800 it fell behind at 340 there).
-    let (slow, fast) = (
-        search_at_knee(dir.path(), 2),
-        search_at_knee(dir.path(), 8),
-    );
+    let (slow, fast) = (search_at_knee(dir.path(), 2), search_at_knee(dir.path(), 8));
     let sustainable = |out: &Output| {
         let json = json_of(out);
         json["runs"][0]["changes"]
