@@ -172,9 +172,7 @@ async fn an_agent_killed_mid_fill_is_lost_and_started_again_resumes_its_shard() 
     let controller_results = dir.path().join("controller");
     let controller = start_controller(&controller_results);
     let agent_dir = |i: u32| dir.path().join(format!("agent-{i}"));
-    let mut agents: Vec<Agent> = (0..3)
-        .map(|i| start_agent(&controller.url, &format!("agent-{i}"), &agent_dir(i)))
-        .collect();
+    let mut agents = start_agents(&controller.url, dir.path(), 3);
     let wl = fill_workload(dir.path(), "lost", &sim.endpoint, 5, KEYS);
     let run = start_split_run(&wl, &controller.url, 3, &dir.path().join("cli"));
     // Shard 1 (agent-1, by name) well into its fill, under load from all three.
@@ -236,9 +234,7 @@ async fn an_agent_killed_mid_fill_is_replaced_by_a_spare_that_resumes_the_contro
     let controller = start_controller(&controller_results);
     let agent_dir = |i: u32| dir.path().join(format!("agent-{i}"));
     // Three shards for agent-0..2 (by name); agent-3 is a spare.
-    let mut agents: Vec<Agent> = (0..4)
-        .map(|i| start_agent(&controller.url, &format!("agent-{i}"), &agent_dir(i)))
-        .collect();
+    let mut agents = start_agents(&controller.url, dir.path(), 4);
     wait_for("four agents", || {
         let view = get_json(&controller.url, "/api/agents");
         (view["agents"].as_array().unwrap().len() == 4).then_some(())
@@ -810,9 +806,7 @@ async fn without_a_spare_the_first_agent_whose_shard_ends_takes_a_lost_one_over_
     let controller_results = dir.path().join("controller");
     let controller = start_controller(&controller_results);
     let agent_dir = |i: u32| dir.path().join(format!("agent-{i}"));
-    let mut agents: Vec<Agent> = (0..2)
-        .map(|i| start_agent(&controller.url, &format!("agent-{i}"), &agent_dir(i)))
-        .collect();
+    let mut agents = start_agents(&controller.url, dir.path(), 2);
     // Paced, so agent-0 is still busy with its own shard when agent-1 is found lost; the
     // workload's own checkpoint_every left at its default (5 s): an agent saves one with
     // every interval all the same.

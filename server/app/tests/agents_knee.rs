@@ -16,7 +16,7 @@ use std::process::Child;
 use std::sync::{Mutex, MutexGuard};
 
 use fleet_support::{
-    Agent, get_json, merged_run, start_agent, start_agents, start_controller, start_split_run,
+    get_json, merged_run, start_agent, start_agents, start_controller, start_split_run,
 };
 use process_support::{
     kill_9, read_json, start_sim_with_knee_at_400, summary_rows, wait_for, workload, write_workload,
@@ -180,9 +180,7 @@ async fn a_search_step_an_agent_was_killed_in_is_run_again_by_all_and_not_judged
     let controller_results = dir.path().join("controller");
     let controller = start_controller(&controller_results);
     let agent_dir = |i: u32| dir.path().join(format!("agent-{i}"));
-    let mut agents: Vec<Agent> = (0..3)
-        .map(|i| start_agent(&controller.url, &format!("agent-{i}"), &agent_dir(i)))
-        .collect();
+    let mut agents = start_agents(&controller.url, dir.path(), 3);
     let run = start_search_over_three(&sim.endpoint, &controller.url, dir.path());
     // Shard 1 in the middle of the search's third step, the others running it too.
     wait_for("shard 1 into step put@200", || {
