@@ -220,7 +220,17 @@ async fn a_search_step_an_agent_was_killed_in_is_run_again_by_all_and_not_judged
         .iter()
         .map(|s| s["phase"].as_str().unwrap())
         .collect();
-    assert_eq!(&judged[..3], ["put@50", "put@100", "put@200#2"], "{found}");
+    assert!(!judged.contains(&"put@200"), "{found}");
+    // Before the step run again: the steps below it, each judged (a busy machine may
+    // fail one at first and pass its confirming repeat, `#2`).
+    let before: Vec<&str> = judged
+        .iter()
+        .take_while(|p| **p != "put@200#2")
+        .filter(|p| !p.contains('#'))
+        .copied()
+        .collect();
+    assert_eq!(before, ["put@50", "put@100"], "{found}");
+    assert!(judged.contains(&"put@200#2"), "{found}");
     // The search went on past the voided step to a confirmed bracket at or below the
     // knee (a busy machine's client may fall behind a little below it: the search
     // without a kill holds the knee itself within 10 %).

@@ -13,6 +13,13 @@ use std::time::Duration;
 use keystorm_results::{RunStatus, Section, SummaryRow};
 use keystorm_types::OpKind;
 
+/// Held for a whole test: the steps measure what a client keeps up with, so two
+/// searches at once on a small machine would starve each other's clients.
+async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+    static KNEE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    KNEE.lock().await
+}
+
 /// A target serving 8 PUTs at once, each 20 ms: at most 400 a second.
 async fn knee_at_400() -> keystorm_sim::SimHandle {
     let config = keystorm_sim::SimConfig {
@@ -32,9 +39,10 @@ async fn knee_at_400() -> keystorm_sim::SimHandle {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_sweep_steps_through_its_rates_and_latency_climbs_past_the_knee() {
+    let _one = one_at_a_time().await;
     let sim = knee_at_400().await;
     let results = tempfile::tempdir().unwrap();
-    let body = "buckets:\n  names: [knee]\nobjects:\n  size: 1KiB\nrounds:\n  count: 1\n  phases:\n    - { op: put, workers: 64, rates: [800, 100, 200], duration: 1500ms }\n";
+    let body = "buckets:\n  names: [knee]\nobjects:\n  size: 1KiB\nrounds:\n  count: 1\n  phases:\n    - { op: put, workers: 64, rates: [800, 100, 200], duration: 2500ms }\n";
     let text = common::workload(&sim.endpoint(), body);
     let outcome = common::run(&text, results.path()).await;
     assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
@@ -60,9 +68,11 @@ async fn a_sweep_steps_through_its_rates_and_latency_climbs_past_the_knee() {
         let o = r.open_loop.unwrap();
         o.sent_per_sec / o.asked_per_sec
     };
-    // Below the knee every request leaves and the target answers in about 20 ms.
+    // Below the knee every request leaves and the target answers in about 20 ms (a
+    // busy machine's client may stall for a tenth of a second now and then, and lose
+    // a few per cent of a step's time).
     for below in &rows[..2] {
-        assert!(sent(below) > 0.95, "{below:?}");
+        assert!(sent(below) > 0.9, "{below:?}");
         assert!(below.stats.latency_us.p50 < 60_000, "{below:?}");
     }
     // Past it: the target serves at most 400 a second, so 64 requests in flight wait
@@ -89,6 +99,7 @@ async fn a_sweep_steps_through_its_rates_and_latency_climbs_past_the_knee() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_search_finds_the_rate_the_target_can_serve_within_its_slo() {
+    let _one = one_at_a_time().await;
     let sim = knee_at_400().await;
     let results = tempfile::tempdir().unwrap();
     let body = "buckets:\n  names: [knee]\nobjects:\n  size: 1KiB\nrounds:\n  count: 1\n  phases:\n    - { op: put, workers: 64, search: { slo: \"put.p99 < 150ms\", from: 50, to: 1600 }, warmup: 500ms, duration: 2500ms }\n";
@@ -128,6 +139,7 @@ async fn a_search_finds_the_rate_the_target_can_serve_within_its_slo() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_search_stops_at_its_budget_and_says_so() {
+    let _one = one_at_a_time().await;
     let sim = knee_at_400().await;
     let results = tempfile::tempdir().unwrap();
     // Steps of 1.5 s in a budget of 4 s: two steps, then the budget is spent.
