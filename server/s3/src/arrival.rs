@@ -12,7 +12,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::fast::stamped::{ConnectionStamps, Slot};
+use crate::fast::stamped::Slot;
 
 /// When a response's first and last bytes reached the socket, by the kernel's stamps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,13 +55,10 @@ pub(crate) fn so_far() -> Option<Arrival> {
         .flatten()
 }
 
-/// A response's headers arrived over the connection whose stamps `extensions` carry:
-/// it is the call's latest.
-pub(crate) fn note(extensions: &http::Extensions) {
-    if let Some(ConnectionStamps(slot)) = extensions.get::<ConnectionStamps>() {
-        let exchange = slot.exchange();
-        let _ = LAST_RESPONSE.try_with(|noted| noted.set(Some((slot.clone(), exchange))));
-    }
+/// The exchange under way on the connection of `slot` is the call's latest.
+pub(crate) fn note_slot(slot: &Arc<Slot>) {
+    let exchange = slot.exchange();
+    let _ = LAST_RESPONSE.try_with(|noted| noted.set(Some((slot.clone(), exchange))));
 }
 
 /// Whether this system's kernel stamps received data (asked once, on a socket of its

@@ -1,22 +1,7 @@
 //! Turning failures into error classes: HTTP status (503 = SlowDown), timeout,
-//! connection, other — the same labels whichever client failed.
+//! connection, other — the same labels and words whichever client failed.
 
 use keystorm_types::{ErrorClass, OpError};
-
-/// Class of a transport-level failure from its error chain.
-pub fn transport(e: &(dyn std::error::Error + 'static), what: &str) -> OpError {
-    let mut class = ErrorClass::Connection;
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = source {
-        if let Some(io) = err.downcast_ref::<std::io::Error>()
-            && io.kind() == std::io::ErrorKind::TimedOut
-        {
-            class = ErrorClass::Timeout;
-        }
-        source = err.source();
-    }
-    OpError::new(class, format!("{what}: {}", plain(e)))
-}
 
 /// A transport failure in words a reader knows: the innermost cause — the system's
 /// reason ("Connection refused (os error 111)", "failed to lookup address

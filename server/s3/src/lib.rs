@@ -5,7 +5,7 @@
 //! that drives phases, the command line's listing and transfers) shares one client,
 //! and nothing here knows about workloads or runs.
 //!
-//! `sdk` is aws-sdk-s3 (full compatibility); `fast` is a lean hyper + SigV4 +
+//! `sdk` is aws-sdk-s3 (full compatibility); `fast` is a lean HTTP/1.1 + SigV4 +
 //! quick-xml client for the hot operations, because the SDK spends several times more
 //! client CPU per request than the request itself needs. Both implement the calls of
 //! [`backend`], written once. Dispatch is a plain enum so the hot path has no boxing

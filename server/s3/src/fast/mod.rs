@@ -1,5 +1,6 @@
-//! The `fast` client: a pooled hyper client, a SigV4 signer of its own and a streaming
-//! XML parser, for the hot operations. It spends a fraction of the SDK's client CPU per
+//! The `fast` client: HTTP/1.1 of its own (the requesting task writes and reads on
+//! a connection it holds; see [`wire`]), a SigV4 signer of its own and a streaming XML
+//! parser, for the hot operations. It spends a fraction of the SDK's client CPU per
 //! request, so the numbers measure the target rather than the load generator.
 
 mod multipart;
@@ -7,15 +8,16 @@ pub mod sign;
 pub(crate) mod stamped;
 mod tls;
 mod uri;
+mod wire;
 mod xml;
 
 pub use tls::TlsError;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::{Method, Request, StatusCode, header};
-use http_body_util::BodyExt;
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -28,12 +30,14 @@ use super::{
 use crate::backend::ObjectCalls;
 use crate::payload::{Payload, PayloadBody};
 use keystorm_types::{ErrorClass, OpError};
+use wire::{Response, Wire, WireError};
 
-pub type Http = Client<HttpsConnector<stamped::StampingConnector>, PayloadBody>;
+/// A general-purpose pooled hyper client, for the few calls off the hot path that
+/// speak other APIs (RGW's admin API).
+pub type Http = Client<HttpsConnector<HttpConnector>, PayloadBody>;
 
 /// A pooled HTTP/1.1 client over plain TCP (no Nagle) or TLS, keeping up to `pool_size`
-/// idle connections per host; the kernel stamps when responses arrive (see
-/// [`crate::arrival`]).
+/// idle connections per host.
 pub fn http_client(tls_config: &super::TlsConfig, pool_size: usize) -> Result<Http, tls::TlsError> {
     let tls = tls::client_config(tls_config)?;
     let mut http = HttpConnector::new();
@@ -43,19 +47,17 @@ pub fn http_client(tls_config: &super::TlsConfig, pool_size: usize) -> Result<Ht
         .with_tls_config(tls)
         .https_or_http()
         .enable_http1()
-        .wrap_connector(stamped::StampingConnector(http));
+        .wrap_connector(http);
     Ok(Client::builder(TokioExecutor::new())
         .pool_max_idle_per_host(pool_size.max(1))
         .pool_idle_timeout(Duration::from_secs(90))
         .build(connector))
 }
-type Response = http::Response<hyper::body::Incoming>;
 
-#[derive(Clone)]
 pub struct FastClient {
-    http: Http,
+    wire: Wire,
     base: uri::Base,
-    signer: std::sync::Arc<sign::Signer>,
+    signer: Arc<sign::Signer>,
     timeout: Option<Duration>,
     region: String,
 }
@@ -94,6 +96,15 @@ fn meta_headers<'a>(
 /// Bodies of error responses are read up to this size (to find the S3 error code).
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
+/// A failed exchange as an error of its class: a timeout, or the connection's.
+fn wire_error(e: &WireError, what: &str) -> OpError {
+    let class = match e.io().map(std::io::Error::kind) {
+        Some(std::io::ErrorKind::TimedOut) => ErrorClass::Timeout,
+        _ => ErrorClass::Connection,
+    };
+    OpError::new(class, format!("{what}: {e}"))
+}
+
 impl FastClient {
     pub fn new(config: &ClientConfig) -> Result<Self, OpError> {
         let other = |m: String| OpError::new(ErrorClass::Other, m);
@@ -104,12 +115,12 @@ impl FastClient {
         }
         let base = uri::Base::parse(&config.endpoint, config.path_style)
             .map_err(|e| other(e.to_string()))?;
-        let client =
-            http_client(&config.tls, config.pool_size).map_err(|e| other(e.to_string()))?;
+        let mut tls = tls::client_config(&config.tls).map_err(|e| other(e.to_string()))?;
+        tls.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(FastClient {
-            http: client,
+            wire: Wire::new(Some(Arc::new(tls)), config.pool_size),
             base,
-            signer: std::sync::Arc::new(sign::Signer::new(
+            signer: Arc::new(sign::Signer::new(
                 &config.credentials,
                 &config.region,
                 config.payload_signing,
@@ -121,7 +132,7 @@ impl FastClient {
 
     /// Builds, signs and sends one request, once (retries are the caller's, see
     /// `s3::retry`). The response comes back with its body unread.
-    async fn send(&self, r: Req<'_>) -> Result<Response, OpError> {
+    async fn send(&self, r: Req<'_>) -> Result<Response<'_>, OpError> {
         let Req {
             method,
             bucket,
@@ -132,34 +143,34 @@ impl FastClient {
             what,
         } = r;
         let uri = self.base.uri(bucket, key, query);
-        self.attempt(&method, &uri, headers, body, what).await
+        self.attempt(method, &uri, headers, body, what).await
     }
 
     async fn attempt(
         &self,
-        method: &Method,
+        method: Method,
         uri: &str,
         headers: &[(&str, &str)],
         body: Payload,
         what: &str,
-    ) -> Result<Response, OpError> {
+    ) -> Result<Response<'_>, OpError> {
         let mut builder = Request::builder().method(method.clone()).uri(uri);
         for (k, v) in headers {
             builder = builder.header(*k, *v);
         }
-        // hyper sends no length for an empty body, and RGW answers a PUT or POST
-        // without one with 411 MissingContentLength (a 0-byte object, an empty part).
+        // RGW answers a PUT or POST without a length with 411 MissingContentLength (a
+        // 0-byte object, an empty part); the length is signed like the rest.
         if body.is_empty() && (method == Method::PUT || method == Method::POST) {
             builder = builder.header(header::CONTENT_LENGTH, "0");
         }
         let signed = self.signer.payload_hash(&body);
         let mut request = builder
-            .body(body.into_body())
+            .body(())
             .map_err(|e| OpError::new(ErrorClass::Other, format!("{what}: bad request: {e}")))?;
         self.signer
             .sign(&mut request, signed)
             .map_err(|m| OpError::new(ErrorClass::Other, format!("{what}: {m}")))?;
-        let send = self.http.request(request);
+        let send = self.wire.exchange(&request, &body);
         let result = match self.timeout {
             Some(t) => tokio::time::timeout(t, send).await.map_err(|_| {
                 OpError::new(
@@ -169,22 +180,28 @@ impl FastClient {
             })?,
             None => send.await,
         };
-        let response = result.map_err(|e| classify::transport(&e, what))?;
-        crate::arrival::note(response.extensions());
-        Ok(response)
+        result.map_err(|e| wire_error(&e, what))
     }
 
     /// Turns a non-success response into an error, with S3's code from the body.
-    async fn check(&self, response: Response, what: &str) -> Result<Response, OpError> {
+    async fn check<'a>(
+        &self,
+        mut response: Response<'a>,
+        what: &str,
+    ) -> Result<Response<'a>, OpError> {
         if response.status().is_success() {
             return Ok(response);
         }
         let status = response.status().as_u16();
-        let body = http_body_util::Limited::new(response.into_body(), MAX_ERROR_BODY)
-            .collect()
-            .await
-            .map(|b| b.to_bytes())
-            .unwrap_or_default();
+        let read = response.body(MAX_ERROR_BODY);
+        let body = match self.timeout {
+            Some(t) => tokio::time::timeout(t, read)
+                .await
+                .ok()
+                .and_then(Result::ok),
+            None => read.await.ok(),
+        }
+        .unwrap_or_default();
         Err(classify::with_message(
             classify::status(status, xml::error_code(&body).as_deref(), what),
             xml::error_message(&body).as_deref(),
@@ -192,8 +209,8 @@ impl FastClient {
     }
 
     /// Reads a whole (small) response body, within the timeout.
-    async fn read_body(&self, response: Response, what: &str) -> Result<Bytes, OpError> {
-        let collect = response.into_body().collect();
+    async fn read_body(&self, mut response: Response<'_>, what: &str) -> Result<Bytes, OpError> {
+        let collect = response.body(usize::MAX);
         let collected = match self.timeout {
             Some(t) => tokio::time::timeout(t, collect).await.map_err(|_| {
                 OpError::new(
@@ -203,9 +220,7 @@ impl FastClient {
             })?,
             None => collect.await,
         };
-        collected
-            .map(|b| b.to_bytes())
-            .map_err(|e| classify::transport(&e, what))
+        collected.map(Bytes::from).map_err(|e| wire_error(&e, what))
     }
 }
 
@@ -267,19 +282,16 @@ impl ObjectCalls for FastClient {
             .get(header::ETAG)
             .and_then(|v| v.to_str().ok())
             .and_then(md5_of_etag);
-        let mut body = r.into_body();
+        let mut r = r;
         let mut bytes = 0u64;
         let mut ttfb = None;
         let stream = async {
-            while let Some(frame) = body.frame().await {
-                let frame = frame.map_err(|e| classify::transport(&e, "GET body"))?;
-                if let Some(data) = frame.data_ref() {
-                    ttfb.get_or_insert_with(|| start.elapsed());
-                    bytes += data.len() as u64;
-                    sink(data).map_err(|e| {
-                        OpError::new(ErrorClass::Other, format!("GET body: cannot write: {e}"))
-                    })?;
-                }
+            while let Some(data) = r.chunk().await.map_err(|e| wire_error(&e, "GET body"))? {
+                ttfb.get_or_insert_with(|| start.elapsed());
+                bytes += data.len() as u64;
+                sink(data).map_err(|e| {
+                    OpError::new(ErrorClass::Other, format!("GET body: cannot write: {e}"))
+                })?;
             }
             Ok::<(), OpError>(())
         };

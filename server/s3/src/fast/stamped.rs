@@ -8,12 +8,11 @@
 //! last bytes carry the time they arrived, however late the reader ran.
 //!
 //! A connection carries one HTTP/1.1 exchange at a time: a write starts the next one,
-//! and the reads after it stamp its response. The request's task finds its
-//! connection's [`Slot`] in the response's extensions and reads the stamps once the
-//! response is read (see [`crate::arrival`]); an exchange number tells it when the
+//! and the reads after it stamp its response. The request's task notes its
+//! connection's [`Slot`] and exchange when it sends (see [`crate::arrival`]) and reads
+//! the stamps once the response is read; the exchange number tells it when the
 //! connection moved on to another request first.
 
-use std::future::Future;
 use std::io;
 use std::mem::MaybeUninit;
 use std::os::fd::{AsRawFd, RawFd};
@@ -23,9 +22,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
-use http::Uri;
-use hyper_util::client::legacy::connect::{Connected, Connection, HttpConnector};
-use hyper_util::rt::TokioIo;
 use std::io::Write;
 
 use tokio::io::unix::AsyncFd;
@@ -127,10 +123,6 @@ impl Slot {
     }
 }
 
-/// What a response's extensions carry: its connection's stamps.
-#[derive(Clone)]
-pub(crate) struct ConnectionStamps(pub Arc<Slot>);
-
 /// A TCP stream whose reads are stamped by the kernel (when it agreed to stamp them).
 /// A stamped one is read with `recvmsg` on a descriptor of the runtime's poll; like
 /// tokio's own streams, a read or write that did not fill its buffer marks the socket
@@ -146,7 +138,7 @@ enum Stream {
 }
 
 impl StampedStream {
-    fn new(tcp: TcpStream) -> io::Result<StampedStream> {
+    pub(crate) fn new(tcp: TcpStream) -> io::Result<StampedStream> {
         if ask_for_stamps(tcp.as_raw_fd()).is_err() {
             return Ok(StampedStream(Stream::Plain(tcp)));
         }
@@ -161,6 +153,22 @@ impl StampedStream {
             fd,
             slot: Arc::default(),
         }))
+    }
+
+    /// The stamps of this connection's exchanges, when the kernel stamps them.
+    pub(crate) fn slot(&self) -> Option<&Arc<Slot>> {
+        match &self.0 {
+            Stream::Plain(_) => None,
+            Stream::Stamped { slot, .. } => Some(slot),
+        }
+    }
+
+    /// Ready when the runtime saw the socket readable (data, a close or an error).
+    pub(crate) fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        match &self.0 {
+            Stream::Plain(tcp) => tcp.poll_read_ready(cx),
+            Stream::Stamped { fd, .. } => fd.poll_read_ready(cx).map_ok(|_| ()),
+        }
     }
 }
 
@@ -347,41 +355,6 @@ impl AsyncWrite for StampedStream {
                 Poll::Ready(fd.get_ref().shutdown(std::net::Shutdown::Write))
             }
         }
-    }
-}
-
-impl Connection for StampedStream {
-    fn connected(&self) -> Connected {
-        match &self.0 {
-            Stream::Plain(tcp) => tcp.connected(),
-            Stream::Stamped { slot, .. } => Connected::new().extra(ConnectionStamps(slot.clone())),
-        }
-    }
-}
-
-/// hyper's TCP connector, its streams stamped.
-#[derive(Clone)]
-pub struct StampingConnector(pub HttpConnector);
-
-type Connecting =
-    Pin<Box<dyn Future<Output = Result<TokioIo<StampedStream>, BoxError>> + Send + 'static>>;
-type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-impl tower_service::Service<Uri> for StampingConnector {
-    type Response = TokioIo<StampedStream>;
-    type Error = BoxError;
-    type Future = Connecting;
-
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.0.poll_ready(cx).map_err(Into::into)
-    }
-
-    fn call(&mut self, dst: Uri) -> Self::Future {
-        let connecting = self.0.call(dst);
-        Box::pin(async move {
-            let tcp = connecting.await?.into_inner();
-            Ok(TokioIo::new(StampedStream::new(tcp)?))
-        })
     }
 }
 

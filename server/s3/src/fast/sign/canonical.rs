@@ -92,7 +92,7 @@ pub fn canonical(method: &Method, uri: &Uri, headers: &HeaderMap, payload_hash: 
 }
 
 /// The `host` value signed: the URI's authority, without a scheme's default port.
-fn host_of(uri: &Uri) -> Cow<'_, str> {
+pub(crate) fn host_of(uri: &Uri) -> Cow<'_, str> {
     let host = uri.host().unwrap_or_default();
     let port = uri.port();
     match (uri.scheme_str(), port.as_ref().map(|p| p.as_str())) {

@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 
 use crate::payload::Payload;
 use amz_date::AmzDate;
+pub(crate) use canonical::host_of;
 
 type HmacSha256 = Hmac<Sha256>;
 

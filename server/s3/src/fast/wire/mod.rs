@@ -1,0 +1,132 @@
+//! The `fast` client's HTTP/1.1: the task that makes a request writes it and reads
+//! its answer on a connection it holds for the exchange, taken from a set of idle
+//! ones and put back once the answer is read to its end.
+//!
+//! A general client (hyper's pooled one) hands each request to a task of the
+//! connection's and waits to be woken with the answer: two wake-ups and a channel
+//! per request, about half the client CPU of a small request. Here nothing is
+//! handed over. Kept simple on purpose: one request at a time per connection, no
+//! pipelining, bodies of known length, answers framed by `Content-Length`, chunks or
+//! the close.
+
+mod conn;
+mod request;
+mod response;
+
+use std::sync::{Arc, Mutex};
+
+use tokio_rustls::TlsConnector;
+
+use crate::payload::Payload;
+use conn::Conn;
+pub(crate) use conn::Peer;
+pub(crate) use response::Response;
+
+/// Why an exchange failed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum WireError {
+    /// No connection could be made.
+    #[error("cannot connect: {0}")]
+    Connect(std::io::Error),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The answer was not HTTP/1.1 as this client reads it.
+    #[error("bad response: {0}")]
+    Malformed(String),
+}
+
+impl WireError {
+    /// The peer closed the connection at a point where an answer was due.
+    fn closed(when: &str) -> WireError {
+        WireError::Io(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            format!("connection closed {when}"),
+        ))
+    }
+
+    /// The underlying system error, if any.
+    pub fn io(&self) -> Option<&std::io::Error> {
+        match self {
+            WireError::Connect(e) | WireError::Io(e) => Some(e),
+            WireError::Malformed(_) => None,
+        }
+    }
+}
+
+/// Connections to one target (or a few hosts of one, in virtual-host style), kept
+/// idle between requests up to a bound.
+pub(crate) struct Wire {
+    tls: Option<TlsConnector>,
+    idle: Mutex<Vec<Conn>>,
+    max_idle: usize,
+}
+
+/// A body this long or shorter is written with the request head, in one write.
+const INLINE_BODY: u64 = 64 * 1024;
+
+impl Wire {
+    pub fn new(tls: Option<Arc<rustls::ClientConfig>>, max_idle: usize) -> Wire {
+        Wire {
+            tls: tls.map(TlsConnector::from),
+            idle: Mutex::new(Vec::with_capacity(max_idle.min(4096))),
+            max_idle: max_idle.max(1),
+        }
+    }
+
+    /// Sends `request` (signed, its body `body`) and reads the head of its answer.
+    pub async fn exchange(
+        &self,
+        request: &http::Request<()>,
+        body: &Payload,
+    ) -> Result<Response<'_>, WireError> {
+        let peer = request::peer(request.uri())?;
+        let mut conn = match self.check_out(&peer) {
+            Some(conn) => conn,
+            None => Conn::connect(&peer, self.tls.as_ref())
+                .await
+                .map_err(WireError::Connect)?,
+        };
+        let inline = body.len() <= INLINE_BODY;
+        conn.out.clear();
+        request::write_head(&mut conn.out, request, body.len());
+        if inline {
+            for segment in body.view().segments() {
+                conn.out.extend_from_slice(segment);
+            }
+        }
+        conn.write_out().await?;
+        if !inline {
+            for segment in body.view().segments() {
+                conn.write_all(segment).await?;
+            }
+        }
+        conn.flush().await?;
+        if let Some(slot) = conn.slot() {
+            crate::arrival::note_slot(slot);
+        }
+        let head_request = request.method() == http::Method::HEAD;
+        Response::read(self, conn, head_request).await
+    }
+
+    /// An idle connection to `peer` that is still open, if there is one.
+    fn check_out(&self, peer: &Peer) -> Option<Conn> {
+        loop {
+            let mut conn = {
+                let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+                let at = idle.iter().rposition(|c| c.peer == *peer)?;
+                idle.swap_remove(at)
+            };
+            if conn.still_open() {
+                return Some(conn);
+            }
+        }
+    }
+
+    /// Keeps `conn` for the next request, unless enough are kept.
+    fn check_in(&self, conn: Conn) {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < self.max_idle {
+            idle.push(conn);
+        }
+    }
+}
