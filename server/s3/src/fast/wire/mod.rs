@@ -10,55 +10,26 @@
 //! the close.
 
 mod conn;
+mod error;
+mod idle;
 mod request;
 mod response;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use tokio_rustls::TlsConnector;
 
 use crate::payload::Payload;
 use conn::Conn;
-pub(crate) use conn::Peer;
+pub(crate) use error::WireError;
+use idle::Idle;
 pub(crate) use response::Response;
-
-/// Why an exchange failed.
-#[derive(Debug, thiserror::Error)]
-pub(crate) enum WireError {
-    /// No connection could be made.
-    #[error("cannot connect: {0}")]
-    Connect(std::io::Error),
-    #[error("{0}")]
-    Io(#[from] std::io::Error),
-    /// The answer was not HTTP/1.1 as this client reads it.
-    #[error("bad response: {0}")]
-    Malformed(String),
-}
-
-impl WireError {
-    /// The peer closed the connection at a point where an answer was due.
-    fn closed(when: &str) -> WireError {
-        WireError::Io(std::io::Error::new(
-            std::io::ErrorKind::UnexpectedEof,
-            format!("connection closed {when}"),
-        ))
-    }
-
-    /// The underlying system error, if any.
-    pub fn io(&self) -> Option<&std::io::Error> {
-        match self {
-            WireError::Connect(e) | WireError::Io(e) => Some(e),
-            WireError::Malformed(_) => None,
-        }
-    }
-}
 
 /// Connections to one target (or a few hosts of one, in virtual-host style), kept
 /// idle between requests up to a bound.
 pub(crate) struct Wire {
     tls: Option<TlsConnector>,
-    idle: Mutex<Vec<Conn>>,
-    max_idle: usize,
+    idle: Idle,
 }
 
 /// A body this long or shorter is written with the request head, in one write.
@@ -68,8 +39,7 @@ impl Wire {
     pub fn new(tls: Option<Arc<rustls::ClientConfig>>, max_idle: usize) -> Wire {
         Wire {
             tls: tls.map(TlsConnector::from),
-            idle: Mutex::new(Vec::with_capacity(max_idle.min(4096))),
-            max_idle: max_idle.max(1),
+            idle: Idle::new(max_idle),
         }
     }
 
@@ -80,7 +50,7 @@ impl Wire {
         body: &Payload,
     ) -> Result<Response<'_>, WireError> {
         let peer = request::peer(request.uri())?;
-        let mut conn = match self.check_out(&peer) {
+        let mut conn = match self.idle.check_out(&peer) {
             Some(conn) => conn,
             None => Conn::connect(&peer, self.tls.as_ref())
                 .await
@@ -105,28 +75,6 @@ impl Wire {
             crate::arrival::note_slot(slot);
         }
         let head_request = request.method() == http::Method::HEAD;
-        Response::read(self, conn, head_request).await
-    }
-
-    /// An idle connection to `peer` that is still open, if there is one.
-    fn check_out(&self, peer: &Peer) -> Option<Conn> {
-        loop {
-            let mut conn = {
-                let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-                let at = idle.iter().rposition(|c| c.peer == *peer)?;
-                idle.swap_remove(at)
-            };
-            if conn.still_open() {
-                return Some(conn);
-            }
-        }
-    }
-
-    /// Keeps `conn` for the next request, unless enough are kept.
-    fn check_in(&self, conn: Conn) {
-        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
-        if idle.len() < self.max_idle {
-            idle.push(conn);
-        }
+        Response::read(&self.idle, conn, head_request).await
     }
 }

@@ -5,8 +5,8 @@ use std::io::Write;
 
 use http::Uri;
 
-use super::WireError;
 use super::conn::Peer;
+use super::error::WireError;
 use crate::fast::sign::host_of;
 
 /// Where a request for `uri` goes.

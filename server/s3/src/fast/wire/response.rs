@@ -6,9 +6,9 @@
 
 use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 
-use super::Wire;
-use super::WireError;
 use super::conn::Conn;
+use super::error::WireError;
+use super::idle::Idle;
 
 /// A response head bigger than this is refused (S3 heads are a few KiB even with
 /// much metadata).
@@ -38,7 +38,7 @@ enum Framing {
 }
 
 pub(crate) struct Response<'w> {
-    wire: &'w Wire,
+    idle: &'w Idle,
     conn: Option<Conn>,
     status: StatusCode,
     headers: HeaderMap,
@@ -50,7 +50,7 @@ impl<'w> Response<'w> {
     /// Reads the head of the answer to the request just written on `conn` (skipping
     /// interim 1xx answers); `head_request`: the answer has no body whatever it says.
     pub async fn read(
-        wire: &'w Wire,
+        idle: &'w Idle,
         mut conn: Conn,
         head_request: bool,
     ) -> Result<Response<'w>, WireError> {
@@ -72,7 +72,7 @@ impl<'w> Response<'w> {
                 };
                 let keep_alive = parsed.keep_alive && framing != Framing::UntilClose;
                 return Ok(Response {
-                    wire,
+                    idle,
                     conn: Some(conn),
                     status: parsed.status,
                     headers: parsed.headers,
@@ -215,7 +215,7 @@ impl Drop for Response<'_> {
             && self.framing == Framing::Done
             && self.keep_alive
         {
-            self.wire.check_in(conn);
+            self.idle.check_in(conn);
         }
     }
 }
