@@ -3,6 +3,7 @@
 //! read into. The task that sends a request reads its answer on the same connection,
 //! so nothing here is shared or locked.
 
+use std::borrow::Cow;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -16,9 +17,10 @@ use tokio_rustls::client::TlsStream;
 use crate::fast::stamped::{Slot, StampedStream};
 
 /// Where a connection goes: the host and port it was made to, and whether over TLS.
+/// A request's is borrowed from its URI; a connection keeps its own.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Peer {
-    pub host: String,
+pub(crate) struct Peer<'a> {
+    pub host: Cow<'a, str>,
     pub port: u16,
     pub tls: bool,
 }
@@ -35,7 +37,7 @@ enum Io {
 
 pub(crate) struct Conn {
     io: Io,
-    pub peer: Peer,
+    pub peer: Peer<'static>,
     /// Bytes read and not yet taken: `buf[start..end]`.
     buf: Vec<u8>,
     start: usize,
@@ -46,7 +48,7 @@ pub(crate) struct Conn {
 
 impl Conn {
     /// Connects to `peer` (no Nagle), TLS over it when the peer asks for it.
-    pub async fn connect(peer: &Peer, tls: Option<&TlsConnector>) -> io::Result<Conn> {
+    pub async fn connect(peer: &Peer<'_>, tls: Option<&TlsConnector>) -> io::Result<Conn> {
         let host = peer.host.trim_start_matches('[').trim_end_matches(']');
         let tcp = TcpStream::connect((host, peer.port)).await?;
         tcp.set_nodelay(true)?;
@@ -67,7 +69,11 @@ impl Conn {
         };
         Ok(Conn {
             io,
-            peer: peer.clone(),
+            peer: Peer {
+                host: Cow::Owned(peer.host.to_string()),
+                port: peer.port,
+                tls: peer.tls,
+            },
             buf: vec![0; FIRST_BUFFER],
             start: 0,
             end: 0,

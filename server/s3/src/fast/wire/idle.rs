@@ -19,7 +19,7 @@ impl Idle {
     }
 
     /// An idle connection to `peer` that is still open, if there is one.
-    pub fn check_out(&self, peer: &Peer) -> Option<Conn> {
+    pub fn check_out(&self, peer: &Peer<'_>) -> Option<Conn> {
         loop {
             let mut conn = {
                 let mut idle = self.conns.lock().unwrap_or_else(|e| e.into_inner());

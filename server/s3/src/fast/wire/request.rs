@@ -10,7 +10,7 @@ use super::error::WireError;
 use crate::fast::sign::host_of;
 
 /// Where a request for `uri` goes.
-pub(super) fn peer(uri: &Uri) -> Result<Peer, WireError> {
+pub(super) fn peer(uri: &Uri) -> Result<Peer<'_>, WireError> {
     let bad = || WireError::Malformed(format!("request URI {uri} has no host"));
     let tls = match uri.scheme_str() {
         Some("https") => true,
@@ -20,7 +20,7 @@ pub(super) fn peer(uri: &Uri) -> Result<Peer, WireError> {
     let host = uri.host().filter(|h| !h.is_empty()).ok_or_else(bad)?;
     let port = uri.port_u16().unwrap_or(if tls { 443 } else { 80 });
     Ok(Peer {
-        host: host.to_string(),
+        host: host.into(),
         port,
         tls,
     })
@@ -93,12 +93,11 @@ mod tests {
 
     #[test]
     fn peers_default_their_port_by_scheme() {
-        let p = peer(&"https://s3.example.com/b".parse().unwrap()).unwrap();
-        assert_eq!(
-            (p.host.as_str(), p.port, p.tls),
-            ("s3.example.com", 443, true)
-        );
-        let p = peer(&"http://[::1]:7480/".parse().unwrap()).unwrap();
-        assert_eq!((p.host.as_str(), p.port, p.tls), ("[::1]", 7480, false));
+        let uri: Uri = "https://s3.example.com/b".parse().unwrap();
+        let p = peer(&uri).unwrap();
+        assert_eq!((&*p.host, p.port, p.tls), ("s3.example.com", 443, true));
+        let uri: Uri = "http://[::1]:7480/".parse().unwrap();
+        let p = peer(&uri).unwrap();
+        assert_eq!((&*p.host, p.port, p.tls), ("[::1]", 7480, false));
     }
 }

@@ -193,8 +193,10 @@ impl<'w> Response<'w> {
 
     /// The whole body, up to `limit` bytes (more is an error).
     pub async fn body(&mut self, limit: usize) -> Result<Vec<u8>, WireError> {
+        // The length the server states is room made ahead, so it is not believed past
+        // a mebibyte: more grows as it comes.
         let mut all = match self.framing {
-            Framing::Length(n) => Vec::with_capacity((n as usize).min(limit)),
+            Framing::Length(n) => Vec::with_capacity((n as usize).min(limit).min(1 << 20)),
             _ => Vec::new(),
         };
         while let Some(chunk) = self.chunk().await? {
