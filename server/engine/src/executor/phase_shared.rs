@@ -42,4 +42,10 @@ impl PhaseShared {
     pub fn slot(&self) -> u64 {
         self.slots.fetch_add(1, Ordering::Relaxed)
     }
+
+    /// Whether this part of a `duration` phase has reached its deadline.
+    pub fn past_deadline(&self) -> bool {
+        self.run_for
+            .is_some_and(|d| Instant::now() >= self.start + d)
+    }
 }

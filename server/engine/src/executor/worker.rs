@@ -226,8 +226,16 @@ impl Worker {
                 }
             };
             tokio::select! {
+                biased;
                 _ = slot => {}
-                _ = self.shared.stop.cancelled() => return None,
+                // The deadline's stop does not drop a slot due before it that this
+                // worker was waiting for when a busy machine woke the deadline first:
+                // it leaves now, late, with its lag; any other stop ends the wait.
+                _ = self.shared.stop.cancelled() => {
+                    if !self.shared.past_deadline() {
+                        return None;
+                    }
+                }
             }
         }
         Some(Some(intended))
