@@ -209,8 +209,10 @@ impl OpRunner {
         selection: Selection,
         pick: Option<EpochPick>,
     ) -> Outcome {
+        // Boxed: the operation's future is several KiB, and moving it through the
+        // timing scope by value copied it per request.
         let (mut outcome, arrival) =
-            keystorm_s3::arrival::timed(self.run_op(op, draw, selection, pick)).await;
+            keystorm_s3::arrival::timed(Box::pin(self.run_op(op, draw, selection, pick))).await;
         if let Outcome::Done {
             latency_from,
             result,
