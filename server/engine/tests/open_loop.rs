@@ -13,8 +13,17 @@ use keystorm_results::{RunStatus, Section};
 use keystorm_timer::wheel_reference::WheelReference;
 use keystorm_types::OpKind;
 
+/// Held for a whole test: each measures whether a client keeps its schedule, so two
+/// at once on a small machine would starve each other's clients (a stall at a
+/// phase's end leaves slots unsent).
+async fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+    static SCHEDULE: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    SCHEDULE.lock().await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn open_loop_latency_is_the_closed_loop_latency_not_the_timer_tick() {
+    let _one = one_at_a_time().await;
     let sim = common::start_sim().await;
     let results = tempfile::tempdir().unwrap();
     // Far below what the target takes: every request can leave at its time.
@@ -60,6 +69,7 @@ impl keystorm_workload::observer::Observer for Warnings {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_phase_the_target_cannot_keep_up_with_says_what_it_sent_and_what_it_never_did() {
+    let _one = one_at_a_time().await;
     // 2 requests in flight of 5 ms each: at most 400 GETs a second, for 2,000 asked.
     let config = keystorm_sim::SimConfig {
         credentials: Some((common::ACCESS_KEY.into(), common::SECRET_KEY.into())),
@@ -126,6 +136,7 @@ async fn a_phase_the_target_cannot_keep_up_with_says_what_it_sent_and_what_it_ne
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_phase_that_keeps_its_schedule_has_no_backlog_and_a_lag_under_the_timer_tick() {
+    let _one = one_at_a_time().await;
     let sim = common::start_sim().await;
     let results = tempfile::tempdir().unwrap();
     let body = "buckets:\n  names: [kept]\nobjects:\n  size: 1KiB\nbefore:\n  - { name: fill, op: put, concurrency: 8, until_objects: 100 }\n  - { name: paced, op: get, concurrency: 8, rate: 500, duration: 2s }\n";

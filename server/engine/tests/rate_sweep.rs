@@ -102,7 +102,7 @@ async fn a_search_finds_the_rate_the_target_can_serve_within_its_slo() {
     let _one = one_at_a_time().await;
     let sim = knee_at_400().await;
     let results = tempfile::tempdir().unwrap();
-    let body = "buckets:\n  names: [knee]\nobjects:\n  size: 1KiB\nrounds:\n  count: 1\n  phases:\n    - { op: put, workers: 64, search: { slo: \"put.p99 < 150ms\", from: 50, to: 1600 }, warmup: 500ms, duration: 2500ms }\n";
+    let body = "buckets:\n  names: [knee]\nobjects:\n  size: 1KiB\nrounds:\n  count: 1\n  phases:\n    - { op: put, workers: 64, search: { slo: \"put.p99 < 150ms\", from: 50, to: 1600 }, warmup: 500ms, duration: 4s }\n";
     let text = common::workload(&sim.endpoint(), body);
     let outcome = common::run(&text, results.path()).await;
     assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
@@ -111,8 +111,37 @@ async fn a_search_finds_the_rate_the_target_can_serve_within_its_slo() {
     let found = &searches[0];
     let rate = found.sustainable_rate.expect("a sustainable rate");
     // Within 10 % of what 8 places of 20 ms serve (a step a little past it can still
-    // keep its SLO while the queue grows for 3 s; the resolution is 5 %).
-    assert!((360.0..=440.0).contains(&rate), "{found:?}");
+    // keep its SLO while the queue grows for 4 s; the resolution is 5 %). Steps of 4 s:
+    // a client stalled at a step's end by a busy machine costs a shorter step a larger
+    // share of its rate.
+    let failed: Vec<String> = outcome
+        .summary
+        .rows
+        .iter()
+        .filter(|r| found.judged.iter().any(|j| !j.passed && j.phase == r.phase))
+        .map(|r| {
+            format!(
+                "{}: {:?} in {:.3} s, p99 {} µs",
+                r.phase, r.open_loop, r.duration_s, r.stats.latency_us.p99
+            )
+        })
+        .collect();
+    // The knee is 8 ÷ the latency the target gives: 20 ms on a quiet machine, longer on
+    // a busy one (its timer wakes late). It lies between 400/s and what the slowest step
+    // far below it measured (whose latency also holds the client's own delay).
+    let served = outcome
+        .summary
+        .rows
+        .iter()
+        .filter(|r| ["put@50", "put@100"].contains(&r.phase.as_str()))
+        .map(|r| r.stats.latency_us.p50)
+        .max()
+        .expect("the first steps");
+    let knee = (8e6 / served as f64).min(400.0);
+    assert!(
+        (0.9 * knee..=440.0).contains(&rate),
+        "knee {knee:.0}/s (p50 {served} µs far below it): {found:?}\nfailed steps: {failed:#?}"
+    );
     let (low, high) = found.bracket;
     let high = high.expect("a rate that failed");
     assert_eq!(low, rate);
@@ -127,7 +156,14 @@ async fn a_search_finds_the_rate_the_target_can_serve_within_its_slo() {
         .map(|r| r.phase.as_str())
         .collect();
     assert_eq!(steps.len() as u32, found.steps, "{steps:?}");
-    assert_eq!(&steps[..4], ["put@50", "put@100", "put@200", "put@400"]);
+    // It climbed geometrically (a busy machine may fail a step at first and pass its
+    // confirming repeat, `#2`, before the climb goes on).
+    let climbed: Vec<&str> = steps.iter().filter(|p| !p.contains('#')).copied().collect();
+    assert_eq!(
+        &climbed[..4],
+        ["put@50", "put@100", "put@200", "put@400"],
+        "{steps:?}"
+    );
     // Both ends of the final bracket were run twice (a repeat that disagreed earlier
     // may have moved the bracket, with repeats of its own).
     for end in [low, high] {
@@ -150,7 +186,35 @@ async fn a_search_stops_at_its_budget_and_says_so() {
     let found = &outcome.summary.searches[0];
     assert!(found.budget_ran_out && !found.confirmed, "{found:?}");
     assert_eq!(found.steps, 2, "{found:?}");
-    assert_eq!(found.sustainable_rate, Some(100.0), "{found:?}");
-    assert_eq!(found.bracket, (100.0, None), "{found:?}");
+    assert_eq!(found.judged.len(), 2, "{found:?}");
+    assert_eq!(found.judged[0].phase, "put@50", "{found:?}");
+    // What it says is what its two steps showed, far below the knee: both passed
+    // (100/s, no rate above it tried), or a busy machine's client failed the second
+    // (the bracket then ends at it) or the first (it was run again to confirm).
+    let rate_of = |phase: &str| -> f64 { phase[4..].split('#').next().unwrap().parse().unwrap() };
+    let passed: Vec<f64> = found
+        .judged
+        .iter()
+        .filter(|s| s.passed)
+        .map(|s| rate_of(&s.phase))
+        .collect();
+    let failed = found
+        .judged
+        .iter()
+        .find(|s| !s.passed)
+        .map(|s| rate_of(&s.phase));
+    let best = passed.iter().copied().reduce(f64::max);
+    match (best, failed) {
+        (Some(best), None) => {
+            assert_eq!(found.judged[1].phase, "put@100", "{found:?}");
+            assert_eq!(found.sustainable_rate, Some(best), "{found:?}");
+            assert_eq!(found.bracket, (best, None), "{found:?}");
+        }
+        (Some(best), Some(fail)) if fail > best => {
+            assert_eq!(found.sustainable_rate, Some(best), "{found:?}");
+            assert_eq!(found.bracket, (best, Some(fail)), "{found:?}");
+        }
+        _ => assert_eq!(found.judged[1].phase, "put@50#2", "{found:?}"),
+    }
     sim.shutdown().await;
 }
