@@ -159,7 +159,7 @@ impl Part<'_> {
         ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
         // A `duration` phase stops at its deadline to the timer's precision, not at the
         // next tick: a resumed part runs what was left, not up to a second more.
-        let deadline = shared.run_for.map(|d| shared.start + d);
+        let deadline = shared.deadline();
         let deadline_passed = async {
             match deadline {
                 Some(at) => keystorm_timer::sleep_until(at).await,

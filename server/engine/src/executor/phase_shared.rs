@@ -43,9 +43,13 @@ impl PhaseShared {
         self.slots.fetch_add(1, Ordering::Relaxed)
     }
 
+    /// When this part of a `duration` phase ends.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.run_for.map(|d| self.start + d)
+    }
+
     /// Whether this part of a `duration` phase has reached its deadline.
     pub fn past_deadline(&self) -> bool {
-        self.run_for
-            .is_some_and(|d| Instant::now() >= self.start + d)
+        self.deadline().is_some_and(|at| Instant::now() >= at)
     }
 }

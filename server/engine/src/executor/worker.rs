@@ -213,9 +213,7 @@ impl Worker {
         };
         let slot = self.shared.slot();
         let intended = self.shared.start + Duration::from_secs_f64(slot as f64 / rate);
-        if let Some(d) = self.shared.run_for
-            && intended >= self.shared.start + d
-        {
+        if self.shared.deadline().is_some_and(|at| intended >= at) {
             return None;
         }
         if intended > Instant::now() {

@@ -5,9 +5,9 @@
 //! A general client (hyper's pooled one) hands each request to a task of the
 //! connection's and waits to be woken with the answer: two wake-ups and a channel
 //! per request. Here nothing is handed over; against hyper's client this took 14 to
-//! 38 % off the client CPU of a 1 KiB PUT, GET and HEAD (`scripts/bench_builds.sh`). Kept simple on purpose: one request at a time per connection, no
-//! pipelining, bodies of known length, answers framed by `Content-Length`, chunks or
-//! the close.
+//! 38 % off the client CPU of a 1 KiB PUT, GET and HEAD (`scripts/bench_builds.sh`).
+//! Kept simple on purpose: one request at a time per connection, no pipelining,
+//! bodies of known length, answers framed by `Content-Length`, chunks or the close.
 
 mod conn;
 mod error;
