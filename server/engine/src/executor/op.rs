@@ -209,11 +209,8 @@ impl OpRunner {
         selection: Selection,
         pick: Option<EpochPick>,
     ) -> Outcome {
-        // Boxed: the operation's future holds every kind's client call, and moving it
-        // through the timing scope by value copied it per request (its saving is not
-        // yet measured on its own).
         let (mut outcome, arrival) =
-            keystorm_s3::arrival::timed(Box::pin(self.run_op(op, draw, selection, pick))).await;
+            keystorm_s3::arrival::timed(self.run_op(op, draw, selection, pick)).await;
         if let Outcome::Done {
             latency_from,
             result,
