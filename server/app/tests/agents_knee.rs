@@ -19,7 +19,8 @@ use fleet_support::{
     get_json, merged_run, start_agent, start_agents, start_controller, start_split_run,
 };
 use process_support::{
-    kill_9, read_json, start_sim_with_knee_at_400, summary_rows, wait_for, workload, write_workload,
+    keystorm, kill_9, read_json, start_sim_with_knee_at_400, summary_rows, wait_for, workload,
+    write_workload,
 };
 
 /// Held by each test for its whole length, so no two measure the knee at once.
@@ -245,4 +246,23 @@ async fn a_search_step_an_agent_was_killed_in_is_run_again_by_all_and_not_judged
         .unwrap();
     let asked = rerun["open_loop"]["asked_per_sec"].as_f64().unwrap();
     assert!((asked - 200.0).abs() < 1e-6, "{rerun}");
+    // `show --json` lists the voided step among the search's steps, marked: it holds
+    // only part of the shards' work, so it is not a point of the curve.
+    let run_id = merged.file_name().unwrap().to_str().unwrap();
+    let shown = keystorm(&["show", run_id, "--json"], &controller_results)
+        .output()
+        .unwrap();
+    assert!(
+        shown.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let steps = shown["sweeps"][0]["steps"].as_array().unwrap();
+    let marked: Vec<&str> = steps
+        .iter()
+        .filter(|s| s["voided"] == true)
+        .map(|s| s["phase"].as_str().unwrap())
+        .collect();
+    assert_eq!(marked, ["put@200"], "{steps:?}");
 }

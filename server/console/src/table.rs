@@ -169,7 +169,7 @@ pub fn curves_text(summary: &keystorm_results::Summary) -> String {
             (s.section, s.round, s.phase.as_str()) == (c.section, c.round, c.sweep.as_str())
         })
     };
-    let sweeps = keystorm_results::sweep_curves(&summary.rows)
+    let sweeps = keystorm_results::sweep_curves(&summary.rows, &summary.searches)
         .into_iter()
         .filter(|c| !searched(c))
         .map(|c| format!("{}\n", sweep_line(&c)));

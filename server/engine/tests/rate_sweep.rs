@@ -85,7 +85,7 @@ async fn a_sweep_steps_through_its_rates_and_latency_climbs_past_the_knee() {
         "p99 rises past the knee: {past:?}"
     );
     // The curve: one, for the PUTs, its knee the last step below the first behind.
-    let curves = keystorm_results::sweep_curves(&outcome.summary.rows);
+    let curves = keystorm_results::sweep_curves(&outcome.summary.rows, &outcome.summary.searches);
     assert_eq!(curves.len(), 1, "{curves:?}");
     let curve = &curves[0];
     assert_eq!((curve.sweep.as_str(), curve.op), ("put", OpKind::Put));

@@ -175,6 +175,32 @@ fn is_false(b: &bool) -> bool {
 }
 
 impl SummaryRow {
+    /// A row of round 1's `phase`, PUTs, nothing measured: for tests to fill in.
+    #[cfg(test)]
+    pub(crate) fn for_test(phase: &str) -> SummaryRow {
+        SummaryRow {
+            section: crate::Section::Round,
+            round: Some(1),
+            phase: phase.into(),
+            op: OpKind::Put,
+            objects_at_start: 0,
+            started_at: "2026-11-29T00:00:00Z".into(),
+            duration_s: 10.0,
+            client_cpu_s: 0.1,
+            stats: crate::metrics::OpSummary::default(),
+            index_at_start: Vec::new(),
+            index_at_end: Vec::new(),
+            interrupted: false,
+            resumed: false,
+            redone: 0,
+            taken_over: false,
+            wall_s: None,
+            open_loop: None,
+            sweep: None,
+            endpoints: Vec::new(),
+        }
+    }
+
     /// The tag of the row's phase × round × operation in `histograms.hlog`.
     pub fn log_tag(&self) -> String {
         let round = self

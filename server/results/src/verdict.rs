@@ -333,35 +333,14 @@ mod tests {
     }
 
     fn row(phase: &str, round: Option<u32>, ops: u64, errors: u64) -> SummaryRow {
-        SummaryRow {
-            section: if round.is_some() {
-                crate::Section::Round
-            } else {
-                crate::Section::Before
-            },
-            round,
-            phase: phase.into(),
-            op: keystorm_types::OpKind::Put,
-            objects_at_start: 0,
-            started_at: "2026-11-29T00:00:00Z".into(),
-            duration_s: 10.0,
-            client_cpu_s: 0.1,
-            stats: crate::metrics::OpSummary {
-                ops,
-                errors,
-                ..Default::default()
-            },
-            index_at_start: Vec::new(),
-            index_at_end: Vec::new(),
-            interrupted: false,
-            resumed: false,
-            redone: 0,
-            taken_over: false,
-            wall_s: None,
-            open_loop: None,
-            sweep: None,
-            endpoints: Vec::new(),
+        let mut row = SummaryRow::for_test(phase);
+        if round.is_none() {
+            row.section = crate::Section::Before;
         }
+        row.round = round;
+        row.stats.ops = ops;
+        row.stats.errors = errors;
+        row
     }
 
     #[test]

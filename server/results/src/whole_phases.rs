@@ -205,25 +205,13 @@ mod tests {
             all.merge(&stats);
         }
         SummaryRow {
-            section: Section::Round,
-            round: Some(1),
-            phase: "read".into(),
             op: OpKind::Get,
             objects_at_start: 10,
             started_at: "2026-11-26T00:00:00Z".into(),
             duration_s: seconds as f64,
             client_cpu_s: 0.5,
             stats: all.op(OpKind::Get).summarize(Duration::from_secs(seconds)),
-            index_at_start: Vec::new(),
-            index_at_end: Vec::new(),
-            interrupted: false,
-            resumed: false,
-            redone: 0,
-            taken_over: false,
-            wall_s: None,
-            open_loop: None,
-            sweep: None,
-            endpoints: Vec::new(),
+            ..SummaryRow::for_test("read")
         }
     }
 

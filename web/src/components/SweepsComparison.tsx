@@ -10,7 +10,7 @@ import { logAxis } from "../lib/log-axis";
 import { GRID_COLOUR, PERCENTILE_DASH, RUN_PALETTE, markerOf } from "../lib/palette";
 import { achievedAxis, latencyAxis, latencyTooltip, sloLine } from "./sweepChartParts";
 import { wholePhaseRows } from "../lib/rounds";
-import { type SweepCurve, curvePlace, knee, latencyBounds, sweepCurves } from "../lib/sweeps";
+import { type SweepCurve, curvePlace, curvePoints, knee, latencyBounds, sweepCurves } from "../lib/sweeps";
 import { fitUnit } from "../lib/units";
 import { RoundDot } from "./charts";
 import { MarkerGlyph } from "./Marker";
@@ -42,7 +42,7 @@ function Overlay({ runs, at }: { runs: RunCurves[]; at: string }) {
   const curves = runs.map((r) => r.curves.find((c) => key(c) === at));
   const first = curves.find((c) => c) as SweepCurve;
   const bounds = latencyBounds(curves.flatMap((c) => c?.search?.slo ?? [])).filter((b) => b.op === first.op);
-  const allMs = curves.flatMap((c) => c?.points.flatMap((p) => [p.p50 / 1000, p.p99 / 1000]) ?? []);
+  const allMs = curves.flatMap((c) => (c ? curvePoints(c) : []).flatMap((p) => [p.p50 / 1000, p.p99 / 1000]));
   const fit = fitUnit("ms", Math.max(0, ...allMs, ...bounds.map((b) => b.us / 1000)));
   const lines = curves.flatMap((c, i) =>
     c
@@ -51,7 +51,7 @@ function Overlay({ runs, at }: { runs: RunCurves[]; at: string }) {
           name: `${runs[i].label} ${f}`,
           run: i,
           figure: f,
-          points: c.points.map((p) => ({ achieved: p.achieved, v: (p[f] / 1000) * fit.factor })),
+          points: curvePoints(c).map((p) => ({ achieved: p.achieved, v: (p[f] / 1000) * fit.factor })),
         }))
       : [],
   );

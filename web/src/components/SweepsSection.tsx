@@ -9,7 +9,7 @@ import { fitUnit, scaleRows } from "../lib/units";
 import { logAxis } from "../lib/log-axis";
 import { GRID_COLOUR, LABEL_COLOUR, PERCENTILE_DASH, SUSTAINABLE_COLOUR, opColour } from "../lib/palette";
 import { achievedAxis, latencyAxis, latencyTooltip, sloLine } from "./sweepChartParts";
-import { type SearchResult, type SweepCurve, curvePlace, knee, latencyBounds, sweepCurves } from "../lib/sweeps";
+import { type SearchResult, type SweepCurve, curvePlace, curvePoints, knee, latencyBounds, sweepCurves } from "../lib/sweeps";
 import { SeriesLegend, useHiddenSeries } from "./SeriesLegend";
 
 const LINES = [
@@ -39,7 +39,7 @@ export function searchText(s: SearchResult): string {
 /** Where a sweep stopped keeping up, as `keystorm show` says it. */
 export function sweepText(c: SweepCurve): string {
   const k = knee(c);
-  const b = c.points.find((p) => !p.keptUp);
+  const b = curvePoints(c).find((p) => !p.keptUp);
   const behind = b && `${fmtRate(b.asked)} (sent ${Math.round((100 * b.sent) / b.asked)} %, p99 ${fmtLatency(b.p99)})`;
   if (!k) return behind ? `behind from its first step, ${behind}` : "no step measured";
   const kept = `kept up to ${fmtRate(k.asked)} (p50 ${fmtLatency(k.p50)}, p99 ${fmtLatency(k.p99)})`;
@@ -49,7 +49,9 @@ export function sweepText(c: SweepCurve): string {
 function CurveChart({ curve }: { curve: SweepCurve }) {
   const bounds = curve.search ? latencyBounds(curve.search.slo).filter((b) => b.op === curve.op) : [];
   // Latencies in ms, then in the unit that fits their range (µs, ms or s).
-  const ms = curve.points.map((p) => ({ ...p, p50: p.p50 / 1000, p99: p.p99 / 1000, p999: p.p999 / 1000 }));
+  // A voided step is listed in the table, not drawn: its rows are part of the shards' work.
+  const drawn = curvePoints(curve);
+  const ms = drawn.map((p) => ({ ...p, p50: p.p50 / 1000, p99: p.p99 / 1000, p999: p.p999 / 1000 }));
   const boundsMs = bounds.map((b) => ({ ...b, ms: b.us / 1000 }));
   const fit = fitUnit("ms", Math.max(0, ...ms.flatMap((p) => [p.p50, p.p99, p.p999]), ...boundsMs.map((b) => b.ms)));
   const data = scaleRows(ms, ["p50", "p99", "p999"], fit.factor);
@@ -57,7 +59,7 @@ function CurveChart({ curve }: { curve: SweepCurve }) {
   const axis = logAxis([...data.flatMap((d) => [d.p50, d.p99, d.p999]), ...lines.map((b) => b.y)]);
   const kneePoint = curve.search ? undefined : knee(curve);
   const found = curve.search?.sustainable_rate;
-  const foundPoint = found != null ? curve.points.find((p) => p.asked === found) : undefined;
+  const foundPoint = found != null ? drawn.find((p) => p.asked === found) : undefined;
   const [hidden, toggle] = useHiddenSeries();
   const legend = LINES.map((l) => ({ key: l.key, name: l.name, colour: opColour(curve.op), dash: PERCENTILE_DASH[l.name] }));
   return (

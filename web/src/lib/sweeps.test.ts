@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sweepStepRow } from "./test-rows";
-import { knee, latencyBounds, sweepCurves } from "./sweeps";
+import { curvePoints, knee, latencyBounds, sweepCurves } from "./sweeps";
 
 
 describe("sweep curves", () => {
@@ -19,6 +19,24 @@ describe("sweep curves", () => {
     const [curve] = sweepCurves(rows, [search as never]);
     expect(curve.points.map((p) => p.phase)).toEqual(["put@100"]);
     expect(curve.search?.sustainable_rate).toBe(100);
+  });
+
+  it("lists a voided step of a search but draws it on no curve and takes no knee from it", () => {
+    // find@200 ran on two shards of three before one restarted: a third short of its rate.
+    const rows = [sweepStepRow("find@100", "find", 100, 100, 20_000), sweepStepRow("find@200", "find", 200, 133, 20_000), sweepStepRow("find@200#2", "find", 200, 200, 21_000), sweepStepRow("find@400", "find", 400, 400, 22_000)];
+    const search = { section: "round", round: 1, phase: "find", slo: ["put.p99 < 50ms"], sustainable_rate: 400, bracket: [400, null], confirmed: false, steps: 3, voided: ["find@200"] } as const;
+    const [curve] = sweepCurves(rows, [search as never]);
+    expect(curve.points.map((p) => [p.phase, p.voided])).toEqual([
+      ["find@100", false],
+      ["find@200", true],
+      ["find@200#2", false],
+      ["find@400", false],
+    ]);
+    expect(curvePoints(curve).map((p) => p.phase)).toEqual(["find@100", "find@200#2", "find@400"]);
+    expect(knee(curve)?.phase).toBe("find@400");
+    // Unmarked, the short step would read as the store falling behind at 200/s.
+    const [bare] = sweepCurves(rows);
+    expect(knee(bare)?.phase).toBe("find@100");
   });
 
   it("reads the latency bounds of SLOs and skips the others", () => {

@@ -18,6 +18,9 @@ export interface SweepPoint {
   p99: number;
   p999: number;
   keptUp: boolean;
+  /** A search's step a shard restarted in (its search's `voided`): run again, not judged,
+   * its rows only part of the shards' work. Listed with the steps, never a point of the curve. */
+  voided: boolean;
 }
 
 export interface SweepCurve {
@@ -43,6 +46,7 @@ export function sweepCurves(rows: SummaryRow[], searches: SearchResult[] = []): 
       curves.push(curve);
     }
     if (curve.points.some((p) => p.phase === r.phase)) continue;
+    const voided = curve.search?.voided?.includes(r.phase) ?? false;
     curve.points.push({
       phase: r.phase,
       asked: r.open_loop.asked_per_sec,
@@ -52,16 +56,22 @@ export function sweepCurves(rows: SummaryRow[], searches: SearchResult[] = []): 
       p99: r.latency_us.p99,
       p999: r.latency_us.p999,
       keptUp: !openLoopBehind(r.open_loop),
+      voided,
     });
   }
   for (const c of curves) c.points.sort((a, b) => a.asked - b.asked || a.phase.localeCompare(b.phase));
   return curves;
 }
 
+/** The steps drawn on the curve: all but the voided. */
+export function curvePoints(curve: SweepCurve): SweepPoint[] {
+  return curve.points.filter((p) => !p.voided);
+}
+
 /** A sweep's knee: the last step that kept up before the first that did not. */
 export function knee(curve: SweepCurve): SweepPoint | undefined {
   let last: SweepPoint | undefined;
-  for (const p of curve.points) {
+  for (const p of curvePoints(curve)) {
     if (!p.keptUp) break;
     last = p;
   }

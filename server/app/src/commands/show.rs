@@ -107,7 +107,11 @@ fn print_json(
         );
         object.insert(
             "sweeps".into(),
-            serde_json::to_value(keystorm_results::sweep_curves(&summary.rows)).map_err(failed)?,
+            serde_json::to_value(keystorm_results::sweep_curves(
+                &summary.rows,
+                &summary.searches,
+            ))
+            .map_err(failed)?,
         );
     }
     let text = serde_json::to_string_pretty(&value).map_err(failed)?;
