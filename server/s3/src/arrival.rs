@@ -61,19 +61,13 @@ pub(crate) fn note_slot(slot: &Arc<Slot>) {
     let _ = LAST_RESPONSE.try_with(|noted| noted.set(Some((slot.clone(), exchange))));
 }
 
-/// Whether this system's kernel stamps received data (asked once, on a socket of its
-/// own).
+/// Whether this system's kernel stamps received data: a byte sent over a loopback
+/// connection of its own came stamped (asked once; the connection's receiving end then
+/// stays open for the life of the process, see [`crate::fast::stamped::stamping_probe`]).
+/// Asked when a `fast` client is built, so stamps are on before its first request.
 pub(crate) fn kernel_stamps() -> bool {
-    static STAMPS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *STAMPS.get_or_init(|| {
-        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-        // SAFETY: socket takes three integers and returns a new descriptor or -1.
-        let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
-        if fd < 0 {
-            return false;
-        }
-        // SAFETY: `fd` was just returned to us and is owned by nobody else.
-        let probe = unsafe { OwnedFd::from_raw_fd(fd) };
-        crate::fast::stamped::ask_for_stamps(probe.as_raw_fd()).is_ok()
-    })
+    static PROBE: std::sync::OnceLock<Option<std::net::TcpStream>> = std::sync::OnceLock::new();
+    PROBE
+        .get_or_init(crate::fast::stamped::stamping_probe)
+        .is_some()
 }

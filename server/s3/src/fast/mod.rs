@@ -116,6 +116,8 @@ impl FastClient {
         let base = uri::Base::parse(&config.endpoint, config.path_style)
             .map_err(|e| other(e.to_string()))?;
         let mut tls = tls::client_config(&config.tls).map_err(|e| other(e.to_string()))?;
+        // Turns the kernel's receive stamps on before the first request (see there).
+        crate::arrival::kernel_stamps();
         tls.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(FastClient {
             wire: Wire::new(Some(Arc::new(tls)), config.pool_size),
