@@ -9,7 +9,9 @@
 
 use std::cell::Cell;
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 use std::time::Instant;
 
 use crate::fast::stamped::Slot;
@@ -30,13 +32,29 @@ tokio::task_local! {
 
 /// Runs `call`; returns what it returned and when its last response arrived, if its
 /// client could tell.
-pub async fn timed<F: Future>(call: F) -> (F::Output, Option<Arrival>) {
-    LAST_RESPONSE
-        .scope(Cell::new(None), async {
-            let out = call.await;
-            (out, so_far())
-        })
-        .await
+///
+/// `call` is polled where it lies, inside the scope: an `async` wrapper would keep it
+/// both as its argument and as what it awaits, and the op futures timed here are
+/// kilobytes, copied whole each time the future holding them moves.
+pub fn timed<F: Future>(call: F) -> impl Future<Output = (F::Output, Option<Arrival>)> {
+    LAST_RESPONSE.scope(Cell::new(None), Timed { call })
+}
+
+pin_project_lite::pin_project! {
+    /// `call`, and when its last response arrived once it is done.
+    struct Timed<F> {
+        #[pin]
+        call: F,
+    }
+}
+
+impl<F: Future> Future for Timed<F> {
+    type Output = (F::Output, Option<Arrival>);
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let out = ready!(self.project().call.poll(cx));
+        Poll::Ready((out, so_far()))
+    }
 }
 
 /// When the last response of the call under way arrived, as far as it has been read.
