@@ -13,11 +13,12 @@ mod xml;
 
 pub use tls::TlsError;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http::{Method, Request, StatusCode, header};
+use http::{Method, StatusCode};
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
@@ -30,6 +31,7 @@ use super::{
 use crate::backend::ObjectCalls;
 use crate::payload::{Payload, PayloadBody};
 use keystorm_types::{ErrorClass, OpError};
+use sign::Outgoing;
 use wire::{Response, Wire, WireError};
 
 /// A general-purpose pooled hyper client, for the few calls off the hot path that
@@ -93,6 +95,23 @@ fn meta_headers<'a>(
         .collect()
 }
 
+/// What is wrong with a request header, if anything: names are lower-case tokens,
+/// values have no line breaks or other control characters.
+fn header_fault(name: &str, value: &str) -> Option<String> {
+    let token =
+        |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b"!#$%&'*+-.^_`|~".contains(&b);
+    if name.is_empty() || !name.bytes().all(token) {
+        return Some(format!("header name {name:?}"));
+    }
+    if !value
+        .bytes()
+        .all(|b| b == b'\t' || (b >= b' ' && b != 0x7f))
+    {
+        return Some(format!("value of header {name} has a control character"));
+    }
+    None
+}
+
 /// Bodies of error responses are read up to this size (to find the S3 error code).
 const MAX_ERROR_BODY: usize = 64 * 1024;
 
@@ -144,35 +163,35 @@ impl FastClient {
             body,
             what,
         } = r;
-        let uri = self.base.uri(bucket, key, query);
-        self.attempt(method, &uri, headers, body, what).await
-    }
-
-    async fn attempt(
-        &self,
-        method: Method,
-        uri: &str,
-        headers: &[(&str, &str)],
-        body: Payload,
-        what: &str,
-    ) -> Result<Response<'_>, OpError> {
-        let mut builder = Request::builder().method(method.clone()).uri(uri);
-        for (k, v) in headers {
-            builder = builder.header(*k, *v);
+        let bad = |m: String| OpError::new(ErrorClass::Other, format!("{what}: {m}"));
+        if let Some(fault) = headers.iter().find_map(|(n, v)| header_fault(n, v)) {
+            return Err(bad(format!("bad request: {fault}")));
         }
         // RGW answers a PUT or POST without a length with 411 MissingContentLength (a
         // 0-byte object, an empty part); the length is signed like the rest.
-        if body.is_empty() && (method == Method::PUT || method == Method::POST) {
-            builder = builder.header(header::CONTENT_LENGTH, "0");
-        }
-        let signed = self.signer.payload_hash(&body);
-        let mut request = builder
-            .body(())
-            .map_err(|e| OpError::new(ErrorClass::Other, format!("{what}: bad request: {e}")))?;
-        self.signer
-            .sign(&mut request, signed)
-            .map_err(|m| OpError::new(ErrorClass::Other, format!("{what}: {m}")))?;
-        let send = self.wire.exchange(&request, &body);
+        let headers: Cow<'_, [(&str, &str)]> =
+            if body.is_empty() && (method == Method::PUT || method == Method::POST) {
+                let mut with_length = headers.to_vec();
+                with_length.push(("content-length", "0"));
+                Cow::Owned(with_length)
+            } else {
+                Cow::Borrowed(headers)
+            };
+        let mut target = String::with_capacity(bucket.len() + key.len() * 3 + 32);
+        self.base.target_into(&mut target, bucket, key, query);
+        let host = self.base.host(bucket);
+        let request = Outgoing {
+            method: method.as_str(),
+            target: &target,
+            host: &host,
+            headers: &headers,
+        };
+        let signed = self
+            .signer
+            .sign_outgoing(&request, self.signer.payload_hash(&body))
+            .map_err(|e| bad(e.to_string()))?;
+        let peer = self.base.peer(bucket);
+        let send = self.wire.exchange(&peer, &request, &signed, &body);
         let result = match self.timeout {
             Some(t) => tokio::time::timeout(t, send).await.map_err(|_| {
                 OpError::new(
@@ -279,11 +298,7 @@ impl ObjectCalls for FastClient {
             .await?;
         let r = self.check(r, "GET").await?;
         let headers_at = start.elapsed();
-        let md5 = r
-            .headers()
-            .get(header::ETAG)
-            .and_then(|v| v.to_str().ok())
-            .and_then(md5_of_etag);
+        let md5 = r.headers().get("etag").and_then(md5_of_etag);
         let mut r = r;
         let mut bytes = 0u64;
         let mut ttfb = None;
@@ -348,25 +363,21 @@ impl ObjectCalls for FastClient {
             return Err(classify::status(r.status().as_u16(), None, "HEAD"));
         }
         let h = r.headers();
-        let text = |name: header::HeaderName| {
-            h.get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
-        };
+        let text = |name: &str| h.get(name).map(str::to_string);
         let mut metadata: Vec<(String, String)> = h
             .iter()
             .filter_map(|(k, v)| {
-                let name = k.as_str().strip_prefix("x-amz-meta-")?;
-                Some((name.to_string(), v.to_str().ok()?.to_string()))
+                let name = k.strip_prefix("x-amz-meta-")?;
+                Some((name.to_string(), v.to_string()))
             })
             .collect();
         metadata.sort();
         Ok(HeadOutcome {
-            size: text(header::CONTENT_LENGTH)
+            size: text("content-length")
                 .and_then(|s| s.parse().ok())
                 .unwrap_or(0),
-            etag: text(header::ETAG),
-            last_modified: text(header::LAST_MODIFIED),
+            etag: text("etag"),
+            last_modified: text("last-modified"),
             metadata,
         })
     }
@@ -532,5 +543,20 @@ impl ObjectCalls for FastClient {
             .await?;
         let r = self.check(r, "DeleteBucket").await?;
         self.read_body(r, "DeleteBucket").await.map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::header_fault;
+
+    #[test]
+    fn headers_that_would_break_the_head_are_refused() {
+        assert_eq!(header_fault("x-amz-meta-a", "storage team\tx"), None);
+        assert_eq!(header_fault("range", "bytes=0-9"), None);
+        assert!(header_fault("x-amz-meta-a", "one\r\nx-evil: 1").is_some());
+        assert!(header_fault("X-Amz-Meta-A", "1").is_some());
+        assert!(header_fault("bad name", "1").is_some());
+        assert!(header_fault("", "1").is_some());
     }
 }

@@ -61,11 +61,7 @@ impl MultipartCalls for FastClient {
             })
             .await?;
         let r = self.check(r, what).await?;
-        let etag = r
-            .headers()
-            .get(http::header::ETAG)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string);
+        let etag = r.headers().get("etag").map(str::to_string);
         self.read_body(r, what).await?;
         etag.ok_or_else(|| OpError::new(ErrorClass::Other, format!("{what}: no ETag")))
     }

@@ -4,10 +4,11 @@
 
 use std::borrow::Cow;
 
-use http::{HeaderMap, Method, Uri};
+use http::Uri;
 use percent_encoding::{percent_decode, utf8_percent_encode};
 use sha2::{Digest, Sha256};
 
+use super::Outgoing;
 use crate::fast::uri::STRICT;
 
 /// Headers AWS leaves unsigned: proxies and clients may change them on the way.
@@ -18,8 +19,7 @@ const UNSIGNED: [&str; 4] = [
     "transfer-encoding",
 ];
 
-/// What the signature covers, from a request that already carries `x-amz-date`,
-/// `x-amz-content-sha256` (and the session token, if any).
+/// What the signature covers.
 pub struct Canonical {
     /// The SHA-256 of the canonical request, in hex.
     pub hash: [u8; 64],
@@ -27,36 +27,40 @@ pub struct Canonical {
     pub signed_headers: String,
 }
 
-/// Hashes the canonical request of `method` `uri` with `headers` (the `host` header is
-/// taken from the URI, as hyper sends it) and the body's `payload_hash`.
-pub fn canonical(method: &Method, uri: &Uri, headers: &HeaderMap, payload_hash: &str) -> Canonical {
+/// Hashes the canonical request of `request` with the signature's own headers `added`
+/// (`x-amz-date`, `x-amz-content-sha256`, the session token) and the body's
+/// `payload_hash`. The `host` header is the request's `host` unless it has one.
+pub fn canonical<'a>(
+    request: &Outgoing<'a>,
+    added: impl Iterator<Item = (&'static str, &'a str)>,
+    payload_hash: &str,
+) -> Canonical {
+    let (path, query) = request
+        .target
+        .split_once('?')
+        .unwrap_or((request.target, ""));
     let mut sha = Sha256::new();
-    sha.update(method.as_str());
+    sha.update(request.method);
     sha.update(b"\n");
-    sha.update(match uri.path() {
-        "" => "/",
-        path => path,
-    });
+    sha.update(if path.is_empty() { "/" } else { path });
     sha.update(b"\n");
-    if let Some(query) = uri.query().filter(|q| !q.is_empty()) {
+    if !query.is_empty() {
         hash_query(&mut sha, query);
     }
     sha.update(b"\n");
 
-    let host = host_of(uri);
-    let mut signed: Vec<(&str, &str)> = Vec::with_capacity(headers.len() + 1);
-    if !headers.contains_key(http::header::HOST) {
-        signed.push(("host", host.as_ref()));
+    let mut signed: Vec<(&str, &str)> = Vec::with_capacity(request.headers.len() + 5);
+    if !request.headers.iter().any(|(name, _)| *name == "host") {
+        signed.push(("host", request.host));
     }
-    for (name, value) in headers {
-        if UNSIGNED.contains(&name.as_str()) {
-            continue;
-        }
-        // A value that is not visible ASCII cannot be put in the canonical request.
-        if let Ok(value) = value.to_str() {
-            signed.push((name.as_str(), value));
-        }
-    }
+    signed.extend(
+        request
+            .headers
+            .iter()
+            .copied()
+            .chain(added.map(|(name, value)| (name as &str, value)))
+            .filter(|(name, value)| !UNSIGNED.contains(name) && visible(value)),
+    );
     // Stable: several values of one header keep the order they were added in.
     signed.sort_by(|a, b| a.0.cmp(b.0));
     let mut signed_headers = String::with_capacity(signed.len() * 16);
@@ -89,6 +93,14 @@ pub fn canonical(method: &Method, uri: &Uri, headers: &HeaderMap, payload_hash: 
         hash,
         signed_headers,
     }
+}
+
+/// Whether a header value can be put in the canonical request: visible ASCII, spaces
+/// and tabs. Another goes unsigned.
+fn visible(value: &str) -> bool {
+    value
+        .bytes()
+        .all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
 }
 
 /// The `host` value signed: the URI's authority, without a scheme's default port.

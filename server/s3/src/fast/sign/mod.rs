@@ -25,14 +25,58 @@ type HmacSha256 = Hmac<Sha256>;
 /// The payload hash S3 accepts for a body that is not signed.
 const UNSIGNED_PAYLOAD: &str = "UNSIGNED-PAYLOAD";
 
+/// The headers a signature adds.
+const ADDED: [&str; 4] = [
+    "x-amz-date",
+    "x-amz-content-sha256",
+    "x-amz-security-token",
+    "authorization",
+];
+
 pub struct Signer {
     access_key_id: String,
     secret_access_key: String,
-    session_token: Option<HeaderValue>,
+    session_token: Option<String>,
     region: String,
     payload_signing: bool,
     /// The signing key of one day (`YYYYMMDD`), keyed into an HMAC ready to clone.
     day_key: Mutex<Option<([u8; 8], HmacSha256)>>,
+}
+
+/// A request as it is signed and sent: its method, its target (path and query, encoded
+/// as they go on the wire), the `host` it names and its own headers (lower-case names).
+pub struct Outgoing<'a> {
+    pub method: &'a str,
+    pub target: &'a str,
+    pub host: &'a str,
+    pub headers: &'a [(&'a str, &'a str)],
+}
+
+/// The headers a signature adds to a request: its time, its payload hash, the session
+/// token (if any) and the authorization.
+pub struct Signed<'s> {
+    date: AmzDate,
+    payload_hash: Option<String>,
+    session_token: Option<&'s str>,
+    authorization: String,
+}
+
+impl Signed<'_> {
+    /// The added headers, names lower-case, in the order they are written.
+    pub fn headers(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        [
+            Some(("x-amz-date", self.date.stamp())),
+            Some(("x-amz-content-sha256", self.payload_hash())),
+            self.session_token.map(|t| ("x-amz-security-token", t)),
+            Some(("authorization", self.authorization.as_str())),
+        ]
+        .into_iter()
+        .flatten()
+    }
+
+    fn payload_hash(&self) -> &str {
+        self.payload_hash.as_deref().unwrap_or(UNSIGNED_PAYLOAD)
+    }
 }
 
 impl Signer {
@@ -41,11 +85,11 @@ impl Signer {
         region: &str,
         payload_signing: bool,
     ) -> Signer {
-        let session_token = credentials.session_token.as_deref().and_then(|t| {
-            let mut value = HeaderValue::from_str(t).ok()?;
-            value.set_sensitive(true);
-            Some(value)
-        });
+        // A token a header cannot carry is not sent (the store then refuses the keys).
+        let session_token = credentials
+            .session_token
+            .clone()
+            .filter(|t| HeaderValue::from_str(t).is_ok());
         Signer {
             access_key_id: credentials.access_key_id.clone(),
             secret_access_key: credentials.secret_access_key.clone(),
@@ -84,20 +128,64 @@ impl Signer {
         payload_hash: Option<String>,
         time: SystemTime,
     ) -> Result<(), SignError> {
-        let date = AmzDate::new(time);
-        let payload_hash = payload_hash.as_deref().unwrap_or(UNSIGNED_PAYLOAD);
-        let headers = request.headers_mut();
-        headers.insert("x-amz-date", value(date.stamp())?);
-        headers.insert("x-amz-content-sha256", value(payload_hash)?);
-        if let Some(token) = &self.session_token {
-            headers.insert("x-amz-security-token", token.clone());
+        let uri = request.uri();
+        let target = match uri.path_and_query().map(|p| p.as_str()) {
+            None | Some("") => "/",
+            Some(p) => p,
+        };
+        let host = host_of(uri);
+        // A value that is not visible ASCII cannot be put in the canonical request: it
+        // goes unsigned.
+        // The signature's own headers are replaced, not repeated.
+        let headers: Vec<(&str, &str)> = request
+            .headers()
+            .iter()
+            .filter(|(k, _)| !ADDED.contains(&k.as_str()))
+            .filter_map(|(k, v)| Some((k.as_str(), v.to_str().ok()?)))
+            .collect();
+        let outgoing = Outgoing {
+            method: request.method().as_str(),
+            target,
+            host: &host,
+            headers: &headers,
+        };
+        let signed = self.sign_outgoing_at(&outgoing, payload_hash, time)?;
+        let mut added = Vec::with_capacity(4);
+        for (name, text) in signed.headers() {
+            let mut value = value(text)?;
+            value.set_sensitive(name == "authorization" || name == "x-amz-security-token");
+            added.push((http::HeaderName::from_static(name), value));
         }
-        let canonical = canonical::canonical(
-            request.method(),
-            request.uri(),
-            request.headers(),
+        let headers = request.headers_mut();
+        for (name, value) in added {
+            headers.insert(name, value);
+        }
+        Ok(())
+    }
+
+    /// The signature of `request`, whose body has the SHA-256 `payload_hash`.
+    pub fn sign_outgoing(
+        &self,
+        request: &Outgoing<'_>,
+        payload_hash: Option<String>,
+    ) -> Result<Signed<'_>, SignError> {
+        self.sign_outgoing_at(request, payload_hash, SystemTime::now())
+    }
+
+    fn sign_outgoing_at(
+        &self,
+        request: &Outgoing<'_>,
+        payload_hash: Option<String>,
+        time: SystemTime,
+    ) -> Result<Signed<'_>, SignError> {
+        let mut signed = Signed {
+            date: AmzDate::new(time),
             payload_hash,
-        );
+            session_token: self.session_token.as_deref(),
+            authorization: String::new(),
+        };
+        let canonical = canonical::canonical(request, signed.headers(), signed.payload_hash());
+        let date = &signed.date;
         let mut mac = self.day_key(date.date())?;
         for piece in [
             "AWS4-HMAC-SHA256\n",
@@ -114,7 +202,8 @@ impl Signer {
         let mut signature = [0u8; 64];
         // 32 bytes into 64 hex digits.
         let _ = hex::encode_to_slice(mac.finalize().into_bytes(), &mut signature);
-        let mut authorization = String::with_capacity(
+        let authorization = &mut signed.authorization;
+        authorization.reserve(
             160 + self.access_key_id.len() + self.region.len() + canonical.signed_headers.len(),
         );
         for piece in [
@@ -131,12 +220,7 @@ impl Signer {
         ] {
             authorization.push_str(piece);
         }
-        let mut authorization = HeaderValue::try_from(authorization).map_err(SignError::new)?;
-        authorization.set_sensitive(true);
-        request
-            .headers_mut()
-            .insert(http::header::AUTHORIZATION, authorization);
-        Ok(())
+        Ok(signed)
     }
 
     /// An HMAC keyed with the signing key of `date` (`YYYYMMDD`), derived from the

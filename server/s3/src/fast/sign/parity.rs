@@ -197,3 +197,71 @@ fn one_signer_follows_the_day_over_midnight() {
         );
     }
 }
+
+/// Endpoint, path style, bucket, key and query of one request the fast client sends.
+type Addressed<'a> = (&'a str, bool, &'a str, &'a str, &'a [(&'a str, &'a str)]);
+
+#[test]
+fn requests_addressed_from_an_endpoint_sign_as_aws_sigv4_does() {
+    use crate::fast::uri::Base;
+    let cases: &[Addressed] = &[
+        ("http://127.0.0.1:9000", true, "bkt", "a b/c+d%é", &[]),
+        (
+            "http://127.0.0.1:9000/",
+            true,
+            "bkt",
+            "",
+            &[
+                ("list-type", "2"),
+                ("prefix", "x/y z"),
+                ("max-keys", "1000"),
+            ],
+        ),
+        ("http://127.0.0.1:9000", true, "bkt", "", &[("delete", "")]),
+        (
+            "https://s3.example.com:443",
+            false,
+            "bkt",
+            "k",
+            &[("partNumber", "3"), ("uploadId", "2~x.y_z-1")],
+        ),
+        ("https://s3.example.com:8443", false, "bkt", "k", &[]),
+        ("http://[::1]:7480", true, "bkt", "obj", &[]),
+        ("http://s3.example.com", false, "", "", &[]),
+    ];
+    let creds = credentials(Some("FQoGZXIvYXdzEJr//////////wEaDM+token"));
+    let time = UNIX_EPOCH + Duration::from_secs(1_798_761_600);
+    let headers = [
+        ("x-amz-meta-owner", "  storage   team "),
+        ("range", "bytes=0-9"),
+    ];
+    for (endpoint, path_style, bucket, key, query) in cases {
+        let base = Base::parse(endpoint, *path_style).unwrap();
+        let mut target = String::new();
+        base.target_into(&mut target, bucket, key, query);
+        let host = base.host(bucket);
+        let scheme = endpoint.split_once("://").unwrap().0;
+        let uri = format!("{scheme}://{host}{target}");
+        let expected = reference(
+            &request("GET", &uri, &headers),
+            &creds,
+            "us-east-1",
+            None,
+            time,
+        );
+        let signer = Signer::new(&creds, "us-east-1", false);
+        let outgoing = super::Outgoing {
+            method: "GET",
+            target: &target,
+            host: &host,
+            headers: &headers,
+        };
+        let signed = signer.sign_outgoing_at(&outgoing, None, time).unwrap();
+        let mut got: Vec<(String, String)> = signed
+            .headers()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        got.sort();
+        assert_eq!(got, expected, "{endpoint} {bucket}/{key} {query:?}");
+    }
+}

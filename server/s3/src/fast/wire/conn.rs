@@ -14,6 +14,7 @@ use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use tokio_rustls::client::TlsStream;
 
+pub(crate) use super::fields::Fields;
 use crate::fast::stamped::{Slot, StampedStream};
 
 /// Where a connection goes: the host and port it was made to, and whether over TLS.
@@ -44,6 +45,8 @@ pub(crate) struct Conn {
     end: usize,
     /// The request head (and a small body) as written, kept for the next request.
     pub out: Vec<u8>,
+    /// The header fields of the last response head read.
+    pub fields: Fields,
 }
 
 impl Conn {
@@ -78,6 +81,7 @@ impl Conn {
             start: 0,
             end: 0,
             out: Vec::with_capacity(1024),
+            fields: Fields::default(),
         })
     }
 
@@ -118,6 +122,11 @@ impl Conn {
     /// The bytes read and not yet taken.
     pub fn buffered(&self) -> &[u8] {
         &self.buf[self.start..self.end]
+    }
+
+    /// The bytes read and not yet taken, and the fields to parse a head of them into.
+    pub fn buffered_and_fields(&mut self) -> (&[u8], &mut Fields) {
+        (&self.buf[self.start..self.end], &mut self.fields)
     }
 
     /// Takes the first `n` buffered bytes.

@@ -11,6 +11,7 @@
 
 mod conn;
 mod error;
+mod fields;
 mod idle;
 mod request;
 mod response;
@@ -19,8 +20,10 @@ use std::sync::Arc;
 
 use tokio_rustls::TlsConnector;
 
+use crate::fast::sign::{Outgoing, Signed};
 use crate::payload::Payload;
 use conn::Conn;
+pub(crate) use conn::Peer;
 pub(crate) use error::WireError;
 use idle::Idle;
 pub(crate) use response::Response;
@@ -43,22 +46,24 @@ impl Wire {
         }
     }
 
-    /// Sends `request` (signed, its body `body`) and reads the head of its answer.
+    /// Sends `request` (signed by `signed`, its body `body`) to `peer` and reads the
+    /// head of its answer.
     pub async fn exchange(
         &self,
-        request: &http::Request<()>,
+        peer: &Peer<'_>,
+        request: &Outgoing<'_>,
+        signed: &Signed<'_>,
         body: &Payload,
     ) -> Result<Response<'_>, WireError> {
-        let peer = request::peer(request.uri())?;
-        let mut conn = match self.idle.check_out(&peer) {
+        let mut conn = match self.idle.check_out(peer) {
             Some(conn) => conn,
-            None => Conn::connect(&peer, self.tls.as_ref())
+            None => Conn::connect(peer, self.tls.as_ref())
                 .await
                 .map_err(WireError::Connect)?,
         };
         let inline = body.len() <= INLINE_BODY;
         conn.out.clear();
-        request::write_head(&mut conn.out, request, body.len());
+        request::write_head(&mut conn.out, request, signed, body.len());
         if inline {
             for segment in body.view().segments() {
                 conn.out.extend_from_slice(segment);
@@ -74,7 +79,7 @@ impl Wire {
         if let Some(slot) = conn.slot() {
             crate::arrival::note_slot(slot);
         }
-        let head_request = request.method() == http::Method::HEAD;
+        let head_request = request.method == "HEAD";
         Response::read(&self.idle, conn, head_request).await
     }
 }

@@ -6,9 +6,9 @@
 
 use std::mem::MaybeUninit;
 
-use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use http::StatusCode;
 
-use super::conn::Conn;
+use super::conn::{Conn, Fields};
 use super::error::WireError;
 use super::idle::Idle;
 
@@ -43,7 +43,6 @@ pub(crate) struct Response<'w> {
     idle: &'w Idle,
     conn: Option<Conn>,
     status: StatusCode,
-    headers: HeaderMap,
     framing: Framing,
     keep_alive: bool,
 }
@@ -57,7 +56,8 @@ impl<'w> Response<'w> {
         head_request: bool,
     ) -> Result<Response<'w>, WireError> {
         loop {
-            if let Some(parsed) = parse_head(conn.buffered())? {
+            let (buffered, fields) = conn.buffered_and_fields();
+            if let Some(parsed) = parse_head(buffered, fields)? {
                 conn.take(parsed.len);
                 if parsed.status.is_informational()
                     && parsed.status != StatusCode::SWITCHING_PROTOCOLS
@@ -70,14 +70,13 @@ impl<'w> Response<'w> {
                 let framing = if no_body {
                     Framing::Done
                 } else {
-                    framing_of(&parsed.headers)?
+                    framing_of(&conn.fields)?
                 };
                 let keep_alive = parsed.keep_alive && framing != Framing::UntilClose;
                 return Ok(Response {
                     idle,
                     conn: Some(conn),
                     status: parsed.status,
-                    headers: parsed.headers,
                     framing,
                     keep_alive,
                 });
@@ -97,8 +96,14 @@ impl<'w> Response<'w> {
         self.status
     }
 
-    pub fn headers(&self) -> &HeaderMap {
-        &self.headers
+    /// The head's header fields.
+    pub fn headers(&self) -> &Fields {
+        // Only `Drop` takes the connection.
+        &self
+            .conn
+            .as_ref()
+            .expect("a response holds its connection until dropped")
+            .fields
     }
 
     fn conn(&mut self) -> &mut Conn {
@@ -224,18 +229,18 @@ impl Drop for Response<'_> {
     }
 }
 
-/// A parsed response head.
+/// A parsed response head; its fields are in the [`Fields`] it was parsed into.
 struct Head {
     /// Its length in bytes, blank line included.
     len: usize,
     status: StatusCode,
-    headers: HeaderMap,
     /// HTTP/1.1 without `Connection: close`, or HTTP/1.0 with `keep-alive`.
     keep_alive: bool,
 }
 
-/// The head at the start of `bytes`, `None` while incomplete.
-fn parse_head(bytes: &[u8]) -> Result<Option<Head>, WireError> {
+/// The head at the start of `bytes`, `None` while incomplete; its header fields are
+/// copied into `fields`.
+fn parse_head(bytes: &[u8], fields: &mut Fields) -> Result<Option<Head>, WireError> {
     // Left uninitialised: writing 256 empty slots per response was a measurable
     // share of a small request's client time.
     let mut slots = [const { MaybeUninit::<httparse::Header<'_>>::uninit() }; MAX_HEADERS];
@@ -254,14 +259,10 @@ fn parse_head(bytes: &[u8]) -> Result<Option<Head>, WireError> {
         .code
         .and_then(|c| StatusCode::from_u16(c).ok())
         .ok_or_else(|| WireError::Malformed("response status".into()))?;
-    let mut headers = HeaderMap::with_capacity(parsed.headers.len());
     let mut keep_alive = parsed.version == Some(1);
+    fields.clear();
     for h in parsed.headers.iter() {
-        let name = HeaderName::from_bytes(h.name.as_bytes())
-            .map_err(|e| WireError::Malformed(format!("header name {:?}: {e}", h.name)))?;
-        let value = HeaderValue::from_bytes(h.value)
-            .map_err(|e| WireError::Malformed(format!("header {name}: {e}")))?;
-        if name == http::header::CONNECTION {
+        if h.name.eq_ignore_ascii_case("connection") {
             let v = h.value.to_ascii_lowercase();
             if v.windows(5).any(|w| w == b"close") {
                 keep_alive = false;
@@ -269,34 +270,35 @@ fn parse_head(bytes: &[u8]) -> Result<Option<Head>, WireError> {
                 keep_alive = true;
             }
         }
-        headers.append(name, value);
+        fields.push(h.name, h.value);
     }
     Ok(Some(Head {
         len,
         status,
-        headers,
         keep_alive,
     }))
 }
 
-/// How the body of a response with `headers` is framed.
-fn framing_of(headers: &HeaderMap) -> Result<Framing, WireError> {
-    if let Some(te) = headers.get(http::header::TRANSFER_ENCODING) {
-        let te = te.as_bytes().to_ascii_lowercase();
+/// How the body of a response with header `fields` is framed.
+fn framing_of(fields: &Fields) -> Result<Framing, WireError> {
+    if let Some(te) = fields.get_bytes("transfer-encoding") {
+        let te = te.to_ascii_lowercase();
         return if te.ends_with(b"chunked") {
             Ok(Framing::ChunkSize)
         } else {
             Ok(Framing::UntilClose)
         };
     }
-    let mut lengths = headers.get_all(http::header::CONTENT_LENGTH).iter();
+    let mut lengths = fields.get_all("content-length");
     match (lengths.next(), lengths.next()) {
         (None, _) => Ok(Framing::UntilClose),
-        (Some(one), None) => std::str::from_utf8(one.as_bytes())
+        (Some(one), None) => std::str::from_utf8(one)
             .ok()
             .and_then(|s| s.trim().parse::<u64>().ok())
             .map(Framing::Length)
-            .ok_or_else(|| WireError::Malformed(format!("content-length {one:?}"))),
+            .ok_or_else(|| {
+                WireError::Malformed(format!("content-length {:?}", String::from_utf8_lossy(one)))
+            }),
         (Some(_), Some(_)) => Err(WireError::Malformed("two content-length headers".into())),
     }
 }
@@ -322,42 +324,63 @@ fn chunk_size(line: &[u8]) -> Result<u64, WireError> {
 mod tests {
     use super::*;
 
+    fn parse(head: &[u8]) -> Result<Option<(Head, Fields)>, WireError> {
+        let mut fields = Fields::default();
+        Ok(parse_head(head, &mut fields)?.map(|h| (h, fields)))
+    }
+
     #[test]
     fn heads_give_status_headers_and_framing() {
         let head =
-            b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nETag: \"x\"\r\nx-amz-meta-a: 1\r\n\r\nhello";
-        let h = parse_head(head).unwrap().unwrap();
+            b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nETag: \"x\"\r\nX-Amz-Meta-A: 1\r\n\r\nhello";
+        let (h, fields) = parse(head).unwrap().unwrap();
         assert_eq!(h.len, head.len() - 5);
         assert_eq!(h.status, StatusCode::OK);
         assert!(h.keep_alive);
-        assert_eq!(h.headers.get("etag").unwrap(), "\"x\"");
-        assert_eq!(framing_of(&h.headers).unwrap(), Framing::Length(5));
-        assert!(parse_head(&head[..20]).unwrap().is_none());
+        assert_eq!(fields.get("etag"), Some("\"x\""));
+        assert_eq!(
+            fields.iter().collect::<Vec<_>>(),
+            [
+                ("content-length", "5"),
+                ("etag", "\"x\""),
+                ("x-amz-meta-a", "1")
+            ]
+        );
+        assert_eq!(framing_of(&fields).unwrap(), Framing::Length(5));
+        assert!(parse(&head[..20]).unwrap().is_none());
 
-        let closing = parse_head(
+        let (closing, fields) = parse(
             b"HTTP/1.1 503 Slow Down\r\nConnection: Close\r\nTransfer-Encoding: chunked\r\n\r\n",
         )
         .unwrap()
         .unwrap();
         assert!(!closing.keep_alive);
-        assert_eq!(framing_of(&closing.headers).unwrap(), Framing::ChunkSize);
-        let old = parse_head(b"HTTP/1.0 200 OK\r\n\r\n").unwrap().unwrap();
+        assert_eq!(framing_of(&fields).unwrap(), Framing::ChunkSize);
+        let (old, fields) = parse(b"HTTP/1.0 200 OK\r\n\r\n").unwrap().unwrap();
         assert!(!old.keep_alive);
-        assert_eq!(framing_of(&old.headers).unwrap(), Framing::UntilClose);
+        assert_eq!(framing_of(&fields).unwrap(), Framing::UntilClose);
+        let (_, fields) =
+            parse(b"HTTP/1.1 200 OK\r\ncontent-length: 1\r\nContent-Length: 1\r\n\r\n")
+                .unwrap()
+                .unwrap();
+        assert_eq!(
+            framing_of(&fields).unwrap_err().to_string(),
+            "bad response: two content-length headers"
+        );
     }
 
     #[test]
     fn bad_heads_and_lengths_are_refused_in_words() {
-        let e = parse_head(b"HTTQ/1.1 200 OK\r\n\r\n").err().unwrap();
+        let e = parse(b"HTTQ/1.1 200 OK\r\n\r\n").err().unwrap();
         assert!(
             e.to_string().starts_with("bad response: response head"),
             "{e}"
         );
-        let h = parse_head(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n")
+        let (_, fields) = parse(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n")
             .unwrap()
             .unwrap();
         assert_eq!(
-            framing_of(&h.headers).unwrap_err().to_string(),
+            framing_of(&fields).unwrap_err().to_string(),
             "bad response: content-length \"x\""
         );
     }
