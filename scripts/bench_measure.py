@@ -13,6 +13,7 @@ import sys
 from contextlib import contextmanager
 
 import bench_big
+import bench_floor
 from bench_clients import client_rows, fill_workload, verification_rows
 from bench_common import SIM_KEYS, anon_mib, run, start_sim
 from bench_keys import fill as keys_fill, list_keys as keys_list, read as keys_read
@@ -75,7 +76,9 @@ def closed_loop(s, endpoint, seeds, bin, results):
             out[f"closed.{op}.{client}.cpu_us"] = per_op(by_op[op])
             out[f"closed.{op}.{client}.ops_per_s"] = by_op[op]["ops_per_sec"]
             rows.append(by_op[op])
-    return out | errors(*rows)
+    if not hasattr(s, "floor"):
+        s.floor = bench_floor.small_get(endpoint, s.ops)
+    return out | s.floor | errors(*rows)
 
 
 @against_sim("memory")

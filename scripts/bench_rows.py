@@ -18,6 +18,7 @@ def sections(s):
     closed = [row for op, name in OPS for client in CLIENTS for row in (
         (f"closed.{op}.{client}.cpu_us", f"{name} {client}: client CPU", "µs/op", True),
         (f"closed.{op}.{client}.ops_per_s", f"{name} {client}: rate", "ops/s", True))]
+    closed += [("closed.get.floor.sys_us", "GET over bare sockets (floor): kernel CPU", "µs/op", True)]
     opened = [("open.closed_c1.p50_us", "closed loop, concurrency 1: GET p50", "µs", True)]
     for rate in OPEN_RATES:
         at = f"{rate:,}/s"
