@@ -8,7 +8,7 @@ use http::Uri;
 use percent_encoding::{percent_decode, utf8_percent_encode};
 use sha2::{Digest, Sha256};
 
-use super::Outgoing;
+use super::outgoing::Outgoing;
 use crate::fast::uri::STRICT;
 
 /// Headers AWS leaves unsigned: proxies and clients may change them on the way.

@@ -6,6 +6,7 @@
 
 mod amz_date;
 mod canonical;
+mod outgoing;
 #[cfg(test)]
 mod parity;
 
@@ -19,6 +20,7 @@ use sha2::{Digest, Sha256};
 use crate::payload::Payload;
 use amz_date::AmzDate;
 pub(crate) use canonical::host_of;
+pub use outgoing::Outgoing;
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -41,15 +43,6 @@ pub struct Signer {
     payload_signing: bool,
     /// The signing key of one day (`YYYYMMDD`), keyed into an HMAC ready to clone.
     day_key: Mutex<Option<([u8; 8], HmacSha256)>>,
-}
-
-/// A request as it is signed and sent: its method, its target (path and query, encoded
-/// as they go on the wire), the `host` it names and its own headers (lower-case names).
-pub struct Outgoing<'a> {
-    pub method: &'a str,
-    pub target: &'a str,
-    pub host: &'a str,
-    pub headers: &'a [(&'a str, &'a str)],
 }
 
 /// The headers a signature adds to a request: its time, its payload hash, the session
