@@ -127,9 +127,8 @@ impl Signer {
             Some(p) => p,
         };
         let host = host_of(uri);
-        // A value that is not visible ASCII cannot be put in the canonical request: it
-        // goes unsigned.
-        // The signature's own headers are replaced, not repeated.
+        // The signature's own headers are replaced, not repeated; a value that is not
+        // text cannot be put in the canonical request and goes unsigned.
         let headers: Vec<(&str, &str)> = request
             .headers()
             .iter()
