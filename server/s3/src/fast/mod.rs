@@ -6,6 +6,7 @@
 mod multipart;
 pub mod sign;
 pub(crate) mod stamped;
+mod text;
 mod tls;
 mod uri;
 mod wire;

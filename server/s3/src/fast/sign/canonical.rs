@@ -9,6 +9,7 @@ use percent_encoding::{percent_decode, utf8_percent_encode};
 use sha2::{Digest, Sha256};
 
 use super::outgoing::Outgoing;
+use crate::fast::text::is_text;
 use crate::fast::uri::STRICT;
 
 /// Headers AWS leaves unsigned: proxies and clients may change them on the way.
@@ -59,7 +60,7 @@ pub fn canonical<'a>(
             .iter()
             .copied()
             .chain(added.map(|(name, value)| (name as &str, value)))
-            .filter(|(name, value)| !UNSIGNED.contains(name) && visible(value)),
+            .filter(|(name, value)| !UNSIGNED.contains(name) && is_text(value.as_bytes())),
     );
     // Stable: several values of one header keep the order they were added in.
     signed.sort_by(|a, b| a.0.cmp(b.0));
@@ -93,14 +94,6 @@ pub fn canonical<'a>(
         hash,
         signed_headers,
     }
-}
-
-/// Whether a header value can be put in the canonical request: visible ASCII, spaces
-/// and tabs. Another goes unsigned.
-fn visible(value: &str) -> bool {
-    value
-        .bytes()
-        .all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
 }
 
 /// The `host` value signed: the URI's authority, without a scheme's default port.

@@ -3,6 +3,8 @@
 //! once a connection has seen its largest head, where a `HeaderMap` made one or two
 //! per field.
 
+use crate::fast::text::is_text;
+
 /// A response head's fields: names lower-cased, values as they came.
 #[derive(Debug, Default)]
 pub(crate) struct Fields {
@@ -65,10 +67,9 @@ impl Fields {
     }
 }
 
+/// `value` as a string, if it is text (see [`is_text`]).
 fn text(value: &[u8]) -> Option<&str> {
-    value
-        .iter()
-        .all(|&b| b == b'\t' || (b' '..=b'~').contains(&b))
+    is_text(value)
         .then(|| std::str::from_utf8(value).ok())
         .flatten()
 }
