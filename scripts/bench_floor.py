@@ -1,90 +1,92 @@
 """The floor of a small request: the same 1 KiB GET exchanged over bare loopback
-sockets with the target, no HTTP client, no signing, no recording.
+sockets with the target by a minimal client in C (scripts/bench_floor.c: one thread,
+an epoll loop, no HTTP library, no signing, no recording).
 
-64 connections, each one request in flight, written and read off an epoll loop (the
-way keystorm's fast client does): what the kernel's side of each exchange costs this
-process (its system CPU time), below which no client's CPU per request goes on this
-machine. The loop itself is Python, so only the kernel figure is a floor."""
+What that client's CPU comes to per GET, and in open loop how late its requests leave
+and how much its latency grows over a closed loop's, is what the machine itself costs:
+no client does better on it. The table shows keystorm's figures beside these, and
+keystorm's over the floor's.
 
+    python3 scripts/bench_floor.py ENDPOINT   prints the floor's figures against a
+                                              `keystorm sim` (which does not check
+                                              signatures)
+"""
+
+import functools
 import http.client
-import resource
-import selectors
-import socket
+import json
+import os
+import subprocess
 import sys
-import time
+import tempfile
 from urllib.parse import urlsplit
 
 KIB = 1024
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_floor.c")
+OBJECT = "/floor/object"
 
 
-def small_get(endpoint, n, conc=64):
-    """{closed.get.floor.sys_us}: system CPU µs per GET of a 1 KiB object, `n` GETs
-    over `conc` connections to `endpoint` (a sim that does not check signatures)."""
+@functools.cache
+def program():
+    """bench_floor.c built with the machine's C compiler (the one cargo links with)."""
+    out = os.path.join(tempfile.mkdtemp(prefix="keystorm-floor-"), "floor")
+    cc = os.environ.get("CC", "cc")
+    built = subprocess.run([cc, "-O2", "-o", out, SOURCE], capture_output=True, text=True)
+    if built.returncode != 0:
+        sys.exit(f"floor: {cc} could not build {SOURCE}:\n{built.stderr}")
+    return out
+
+
+def exchange(endpoint, shape, n, arg):
+    """Runs the floor client: `shape` "closed" (`arg` connections) or "open" (`arg`
+    GETs a second), `n` GETs of the floor object; its figures."""
     url = urlsplit(endpoint)
     host, port = url.hostname, url.port or 80
     put(host, port, "/floor", b"")
-    put(host, port, "/floor/object", b"x" * KIB)
-    request = f"GET /floor/object HTTP/1.1\r\nhost: {url.netloc}\r\n\r\n".encode()
-    sel = selectors.DefaultSelector()
-    conns = []
-    for _ in range(conc):
-        s = socket.create_connection((host, port))
-        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        s.setblocking(False)
-        conns.append(s)
-        sel.register(s, selectors.EVENT_READ, bytearray())
-    buf = bytearray(64 * KIB)
-    view = memoryview(buf)
-    sent = done = 0
-    started = time.monotonic()
-    before = resource.getrusage(resource.RUSAGE_THREAD)
-    for s in conns[:n]:
-        s.send(request)
-        sent += 1
-    while done < n:
-        for key, _ in sel.select():
-            got = key.data
-            k = key.fileobj.recv_into(buf)
-            if k == 0:
-                sys.exit("floor: the target closed a connection")
-            got += view[:k]
-            if not whole_response(got):
-                continue
-            del got[:]
-            done += 1
-            if sent < n:
-                key.fileobj.send(request)
-                sent += 1
-    after = resource.getrusage(resource.RUSAGE_THREAD)
-    wall = time.monotonic() - started
-    for s in conns:
-        sel.unregister(s)
-        s.close()
-    return {"closed.get.floor.sys_us": (after.ru_stime - before.ru_stime) * 1e6 / n,
-            "closed.get.floor.ops_per_s": n / wall}
+    put(host, port, OBJECT, b"x" * KIB)
+    out = subprocess.run([program(), shape, host, str(port), OBJECT, str(n), str(arg)],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"floor: {shape} {n} {arg} failed: {out.stderr.strip()}")
+    return json.loads(out.stdout)
 
 
-def whole_response(got):
-    """Whether `got` holds a whole response: its head, then Content-Length bytes."""
-    end = got.find(b"\r\n\r\n")
-    if end < 0:
-        return False
-    for line in bytes(got[:end]).split(b"\r\n")[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            return len(got) - end - 4 >= int(value)
-    sys.exit("floor: a response without Content-Length")
+def closed(endpoint, n, conc=64):
+    """{closed.get.floor.cpu_us}: CPU µs per GET, `n` GETs over `conc` connections."""
+    return {"closed.get.floor.cpu_us": exchange(endpoint, "closed", n, conc)["cpu_us"]}
+
+
+def opened(endpoint, rates, seconds, closed_ops):
+    """The open-loop floor: the closed loop's p50 at concurrency 1 (`closed_ops` GETs),
+    then for each rate (GETs a second, for `seconds`) CPU µs per GET, schedule lag p50,
+    and GET p50 less the closed loop's."""
+    c1 = exchange(endpoint, "closed", closed_ops, 1)["p50_us"]
+    out = {"open.floor.closed_c1.p50_us": c1}
+    for rate in rates:
+        r = exchange(endpoint, "open", round(rate * seconds), rate)
+        out |= {f"open.{rate}.floor.cpu_us": r["cpu_us"],
+                f"open.{rate}.floor.lag_p50_us": r["lag_p50_us"],
+                f"open.{rate}.floor.minus_closed_us": r["p50_us"] - c1}
+    return out
 
 
 def put(host, port, path, body):
     c = http.client.HTTPConnection(host, port, timeout=10)
-    c.request("PUT", path, body=body)
-    r = c.getresponse()
-    r.read()
-    c.close()
+    try:
+        c.request("PUT", path, body=body)
+        r = c.getresponse()
+        r.read()
+    except OSError as e:
+        sys.exit(f"floor: PUT {path} to {host}:{port}: {e}")
+    finally:
+        c.close()
     if r.status >= 300 and not (path.count("/") == 1 and r.status == 409):
         sys.exit(f"floor: PUT {path} answered {r.status}")
 
 
 if __name__ == "__main__":
-    print(small_get(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 100_000))
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    figures = closed(sys.argv[1], 100_000) | opened(sys.argv[1], (200, 1_000, 10_000, 50_000), 5, 5_000)
+    for key, value in figures.items():
+        print(f"{key:40} {value:10.1f}")

@@ -76,9 +76,9 @@ def closed_loop(s, endpoint, seeds, bin, results):
             out[f"closed.{op}.{client}.cpu_us"] = per_op(by_op[op])
             out[f"closed.{op}.{client}.ops_per_s"] = by_op[op]["ops_per_sec"]
             rows.append(by_op[op])
-    if not hasattr(s, "floor"):
-        s.floor = bench_floor.small_get(endpoint, s.ops)
-    return out | s.floor | errors(*rows)
+    if not hasattr(s, "closed_floor"):
+        s.closed_floor = bench_floor.closed(endpoint, s.ops)
+    return out | s.closed_floor | errors(*rows)
 
 
 @against_sim("memory")
@@ -97,7 +97,9 @@ def open_loop(s, endpoint, _seeds, bin, results):
             f"open.{rate}.p50_us": r["latency_us"]["p50"],
             f"open.{rate}.minus_closed_us": r["latency_us"]["p50"] - closed,
         }
-    return out | errors(*rows.values())
+    if not hasattr(s, "open_floor"):
+        s.open_floor = bench_floor.opened(endpoint, OPEN_RATES, s.open_seconds, s.closed_c1_ops)
+    return out | s.open_floor | errors(*rows.values())
 
 
 @against_sim("size-only", *SIM_KEYS, "--latency", "list=2ms",

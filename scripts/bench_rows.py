@@ -18,8 +18,10 @@ def sections(s):
     closed = [row for op, name in OPS for client in CLIENTS for row in (
         (f"closed.{op}.{client}.cpu_us", f"{name} {client}: client CPU", "µs/op", True),
         (f"closed.{op}.{client}.ops_per_s", f"{name} {client}: rate", "ops/s", True))]
-    closed += [("closed.get.floor.sys_us", "GET over bare sockets (floor): kernel CPU", "µs/op", True)]
-    opened = [("open.closed_c1.p50_us", "closed loop, concurrency 1: GET p50", "µs", True)]
+    closed += [("closed.get.floor.cpu_us", "GET, bare sockets in C (floor): CPU", "µs/op", True),
+               ("closed.get.fast.over_floor", "GET fast: client CPU / floor's", "×", True)]
+    opened = [("open.closed_c1.p50_us", "closed loop, concurrency 1: GET p50", "µs", True),
+              ("open.floor.closed_c1.p50_us", "floor, closed loop, concurrency 1: GET p50", "µs", True)]
     for rate in OPEN_RATES:
         at = f"{rate:,}/s"
         opened += [
@@ -29,6 +31,10 @@ def sections(s):
             (f"open.{rate}.sent_pct", f"{at}: sent of asked", "%", True),
             (f"open.{rate}.p50_us", f"{at}: GET p50", "µs", True),
             (f"open.{rate}.minus_closed_us", f"{at}: open − closed p50", "µs", False),
+            (f"open.{rate}.floor.cpu_us", f"{at}, floor: CPU", "µs/op", True),
+            (f"open.{rate}.over_floor", f"{at}: client CPU / floor's", "×", True),
+            (f"open.{rate}.floor.lag_p50_us", f"{at}, floor: schedule lag p50", "µs", True),
+            (f"open.{rate}.floor.minus_closed_us", f"{at}, floor: open − closed p50", "µs", False),
         ]
     listed = [(f"list.{m}.cpu_us_per_key", f"{m}: client CPU", "µs/key", True) for m in LIST_MODES]
     big = [row for key, label in BIG_ROWS for op in BIG_OPS[key] for row in (
@@ -65,12 +71,15 @@ def sections(s):
 
 
 def derive(values):
-    """Adds the rows drawn from two measurements: open-loop CPU over closed-loop CPU."""
-    closed = values.get("closed.get.fast.cpu_us")
+    """Adds the rows drawn from two measurements: open-loop CPU over closed-loop CPU,
+    and client CPU over the floor's at the same shape."""
+    def over(key, of, by):
+        if values.get(by) and values.get(of) is not None:
+            values[key] = values[of] / values[by]
+    over("closed.get.fast.over_floor", "closed.get.fast.cpu_us", "closed.get.floor.cpu_us")
     for rate in OPEN_RATES:
-        cpu = values.get(f"open.{rate}.cpu_us")
-        if closed and cpu is not None:
-            values[f"open.{rate}.cpu_ratio"] = cpu / closed
+        over(f"open.{rate}.cpu_ratio", f"open.{rate}.cpu_us", "closed.get.fast.cpu_us")
+        over(f"open.{rate}.over_floor", f"open.{rate}.cpu_us", f"open.{rate}.floor.cpu_us")
 
 
 def ratio(row, new, base):
