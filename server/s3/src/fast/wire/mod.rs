@@ -57,7 +57,10 @@ impl Wire {
     ) -> Result<Response<'_>, WireError> {
         let mut conn = match self.idle.check_out(peer) {
             Some(conn) => conn,
-            None => Conn::connect(peer, self.tls.as_ref())
+            // Boxed: connecting (TLS's handshake above all) was 1,200 of this future's
+            // 1,650 bytes, and of every future awaiting it up to each worker's task,
+            // for what happens once in many requests.
+            None => Box::pin(Conn::connect(peer, self.tls.as_ref()))
                 .await
                 .map_err(WireError::Connect)?,
         };
@@ -81,5 +84,42 @@ impl Wire {
         }
         let head_request = request.method == "HEAD";
         Response::read(&self.idle, conn, head_request).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fast::sign::Signer;
+    use std::borrow::Cow;
+
+    #[test]
+    fn an_exchange_does_not_carry_a_connection_attempt_in_its_size() {
+        let credentials = keystorm_types::Credentials {
+            access_key_id: "AKIAIOSFODNN7EXAMPLE".into(),
+            secret_access_key: "secret".into(),
+            session_token: None,
+        };
+        let signer = Signer::new(&credentials, "us-east-1", false);
+        let request = Outgoing {
+            method: "GET",
+            target: "/bkt/obj",
+            host: "127.0.0.1:9000",
+            headers: &[],
+        };
+        let signed = signer.sign_outgoing(&request, None).unwrap();
+        let peer = Peer {
+            host: Cow::Borrowed("127.0.0.1"),
+            port: 9000,
+            tls: false,
+        };
+        let wire = Wire::new(None, 1);
+        let body = Payload::default();
+        // Never polled: only its size is looked at. Connecting (TLS's handshake) took
+        // 1,200 of 1,650 bytes here before it was boxed, and every future awaiting an
+        // exchange, up to each worker's task, carries this one.
+        let exchange = wire.exchange(&peer, &request, &signed, &body);
+        let size = std::mem::size_of_val(&exchange);
+        assert!(size < 1_024, "an exchange's future takes {size} bytes");
     }
 }
