@@ -12,7 +12,9 @@
 //! their alarm and wait out the rest (a few microseconds) awake, the other half a
 //! little after. An alarm closer than that gets the timer at its own time: at high
 //! rates the runtime is busy between alarms anyway, no thread waits awake, and every
-//! alarm due when it looks is fired at once, a batch per wake-up.
+//! alarm due when it looks is fired at once, a batch per wake-up; so is every alarm due
+//! when a task queues its next sleep (at a high rate, all the time), the runtime's poll
+//! being looked at only between many tasks when it is busy.
 //!
 //! Where timerfds are not available (not Linux, or no runtime with I/O), the alarms
 //! are ordinary [`crate::sleep_until`] sleeps.
@@ -124,12 +126,23 @@ impl Inner {
 
 impl Wakes for Inner {
     fn enqueue(&self, deadline: Instant, sleeper: Arc<Sleeper>) {
-        let mut state = lock(&self.state);
-        if state.queue.push(deadline, sleeper) {
-            let timer = timer_for(deadline, state.early, Instant::now());
-            if state.armed.is_none_or(|armed| timer.0 < armed) {
-                self.arm(&mut state, timer);
+        let now = Instant::now();
+        let mut due = {
+            let mut state = lock(&self.state);
+            if state.queue.push(deadline, sleeper) {
+                let timer = timer_for(deadline, state.early, now);
+                if state.armed.is_none_or(|armed| timer.0 < armed) {
+                    self.arm(&mut state, timer);
+                }
             }
+            state.queue.pop_due(now)
+        };
+        // Alarms already due fire now rather than when the serving task next runs: at
+        // a high rate the runtime is busy, its poll (and so the timer) looked at only
+        // between many tasks, and tasks queue new sleeps all the time.
+        while let Some(sleeper) = due {
+            sleeper.fire();
+            due = lock(&self.state).queue.pop_due(now);
         }
     }
 }
@@ -316,6 +329,28 @@ mod tests {
         let near = now + Duration::from_micros(15);
         assert_eq!(timer_for(near, early, now), (near, false));
         assert_eq!(timer_for(now, early, now), (now, false));
+    }
+
+    #[test]
+    fn a_sleep_queued_fires_the_alarms_already_due() {
+        // No timer at all: only the queueing of another sleep can fire the one due.
+        let inner = Inner {
+            fd: None,
+            state: Mutex::new(State::default()),
+        };
+        let now = Instant::now();
+        let due = Arc::new(Sleeper::default());
+        let later = Arc::new(Sleeper::default());
+        lock(&inner.state)
+            .queue
+            .push(now - Duration::from_micros(10), due.clone());
+        inner.enqueue(now + Duration::from_secs(60), later.clone());
+        assert!(due.fired());
+        assert!(!later.fired());
+        assert_eq!(
+            lock(&inner.state).queue.next(),
+            Some(now + Duration::from_secs(60))
+        );
     }
 
     #[test]

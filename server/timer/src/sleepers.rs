@@ -24,6 +24,11 @@ impl Sleeper {
         self.waker.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Whether its deadline passed (it was fired).
+    pub fn fired(&self) -> bool {
+        self.fired.load(Ordering::Acquire)
+    }
+
     pub fn fire(&self) {
         self.fired.store(true, Ordering::Release);
         if let Some(w) = self.waker().take() {
@@ -84,10 +89,17 @@ impl Queue {
 
     /// Moves every sleeper whose deadline is at or before `now` into `due`.
     pub fn take_due(&mut self, now: Instant, due: &mut Vec<Arc<Sleeper>>) {
-        while self.heap.peek().is_some_and(|e| e.deadline <= now) {
-            if let Some(e) = self.heap.pop() {
-                due.push(e.sleeper);
-            }
+        while let Some(sleeper) = self.pop_due(now) {
+            due.push(sleeper);
+        }
+    }
+
+    /// The earliest sleeper, if its deadline is at or before `now`.
+    pub fn pop_due(&mut self, now: Instant) -> Option<Arc<Sleeper>> {
+        if self.heap.peek()?.deadline <= now {
+            self.heap.pop().map(|e| e.sleeper)
+        } else {
+            None
         }
     }
 
@@ -140,7 +152,7 @@ impl<W: Wakes> Future for SleepOn<'_, W> {
                         *waker = Some(cx.waker().clone());
                     }
                 }
-                if sleeper.fired.load(Ordering::Acquire) {
+                if sleeper.fired() {
                     return Poll::Ready(());
                 }
             }
