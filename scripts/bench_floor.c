@@ -210,9 +210,8 @@ int main(int argc, char **argv) {
     int64_t first_ns = 0, period_ns = open_loop ? 1000000000L / shape : 0;
     if (open_loop) {
         first_ns = realtime_ns() + period_ns; /* the first expiry's, as the realtime clock reads */
-        struct itimerspec spec = {.it_interval = {.tv_sec = period_ns / 1000000000L,
-                                                  .tv_nsec = period_ns % 1000000000L},
-                                  .it_value = {.tv_nsec = period_ns}};
+        struct timespec period = {.tv_sec = period_ns / 1000000000L, .tv_nsec = period_ns % 1000000000L};
+        struct itimerspec spec = {.it_interval = period, .it_value = period};
         if (timerfd_settime(timer, 0, &spec, NULL) < 0) die("timerfd_settime");
     } else {
         for (; sent < n && sent < nconns; sent++) send_request(&conns[sent], 0);
