@@ -999,9 +999,11 @@ fn a_searchs_sustainable_rate_is_on_the_screen_and_in_show_json() {
     let dir = tempfile::tempdir().unwrap();
     let results = dir.path().join("results");
     // 8 PUTs served at once, 20 ms each: at most 400 a second. A budget of 5 s holds
-    // two steps of 2 s (100 and 200, both passing); the third would overrun it. The
-    // bound is loose (a second, fifty times the service time): what is asserted is the
-    // budget, and a client starved beside the suite still holds it below the knee.
+    // two steps of 2 s; the third would overrun it. The bound is loose (a second, fifty
+    // times the service time), so on a quiet machine both steps pass (100, then 200).
+    // A client starved beside the suite may fall behind its own schedule in a step of
+    // 2 s, which then fails and is repeated: what is asserted either way is the budget,
+    // the climb after a pass, and one account of it on the screen and in show --json.
     let f = write(
         dir.path(),
         "search.yaml",
@@ -1010,28 +1012,55 @@ fn a_searchs_sustainable_rate_is_on_the_screen_and_in_show_json() {
          - { op: put, workers: 32, search: { slo: \"put.p99 < 1s\", from: 100, to: 1600, budget: 5s }, duration: 2s }\n",
     );
     let stdout = run_quietly(&f, &results);
-    assert!(
-        stdout.contains(
-            "search put, round 1: sustainable 200 ops/s at put.p99 < 1s (every step passed, \
-             up to 200 ops/s, the time budget ran out before it was done; 2 steps)"
-        ),
-        "{stdout}"
-    );
     let json = show_json(&results, &only_run(&results));
     fits_summary_schema(&json);
     let search = &json["searches"][0];
     assert_eq!(search["phase"], "put");
-    assert_eq!(search["sustainable_rate"], 200.0);
-    assert_eq!(search["bracket"], serde_json::json!([200.0, null]));
-    assert_eq!(search["budget_ran_out"], true);
     assert_eq!(search["confirmed"], false);
-    assert_eq!(
-        search["judged"],
-        serde_json::json!([
-            { "phase": "put@100", "passed": true },
-            { "phase": "put@200", "passed": true },
-        ])
-    );
+    let judged: Vec<(&str, bool)> = search["judged"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| (j["phase"].as_str().unwrap(), j["passed"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(judged.len(), 2, "the budget holds two steps: {json}");
+    assert_eq!(judged[0].0, "put@100");
+    // After a pass the search climbs (doubling); a failing first step is repeated.
+    let second = if judged[0].1 { "put@200" } else { "put@100#2" };
+    assert_eq!(judged[1].0, second, "{json}");
+    // The highest rate whose last step passed.
+    let sustainable = match (judged[0].1, judged[1].1) {
+        (true, true) => Some(200.0),
+        (true, false) | (false, true) => Some(100.0),
+        (false, false) => None,
+    };
+    assert_eq!(search["sustainable_rate"].as_f64(), sustainable, "{json}");
+    if let Some(rate) = sustainable {
+        // (With both steps failed there is nothing below `from` to try.)
+        assert_eq!(search["budget_ran_out"], true, "{json}");
+        assert!(
+            stdout.contains("the time budget ran out before it was done; 2 steps)"),
+            "{stdout}"
+        );
+        assert_eq!(search["bracket"][0].as_f64(), Some(rate), "{json}");
+        assert!(
+            stdout.contains(&format!(
+                "search put, round 1: sustainable {rate} ops/s at put.p99 < 1s ("
+            )),
+            "{stdout}"
+        );
+    }
+    // A quiet machine: the climb, and the whole line.
+    if judged[0].1 && judged[1].1 {
+        assert_eq!(search["bracket"], serde_json::json!([200.0, null]));
+        assert!(
+            stdout.contains(
+                "search put, round 1: sustainable 200 ops/s at put.p99 < 1s (every step passed, \
+                 up to 200 ops/s, the time budget ran out before it was done; 2 steps)"
+            ),
+            "{stdout}"
+        );
+    }
     let steps: Vec<&str> = json["rows"]
         .as_array()
         .unwrap()
@@ -1039,5 +1068,5 @@ fn a_searchs_sustainable_rate_is_on_the_screen_and_in_show_json() {
         .filter(|r| r["sweep"] == "put")
         .map(|r| r["phase"].as_str().unwrap())
         .collect();
-    assert_eq!(steps, ["put@100", "put@200"]);
+    assert_eq!(steps, judged.iter().map(|j| j.0).collect::<Vec<_>>());
 }
