@@ -12,10 +12,12 @@ keystorm's over the floor's.
                                               signatures)
 """
 
+import atexit
 import functools
 import http.client
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,7 +31,9 @@ OBJECT = "/floor/object"
 @functools.cache
 def program():
     """bench_floor.c built with the machine's C compiler (the one cargo links with)."""
-    out = os.path.join(tempfile.mkdtemp(prefix="keystorm-floor-"), "floor")
+    folder = tempfile.mkdtemp(prefix="keystorm-floor-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    out = os.path.join(folder, "floor")
     cc = os.environ.get("CC", "cc")
     built = subprocess.run([cc, "-O2", "-o", out, SOURCE], capture_output=True, text=True)
     if built.returncode != 0:
