@@ -210,6 +210,45 @@ async fn answers_that_are_not_http_or_cut_short_are_connection_errors_in_words()
     assert_eq!(server.accepted.load(Ordering::SeqCst), 5);
 }
 
+/// The timeout is the whole request's, body included: an answer whose head came late
+/// has only what is left of it to finish its body in. (Time is the test runtime's,
+/// paused: it moves on to the next timer whenever nothing else can run.)
+#[tokio::test(start_paused = true)]
+async fn a_request_and_its_answers_body_share_one_timeout() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let endpoint = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut read = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !read.windows(4).any(|w| w == b"\r\n\r\n") {
+            match socket.read(&mut buf).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => read.extend_from_slice(&buf[..n]),
+            }
+        }
+        // The head after 6 of the 10 seconds, then half the body, then nothing.
+        tokio::time::sleep(Duration::from_secs(6)).await;
+        let _ = socket
+            .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello")
+            .await;
+        std::future::pending::<()>().await;
+    });
+    let c = S3Client::connect(&client(&endpoint)).await.unwrap();
+    let asked = tokio::time::Instant::now();
+    let e = c.delete_object("b", "k").await.unwrap_err();
+    let waited = asked.elapsed();
+    assert_eq!(
+        (e.class, e.message.as_str()),
+        (ErrorClass::Timeout, "DELETE: body not read within 10s")
+    );
+    // Ten seconds from the request, not ten more from its head (16).
+    assert!(
+        waited >= Duration::from_secs(10) && waited < Duration::from_secs(12),
+        "{waited:?}"
+    );
+}
+
 /// A CA of the test's own and a server certificate for 127.0.0.1 it signed: the CA as
 /// a PEM file, and the server's TLS set-up.
 fn test_ca(dir: &std::path::Path) -> (std::path::PathBuf, TlsAcceptor) {

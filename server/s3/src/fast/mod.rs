@@ -3,6 +3,7 @@
 //! parser, for the hot operations. It spends a fraction of the SDK's client CPU per
 //! request, so the numbers measure the target rather than the load generator.
 
+mod clock_pair;
 mod multipart;
 pub mod sign;
 pub(crate) mod stamped;
@@ -67,6 +68,9 @@ pub struct FastClient {
 
 /// One request to send.
 struct Req<'a> {
+    /// When the call began: the request is signed with this time, and it and the body
+    /// of its answer are read within the timeout from it.
+    start: Instant,
     method: Method,
     bucket: &'a str,
     key: &'a str,
@@ -154,8 +158,9 @@ impl FastClient {
 
     /// Builds, signs and sends one request, once (retries are the caller's, see
     /// `s3::retry`). The response comes back with its body unread.
-    async fn send(&self, r: Req<'_>) -> Result<Response<'_>, OpError> {
+    async fn send(&self, r: Req<'_>) -> Result<Answer<'_>, OpError> {
         let Req {
+            start,
             method,
             bucket,
             key,
@@ -189,38 +194,37 @@ impl FastClient {
         };
         let signed = self
             .signer
-            .sign_outgoing(&request, self.signer.payload_hash(&body))
+            .sign_outgoing(&request, self.signer.payload_hash(&body), start)
             .map_err(|e| bad(e.to_string()))?;
         let peer = self.base.peer(bucket);
         let send = self.wire.exchange(&peer, &request, &signed, &body);
-        let result = match self.timeout {
-            Some(t) => tokio::time::timeout(t, send).await.map_err(|_| {
+        let deadline = self.timeout.and_then(|t| start.checked_add(t));
+        let response = match deadline {
+            Some(at) => timeout_at(at, send).await.map_err(|_| {
                 OpError::new(
                     ErrorClass::Timeout,
-                    format!("{what}: no response within {t:?}"),
+                    format!(
+                        "{what}: no response within {:?}",
+                        self.timeout.unwrap_or_default()
+                    ),
                 )
             })?,
             None => send.await,
-        };
-        result.map_err(|e| wire_error(&e, what))
+        }
+        .map_err(|e| wire_error(&e, what))?;
+        Ok(Answer { response, deadline })
     }
 
-    /// Turns a non-success response into an error, with S3's code from the body.
-    async fn check<'a>(
-        &self,
-        mut response: Response<'a>,
-        what: &str,
-    ) -> Result<Response<'a>, OpError> {
-        if response.status().is_success() {
-            return Ok(response);
+    /// Turns a non-success answer into an error, with S3's code from the body.
+    async fn check<'a>(&self, mut answer: Answer<'a>, what: &str) -> Result<Answer<'a>, OpError> {
+        if answer.status().is_success() {
+            return Ok(answer);
         }
-        let status = response.status().as_u16();
-        let read = response.body(MAX_ERROR_BODY);
-        let body = match self.timeout {
-            Some(t) => tokio::time::timeout(t, read)
-                .await
-                .ok()
-                .and_then(Result::ok),
+        let status = answer.status().as_u16();
+        let deadline = answer.deadline;
+        let read = answer.body(MAX_ERROR_BODY);
+        let body = match deadline {
+            Some(at) => timeout_at(at, read).await.ok().and_then(Result::ok),
             None => read.await.ok(),
         }
         .unwrap_or_default();
@@ -230,20 +234,50 @@ impl FastClient {
         ))
     }
 
-    /// Reads a whole (small) response body, within the timeout.
-    async fn read_body(&self, mut response: Response<'_>, what: &str) -> Result<Bytes, OpError> {
-        let collect = response.body(usize::MAX);
-        let collected = match self.timeout {
-            Some(t) => tokio::time::timeout(t, collect).await.map_err(|_| {
+    /// Reads a whole (small) answer body, within the timeout.
+    async fn read_body(&self, mut answer: Answer<'_>, what: &str) -> Result<Bytes, OpError> {
+        let deadline = answer.deadline;
+        let collect = answer.body(usize::MAX);
+        let collected = match deadline {
+            Some(at) => timeout_at(at, collect).await.map_err(|_| {
                 OpError::new(
                     ErrorClass::Timeout,
-                    format!("{what}: body not read within {t:?}"),
+                    format!(
+                        "{what}: body not read within {:?}",
+                        self.timeout.unwrap_or_default()
+                    ),
                 )
             })?,
             None => collect.await,
         };
         collected.map(Bytes::from).map_err(|e| wire_error(&e, what))
     }
+}
+
+/// A response, and when its request must be over (its body read) by: its start and
+/// the timeout, one clock reading for the whole call.
+struct Answer<'a> {
+    response: Response<'a>,
+    deadline: Option<Instant>,
+}
+
+impl<'a> std::ops::Deref for Answer<'a> {
+    type Target = Response<'a>;
+
+    fn deref(&self) -> &Response<'a> {
+        &self.response
+    }
+}
+
+impl std::ops::DerefMut for Answer<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.response
+    }
+}
+
+/// `future`, or a timeout at `deadline`.
+fn timeout_at<F: std::future::Future>(deadline: Instant, future: F) -> tokio::time::Timeout<F> {
+    tokio::time::timeout_at(tokio::time::Instant::from_std(deadline), future)
 }
 
 impl ObjectCalls for FastClient {
@@ -258,6 +292,7 @@ impl ObjectCalls for FastClient {
         let headers = meta_headers(&names, metadata);
         let r = self
             .send(Req {
+                start: Instant::now(),
                 method: Method::PUT,
                 bucket,
                 key,
@@ -288,6 +323,7 @@ impl ObjectCalls for FastClient {
             .unwrap_or_default();
         let r = self
             .send(Req {
+                start,
                 method: Method::GET,
                 bucket,
                 key,
@@ -297,15 +333,21 @@ impl ObjectCalls for FastClient {
                 what: "GET",
             })
             .await?;
-        let r = self.check(r, "GET").await?;
-        let headers_at = start.elapsed();
+        let mut r = self.check(r, "GET").await?;
+        // The first bytes as the kernel received them, where it stamped them; else
+        // when this task saw the body's first bytes (or the head, for an empty body).
+        let stamped_ttfb =
+            crate::arrival::so_far().map(|a| a.first.saturating_duration_since(start));
+        let headers_at = stamped_ttfb.is_none().then(|| start.elapsed());
         let md5 = r.headers().get("etag").and_then(md5_of_etag);
-        let mut r = r;
+        let deadline = r.deadline;
         let mut bytes = 0u64;
-        let mut ttfb = None;
+        let mut seen_ttfb = None;
         let stream = async {
             while let Some(data) = r.chunk().await.map_err(|e| wire_error(&e, "GET body"))? {
-                ttfb.get_or_insert_with(|| start.elapsed());
+                if stamped_ttfb.is_none() {
+                    seen_ttfb.get_or_insert_with(|| start.elapsed());
+                }
                 bytes += data.len() as u64;
                 sink(data).map_err(|e| {
                     OpError::new(ErrorClass::Other, format!("GET body: cannot write: {e}"))
@@ -313,28 +355,29 @@ impl ObjectCalls for FastClient {
             }
             Ok::<(), OpError>(())
         };
-        match self.timeout {
-            Some(t) => tokio::time::timeout(t.saturating_sub(headers_at), stream)
-                .await
-                .map_err(|_| {
-                    OpError::new(
-                        ErrorClass::Timeout,
-                        format!("GET: body not read within {t:?}"),
-                    )
-                })??,
+        match deadline {
+            Some(at) => timeout_at(at, stream).await.map_err(|_| {
+                OpError::new(
+                    ErrorClass::Timeout,
+                    format!(
+                        "GET: body not read within {:?}",
+                        self.timeout.unwrap_or_default()
+                    ),
+                )
+            })??,
             None => stream.await?,
         }
-        // The first bytes as the kernel received them, where it stamped them.
-        let ttfb = match crate::arrival::so_far() {
-            Some(a) => a.first.saturating_duration_since(start),
-            None => ttfb.unwrap_or(headers_at),
-        };
+        let ttfb = stamped_ttfb
+            .or(seen_ttfb)
+            .or(headers_at)
+            .unwrap_or_default();
         Ok(GetOutcome { bytes, ttfb, md5 })
     }
 
     async fn get_object_bytes(&self, bucket: &str, key: &str) -> Result<Bytes, OpError> {
         let r = self
             .send(Req {
+                start: Instant::now(),
                 method: Method::GET,
                 bucket,
                 key,
@@ -351,6 +394,7 @@ impl ObjectCalls for FastClient {
     async fn head_object(&self, bucket: &str, key: &str) -> Result<HeadOutcome, OpError> {
         let r = self
             .send(Req {
+                start: Instant::now(),
                 method: Method::HEAD,
                 bucket,
                 key,
@@ -374,7 +418,8 @@ impl ObjectCalls for FastClient {
             .collect();
         metadata.sort();
         Ok(HeadOutcome {
-            size: text("content-length")
+            size: h
+                .get("content-length")
                 .and_then(|s| s.parse().ok())
                 .unwrap_or(0),
             etag: text("etag"),
@@ -386,6 +431,7 @@ impl ObjectCalls for FastClient {
     async fn delete_object(&self, bucket: &str, key: &str) -> Result<(), OpError> {
         let r = self
             .send(Req {
+                start: Instant::now(),
                 method: Method::DELETE,
                 bucket,
                 key,
@@ -419,6 +465,7 @@ impl ObjectCalls for FastClient {
             base64::engine::general_purpose::STANDARD.encode(md5::Md5::digest(doc.as_bytes()));
         let r = self
             .send(Req {
+                start: Instant::now(),
                 method: Method::POST,
                 bucket,
                 key: "",
@@ -465,6 +512,7 @@ impl ObjectCalls for FastClient {
         }
         let r = self
             .send(Req {
+                start: Instant::now(),
                 method: Method::GET,
                 bucket,
                 key: "",
@@ -491,6 +539,7 @@ impl ObjectCalls for FastClient {
         };
         let r = self
             .send(Req {
+                start: Instant::now(),
                 method: Method::PUT,
                 bucket,
                 key: "",
@@ -514,6 +563,7 @@ impl ObjectCalls for FastClient {
     async fn bucket_exists(&self, bucket: &str) -> Result<bool, OpError> {
         let r = self
             .send(Req {
+                start: Instant::now(),
                 method: Method::HEAD,
                 bucket,
                 key: "",
@@ -533,6 +583,7 @@ impl ObjectCalls for FastClient {
     async fn delete_bucket(&self, bucket: &str) -> Result<(), OpError> {
         let r = self
             .send(Req {
+                start: Instant::now(),
                 method: Method::DELETE,
                 bucket,
                 key: "",

@@ -1,6 +1,8 @@
 //! Multipart upload with the fast client: initiate, upload parts, complete, abort.
 //! S3 can answer a completion with 200 and an error document, so the body is checked.
 
+use std::time::Instant;
+
 use bytes::Bytes;
 use http::Method;
 
@@ -22,6 +24,7 @@ impl MultipartCalls for FastClient {
         let what = "CreateMultipartUpload";
         let r = self
             .send(Req {
+                start: Instant::now(),
                 method: Method::POST,
                 bucket,
                 key,
@@ -51,6 +54,7 @@ impl MultipartCalls for FastClient {
         let what = "UploadPart";
         let r = self
             .send(Req {
+                start: Instant::now(),
                 method: Method::PUT,
                 bucket,
                 key,
@@ -88,6 +92,7 @@ impl MultipartCalls for FastClient {
         let what = "CompleteMultipartUpload";
         let r = self
             .send(Req {
+                start: Instant::now(),
                 method: Method::POST,
                 bucket,
                 key,
@@ -121,6 +126,7 @@ impl MultipartCalls for FastClient {
         let what = "AbortMultipartUpload";
         let r = self
             .send(Req {
+                start: Instant::now(),
                 method: Method::DELETE,
                 bucket,
                 key,

@@ -28,6 +28,8 @@ use tokio::io::unix::AsyncFd;
 use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
 use tokio::net::TcpStream;
 
+use super::clock_pair;
+
 /// Kernel stamps older than this are not believed (the wall clock moved meanwhile).
 const OLDEST_STAMP: Duration = Duration::from_secs(10);
 
@@ -235,11 +237,41 @@ fn recv_stamped(fd: RawFd, buf: &mut [MaybeUninit<u8>]) -> io::Result<(usize, Op
     msg.msg_controllen = std::mem::size_of_val(&control) as _;
     // SAFETY: `msg` points at `iov` (over `buf`) and `control`, all alive for the call;
     // the kernel writes at most their lengths.
-    let n = unsafe { libc::recvmsg(fd, &mut msg, libc::MSG_DONTWAIT) };
+    let n = unsafe {
+        libc::syscall(
+            libc::SYS_recvmsg,
+            fd,
+            &mut msg as *mut libc::msghdr,
+            libc::MSG_DONTWAIT,
+        )
+    };
     if n < 0 {
         return Err(io::Error::last_os_error());
     }
     Ok((n as usize, stamp_of(&msg)))
+}
+
+/// Writes `buf` on the socket `fd` without waiting (and without `SIGPIPE` on a closed
+/// one). Like the read above, a system call of its own: glibc's wrappers of both are
+/// cancellation points, two atomic operations each in a threaded process, for a thread
+/// nothing ever cancels.
+fn send(fd: RawFd, buf: &[u8]) -> io::Result<usize> {
+    // SAFETY: the kernel reads at most `buf.len()` bytes from `buf`, alive for the call.
+    let n = unsafe {
+        libc::syscall(
+            libc::SYS_sendto,
+            fd,
+            buf.as_ptr(),
+            buf.len(),
+            libc::MSG_NOSIGNAL | libc::MSG_DONTWAIT,
+            std::ptr::null::<libc::sockaddr>(),
+            0,
+        )
+    };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(n as usize)
 }
 
 /// The `SCM_TIMESTAMPNS` message of a received `msg`, as an instant of this process.
@@ -260,18 +292,12 @@ fn stamp_of(msg: &libc::msghdr) -> Option<Instant> {
     None
 }
 
-/// A wall-clock stamp as an [`Instant`]: now, less how long ago the stamp was.
+/// A wall-clock stamp as an [`Instant`] (see [`clock_pair`] for how the clocks are
+/// read); `None` for one older than [`OLDEST_STAMP`].
 fn instant_of(stamp: libc::timespec) -> Option<Instant> {
-    let now = Instant::now();
-    let wall = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .ok()?;
     let stamped = Duration::new(u64::try_from(stamp.tv_sec).ok()?, stamp.tv_nsec as u32);
-    let age = wall.saturating_sub(stamped);
-    if age > OLDEST_STAMP {
-        return None;
-    }
-    now.checked_sub(age)
+    let (at, age) = clock_pair::instant_at(stamped)?;
+    (age <= OLDEST_STAMP).then_some(at)
 }
 
 impl AsyncRead for StampedStream {
@@ -346,7 +372,7 @@ impl AsyncWrite for StampedStream {
         match &mut self.get_mut().0 {
             Stream::Plain(tcp) => Pin::new(tcp).poll_write(cx, buf),
             Stream::Stamped { fd, slot } => {
-                poll_write_stamped(fd, slot, cx, buf.len(), |mut io| io.write(buf))
+                poll_write_stamped(fd, slot, cx, buf.len(), |io| send(io.as_raw_fd(), buf))
             }
         }
     }

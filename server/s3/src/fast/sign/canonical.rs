@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use http::Uri;
 use percent_encoding::{percent_decode, utf8_percent_encode};
 use sha2::{Digest, Sha256};
+use smallvec::SmallVec;
 
 use super::outgoing::Outgoing;
 use crate::fast::text::is_text;
@@ -20,22 +21,21 @@ const UNSIGNED: [&str; 4] = [
     "transfer-encoding",
 ];
 
-/// What the signature covers.
-pub struct Canonical {
-    /// The SHA-256 of the canonical request, in hex.
-    pub hash: [u8; 64],
-    /// Signed header names joined by `;`.
-    pub signed_headers: String,
-}
+/// How many headers a request signs without a heap allocation to sort them in: the
+/// host, the signature's own three, and a few of the request's.
+const INLINE_HEADERS: usize = 12;
 
 /// Hashes the canonical request of `request` with the signature's own headers `added`
 /// (`x-amz-date`, `x-amz-content-sha256`, the session token) and the body's
-/// `payload_hash`. The `host` header is the request's `host` unless it has one.
+/// `payload_hash`; returns the hash in hex, and appends the signed header names,
+/// joined by `;`, to `signed_headers`. The `host` header is the request's `host`
+/// unless it has one.
 pub fn canonical<'a>(
     request: &Outgoing<'a>,
     added: impl Iterator<Item = (&'static str, &'a str)>,
     payload_hash: &str,
-) -> Canonical {
+    signed_headers: &mut String,
+) -> [u8; 64] {
     let (path, query) = request
         .target
         .split_once('?')
@@ -50,7 +50,7 @@ pub fn canonical<'a>(
     }
     sha.update(b"\n");
 
-    let mut signed: Vec<(&str, &str)> = Vec::with_capacity(request.headers.len() + 5);
+    let mut signed: SmallVec<[(&str, &str); INLINE_HEADERS]> = SmallVec::new();
     if !request.headers.iter().any(|(name, _)| *name == "host") {
         signed.push(("host", request.host));
     }
@@ -64,7 +64,7 @@ pub fn canonical<'a>(
     );
     // Stable: several values of one header keep the order they were added in.
     signed.sort_by(|a, b| a.0.cmp(b.0));
-    let mut signed_headers = String::with_capacity(signed.len() * 16);
+    let names_from = signed_headers.len();
     for (n, (name, value)) in signed.iter().enumerate() {
         let repeat = n > 0 && signed[n - 1].0 == *name;
         if repeat {
@@ -84,16 +84,13 @@ pub fn canonical<'a>(
         sha.update(b"\n");
     }
     sha.update(b"\n");
-    sha.update(&signed_headers);
+    sha.update(&signed_headers[names_from..]);
     sha.update(b"\n");
     sha.update(payload_hash);
     let mut hash = [0u8; 64];
     // Both are exactly 32 bytes into 64 hex digits.
     let _ = hex::encode_to_slice(sha.finalize(), &mut hash);
-    Canonical {
-        hash,
-        signed_headers,
-    }
+    hash
 }
 
 /// The `host` value signed: the URI's authority, without a scheme's default port.

@@ -11,12 +11,13 @@ mod outgoing;
 mod parity;
 
 use std::sync::Mutex;
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use hmac::{Hmac, Mac};
 use http::HeaderValue;
 use sha2::{Digest, Sha256};
 
+use super::clock_pair;
 use crate::payload::Payload;
 use amz_date::AmzDate;
 pub(crate) use canonical::host_of;
@@ -26,6 +27,10 @@ type HmacSha256 = Hmac<Sha256>;
 
 /// The payload hash S3 accepts for a body that is not signed.
 const UNSIGNED_PAYLOAD: &str = "UNSIGNED-PAYLOAD";
+
+/// How long a reading of the wall clock serves to date signatures, which are to the
+/// second and accepted within minutes of the store's clock.
+const SIGNING_CLOCK_REUSE: Duration = Duration::from_secs(1);
 
 /// The headers a signature adds.
 const ADDED: [&str; 4] = [
@@ -155,13 +160,17 @@ impl Signer {
         Ok(())
     }
 
-    /// The signature of `request`, whose body has the SHA-256 `payload_hash`.
+    /// The signature of `request`, whose body has the SHA-256 `payload_hash`, sent at
+    /// `at` (a recent instant: the request's start, which its caller has read already;
+    /// the wall clock's second is taken from it, see [`clock_pair`]).
     pub fn sign_outgoing(
         &self,
         request: &Outgoing<'_>,
         payload_hash: Option<String>,
+        at: Instant,
     ) -> Result<Signed<'_>, SignError> {
-        self.sign_outgoing_at(request, payload_hash, SystemTime::now())
+        let wall = clock_pair::wall_at(at, SIGNING_CLOCK_REUSE);
+        self.sign_outgoing_at(request, payload_hash, UNIX_EPOCH + wall)
     }
 
     fn sign_outgoing_at(
@@ -176,8 +185,29 @@ impl Signer {
             session_token: self.session_token.as_deref(),
             authorization: String::new(),
         };
-        let canonical = canonical::canonical(request, signed.headers(), signed.payload_hash());
-        let date = &signed.date;
+        let date = signed.date;
+        // The authorization up to its signed headers' names, which the canonical
+        // request writes as it hashes them; then the signature of that hash.
+        let mut authorization = String::with_capacity(
+            200 + self.access_key_id.len() + self.region.len() + 16 * request.headers.len(),
+        );
+        for piece in [
+            "AWS4-HMAC-SHA256 Credential=",
+            &self.access_key_id,
+            "/",
+            date.date(),
+            "/",
+            &self.region,
+            "/s3/aws4_request, SignedHeaders=",
+        ] {
+            authorization.push_str(piece);
+        }
+        let hash = canonical::canonical(
+            request,
+            signed.headers(),
+            signed.payload_hash(),
+            &mut authorization,
+        );
         let mut mac = self.day_key(date.date())?;
         for piece in [
             "AWS4-HMAC-SHA256\n",
@@ -190,28 +220,13 @@ impl Signer {
         ] {
             mac.update(piece.as_bytes());
         }
-        mac.update(&canonical.hash);
+        mac.update(&hash);
         let mut signature = [0u8; 64];
         // 32 bytes into 64 hex digits.
         let _ = hex::encode_to_slice(mac.finalize().into_bytes(), &mut signature);
-        let authorization = &mut signed.authorization;
-        authorization.reserve(
-            160 + self.access_key_id.len() + self.region.len() + canonical.signed_headers.len(),
-        );
-        for piece in [
-            "AWS4-HMAC-SHA256 Credential=",
-            &self.access_key_id,
-            "/",
-            date.date(),
-            "/",
-            &self.region,
-            "/s3/aws4_request, SignedHeaders=",
-            &canonical.signed_headers,
-            ", Signature=",
-            std::str::from_utf8(&signature).unwrap_or_default(),
-        ] {
-            authorization.push_str(piece);
-        }
+        authorization.push_str(", Signature=");
+        authorization.push_str(std::str::from_utf8(&signature).unwrap_or_default());
+        signed.authorization = authorization;
         Ok(signed)
     }
 

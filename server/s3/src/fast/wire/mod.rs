@@ -107,7 +107,9 @@ mod tests {
             host: "127.0.0.1:9000",
             headers: &[],
         };
-        let signed = signer.sign_outgoing(&request, None).unwrap();
+        let signed = signer
+            .sign_outgoing(&request, None, std::time::Instant::now())
+            .unwrap();
         let peer = Peer {
             host: Cow::Borrowed("127.0.0.1"),
             port: 9000,

@@ -62,7 +62,9 @@ mod tests {
             host,
             headers: &[("range", "bytes=0-9")],
         };
-        let signed = signer.sign_outgoing(&request, None).unwrap();
+        let signed = signer
+            .sign_outgoing(&request, None, std::time::Instant::now())
+            .unwrap();
         let mut out = Vec::new();
         write_head(&mut out, &request, &signed, body_len);
         String::from_utf8(out).unwrap()
