@@ -215,12 +215,14 @@ impl Observer for Intervals {
 async fn a_sliver_of_a_last_interval_comes_folded_into_the_interval_before() {
     let sim = common::start_sim().await;
     let results = tempfile::tempdir().unwrap();
-    // 1,250 GETs at 1,000/s: one full second, then a last quarter of a second.
+    // 250 GETs at 200/s: one full second, then a last quarter of a second. (A rate
+    // an unoptimised client keeps on a machine whose cores are taken by others too:
+    // at 1,000/s one fell 0.2 s behind, and its last interval was no sliver.)
     let text = common::workload(
         &sim.endpoint(),
         "buckets: { names: [sliver], create: true }\nobjects: { size: 1KiB }\n\
          before:\n  - { name: fill, op: put, concurrency: 8, until_objects: 100 }\n  \
-         - { name: read, op: get, concurrency: 8, rate: 1000, operations: 1250 }\n",
+         - { name: read, op: get, concurrency: 8, rate: 200, operations: 250 }\n",
     );
     let seen = Arc::new(Intervals::default());
     let outcome = common::run_observed(&text, results.path(), seen.clone()).await;
@@ -244,10 +246,10 @@ async fn a_sliver_of_a_last_interval_comes_folded_into_the_interval_before() {
     assert_eq!((folded.interval, folded.t_s), (first.interval, first.t_s));
     assert!((folded.duration_s - first.duration_s - sliver.duration_s).abs() < 1e-3);
     let ops = |r: &keystorm_results::IntervalRecord| r.ops[&OpKind::Get].ops;
-    assert_eq!(ops(folded), 1250);
-    assert_eq!(ops(first) + ops(sliver), 1250);
+    assert_eq!(ops(folded), 250);
+    assert_eq!(ops(first) + ops(sliver), 250);
     let get = &folded.ops[&OpKind::Get];
-    assert!((get.ops_per_sec - 1250.0 / folded.duration_s).abs() < 1e-6);
+    assert!((get.ops_per_sec - 250.0 / folded.duration_s).abs() < 1e-6);
     let max = first.ops[&OpKind::Get]
         .latency_us
         .max
