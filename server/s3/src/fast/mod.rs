@@ -200,15 +200,9 @@ impl FastClient {
         let send = self.wire.exchange(&peer, &request, &signed, &body);
         let deadline = self.timeout.and_then(|t| start.checked_add(t));
         let response = match deadline {
-            Some(at) => timeout_at(at, send).await.map_err(|_| {
-                OpError::new(
-                    ErrorClass::Timeout,
-                    format!(
-                        "{what}: no response within {:?}",
-                        self.timeout.unwrap_or_default()
-                    ),
-                )
-            })?,
+            Some(at) => timeout_at(at, send)
+                .await
+                .map_err(|_| self.timed_out(what, "no response"))?,
             None => send.await,
         }
         .map_err(|e| wire_error(&e, what))?;
@@ -239,18 +233,22 @@ impl FastClient {
         let deadline = answer.deadline;
         let collect = answer.body(usize::MAX);
         let collected = match deadline {
-            Some(at) => timeout_at(at, collect).await.map_err(|_| {
-                OpError::new(
-                    ErrorClass::Timeout,
-                    format!(
-                        "{what}: body not read within {:?}",
-                        self.timeout.unwrap_or_default()
-                    ),
-                )
-            })?,
+            Some(at) => timeout_at(at, collect)
+                .await
+                .map_err(|_| self.timed_out(what, "body not read"))?,
             None => collect.await,
         };
         collected.map(Bytes::from).map_err(|e| wire_error(&e, what))
+    }
+
+    /// The error of a call `what` whose answer (`waited_for`: its head, or its body)
+    /// did not come within the timeout.
+    fn timed_out(&self, what: &str, waited_for: &str) -> OpError {
+        let t = self.timeout.unwrap_or_default();
+        OpError::new(
+            ErrorClass::Timeout,
+            format!("{what}: {waited_for} within {t:?}"),
+        )
     }
 }
 
@@ -356,15 +354,9 @@ impl ObjectCalls for FastClient {
             Ok::<(), OpError>(())
         };
         match deadline {
-            Some(at) => timeout_at(at, stream).await.map_err(|_| {
-                OpError::new(
-                    ErrorClass::Timeout,
-                    format!(
-                        "GET: body not read within {:?}",
-                        self.timeout.unwrap_or_default()
-                    ),
-                )
-            })??,
+            Some(at) => timeout_at(at, stream)
+                .await
+                .map_err(|_| self.timed_out("GET", "body not read"))??,
             None => stream.await?,
         }
         let ttfb = stamped_ttfb
