@@ -71,6 +71,44 @@ impl Observer for CancelAt {
     }
 }
 
+/// What an observer saw first of a run: the id it was named by, whether the run's
+/// folder existed then, and the run's `started` event.
+struct NamedFirst {
+    root: std::path::PathBuf,
+    seen: std::sync::Mutex<Vec<String>>,
+}
+
+impl NamedFirst {
+    fn new(root: &std::path::Path) -> Arc<NamedFirst> {
+        Arc::new(NamedFirst {
+            root: root.to_path_buf(),
+            seen: Default::default(),
+        })
+    }
+
+    fn first_two(&self) -> Vec<String> {
+        self.seen.lock().unwrap().iter().take(2).cloned().collect()
+    }
+}
+
+impl Observer for NamedFirst {
+    fn named(&self, run_id: &str) {
+        let on_disk = self.root.join(run_id).exists();
+        self.seen
+            .lock()
+            .unwrap()
+            .push(format!("named {run_id} on disk {on_disk}"));
+    }
+
+    fn event(&self, _id: u64, event: &RunEvent) {
+        let said = match event {
+            RunEvent::Started { run_id, .. } => format!("started {run_id}"),
+            _ => "other".to_string(),
+        };
+        self.seen.lock().unwrap().push(said);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_interrupted_fill_resumes_with_nothing_skipped() {
     let sim = common::start_sim().await;
@@ -106,16 +144,23 @@ async fn an_interrupted_fill_resumes_with_nothing_skipped() {
     assert_eq!(&on_disk.rows, stopped_rows);
     assert_eq!(on_disk.totals[0].stats.ops, stopped_at);
 
+    let resumed = NamedFirst::new(results.path());
     let second = common::run_with(
         &text,
         results.path(),
-        Arc::new(keystorm_workload::observer::NoObserver),
+        resumed.clone(),
         CancellationToken::new(),
         Some(first.dir.clone()),
     )
     .await;
     assert_eq!(second.status, RunStatus::Completed, "{:?}", second.error);
     assert_eq!(second.run_id, first.run_id, "resume continues the same run");
+    // Named again by its id before anything of the resumed part happened.
+    let id = &first.run_id;
+    assert_eq!(
+        resumed.first_two(),
+        [format!("named {id} on disk true"), format!("started {id}")]
+    );
     let client = common::client(&sim.endpoint()).await;
     let keys = common::list_all(&client, "resume").await;
     assert_eq!(keys.len(), 12000);
@@ -195,6 +240,21 @@ async fn every_interval_is_handed_to_the_observer_with_its_histograms() {
     assert_eq!(recorded.intervals.load(Relaxed), lines);
     assert_eq!(recorded.ops.load(Relaxed), 3000);
     assert_eq!(recorded.in_histograms.load(Relaxed), 3000);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_run_is_named_to_its_observer_before_its_folder_exists() {
+    let sim = common::start_sim().await;
+    let results = tempfile::tempdir().unwrap();
+    let text = common::workload(&sim.endpoint(), FILL);
+    let observer = NamedFirst::new(results.path());
+    let outcome = common::run_observed(&text, results.path(), observer.clone()).await;
+    assert_eq!(outcome.status, RunStatus::Completed, "{:?}", outcome.error);
+    let id = &outcome.run_id;
+    assert_eq!(
+        observer.first_two(),
+        [format!("named {id} on disk false"), format!("started {id}")]
+    );
 }
 
 /// Keeps the interval events of phase `read`.

@@ -9,6 +9,11 @@ use keystorm_results::{IntervalRecord, RunEvent};
 pub trait Observer: Send + Sync {
     fn event(&self, id: u64, event: &RunEvent);
 
+    /// The run has its id, and nothing of it is on disk yet (or, resumed, nothing new):
+    /// called before its folder is created or reopened, so that whoever finds the folder
+    /// can already find the run's live stream by that id.
+    fn named(&self, _run_id: &str) {}
+
     /// The run checked its inputs and reached its target, and now waits until `at`
     /// (`--start-at`) to begin its phases.
     fn waiting_until(&self, _at: std::time::SystemTime) {}

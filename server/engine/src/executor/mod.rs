@@ -162,6 +162,7 @@ async fn run_with_secrets(
         &target.display,
         workload_text,
         resume,
+        observer.as_ref(),
     )?;
     if target.gateways.several() {
         manifest.endpoints = target.endpoints.clone();

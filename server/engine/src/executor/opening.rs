@@ -15,6 +15,7 @@ use keystorm_results::{
     Checkpoint, FORMAT_VERSION, Manifest, ResultStore, RunOverrides, RunStatus, Summary,
     new_run_id, timestamp,
 };
+use keystorm_workload::observer::Observer;
 
 /// What a run starts from before it touches the target.
 pub(super) struct Settled {
@@ -122,11 +123,13 @@ pub(super) fn open(
     display: &str,
     workload_text: &str,
     resume: Option<ResumeState>,
+    observer: &dyn Observer,
 ) -> Result<Opened, RunError> {
     let started = SystemTime::now();
     let mut pause = None;
     let (manifest, store, checkpoint, summary, run_totals) = match resume {
         Some((dir, mut manifest, checkpoint, summary)) => {
+            observer.named(&manifest.run_id);
             pause = keystorm_results::pause_before_resume(
                 &dir,
                 &manifest,
@@ -156,6 +159,7 @@ pub(super) fn open(
         }
         None => {
             let run_id = new_run_id(&plan.name, started);
+            observer.named(&run_id);
             let manifest = Manifest {
                 format_version: FORMAT_VERSION,
                 run_id: run_id.clone(),

@@ -115,7 +115,7 @@ impl Active {
         })
     }
 
-    /// The run in the slot got its id.
+    /// The run in the slot got its id: from now on its live stream is found by it.
     fn name(&self, run_id: &str) {
         if let Some(a) = self.lock().as_mut() {
             a.run_id = Some(run_id.to_string());
@@ -167,6 +167,7 @@ impl Active {
     ) -> Result<String, ApiError> {
         let claim = self.claim()?;
         let observer = Arc::new(ServerObserver {
+            slot: self.clone(),
             hub: claim.hub.clone(),
             metrics,
             started: Mutex::new(None),
@@ -179,7 +180,6 @@ impl Active {
                 return Err(e);
             }
         };
-        self.name(&run_id);
         let me = self.clone();
         let fleet = fleet.clone();
         let id = run_id.clone();
@@ -215,6 +215,7 @@ impl Active {
         let (started_tx, started_rx) = oneshot::channel();
         let (failed_tx, failed_rx) = oneshot::channel();
         let observer = Arc::new(ServerObserver {
+            slot: self.clone(),
             hub,
             metrics,
             started: Mutex::new(Some(started_tx)),
@@ -236,10 +237,7 @@ impl Active {
             }
         });
         match started_rx.await {
-            Ok(run_id) => {
-                self.name(&run_id);
-                Ok(run_id)
-            }
+            Ok(run_id) => Ok(run_id),
             // The observer is gone without a start: the run failed during set-up.
             Err(_) => Err(match failed_rx.await {
                 Ok(message) => cannot_start(message),
@@ -280,9 +278,13 @@ fn cannot_start(message: String) -> ApiError {
     )
 }
 
-/// Forwards the engine's events to the live hub and the Prometheus state, and says
-/// when the results folder exists.
+/// Names the slot's run as soon as it has an id, forwards the engine's events to the
+/// live hub and the Prometheus state, and says when the results folder exists.
 struct ServerObserver {
+    /// Named before the run's folder exists: a client that finds the folder (in the
+    /// runs list, the fleet's view) and asks for its events finds the live hub too,
+    /// rather than a stream that ends after the log read so far.
+    slot: Arc<Active>,
     hub: Hub,
     metrics: Arc<LiveMetrics>,
     started: Mutex<Option<oneshot::Sender<String>>>,
@@ -291,6 +293,10 @@ struct ServerObserver {
 }
 
 impl Observer for ServerObserver {
+    fn named(&self, run_id: &str) {
+        self.slot.name(run_id);
+    }
+
     fn event(&self, id: u64, event: &RunEvent) {
         self.metrics.observe(event);
         if matches!(event, RunEvent::Finished { .. }) {
@@ -363,5 +369,24 @@ mod tests {
         assert!(!next.is_finished(), "it waits for the run to leave");
         active.release(going);
         assert!(next.await.unwrap(), "the slot is free once the run left it");
+    }
+
+    #[test]
+    fn the_slots_run_is_found_by_its_id_as_soon_as_it_is_named() {
+        let active = Arc::new(Active::default());
+        let claim = active.claim().unwrap();
+        let observer = ServerObserver {
+            slot: active.clone(),
+            hub: claim.hub.clone(),
+            metrics: Arc::default(),
+            started: Mutex::new(None),
+            finished: claim.finished.clone(),
+        };
+        assert!(active.hub_of("r1").is_none(), "not named yet");
+        observer.named("r1");
+        assert!(active.hub_of("r1").is_some());
+        assert!(active.hub_of("r2").is_none());
+        active.release(claim);
+        assert!(active.hub_of("r1").is_none(), "gone with the run");
     }
 }

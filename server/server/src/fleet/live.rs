@@ -68,6 +68,7 @@ impl LiveRun {
         spec: &NewFleetRun,
         observer: Arc<dyn Observer>,
     ) -> Result<LiveRun, ResultsError> {
+        observer.named(run_id);
         let start_ms = now_ms();
         let started = std::time::UNIX_EPOCH + std::time::Duration::from_millis(start_ms);
         let manifest = Manifest {
@@ -131,6 +132,7 @@ impl LiveRun {
         start_ms: u64,
         observer: Arc<dyn Observer>,
     ) -> Result<LiveRun, ResultsError> {
+        observer.named(run_id);
         let dir = root.join(run_id);
         let mut manifest = ResultStore::read_manifest(&dir)?;
         let store = ResultStore::open_append(&dir)?;

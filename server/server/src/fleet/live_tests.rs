@@ -278,3 +278,52 @@ async fn the_shards_intervals_are_merged_per_second_and_the_live_folder_ends_wit
     assert_eq!(manifest.status, RunStatus::Failed);
     assert!(manifest.error.unwrap().contains("nothing to merge"));
 }
+
+/// What an observer saw of a run's start: the id it was named by and whether the run's
+/// folder existed then, and the events after.
+struct NamedFirst {
+    root: std::path::PathBuf,
+    seen: Mutex<Vec<String>>,
+}
+
+impl Observer for NamedFirst {
+    fn named(&self, run_id: &str) {
+        let on_disk = self.root.join(run_id).exists();
+        self.seen
+            .lock()
+            .unwrap()
+            .push(format!("named {run_id} on disk {on_disk}"));
+    }
+
+    fn event(&self, _id: u64, event: &RunEvent) {
+        self.seen
+            .lock()
+            .unwrap()
+            .push(event_name(event).to_string());
+    }
+}
+
+#[tokio::test]
+async fn a_run_is_named_to_its_observer_before_its_folder_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = Fleet::new(dir.path().to_path_buf());
+    fleet
+        .register(RegisterRequest {
+            name: "a".to_string(),
+            host: "h".to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            cores: 1,
+            endpoint: None,
+        })
+        .unwrap();
+    let observer = Arc::new(NamedFirst {
+        root: dir.path().to_path_buf(),
+        seen: Mutex::default(),
+    });
+    let run = fleet.start(split(1), observer.clone()).unwrap();
+    let seen = observer.seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [format!("named {run} on disk false"), "started".to_string()]
+    );
+}
