@@ -147,6 +147,24 @@ async fn a_search_finds_the_rate_the_target_can_serve_within_its_slo() {
     assert_eq!(low, rate);
     assert!(high > low && high / low <= 1.051, "{found:?}");
     assert!(found.confirmed && !found.budget_ran_out, "{found:?}");
+    // Each failed step says whose side it failed on, and the result's limit is the
+    // upper end's last: past the knee, requests queue in the store with its 64 workers
+    // busy, the store's side (on a machine busy enough to starve the client at a
+    // step's repeat, the client's).
+    for j in &found.judged {
+        assert_eq!(j.passed, j.failed_by.is_none(), "{j:?}");
+    }
+    let upper = keystorm_workload::plan::step_name("put", high, 1);
+    let last_at_upper = found
+        .judged
+        .iter()
+        .rfind(|j| j.phase == upper || j.phase.starts_with(&format!("{upper}#")))
+        .unwrap();
+    assert_eq!(
+        found.limited_by_client,
+        last_at_upper.failed_by == Some(keystorm_results::FailedBy::Client),
+        "{found:?}"
+    );
     // Every step is on the record, tagged with the search, the ends run twice.
     let steps: Vec<&str> = outcome
         .summary

@@ -32,6 +32,11 @@ pub struct SearchResult {
     /// Each step as the search judged it, in the order they ran (at most 40).
     #[serde(default)]
     pub judged: Vec<JudgedStep>,
+    /// The lowest rate that failed failed on the client's side (`failed_by: client`):
+    /// the bracket's upper end bounds what this client sent, not what the store
+    /// sustains, which may lie higher. A comparison takes the bracket as open above.
+    #[serde(default)]
+    pub limited_by_client: bool,
     /// Steps of a search over agents that were not judged, and ran again: a shard's
     /// agent restarted (or another took its shard over) in the middle of them, so
     /// the shards did not run them together. Their rows are on the record.
@@ -47,6 +52,25 @@ pub struct JudgedStep {
     /// The step's phase (`put@1000`).
     pub phase: String,
     pub passed: bool,
+    /// A failed step: whose side it failed on. Absent on a step that passed, and on the
+    /// steps of runs recorded before it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_by: Option<FailedBy>,
+}
+
+/// Whose side a failed step of a search failed on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum FailedBy {
+    /// The client fell behind its schedule: its requests left late (a tenth of their
+    /// median latency or more) and it sent less than was due, or the lateness it counts
+    /// broke an SLO. Too few workers for the store's latency, or too little CPU: the
+    /// step says nothing of the rate the store sustains.
+    Client,
+    /// Requests left on time, and an SLO broke or the store answered less than it was
+    /// asked.
+    Store,
 }
 
 impl SearchResult {
@@ -87,8 +111,16 @@ impl SearchResult {
             ),
             n => format!(", and {n} run again: a shard restarted in the middle of them"),
         };
+        let limit = match self.bracket.1 {
+            Some(hi) if self.limited_by_client => format!(
+                "; the client, not the store, failed at {hi:.0} ops/s: its requests left \
+                 late (too few workers for the store's latency, or too little CPU), so \
+                 the store may sustain more"
+            ),
+            _ => String::new(),
+        };
         format!(
-            "search {}, {place}: {found} ({bracket}, {how}; {} steps{voided})",
+            "search {}, {place}: {found} ({bracket}, {how}; {} steps{voided}){limit}",
             self.phase, self.steps
         )
     }

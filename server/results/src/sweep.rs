@@ -155,6 +155,7 @@ mod tests {
             budget_ran_out: false,
             steps: 4,
             judged: Vec::new(),
+            limited_by_client: false,
             voided: voided.iter().map(|s| s.to_string()).collect(),
         }
     }

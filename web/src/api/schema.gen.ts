@@ -839,6 +839,11 @@ export interface components {
             phase?: string | null;
             expect: string;
         };
+        /**
+         * @description Whose side a failed step of a search failed on.
+         * @enum {string}
+         */
+        FailedBy: "client" | "store";
         /** @description One thing that happened to the run, in words with units. */
         Finding: {
             kind: components["schemas"]["FindingKind"];
@@ -1134,6 +1139,7 @@ export interface components {
             /** @description The step's phase (`put@1000`). */
             phase: string;
             passed: boolean;
+            failed_by?: null | components["schemas"]["FailedBy"];
         };
         /**
          * @description How the key file of a phase came to be.
@@ -2125,6 +2131,12 @@ export interface components {
             steps: number;
             /** @description Each step as the search judged it, in the order they ran (at most 40). */
             judged?: components["schemas"]["JudgedStep"][];
+            /**
+             * @description The lowest rate that failed failed on the client's side (`failed_by: client`):
+             *     the bracket's upper end bounds what this client sent, not what the store
+             *     sustains, which may lie higher. A comparison takes the bracket as open above.
+             */
+            limited_by_client?: boolean;
             /**
              * @description Steps of a search over agents that were not judged, and ran again: a shard's
              *     agent restarted (or another took its shard over) in the middle of them, so

@@ -50,6 +50,44 @@ describe("sweeps and searches", () => {
     expect(screen.getAllByTestId("sweep-chart")).toHaveLength(2);
   });
 
+  it("says when the client, not the store, failed at the bracket's upper end", () => {
+    const rows = [
+      sweepStepRow("find@100", "find", 100, 100, 20_500),
+      sweepStepRow("find@200", "find", 200, 200, 20_900),
+      sweepStepRow("find@400", "find", 400, 310, 61_000),
+    ];
+    const search = {
+      section: "round" as const,
+      round: 1,
+      phase: "find",
+      slo: ["put.p99 < 50ms"],
+      sustainable_rate: 200,
+      bracket: [200, 400] as [number, number],
+      confirmed: false,
+      steps: 3,
+      judged: [
+        { phase: "find@100", passed: true },
+        { phase: "find@200", passed: true },
+        { phase: "find@400", passed: false, failed_by: "client" as const },
+      ],
+      limited_by_client: true,
+    };
+    render(<SweepsSection rows={rows} searches={[search]} />);
+    expect(screen.getByTestId("search-result").textContent).toBe(
+      "search find, round 1: sustainable 200 ops/s at put.p99 < 50ms (between 200 ops/s and 400 ops/s, not confirmed; 3 steps); " +
+        "the client, not the store, failed at 400 ops/s: its requests left late (too few workers for the store's latency, or too little CPU), so the store may sustain more",
+    );
+    const said = [...screen.getByTestId("sweep-steps").querySelectorAll("tbody tr")].map((r) => r.lastElementChild?.textContent);
+    expect(said).toEqual(["passed", "passed", "failed: the client fell behind"]);
+    cleanup();
+    // The same search with the store failing at 400: neither sentence says the client.
+    const byStore = { ...search, limited_by_client: false, judged: search.judged.map((j) => ({ ...j, failed_by: j.passed ? undefined : ("store" as const) })) };
+    render(<SweepsSection rows={rows} searches={[byStore]} />);
+    expect(screen.getByTestId("search-result").textContent).not.toContain("client");
+    const again = [...screen.getByTestId("sweep-steps").querySelectorAll("tbody tr")].map((r) => r.lastElementChild?.textContent);
+    expect(again).toEqual(["passed", "passed", "failed"]);
+  });
+
   it("says which steps of a search over agents were run again, not judged", () => {
     const rows = [
       sweepStepRow("find@100", "find", 100, 100, 20_500),

@@ -33,7 +33,12 @@ export function searchText(s: SearchResult): string {
       : voided.length > 1
         ? `, and ${voided.length} run again: a shard restarted in the middle of them`
         : "";
-  return `${found} (${bracket}, ${how}; ${s.steps} steps${again})`;
+  // The lowest rate that failed failed on the client's side: no bound on the store.
+  const limit =
+    s.limited_by_client && hi != null
+      ? `; the client, not the store, failed at ${fmtRate(hi)}: its requests left late (too few workers for the store's latency, or too little CPU), so the store may sustain more`
+      : "";
+  return `${found} (${bracket}, ${how}; ${s.steps} steps${again})${limit}`;
 }
 
 /** Where a sweep stopped keeping up, as `keystorm show` says it. */
@@ -84,7 +89,12 @@ function CurveChart({ curve }: { curve: SweepCurve }) {
               x={foundPoint.achieved}
               stroke={SUSTAINABLE_COLOUR}
               strokeDasharray="2 2"
-              label={{ value: `sustainable ${fmtRate(found)}`, position: "insideTopRight", fontSize: 11, fill: SUSTAINABLE_COLOUR }}
+              label={{
+                value: curve.search?.limited_by_client ? `sustainable ≥ ${fmtRate(found)} (client-limited)` : `sustainable ${fmtRate(found)}`,
+                position: "insideTopRight",
+                fontSize: 11,
+                fill: SUSTAINABLE_COLOUR,
+              }}
             />
           )}
           {LINES.map((l) => (
@@ -111,6 +121,7 @@ function StepsTable({ curve }: { curve: SweepCurve }) {
   // A search's steps as it judged them (SLOs, rate sent and answered); a sweep's, whether
   // each sent its rate.
   const judged = curve.search ? new Map((curve.search.judged ?? []).map((j) => [j.phase, j.passed])) : undefined;
+  const clients = new Set((curve.search?.judged ?? []).filter((j) => j.failed_by === "client").map((j) => j.phase));
   // Steps of a search over agents that a shard restarted in: not judged, run again.
   const voided = new Set(curve.search?.voided ?? []);
   return (
@@ -136,7 +147,9 @@ function StepsTable({ curve }: { curve: SweepCurve }) {
                 ? "–"
                 : good
                   ? "passed"
-                  : "failed"
+                  : clients.has(p.phase)
+                    ? "failed: the client fell behind"
+                    : "failed"
               : good
                 ? "yes"
                 : "fell behind";

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use keystorm_results::{JudgedStep, PhaseRef, SearchResult};
+use keystorm_results::{FailedBy, JudgedStep, PhaseRef, SearchResult};
 use serde::Serialize;
 
 use crate::plan::{PhasePlan, SearchPlan, step_rate};
@@ -85,14 +85,23 @@ pub fn step_length(phase: &PhasePlan) -> Duration {
 }
 
 /// The summary's record of the search of phase `phase` that ended at `found`, its
-/// steps `judged` in the order they ran.
+/// steps `judged` in the order they ran (at the rates of `tried`, one for one).
 pub fn result_of(
     phase: &PhaseRef,
     plan: &SearchPlan,
     found: Found,
     ran_out: bool,
+    tried: &[Tried],
     judged: Vec<JudgedStep>,
 ) -> SearchResult {
+    // The bracket's upper end is the lowest rate whose last step failed: on whose side?
+    let limited_by_client = found.bracket.1.is_some_and(|hi| {
+        tried
+            .iter()
+            .zip(&judged)
+            .rfind(|(t, _)| t.rate == hi)
+            .is_some_and(|(_, j)| j.failed_by == Some(FailedBy::Client))
+    });
     SearchResult {
         section: phase.section,
         round: phase.round,
@@ -104,6 +113,7 @@ pub fn result_of(
         budget_ran_out: ran_out,
         steps: judged.len() as u32,
         judged,
+        limited_by_client,
         voided: Vec::new(),
     }
 }
@@ -321,5 +331,73 @@ mod tests {
         };
         assert!(tried.len() <= MAX_STEPS, "{}", tried.len());
         assert!(!found.confirmed || tried.len() < MAX_STEPS, "{found:?}");
+    }
+
+    #[test]
+    fn a_search_whose_upper_end_failed_on_the_clients_side_says_the_client_limited_it() {
+        // 800 failed first on the store's side, passed on its repeat, then 1600 failed
+        // twice, the client falling behind the second time.
+        let steps = [
+            (100.0, None),
+            (200.0, None),
+            (400.0, None),
+            (800.0, Some(FailedBy::Store)),
+            (800.0, None),
+            (1600.0, Some(FailedBy::Store)),
+            (1600.0, Some(FailedBy::Client)),
+        ];
+        let tried: Vec<Tried> = steps
+            .iter()
+            .map(|&(rate, failed)| Tried {
+                rate,
+                passed: failed.is_none(),
+            })
+            .collect();
+        let judged = |steps: &[(f64, Option<FailedBy>)]| -> Vec<JudgedStep> {
+            steps
+                .iter()
+                .map(|&(rate, failed_by)| JudgedStep {
+                    phase: format!("put@{rate}"),
+                    passed: failed_by.is_none(),
+                    failed_by,
+                })
+                .collect()
+        };
+        let found = so_far(&tried);
+        assert_eq!(found.bracket, (800.0, Some(1600.0)));
+        let phase = PhaseRef {
+            section: keystorm_results::Section::Round,
+            round: Some(1),
+            index: 0,
+            name: "put".into(),
+        };
+        let result = result_of(&phase, &plan(), found, false, &tried, judged(&steps));
+        assert!(result.limited_by_client, "{result:?}");
+        assert!(
+            result.describe().ends_with(
+                "; the client, not the store, failed at 1600 ops/s: its requests left late \
+                 (too few workers for the store's latency, or too little CPU), so the store \
+                 may sustain more"
+            ),
+            "{}",
+            result.describe()
+        );
+        // Its last run at 1,600 failed on the store's side: the store's limit.
+        let mut last_by_store = steps;
+        last_by_store[6].1 = Some(FailedBy::Store);
+        let result = result_of(
+            &phase,
+            &plan(),
+            found,
+            false,
+            &tried,
+            judged(&last_by_store),
+        );
+        assert!(!result.limited_by_client, "{result:?}");
+        assert!(
+            !result.describe().contains("client"),
+            "{}",
+            result.describe()
+        );
     }
 }

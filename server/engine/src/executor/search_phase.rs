@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use keystorm_results::merge::StepPart;
 use keystorm_results::threshold::Threshold;
-use keystorm_results::{JudgedStep, RunEvent, RunStatus, SummaryRow, step_passed};
+use keystorm_results::{JudgedStep, RunEvent, RunStatus, SummaryRow, judge_step};
 
 use super::checkpoint::save_checkpoint;
 use super::gate::{SearchAsk, SearchOrder, StepReport};
@@ -60,7 +60,14 @@ impl PhaseRunner<'_> {
                 }
                 None => match decide(plan, &tried, spent, step_length(&scheduled.plan)) {
                     Decision::Done { found, ran_out } => {
-                        break result_of(&scheduled.phase_ref, plan, found, ran_out, judged);
+                        break result_of(
+                            &scheduled.phase_ref,
+                            plan,
+                            found,
+                            ran_out,
+                            &tried,
+                            judged,
+                        );
                     }
                     Decision::Run { rate, repeat } => SearchOrder::Run {
                         step: tried.len() as u32,
@@ -146,17 +153,18 @@ impl PhaseRunner<'_> {
                 let rows: Vec<&SummaryRow> =
                     mine.iter().copied().filter(|r| r.phase == *name).collect();
                 let open = rows.iter().find_map(|r| r.open_loop)?;
-                let passed = step_passed(name, &rows, slos, timed)?;
+                let outcome = judge_step(name, &rows, slos, timed, scheduled.plan.tasks())?;
                 spent += scheduled.plan.warmup
                     + Duration::from_secs_f64(rows.first().map_or(0.0, |r| r.duration_s));
                 Some((
                     Tried {
                         rate: open.asked_per_sec,
-                        passed,
+                        passed: outcome.passed(),
                     },
                     JudgedStep {
                         phase: name.to_string(),
-                        passed,
+                        passed: outcome.passed(),
+                        failed_by: outcome.failed_by(),
                     },
                 ))
             })

@@ -43,13 +43,17 @@ fn op_of(run: &RunData, search: &SearchResult) -> OpKind {
 }
 
 /// A search's rate with its bracket as an estimate; none where nothing was
-/// sustainable. An open upper end (no step failed up to `to`) is infinite.
+/// sustainable. An open upper end (no step failed up to `to`) is infinite, and so is
+/// one the client failed at: it bounds what the client sent, not the store.
 fn bracketed(s: &SearchResult) -> Option<Estimate> {
     let rate = s.sustainable_rate?;
     Some(Estimate {
         value: rate,
         low: s.bracket.0,
-        high: s.bracket.1.unwrap_or(f64::INFINITY),
+        high: match s.bracket.1 {
+            Some(hi) if !s.limited_by_client => hi,
+            _ => f64::INFINITY,
+        },
     })
 }
 
@@ -102,6 +106,21 @@ fn judged(b: &SearchResult, n: &SearchResult, op: OpKind, floor: f64) -> Change 
             verdict,
             Verdict::Improved | Verdict::Regressed | Verdict::NoChange
         );
+    let why = match (b.limited_by_client, n.limited_by_client) {
+        (false, false) => why,
+        (true, true) => format!(
+            "{why} (in both runs the client, not the store, failed at the bracket's upper \
+             end: each rate is a lower bound)"
+        ),
+        (true, false) => format!(
+            "{why} (in the base the client, not the store, failed at the bracket's upper end: \
+             its rate is a lower bound)"
+        ),
+        (false, true) => format!(
+            "{why} (in this run the client, not the store, failed at the bracket's upper \
+             end: its rate is a lower bound)"
+        ),
+    };
     let why = if unconfirmed {
         format!(
             "{why} (a search's bracket not confirmed — its budget ran out, or it stopped \

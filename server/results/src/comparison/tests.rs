@@ -398,6 +398,7 @@ fn searched(seed: u64, rate: Option<f64>, bracket: (f64, Option<f64>), confirmed
         budget_ran_out: !confirmed,
         steps: 10,
         judged: Vec::new(),
+        limited_by_client: false,
         voided: Vec::new(),
     }];
     data
@@ -429,6 +430,35 @@ fn a_rate_the_base_failed_at_and_the_new_run_passed_is_a_real_improvement() {
     assert_eq!(c.base.unwrap().high, 400.0);
     // The other way round it is a regression.
     assert_eq!(sustainable(&new, &base, 0.02).verdict, Verdict::Regressed);
+}
+
+#[test]
+fn a_bracket_the_client_failed_at_is_no_upper_bound_on_the_store() {
+    let base = searched(1, Some(1680.0), (1680.0, Some(1750.0)), true);
+    let mut starved = searched(2, Some(383.0), (383.0, Some(400.0)), true);
+    // Judged on the brackets alone, a regression.
+    assert_eq!(
+        sustainable(&base, &starved, 0.02).verdict,
+        Verdict::Regressed
+    );
+    // The new run's client fell behind at 400/s: its store may sustain 1,680 as well.
+    starved.searches[0].limited_by_client = true;
+    let c = sustainable(&base, &starved, 0.02);
+    assert_eq!(c.verdict, Verdict::Inconclusive, "{c:?}");
+    assert!(
+        c.why
+            .contains("in this run the client, not the store, failed at the bracket's upper end"),
+        "{}",
+        c.why
+    );
+    assert!(c.new.is_none(), "no finite bracket: {c:?}");
+    // The other way round: the base's store may have sustained 1,750 too, so passing
+    // at 1,680 is no improvement over it.
+    let mut starved_base = searched(3, Some(383.0), (383.0, Some(400.0)), true);
+    starved_base.searches[0].limited_by_client = true;
+    let c = sustainable(&starved_base, &base, 0.02);
+    assert_eq!(c.verdict, Verdict::Inconclusive, "{c:?}");
+    assert!(c.why.contains("in the base the client"), "{}", c.why);
 }
 
 #[test]

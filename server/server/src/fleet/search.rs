@@ -231,8 +231,15 @@ fn settle(
     }
     let refs: Vec<&SummaryRow> = rows.iter().collect();
     let slos: Vec<Threshold> = spec.slo.iter().filter_map(|t| t.parse().ok()).collect();
-    step.passed =
-        Some(keystorm_results::step_passed(&step.name, &refs, &slos, spec.timed).unwrap_or(false));
+    // Rows without open-loop figures did not run as a step: failed, on the store's side.
+    // Every shard runs the phase's workers.
+    let workers = spec.workers * shards.len() as u32;
+    let outcome = keystorm_results::judge_step(&step.name, &refs, &slos, spec.timed, workers)
+        .unwrap_or(keystorm_results::StepOutcome::Failed(
+            keystorm_results::FailedBy::Store,
+        ));
+    step.passed = Some(outcome.passed());
+    step.failed_by = outcome.failed_by();
     true
 }
 
@@ -261,6 +268,7 @@ fn choose(search: &mut FleetSearch, spec: &SearchSpec, shard: usize) -> SearchSt
                 rate,
                 repeat,
                 passed: None,
+                failed_by: None,
                 seconds: 0.0,
                 given: [shard].into(),
                 restarted: Default::default(),
@@ -275,9 +283,10 @@ fn choose(search: &mut FleetSearch, spec: &SearchSpec, shard: usize) -> SearchSt
                 .map(|s| JudgedStep {
                     phase: s.name.clone(),
                     passed: s.passed == Some(true),
+                    failed_by: s.failed_by,
                 })
                 .collect();
-            let mut result = result_of(&spec.phase, &plan, found, ran_out, judged);
+            let mut result = result_of(&spec.phase, &plan, found, ran_out, &tried, judged);
             result.voided = search
                 .steps
                 .iter()

@@ -27,6 +27,10 @@ pub struct SearchSpec {
     pub step_ms: u64,
     /// A `duration` phase: a step's requests due are counted to its end.
     pub timed: bool,
+    /// The phase's workers in each shard's process (0 in a record from before they
+    /// were kept: a failed step is then put down to the store).
+    #[serde(default)]
+    pub workers: u32,
 }
 
 impl SearchSpec {
@@ -49,6 +53,7 @@ impl SearchSpec {
                     step_ms: keystorm_engine::executor::search::step_length(&s.plan).as_millis()
                         as u64,
                     timed: matches!(s.plan.end, PhaseEnd::Duration(_)),
+                    workers: s.plan.tasks(),
                 })
             })
             .collect()
@@ -86,6 +91,9 @@ pub struct ChosenStep {
     pub repeat: u32,
     /// How the merged step was judged; none until every shard reported it.
     pub passed: Option<bool>,
+    /// A failed step: whose side it failed on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_by: Option<keystorm_results::FailedBy>,
     /// Its merged measured time (s).
     pub seconds: f64,
     /// The shards it was given.

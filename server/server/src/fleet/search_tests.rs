@@ -39,6 +39,7 @@ fn searching() -> NewFleetRun {
             warmup_ms: 0,
             step_ms: 2000,
             timed: true,
+            workers: 64,
         }],
         ..split(2)
     }
