@@ -63,13 +63,15 @@ pub struct JudgedStep {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum FailedBy {
-    /// The client fell behind its schedule: its requests left late (a tenth of their
-    /// median latency or more) and it sent less than was due, or the lateness it counts
-    /// broke an SLO. Too few workers for the store's latency, or too little CPU: the
-    /// step says nothing of the rate the store sustains.
+    /// The client fell behind its schedule: it sent less than was due, its requests
+    /// leaving late (a tenth of their median latency or more), while its workers were
+    /// mostly free (fewer in flight on average than half of them). Too few workers for
+    /// the store's latency, or too little CPU: the step says nothing of the rate the
+    /// store sustains.
     Client,
-    /// Requests left on time, and an SLO broke or the store answered less than it was
-    /// asked.
+    /// Any other failure: an SLO broke or the store answered less than it was asked
+    /// with requests leaving on time, an SLO on errors or throughput broke, or the
+    /// workers were kept busy by the store's latency.
     Store,
 }
 

@@ -106,20 +106,18 @@ fn judged(b: &SearchResult, n: &SearchResult, op: OpKind, floor: f64) -> Change 
             verdict,
             Verdict::Improved | Verdict::Regressed | Verdict::NoChange
         );
-    let why = match (b.limited_by_client, n.limited_by_client) {
-        (false, false) => why,
-        (true, true) => format!(
-            "{why} (in both runs the client, not the store, failed at the bracket's upper \
-             end: each rate is a lower bound)"
+    let client_limited = match (b.limited_by_client, n.limited_by_client) {
+        (false, false) => None,
+        (true, true) => Some(("in both runs", "each rate is")),
+        (true, false) => Some(("in the base", "its rate is")),
+        (false, true) => Some(("in this run", "its rate is")),
+    };
+    let why = match client_limited {
+        Some((which, rate)) => format!(
+            "{why} ({which} the client, not the store, failed at the bracket's upper end: \
+             {rate} a lower bound)"
         ),
-        (true, false) => format!(
-            "{why} (in the base the client, not the store, failed at the bracket's upper end: \
-             its rate is a lower bound)"
-        ),
-        (false, true) => format!(
-            "{why} (in this run the client, not the store, failed at the bracket's upper \
-             end: its rate is a lower bound)"
-        ),
+        None => why,
     };
     let why = if unconfirmed {
         format!(
