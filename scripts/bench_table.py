@@ -45,14 +45,15 @@ def log(msg):
     print(f"[{time.monotonic() - START:5.0f} s] {msg}", file=sys.stderr, flush=True)
 
 
-def settings(quick, work):
+def settings(quick, work, pick_keys=None, pick_gets=None):
     q = quick
     return SimpleNamespace(
         quick=q, sim_bin=BIN, fill_results=os.path.join(work, "fills"),
         ops=20_000 if q else 100_000, pages=1_000 if q else 5_000,
         open_seconds=2 if q else 5, closed_c1_ops=2_000 if q else 5_000,
         list_keys=200_000 if q else 1_000_000, big_gib=2 if q else 4,
-        pick_keys=20_000 if q else 100_000, pick_gets=50_000 if q else 300_000,
+        pick_keys=pick_keys or (20_000 if q else 100_000),
+        pick_gets=pick_gets or (50_000 if q else 300_000),
         verify_ops=20_000 if q else 100_000, verify_mib_ops=2_000 if q else 10_000,
         fills=FILLS_QUICK if q else FILLS_FULL, sim_objects=100_000 if q else 300_000,
     )
@@ -102,6 +103,8 @@ def parse_args():
     ap.add_argument("--baseline-target", metavar="DIR", help="cargo target folder to build --baseline in (a cache kept between runs)")
     ap.add_argument("--busy", metavar="N", type=count, default=0, help="keep N `yes > /dev/null` processes running meanwhile")
     ap.add_argument("--only", metavar="LIST", type=names, default=NAMES, help=f"comma-separated measurements, of: {','.join(NAMES)}")
+    ap.add_argument("--pick-keys", metavar="N", type=positive, help="keys of the key file GETs are picked from (100,000; 20,000 with --quick)")
+    ap.add_argument("--pick-gets", metavar="N", type=positive, help="GETs of each key-picks read (300,000; 50,000 with --quick)")
     ap.add_argument("--json", metavar="PATH", help="where to write the JSON (default bench-results/bench-TIMESTAMP.json)")
     args = ap.parse_args()
     if args.baseline_target and not args.baseline:
@@ -120,6 +123,12 @@ def parse_args():
 def count(text):
     if not text.isdigit():
         raise argparse.ArgumentTypeError(f"not a count of processes: {text!r}")
+    return int(text)
+
+
+def positive(text):
+    if not text.isdigit() or int(text) == 0:
+        raise argparse.ArgumentTypeError(f"not a positive whole number: {text!r}")
     return int(text)
 
 
@@ -152,7 +161,7 @@ def main():
         if args.baseline or args.baseline_bin:
             builds.append(("baseline", bin if args.baseline else os.path.abspath(args.baseline_bin)))
             info["baseline"] = (info["baseline"] or {}) | {"bin": builds[1][1]}
-        s = settings(args.quick, work)
+        s = settings(args.quick, work, args.pick_keys, args.pick_gets)
         quiet = Quiet()
         quiet.start()
         with Busy(args.busy) as busy:

@@ -383,8 +383,10 @@ fn a_key_file_holds_every_key_once_sorted_and_diffs_equal_to_its_bucket() {
     assert_eq!(report["key_file"]["keys"], KEYS);
     let bytes = std::fs::metadata(&keys).unwrap().len();
     assert_eq!(report["key_file"]["bytes"], bytes);
-    // Front-coded and compressed: fewer bytes per key than a key's own name.
-    assert!(bytes < KEYS * 10, "{bytes} bytes for {KEYS} keys");
+    // Front-coded and compressed: fewer bytes a key than a key's own name, let alone
+    // its ETag (32 hex digits) and time.
+    let name = "data/00/000000.bin".len() as u64;
+    assert!(bytes < KEYS * name, "{bytes} bytes for {KEYS} keys");
     // Nothing else was left beside it.
     let names: Vec<String> = std::fs::read_dir(dir.path())
         .unwrap()

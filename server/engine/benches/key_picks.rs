@@ -1,13 +1,14 @@
 //! Picks from a key file, without S3: what a worker pays to find the key of its next
 //! read in a file of 100,000 keys and in one of 5,000,000 — a uniform pick, a Zipf pick
 //! (a rank shuffled over the positions), an epoch's pick (a keyed permutation) and a
-//! sequential pass. A random pick finds one block, decompresses it and walks it to the
-//! key; a pass decodes each block once. Each is measured two ways side by side: the
-//! block found in the file mapped into memory (what a run's picks do), and read with a
-//! `pread` of its index entry and one of the block. Each file's size is printed
-//! first, in bytes per key: its ETags are real MD5s (of each object's content, as S3
-//! gives a single-part PUT), which do not compress, so the figure is what a listing of
-//! such a bucket takes.
+//! sequential pass. A random pick finds one block and walks it to the key (stored as it
+//! is, or decompressed first); a pass decodes each block once. Each is measured two ways
+//! side by side: the block found in the file mapped into memory (what a run's picks
+//! do), and read with a `pread` of its index entry and one of the block. Each file's
+//! size is printed first, in bytes per key: its ETags are real MD5s (of each object's
+//! content, as S3 gives a single-part PUT) and its times spread over a day, as a
+//! fill's are; neither repeats from key to key, so the figure is what a listing of such
+//! a bucket takes.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -20,7 +21,8 @@ use keystorm_results::Shard;
 use md5::{Digest, Md5};
 
 /// A key file of `n` keystorm-like keys (`k/` and 16 hex characters), each with the
-/// MD5 ETag of a content of its own; its size is printed in bytes per key.
+/// MD5 ETag of a content of its own and a time of its own; its size is printed in
+/// bytes per key.
 fn key_file(dir: &Path, n: u64) -> std::path::PathBuf {
     let path = dir.join(format!("{n}.keys"));
     let mut w = KeyFileWriter::create(&path, dir).unwrap();
@@ -31,7 +33,10 @@ fn key_file(dir: &Path, n: u64) -> std::path::PathBuf {
             key: format!("k/{h:016x}"),
             size: content.len() as u64,
             etag: Some(hex::encode(Md5::digest(content.as_bytes()))),
-            last_modified_ms: Some(1_790_000_000_000),
+            // Written over a day in an order of their own, as a fill's objects are.
+            last_modified_ms: Some(
+                1_790_000_000_000 + keystorm_engine::keyspace::mix64(6, i) % 86_400_000,
+            ),
         })
         .unwrap();
     }

@@ -1,19 +1,22 @@
-//! Reading keys by number: a cursor (one per worker) holds one block decompressed and
-//! decodes its entries only as far as the one asked for, into one reused entry (the
-//! entries before it only as far as their keys, which the next key's front coding
-//! needs). Key number `i` costs its block's index entry and the block unless its block
-//! is the one at hand: found in the file mapped into memory ([`KeyFile::mapped`], what
-//! picks use, with no system call), or read with a `pread` of each (passes, and picks
-//! where a file cannot be mapped); a pass decodes each entry once.
+//! Reading keys by number: a cursor (one per worker) holds one block and decodes its
+//! entries only as far as the one asked for, into one reused entry (the entries before
+//! it only as far as their keys, which the next key's front coding needs). Key number
+//! `i` costs its block's index entry and the block unless its block is the one at
+//! hand: found in the file mapped into memory ([`KeyFile::mapped`], what picks use,
+//! with no system call), or read with a `pread` of each (passes, and picks where a file
+//! cannot be mapped); a pass decodes each entry once. A compressed block is
+//! decompressed into the cursor's buffer; a stored one in a mapped file is walked
+//! where it lies, with nothing copied.
 
 use std::fs::File;
 use std::io;
+use std::ops::Range;
 use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
 use super::entry::KeyEntry;
 use super::error::KeyFileError;
-use super::format::{HEADER_LEN, INDEX_ENTRY_LEN, next_entry, skip_entry};
+use super::format::{Block, HEADER_LEN, INDEX_ENTRY_LEN, next_entry, skip_entry};
 use super::mapped::Mapped;
 use super::reader::{KeyFile, index_entry};
 
@@ -44,14 +47,24 @@ impl Source {
     }
 }
 
+/// Where the entries of the block at hand are.
+enum Held {
+    /// In the cursor's buffer (decompressed, or read with a `pread`).
+    Buffer,
+    /// At these bytes of the mapped file, stored as they are.
+    Mapped(Range<usize>),
+}
+
 /// Reads keys by number, one block at hand, decoded only as far as asked.
 pub struct Cursor {
     source: Source,
     keys: KeyFile,
     block: Option<u64>,
-    /// The block at hand, decompressed.
+    /// Where the block at hand's entries are: in `raw`, or in the mapped file.
+    held: Held,
+    /// The block at hand's entries when they are not walked in the mapped file.
     raw: Vec<u8>,
-    /// Where in `raw` the next entry starts, and its number in the block.
+    /// Where in the block's entries the next entry starts, and its number in the block.
     at: usize,
     next: u64,
     /// The key of the entry before `at`.
@@ -82,6 +95,7 @@ impl Cursor {
             source,
             keys: keys.clone(),
             block: None,
+            held: Held::Buffer,
             raw: Vec::new(),
             at: 0,
             next: 0,
@@ -126,24 +140,23 @@ impl Cursor {
                 format!("block {block} holds fewer keys than its place says"),
             )
         };
+        let raw: &[u8] = match (&self.held, &self.source) {
+            (Held::Mapped(range), Source::Mapped(map)) => {
+                map.bytes().get(range.clone()).unwrap_or_default()
+            }
+            _ => &self.raw,
+        };
         while self.next < number {
-            if self.at >= self.raw.len() {
+            if self.at >= raw.len() {
                 return Err(short());
             }
-            skip_entry(&self.raw, &mut self.at, &mut self.key, version).map_err(bad)?;
+            skip_entry(raw, &mut self.at, &mut self.key, version).map_err(bad)?;
             self.next += 1;
         }
-        if self.at >= self.raw.len() {
+        if self.at >= raw.len() {
             return Err(short());
         }
-        next_entry(
-            &self.raw,
-            &mut self.at,
-            &mut self.key,
-            &mut self.entry,
-            version,
-        )
-        .map_err(bad)?;
+        next_entry(raw, &mut self.at, &mut self.key, &mut self.entry, version).map_err(bad)?;
         self.next += 1;
         Ok(())
     }
@@ -172,21 +185,33 @@ impl Cursor {
         if offset < HEADER_LEN || offset.saturating_add(u64::from(len)) > self.keys.index_offset {
             return Err(KeyFileError::format(path, "a block lies outside the file"));
         }
-        let compressed = self.source.bytes(offset, len as usize).map_err(io)?;
+        let mapped = matches!(self.source, Source::Mapped(_));
+        let bytes = self.source.bytes(offset, len as usize).map_err(io)?;
         let bad = |m: String| KeyFileError::format(path, format!("block {block}: {m}"));
-        let size = compressed
-            .get(..4)
-            .map(|b| u32::from_le_bytes(b.try_into().unwrap_or_default()) as usize)
-            .ok_or_else(|| bad("cut short".into()))?;
-        if size > MAX_BLOCK {
-            return Err(bad(format!(
-                "{size} bytes decompressed is more than a block holds"
-            )));
+        match Block::of(bytes, self.keys.version).map_err(bad)? {
+            Block::Stored(_) if mapped => {
+                // Inside the file (checked above), so inside the mapping.
+                let start = offset as usize + 4;
+                self.held = Held::Mapped(start..start + (len as usize - 4));
+            }
+            Block::Stored(entries) => {
+                self.raw.clear();
+                self.raw.extend_from_slice(entries);
+                self.held = Held::Buffer;
+            }
+            Block::Compressed { size, lz4 } => {
+                if size > MAX_BLOCK {
+                    return Err(bad(format!(
+                        "{size} bytes decompressed is more than a block holds"
+                    )));
+                }
+                self.raw.resize(size, 0);
+                let got = lz4_flex::block::decompress_into(lz4, &mut self.raw)
+                    .map_err(|e| bad(e.to_string()))?;
+                self.raw.truncate(got);
+                self.held = Held::Buffer;
+            }
         }
-        self.raw.resize(size, 0);
-        let got = lz4_flex::block::decompress_into(&compressed[4..], &mut self.raw)
-            .map_err(|e| bad(e.to_string()))?;
-        self.raw.truncate(got);
         self.restart();
         self.block = Some(block);
         Ok(())
@@ -245,6 +270,68 @@ mod tests {
         }
         // Nothing but the key files is left.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 4);
+    }
+
+    #[test]
+    fn stored_and_compressed_blocks_read_alike_from_a_mapped_file_or_not() {
+        // Blocks by turns of keys whose ETags and times LZ4 finds nothing to repeat
+        // in (stored as they are), and of keys alike but for their names (compressed).
+        let per = u64::from(super::super::ENTRIES_PER_BLOCK);
+        let n = per * 40 + 5;
+        let mix = crate::keyspace::mix64;
+        let entries: Vec<KeyEntry> = (0..n)
+            .map(|i| {
+                let noisy = (i / per).is_multiple_of(2);
+                KeyEntry {
+                    key: format!("k/{i:06}"),
+                    size: i,
+                    etag: Some(match noisy {
+                        true => format!("{:016x}{:016x}", mix(3, i), mix(4, i)),
+                        false => "0".repeat(32),
+                    }),
+                    last_modified_ms: Some(
+                        1_790_000_000_000 + noisy as u64 * (mix(5, i) % 86_400_000),
+                    ),
+                }
+            })
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("mixed.keys");
+        let mut w = KeyFileWriter::create(&path, dir.path()).unwrap();
+        for e in entries.iter().rev() {
+            w.push(e.clone()).unwrap();
+        }
+        assert_eq!(w.finish().unwrap().keys, n);
+        let file = KeyFile::open(&path).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let stored: Vec<bool> = (0..file.blocks)
+            .map(|b| {
+                let at = (file.index_offset + b * INDEX_ENTRY_LEN) as usize;
+                let (offset, len) = index_entry(&bytes[at..at + INDEX_ENTRY_LEN as usize]);
+                let block = &bytes[offset as usize..][..len as usize];
+                matches!(Block::of(block, VERSION), Ok(Block::Stored(_)))
+            })
+            .collect();
+        let by_turns: Vec<bool> = (0..41).map(|b| b % 2 == 0).collect();
+        assert_eq!(stored, by_turns);
+        let mapped = file.mapped().unwrap();
+        let (mut read, mut map) = (file.cursor().unwrap(), mapped.cursor().unwrap());
+        let mut rng = fastrand::Rng::with_seed(8);
+        let picks = (0..n).chain((0..4 * n).map(|_| rng.u64(0..n))).chain([
+            per + 3,
+            per + 2,
+            2,
+            1,
+            0,
+            n - 1,
+            n - 5,
+            n - 2,
+        ]);
+        for i in picks {
+            let want = Some(&entries[i as usize]);
+            assert_eq!(map.get(i).unwrap(), want, "key {i}");
+            assert_eq!(read.get(i).unwrap(), want, "key {i}");
+        }
     }
 
     #[test]

@@ -7,8 +7,14 @@ use std::io;
 use super::entry::KeyEntry;
 
 pub const MAGIC: &[u8; 8] = b"KSTMKEYS";
-/// The version written: 2 keeps an MD5 ETag as its 16 bytes.
-pub const VERSION: u32 = 2;
+/// The version written: 2 keeps an MD5 ETag as its 16 bytes; 3 stores a block as it is
+/// when LZ4 would save little of it ([`STORED`]).
+pub const VERSION: u32 = 3;
+/// The first version whose blocks may be stored as they are.
+const FIRST_STORING: u32 = 3;
+/// Set in the first word of a block stored as it is (its length in the other bits);
+/// clear in an LZ4 block's (its length decompressed).
+pub const STORED: u32 = 1 << 31;
 /// The oldest version read (1: every ETag as text).
 pub const OLDEST_VERSION: u32 = 1;
 /// The entries of the writer's runs stay version 1's, so a listing resumed by a newer
@@ -21,11 +27,11 @@ const ETAG_NONE: u64 = 0;
 const ETAG_MD5: u64 = 1;
 const ETAG_MULTIPART: u64 = 2;
 const ETAG_TEXT: u64 = 3;
-/// Entries in every block but the last: a random pick decompresses its block and walks
-/// it, so 32 (rather than the 128 of files written before) takes a quarter of that
-/// work, for about a byte a key more (an index entry a block, and each block's first
-/// key whole).
-pub const ENTRIES_PER_BLOCK: u32 = 32;
+/// Entries in every block but the last: a random pick reaches its block and walks it,
+/// so 16 (rather than the 32 and 128 of files written before) halves that work and the
+/// memory it reaches, for about a byte a key more (an index entry a block, and each
+/// block's first key whole).
+pub const ENTRIES_PER_BLOCK: u32 = 16;
 pub const HEADER_LEN: u64 = 16;
 pub const FOOTER_LEN: u64 = 32;
 /// Bytes of one block's index entry.
@@ -108,6 +114,59 @@ fn put_etag(out: &mut Vec<u8>, etag: &str) {
             put_varint(out, etag.len() as u64 + ETAG_TEXT);
             out.extend_from_slice(etag.as_bytes());
         }
+    }
+}
+
+/// A block's bytes in format `version`: its entries `raw` LZ4-compressed, their length
+/// first (u32); or, from version 3, stored as they are (their length with [`STORED`]
+/// first) when compressing them saves less than an eighth, so a pick walks them where
+/// they lie with nothing to decompress. Objects of a fill carry MD5 ETags and times of
+/// their own that LZ4 finds little to repeat in; runs of alike times and ETags still
+/// compress.
+pub fn block_bytes(raw: &[u8], version: u32) -> Vec<u8> {
+    let compressed = lz4_flex::block::compress_prepend_size(raw);
+    let stored_len = u32::try_from(raw.len()).ok().filter(|&n| n < STORED);
+    match stored_len {
+        Some(n) if version >= FIRST_STORING && compressed.len() > raw.len() - raw.len() / 8 => {
+            let mut out = Vec::with_capacity(raw.len() + 4);
+            out.extend_from_slice(&(n | STORED).to_le_bytes());
+            out.extend_from_slice(raw);
+            out
+        }
+        _ => compressed,
+    }
+}
+
+/// A block as it lies in a file.
+pub enum Block<'a> {
+    /// LZ4-compressed, `size` bytes decompressed.
+    Compressed { size: usize, lz4: &'a [u8] },
+    /// Its entries as they are.
+    Stored(&'a [u8]),
+}
+
+impl<'a> Block<'a> {
+    /// The block whose bytes (as the index gives them) are `bytes`, in format
+    /// `version`; what is wrong with them otherwise.
+    pub fn of(bytes: &'a [u8], version: u32) -> Result<Block<'a>, String> {
+        let (word, rest) = bytes
+            .split_first_chunk::<4>()
+            .ok_or_else(|| "cut short".to_string())?;
+        let word = u32::from_le_bytes(*word);
+        if version >= FIRST_STORING && word & STORED != 0 {
+            let len = (word & !STORED) as usize;
+            if len != rest.len() {
+                return Err(format!(
+                    "stored as {len} bytes, but its index gives it {}",
+                    rest.len()
+                ));
+            }
+            return Ok(Block::Stored(rest));
+        }
+        Ok(Block::Compressed {
+            size: word as usize,
+            lz4: rest,
+        })
     }
 }
 
@@ -269,6 +328,37 @@ mod tests {
             assert_eq!(back, entries, "version {version}");
             assert!(get_block(&raw[..raw.len() - 2], &mut back, version).is_err());
         }
+    }
+
+    #[test]
+    fn a_block_is_stored_as_it_is_unless_compressing_saves_an_eighth() {
+        // Bytes LZ4 finds nothing to repeat in, and bytes it does.
+        let mut rng = fastrand::Rng::with_seed(1);
+        let noise: Vec<u8> = (0..600).map(|_| rng.u8(..)).collect();
+        let alike = b"k/0123456789abcdef".repeat(30);
+        for (raw, stored) in [(&noise[..], true), (&alike[..], false)] {
+            let bytes = block_bytes(raw, VERSION);
+            match Block::of(&bytes, VERSION).unwrap() {
+                Block::Stored(entries) => {
+                    assert!(stored);
+                    assert_eq!((entries, bytes.len()), (raw, raw.len() + 4));
+                }
+                Block::Compressed { size, lz4 } => {
+                    assert!(!stored);
+                    assert!(bytes.len() < raw.len() / 2, "{}", bytes.len());
+                    let back = lz4_flex::block::decompress(lz4, size).unwrap();
+                    assert_eq!(back, raw);
+                }
+            }
+            // Version 2 compresses every block, and its first word is only a length.
+            let v2 = block_bytes(raw, 2);
+            assert!(matches!(Block::of(&v2, 2), Ok(Block::Compressed { .. })));
+        }
+        // A stored block whose length disagrees with its index entry is refused.
+        let bytes = block_bytes(&noise, VERSION);
+        let e = Block::of(&bytes[..bytes.len() - 1], VERSION).err().unwrap();
+        assert_eq!(e, "stored as 600 bytes, but its index gives it 599");
+        assert_eq!(Block::of(&bytes[..3], VERSION).err().unwrap(), "cut short");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Writing a key file from keys in any order: a bounded buffer sorted into runs on disk,
 //! the runs merged (a few dozen at a time, in passes when there are more) into
-//! front-coded LZ4 blocks, then the index (kept in a file of its own until the blocks
+//! front-coded blocks (LZ4-compressed where that saves enough), then the index (kept in a file of its own until the blocks
 //! are written) and the footer. Memory is the buffer and one read-ahead per run merged,
 //! whatever the key count. The file appears under its name
 //! only once complete (written beside it, then renamed); a key listed twice is kept
@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use super::entry::KeyEntry;
 use super::error::KeyFileError;
-use super::format::{ENTRIES_PER_BLOCK, MAGIC, VERSION, put_entry};
+use super::format::{ENTRIES_PER_BLOCK, MAGIC, VERSION, block_bytes, put_entry};
 use super::runs::{Run, RunBuffer, write_sorted};
 
 /// Bytes of keys buffered before they are sorted into a run.
@@ -324,7 +324,7 @@ fn partial_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// Entries cut into blocks, compressed and written, with the index kept in a file of
+/// Entries cut into blocks, compressed where it pays and written, with the index kept in a file of
 /// its own for the end (not in memory: it grows with the keys).
 struct Blocks {
     out: BufWriter<File>,
@@ -372,13 +372,12 @@ impl Blocks {
     }
 
     fn block(&mut self) -> std::io::Result<()> {
-        let compressed = lz4_flex::block::compress_prepend_size(&self.raw);
-        self.out.write_all(&compressed)?;
+        let bytes = block_bytes(&self.raw, self.version);
+        self.out.write_all(&bytes)?;
         self.index.write_all(&self.offset.to_le_bytes())?;
-        self.index
-            .write_all(&(compressed.len() as u32).to_le_bytes())?;
+        self.index.write_all(&(bytes.len() as u32).to_le_bytes())?;
         self.blocks += 1;
-        self.offset += compressed.len() as u64;
+        self.offset += bytes.len() as u64;
         self.raw.clear();
         self.previous.clear();
         self.in_block = 0;
