@@ -188,7 +188,7 @@ impl Cursor {
         let mapped = matches!(self.source, Source::Mapped(_));
         let bytes = self.source.bytes(offset, len as usize).map_err(io)?;
         let bad = |m: String| KeyFileError::format(path, format!("block {block}: {m}"));
-        match Block::of(bytes, self.keys.version).map_err(bad)? {
+        match Block::of(bytes, self.keys.version).map_err(|e| bad(e.to_string()))? {
             Block::Stored(_) if mapped => {
                 // Inside the file (checked above), so inside the mapping.
                 let start = offset as usize + 4;

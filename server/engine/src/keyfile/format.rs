@@ -145,21 +145,28 @@ pub enum Block<'a> {
     Stored(&'a [u8]),
 }
 
+/// What is wrong with a block's bytes before its entries are read.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BlockError {
+    #[error("cut short")]
+    CutShort,
+    #[error("stored as {stored} bytes, but its index gives it {indexed}")]
+    StoredLength { stored: usize, indexed: usize },
+}
+
 impl<'a> Block<'a> {
     /// The block whose bytes (as the index gives them) are `bytes`, in format
     /// `version`; what is wrong with them otherwise.
-    pub fn of(bytes: &'a [u8], version: u32) -> Result<Block<'a>, String> {
-        let (word, rest) = bytes
-            .split_first_chunk::<4>()
-            .ok_or_else(|| "cut short".to_string())?;
+    pub fn of(bytes: &'a [u8], version: u32) -> Result<Block<'a>, BlockError> {
+        let (word, rest) = bytes.split_first_chunk::<4>().ok_or(BlockError::CutShort)?;
         let word = u32::from_le_bytes(*word);
         if version >= FIRST_STORING && word & STORED != 0 {
-            let len = (word & !STORED) as usize;
-            if len != rest.len() {
-                return Err(format!(
-                    "stored as {len} bytes, but its index gives it {}",
-                    rest.len()
-                ));
+            let stored = (word & !STORED) as usize;
+            if stored != rest.len() {
+                return Err(BlockError::StoredLength {
+                    stored,
+                    indexed: rest.len(),
+                });
             }
             return Ok(Block::Stored(rest));
         }
@@ -357,8 +364,15 @@ mod tests {
         // A stored block whose length disagrees with its index entry is refused.
         let bytes = block_bytes(&noise, VERSION);
         let e = Block::of(&bytes[..bytes.len() - 1], VERSION).err().unwrap();
-        assert_eq!(e, "stored as 600 bytes, but its index gives it 599");
-        assert_eq!(Block::of(&bytes[..3], VERSION).err().unwrap(), "cut short");
+        assert_eq!(
+            e.to_string(),
+            "stored as 600 bytes, but its index gives it 599"
+        );
+        let e = Block::of(&bytes[..3], VERSION).err().unwrap();
+        assert_eq!(
+            (e.to_string(), e),
+            ("cut short".into(), BlockError::CutShort)
+        );
     }
 
     #[test]
