@@ -1,21 +1,27 @@
-/* The floor of a small request: the same 1 KiB GET exchanged over bare loopback
- * sockets with the target, no HTTP client, no signing, no recording, one thread.
+/* The floor of a small request: the same 1 KiB GET, HEAD or PUT exchanged over bare
+ * loopback sockets with the target, no HTTP client, no signing, no recording, one
+ * thread.
  *
- * What this process's CPU (user and system) comes to per GET is what the exchange
+ * What this process's CPU (user and system) comes to per request is what the exchange
  * itself costs on this machine: a client pays at least that. Two shapes, as
  * keystorm's table measures them:
  *
- *   closed HOST PORT PATH N CONC    N GETs, CONC connections each keeping one in flight
- *   open HOST PORT PATH N RATE      N GETs sent at RATE per second on a timerfd, each
- *                                   on the next of 64 connections (late while it
- *                                   is busy); between them the thread sleeps in
- *                                   epoll, as an open loop at a low rate must
+ *   closed METHOD HOST PORT PATH N CONC   N requests, CONC connections each keeping
+ *                                         one in flight
+ *   open METHOD HOST PORT PATH N RATE     N requests sent at RATE per second on a
+ *                                         timerfd, each on the next of 64 connections
+ *                                         (late while it is busy); between them the
+ *                                         thread sleeps in epoll, as an open loop at
+ *                                         a low rate must
+ *
+ * METHOD: GET or HEAD of the object PATH, or PUT of 1 KiB to PATH-0, PATH-1, ... (a
+ * key of its own each, as a fill writes). A response other than 200 stops the run.
  *
  * Prints one JSON object: {"ops", "seconds", "user_us", "sys_us", "cpu_us"} (µs per
- * GET) and "p50_us", the median latency: from the request's send time (open loop: its
- * scheduled time) to the kernel's receive timestamp of the response's first segment,
- * as keystorm takes it, so the thread's own wake-up is not in it; in open loop,
- * "lag_p50_us", how late the median request left. Built by
+ * request) and "p50_us", the median latency: from the request's send time (open loop:
+ * its scheduled time) to the kernel's receive timestamp of the response's first
+ * segment, as keystorm takes it, so the thread's own wake-up is not in it; in open
+ * loop, "lag_p50_us", how late the median request left. Built by
  * scripts/bench_floor.py with the machine's C compiler. */
 
 #define _GNU_SOURCE
@@ -46,7 +52,14 @@ struct conn {
     int busy;        /* a request is in flight */
 };
 
-static char request[512];
+#define PUT_BYTES 1024
+
+enum method { GET, HEAD, PUT };
+
+static enum method method;
+static const char *path, *authority;
+static long puts_made;
+static char request[2048];
 static size_t request_len;
 static char buf[65536];
 
@@ -97,8 +110,28 @@ static int connect_to(const char *host, int port) {
     return fd;
 }
 
+/* The request to send next: GET and HEAD always the same, a PUT to a key of its own. */
+static void next_request(void) {
+    if (method != PUT) {
+        if (request_len == 0)
+            request_len = (size_t)snprintf(request, sizeof request, "%s %s HTTP/1.1\r\nhost: %s\r\n\r\n",
+                                           method == GET ? "GET" : "HEAD", path, authority);
+        return;
+    }
+    int head = snprintf(request, sizeof request,
+                        "PUT %s-%ld HTTP/1.1\r\nhost: %s\r\ncontent-length: %d\r\n\r\n", path,
+                        puts_made++, authority, PUT_BYTES);
+    if (head < 0 || (size_t)head + PUT_BYTES > sizeof request) {
+        fprintf(stderr, "floor: the path is too long\n");
+        exit(2);
+    }
+    memset(request + head, 'x', PUT_BYTES);
+    request_len = (size_t)head + PUT_BYTES;
+}
+
 /* Sends the connection's request; `at`: its scheduled time, or 0 for now. */
 static void send_request(struct conn *c, int64_t at) {
+    next_request();
     int64_t now = realtime_ns();
     if (at) record(&lag, now - at);
     c->sent_ns = at ? at : now;
@@ -136,13 +169,18 @@ static int read_response(struct conn *c) {
             /* The head arrives in the first read on loopback: a small response is
              * one segment. */
             buf[k < (ssize_t)sizeof buf ? k : k - 1] = 0;
+            if (strncmp(buf, "HTTP/1.1 200 ", 13) != 0) {
+                fprintf(stderr, "floor: the target answered %.*s\n", (int)strcspn(buf, "\r\n"), buf);
+                exit(2);
+            }
             char *end = strstr(buf, "\r\n\r\n");
             char *len = strcasestr(buf, "\r\ncontent-length:");
             if (!end || !len) {
                 fprintf(stderr, "floor: a response head not in its first segment\n");
                 exit(2);
             }
-            c->want = (size_t)(end + 4 - buf) + strtoul(len + 17, NULL, 10);
+            /* A HEAD's length is the object's; no body follows. */
+            c->want = (size_t)(end + 4 - buf) + (method == HEAD ? 0 : strtoul(len + 17, NULL, 10));
             struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
             if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_TIMESTAMPNS) {
                 fprintf(stderr, "floor: no receive timestamp\n");
@@ -171,22 +209,31 @@ static double now(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 7) {
-        fprintf(stderr, "usage: %s closed|open HOST PORT PATH N CONC|RATE\n", argv[0]);
+    if (argc != 8) {
+        fprintf(stderr, "usage: %s closed|open GET|HEAD|PUT HOST PORT PATH N CONC|RATE\n", argv[0]);
         return 2;
     }
     int open_loop = strcmp(argv[1], "open") == 0;
-    const char *host = argv[2];
-    int port = atoi(argv[3]);
-    long n = atol(argv[5]);
-    long shape = atol(argv[6]);
+    if (strcmp(argv[2], "GET") == 0) method = GET;
+    else if (strcmp(argv[2], "HEAD") == 0) method = HEAD;
+    else if (strcmp(argv[2], "PUT") == 0) method = PUT;
+    else {
+        fprintf(stderr, "floor: the method is GET, HEAD or PUT, not %s\n", argv[2]);
+        return 2;
+    }
+    const char *host = argv[3];
+    int port = atoi(argv[4]);
+    path = argv[5];
+    long n = atol(argv[6]);
+    long shape = atol(argv[7]);
     int nconns = open_loop ? OPEN_CONNS : (int)shape;
     if (n <= 0 || shape <= 0 || nconns > MAX_CONNS) {
         fprintf(stderr, "floor: N and CONC|RATE must be positive, CONC at most %d\n", MAX_CONNS);
         return 2;
     }
-    request_len = (size_t)snprintf(request, sizeof request, "GET %s HTTP/1.1\r\nhost: %s:%d\r\n\r\n",
-                                   argv[4], host, port);
+    static char authority_text[300];
+    snprintf(authority_text, sizeof authority_text, "%s:%d", host, port);
+    authority = authority_text;
 
     int ep = epoll_create1(0);
     static struct conn conns[MAX_CONNS];

@@ -1,10 +1,10 @@
-"""The floor of a small request: the same 1 KiB GET exchanged over bare loopback
-sockets with the target by a minimal client in C (scripts/bench_floor.c: one thread,
-an epoll loop, no HTTP library, no signing, no recording).
+"""The floor of a small request: the same 1 KiB GET, HEAD or PUT exchanged over bare
+loopback sockets with the target by a minimal client in C (scripts/bench_floor.c: one
+thread, an epoll loop, no HTTP library, no signing, no recording).
 
-What that client's CPU comes to per GET, and in open loop how late its requests leave
-and how much its latency grows over a closed loop's, is what the machine itself costs:
-no client does better on it. The table shows keystorm's figures beside these, and
+What that client's CPU comes to per request, and in open loop how late its requests
+leave and how much its latency grows over a closed loop's, is what the machine itself
+costs: no client does better on it. The table shows keystorm's figures beside these, and
 keystorm's over the floor's.
 
     python3 scripts/bench_floor.py ENDPOINT   prints the floor's figures against a
@@ -26,6 +26,8 @@ from urllib.parse import urlsplit
 KIB = 1024
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench_floor.c")
 OBJECT = "/floor/object"
+# What the closed-loop floor exchanges, as keystorm's table measures them.
+FLOOR_METHODS = ("GET", "HEAD", "PUT")
 
 
 @functools.cache
@@ -41,23 +43,27 @@ def program():
     return out
 
 
-def exchange(endpoint, shape, n, arg):
+def exchange(endpoint, shape, n, arg, method="GET"):
     """Runs the floor client: `shape` "closed" (`arg` connections) or "open" (`arg`
-    GETs a second), `n` GETs of the floor object; its figures."""
+    requests a second), `n` GETs or HEADs of the floor object, or PUTs of 1 KiB beside
+    it; its figures."""
     url = urlsplit(endpoint)
     host, port = url.hostname, url.port or 80
     put(host, port, "/floor", b"")
     put(host, port, OBJECT, b"x" * KIB)
-    out = subprocess.run([program(), shape, host, str(port), OBJECT, str(n), str(arg)],
+    path = OBJECT + "-put" if method == "PUT" else OBJECT
+    out = subprocess.run([program(), shape, method, host, str(port), path, str(n), str(arg)],
                          capture_output=True, text=True)
     if out.returncode != 0:
-        sys.exit(f"floor: {shape} {n} {arg} failed: {out.stderr.strip()}")
+        sys.exit(f"floor: {shape} {method} {n} {arg} failed: {out.stderr.strip()}")
     return json.loads(out.stdout)
 
 
 def closed(endpoint, n, conc=64):
-    """{closed.get.floor.cpu_us}: CPU µs per GET, `n` GETs over `conc` connections."""
-    return {"closed.get.floor.cpu_us": exchange(endpoint, "closed", n, conc)["cpu_us"]}
+    """{closed.OP.floor.cpu_us}: CPU µs per GET, HEAD and PUT, `n` of each over `conc`
+    connections."""
+    return {f"closed.{m.lower()}.floor.cpu_us": exchange(endpoint, "closed", n, conc, m)["cpu_us"]
+            for m in FLOOR_METHODS}
 
 
 def opened(endpoint, rates, seconds, closed_ops):

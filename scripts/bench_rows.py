@@ -7,9 +7,12 @@ shares, where new/baseline means nothing.
 """
 
 from bench_big import CONFIGS as BIG_CONFIGS, ROWS as BIG_ROWS
+from bench_floor import FLOOR_METHODS
 from bench_measure import CLIENTS, LIST_MODES, OPEN_RATES, OPS
 
 DASH = "—"
+# The closed-loop requests the C floor makes too (scripts/bench_floor.py).
+FLOOR_OPS = [(op, name) for op, name in OPS if op.upper() in FLOOR_METHODS]
 BIG_OPS = {c[0]: c[4] for c in BIG_CONFIGS}
 
 
@@ -18,8 +21,9 @@ def sections(s):
     closed = [row for op, name in OPS for client in CLIENTS for row in (
         (f"closed.{op}.{client}.cpu_us", f"{name} {client}: client CPU", "µs/op", True),
         (f"closed.{op}.{client}.ops_per_s", f"{name} {client}: rate", "ops/s", True))]
-    closed += [("closed.get.floor.cpu_us", "GET, bare sockets in C (floor): CPU", "µs/op", True),
-               ("closed.get.fast.over_floor", "GET fast: client CPU / floor's", "×", True)]
+    closed += [row for op, name in FLOOR_OPS for row in (
+        (f"closed.{op}.floor.cpu_us", f"{name}, bare sockets in C (floor): CPU", "µs/op", True),
+        (f"closed.{op}.fast.over_floor", f"{name} fast: client CPU / floor's", "×", True))]
     opened = [("open.closed_c1.p50_us", "closed loop, concurrency 1: GET p50", "µs", True),
               ("open.floor.closed_c1.p50_us", "floor, closed loop, concurrency 1: GET p50", "µs", True)]
     for rate in OPEN_RATES:
@@ -76,7 +80,8 @@ def derive(values):
     def over(key, of, by):
         if values.get(by) and values.get(of) is not None:
             values[key] = values[of] / values[by]
-    over("closed.get.fast.over_floor", "closed.get.fast.cpu_us", "closed.get.floor.cpu_us")
+    for op, _ in FLOOR_OPS:
+        over(f"closed.{op}.fast.over_floor", f"closed.{op}.fast.cpu_us", f"closed.{op}.floor.cpu_us")
     for rate in OPEN_RATES:
         over(f"open.{rate}.cpu_ratio", f"open.{rate}.cpu_us", "closed.get.fast.cpu_us")
         over(f"open.{rate}.over_floor", f"open.{rate}.cpu_us", f"open.{rate}.floor.cpu_us")
