@@ -4,7 +4,8 @@
 //! sequential pass. A random pick finds one block and walks it to the key (stored as it
 //! is, or decompressed first); a pass decodes each block once. Each is measured two ways
 //! side by side: the block found in the file mapped into memory (what a run's picks
-//! do), and read with a `pread` of its index entry and one of the block. Each file's
+//! do), and read with `pread` (a pick: of its index entry and of its block; a pass:
+//! 128 KiB ahead). Each file's
 //! size is printed first, in bytes per key: its ETags are real MD5s (of each object's
 //! content, as S3 gives a single-part PUT) and its times spread over a day, as a
 //! fill's are; neither repeats from key to key, so the figure is what a listing of such
@@ -56,7 +57,7 @@ fn picks(c: &mut Criterion) {
         let set = Arc::new(KeySet::open(&path, "b", None, Shard::WHOLE, 1).unwrap());
         let file = KeyFile::open(&path).unwrap();
         // The same picks side by side: blocks found in the mapped file, and blocks read
-        // with a pread of the index entry and one of the block.
+        // with pread (a pick's index entry and block; a pass reads ahead).
         let mut cursors = [
             ("mapped", file.mapped().unwrap().cursor().unwrap()),
             ("pread", file.cursor().unwrap()),

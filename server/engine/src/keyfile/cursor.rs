@@ -3,42 +3,58 @@
 //! it only as far as their keys, which the next key's front coding needs). Key number
 //! `i` costs its block's index entry and the block unless its block is the one at
 //! hand: found in the file mapped into memory ([`KeyFile::mapped`], what picks use,
-//! with no system call), or read with a `pread` of each (passes, and picks where a file
-//! cannot be mapped); a pass decodes each entry once. A compressed block is
+//! with no system call), or read with `pread` (passes, and picks where a file cannot be
+//! mapped: a pick reads its index entry and its block, a pass reads ahead, many blocks
+//! a call); a pass decodes each entry once. A compressed block is
 //! decompressed into the cursor's buffer; a stored one in a mapped file is walked
 //! where it lies, with nothing copied.
 
 use std::fs::File;
 use std::io;
 use std::ops::Range;
-use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 
 use super::entry::KeyEntry;
 use super::error::KeyFileError;
 use super::format::{Block, HEADER_LEN, INDEX_ENTRY_LEN, next_entry, skip_entry};
 use super::mapped::Mapped;
+use super::read_ahead::ReadAhead;
 use super::reader::{KeyFile, index_entry};
 
 /// A block larger than this decompressed is refused (the writer's are a few KiB).
 const MAX_BLOCK: usize = 64 << 20;
 
-/// Where a cursor's bytes come from: the file read where needed, into a buffer of its
-/// own, or the file mapped into memory.
+/// Where a cursor's bytes come from: the file read where needed (its blocks and its
+/// index each through a read-ahead of their own, so a pass reads many blocks a system
+/// call), or the file mapped into memory.
 enum Source {
-    File { file: File, read: Vec<u8> },
+    File {
+        file: File,
+        blocks: ReadAhead,
+        index: ReadAhead,
+    },
     Mapped(Arc<Mapped>),
 }
 
+/// Which part of the file a read is of.
+#[derive(Clone, Copy)]
+enum Region {
+    Blocks,
+    Index,
+}
+
 impl Source {
-    /// `len` bytes of the file at `offset`.
-    fn bytes(&mut self, offset: u64, len: usize) -> io::Result<&[u8]> {
+    /// `len` bytes of the file at `offset`, in `region`.
+    fn bytes(&mut self, region: Region, offset: u64, len: usize) -> io::Result<&[u8]> {
         match self {
-            Source::File { file, read } => {
-                read.resize(len, 0);
-                file.read_exact_at(read, offset)?;
-                Ok(read)
-            }
+            Source::File {
+                file,
+                blocks,
+                index,
+            } => match region {
+                Region::Blocks => blocks.bytes(file, offset, len),
+                Region::Index => index.bytes(file, offset, len),
+            },
             Source::Mapped(map) => usize::try_from(offset)
                 .ok()
                 .and_then(|at| map.bytes().get(at..at.checked_add(len)?))
@@ -88,7 +104,8 @@ impl Cursor {
             Some(map) => Source::Mapped(map.clone()),
             None => Source::File {
                 file: File::open(&keys.path).map_err(|e| KeyFileError::io(&keys.path, e))?,
-                read: Vec::new(),
+                blocks: ReadAhead::default(),
+                index: ReadAhead::default(),
             },
         };
         Ok(Cursor {
@@ -177,6 +194,7 @@ impl Cursor {
         let (offset, len) = index_entry(
             self.source
                 .bytes(
+                    Region::Index,
                     self.keys.index_offset + block * INDEX_ENTRY_LEN,
                     INDEX_ENTRY_LEN as usize,
                 )
@@ -186,7 +204,10 @@ impl Cursor {
             return Err(KeyFileError::format(path, "a block lies outside the file"));
         }
         let mapped = matches!(self.source, Source::Mapped(_));
-        let bytes = self.source.bytes(offset, len as usize).map_err(io)?;
+        let bytes = self
+            .source
+            .bytes(Region::Blocks, offset, len as usize)
+            .map_err(io)?;
         let bad = |m: String| KeyFileError::format(path, format!("block {block}: {m}"));
         match Block::of(bytes, self.keys.version).map_err(|e| bad(e.to_string()))? {
             Block::Stored(_) if mapped => {

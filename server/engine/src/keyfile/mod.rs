@@ -43,6 +43,7 @@ mod format;
 mod listed;
 mod mapped;
 mod plan_files;
+mod read_ahead;
 mod reader;
 mod runs;
 #[cfg(test)]
